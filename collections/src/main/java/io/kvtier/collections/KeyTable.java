@@ -1,0 +1,334 @@
+package io.kvtier.collections;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static io.kvtier.collections.KeyTableDescriptor.AUX_OFFSET;
+import static io.kvtier.collections.KeyTableDescriptor.FLAGS_OFFSET;
+import static io.kvtier.collections.KeyTableDescriptor.HEADER_LENGTH;
+import static io.kvtier.collections.KeyTableDescriptor.KEY_HIGH_OFFSET;
+import static io.kvtier.collections.KeyTableDescriptor.KEY_LOW_OFFSET;
+import static io.kvtier.collections.KeyTableDescriptor.MAGIC;
+import static io.kvtier.collections.KeyTableDescriptor.MAGIC_OFFSET;
+import static io.kvtier.collections.KeyTableDescriptor.MAX_ENTRIES_OFFSET;
+import static io.kvtier.collections.KeyTableDescriptor.OCCUPIED;
+import static io.kvtier.collections.KeyTableDescriptor.SEED_OFFSET;
+import static io.kvtier.collections.KeyTableDescriptor.SIZE_OFFSET;
+import static io.kvtier.collections.KeyTableDescriptor.SLOT_COUNT_OFFSET;
+import static io.kvtier.collections.KeyTableDescriptor.SLOT_LENGTH;
+import static io.kvtier.collections.KeyTableDescriptor.SLOT_LENGTH_OFFSET;
+import static io.kvtier.collections.KeyTableDescriptor.USER_FLAGS_MASK;
+import static io.kvtier.collections.KeyTableDescriptor.VALUE_OFFSET;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * An open-addressing table from 128-bit keys to slots holding an int value, 31 flag bits and a long,
+ * laid out in a {@link MemorySegment} as {@link KeyTableDescriptor} describes. Nothing here allocates
+ * after construction, and the heap footprint is constant whatever the size.
+ *
+ * <p>Slot indexes returned by {@link #find} and {@link #insert} stay valid until the next
+ * {@link #remove}, which may move entries. One thread mutates at a time; see the descriptor for
+ * what concurrent readers may assume.
+ */
+public final class KeyTable
+{
+    /** Returned by {@link #find} for an absent key and by {@link #insert} when the table is full. */
+    public static final int NONE = -1;
+
+    private static final VarHandle INT_HANDLE = JAVA_INT.varHandle();
+    private static final VarHandle LONG_HANDLE = JAVA_LONG.varHandle();
+
+    private final MemorySegment region;
+    private final long mask;
+    private final long maxEntries;
+    private final long seed;
+    private long size;
+
+    private KeyTable(final MemorySegment region)
+    {
+        this.region = region;
+        this.mask = region.get(JAVA_LONG, SLOT_COUNT_OFFSET) - 1;
+        this.maxEntries = region.get(JAVA_LONG, MAX_ENTRIES_OFFSET);
+        this.seed = region.get(JAVA_LONG, SEED_OFFSET);
+        this.size = (long)LONG_HANDLE.getAcquire(region, (long)SIZE_OFFSET);
+    }
+
+    /**
+     * Formats an empty table in {@code region}.
+     *
+     * @param region     at least {@link KeyTableDescriptor#regionLength(long)} bytes, 8-byte aligned
+     * @param maxEntries the most entries the table will accept
+     * @return the table
+     */
+    public static KeyTable format(final MemorySegment region, final long maxEntries)
+    {
+        final long slots = KeyTableDescriptor.slotCountFor(maxEntries);
+        final long length = KeyTableDescriptor.regionLength(maxEntries);
+        if (region.byteSize() < length)
+        {
+            throw new IllegalArgumentException("region of " + region.byteSize() + " bytes is smaller than the " + length + " needed for maxEntries=" + maxEntries);
+        }
+        region.asSlice(0, length).fill((byte)0);
+        region.set(JAVA_INT, SLOT_LENGTH_OFFSET, SLOT_LENGTH);
+        region.set(JAVA_LONG, SLOT_COUNT_OFFSET, slots);
+        region.set(JAVA_LONG, MAX_ENTRIES_OFFSET, maxEntries);
+        region.set(JAVA_LONG, SEED_OFFSET, ThreadLocalRandom.current().nextLong());
+        LONG_HANDLE.setRelease(region, (long)SIZE_OFFSET, 0L);
+        INT_HANDLE.setRelease(region, (long)MAGIC_OFFSET, MAGIC);
+        return new KeyTable(region);
+    }
+
+    /**
+     * Attaches to a table formatted earlier, possibly by another process.
+     *
+     * @param region the table's region
+     * @return the table
+     * @throws IllegalStateException if the region does not hold a formatted table
+     */
+    public static KeyTable attach(final MemorySegment region)
+    {
+        final int magic = (int)INT_HANDLE.getAcquire(region, (long)MAGIC_OFFSET);
+        if (magic != MAGIC)
+        {
+            throw new IllegalStateException("no key table here: magic=0x" + Integer.toHexString(magic));
+        }
+        final int slotLength = region.get(JAVA_INT, SLOT_LENGTH_OFFSET);
+        if (slotLength != SLOT_LENGTH)
+        {
+            throw new IllegalStateException("key table slot length " + slotLength + " is not " + SLOT_LENGTH);
+        }
+        return new KeyTable(region);
+    }
+
+    /** @return the number of entries */
+    public long size()
+    {
+        return size;
+    }
+
+    /** @return the most entries the table accepts */
+    public long maxEntries()
+    {
+        return maxEntries;
+    }
+
+    /** @return the number of slots, for sweeping with {@link #isOccupied} */
+    public long slotCount()
+    {
+        return mask + 1;
+    }
+
+    private static long mix(final long x)
+    {
+        long z = x;
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    private long home(final long keyHigh, final long keyLow)
+    {
+        return mix(keyHigh ^ keyLow ^ seed) & mask;
+    }
+
+    private static long offset(final long slot)
+    {
+        return HEADER_LENGTH + slot * SLOT_LENGTH;
+    }
+
+    /**
+     * @param slot a slot index
+     * @return whether the slot holds an entry
+     */
+    public boolean isOccupied(final long slot)
+    {
+        return ((int)INT_HANDLE.getAcquire(region, offset(slot) + FLAGS_OFFSET) & OCCUPIED) != 0;
+    }
+
+    /**
+     * @param keyHigh the key's high half
+     * @param keyLow  the key's low half
+     * @return the slot holding the key, or {@link #NONE}
+     */
+    public int find(final long keyHigh, final long keyLow)
+    {
+        long slot = home(keyHigh, keyLow);
+        while (true)
+        {
+            final long at = offset(slot);
+            if (((int)INT_HANDLE.getAcquire(region, at + FLAGS_OFFSET) & OCCUPIED) == 0)
+            {
+                return NONE;
+            }
+            if (region.get(JAVA_LONG, at + KEY_HIGH_OFFSET) == keyHigh && region.get(JAVA_LONG, at + KEY_LOW_OFFSET) == keyLow)
+            {
+                return (int)slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /**
+     * Finds the key's slot, or claims one with value {@code -1}, flags 0 and aux 0.
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  the key's low half
+     * @return the slot, or {@link #NONE} when the key is absent and the table holds {@link #maxEntries()}
+     */
+    public int insert(final long keyHigh, final long keyLow)
+    {
+        long slot = home(keyHigh, keyLow);
+        while (true)
+        {
+            final long at = offset(slot);
+            if ((region.get(JAVA_INT, at + FLAGS_OFFSET) & OCCUPIED) == 0)
+            {
+                if (size >= maxEntries)
+                {
+                    return NONE;
+                }
+                region.set(JAVA_LONG, at + KEY_HIGH_OFFSET, keyHigh);
+                region.set(JAVA_LONG, at + KEY_LOW_OFFSET, keyLow);
+                region.set(JAVA_INT, at + VALUE_OFFSET, -1);
+                region.set(JAVA_LONG, at + AUX_OFFSET, 0L);
+                INT_HANDLE.setRelease(region, at + FLAGS_OFFSET, OCCUPIED);
+                size++;
+                LONG_HANDLE.setRelease(region, (long)SIZE_OFFSET, size);
+                return (int)slot;
+            }
+            if (region.get(JAVA_LONG, at + KEY_HIGH_OFFSET) == keyHigh && region.get(JAVA_LONG, at + KEY_LOW_OFFSET) == keyLow)
+            {
+                return (int)slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /**
+     * Removes a key, shifting later entries of its probe run back so lookups need no tombstones.
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  the key's low half
+     * @return whether the key was present
+     */
+    public boolean remove(final long keyHigh, final long keyLow)
+    {
+        final int slot = find(keyHigh, keyLow);
+        if (slot == NONE)
+        {
+            return false;
+        }
+        removeAt(slot);
+        return true;
+    }
+
+    /**
+     * Removes the entry in a slot (see {@link #remove}).
+     *
+     * @param slot an occupied slot
+     */
+    public void removeAt(final long slot)
+    {
+        long hole = slot;
+        long next = (hole + 1) & mask;
+        while (true)
+        {
+            final long at = offset(next);
+            if ((region.get(JAVA_INT, at + FLAGS_OFFSET) & OCCUPIED) == 0)
+            {
+                break;
+            }
+            final long home = home(region.get(JAVA_LONG, at + KEY_HIGH_OFFSET), region.get(JAVA_LONG, at + KEY_LOW_OFFSET));
+            // The entry at `next` may fill the hole only if its home does not lie cyclically in (hole, next].
+            final boolean homeInRange = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
+            if (!homeInRange)
+            {
+                final long dst = offset(hole);
+                region.set(JAVA_LONG, dst + KEY_HIGH_OFFSET, region.get(JAVA_LONG, at + KEY_HIGH_OFFSET));
+                region.set(JAVA_LONG, dst + KEY_LOW_OFFSET, region.get(JAVA_LONG, at + KEY_LOW_OFFSET));
+                region.set(JAVA_INT, dst + VALUE_OFFSET, region.get(JAVA_INT, at + VALUE_OFFSET));
+                region.set(JAVA_LONG, dst + AUX_OFFSET, region.get(JAVA_LONG, at + AUX_OFFSET));
+                INT_HANDLE.setRelease(region, dst + FLAGS_OFFSET, region.get(JAVA_INT, at + FLAGS_OFFSET));
+                hole = next;
+            }
+            next = (next + 1) & mask;
+        }
+        INT_HANDLE.setRelease(region, offset(hole) + FLAGS_OFFSET, 0);
+        size--;
+        LONG_HANDLE.setRelease(region, (long)SIZE_OFFSET, size);
+    }
+
+    /**
+     * @param slot an occupied slot
+     * @return the key's high half
+     */
+    public long keyHigh(final long slot)
+    {
+        return region.get(JAVA_LONG, offset(slot) + KEY_HIGH_OFFSET);
+    }
+
+    /**
+     * @param slot an occupied slot
+     * @return the key's low half
+     */
+    public long keyLow(final long slot)
+    {
+        return region.get(JAVA_LONG, offset(slot) + KEY_LOW_OFFSET);
+    }
+
+    /**
+     * @param slot an occupied slot
+     * @return the slot's value
+     */
+    public int value(final long slot)
+    {
+        return region.get(JAVA_INT, offset(slot) + VALUE_OFFSET);
+    }
+
+    /**
+     * @param slot  an occupied slot
+     * @param value the new value
+     */
+    public void value(final long slot, final int value)
+    {
+        INT_HANDLE.setRelease(region, offset(slot) + VALUE_OFFSET, value);
+    }
+
+    /**
+     * @param slot an occupied slot
+     * @return the slot's user flags (31 bits)
+     */
+    public int flags(final long slot)
+    {
+        return region.get(JAVA_INT, offset(slot) + FLAGS_OFFSET) & USER_FLAGS_MASK;
+    }
+
+    /**
+     * @param slot  an occupied slot
+     * @param flags the new user flags (31 bits)
+     */
+    public void flags(final long slot, final int flags)
+    {
+        INT_HANDLE.setRelease(region, offset(slot) + FLAGS_OFFSET, OCCUPIED | (flags & USER_FLAGS_MASK));
+    }
+
+    /**
+     * @param slot an occupied slot
+     * @return the slot's auxiliary word
+     */
+    public long aux(final long slot)
+    {
+        return region.get(JAVA_LONG, offset(slot) + AUX_OFFSET);
+    }
+
+    /**
+     * @param slot an occupied slot
+     * @param aux  the new auxiliary word
+     */
+    public void aux(final long slot, final long aux)
+    {
+        region.set(JAVA_LONG, offset(slot) + AUX_OFFSET, aux);
+    }
+}

@@ -1,0 +1,155 @@
+package io.kvtier.collections;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class KeyTableTest
+{
+    private static KeyTable newTable(final Arena arena, final long maxEntries)
+    {
+        final MemorySegment region = arena.allocate(KeyTableDescriptor.regionLength(maxEntries), 64);
+        return KeyTable.format(region, maxEntries);
+    }
+
+    @Test
+    void shouldFindInsertedKeysWithTheirValues()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final KeyTable table = newTable(arena, 100);
+            for (int i = 0; i < 100; i++)
+            {
+                final int slot = table.insert(i * 31L, ~i);
+                table.value(slot, i);
+                table.flags(slot, i & 7);
+                table.aux(slot, i * 1000L);
+            }
+            assertThat(table.size()).isEqualTo(100);
+            for (int i = 0; i < 100; i++)
+            {
+                final int slot = table.find(i * 31L, ~i);
+                assertThat(slot).isNotEqualTo(KeyTable.NONE);
+                assertThat(table.value(slot)).isEqualTo(i);
+                assertThat(table.flags(slot)).isEqualTo(i & 7);
+                assertThat(table.aux(slot)).isEqualTo(i * 1000L);
+            }
+            assertThat(table.find(12345, 6789)).isEqualTo(KeyTable.NONE);
+        }
+    }
+
+    @Test
+    void shouldRefuseNewKeysWhenFullButStillFindOldOnes()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final KeyTable table = newTable(arena, 4);
+            for (int i = 0; i < 4; i++)
+            {
+                assertThat(table.insert(i, i)).isNotEqualTo(KeyTable.NONE);
+            }
+            assertThat(table.insert(99, 99)).isEqualTo(KeyTable.NONE);
+            assertThat(table.insert(2, 2)).isNotEqualTo(KeyTable.NONE);
+            assertThat(table.size()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void shouldReattachToAFormattedRegion()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment region = arena.allocate(KeyTableDescriptor.regionLength(16), 64);
+            final KeyTable writer = KeyTable.format(region, 16);
+            writer.value(writer.insert(7, 8), 42);
+            final KeyTable reader = KeyTable.attach(region);
+            assertThat(reader.value(reader.find(7, 8))).isEqualTo(42);
+            assertThat(reader.size()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldRejectARegionThatHoldsNoTable()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment region = arena.allocate(1024, 64);
+            assertThatThrownBy(() -> KeyTable.attach(region)).isInstanceOf(IllegalStateException.class).hasMessageContaining("magic");
+        }
+    }
+
+    @Provide
+    Arbitrary<List<Tuple.Tuple3<Integer, Integer, Integer>>> operations()
+    {
+        // op 0..2 insert, 3 remove; keys from a small space so collisions, wrap-around and re-insertion happen.
+        return Arbitraries.integers().between(0, 3)
+            .flatMap(op -> Arbitraries.integers().between(0, 40).flatMap(k -> Arbitraries.integers().between(0, 1_000).map(v -> Tuple.of(op, k, v))))
+            .list().ofMaxSize(400);
+    }
+
+    @Property(tries = 300)
+    void shouldBehaveLikeAMap(@ForAll("operations") final List<Tuple.Tuple3<Integer, Integer, Integer>> ops)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final KeyTable table = newTable(arena, 24);
+            final Map<Integer, Integer> model = new HashMap<>();
+            for (final Tuple.Tuple3<Integer, Integer, Integer> op : ops)
+            {
+                // Few distinct high halves make keys collide in the probe sequence often.
+                final long high = op.get2() % 3;
+                final long low = op.get2();
+                if (op.get1() < 3)
+                {
+                    final int slot = table.insert(high, low);
+                    if (slot == KeyTable.NONE)
+                    {
+                        assertThat(model).hasSize(24).doesNotContainKey(op.get2());
+                    }
+                    else
+                    {
+                        table.value(slot, op.get3());
+                        model.put(op.get2(), op.get3());
+                    }
+                }
+                else
+                {
+                    assertThat(table.remove(high, low)).isEqualTo(model.remove(op.get2()) != null);
+                }
+                assertThat(table.size()).isEqualTo(model.size());
+            }
+            for (int k = 0; k <= 40; k++)
+            {
+                final int slot = table.find(k % 3, k);
+                if (model.containsKey(k))
+                {
+                    assertThat(slot).isNotEqualTo(KeyTable.NONE);
+                    assertThat(table.value(slot)).isEqualTo(model.get(k));
+                }
+                else
+                {
+                    assertThat(slot).isEqualTo(KeyTable.NONE);
+                }
+            }
+            long occupied = 0;
+            for (long s = 0; s < table.slotCount(); s++)
+            {
+                occupied += table.isOccupied(s) ? 1 : 0;
+            }
+            assertThat(occupied).isEqualTo(model.size());
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package io.kvtier.spi;
+
+import java.util.Set;
+
+/**
+ * A storage tier below the shared host-memory pool: a POSIX directory, 3FS, Mooncake Store.
+ * Objects are whole page frames, named by {@link PageKey} and immutable once written.
+ *
+ * <p>Every operation is asynchronous and works on a {@link TierBatch}: the call returns quickly and
+ * the tier completes each key when it is done. A tier is safe for concurrent batches from many
+ * threads. An exception thrown by an operation is a plugin failure: the engine completes the batch's
+ * remaining keys as {@link TierStatus#IO_ERROR}, logs it, and keeps running.
+ *
+ * <p>Writes are atomic per key: a concurrent or later read sees the whole previous object, the whole
+ * new one, or {@link TierStatus#NOT_FOUND}, never part of a write, even across a crash.
+ */
+public interface StorageTier extends AutoCloseable
+{
+    /** @return the tier's configured name, as in {@code tier.<name>.type} */
+    String name();
+
+    /** @return what the tier promises beyond the base contract */
+    default Set<TierCapability> capabilities()
+    {
+        return Set.of();
+    }
+
+    /**
+     * Checks which keys are stored: {@link TierStatus#OK} when present, {@link TierStatus#NOT_FOUND}
+     * when not.
+     *
+     * @param batch the keys to check
+     */
+    void exists(TierBatch batch);
+
+    /**
+     * Reads each key's object into its segment. An object whose size differs from the segment's is
+     * {@link TierStatus#CORRUPT}, never a partial read.
+     *
+     * @param batch the keys and their destination segments
+     */
+    void read(TierBatch batch);
+
+    /**
+     * Stores each segment's bytes under its key, replacing any previous object atomically.
+     *
+     * @param batch the keys and their source segments
+     */
+    void write(TierBatch batch);
+
+    /**
+     * Removes each key's object: {@link TierStatus#OK} when removed, {@link TierStatus#NOT_FOUND}
+     * when it was not there.
+     *
+     * @param batch the keys to remove
+     */
+    void remove(TierBatch batch);
+
+    /** @return how full the tier is */
+    TierUsage usage();
+
+    /**
+     * Finishes or fails in-flight keys, then releases resources. Idempotent. Afterwards every key of
+     * every operation completes with {@link TierStatus#CLOSED}.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,65 @@
+package io.kvtier.spi;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One asynchronous batch of keys handed to a {@link StorageTier}. The engine owns and reuses batch
+ * objects, so reading keys and completing them allocates nothing.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li>The tier completes every index in {@code [0, size())} exactly once with
+ *       {@link #complete(int, TierStatus)}, from any thread, in any order, possibly before the
+ *       submitting call returns. One key's failure never stops the others.</li>
+ *   <li>Once the last key is completed the batch belongs to the engine again: the tier must not touch
+ *       it or any of its segments afterwards.</li>
+ *   <li>For {@code read}, {@link #segment(int)} is the destination; a tier writes only inside it, and
+ *       only {@link TierStatus#OK} makes its contents meaningful. For {@code write} it is the source,
+ *       read-only to the tier. For {@code exists} and {@code remove} it is
+ *       {@link MemorySegment#NULL}.</li>
+ * </ul>
+ */
+public interface TierBatch
+{
+    /** @return the number of keys in the batch */
+    int size();
+
+    /**
+     * @param index a key's position in the batch
+     * @return the high 64 bits of the key
+     */
+    long keyHigh(int index);
+
+    /**
+     * @param index a key's position in the batch
+     * @return the low 64 bits of the key
+     */
+    long keyLow(int index);
+
+    /**
+     * Allocates a key object; prefer {@link #keyHigh(int)} and {@link #keyLow(int)} on hot paths.
+     *
+     * @param index a key's position in the batch
+     * @return the key
+     */
+    default PageKey key(final int index)
+    {
+        return new PageKey(keyHigh(index), keyLow(index));
+    }
+
+    /**
+     * @param index a key's position in the batch
+     * @return the pool slice to read into or write from: for {@code read} and {@code write}, a slice of
+     *         exactly the object's length, aligned to 4 KiB; otherwise {@link MemorySegment#NULL}
+     */
+    MemorySegment segment(int index);
+
+    /**
+     * Reports the outcome of one key.
+     *
+     * @param index  a key's position in the batch
+     * @param status the outcome; {@link TierStatus#OK} for a present key in {@code exists}
+     * @throws IllegalStateException if the key was already completed
+     */
+    void complete(int index, TierStatus status);
+}
