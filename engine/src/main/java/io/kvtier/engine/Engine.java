@@ -1,0 +1,324 @@
+package io.kvtier.engine;
+
+import com.lmax.disruptor.BlockingWaitStrategy;
+import com.lmax.disruptor.BusySpinWaitStrategy;
+import com.lmax.disruptor.ExceptionHandler;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.SleepingWaitStrategy;
+import com.lmax.disruptor.TimeoutException;
+import com.lmax.disruptor.WaitStrategy;
+import com.lmax.disruptor.YieldingWaitStrategy;
+import com.lmax.disruptor.dsl.Disruptor;
+import com.lmax.disruptor.dsl.ProducerType;
+import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.engine.tier.TierHandle;
+import io.kvtier.engine.tier.TierRegistry;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The kvtier engine in one process: the shared-memory pool, the configured L3 tiers and the request
+ * pipeline. {@link #start} builds everything from validated settings; {@link #openSession()} gives a
+ * client; {@link #close()} lets in-flight backups finish, then stops.
+ */
+public final class Engine implements AutoCloseable
+{
+    private static final System.Logger LOG = System.getLogger(Engine.class.getName());
+    private static final int MAX_SESSIONS = 4096;
+
+    private final EngineConfig config;
+    private final PagePool pool;
+    private final EngineCounters counters;
+    private final List<TierHandle> tiers;
+    private final EngineCore core;
+    private final Disruptor<EngineEvent> disruptor;
+    private final RingBuffer<EngineEvent> ring;
+    private final Thread ticker;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean halted;
+
+    private Engine(final EngineConfig config, final PagePool pool, final List<TierHandle> tiers, final EngineCore[] coreHolder)
+    {
+        this.config = config;
+        this.pool = pool;
+        this.counters = new EngineCounters(pool.counters());
+        this.tiers = tiers;
+        this.core = new EngineCore(config, pool, counters, tiers, MAX_SESSIONS);
+        coreHolder[0] = core;
+        this.disruptor = new Disruptor<>(EngineEvent::new, config.ringSize(), runnable ->
+        {
+            final Thread thread = new Thread(runnable, "kvtier-pipeline");
+            thread.setDaemon(true);
+            return thread;
+        }, ProducerType.MULTI, waitStrategy(config));
+        disruptor.handleEventsWith(core);
+        disruptor.setDefaultExceptionHandler(new LoggingExceptionHandler());
+        this.ring = disruptor.start();
+        core.ring(ring);
+        this.ticker = Thread.ofPlatform().name("kvtier-ticker").daemon(true).unstarted(this::tick);
+        ticker.start();
+    }
+
+    private static WaitStrategy waitStrategy(final EngineConfig config)
+    {
+        return switch (config.waitStrategy())
+        {
+            case PARK -> new SpinParkWaitStrategy();
+            case BLOCKING -> new BlockingWaitStrategy();
+            case SLEEPING -> new SleepingWaitStrategy();
+            case YIELDING -> new YieldingWaitStrategy();
+            case BUSY_SPIN -> new BusySpinWaitStrategy();
+        };
+    }
+
+    /**
+     * Creates the pool, starts the tiers in configuration order, then the pipeline.
+     *
+     * @param config validated settings
+     * @return the running engine
+     * @throws IOException if the pool file cannot be created or mapped
+     * @throws io.kvtier.engine.pool.PoolOwnedException if a live engine owns the pool file
+     * @throws io.kvtier.spi.TierConfigException if a tier rejects its settings
+     */
+    public static Engine start(final EngineConfig config) throws IOException
+    {
+        final PagePool pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries());
+        final EngineCore[] coreHolder = new EngineCore[1];
+        List<TierHandle> tiers = List.of();
+        try
+        {
+            tiers = TierRegistry.start(config.tiers(), pool.frameLength(), (tier, high, low) ->
+            {
+                final EngineCore core = coreHolder[0];
+                if (core != null)
+                {
+                    core.objectRemoved(tier, high, low);
+                }
+            });
+            final Engine engine = new Engine(config, pool, tiers, coreHolder);
+            LOG.log(System.Logger.Level.INFO, "kvtier engine started: pool {0} ({1} pages of {2} bytes), tiers {3}",
+                pool.path(), pool.pageCount(), pool.pageSize(), tiers.stream().map(t -> t.name() + "(" + t.type() + ")").toList());
+            return engine;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            for (final TierHandle tier : tiers)
+            {
+                tier.tier().close();
+            }
+            pool.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Opens a session for one thread of this process.
+     *
+     * @return the registered session
+     * @throws SessionException if the engine is closing or every session slot is taken
+     */
+    public Session openSession()
+    {
+        final Session session = new Session(this, pool, config.sessionMaxKeys());
+        try
+        {
+            session.open();
+        }
+        catch (final SessionException ex)
+        {
+            if (ex.status() == RequestStatus.INVALID)
+            {
+                throw new SessionException(RequestStatus.INVALID, "no session slot left: " + MAX_SESSIONS + " sessions are open");
+            }
+            throw ex;
+        }
+        return session;
+    }
+
+    /** @return the settings the engine runs with */
+    public EngineConfig config()
+    {
+        return config;
+    }
+
+    /** @return the shared-memory pool */
+    public PagePool pool()
+    {
+        return pool;
+    }
+
+    /** @return the started L3 tiers, in configuration order */
+    public List<TierHandle> tiers()
+    {
+        return tiers;
+    }
+
+    /** @return the engine's counters */
+    public EngineCounters counters()
+    {
+        return counters;
+    }
+
+    /** @return every counter's current value */
+    public Map<EngineCounter, Long> snapshot()
+    {
+        return counters.snapshot();
+    }
+
+    boolean isClosed()
+    {
+        return closed.get();
+    }
+
+    boolean isHalted()
+    {
+        return halted;
+    }
+
+    /** Puts a session request on the ring; false once the engine is closed. */
+    boolean publish(final Session session, final int op, final int from, final int count)
+    {
+        if (halted)
+        {
+            return false;
+        }
+        final long sequence = ring.next();
+        try
+        {
+            ring.get(sequence).request(session, op, from, count);
+        }
+        finally
+        {
+            ring.publish(sequence);
+        }
+        return true;
+    }
+
+    private void tick()
+    {
+        final long periodNanos = config.tickInterval().toNanos();
+        while (!halted)
+        {
+            ring.tryPublishEvent((event, sequence) -> event.type = EngineEvent.TICK);
+            java.util.concurrent.locks.LockSupport.parkNanos(periodNanos);
+        }
+    }
+
+    /**
+     * Stops the engine: new requests fail with {@link RequestStatus#CLOSED}, in-flight backups get up
+     * to {@code l3.io-timeout} to finish (those that do not are reported), then the pipeline stops,
+     * the tiers close and the pool file is removed.
+     */
+    @Override
+    public void close()
+    {
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
+        core.beginClosing();
+        final Duration wait = config.l3IoTimeout();
+        final Session drain = new Session(this, pool, 1);
+        try
+        {
+            drain.open();
+        }
+        catch (final SessionException ignored)
+        {
+            // closing sessions may not open; the flush below is then skipped
+        }
+        final long deadline = System.nanoTime() + wait.toNanos();
+        try
+        {
+            if (drain.id() != 0)
+            {
+                final Thread flusher = Thread.ofPlatform().daemon(true).start(() ->
+                {
+                    try
+                    {
+                        drain.flush();
+                    }
+                    catch (final RuntimeException ignored)
+                    {
+                        // reported below from the counter
+                    }
+                });
+                flusher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        final long unfinished = counters.getOpaque(EngineCounter.BACKUPS_IN_FLIGHT);
+        if (unfinished > 0)
+        {
+            LOG.log(System.Logger.Level.WARNING, "{0} backups still in flight after {1} ms at shutdown; their pages are not in L3",
+                unfinished, wait.toMillis());
+        }
+        halted = true;
+        try
+        {
+            ticker.join(1000);
+            disruptor.shutdown(Math.max(1, wait.toMillis()), TimeUnit.MILLISECONDS);
+        }
+        catch (final TimeoutException ex)
+        {
+            LOG.log(System.Logger.Level.WARNING, "pipeline did not drain in {0} ms; halting it", wait.toMillis());
+            disruptor.halt();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            disruptor.halt();
+        }
+        for (final TierHandle tier : tiers)
+        {
+            try
+            {
+                tier.tier().close();
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.log(System.Logger.Level.WARNING, "tier " + tier.name() + " failed to close", ex);
+            }
+        }
+        pool.close();
+        LOG.log(System.Logger.Level.INFO, "kvtier engine stopped");
+    }
+
+    /** @return backups in flight, as of the last counter update */
+    public long backupsInFlight()
+    {
+        return counters.getOpaque(EngineCounter.BACKUPS_IN_FLIGHT);
+    }
+
+    private static final class LoggingExceptionHandler implements ExceptionHandler<EngineEvent>
+    {
+        @Override
+        public void handleEventException(final Throwable ex, final long sequence, final EngineEvent event)
+        {
+            LOG.log(System.Logger.Level.ERROR, "pipeline event " + sequence + " failed; the engine keeps running", ex);
+        }
+
+        @Override
+        public void handleOnStartException(final Throwable ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "pipeline failed to start", ex);
+        }
+
+        @Override
+        public void handleOnShutdownException(final Throwable ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "pipeline failed to stop cleanly", ex);
+        }
+    }
+}

@@ -1,0 +1,475 @@
+package io.kvtier.engine;
+
+import io.kvtier.engine.key.KeyChain;
+import io.kvtier.engine.pool.PagePool;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One in-process client of the engine: a key chain, per-key results, and one request at a time.
+ *
+ * <p>Typical use for one inference request:
+ * <pre>{@code
+ * session.keys().compute(rootHigh, rootLow, tokens, n, pageTokens, true);
+ * int cached = session.acquire(0, session.keys().size());   // pool + L3 prefix, pinned, verified
+ * ... read session.page(i) for i < cached ...
+ * session.release();
+ * int reserved = session.reserve(cached, session.keys().size() - cached);
+ * ... write session.page(i) and session.payloadLength(i, bytes) for RESERVED keys ...
+ * session.commit(cached, session.keys().size() - cached);
+ * }</pre>
+ *
+ * <p>Requests travel through the engine's ring and wait by spinning, then parking; nothing is
+ * allocated on the way. A session is not thread-safe: use one per thread, or per concurrent request.
+ * Its pins and reservations are leased: after {@code lease.session-timeout} without a request
+ * (or {@link #keepAlive()}), the engine reclaims them and the next request fails with
+ * {@link RequestStatus#LEASE_EXPIRED}.
+ */
+public final class Session implements AutoCloseable
+{
+    private static final VarHandle DONE;
+    private static final int SPIN_TRIES = 10_000;
+    private static final long PARK_NANOS = 50_000;
+
+    static
+    {
+        try
+        {
+            DONE = MethodHandles.lookup().findVarHandle(Session.class, "done", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final Engine engine;
+    private final PagePool pool;
+    private final KeyChain keys;
+
+    // Written by the client before publishing; read by the engine thread.
+    final int[] lengths;
+
+    // Written by the engine thread; read by the client after the request completes.
+    final int[] pageIds;
+    final int[] generations;
+    final byte[] status;
+    int resultCount;
+    int l2Pages;
+    int l3Pages;
+    int requestStatus;
+
+    // Engine-thread state.
+    int id;
+    int opSeq;
+    int op;
+    int from;
+    int count;
+    boolean inFlight;
+    int pending;
+    int phase;
+    int holdLimit;
+    int lookupTotal;
+    int cursor;
+    long spaceDeadlineNanos;
+    long lastActivityNanos;
+    boolean expired;
+    boolean registered;
+    int acquiredFromPool;
+    int acquiredFromL3;
+
+    // Completion handshake.
+    @SuppressWarnings("unused")
+    private volatile int done;
+    private volatile Thread waiter;
+    private boolean busy;
+    private boolean closed;
+
+    Session(final Engine engine, final PagePool pool, final int maxKeys)
+    {
+        this.engine = engine;
+        this.pool = pool;
+        this.keys = new KeyChain(maxKeys);
+        this.lengths = new int[maxKeys];
+        this.pageIds = new int[maxKeys];
+        this.generations = new int[maxKeys];
+        this.status = new byte[maxKeys];
+        java.util.Arrays.fill(pageIds, -1);
+    }
+
+    /** @return the key chain requests refer to, by index */
+    public KeyChain keys()
+    {
+        return keys;
+    }
+
+    /** @return the session's id, unique among open sessions */
+    public int id()
+    {
+        return id;
+    }
+
+    /**
+     * @param index a key's position
+     * @return what the last request did for it
+     */
+    public PageStatus status(final int index)
+    {
+        return PageStatus.of(status[index]);
+    }
+
+    /**
+     * @param index a key held pinned or reserved
+     * @return the page's payload, {@code pool.page-size} bytes, mapped from the shared pool
+     * @throws IllegalStateException if the session holds no page for the key
+     */
+    public MemorySegment page(final int index)
+    {
+        final PageStatus s = status(index);
+        if (!s.isPinned() && s != PageStatus.RESERVED)
+        {
+            throw new IllegalStateException("key " + index + " is " + s + ": only pinned or reserved pages can be accessed");
+        }
+        return pool.payload(pageIds[index]);
+    }
+
+    /**
+     * @param index a pinned key
+     * @return the committed payload length of its page
+     */
+    public int payloadLength(final int index)
+    {
+        if (!status(index).isPinned())
+        {
+            throw new IllegalStateException("key " + index + " is " + status(index) + ", not pinned");
+        }
+        return pool.payloadLength(pageIds[index]);
+    }
+
+    /**
+     * Sets how many payload bytes of a reserved page were written, before {@link #commit}.
+     *
+     * @param index  a reserved key
+     * @param length bytes written, from 1 to the page size
+     */
+    public void payloadLength(final int index, final int length)
+    {
+        if (length < 1 || length > pool.pageSize())
+        {
+            throw new IllegalArgumentException("payload length " + length + " of key " + index + " must be from 1 to the page size " + pool.pageSize());
+        }
+        lengths[index] = length;
+    }
+
+    /**
+     * @param index a key
+     * @return the pool page id the session holds for it, or -1
+     */
+    public int pageId(final int index)
+    {
+        return pageIds[index];
+    }
+
+    /** @return leading pages of the last lookup already in the pool */
+    public int l2Pages()
+    {
+        return l2Pages;
+    }
+
+    /** @return pages after those that the last lookup found in L3 (or loading) */
+    public int l3Pages()
+    {
+        return l3Pages;
+    }
+
+    /** @return pages of the last acquire's prefix that were in the pool */
+    public int acquiredFromPool()
+    {
+        return acquiredFromPool;
+    }
+
+    /** @return pages of the last acquire's prefix that were loaded from L3 and verified */
+    public int acquiredFromL3()
+    {
+        return acquiredFromL3;
+    }
+
+    /**
+     * Counts the prefix of keys {@code [from, from + count)}: how many leading pages are in the pool and
+     * how many more follow in L3. Depending on {@code policy.prefetch} it may also load the L3 part into
+     * the pool, and wait for it. Probes L3 for keys the index does not know.
+     *
+     * @param from  first key
+     * @param count keys
+     * @return pool pages plus L3 pages of the prefix
+     */
+    public int lookup(final int from, final int count)
+    {
+        call(SessionOp.LOOKUP, from, count);
+        return l2Pages + l3Pages;
+    }
+
+    /**
+     * Pins the longest available prefix of {@code [from, from + count)}, loading L3 pages into the
+     * pool at their exact positions and verifying them. A page counts only once its bytes are in the
+     * pool and verified; the prefix stops at the first key that is missing or fails.
+     *
+     * @param from  first key
+     * @param count keys
+     * @return pages pinned, all contiguous from {@code from}
+     */
+    public int acquire(final int from, final int count)
+    {
+        call(SessionOp.ACQUIRE, from, count);
+        return resultCount;
+    }
+
+    /** Drops every pin the session holds. */
+    public void release()
+    {
+        release(0, keys.capacity());
+    }
+
+    /**
+     * Drops the pins on keys {@code [from, from + count)}.
+     *
+     * @param from  first key
+     * @param count keys
+     */
+    public void release(final int from, final int count)
+    {
+        call(SessionOp.RELEASE, from, count);
+    }
+
+    /**
+     * Reserves pages for keys {@code [from, from + count)} that the pool lacks. Keys already there are
+     * {@link PageStatus#EXISTS}; when no page can be freed the rest are {@link PageStatus#POOL_FULL}.
+     *
+     * @param from  first key
+     * @param count keys
+     * @return pages reserved
+     */
+    public int reserve(final int from, final int count)
+    {
+        call(SessionOp.RESERVE, from, count);
+        return resultCount;
+    }
+
+    /**
+     * Publishes the reserved pages of {@code [from, from + count)}: each gets its CRC32C and becomes
+     * visible. A reservation that lapsed is {@link PageStatus#EXPIRED} and never visible.
+     *
+     * @param from  first key
+     * @param count keys
+     * @return pages committed
+     */
+    public int commit(final int from, final int count)
+    {
+        checkRange(from, count);
+        for (int i = from; i < from + count; i++)
+        {
+            if (status[i] == PageStatus.RESERVED.ordinal() && (lengths[i] < 1 || lengths[i] > pool.pageSize()))
+            {
+                throw new IllegalArgumentException("key " + i + " is reserved but its payload length " + lengths[i]
+                    + " is not from 1 to " + pool.pageSize() + "; call payloadLength(" + i + ", bytes) first");
+            }
+        }
+        call(SessionOp.COMMIT, from, count);
+        return resultCount;
+    }
+
+    /**
+     * Gives back the reserved pages of {@code [from, from + count)} unwritten; they never become visible.
+     *
+     * @param from  first key
+     * @param count keys
+     */
+    public void abort(final int from, final int count)
+    {
+        call(SessionOp.ABORT, from, count);
+    }
+
+    /**
+     * Starts loading the L3 part of the prefix into the pool and returns at once.
+     *
+     * @param from  first key
+     * @param count keys
+     * @return pages whose load was started
+     */
+    public int prefetch(final int from, final int count)
+    {
+        call(SessionOp.PREFETCH, from, count);
+        return resultCount;
+    }
+
+    /**
+     * Starts copying pool pages of {@code [from, from + count)} that L3 lacks to L3.
+     *
+     * @param from  first key
+     * @param count keys
+     * @return backups started
+     */
+    public int backup(final int from, final int count)
+    {
+        call(SessionOp.BACKUP, from, count);
+        return resultCount;
+    }
+
+    /**
+     * Waits until every backup started so far, by anyone, has ended.
+     *
+     * @return backups still in flight when it returned (0 unless the engine is closing)
+     */
+    public int flush()
+    {
+        call(SessionOp.FLUSH, 0, 0);
+        return resultCount;
+    }
+
+    /**
+     * Drops the unpinned pool pages of keys {@code [from, from + count)} (an operator action).
+     *
+     * @param from  first key
+     * @param count keys
+     * @return pages evicted
+     */
+    public int evict(final int from, final int count)
+    {
+        call(SessionOp.EVICT, from, count);
+        return resultCount;
+    }
+
+    /** Renews the lease without doing anything else. */
+    public void keepAlive()
+    {
+        call(SessionOp.KEEP_ALIVE, 0, 0);
+    }
+
+    /** Drops the session's pins and reservations and unregisters it. Idempotent. */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        try
+        {
+            if (!engine.isClosed())
+            {
+                call(SessionOp.CLOSE, 0, 0);
+            }
+        }
+        catch (final SessionException ex)
+        {
+            // Already expired or closing: the engine reclaims what the session held either way.
+        }
+        finally
+        {
+            closed = true;
+        }
+    }
+
+    void open()
+    {
+        call(SessionOp.OPEN, 0, 0);
+    }
+
+    private void checkRange(final int from, final int count)
+    {
+        if (from < 0 || count < 0 || from + count > keys.size())
+        {
+            throw new IllegalArgumentException("keys [" + from + ", " + (from + count) + ") are outside the chain of " + keys.size() + " keys");
+        }
+    }
+
+    private void call(final int requestOp, final int requestFrom, final int requestCount)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("session is closed");
+        }
+        if (busy)
+        {
+            throw new IllegalStateException("session already has a request in flight; use one session per thread");
+        }
+        switch (requestOp)
+        {
+            case SessionOp.LOOKUP, SessionOp.ACQUIRE, SessionOp.RESERVE, SessionOp.COMMIT, SessionOp.PREFETCH, SessionOp.BACKUP, SessionOp.EVICT ->
+                checkRange(requestFrom, requestCount);
+            case SessionOp.RELEASE, SessionOp.ABORT ->
+            {
+                if (requestFrom < 0 || requestCount < 0 || requestFrom + requestCount > keys.capacity())
+                {
+                    throw new IllegalArgumentException("keys [" + requestFrom + ", " + (requestFrom + requestCount) + ") are outside the session's " + keys.capacity() + " key slots");
+                }
+            }
+            default ->
+            {
+            }
+        }
+        busy = true;
+        try
+        {
+            waiter = Thread.currentThread();
+            DONE.setRelease(this, 0);
+            if (!engine.publish(this, requestOp, requestFrom, requestCount))
+            {
+                throw new SessionException(RequestStatus.CLOSED, "engine is closed");
+            }
+            awaitDone();
+            final RequestStatus outcome = RequestStatus.of((int)DONE.getAcquire(this) == 1 ? requestStatus : RequestStatus.INTERNAL_ERROR.ordinal());
+            switch (outcome)
+            {
+                case OK ->
+                {
+                }
+                case LEASE_EXPIRED -> throw new SessionException(outcome, "session " + id + " lease expired: its pins and reservations were reclaimed; open a new session");
+                case CLOSED -> throw new SessionException(outcome, "engine is closing");
+                case INVALID -> throw new SessionException(outcome, SessionOp.name(requestOp) + " of keys [" + requestFrom + ", " + (requestFrom + requestCount) + ") was rejected as invalid");
+                default -> throw new SessionException(outcome, SessionOp.name(requestOp) + " failed inside the engine; see its log");
+            }
+        }
+        finally
+        {
+            busy = false;
+        }
+    }
+
+    private void awaitDone()
+    {
+        for (int i = 0; i < SPIN_TRIES; i++)
+        {
+            if ((int)DONE.getAcquire(this) != 0)
+            {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        while ((int)DONE.getAcquire(this) == 0)
+        {
+            LockSupport.parkNanos(this, PARK_NANOS);
+            if (engine.isHalted() && (int)DONE.getAcquire(this) == 0)
+            {
+                requestStatus = RequestStatus.CLOSED.ordinal();
+                DONE.setRelease(this, 1);
+            }
+        }
+    }
+
+    /** Called by the engine thread once results are written. */
+    void complete(final RequestStatus outcome)
+    {
+        requestStatus = outcome.ordinal();
+        inFlight = false;
+        DONE.setRelease(this, 1);
+        final Thread thread = waiter;
+        if (thread != null)
+        {
+            LockSupport.unpark(thread);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.kvtier.engine.index;
+
+import io.kvtier.collections.KeyTable;
+
+/**
+ * Engine semantics over the pool file's {@link KeyTable}: value = the pool page bound to the key or
+ * {@link #NO_PAGE}; flags = one bit per L3 tier that holds the key, plus a second-chance bit.
+ *
+ * <p>Room for every pool page is always kept: entries known only from L3 are limited to
+ * {@code maxEntries - pageCount}, and when that budget is spent the oldest unreferenced ones are
+ * forgotten by a clock sweep (forgetting is safe: a lookup can probe L3 again). Binding a pool page
+ * therefore never fails. Single writer: the engine thread.
+ */
+public final class PageIndex
+{
+    /** Value of a key with no pool page. */
+    public static final int NO_PAGE = -1;
+    /** Most L3 tiers an index entry can record. */
+    public static final int MAX_TIERS = 30;
+
+    private static final int REFERENCED = 1 << 30;
+    private static final int TIER_BITS = REFERENCED - 1;
+
+    private final KeyTable table;
+    private final long l3OnlyLimit;
+    private long boundPages;
+    private long hand;
+    private long forgotten;
+
+    /**
+     * @param table     the table in the pool file
+     * @param pageCount pages in the pool: entries kept for them
+     */
+    public PageIndex(final KeyTable table, final int pageCount)
+    {
+        if (table.maxEntries() < pageCount)
+        {
+            throw new IllegalArgumentException("index of " + table.maxEntries() + " entries cannot hold " + pageCount + " pages");
+        }
+        this.table = table;
+        this.l3OnlyLimit = table.maxEntries() - pageCount;
+    }
+
+    /** @return the underlying table */
+    public KeyTable table()
+    {
+        return table;
+    }
+
+    /** @return entries, pool-bound or not */
+    public long size()
+    {
+        return table.size();
+    }
+
+    /** @return entries known only from L3 that were forgotten for room */
+    public long forgotten()
+    {
+        return forgotten;
+    }
+
+    /**
+     * @param keyHigh a key's high half
+     * @param keyLow  its low half
+     * @return the key's slot, or {@link KeyTable#NONE}
+     */
+    public int find(final long keyHigh, final long keyLow)
+    {
+        return table.find(keyHigh, keyLow);
+    }
+
+    /**
+     * @param slot a slot from {@link #find}
+     * @return the pool page bound to it, or {@link #NO_PAGE}
+     */
+    public int page(final int slot)
+    {
+        return table.value(slot);
+    }
+
+    /**
+     * @param slot a slot from {@link #find}
+     * @return bit {@code t} set when L3 tier {@code t} holds the key
+     */
+    public int tiers(final int slot)
+    {
+        return table.flags(slot) & TIER_BITS;
+    }
+
+    /**
+     * Marks an L3-only entry as recently useful, sparing it from the next sweep.
+     *
+     * @param slot a slot from {@link #find}
+     */
+    public void touch(final int slot)
+    {
+        final int flags = table.flags(slot);
+        if ((flags & REFERENCED) == 0)
+        {
+            table.flags(slot, flags | REFERENCED);
+        }
+    }
+
+    /**
+     * Binds a pool page to a key.
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  its low half
+     * @param page    the page
+     */
+    public void bindPage(final long keyHigh, final long keyLow, final int page)
+    {
+        int slot = table.insert(keyHigh, keyLow);
+        if (slot == KeyTable.NONE)
+        {
+            forgetOne();
+            slot = table.insert(keyHigh, keyLow);
+            if (slot == KeyTable.NONE)
+            {
+                throw new IllegalStateException("index full of pool pages: " + boundPages + " bound of " + table.maxEntries());
+            }
+        }
+        if (table.value(slot) == NO_PAGE)
+        {
+            boundPages++;
+        }
+        table.value(slot, page);
+    }
+
+    /**
+     * Unbinds a page from its key, keeping the entry while an L3 tier holds the key.
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  its low half
+     * @param page    the page that was bound; nothing happens if another is
+     */
+    public void unbindPage(final long keyHigh, final long keyLow, final int page)
+    {
+        final int slot = table.find(keyHigh, keyLow);
+        if (slot == KeyTable.NONE || table.value(slot) != page)
+        {
+            return;
+        }
+        boundPages--;
+        if (tiers(slot) == 0)
+        {
+            table.removeAt(slot);
+        }
+        else
+        {
+            table.value(slot, NO_PAGE);
+        }
+    }
+
+    /**
+     * Records that a tier holds a key.
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  its low half
+     * @param tier    the tier's index
+     * @return false when the key was new and there was no room for it
+     */
+    public boolean addTier(final long keyHigh, final long keyLow, final int tier)
+    {
+        int slot = table.find(keyHigh, keyLow);
+        if (slot == KeyTable.NONE)
+        {
+            if (table.size() - boundPages >= l3OnlyLimit && !forgetOne())
+            {
+                return false;
+            }
+            slot = table.insert(keyHigh, keyLow);
+            if (slot == KeyTable.NONE)
+            {
+                return false;
+            }
+        }
+        table.flags(slot, table.flags(slot) | (1 << tier));
+        return true;
+    }
+
+    /**
+     * Records that a tier no longer holds a key; drops the entry when nothing holds it.
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  its low half
+     * @param tier    the tier's index
+     */
+    public void removeTier(final long keyHigh, final long keyLow, final int tier)
+    {
+        final int slot = table.find(keyHigh, keyLow);
+        if (slot == KeyTable.NONE)
+        {
+            return;
+        }
+        final int flags = table.flags(slot) & ~(1 << tier);
+        if ((flags & TIER_BITS) == 0 && table.value(slot) == NO_PAGE)
+        {
+            table.removeAt(slot);
+        }
+        else
+        {
+            table.flags(slot, flags);
+        }
+    }
+
+    private boolean forgetOne()
+    {
+        final long slots = table.slotCount();
+        for (long step = 0; step < 2 * slots; step++)
+        {
+            final long slot = hand;
+            if (table.isOccupied(slot) && table.value(slot) == NO_PAGE)
+            {
+                final int flags = table.flags(slot);
+                if ((flags & REFERENCED) != 0)
+                {
+                    table.flags(slot, flags & ~REFERENCED);
+                }
+                else
+                {
+                    table.removeAt(slot);
+                    forgotten++;
+                    return true;
+                }
+            }
+            hand = (hand + 1) & (slots - 1);
+        }
+        return false;
+    }
+}

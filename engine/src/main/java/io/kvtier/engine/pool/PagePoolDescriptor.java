@@ -1,0 +1,164 @@
+package io.kvtier.engine.pool;
+
+import io.kvtier.collections.KeyTableDescriptor;
+
+/**
+ * Layout of the pool file. All words little-endian. Offsets of every region are recorded in the
+ * header so a client maps the file and finds everything without knowing the engine's settings.
+ *
+ * <pre>
+ * File
+ * +--------------------------+ 0
+ * | Header (4 KiB)           |
+ * +--------------------------+ 4096
+ * | Counters (4 KiB)         |  CountersDescriptor: 512 x 8-byte values
+ * +--------------------------+ 8192 = Metadata Offset
+ * | Page Metadata            |  PageMetadataDescriptor: Page Count x 64 bytes, padded to 4 KiB
+ * +--------------------------+ Index Offset
+ * | Key Index                |  KeyTableDescriptor: key -> page, padded to 4 KiB
+ * +--------------------------+ Data Offset (2 MiB aligned, for huge pages)
+ * | Frame 0                  |  PageFrameDescriptor: Page Size payload bytes, then a 4 KiB trailer block
+ * | Frame 1                  |
+ * | ...                      |
+ * +--------------------------+ File Length (2 MiB aligned)
+ *
+ * Header
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                     Magic "KVTPOOL1"                          |   0
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |          Layout Version (written last: the ready flag)        |   8
+ *  +---------------------------------------------------------------+
+ *  |          Pool State (1 open, 2 closed)                        |  12
+ *  +---------------------------------------------------------------+
+ *  |                     Page Size                                 |  16
+ *  +---------------------------------------------------------------+
+ *  |                     Frame Length                              |  24
+ *  +---------------------------------------------------------------+
+ *  |                     Page Count                                |  32
+ *  +---------------------------------------------------------------+
+ *  |                     Metadata Offset                           |  40
+ *  +---------------------------------------------------------------+
+ *  |                     Index Offset                              |  48
+ *  +---------------------------------------------------------------+
+ *  |                     Index Length                              |  56
+ *  +---------------------------------------------------------------+
+ *  |                     Data Offset                               |  64
+ *  +---------------------------------------------------------------+
+ *  |                     File Length                               |  72
+ *  +---------------------------------------------------------------+
+ *  |                     Counters Offset                           |  80
+ *  +---------------------------------------------------------------+
+ *  |                     Counters Length                           |  88
+ *  +---------------------------------------------------------------+
+ *  |                     Creator PID                               |  96
+ *  +---------------------------------------------------------------+
+ *  |                     Start Time (epoch ms)                     | 104
+ *  +---------------------------------------------------------------+
+ *  |                     Reserved (16 bytes)                       | 112
+ *  +---------------------------------------------------------------+
+ *  |          Heartbeat (epoch ms, store-release), own cache line  | 128
+ *  +---------------------------------------------------------------+
+ *  |                     Reserved to 4096                          | 136
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * Every 8-byte field above spans two rows of the ruler; the diagram draws one row per field.
+ */
+public final class PagePoolDescriptor
+{
+    /** "KVTPOOL1" as a little-endian long. */
+    public static final long MAGIC = 0x314C4F4F5054564BL;
+    /** Layout this code writes and reads. */
+    public static final int LAYOUT_VERSION = 1;
+    /** Pool state: mapped by a running engine. */
+    public static final int STATE_OPEN = 1;
+    /** Pool state: the engine closed it cleanly. */
+    public static final int STATE_CLOSED = 2;
+
+    /** Offset of the magic. */
+    public static final int MAGIC_OFFSET = 0;
+    /** Offset of the layout version. */
+    public static final int LAYOUT_VERSION_OFFSET = 8;
+    /** Offset of the pool state. */
+    public static final int POOL_STATE_OFFSET = 12;
+    /** Offset of the page size. */
+    public static final int PAGE_SIZE_OFFSET = 16;
+    /** Offset of the frame length. */
+    public static final int FRAME_LENGTH_OFFSET = 24;
+    /** Offset of the page count. */
+    public static final int PAGE_COUNT_OFFSET = 32;
+    /** Offset of the metadata offset. */
+    public static final int METADATA_OFFSET_OFFSET = 40;
+    /** Offset of the index offset. */
+    public static final int INDEX_OFFSET_OFFSET = 48;
+    /** Offset of the index length. */
+    public static final int INDEX_LENGTH_OFFSET = 56;
+    /** Offset of the data offset. */
+    public static final int DATA_OFFSET_OFFSET = 64;
+    /** Offset of the file length. */
+    public static final int FILE_LENGTH_OFFSET = 72;
+    /** Offset of the counters offset. */
+    public static final int COUNTERS_OFFSET_OFFSET = 80;
+    /** Offset of the counters length. */
+    public static final int COUNTERS_LENGTH_OFFSET = 88;
+    /** Offset of the creator's PID. */
+    public static final int CREATOR_PID_OFFSET = 96;
+    /** Offset of the start time. */
+    public static final int START_TIME_OFFSET = 104;
+    /** Offset of the heartbeat, alone on its cache line. */
+    public static final int HEARTBEAT_OFFSET = 128;
+
+    /** Length of the header region. */
+    public static final int HEADER_LENGTH = 4096;
+    /** Where the counters start. */
+    public static final int COUNTERS_OFFSET = HEADER_LENGTH;
+    /** Where the metadata table starts. */
+    public static final int METADATA_OFFSET = COUNTERS_OFFSET + CountersDescriptor.REGION_LENGTH;
+    /** Alignment of the data region and the file length, for 2 MiB huge pages. */
+    public static final long DATA_ALIGNMENT = 2L << 20;
+    /** Alignment of every region. */
+    public static final long REGION_ALIGNMENT = 4096;
+
+    private PagePoolDescriptor()
+    {
+    }
+
+    /**
+     * @param value a size or offset
+     * @param alignment a power of two
+     * @return value rounded up to the alignment
+     */
+    public static long align(final long value, final long alignment)
+    {
+        return (value + alignment - 1) & -alignment;
+    }
+
+    /** Where each region of a pool of a given shape goes. */
+    public record Layout(long pageSize, long frameLength, int pageCount, long metadataOffset, long indexOffset,
+                         long indexLength, long dataOffset, long fileLength)
+    {
+    }
+
+    /**
+     * @param pageSize     payload bytes per page, a multiple of 4096
+     * @param pageCount    pages
+     * @param indexEntries entries of the key index
+     * @return the regions of the file
+     */
+    public static Layout layout(final long pageSize, final int pageCount, final long indexEntries)
+    {
+        if (pageSize <= 0 || pageSize % REGION_ALIGNMENT != 0)
+        {
+            throw new IllegalArgumentException("pageSize=" + pageSize + " must be a positive multiple of 4096");
+        }
+        final long frameLength = PageFrameDescriptor.frameLength(pageSize);
+        final long metadataLength = align((long)pageCount * PageMetadataDescriptor.ENTRY_LENGTH, REGION_ALIGNMENT);
+        final long indexOffset = METADATA_OFFSET + metadataLength;
+        final long indexLength = align(KeyTableDescriptor.regionLength(indexEntries), REGION_ALIGNMENT);
+        final long dataOffset = align(indexOffset + indexLength, DATA_ALIGNMENT);
+        final long fileLength = align(dataOffset + (long)pageCount * frameLength, DATA_ALIGNMENT);
+        return new Layout(pageSize, frameLength, pageCount, METADATA_OFFSET, indexOffset, indexLength, dataOffset, fileLength);
+    }
+}

@@ -1,0 +1,19 @@
+package io.kvtier.engine.tier;
+
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.TierCapability;
+
+import java.util.Set;
+
+/**
+ * A started tier and what the engine needs to know about it.
+ *
+ * @param index        the tier's position in configuration order, also its bit in index entries
+ * @param name         its configured name
+ * @param type         its provider's type
+ * @param tier         the tier
+ * @param capabilities what it declared, with implications added
+ */
+public record TierHandle(int index, String name, String type, StorageTier tier, Set<TierCapability> capabilities)
+{
+}
