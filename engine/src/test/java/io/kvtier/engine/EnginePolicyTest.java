@@ -1,0 +1,291 @@
+package io.kvtier.engine;
+
+import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.engine.status.EngineCounter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static io.kvtier.engine.EngineFixture.awaitTrue;
+import static io.kvtier.engine.EngineFixture.intact;
+import static io.kvtier.engine.EngineFixture.keys;
+import static io.kvtier.engine.EngineFixture.write;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Write policies, prefetch modes and leases. */
+class EnginePolicyTest
+{
+    private static String tierName(final TestInfo info)
+    {
+        return "p" + Integer.toHexString(info.getDisplayName().hashCode() & 0xFFFFFF);
+    }
+
+    private static Map<String, String> settings(final String tier, final int pages, final String writePolicy, final String prefetch)
+    {
+        final Map<String, String> settings = EngineFixture.settings(tier, pages);
+        settings.put(EngineConfig.POLICY_WRITE, writePolicy);
+        settings.put(EngineConfig.POLICY_PREFETCH, prefetch);
+        return settings;
+    }
+
+    @Test
+    void shouldBackUpOnCommitWithWriteThrough(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        try (Engine engine = EngineFixture.start(settings(name, 32, "write-through", "off"));
+             Session session = engine.openSession())
+        {
+            keys(session, 40, 5);
+            write(session, 0, 5);
+            session.flush();
+            assertThat(ScriptedTier.get(name).objects).hasSize(5);
+            assertThat(engine.snapshot().get(EngineCounter.BACKUPS_COMPLETED)).isEqualTo(5);
+            // Pages already in L3 are not written again.
+            assertThat(session.backup(0, 5)).isZero();
+        }
+    }
+
+    @Test
+    void shouldBackUpOnlyPagesHitEnoughWithWriteThroughSelective(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 32, "write-through-selective", "off");
+        settings.put(EngineConfig.POLICY_WRITE_HIT_THRESHOLD, "2");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 41, 4);
+            write(session, 0, 4);
+            session.flush();
+            assertThat(ScriptedTier.get(name).objects).isEmpty();
+            session.acquire(0, 2);
+            session.release();
+            session.flush();
+            assertThat(ScriptedTier.get(name).objects).isEmpty();
+            session.acquire(0, 1);
+            session.release();
+            session.flush();
+            assertThat(ScriptedTier.get(name).objects).containsOnlyKeys(session.keys().key(0));
+        }
+    }
+
+    @Test
+    void shouldBackUpOnEvictionWithWriteBackAndKeepTheSourcePinnedUntilItEnds(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 10, "write-back", "off");
+        settings.put(EngineConfig.POOL_EVICT_HIGH, "0.8");
+        settings.put(EngineConfig.POOL_EVICT_LOW, "0.5");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 42, 12);
+            write(session, 0, 8);
+            assertThat(ScriptedTier.get(name).objects).isEmpty();
+            final CountDownLatch gate = ScriptedTier.get(name).holdWrites();
+            // The 9th page takes the pool past its high water (8 of 10): evicting down to the low water (5)
+            // means the four oldest pages start backups, and stay pinned until they end.
+            write(session, 8, 1);
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.BACKUPS_IN_FLIGHT) == 4, "four backups in flight");
+            for (int i = 0; i < 4; i++)
+            {
+                final int page = pageOf(engine, session, i);
+                assertThat(PageStateWord.pins(engine.pool().stateWordAcquire(page))).as("pins of page %d", i).isEqualTo(1);
+            }
+            assertThat(session.evict(0, 4)).isZero();
+            assertThat(ScriptedTier.get(name).objects).isEmpty();
+            gate.countDown();
+            session.flush();
+            assertThat(ScriptedTier.get(name).objects)
+                .containsOnlyKeys(session.keys().key(0), session.keys().key(1), session.keys().key(2), session.keys().key(3));
+            assertThat(engine.snapshot().get(EngineCounter.PAGES_IN_USE)).isEqualTo(5);
+            assertThat(session.lookup(0, 3)).isEqualTo(3);
+            assertThat(session.l2Pages()).isZero();
+            assertThat(session.acquire(0, 3)).isEqualTo(3);
+            for (int i = 0; i < 3; i++)
+            {
+                assertThat(intact(session, i)).isTrue();
+            }
+            session.release();
+        }
+    }
+
+    private static int pageOf(final Engine engine, final Session session, final int key)
+    {
+        final var table = engine.pool().index();
+        return table.value(table.find(session.keys().high(key), session.keys().low(key)));
+    }
+
+    @Test
+    void shouldMakeAReserveWaitForWriteBackEvictionsInsteadOfFailing(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 4, "write-back", "off");
+        settings.put(EngineConfig.POOL_EVICT_HIGH, "1.0");
+        settings.put(EngineConfig.POOL_EVICT_LOW, "0.5");
+        final ExecutorService executor = Executors.newSingleThreadExecutor();
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 43, 6);
+            write(session, 0, 4);
+            final CountDownLatch gate = ScriptedTier.get(name).holdWrites();
+            final Future<Integer> reserved = executor.submit(() -> session.reserve(4, 1));
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.BACKUPS_IN_FLIGHT) == 2, "evictions waiting on backups");
+            assertThat(reserved).isNotDone();
+            gate.countDown();
+            assertThat(reserved.get()).isEqualTo(1);
+            assertThat(session.status(4)).isEqualTo(PageStatus.RESERVED);
+            session.abort(4, 1);
+        }
+        finally
+        {
+            executor.shutdownNow();
+        }
+    }
+
+    @Test
+    void shouldPrefetchInTheBackgroundWithBestEffort(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 32, "write-through", "best-effort");
+        settings.put(EngineConfig.POLICY_PREFETCH_THRESHOLD, "2");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 44, 6);
+            write(session, 0, 6);
+            session.flush();
+            session.evict(0, 6);
+            final CountDownLatch gate = ScriptedTier.get(name).holdReads();
+            assertThat(session.lookup(0, 6)).isEqualTo(6);
+            assertThat(session.l2Pages()).isZero();
+            gate.countDown();
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.PREFETCH_PAGES) == 6, "prefetch lands");
+            assertThat(session.lookup(0, 6)).isEqualTo(6);
+            assertThat(session.l2Pages()).isEqualTo(6);
+        }
+    }
+
+    @Test
+    void shouldNotPrefetchBelowTheThreshold(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 32, "write-through", "wait-complete");
+        settings.put(EngineConfig.POLICY_PREFETCH_THRESHOLD, "4");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 45, 3);
+            write(session, 0, 3);
+            session.flush();
+            session.evict(0, 3);
+            assertThat(session.lookup(0, 3)).isEqualTo(3);
+            assertThat(session.l2Pages()).isZero();
+            assertThat(engine.snapshot().get(EngineCounter.L3_READS)).isZero();
+        }
+    }
+
+    @Test
+    void shouldAnswerAfterThePrefetchWithWaitComplete(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 32, "write-through", "wait-complete");
+        settings.put(EngineConfig.POLICY_PREFETCH_THRESHOLD, "2");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 46, 6);
+            write(session, 0, 6);
+            session.flush();
+            session.evict(2, 4);
+            assertThat(session.lookup(0, 6)).isEqualTo(6);
+            assertThat(session.l2Pages()).isEqualTo(6);
+            assertThat(session.l3Pages()).isZero();
+        }
+    }
+
+    @Test
+    void shouldAnswerAtTheDeadlineWithTimeout(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 32, "write-through", "timeout");
+        settings.put(EngineConfig.POLICY_PREFETCH_THRESHOLD, "2");
+        settings.put(EngineConfig.POLICY_PREFETCH_TIMEOUT, "50ms");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 47, 5);
+            write(session, 0, 5);
+            session.flush();
+            session.evict(1, 4);
+            final CountDownLatch gate = ScriptedTier.get(name).holdReads();
+            assertThat(session.lookup(0, 5)).isEqualTo(5);
+            assertThat(session.l2Pages()).isEqualTo(1);
+            assertThat(session.l3Pages()).isEqualTo(4);
+            gate.countDown();
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.PREFETCH_PAGES) == 4, "prefetch lands later");
+        }
+    }
+
+    @Test
+    void shouldReclaimAnIdleSessionsPinsAndReservations() throws Exception
+    {
+        final Map<String, String> settings = EngineFixture.settings(null, 16);
+        settings.put(EngineConfig.LEASE_SESSION_TIMEOUT, "100ms");
+        settings.put(EngineConfig.LEASE_QUARANTINE, "0");
+        try (Engine engine = EngineFixture.start(settings);
+             Session idle = engine.openSession();
+             Session other = engine.openSession())
+        {
+            keys(idle, 48, 4);
+            write(idle, 0, 2);
+            assertThat(idle.acquire(0, 2)).isEqualTo(2);
+            idle.reserve(2, 2);
+            EngineFixture.fill(idle, 2);
+            keys(other, 48, 4);
+            awaitTrue(() ->
+            {
+                other.keepAlive();
+                return engine.snapshot().get(EngineCounter.SESSIONS_EXPIRED) == 1;
+            }, "lease expiry");
+            // Its pins are gone (the pages can be evicted) and its half-written pages never became visible.
+            assertThat(other.evict(0, 2)).isEqualTo(2);
+            assertThat(other.lookup(0, 4)).isZero();
+            assertThat(other.reserve(2, 2)).isEqualTo(2);
+            other.abort(2, 2);
+            final SessionException expired = org.junit.jupiter.api.Assertions.assertThrows(SessionException.class, () -> idle.commit(2, 1));
+            assertThat(expired.status()).isEqualTo(RequestStatus.LEASE_EXPIRED);
+        }
+    }
+
+    @Test
+    void shouldReclaimAReservationNotCommittedInTime() throws Exception
+    {
+        final Map<String, String> settings = EngineFixture.settings(null, 16);
+        settings.put(EngineConfig.LEASE_RESERVATION_TIMEOUT, "100ms");
+        settings.put(EngineConfig.LEASE_QUARANTINE, "100ms");
+        try (Engine engine = EngineFixture.start(settings);
+             Session slow = engine.openSession();
+             Session reader = engine.openSession())
+        {
+            keys(slow, 49, 1);
+            keys(reader, 49, 1);
+            assertThat(slow.reserve(0, 1)).isEqualTo(1);
+            EngineFixture.fill(slow, 0);
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.RESERVATIONS_EXPIRED) == 1, "reservation expiry");
+            assertThat(slow.commit(0, 1)).isZero();
+            assertThat(slow.status(0)).isEqualTo(PageStatus.EXPIRED);
+            assertThat(reader.acquire(0, 1)).isZero();
+            // The page rests in quarantine before it is handed out again.
+            assertThat(engine.snapshot().get(EngineCounter.PAGES_QUARANTINED)).isEqualTo(1);
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.PAGES_QUARANTINED) == 0, "quarantine ends");
+        }
+    }
+}
