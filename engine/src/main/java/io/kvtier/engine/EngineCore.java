@@ -50,6 +50,8 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private static final byte F_EVICT_PENDING = 4;
     private static final byte F_LOAD_ABANDONED = 8;
     private static final byte F_PREFETCH = 16;
+    /** Loaded from L3 and not yet pinned: its first pin counts as an L3 hit, whoever started the load. */
+    private static final byte F_LOADED_UNUSED = 32;
 
     private static final byte WAIT_PIN = 1;
     private static final byte WAIT_NOTIFY = 2;
@@ -696,7 +698,15 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         }
         s.pageIds[key] = page;
         s.generations[key] = PageStateWord.generation(word);
-        s.status[key] = (byte)as.ordinal();
+        if ((pageFlags[page] & F_LOADED_UNUSED) != 0)
+        {
+            pageFlags[page] &= ~F_LOADED_UNUSED;
+            s.status[key] = (byte)PageStatus.PINNED_FROM_L3.ordinal();
+        }
+        else
+        {
+            s.status[key] = (byte)as.ordinal();
+        }
         hold(s, key);
         lru.touch(page);
         pool.lastAccess(page, System.nanoTime());
@@ -1172,7 +1182,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             {
                 counters.increment(EngineCounter.PREFETCH_PAGES);
             }
-            pageFlags[page] = 0;
+            pageFlags[page] = F_LOADED_UNUSED;
             lru.touch(page);
             pool.lastAccess(page, System.nanoTime());
             counters.increment(EngineCounter.L3_PAGES_LOADED);

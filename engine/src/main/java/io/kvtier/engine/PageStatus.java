@@ -9,7 +9,7 @@ public enum PageStatus
     NONE,
     /** Pinned, found in the pool. */
     PINNED,
-    /** Pinned, loaded from L3 and verified for this request. */
+    /** Pinned, loaded from L3 and verified, and first used by this request (loaded for it or prefetched). */
     PINNED_FROM_L3,
     /** Reserved: write the page, then commit or abort. */
     RESERVED,

@@ -191,7 +191,10 @@ public final class Session implements AutoCloseable
         return acquiredFromPool;
     }
 
-    /** @return pages of the last acquire's prefix that were loaded from L3 and verified */
+    /**
+     * @return pages of the last acquire's prefix that came from L3 and were verified: loaded for this
+     *         acquire, or prefetched and first used by it
+     */
     public int acquiredFromL3()
     {
         return acquiredFromL3;

@@ -19,7 +19,7 @@ public interface StorageTier extends AutoCloseable
     /** @return the tier's configured name, as in {@code tier.<name>.type} */
     String name();
 
-    /** @return what the tier promises beyond the base contract */
+    /** @return what the tier promises beyond the base contract; fixed once the tier is created */
     default Set<TierCapability> capabilities()
     {
         return Set.of();
@@ -27,7 +27,8 @@ public interface StorageTier extends AutoCloseable
 
     /**
      * Checks which keys are stored: {@link TierStatus#OK} when present, {@link TierStatus#NOT_FOUND}
-     * when not.
+     * when not, or a failure status ({@link TierStatus#CORRUPT} for an object that cannot be a whole
+     * page, {@link TierStatus#IO_ERROR}, ...) when the tier cannot tell.
      *
      * @param batch the keys to check
      */
@@ -60,8 +61,9 @@ public interface StorageTier extends AutoCloseable
     TierUsage usage();
 
     /**
-     * Finishes or fails in-flight keys, then releases resources. Idempotent. Afterwards every key of
-     * every operation completes with {@link TierStatus#CLOSED}.
+     * Finishes or fails in-flight keys, then releases resources. Every key handed over before the
+     * call is completed before it returns, because the engine may unmap the pool right after.
+     * Idempotent. Afterwards every key of every operation completes with {@link TierStatus#CLOSED}.
      */
     @Override
     void close();

@@ -129,4 +129,14 @@ class EngineConfigTest
         assertThatThrownBy(() -> EngineConfig.load(dir.resolve("missing.conf"), Map.of()))
             .hasMessageContaining("does not exist");
     }
+
+    @Test
+    void shouldDocumentEverySettingInConfigMd() throws Exception
+    {
+        final String doc = Files.readString(Path.of("..", "docs", "config.md"));
+        for (final EngineConfig.Setting setting : EngineConfig.SETTINGS)
+        {
+            assertThat(doc).as("docs/config.md documents %s", setting.key()).contains("`" + setting.key() + "`");
+        }
+    }
 }

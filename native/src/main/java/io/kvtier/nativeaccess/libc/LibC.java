@@ -195,7 +195,9 @@ public final class LibC
         {
             while (done < size)
             {
-                final long n = (long)pread$mh.invokeExact(state, fd, done == 0 ? buffer : buffer.asSlice(done), size - done, offset + done);
+                // A conditional expression would reach invokeExact typed as Object: give it its own local.
+                final MemorySegment rest = done == 0 ? buffer : buffer.asSlice(done);
+                final long n = (long)pread$mh.invokeExact(state, fd, rest, size - done, offset + done);
                 if (n > 0)
                 {
                     done += n;
@@ -238,7 +240,9 @@ public final class LibC
         {
             while (done < size)
             {
-                final long n = (long)pwrite$mh.invokeExact(state, fd, done == 0 ? buffer : buffer.asSlice(done), size - done, offset + done);
+                // A conditional expression would reach invokeExact typed as Object: give it its own local.
+                final MemorySegment rest = done == 0 ? buffer : buffer.asSlice(done);
+                final long n = (long)pwrite$mh.invokeExact(state, fd, rest, size - done, offset + done);
                 if (n > 0)
                 {
                     done += n;

@@ -1,0 +1,135 @@
+package io.kvtier.bench.jmh;
+
+import io.kvtier.engine.Engine;
+import io.kvtier.engine.Session;
+import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.nativeaccess.libc.LibC;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Loading a prefix from L3 into the pool: evict it, then acquire it back, which reads every frame
+ * from the POSIX tier, verifies trailer and CRC32C, commits and pins it. L3 lives in /dev/shm so the
+ * figure is the engine's cost, not a disk's. The baseline reads the same files with the same system
+ * calls (open, pread, close) straight into a buffer, with no engine at all.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx1g"})
+public class LoadBenchmark
+{
+    @Param({"16"})
+    int pages;
+
+    @Param({"16384"})
+    int pageSize;
+
+    private Engine engine;
+    private Session session;
+    private Path l3;
+    private LibC libc;
+    private Arena arena;
+    private MemorySegment[] paths;
+    private MemorySegment buffer;
+
+    @Setup
+    public void setUp() throws Exception
+    {
+        l3 = BenchEngines.l3Dir("load");
+        BenchEngines.deleteTree(l3);
+        final Map<String, String> settings = BenchEngines.poolOnly("load", "16MiB", pageSize);
+        settings.put("tier.shm.type", "posix");
+        settings.put("tier.shm.dir", l3.toString());
+        settings.put(EngineConfig.POLICY_WRITE, "write-through");
+        engine = BenchEngines.start(settings);
+        session = engine.openSession();
+        for (int i = 0; i < pages; i++)
+        {
+            session.keys().add(0x6C6F616400000000L | i, i * 0x9E3779B97F4A7C15L);
+        }
+        if (BenchEngines.writeAll(session, pages, pageSize) != pages)
+        {
+            throw new IllegalStateException("setup could not commit " + pages + " pages");
+        }
+        session.flush();
+        libc = LibC.instance().orElseThrow(() -> new IllegalStateException("the baseline needs native access to libc"));
+        arena = Arena.ofShared();
+        final List<Path> files;
+        try (Stream<Path> walk = Files.walk(l3))
+        {
+            files = walk.filter(Files::isRegularFile).toList();
+        }
+        if (files.size() != pages)
+        {
+            throw new IllegalStateException("expected " + pages + " files in " + l3 + ", found " + files.size());
+        }
+        paths = new MemorySegment[files.size()];
+        for (int i = 0; i < paths.length; i++)
+        {
+            final byte[] text = files.get(i).toString().getBytes(StandardCharsets.US_ASCII);
+            paths[i] = arena.allocate(text.length + 1);
+            LibC.putCString(paths[i], 0, text, text.length);
+        }
+        buffer = arena.allocate(engine.pool().frameLength(), 4096);
+    }
+
+    @TearDown
+    public void tearDown()
+    {
+        session.close();
+        engine.close();
+        arena.close();
+        BenchEngines.deleteTree(l3);
+    }
+
+    /** @return pages pinned after loading them from L3 (all of them) */
+    @Benchmark
+    public int evictThenLoad()
+    {
+        session.evict(0, pages);
+        final int loaded = session.acquire(0, pages);
+        session.release(0, pages);
+        if (loaded != pages)
+        {
+            throw new IllegalStateException("loaded " + loaded + " of " + pages);
+        }
+        return loaded;
+    }
+
+    /** @return bytes read by plain open, pread, close of the same files */
+    @Benchmark
+    public long baselineRawRead()
+    {
+        long bytes = 0;
+        for (final MemorySegment path : paths)
+        {
+            final int fd = libc.open(path, LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
+            bytes += libc.preadFully(fd, buffer, 0);
+            libc.close(fd);
+        }
+        return bytes;
+    }
+}

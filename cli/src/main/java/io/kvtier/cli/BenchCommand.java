@@ -1,0 +1,24 @@
+package io.kvtier.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code kvtier bench}: benchmarks that measure the engine or its policies, each against a baseline
+ * in the same run.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+    description = "Benchmarks and workload replays.",
+    subcommands = {BenchReplayCommand.class},
+    footer = {"", ExitCode.HELP})
+public final class BenchCommand implements Runnable
+{
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run()
+    {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

@@ -1,0 +1,84 @@
+package io.kvtier.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+
+/**
+ * {@code kvtier}: the tiered KV-cache engine's command line.
+ */
+@Command(name = "kvtier",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description = "Node-local tiered KV cache for LLM inference: a shared-memory page pool (L2) in front of L3 storage tiers.",
+    subcommands = {DemoCommand.class, ServeCommand.class, BenchCommand.class, CommandLine.HelpCommand.class},
+    footer = {"", ExitCode.HELP})
+public final class Main implements Runnable
+{
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = {"-v", "--verbose"}, description = "Log debug detail to stderr.", scope = CommandLine.ScopeType.INHERIT)
+    boolean verbose;
+
+    @Option(names = {"-q", "--quiet"}, description = "Log only warnings and errors.", scope = CommandLine.ScopeType.INHERIT)
+    boolean quiet;
+
+    @Override
+    public void run()
+    {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /**
+     * Builds the command line with its exit-code mapping; tests pass their own writers.
+     *
+     * @param out where results go
+     * @param err where errors and progress go
+     * @return the command line
+     */
+    public static CommandLine commandLine(final PrintWriter out, final PrintWriter err)
+    {
+        final CommandLine commandLine = new CommandLine(new Main());
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        commandLine.setExecutionStrategy(parseResult ->
+        {
+            final Main main = parseResult.commandSpec().commandLine().getCommand();
+            Logging.configure(main.verbose, main.quiet);
+            return new CommandLine.RunLast().execute(parseResult);
+        });
+        commandLine.setParameterExceptionHandler((ex, args) ->
+        {
+            final CommandLine failed = ex.getCommandLine();
+            failed.getErr().println("kvtier: " + ex.getMessage());
+            if (!CommandLine.UnmatchedArgumentException.printSuggestions(ex, failed.getErr()))
+            {
+                failed.getErr().println("Try '" + failed.getCommandSpec().qualifiedName() + " --help'.");
+            }
+            return ExitCode.USAGE;
+        });
+        commandLine.setExecutionExceptionHandler((ex, failed, parseResult) ->
+        {
+            failed.getErr().println("kvtier: " + ex);
+            ex.printStackTrace(failed.getErr());
+            return ExitCode.FAILURE;
+        });
+        return commandLine;
+    }
+
+    /**
+     * @param args the command line
+     */
+    public static void main(final String[] args)
+    {
+        final PrintWriter out = new PrintWriter(System.out, true);
+        final PrintWriter err = new PrintWriter(System.err, true);
+        final int code = commandLine(out, err).execute(args);
+        out.flush();
+        err.flush();
+        System.exit(code);
+    }
+}

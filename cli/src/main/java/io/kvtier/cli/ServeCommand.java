@@ -1,0 +1,114 @@
+package io.kvtier.cli;
+
+import io.kvtier.engine.Engine;
+import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.tier.TierHandle;
+import io.kvtier.spi.ConfigValues;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code kvtier serve}: runs the engine until SIGINT or SIGTERM, then shuts down cleanly.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+    description = {"Runs the engine until SIGINT or SIGTERM. On the signal, new requests are refused, in-flight backups get"
+        + " l3.io-timeout to finish (unfinished ones are reported), the tiers close and the pool file is removed."},
+    footer = {"", "Without --config the embedded defaults apply (docs/config.md).", "", ExitCode.HELP})
+public final class ServeCommand implements Callable<Integer>
+{
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE", description = "Settings file (key = value lines; see docs/config.md).")
+    Path config;
+
+    @Option(names = "--stats-interval", defaultValue = "0", paramLabel = "DURATION",
+        description = "Print a counters line to stderr this often, e.g. 10s; 0 for never. Default: ${DEFAULT-VALUE}.")
+    String statsInterval;
+
+    @Mixin
+    SettingsMixin settings;
+
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    @Override
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final Duration interval;
+        try
+        {
+            interval = ConfigValues.parseDuration(statsInterval);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("kvtier: invalid --stats-interval \"" + statsInterval + "\": " + ex.getMessage());
+            return ExitCode.USAGE;
+        }
+        final Engine engine;
+        try
+        {
+            engine = Engine.start(EngineConfig.load(config, settings.settings()));
+        }
+        catch (final Exception ex)
+        {
+            return Failures.report(ex, err);
+        }
+        final Thread hook = new Thread(() ->
+        {
+            err.println("kvtier: stopping");
+            err.flush();
+            final long inFlight = engine.backupsInFlight();
+            engine.close();
+            err.println("kvtier: stopped" + (inFlight > 0 ? " (" + inFlight + " backups were in flight at the signal; see the log for any left unfinished)" : ""));
+            err.flush();
+            stopped.countDown();
+        }, "kvtier-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        final EngineConfig running = engine.config();
+        out.println("kvtier serving: pool " + running.poolPath() + " (" + running.pageCount() + " pages of " + ConfigValues.formatSize(running.pageSize())
+            + "), tiers " + engine.tiers().stream().map(TierHandle::name).toList() + ", write policy " + running.writePolicy().configName()
+            + ". Stop with Ctrl-C or SIGTERM.");
+        out.flush();
+        try
+        {
+            while (!stopped.await(interval.isZero() ? 3_600_000 : interval.toMillis(), TimeUnit.MILLISECONDS))
+            {
+                if (!interval.isZero())
+                {
+                    err.println(statsLine(engine.snapshot()));
+                    err.flush();
+                }
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return ExitCode.OK;
+    }
+
+    private static String statsLine(final Map<EngineCounter, Long> counters)
+    {
+        final StringBuilder line = new StringBuilder("kvtier stats:");
+        for (final EngineCounter counter : new EngineCounter[] {EngineCounter.REQUESTS, EngineCounter.PAGES_IN_USE, EngineCounter.L2_HIT_PAGES,
+            EngineCounter.L3_HIT_PAGES, EngineCounter.PAGES_COMMITTED, EngineCounter.PAGES_EVICTED, EngineCounter.BACKUPS_COMPLETED,
+            EngineCounter.BACKUPS_IN_FLIGHT, EngineCounter.L3_CORRUPT, EngineCounter.L3_ERRORS})
+        {
+            line.append(' ').append(counter.label()).append('=').append(counters.get(counter));
+        }
+        return line.toString();
+    }
+}

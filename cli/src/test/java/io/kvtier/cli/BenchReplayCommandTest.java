@@ -1,0 +1,63 @@
+package io.kvtier.cli;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class BenchReplayCommandTest
+{
+    private static final Path TRACE = Path.of("..", "..", "shared", "traces", "conversation_trace.jsonl");
+
+    @Test
+    void shouldPrintTheHitRateOfASmallTrace(@TempDir final Path dir) throws Exception
+    {
+        final Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of(
+            "{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": [1, 2]}",
+            "{\"timestamp\": 1, \"input_length\": 1536, \"output_length\": 1, \"hash_ids\": [1, 2, 3]}"));
+        final CliFixture.Result result = CliFixture.run("bench", "replay", "--trace", trace.toString(), "--capacity-tokens", "unbounded", "--json");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.OK);
+        assertThat(result.out()).contains("\"hit_blocks\":2").contains("\"total_blocks\":5").contains("\"hit_rate\":0.4");
+    }
+
+    @Test
+    void shouldNameTheLineOfABadTrace(@TempDir final Path dir) throws Exception
+    {
+        final Path trace = dir.resolve("bad.jsonl");
+        Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [1]}", "{not json"));
+        final CliFixture.Result result = CliFixture.run("bench", "replay", "--trace", trace.toString(), "--capacity-tokens", "1e6");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(result.err()).contains(":2");
+    }
+
+    @Test
+    void shouldRejectACapacityBelowOneBlock(@TempDir final Path dir) throws Exception
+    {
+        final Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [1]}"));
+        final CliFixture.Result result = CliFixture.run("bench", "replay", "--trace", trace.toString(), "--capacity-tokens", "100");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(result.err()).contains("--capacity-tokens");
+    }
+
+    @Test
+    void shouldReproduceTheReferenceLruFiguresOnTheMooncakeTrace()
+    {
+        Assumptions.assumeTrue(Files.isRegularFile(TRACE),
+            "trace not found at " + TRACE.toAbsolutePath().normalize() + "; it ships beside the repository in ../shared/traces, not in it");
+        final String[][] cases = {{"1e5", "0.042"}, {"1e6", "0.053"}, {"3e6", "0.136"}, {"1e7", "0.285"}, {"unbounded", "0.366"}};
+        for (final String[] c : cases)
+        {
+            final CliFixture.Result result = CliFixture.run("bench", "replay", "--trace", TRACE.toString(), "--capacity-tokens", c[0], "--policy", "lru", "--json");
+            assertThat(result.exitCode()).isEqualTo(ExitCode.OK);
+            final double rate = Double.parseDouble(result.out().replaceAll("(?s).*\"hit_rate\":([0-9.]+).*", "$1"));
+            assertThat(String.format(java.util.Locale.ROOT, "%.3f", rate)).as("LRU hit rate at %s tokens", c[0]).isEqualTo(c[1]);
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.kvtier.nativeaccess.libc;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LibCTest
+{
+    private static MemorySegment path(final Arena arena, final Path path)
+    {
+        final byte[] text = path.toString().getBytes(StandardCharsets.UTF_8);
+        final MemorySegment segment = arena.allocate(text.length + 1);
+        LibC.putCString(segment, 0, text, text.length);
+        return segment;
+    }
+
+    @Test
+    void shouldBeAvailableWithNativeAccessEnabled()
+    {
+        assertThat(LibC.instance()).isPresent();
+    }
+
+    @Test
+    void shouldWriteReadRenameAndUnlinkAFile(@TempDir final Path dir)
+    {
+        final LibC libc = LibC.instance().orElseThrow();
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment data = arena.allocate(10_000);
+            for (int i = 0; i < 10_000; i++)
+            {
+                data.set(ValueLayout.JAVA_BYTE, i, (byte)(i * 7));
+            }
+            final MemorySegment tmp = path(arena, dir.resolve("a.tmp"));
+            final MemorySegment dst = path(arena, dir.resolve("a"));
+            final int fd = libc.open(tmp, LibC.O_WRONLY | LibC.O_CREAT | LibC.O_EXCL | LibC.O_CLOEXEC, 0644);
+            assertThat(fd).isNotNegative();
+            assertThat(libc.pwriteFully(fd, data, 0)).isEqualTo(10_000);
+            assertThat(libc.fdatasync(fd)).isZero();
+            assertThat(libc.size(fd)).isEqualTo(10_000);
+            assertThat(libc.close(fd)).isZero();
+            assertThat(libc.rename(tmp, dst)).isZero();
+
+            final MemorySegment back = arena.allocate(10_000);
+            final int rd = libc.open(dst, LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
+            assertThat(libc.preadFully(rd, back, 0)).isEqualTo(10_000);
+            assertThat(back.mismatch(data)).isEqualTo(-1);
+            // Past the end a read is short, not an error.
+            assertThat(libc.preadFully(rd, back, 9_000)).isEqualTo(1_000);
+            libc.close(rd);
+            assertThat(libc.unlink(dst)).isZero();
+            assertThat(Files.exists(dir.resolve("a"))).isFalse();
+        }
+    }
+
+    @Test
+    void shouldReturnNegativeErrnoWithItsMeaning(@TempDir final Path dir)
+    {
+        final LibC libc = LibC.instance().orElseThrow();
+        try (Arena arena = Arena.ofConfined())
+        {
+            final int fd = libc.open(path(arena, dir.resolve("missing")), LibC.O_RDONLY, 0);
+            assertThat(fd).isEqualTo(-LibC.ENOENT);
+            assertThat(libc.strerror(fd)).containsIgnoringCase("no such file");
+            assertThat(libc.mkdir(path(arena, dir), 0755)).isEqualTo(-LibC.EEXIST);
+            assertThat(libc.close(-1)).isNegative();
+        }
+    }
+}

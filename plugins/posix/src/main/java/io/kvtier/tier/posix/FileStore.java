@@ -1,0 +1,62 @@
+package io.kvtier.tier.posix;
+
+import io.kvtier.spi.TierStatus;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One worker's file operations on page files. An instance belongs to one thread at a time (it keeps
+ * path buffers and the temp file of the write in progress); errors are logged, rate-limited, with
+ * the path and the system's reason, and returned as a {@link TierStatus}.
+ *
+ * <p>A write is three steps so the tier can order the rename with evictions of the same key:
+ * {@link #writeTemp} (the slow part, no lock held), then {@link #publishTemp} under the key's
+ * stripe lock, or {@link #discardTemp} when the write is abandoned.
+ */
+interface FileStore
+{
+    /**
+     * @param keyHigh      the key's high half
+     * @param keyLow       the key's low half
+     * @param expectedSize the object size
+     * @return OK when the page file exists with that size, CORRUPT when its size differs, NOT_FOUND, or an error
+     */
+    TierStatus exists(long keyHigh, long keyLow, long expectedSize);
+
+    /**
+     * Reads a page whole: a file whose size differs from the segment's is CORRUPT and is not read.
+     *
+     * @param keyHigh     the key's high half
+     * @param keyLow      the key's low half
+     * @param destination the pool slice to fill
+     * @return OK, NOT_FOUND, CORRUPT or an error
+     */
+    TierStatus read(long keyHigh, long keyLow, MemorySegment destination);
+
+    /**
+     * Writes the segment to a new temp file next to the page's final name, flushed when configured.
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  the key's low half
+     * @param source  the pool slice to store
+     * @return OK when the temp file is complete and closed, or an error (the temp file is then gone)
+     */
+    TierStatus writeTemp(long keyHigh, long keyLow, MemorySegment source);
+
+    /**
+     * Renames the temp file of the last {@link #writeTemp} over the page's final name, atomically.
+     *
+     * @return OK, or an error (the temp file is then gone)
+     */
+    TierStatus publishTemp();
+
+    /** Deletes the temp file of the last {@link #writeTemp}, if it is still there. */
+    void discardTemp();
+
+    /**
+     * @param keyHigh the key's high half
+     * @param keyLow  the key's low half
+     * @return OK when a page file was removed, NOT_FOUND when there was none, or an error
+     */
+    TierStatus unlink(long keyHigh, long keyLow);
+}

@@ -1,0 +1,368 @@
+package io.kvtier.tier.posix;
+
+import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.spi.TierStatus;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static io.kvtier.nativeaccess.libc.LibC.EDQUOT;
+import static io.kvtier.nativeaccess.libc.LibC.EEXIST;
+import static io.kvtier.nativeaccess.libc.LibC.EINVAL;
+import static io.kvtier.nativeaccess.libc.LibC.ENOENT;
+import static io.kvtier.nativeaccess.libc.LibC.ENOSPC;
+import static io.kvtier.nativeaccess.libc.LibC.O_CLOEXEC;
+import static io.kvtier.nativeaccess.libc.LibC.O_CREAT;
+import static io.kvtier.nativeaccess.libc.LibC.O_DIRECT;
+import static io.kvtier.nativeaccess.libc.LibC.O_EXCL;
+import static io.kvtier.nativeaccess.libc.LibC.O_RDONLY;
+import static io.kvtier.nativeaccess.libc.LibC.O_WRONLY;
+
+/**
+ * Page files through {@link LibC}: positional I/O straight between the pool slice and the file (no
+ * copy, O_DIRECT when on), paths built in preallocated native buffers. Nothing here allocates on
+ * success; failures allocate their log message, rate-limited.
+ */
+final class LibcFileStore implements FileStore
+{
+    private static final int FILE_MODE = 0644;
+    private static final int DIRECTORY_MODE = 0755;
+    private static final int MAX_ATTEMPTS = 8;
+
+    private final LibC libc;
+    private final PathLayout layout;
+    private final boolean fsync;
+    private final DirectIo direct;
+    private final IoErrorLog errors;
+    private final long token;
+    private final byte[] path;
+    private final MemorySegment pagePath;
+    private final MemorySegment tempPath;
+    private final MemorySegment directoryPath;
+    private int pageLength;
+    private int tempLength;
+    private int tempCounter;
+    private boolean tempPending;
+
+    /**
+     * @param libc   the libc front
+     * @param io     positional reads and writes
+     * @param layout where pages live
+     * @param arena  where the path buffers come from; must outlive the store
+     * @param fsync  whether to fdatasync a temp file before it is renamed
+     * @param direct whether O_DIRECT is in use, shared by the tier's stores
+     * @param errors where failures are logged
+     */
+    LibcFileStore(final LibC libc, final PathLayout layout, final Arena arena, final boolean fsync,
+                  final DirectIo direct, final IoErrorLog errors)
+    {
+        this.libc = libc;
+        this.layout = layout;
+        this.fsync = fsync;
+        this.direct = direct;
+        this.errors = errors;
+        // Random per store, so temp names of stores in other processes and on other nodes never collide.
+        this.token = ThreadLocalRandom.current().nextLong();
+        final int length = layout.maxPathLength();
+        path = new byte[length];
+        pagePath = arena.allocate(length);
+        tempPath = arena.allocate(length);
+        directoryPath = arena.allocate(length);
+    }
+
+    /**
+     * Proves O_DIRECT works in a directory: an aligned write and read of a probe file.
+     *
+     * @param libc the libc front
+     * @param io   positional reads and writes
+     * @param dir  the tier's directory
+     * @return why O_DIRECT cannot be used, or empty when it can
+     */
+    static Optional<String> probeDirectIo(final LibC libc, final Path dir)
+    {
+        final Path probe = dir.resolve(PathLayout.PROBE_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong()) + PathLayout.TEMP_SUFFIX);
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment name = arena.allocateFrom(probe.toString(), StandardCharsets.UTF_8);
+            final MemorySegment buffer = arena.allocate(DirectIo.ALIGNMENT, DirectIo.ALIGNMENT);
+            int fd = libc.open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_DIRECT, FILE_MODE);
+            if (fd < 0)
+            {
+                return Optional.of("open(O_DIRECT) of " + probe + " failed: " + libc.strerror(fd));
+            }
+            try
+            {
+                final long written = libc.pwriteFully(fd, buffer, 0);
+                libc.close(fd);
+                if (written < 0)
+                {
+                    return Optional.of("an aligned O_DIRECT write to " + probe + " failed: " + libc.strerror((int)written));
+                }
+                fd = libc.open(name, O_RDONLY | O_CLOEXEC | O_DIRECT, 0);
+                if (fd < 0)
+                {
+                    return Optional.of("open(O_DIRECT) for reading " + probe + " failed: " + libc.strerror(fd));
+                }
+                final long read = libc.preadFully(fd, buffer, 0);
+                libc.close(fd);
+                if (read != DirectIo.ALIGNMENT)
+                {
+                    return Optional.of("an aligned O_DIRECT read of " + probe + " failed: "
+                        + (read < 0 ? libc.strerror((int)read) : read + " bytes"));
+                }
+                return Optional.empty();
+            }
+            finally
+            {
+                libc.unlink(name);
+            }
+        }
+    }
+
+    @Override
+    public TierStatus exists(final long keyHigh, final long keyLow, final long expectedSize)
+    {
+        preparePagePath(keyHigh, keyLow);
+        final int fd = libc.open(pagePath, O_RDONLY | O_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            return fd == -ENOENT ? TierStatus.NOT_FOUND : failure("open", pageLength, fd);
+        }
+        try
+        {
+            final long size = libc.size(fd);
+            if (size < 0)
+            {
+                return failure("lseek", pageLength, (int)size);
+            }
+            return size == expectedSize ? TierStatus.OK : corrupt(size, expectedSize);
+        }
+        finally
+        {
+            libc.close(fd);
+        }
+    }
+
+    @Override
+    public TierStatus read(final long keyHigh, final long keyLow, final MemorySegment destination)
+    {
+        preparePagePath(keyHigh, keyLow);
+        final TierStatus status = readPage(destination, direct.appliesTo(destination.address(), destination.byteSize()));
+        // null: the filesystem refused O_DIRECT after all; DirectIo is off now, so this retry is buffered.
+        return status != null ? status : readPage(destination, false);
+    }
+
+    private TierStatus readPage(final MemorySegment destination, final boolean useDirect)
+    {
+        final int fd = libc.open(pagePath, O_RDONLY | O_CLOEXEC | (useDirect ? O_DIRECT : 0), 0);
+        if (fd < 0)
+        {
+            if (fd == -EINVAL && useDirect)
+            {
+                direct.refused("open of " + describe(pageLength));
+                return null;
+            }
+            return fd == -ENOENT ? TierStatus.NOT_FOUND : failure("open", pageLength, fd);
+        }
+        try
+        {
+            final long size = libc.size(fd);
+            if (size < 0)
+            {
+                return failure("lseek", pageLength, (int)size);
+            }
+            if (size != destination.byteSize())
+            {
+                return corrupt(size, destination.byteSize());
+            }
+            final long read = libc.preadFully(fd, destination, 0);
+            if (read == -EINVAL && useDirect)
+            {
+                direct.refused("read of " + describe(pageLength));
+                return null;
+            }
+            if (read < 0)
+            {
+                return failure("read", pageLength, (int)read);
+            }
+            // Fewer bytes than the size just seen: truncated in place by someone else; never a partial OK.
+            return read == size ? TierStatus.OK : corrupt(read, size);
+        }
+        finally
+        {
+            libc.close(fd);
+        }
+    }
+
+    @Override
+    public TierStatus writeTemp(final long keyHigh, final long keyLow, final MemorySegment source)
+    {
+        tempPending = false;
+        preparePagePath(keyHigh, keyLow);
+        boolean useDirect = direct.appliesTo(source.address(), source.byteSize());
+        boolean madeDirectories = false;
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++)
+        {
+            prepareTempPath();
+            final int fd = libc.open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | (useDirect ? O_DIRECT : 0), FILE_MODE);
+            if (fd < 0)
+            {
+                if (fd == -ENOENT && !madeDirectories)
+                {
+                    // Fan-out directories are created on first use, not all 65536 up front.
+                    final int rc = makeDirectories();
+                    if (rc < 0)
+                    {
+                        return failure("mkdir", layout.directoryLength(layout.levels()), rc);
+                    }
+                    madeDirectories = true;
+                    continue;
+                }
+                if (fd == -EEXIST)
+                {
+                    continue;
+                }
+                if (fd == -EINVAL && useDirect)
+                {
+                    direct.refused("open of " + describe(tempLength));
+                    useDirect = false;
+                    continue;
+                }
+                return failure("open", tempLength, fd);
+            }
+            final long written = libc.pwriteFully(fd, source, 0);
+            if (written < 0)
+            {
+                libc.close(fd);
+                libc.unlink(tempPath);
+                if (written == -EINVAL && useDirect)
+                {
+                    direct.refused("write of " + describe(tempLength));
+                    useDirect = false;
+                    continue;
+                }
+                return failure("write", tempLength, (int)written);
+            }
+            if (fsync)
+            {
+                final int rc = libc.fdatasync(fd);
+                if (rc < 0)
+                {
+                    libc.close(fd);
+                    libc.unlink(tempPath);
+                    return failure("fdatasync", tempLength, rc);
+                }
+            }
+            final int rc = libc.close(fd);
+            if (rc < 0)
+            {
+                // Network filesystems report write errors at close: the temp file cannot be trusted.
+                libc.unlink(tempPath);
+                return failure("close", tempLength, rc);
+            }
+            tempPending = true;
+            return TierStatus.OK;
+        }
+        return failure("open", tempLength, -EEXIST);
+    }
+
+    @Override
+    public TierStatus publishTemp()
+    {
+        final int rc = libc.rename(tempPath, pagePath);
+        if (rc < 0)
+        {
+            discardTemp();
+            return failure("rename to " + describe(pageLength) + " from", tempLength, rc);
+        }
+        tempPending = false;
+        return TierStatus.OK;
+    }
+
+    @Override
+    public void discardTemp()
+    {
+        if (tempPending)
+        {
+            tempPending = false;
+            libc.unlink(tempPath);
+        }
+    }
+
+    @Override
+    public TierStatus unlink(final long keyHigh, final long keyLow)
+    {
+        preparePagePath(keyHigh, keyLow);
+        final int rc = libc.unlink(pagePath);
+        if (rc == 0)
+        {
+            return TierStatus.OK;
+        }
+        return rc == -ENOENT ? TierStatus.NOT_FOUND : failure("unlink", pageLength, rc);
+    }
+
+    private void preparePagePath(final long keyHigh, final long keyLow)
+    {
+        pageLength = layout.writePagePath(keyHigh, keyLow, path);
+        LibC.putCString(pagePath, 0, path, pageLength);
+    }
+
+    private void prepareTempPath()
+    {
+        tempLength = PathLayout.appendTempSuffix(path, pageLength, token, tempCounter++);
+        LibC.putCString(tempPath, 0, path, tempLength);
+    }
+
+    private int makeDirectories()
+    {
+        for (int level = 1; level <= layout.levels(); level++)
+        {
+            LibC.putCString(directoryPath, 0, path, layout.directoryLength(level));
+            final int rc = libc.mkdir(directoryPath, DIRECTORY_MODE);
+            if (rc < 0 && rc != -EEXIST)
+            {
+                return rc;
+            }
+        }
+        return 0;
+    }
+
+    private String describe(final int length)
+    {
+        return new String(path, 0, length, StandardCharsets.UTF_8);
+    }
+
+    private TierStatus failure(final String operation, final int pathLength, final int rc)
+    {
+        final TierStatus status = statusOf(-rc);
+        if (errors.shouldLog())
+        {
+            errors.log(System.Logger.Level.WARNING, operation + " " + describe(pathLength) + " failed: " + libc.strerror(rc)
+                + " (errno " + -rc + ") -> " + status);
+        }
+        return status;
+    }
+
+    private TierStatus corrupt(final long size, final long expected)
+    {
+        if (errors.shouldLog())
+        {
+            errors.log(System.Logger.Level.WARNING, "page file " + describe(pageLength) + " has " + size + " bytes, expected "
+                + expected + " -> CORRUPT");
+        }
+        return TierStatus.CORRUPT;
+    }
+
+    /**
+     * @param errno a positive error number
+     * @return NO_SPACE for a full disk or quota, IO_ERROR otherwise
+     */
+    static TierStatus statusOf(final int errno)
+    {
+        return errno == ENOSPC || errno == EDQUOT ? TierStatus.NO_SPACE : TierStatus.IO_ERROR;
+    }
+}

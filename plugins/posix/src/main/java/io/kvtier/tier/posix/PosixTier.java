@@ -1,0 +1,785 @@
+package io.kvtier.tier.posix;
+
+import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.spi.ConfigValues;
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.TierBatch;
+import io.kvtier.spi.TierCapability;
+import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierContext;
+import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TierUsage;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An L3 tier storing each page as a file under a directory: local NVMe, or a shared filesystem
+ * several nodes use at once. See the module's README for the layout and the crash-safety argument.
+ *
+ * <h2>Threads</h2>
+ * Operations return at once: the caller (the engine's pipeline thread) only takes a preallocated
+ * job, fills it in and queues it, once per worker that will share the batch. The {@code io-threads}
+ * workers claim the batch's keys one at a time through the job's cursor, do the file I/O and
+ * complete each key. With {@link LibC} the steady state allocates nothing per key: the pool slice is
+ * the I/O buffer, and paths are built in each worker's native buffers.
+ *
+ * <h2>Locks</h2>
+ * Two kinds, always taken in this order and never two stripes at once:
+ * <ul>
+ *   <li>a stripe lock per key hash, held around the namespace changes of a key (the rename that
+ *       publishes a write, the unlink of a remove or an eviction) together with their index update,
+ *       so an eviction can never unlink a file that a newer write has just renamed into place;</li>
+ *   <li>one index lock around the {@link FileIndex} bookkeeping. Its critical sections are a hash
+ *       probe and a few array and list updates with no I/O, short next to the file operation each
+ *       key does anyway, which is why a plain lock is fine on this L3 path.</li>
+ * </ul>
+ */
+public final class PosixTier implements StorageTier
+{
+    private static final int EXISTS = 0;
+    private static final int READ = 1;
+    private static final int WRITE = 2;
+    private static final int REMOVE = 3;
+
+    private static final int QUEUE_CAPACITY = 4096;
+    private static final int JOB_POOL_SIZE = 256;
+    private static final int STRIPES = 64;
+    private static final int VICTIMS_PER_ROUND = 64;
+    private static final int MAX_RESERVE_ATTEMPTS = 16;
+    private static final long CLOSE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final Job POISON = new Job();
+
+    private final String name;
+    private final TierContext context;
+    private final PosixSettings settings;
+    private final PathLayout layout;
+    private final long objectSize;
+    private final System.Logger logger;
+    private final IoErrorLog errors;
+    private final Arena arena;
+    private final FileIndex index;
+    private final ReentrantLock indexLock = new ReentrantLock();
+    private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+    private final ArrayBlockingQueue<Job> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
+    private final ArrayBlockingQueue<Job> jobPool = new ArrayBlockingQueue<>(JOB_POOL_SIZE);
+    private final DirectIo directIo;
+    private final boolean usesLibc;
+    private final Set<TierCapability> capabilities;
+    private final Worker[] workers;
+    private final Thread[] threads;
+    private final AtomicInteger submitting = new AtomicInteger();
+    private final AtomicBoolean overflowReported = new AtomicBoolean();
+    private final Object closeLock = new Object();
+    private volatile boolean closed;
+    private boolean released;
+
+    private PosixTier(final TierConfig config, final PosixSettings settings, final TierContext context, final Optional<LibC> libc,
+                      final String fallbackReason)
+    {
+        this.name = config.tierName();
+        this.context = context;
+        this.settings = settings;
+        this.objectSize = context.objectSize();
+        this.logger = context.logger();
+        this.errors = new IoErrorLog(logger, 1, TimeUnit.SECONDS);
+        this.layout = new PathLayout(settings.dir, settings.fanoutLevels);
+        this.usesLibc = libc.isPresent();
+        for (int i = 0; i < STRIPES; i++)
+        {
+            stripes[i] = new ReentrantLock();
+        }
+        for (int i = 0; i < JOB_POOL_SIZE; i++)
+        {
+            jobPool.add(new Job());
+        }
+
+        String directNote = "off";
+        boolean direct = false;
+        if (settings.directIo)
+        {
+            if (libc.isEmpty())
+            {
+                directNote = "off (O_DIRECT needs LibC: " + fallbackReason + ")";
+            }
+            else
+            {
+                final Optional<String> refusal = LibcFileStore.probeDirectIo(libc.get(), settings.dir);
+                direct = refusal.isEmpty();
+                directNote = refusal.map(reason -> "off (" + reason + ")").orElse("on");
+            }
+            if (!direct)
+            {
+                logger.log(System.Logger.Level.WARNING, config.qualified(PosixSettings.DIRECT_IO) + "=true but direct I/O is "
+                    + directNote + "; using buffered I/O");
+            }
+        }
+        directIo = new DirectIo(direct, logger);
+
+        arena = Arena.ofShared();
+        try
+        {
+            index = new FileIndex(arena, settings.indexEntries, settings.capacity, settings.highWaterBytes(), settings.lowWaterBytes());
+            workers = new Worker[settings.ioThreads];
+            for (int i = 0; i < workers.length; i++)
+            {
+                workers[i] = new Worker(libc.isPresent()
+                    ? new LibcFileStore(libc.get(), layout, arena, settings.fsync, directIo, errors)
+                    : new ChannelFileStore(layout, settings.fsync, errors));
+            }
+            final StartupScan scan;
+            try
+            {
+                scan = StartupScan.scan(layout, settings.tmpMaxAge, Instant.now(), logger);
+            }
+            catch (final IOException ex)
+            {
+                throw config.invalid(PosixSettings.DIR, settings.dir.toString(), "a readable directory, but scanning it failed: "
+                    + PosixSettings.describe(ex), ex);
+            }
+            final int evictedAtStart = adopt(scan);
+
+            final EnumSet<TierCapability> declared = EnumSet.of(TierCapability.PERSISTENT);
+            if (settings.shared)
+            {
+                declared.add(TierCapability.SHARED);
+            }
+            if (settings.isBounded())
+            {
+                declared.add(TierCapability.SELF_EVICTING);
+            }
+            if (usesLibc)
+            {
+                declared.add(TierCapability.ZERO_COPY);
+            }
+            if (direct)
+            {
+                declared.add(TierCapability.DIRECT_IO);
+            }
+            capabilities = Collections.unmodifiableSet(declared);
+
+            threads = new Thread[workers.length];
+            for (int i = 0; i < workers.length; i++)
+            {
+                threads[i] = new Thread(workers[i], "kvtier-posix-" + name + "-io-" + i);
+                threads[i].setDaemon(true);
+            }
+            logger.log(System.Logger.Level.INFO, "posix tier " + name + " ready: " + settings
+                + "; io=" + (usesLibc ? "LibC (zero-copy)" : "FileChannel (" + fallbackReason + ")")
+                + "; direct-io " + directNote
+                + "; found " + scan.pages.size() + " page files from earlier runs or other nodes (" + ConfigValues.formatSize(index.usedBytes())
+                + " kept, " + evictedAtStart + " evicted to fit the capacity)"
+                + ", deleted " + scan.deletedTemps + " temp files older than " + settings.tmpMaxAge
+                + ", kept " + scan.youngTemps + " younger ones, ignored " + scan.foreignFiles + " other files");
+            if (settings.isBounded() && settings.capacity / objectSize > settings.indexEntries)
+            {
+                logger.log(System.Logger.Level.WARNING, config.qualified(PosixSettings.CAPACITY) + " holds " + settings.capacity / objectSize
+                    + " objects but the index tracks " + settings.indexEntries + ": the tier keeps at most that many; raise "
+                    + config.qualified(PosixSettings.INDEX_ENTRIES) + " to use the whole capacity");
+            }
+            for (final Thread thread : threads)
+            {
+                thread.start();
+            }
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            arena.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Creates a tier: validates the directory, scans it, starts the workers.
+     *
+     * @param config   the tier's settings, for error messages
+     * @param settings the validated settings
+     * @param context  the engine's side
+     * @param libc           the libc front, or empty to use FileChannel
+     * @param fallbackReason why libc is empty, for the log
+     * @return the running tier
+     */
+    static PosixTier open(final TierConfig config, final PosixSettings settings, final TierContext context, final Optional<LibC> libc,
+                          final String fallbackReason)
+    {
+        return new PosixTier(config, settings, context, libc, fallbackReason);
+    }
+
+    private int adopt(final StartupScan scan)
+    {
+        // Runs before the workers start, on the creating thread, with the first worker's store and buffers.
+        final Worker seeder = workers[0];
+        int evicted = 0;
+        for (final StartupScan.Page page : scan.pages)
+        {
+            while (!index.adopt(page.key().high(), page.key().low(), page.bytes()))
+            {
+                if (!index.chooseOneVictim(seeder.victims))
+                {
+                    break;
+                }
+                evicted += seeder.evictChosen();
+            }
+        }
+        index.startEvictionIfAboveHighWater();
+        index.continueEviction(seeder.victims);
+        evicted += seeder.evictChosen();
+        if (index.overflowed())
+        {
+            reportOverflow();
+        }
+        return evicted;
+    }
+
+    private void reportOverflow()
+    {
+        if (overflowReported.compareAndSet(false, true))
+        {
+            logger.log(System.Logger.Level.WARNING, "more page files than tier." + name + "." + PosixSettings.INDEX_ENTRIES + " ("
+                + settings.indexEntries + ") can track: the rest are counted in bytes only and usage reports objects as unknown;"
+                + " raise tier." + name + "." + PosixSettings.INDEX_ENTRIES);
+        }
+    }
+
+    @Override
+    public String name()
+    {
+        return name;
+    }
+
+    @Override
+    public Set<TierCapability> capabilities()
+    {
+        return capabilities;
+    }
+
+    @Override
+    public void exists(final TierBatch batch)
+    {
+        submit(EXISTS, batch);
+    }
+
+    @Override
+    public void read(final TierBatch batch)
+    {
+        submit(READ, batch);
+    }
+
+    @Override
+    public void write(final TierBatch batch)
+    {
+        submit(WRITE, batch);
+    }
+
+    @Override
+    public void remove(final TierBatch batch)
+    {
+        submit(REMOVE, batch);
+    }
+
+    @Override
+    public TierUsage usage()
+    {
+        indexLock.lock();
+        try
+        {
+            return new TierUsage(index.usedBytes(), settings.capacity, index.objects());
+        }
+        finally
+        {
+            indexLock.unlock();
+        }
+    }
+
+    private void submit(final int operation, final TierBatch batch)
+    {
+        final int size = batch.size();
+        if (size == 0)
+        {
+            return;
+        }
+        // Counted before reading `closed`, so close() waits for this call and cannot miss its job.
+        submitting.incrementAndGet();
+        try
+        {
+            if (closed)
+            {
+                completeAll(batch, size, TierStatus.CLOSED);
+                return;
+            }
+            Job job = jobPool.poll();
+            if (job == null)
+            {
+                job = new Job();
+            }
+            final int share = Math.min(workers.length, size);
+            job.prepare(operation, batch, size, share);
+            if (!queue.offer(job))
+            {
+                job.batch = null;
+                jobPool.offer(job);
+                if (errors.shouldLog())
+                {
+                    errors.log(System.Logger.Level.WARNING, "posix tier " + name + ": " + QUEUE_CAPACITY
+                        + " batches already queued; rejecting a batch of " + size + " keys");
+                }
+                completeAll(batch, size, TierStatus.REJECTED);
+                return;
+            }
+            for (int i = 1; i < share; i++)
+            {
+                if (!queue.offer(job))
+                {
+                    // Fewer workers share this batch; give back the holds nobody will take.
+                    job.release(share - i, jobPool);
+                    break;
+                }
+            }
+        }
+        finally
+        {
+            submitting.decrementAndGet();
+        }
+    }
+
+    private void completeAll(final TierBatch batch, final int size, final TierStatus status)
+    {
+        for (int i = 0; i < size; i++)
+        {
+            complete(batch, i, status);
+        }
+    }
+
+    private void complete(final TierBatch batch, final int index, final TierStatus status)
+    {
+        try
+        {
+            batch.complete(index, status);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (errors.shouldLog())
+            {
+                errors.log(System.Logger.Level.ERROR, "posix tier " + name + ": the batch refused the completion of key " + index
+                    + " as " + status + ": " + ex);
+            }
+        }
+    }
+
+    private ReentrantLock stripe(final long keyHigh, final long keyLow)
+    {
+        // Keys are hashes: their low bits spread evenly.
+        return stripes[(int)(keyLow ^ keyHigh) & (STRIPES - 1)];
+    }
+
+    /**
+     * Stops accepting work (new keys complete CLOSED), lets the workers finish the key each is on and
+     * complete the remaining queued keys CLOSED, stops them and frees the native buffers. Idempotent;
+     * a second caller waits for the first.
+     */
+    @Override
+    public void close()
+    {
+        synchronized (closeLock)
+        {
+            if (released)
+            {
+                return;
+            }
+            closed = true;
+            while (submitting.get() != 0)
+            {
+                Thread.onSpinWait();
+            }
+            boolean interrupted = false;
+            // FIFO: every job queued before is taken before the first poison pill.
+            for (int i = 0; i < threads.length; i++)
+            {
+                while (true)
+                {
+                    try
+                    {
+                        queue.put(POISON);
+                        break;
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        interrupted = true;
+                    }
+                }
+            }
+            final long deadline = System.nanoTime() + CLOSE_TIMEOUT_NANOS;
+            boolean stopped = true;
+            for (final Thread thread : threads)
+            {
+                if (thread == Thread.currentThread())
+                {
+                    // close() from a completion callback: this worker finishes its key, then completes
+                    // the rest CLOSED without touching the native buffers, and meets its poison pill.
+                    continue;
+                }
+                while (thread.isAlive() && System.nanoTime() - deadline < 0)
+                {
+                    try
+                    {
+                        thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        interrupted = true;
+                    }
+                }
+                stopped &= !thread.isAlive();
+            }
+            if (stopped)
+            {
+                arena.close();
+                logger.log(System.Logger.Level.DEBUG, "posix tier " + name + " closed");
+            }
+            else
+            {
+                // A worker stuck in a hung filesystem call still uses its path buffers: leave them to it.
+                logger.log(System.Logger.Level.WARNING, "posix tier " + name + ": workers still busy "
+                    + TimeUnit.NANOSECONDS.toSeconds(CLOSE_TIMEOUT_NANOS) + "s after close (hung filesystem?); their keys complete when the calls return");
+            }
+            released = true;
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** @return the worker threads, for tests */
+    List<Thread> workerThreads()
+    {
+        return List.of(threads);
+    }
+
+    /** @return whether O_DIRECT is in use, for tests */
+    boolean directIoActive()
+    {
+        return directIo.active();
+    }
+
+    /** @return whether I/O goes through LibC, for tests */
+    boolean usesLibc()
+    {
+        return usesLibc;
+    }
+
+    /** @return where pages live, for tests */
+    PathLayout layout()
+    {
+        return layout;
+    }
+
+    /** A batch handed to the workers; reused through the job pool. */
+    private static final class Job
+    {
+        private final AtomicInteger cursor = new AtomicInteger();
+        private final AtomicInteger holders = new AtomicInteger();
+        private int operation;
+        private int size;
+        private TierBatch batch;
+
+        void prepare(final int operation, final TierBatch batch, final int size, final int holders)
+        {
+            this.operation = operation;
+            this.batch = batch;
+            this.size = size;
+            this.cursor.set(0);
+            this.holders.set(holders);
+        }
+
+        /**
+         * @param count holds to give back
+         * @param pool  where the job goes when the last hold is given back
+         */
+        void release(final int count, final ArrayBlockingQueue<Job> pool)
+        {
+            if (holders.addAndGet(-count) == 0)
+            {
+                batch = null;
+                pool.offer(this);
+            }
+        }
+    }
+
+    /** One I/O thread: its own file store, path buffers and eviction buffer. */
+    private final class Worker implements Runnable
+    {
+        private final FileStore store;
+        private final FileIndex.Victims victims = new FileIndex.Victims(VICTIMS_PER_ROUND);
+
+        Worker(final FileStore store)
+        {
+            this.store = store;
+        }
+
+        @Override
+        public void run()
+        {
+            while (true)
+            {
+                final Job job;
+                try
+                {
+                    job = queue.take();
+                }
+                catch (final InterruptedException ex)
+                {
+                    // Only close() stops a worker, with a poison pill.
+                    continue;
+                }
+                if (job == POISON)
+                {
+                    return;
+                }
+                final TierBatch batch = job.batch;
+                final int operation = job.operation;
+                final int size = job.size;
+                for (int i = job.cursor.getAndIncrement(); i < size; i = job.cursor.getAndIncrement())
+                {
+                    process(operation, batch, i);
+                }
+                job.release(1, jobPool);
+            }
+        }
+
+        private void process(final int operation, final TierBatch batch, final int i)
+        {
+            TierStatus status;
+            try
+            {
+                status = closed ? TierStatus.CLOSED : switch (operation)
+                {
+                    case EXISTS -> store.exists(batch.keyHigh(i), batch.keyLow(i), objectSize);
+                    case READ -> read(batch.keyHigh(i), batch.keyLow(i), batch.segment(i));
+                    case WRITE -> write(batch.keyHigh(i), batch.keyLow(i), batch.segment(i));
+                    default -> remove(batch.keyHigh(i), batch.keyLow(i));
+                };
+            }
+            catch (final RuntimeException ex)
+            {
+                status = TierStatus.IO_ERROR;
+                if (errors.shouldLog())
+                {
+                    logger.log(System.Logger.Level.ERROR, "posix tier " + name + ": unexpected failure on key " + i + " -> IO_ERROR", ex);
+                }
+            }
+            complete(batch, i, status);
+        }
+
+        private TierStatus read(final long keyHigh, final long keyLow, final MemorySegment destination)
+        {
+            final TierStatus status = store.read(keyHigh, keyLow, destination);
+            if (status == TierStatus.OK)
+            {
+                indexLock.lock();
+                try
+                {
+                    index.touch(keyHigh, keyLow);
+                }
+                finally
+                {
+                    indexLock.unlock();
+                }
+            }
+            return status;
+        }
+
+        private TierStatus write(final long keyHigh, final long keyLow, final MemorySegment source)
+        {
+            final long bytes = source.byteSize();
+            int ticket = FileIndex.RETRY;
+            for (int attempt = 0; ticket == FileIndex.RETRY && attempt < MAX_RESERVE_ATTEMPTS; attempt++)
+            {
+                indexLock.lock();
+                try
+                {
+                    ticket = index.reserveWrite(keyHigh, keyLow, bytes, victims);
+                }
+                finally
+                {
+                    indexLock.unlock();
+                }
+                evictChosen();
+            }
+            if (ticket == FileIndex.RETRY || ticket == FileIndex.NO_SPACE)
+            {
+                return TierStatus.NO_SPACE;
+            }
+            if (ticket == FileIndex.UNTRACKED)
+            {
+                reportOverflow();
+            }
+            TierStatus status = TierStatus.IO_ERROR;
+            boolean committed = false;
+            try
+            {
+                status = store.writeTemp(keyHigh, keyLow, source);
+                if (status == TierStatus.OK)
+                {
+                    final ReentrantLock stripe = stripe(keyHigh, keyLow);
+                    stripe.lock();
+                    try
+                    {
+                        status = store.publishTemp();
+                        indexLock.lock();
+                        try
+                        {
+                            index.commitWrite(ticket, bytes, status == TierStatus.OK, victims);
+                            committed = true;
+                        }
+                        finally
+                        {
+                            indexLock.unlock();
+                        }
+                    }
+                    finally
+                    {
+                        stripe.unlock();
+                    }
+                }
+            }
+            finally
+            {
+                if (!committed)
+                {
+                    store.discardTemp();
+                    indexLock.lock();
+                    try
+                    {
+                        index.commitWrite(ticket, bytes, false, victims);
+                    }
+                    finally
+                    {
+                        indexLock.unlock();
+                    }
+                }
+            }
+            evictChosen();
+            return status;
+        }
+
+        private TierStatus remove(final long keyHigh, final long keyLow)
+        {
+            final ReentrantLock stripe = stripe(keyHigh, keyLow);
+            stripe.lock();
+            try
+            {
+                final TierStatus status = store.unlink(keyHigh, keyLow);
+                if (status == TierStatus.OK || status == TierStatus.NOT_FOUND)
+                {
+                    indexLock.lock();
+                    try
+                    {
+                        index.removed(keyHigh, keyLow, status == TierStatus.OK, objectSize);
+                    }
+                    finally
+                    {
+                        indexLock.unlock();
+                    }
+                }
+                return status;
+            }
+            finally
+            {
+                stripe.unlock();
+            }
+        }
+
+        /**
+         * Unlinks the files the index chose, reports each to the engine, and keeps going while an
+         * eviction round needs more.
+         *
+         * @return how many files were evicted
+         */
+        int evictChosen()
+        {
+            int evicted = 0;
+            while (victims.count() > 0)
+            {
+                for (int v = 0; v < victims.count(); v++)
+                {
+                    if (evict(victims.id(v), victims.keyHigh(v), victims.keyLow(v)))
+                    {
+                        evicted++;
+                    }
+                }
+                victims.clear();
+                indexLock.lock();
+                try
+                {
+                    index.continueEviction(victims);
+                }
+                finally
+                {
+                    indexLock.unlock();
+                }
+            }
+            return evicted;
+        }
+
+        private boolean evict(final int id, final long keyHigh, final long keyLow)
+        {
+            final ReentrantLock stripe = stripe(keyHigh, keyLow);
+            stripe.lock();
+            try
+            {
+                indexLock.lock();
+                try
+                {
+                    if (!index.beginEviction(id))
+                    {
+                        return false;
+                    }
+                }
+                finally
+                {
+                    indexLock.unlock();
+                }
+                // NOT_FOUND is fine (another node removed it); other errors are logged by the store.
+                store.unlink(keyHigh, keyLow);
+                indexLock.lock();
+                try
+                {
+                    index.endEviction(id);
+                }
+                finally
+                {
+                    indexLock.unlock();
+                }
+            }
+            finally
+            {
+                stripe.unlock();
+            }
+            try
+            {
+                context.objectRemoved(keyHigh, keyLow);
+            }
+            catch (final RuntimeException ex)
+            {
+                if (errors.shouldLog())
+                {
+                    logger.log(System.Logger.Level.ERROR, "posix tier " + name + ": objectRemoved callback failed", ex);
+                }
+            }
+            return true;
+        }
+    }
+}

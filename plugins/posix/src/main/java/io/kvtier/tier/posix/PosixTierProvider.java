@@ -1,0 +1,56 @@
+package io.kvtier.tier.posix;
+
+import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.StorageTierProvider;
+import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierContext;
+
+import java.util.Optional;
+
+/**
+ * The {@code posix} tier type: pages as files under a directory on local NVMe or a shared
+ * filesystem. Settings ({@code tier.<name>.*}): {@code dir} (required), {@code capacity},
+ * {@code evict-high}, {@code evict-low}, {@code fanout-levels}, {@code io-threads}, {@code fsync},
+ * {@code direct-io}, {@code shared}, {@code tmp-max-age} and {@code index-entries}; the module's
+ * README gives their defaults and meaning.
+ */
+public final class PosixTierProvider implements StorageTierProvider
+{
+    private final boolean useLibc;
+
+    /** The provider {@link java.util.ServiceLoader} creates: LibC when it is available. */
+    public PosixTierProvider()
+    {
+        this(true);
+    }
+
+    /**
+     * @param useLibc false to force the FileChannel fallback even when LibC is available, for tests
+     */
+    PosixTierProvider(final boolean useLibc)
+    {
+        this.useLibc = useLibc;
+    }
+
+    @Override
+    public String type()
+    {
+        return "posix";
+    }
+
+    @Override
+    public String description()
+    {
+        return "page files under a directory (local NVMe or a shared filesystem)";
+    }
+
+    @Override
+    public StorageTier create(final TierConfig config, final TierContext context)
+    {
+        final PosixSettings settings = PosixSettings.parse(config, context.objectSize());
+        final Optional<LibC> libc = useLibc ? LibC.instance() : Optional.empty();
+        final String fallbackReason = useLibc ? "LibC unavailable, see the LibC log line for why" : "LibC turned off for this provider";
+        return PosixTier.open(config, settings, context, libc, fallbackReason);
+    }
+}

@@ -1,0 +1,63 @@
+package io.kvtier.tier.posix;
+
+import io.kvtier.tck.AbstractStorageTierContractTest;
+import io.kvtier.tck.InvalidConfig;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The kit's hooks shared by both I/O paths of the POSIX tier.
+ */
+abstract class PosixContract extends AbstractStorageTierContractTest
+{
+    @Override
+    protected Map<String, String> boundedConfig(final Path scratchDir, final long capacityBytes)
+    {
+        final Map<String, String> config = new HashMap<>(validConfig(scratchDir));
+        config.put("capacity", Long.toString(capacityBytes));
+        return config;
+    }
+
+    @Override
+    protected List<InvalidConfig> invalidConfigs(final Path scratchDir)
+    {
+        final String dir = scratchDir.toString();
+        final Path regularFile = scratchDir.resolve("a-file");
+        try
+        {
+            Files.writeString(regularFile, "not a directory");
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        return List.of(
+            new InvalidConfig("dir missing", Map.of(), qualifiedKey("dir")),
+            new InvalidConfig("dir blank", Map.of("dir", " "), qualifiedKey("dir")),
+            new InvalidConfig("dir whose parent is missing", Map.of("dir", scratchDir.resolve("no-parent/child").toString()), qualifiedKey("dir")),
+            new InvalidConfig("dir is a regular file", Map.of("dir", regularFile.toString()), qualifiedKey("dir")),
+            new InvalidConfig("capacity not a size", Map.of("dir", dir, "capacity", "lots"), qualifiedKey("capacity")),
+            new InvalidConfig("capacity below one object", Map.of("dir", dir, "capacity", "4KiB"), qualifiedKey("capacity")),
+            new InvalidConfig("evict-high above 1", Map.of("dir", dir, "evict-high", "1.5"), qualifiedKey("evict-high")),
+            new InvalidConfig("evict-high zero", Map.of("dir", dir, "evict-high", "0"), qualifiedKey("evict-high")),
+            new InvalidConfig("evict-high below the default evict-low", Map.of("dir", dir, "evict-high", "0.5"), qualifiedKey("evict-high")),
+            new InvalidConfig("evict-low not below evict-high", Map.of("dir", dir, "evict-low", "95%"), qualifiedKey("evict-low")),
+            new InvalidConfig("evict-low not a ratio", Map.of("dir", dir, "evict-low", "low"), qualifiedKey("evict-low")),
+            new InvalidConfig("fanout-levels above 3", Map.of("dir", dir, "fanout-levels", "4"), qualifiedKey("fanout-levels")),
+            new InvalidConfig("fanout-levels not a number", Map.of("dir", dir, "fanout-levels", "two"), qualifiedKey("fanout-levels")),
+            new InvalidConfig("io-threads zero", Map.of("dir", dir, "io-threads", "0"), qualifiedKey("io-threads")),
+            new InvalidConfig("io-threads too many", Map.of("dir", dir, "io-threads", "65"), qualifiedKey("io-threads")),
+            new InvalidConfig("fsync not a flag", Map.of("dir", dir, "fsync", "maybe"), qualifiedKey("fsync")),
+            new InvalidConfig("direct-io not a flag", Map.of("dir", dir, "direct-io", "sometimes"), qualifiedKey("direct-io")),
+            new InvalidConfig("shared not a flag", Map.of("dir", dir, "shared", "perhaps"), qualifiedKey("shared")),
+            new InvalidConfig("tmp-max-age without a unit", Map.of("dir", dir, "tmp-max-age", "10"), qualifiedKey("tmp-max-age")),
+            new InvalidConfig("tmp-max-age with an unknown unit", Map.of("dir", dir, "tmp-max-age", "10 parsecs"), qualifiedKey("tmp-max-age")),
+            new InvalidConfig("index-entries too few", Map.of("dir", dir, "index-entries", "0"), qualifiedKey("index-entries")));
+    }
+}

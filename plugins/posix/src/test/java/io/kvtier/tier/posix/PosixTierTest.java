@@ -1,0 +1,678 @@
+package io.kvtier.tier.posix;
+
+import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.StorageTierProvider;
+import io.kvtier.spi.TierCapability;
+import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierConfigException;
+import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TierUsage;
+import io.kvtier.tck.ContractTierContext;
+import io.kvtier.tck.PageArena;
+import io.kvtier.tck.PageBytes;
+import io.kvtier.tck.RecordingTierBatch;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class PosixTierTest
+{
+    private static final String NAME = "t";
+    private static final long SIZE = 16 * 1024;
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    /** Which file I/O the tier uses. */
+    enum Io
+    {
+        LIBC,
+        CHANNEL
+    }
+
+    @TempDir
+    Path tmp;
+
+    private final List<StorageTier> tiers = new ArrayList<>();
+    private final List<PageArena> arenas = new ArrayList<>();
+    private final SplittableRandom random = new SplittableRandom();
+    private Path scratchToDelete;
+
+    @AfterEach
+    void closeAll() throws IOException
+    {
+        tiers.forEach(StorageTier::close);
+        arenas.forEach(PageArena::close);
+        if (scratchToDelete != null && !scratchToDelete.startsWith(tmp))
+        {
+            deleteTree(scratchToDelete);
+        }
+    }
+
+    private static void deleteTree(final Path root) throws IOException
+    {
+        try (Stream<Path> files = Files.walk(root))
+        {
+            for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    private static StorageTierProvider provider(final Io io)
+    {
+        return new PosixTierProvider(io == Io.LIBC);
+    }
+
+    private PosixTier open(final Io io, final ContractTierContext context, final Path dir, final String... settings)
+    {
+        final Map<String, String> config = new HashMap<>();
+        config.put("dir", dir.toString());
+        for (int i = 0; i < settings.length; i += 2)
+        {
+            config.put(settings[i], settings[i + 1]);
+        }
+        final PosixTier tier = (PosixTier)provider(io).create(new TierConfig(NAME, config), context);
+        tiers.add(tier);
+        return tier;
+    }
+
+    private PosixTier open(final Io io, final Path dir, final String... settings)
+    {
+        return open(io, new ContractTierContext(NAME, SIZE), dir, settings);
+    }
+
+    private PageArena arena(final int slices, final long sliceSize)
+    {
+        final PageArena arena = new PageArena(PageArena.bytesFor(slices, sliceSize));
+        arenas.add(arena);
+        return arena;
+    }
+
+    private List<PageKey> keys(final int count)
+    {
+        final List<PageKey> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++)
+        {
+            keys.add(new PageKey(random.nextLong(), random.nextLong()));
+        }
+        return keys;
+    }
+
+    private static RecordingTierBatch write(final StorageTier tier, final List<PageKey> keys, final long seed, final PageArena arena, final long size)
+    {
+        final List<MemorySegment> sources = arena.slices(keys.size(), size);
+        for (int i = 0; i < keys.size(); i++)
+        {
+            PageBytes.fill(sources.get(i), seed + i);
+        }
+        final RecordingTierBatch batch = new RecordingTierBatch("write", keys, sources);
+        tier.write(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private static RecordingTierBatch read(final StorageTier tier, final List<PageKey> keys, final PageArena arena, final long size)
+    {
+        final RecordingTierBatch batch = new RecordingTierBatch("read", keys, arena.slices(keys.size(), size));
+        tier.read(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private static RecordingTierBatch exists(final StorageTier tier, final List<PageKey> keys)
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("exists", keys);
+        tier.exists(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private static RecordingTierBatch remove(final StorageTier tier, final List<PageKey> keys)
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("remove", keys);
+        tier.remove(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private static void writeOne(final StorageTier tier, final PageKey key, final PageArena arena)
+    {
+        assertThat(write(tier, List.of(key), key.low(), arena, SIZE).statuses()).containsExactly(TierStatus.OK);
+    }
+
+    private static Path pagePath(final PosixTier tier, final PageKey key)
+    {
+        return tier.layout().pagePath(key.high(), key.low());
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Torn, truncated and temp files
+    // ------------------------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @EnumSource(Io.class)
+    void shouldReportCorruptNeverOkForAFileOfTheWrongSize(final Io io) throws IOException
+    {
+        final PosixTier tier = open(io, tmp, "direct-io", "true");
+        final PageArena arena = arena(16, SIZE);
+        for (final long size : new long[] {0, 1, SIZE - 1, SIZE - 4096, SIZE + 1, SIZE + 4096, 12345})
+        {
+            final PageKey key = keys(1).getFirst();
+            writeOne(tier, key, arena);
+            try (RandomAccessFile file = new RandomAccessFile(pagePath(tier, key).toFile(), "rw"))
+            {
+                file.setLength(size);
+            }
+            assertThat(read(tier, List.of(key), arena, SIZE).statuses()).as("read of a %d-byte file", size).containsExactly(TierStatus.CORRUPT);
+            assertThat(exists(tier, List.of(key)).statuses()).as("exists of a %d-byte file", size).containsExactly(TierStatus.CORRUPT);
+        }
+        arena.assertGuardsIntact();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Io.class)
+    void shouldNeverReadATempFileAsAPage(final Io io) throws IOException
+    {
+        final PosixTier tier = open(io, tmp);
+        final PageArena arena = arena(4, SIZE);
+        final PageKey key = keys(1).getFirst();
+        final Path page = pagePath(tier, key);
+        Files.createDirectories(page.getParent());
+        // A whole, correctly sized object that a writer never renamed: still not a page.
+        Files.write(page.resolveSibling(page.getFileName() + ".00000000000000aa00000001.tmp"), new byte[(int)SIZE]);
+        assertThat(read(tier, List.of(key), arena, SIZE).statuses()).containsExactly(TierStatus.NOT_FOUND);
+        assertThat(exists(tier, List.of(key)).statuses()).containsExactly(TierStatus.NOT_FOUND);
+        assertThat(remove(tier, List.of(key)).statuses()).containsExactly(TierStatus.NOT_FOUND);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Io.class)
+    void shouldKeepThePreviousObjectWhenAWriteWasInterrupted(final Io io) throws IOException
+    {
+        final PosixTier tier = open(io, tmp);
+        final PageArena arena = arena(4, SIZE);
+        final PageKey key = keys(1).getFirst();
+        writeOne(tier, key, arena);
+        final Path page = pagePath(tier, key);
+        // A writer died after writing half of a new version to its temp file.
+        Files.write(page.resolveSibling(page.getFileName() + ".00000000000000bb00000002.tmp"), new byte[(int)SIZE / 2]);
+        final RecordingTierBatch readBack = read(tier, List.of(key), arena, SIZE);
+        assertThat(readBack.statuses()).containsExactly(TierStatus.OK);
+        PageBytes.assertContent(readBack.slice(0), key.low(), "the object before the interrupted write");
+    }
+
+    @Test
+    void shouldDeleteOldTempFilesAtStartAndKeepYoungOnesAndOtherFiles() throws IOException
+    {
+        final Path dir = Files.createDirectories(tmp.resolve("tier"));
+        final PageKey key = keys(1).getFirst();
+        final PathLayout layout = new PathLayout(dir, 2);
+        final Path page = layout.pagePath(key.high(), key.low());
+        Files.createDirectories(page.getParent());
+        final Path oldTemp = page.resolveSibling(page.getFileName() + ".00000000000000cc00000003.tmp");
+        final Path youngTemp = page.resolveSibling(page.getFileName() + ".00000000000000dd00000004.tmp");
+        final Path oldProbe = dir.resolve(PathLayout.PROBE_PREFIX + "1234" + PathLayout.TEMP_SUFFIX);
+        final Path notes = dir.resolve("notes.txt");
+        final Path misplaced = dir.resolve(key.toHex() + PathLayout.PAGE_SUFFIX);
+        for (final Path file : List.of(oldTemp, youngTemp, oldProbe, notes, misplaced))
+        {
+            Files.write(file, new byte[(int)SIZE]);
+        }
+        final FileTime hourAgo = FileTime.from(Instant.now().minus(Duration.ofHours(1)));
+        for (final Path file : List.of(oldTemp, oldProbe, notes, misplaced))
+        {
+            Files.setLastModifiedTime(file, hourAgo);
+        }
+
+        final PosixTier tier = open(Io.LIBC, dir, "tmp-max-age", "10m");
+        assertThat(oldTemp).as("temp file older than tmp-max-age").doesNotExist();
+        assertThat(oldProbe).as("probe file left by a crash").doesNotExist();
+        assertThat(youngTemp).as("temp file younger than tmp-max-age, maybe another node's write").exists();
+        assertThat(notes).as("a file that is not the tier's").exists();
+        assertThat(misplaced).as("a page name outside its fan-out directory").exists();
+        assertThat(tier.usage().objects()).as("nothing here is a page").isZero();
+        assertThat(exists(tier, List.of(key)).statuses()).containsExactly(TierStatus.NOT_FOUND);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Capacity and start-up scan
+    // ------------------------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @EnumSource(Io.class)
+    void shouldEvictLeastRecentlyUsedFilesDownToTheLowWaterLevelAndReportEach(final Io io)
+    {
+        final ContractTierContext context = new ContractTierContext(NAME, SIZE);
+        final PosixTier tier = open(io, context, tmp, "capacity", Long.toString(10 * SIZE), "evict-high", "0.9", "evict-low", "0.5",
+            "io-threads", "1");
+        final PageArena arena = arena(16, SIZE);
+        final List<PageKey> keys = keys(10);
+        for (int i = 0; i < 9; i++)
+        {
+            writeOne(tier, keys.get(i), arena);
+        }
+        assertThat(context.removedKeys()).as("nothing evicted at the high water level").isEmpty();
+        assertThat(read(tier, List.of(keys.get(0)), arena, SIZE).statuses()).containsExactly(TierStatus.OK);
+        writeOne(tier, keys.get(9), arena);
+
+        assertThat(context.removedKeys()).as("evicted least recently used first; the read moved key 0 back")
+            .containsExactly(keys.get(1), keys.get(2), keys.get(3), keys.get(4), keys.get(5));
+        final TierUsage usage = tier.usage();
+        assertThat(usage.usedBytes()).isEqualTo(5 * SIZE).isLessThanOrEqualTo((long)(0.5 * 10 * SIZE));
+        assertThat(usage.objects()).isEqualTo(5);
+        assertThat(usage.capacityBytes()).isEqualTo(10 * SIZE);
+        assertThat(exists(tier, keys).statuses()).containsExactly(TierStatus.OK,
+            TierStatus.NOT_FOUND, TierStatus.NOT_FOUND, TierStatus.NOT_FOUND, TierStatus.NOT_FOUND, TierStatus.NOT_FOUND,
+            TierStatus.OK, TierStatus.OK, TierStatus.OK, TierStatus.OK);
+        assertThat(pagePath(tier, keys.get(1))).doesNotExist();
+
+        assertThat(remove(tier, List.of(keys.get(6))).statuses()).containsExactly(TierStatus.OK);
+        assertThat(context.removedKeys()).as("a remove the engine asked for is not an eviction").hasSize(5);
+        assertThat(tier.usage().usedBytes()).isEqualTo(4 * SIZE);
+    }
+
+    @Test
+    void shouldLearnUsageAndLruOrderFromFilesOfAnEarlierInstance() throws IOException
+    {
+        final PageArena arena = arena(16, SIZE);
+        final List<PageKey> keys = keys(6);
+        final PosixTier first = open(Io.LIBC, tmp);
+        for (final PageKey key : keys)
+        {
+            writeOne(first, key, arena);
+        }
+        first.close();
+        // Age the files in an order unlike the write order: 3, 5, 0, 1, 2, 4 from oldest.
+        final int[] oldestFirst = {3, 5, 0, 1, 2, 4};
+        final Instant now = Instant.now();
+        for (int rank = 0; rank < oldestFirst.length; rank++)
+        {
+            Files.setLastModifiedTime(pagePath(first, keys.get(oldestFirst[rank])), FileTime.from(now.minus(Duration.ofMinutes(60 - rank))));
+        }
+
+        final ContractTierContext context = new ContractTierContext(NAME, SIZE);
+        final PosixTier second = open(Io.LIBC, context, tmp, "capacity", Long.toString(8 * SIZE));
+        assertThat(second.usage()).isEqualTo(new TierUsage(6 * SIZE, 8 * SIZE, 6));
+        final List<PageKey> fresh = keys(2);
+        writeOne(second, fresh.get(0), arena);
+        assertThat(context.removedKeys()).isEmpty();
+        writeOne(second, fresh.get(1), arena);
+        assertThat(context.removedKeys()).as("the oldest files of the earlier instance go first").containsExactly(keys.get(3), keys.get(5));
+        second.close();
+
+        final ContractTierContext smaller = new ContractTierContext(NAME, SIZE);
+        final PosixTier third = open(Io.LIBC, smaller, tmp, "capacity", Long.toString(4 * SIZE));
+        assertThat(smaller.removedKeys()).as("evicted at start to fit a smaller capacity, oldest first")
+            .containsExactly(keys.get(0), keys.get(1), keys.get(2));
+        assertThat(third.usage().usedBytes()).isEqualTo(3 * SIZE);
+        assertThat(exists(third, List.of(keys.get(4), fresh.get(0), fresh.get(1))).statuses()).containsOnly(TierStatus.OK);
+    }
+
+    @Test
+    void shouldCountFilesBeyondTheIndexInBytesAndReportObjectsAsUnknown()
+    {
+        final PosixTier tier = open(Io.LIBC, tmp, "index-entries", "16");
+        final PageArena arena = arena(24, SIZE);
+        final List<PageKey> keys = keys(20);
+        assertThat(write(tier, keys, 1, arena, SIZE).statuses()).containsOnly(TierStatus.OK);
+        assertThat(tier.usage()).isEqualTo(new TierUsage(20 * SIZE, TierUsage.UNBOUNDED, -1));
+        assertThat(exists(tier, keys).statuses()).containsOnly(TierStatus.OK);
+        assertThat(remove(tier, keys.subList(0, 4)).statuses()).containsOnly(TierStatus.OK);
+        assertThat(tier.usage().usedBytes()).isEqualTo(16 * SIZE);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Directory checks and settings
+    // ------------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldCreateAMissingDirectoryWhoseParentExists()
+    {
+        final Path dir = tmp.resolve("new");
+        open(Io.LIBC, dir);
+        assertThat(dir).isDirectory();
+    }
+
+    @Test
+    void shouldRejectADirectoryWhoseParentIsMissing()
+    {
+        assertRejectedDir(tmp.resolve("missing/child"), "does not exist");
+    }
+
+    @Test
+    void shouldRejectADirThatIsARegularFile() throws IOException
+    {
+        final Path file = Files.writeString(tmp.resolve("file"), "x");
+        assertRejectedDir(file, "regular file");
+    }
+
+    @Test
+    void shouldRejectAReadOnlyDirectory() throws IOException
+    {
+        final Path dir = Files.createDirectories(tmp.resolve("read-only"));
+        // Root ignores permission bits, so make the directory immutable (chattr +i stops root too).
+        final boolean immutable = run("chattr", "+i", dir.toString());
+        try
+        {
+            final Path target = immutable ? dir : readOnlyMount().orElse(null);
+            assumeTrue(target != null, "no read-only location to test with: chattr +i failed and /proc/mounts lists no read-only mount");
+            assertRejectedDir(target, "writable");
+        }
+        finally
+        {
+            if (immutable)
+            {
+                run("chattr", "-i", dir.toString());
+            }
+        }
+    }
+
+    private void assertRejectedDir(final Path dir, final String reason)
+    {
+        assertThatThrownBy(() -> open(Io.LIBC, dir))
+            .isInstanceOf(TierConfigException.class)
+            .hasMessageContaining("tier.t.dir")
+            .hasMessageContaining(dir.toString())
+            .hasMessageContaining(reason)
+            .satisfies(ex -> assertThat(((TierConfigException)ex).key()).isEqualTo("tier.t.dir"));
+    }
+
+    private static boolean run(final String... command)
+    {
+        try
+        {
+            final Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return process.waitFor(10, TimeUnit.SECONDS) && process.exitValue() == 0;
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static Optional<Path> readOnlyMount() throws IOException
+    {
+        final Set<String> pseudo = Set.of("proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "securityfs", "debugfs", "tracefs", "bpf");
+        try (Stream<String> lines = Files.lines(Path.of("/proc/mounts")))
+        {
+            return lines.map(line -> line.split(" "))
+                .filter(fields -> fields.length >= 4 && !pseudo.contains(fields[2]) && !fields[1].contains("\\"))
+                .filter(fields -> List.of(fields[3].split(",")).contains("ro"))
+                .map(fields -> Path.of(fields[1]))
+                .filter(Files::isDirectory)
+                .findFirst();
+        }
+    }
+
+    @Test
+    void shouldNameTheKeyTheValueAndWhatIsAllowed()
+    {
+        assertThatThrownBy(() -> open(Io.LIBC, tmp, "capacity", "lots"))
+            .hasMessageContaining("tier.t.capacity").hasMessageContaining("\"lots\"").hasMessageContaining("GiB");
+        assertThatThrownBy(() -> open(Io.LIBC, tmp, "capacity", "8KiB"))
+            .hasMessageContaining("tier.t.capacity").hasMessageContaining("\"8KiB\"").hasMessageContaining("16KiB");
+        assertThatThrownBy(() -> open(Io.LIBC, tmp, "evict-low", "0.95"))
+            .hasMessageContaining("tier.t.evict-low").hasMessageContaining("\"0.95\"").hasMessageContaining("tier.t.evict-high");
+        assertThatThrownBy(() -> open(Io.LIBC, tmp, "fanout-levels", "4"))
+            .hasMessageContaining("tier.t.fanout-levels").hasMessageContaining("\"4\"").hasMessageContaining("0 to 3");
+        assertThatThrownBy(() -> open(Io.LIBC, tmp, "capasity", "1GiB"))
+            .hasMessageContaining("tier.t.capasity").hasMessageContaining("capacity");
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2, 3})
+    void shouldLayOutPagesByFanoutLevel(final int levels) throws IOException
+    {
+        final PosixTier tier = open(Io.LIBC, tmp, "fanout-levels", Integer.toString(levels));
+        final PageKey key = PageKey.fromHex("a1b2c3d4e5f60718293a4b5c6d7e8f90");
+        writeOne(tier, key, arena(1, SIZE));
+        final String fanout = switch (levels)
+        {
+            case 0 -> "";
+            case 1 -> "a1/";
+            case 2 -> "a1/b2/";
+            default -> "a1/b2/c3/";
+        };
+        final Path expected = tmp.resolve(fanout + key.toHex() + ".kvp");
+        assertThat(expected).isRegularFile();
+        assertThat(Files.size(expected)).isEqualTo(SIZE);
+        try (Stream<Path> files = Files.walk(tmp))
+        {
+            assertThat(files.filter(Files::isRegularFile)).as("no temp files left behind").containsExactly(expected);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // I/O paths and capabilities
+    // ------------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldDeclareCapabilitiesFromTheSettingsAndTheIoPath()
+    {
+        assumeTrue(LibC.instance().isPresent(), "LibC is unavailable in this JVM");
+        assertThat(open(Io.LIBC, tmp.resolve("plain")).capabilities()).containsExactlyInAnyOrder(TierCapability.PERSISTENT, TierCapability.ZERO_COPY);
+        assertThat(open(Io.CHANNEL, tmp.resolve("channel"), "direct-io", "true").capabilities()).containsExactly(TierCapability.PERSISTENT);
+        final PosixTier everything = open(Io.LIBC, tmp.resolve("all"), "shared", "true", "capacity", "1GiB", "direct-io", "true");
+        assertThat(everything.capabilities()).contains(TierCapability.PERSISTENT, TierCapability.SHARED, TierCapability.SELF_EVICTING,
+            TierCapability.ZERO_COPY);
+        assertThat(everything.capabilities().contains(TierCapability.DIRECT_IO)).isEqualTo(everything.directIoActive());
+        assertThat(everything.usesLibc()).isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Io.class)
+    void shouldRoundTripWithFsync(final Io io)
+    {
+        final PosixTier tier = open(io, tmp, "fsync", "true");
+        final PageArena arena = arena(8, SIZE);
+        final List<PageKey> keys = keys(4);
+        assertThat(write(tier, keys, 7, arena, SIZE).statuses()).containsOnly(TierStatus.OK);
+        final RecordingTierBatch readBack = read(tier, keys, arena, SIZE);
+        assertThat(readBack.statuses()).containsOnly(TierStatus.OK);
+        for (int i = 0; i < keys.size(); i++)
+        {
+            PageBytes.assertContent(readBack.slice(i), 7 + i, "key " + i);
+        }
+    }
+
+    @Test
+    void shouldReadPagesWrittenThroughTheOtherIoPath()
+    {
+        final PageArena arena = arena(16, SIZE);
+        final List<PageKey> keys = keys(4);
+        final PosixTier libcTier = open(Io.LIBC, tmp, "direct-io", "true");
+        final PosixTier channelTier = open(Io.CHANNEL, tmp);
+        assertThat(write(libcTier, keys.subList(0, 2), 100, arena, SIZE).statuses()).containsOnly(TierStatus.OK);
+        assertThat(write(channelTier, keys.subList(2, 4), 102, arena, SIZE).statuses()).containsOnly(TierStatus.OK);
+        for (final PosixTier reader : List.of(libcTier, channelTier))
+        {
+            final RecordingTierBatch readBack = read(reader, keys, arena, SIZE);
+            assertThat(readBack.statuses()).containsOnly(TierStatus.OK);
+            for (int i = 0; i < keys.size(); i++)
+            {
+                PageBytes.assertContent(readBack.slice(i), 100 + i, "key " + i);
+            }
+        }
+    }
+
+    @Test
+    void shouldWorkWithDirectIoOnTmpfsOrFallBack() throws IOException
+    {
+        final Path shm = Path.of("/dev/shm");
+        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no /dev/shm");
+        final Path dir = Files.createTempDirectory(shm, "kvtier-posix-test-");
+        scratchToDelete = dir;
+        final PosixTier tier = open(Io.LIBC, dir, "direct-io", "true");
+        assertThat(tier.capabilities().contains(TierCapability.DIRECT_IO)).isEqualTo(tier.directIoActive());
+        final PageArena arena = arena(4, SIZE);
+        final List<PageKey> keys = keys(2);
+        assertThat(write(tier, keys, 5, arena, SIZE).statuses()).containsOnly(TierStatus.OK);
+        final RecordingTierBatch readBack = read(tier, keys, arena, SIZE);
+        assertThat(readBack.statuses()).containsOnly(TierStatus.OK);
+        PageBytes.assertContent(readBack.slice(1), 6, "key 1");
+    }
+
+    @Test
+    void shouldCloseFromACompletionCallback()
+    {
+        final PosixTier tier = open(Io.LIBC, tmp, "io-threads", "1");
+        final List<PageKey> keys = keys(8);
+        final RecordingTierBatch recorded = RecordingTierBatch.ofKeys("exists", keys);
+        final io.kvtier.spi.TierBatch closing = new io.kvtier.spi.TierBatch()
+        {
+            @Override
+            public int size()
+            {
+                return recorded.size();
+            }
+
+            @Override
+            public long keyHigh(final int index)
+            {
+                return recorded.keyHigh(index);
+            }
+
+            @Override
+            public long keyLow(final int index)
+            {
+                return recorded.keyLow(index);
+            }
+
+            @Override
+            public MemorySegment segment(final int index)
+            {
+                return recorded.segment(index);
+            }
+
+            @Override
+            public void complete(final int index, final TierStatus status)
+            {
+                recorded.complete(index, status);
+                if (index == 0)
+                {
+                    tier.close();
+                }
+            }
+        };
+        // The engine may close the tier from a completion; the worker must not wait for itself.
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
+        {
+            tier.exists(closing);
+            recorded.awaitCompletion(DEADLINE);
+        });
+        assertThat(recorded.statuses()).startsWith(TierStatus.NOT_FOUND).containsOnly(TierStatus.NOT_FOUND, TierStatus.CLOSED);
+    }
+
+    @Test
+    void shouldBeFoundByServiceLoader()
+    {
+        assertThat(ServiceLoader.load(StorageTierProvider.class).stream().map(ServiceLoader.Provider::get).map(StorageTierProvider::type))
+            .contains("posix");
+    }
+
+    @Test
+    void shouldMapFullDiskAndQuotaToNoSpace()
+    {
+        assertThat(LibcFileStore.statusOf(LibC.ENOSPC)).isEqualTo(TierStatus.NO_SPACE);
+        assertThat(LibcFileStore.statusOf(LibC.EDQUOT)).isEqualTo(TierStatus.NO_SPACE);
+        assertThat(LibcFileStore.statusOf(LibC.EIO)).isEqualTo(TierStatus.IO_ERROR);
+        assertThat(LibcFileStore.statusOf(LibC.EACCES)).isEqualTo(TierStatus.IO_ERROR);
+        assertThat(ChannelFileStore.statusOf(new FileSystemException("/x", null, "No space left on device"))).isEqualTo(TierStatus.NO_SPACE);
+        assertThat(ChannelFileStore.statusOf(new FileSystemException("/x", null, "Disk quota exceeded"))).isEqualTo(TierStatus.NO_SPACE);
+        assertThat(ChannelFileStore.statusOf(new IOException("Input/output error"))).isEqualTo(TierStatus.IO_ERROR);
+    }
+
+    @Test
+    void shouldNotAllocatePerKeyOnTheLibcPath() throws IOException
+    {
+        assumeTrue(LibC.instance().isPresent(), "LibC is unavailable in this JVM");
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported(), "no per-thread allocation counter");
+        threads.setThreadAllocatedMemoryEnabled(true);
+
+        final long size = 4096;
+        final int count = 256;
+        // tmpfs when there is one: the JIT needs tens of thousands of keys before its escape analysis
+        // removes the FFM linker's transient allocations, and metadata operations are cheap there.
+        final Path shm = Path.of("/dev/shm");
+        final Path dir = Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "kvtier-posix-alloc-") : tmp;
+        scratchToDelete = dir;
+        final PosixTier tier = open(Io.LIBC, new ContractTierContext(NAME, size), dir, "io-threads", "1", "capacity", "64MiB");
+        final PageArena arena = arena(2 * count, size);
+        final List<PageKey> keys = keys(count);
+        final List<MemorySegment> sources = arena.slices(count, size);
+        final List<MemorySegment> destinations = arena.slices(count, size);
+        final Runnable round = () ->
+        {
+            final RecordingTierBatch written = new RecordingTierBatch("write", keys, sources);
+            tier.write(written);
+            assertThat(written.awaitCompletion(DEADLINE).statuses()).containsOnly(TierStatus.OK);
+            final RecordingTierBatch readBack = new RecordingTierBatch("read", keys, destinations);
+            tier.read(readBack);
+            assertThat(readBack.awaitCompletion(DEADLINE).statuses()).containsOnly(TierStatus.OK);
+            final RecordingTierBatch present = RecordingTierBatch.ofKeys("exists", keys);
+            tier.exists(present);
+            assertThat(present.awaitCompletion(DEADLINE).statuses()).containsOnly(TierStatus.OK);
+        };
+        // The FFM linker allocates until C2 has compiled and inlined the downcalls, which happens in the
+        // background: measure windows of rounds until one is clean; a real per-key allocation never is.
+        final long worker = tier.workerThreads().getFirst().threadId();
+        final int roundsPerWindow = 5;
+        final long keysPerWindow = 3L * roundsPerWindow * count;
+        double best = Double.MAX_VALUE;
+        long bestBytes = -1;
+        for (int window = 0; window < 200 && best >= 1.0; window++)
+        {
+            final long before = threads.getThreadAllocatedBytes(worker);
+            for (int i = 0; i < roundsPerWindow; i++)
+            {
+                round.run();
+            }
+            final long allocated = threads.getThreadAllocatedBytes(worker) - before;
+            if (allocated / (double)keysPerWindow < best)
+            {
+                best = allocated / (double)keysPerWindow;
+                bestBytes = allocated;
+            }
+        }
+        assertThat(best)
+            .as("bytes the I/O thread allocated per key in its best window (%d bytes over %d keys; a few per batch are the queue's wait nodes)",
+                bestBytes, keysPerWindow)
+            .isLessThan(1.0);
+    }
+}

@@ -1,0 +1,1338 @@
+package io.kvtier.tck;
+
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.StorageTierProvider;
+import io.kvtier.spi.TierCapability;
+import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierConfigException;
+import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TierUsage;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The contract every {@link StorageTier} keeps, as JUnit 5 tests. A plugin runs the whole kit by
+ * extending this class and filling in the hooks, Hadoop-contract-test style:
+ *
+ * <pre>{@code
+ * class MyTierContractTest extends AbstractStorageTierContractTest
+ * {
+ *     protected StorageTierProvider provider() { return new MyTierProvider(); }
+ *     protected Map<String, String> validConfig(Path scratchDir) { return Map.of("dir", scratchDir.toString()); }
+ *     protected List<InvalidConfig> invalidConfigs(Path scratchDir) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>Each test gets a fresh tier created by {@link #provider()} on {@link #validConfig(Path)} with a
+ * {@link ContractTierContext} named {@link #tierName()}. Segments are 4 KiB-aligned slices of one
+ * native arena with guard bytes around each, like the engine's shared pool. Keys are random, so
+ * tests never see each other's objects. Tests whose contract depends on a {@link TierCapability}
+ * run only when the tier declares it (they are skipped with the reason otherwise).
+ *
+ * <p>Every batch the kit submits is a {@link RecordingTierBatch}; after each test the kit closes
+ * every tier it opened and fails the test if any batch saw a key completed twice or touched after
+ * completion, even late.
+ */
+public abstract class AbstractStorageTierContractTest
+{
+    /** The tier name the kit uses unless {@link #tierName()} is overridden. */
+    public static final String DEFAULT_TIER_NAME = "contract";
+
+    private static final int OBJECTS = 8;
+
+    @TempDir
+    Path scratchRoot;
+
+    private final List<StorageTier> openTiers = new ArrayList<>();
+    private final List<RecordingTierBatch> batches = Collections.synchronizedList(new ArrayList<>());
+    private final List<PageArena> arenas = new ArrayList<>();
+    private final Map<StorageTier, Long> objectSizes = new HashMap<>();
+    private final SplittableRandom random = new SplittableRandom();
+
+    private Path tierDir;
+    private ContractTierContext context;
+    private StorageTier tier;
+
+    /** @return the plugin's provider, as {@link java.util.ServiceLoader} would find it */
+    protected abstract StorageTierProvider provider();
+
+    /**
+     * @param scratchDir an empty directory the tier may use, unique to the test; the same directory is
+     *                   passed again when a test reopens the tier
+     * @return settings, without the {@code tier.<name>.} prefix, for a tier that works; leave room for
+     *         every test's objects (a few MiB) so the kit's ordinary tests see no eviction
+     */
+    protected abstract Map<String, String> validConfig(Path scratchDir);
+
+    /**
+     * @param scratchDir an empty directory the configurations may point at
+     * @return configurations the provider must refuse with a {@link TierConfigException} naming the
+     *         given key; the kit adds an unknown key of its own ({@link #unknownSettingKey()})
+     */
+    protected abstract List<InvalidConfig> invalidConfigs(Path scratchDir);
+
+    /**
+     * @return the object size of the kit's tiers: a multiple of 4096, by default 64 KiB + 4 KiB so a
+     *         tier that assumes powers of two is caught
+     */
+    protected long objectSize()
+    {
+        return 64 * 1024 + 4096;
+    }
+
+    /** @return the tier name in the context and in qualified keys */
+    protected String tierName()
+    {
+        return DEFAULT_TIER_NAME;
+    }
+
+    /** @return how long the kit waits for a batch before it calls the tier hung */
+    protected Duration completionDeadline()
+    {
+        return Duration.ofSeconds(30);
+    }
+
+    /** @return how many keys the large-batch test puts in one batch */
+    protected int largeBatchSize()
+    {
+        return 1024;
+    }
+
+    /** @return the object size of the large-batch test's tier, small to keep it fast */
+    protected long largeBatchObjectSize()
+    {
+        return 4096;
+    }
+
+    /**
+     * Settings for a tier holding at most {@code capacityBytes}, for the
+     * {@link TierCapability#SELF_EVICTING} test.
+     *
+     * @param scratchDir    an empty directory the tier may use
+     * @param capacityBytes the capacity to configure: a whole number of objects
+     * @return the settings, or {@code null} (the default) when the plugin does not say how to bound
+     *         its tier, which skips the test
+     */
+    protected Map<String, String> boundedConfig(final Path scratchDir, final long capacityBytes)
+    {
+        return null;
+    }
+
+    /** @return a setting no tier knows, which the provider must refuse */
+    protected String unknownSettingKey()
+    {
+        return "no-such-setting";
+    }
+
+    /**
+     * @param key a setting without the prefix
+     * @return {@code tier.<name>.<key>}, as error messages must name it
+     */
+    protected final String qualifiedKey(final String key)
+    {
+        return "tier." + tierName() + "." + key;
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Lifecycle and helpers
+    // ------------------------------------------------------------------------------------------------
+
+    @BeforeEach
+    final void openContractTier() throws IOException
+    {
+        final long size = objectSize();
+        if (size <= 0 || size % 4096 != 0)
+        {
+            throw new IllegalStateException("objectSize() = " + size + " must be a positive multiple of 4096");
+        }
+        tierDir = Files.createDirectories(scratchRoot.resolve("tier"));
+        context = new ContractTierContext(tierName(), size);
+        tier = openTier(validConfig(tierDir), context);
+    }
+
+    @AfterEach
+    final void closeContractTiers()
+    {
+        final List<Throwable> failures = new ArrayList<>();
+        for (final StorageTier open : openTiers)
+        {
+            try
+            {
+                open.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                failures.add(new AssertionError("close() threw, a plugin failure", ex));
+            }
+        }
+        openTiers.clear();
+        objectSizes.clear();
+        // Workers are stopped now, so a key completed twice "late" has shown up by this point.
+        final List<String> violations = new ArrayList<>();
+        synchronized (batches)
+        {
+            for (final RecordingTierBatch batch : batches)
+            {
+                for (final String violation : batch.violations())
+                {
+                    if (violations.size() < 16)
+                    {
+                        violations.add("batch '" + batch.label() + "': " + violation);
+                    }
+                }
+            }
+            batches.clear();
+        }
+        for (final PageArena arena : arenas)
+        {
+            arena.close();
+        }
+        arenas.clear();
+        if (!violations.isEmpty())
+        {
+            failures.add(new AssertionError("the tier broke the TierBatch contract: " + violations));
+        }
+        if (!failures.isEmpty())
+        {
+            final AssertionError first = failures.getFirst() instanceof AssertionError ae ? ae : new AssertionError(failures.getFirst());
+            for (int i = 1; i < failures.size(); i++)
+            {
+                first.addSuppressed(failures.get(i));
+            }
+            throw first;
+        }
+    }
+
+    /** @return the tier the current test runs against */
+    protected final StorageTier tier()
+    {
+        return tier;
+    }
+
+    /** @return the context of {@link #tier()} */
+    protected final ContractTierContext context()
+    {
+        return context;
+    }
+
+    /** @return the scratch directory {@link #tier()} was configured with */
+    protected final Path tierDir()
+    {
+        return tierDir;
+    }
+
+    /**
+     * Creates a tier that the kit closes after the test.
+     *
+     * @param config  settings without the prefix
+     * @param context the context to create it with
+     * @return the tier
+     */
+    protected final StorageTier openTier(final Map<String, String> config, final ContractTierContext context)
+    {
+        final StorageTier opened = provider().create(new TierConfig(tierName(), config), context);
+        assertThat(opened).as("provider().create returned null").isNotNull();
+        openTiers.add(opened);
+        objectSizes.put(opened, context.objectSize());
+        return opened;
+    }
+
+    /**
+     * @param name a subdirectory of the test's scratch root
+     * @return the subdirectory, created
+     */
+    protected final Path scratchDir(final String name)
+    {
+        try
+        {
+            return Files.createDirectories(scratchRoot.resolve(name));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * @param slices    how many slices the test needs
+     * @param sliceSize the largest slice
+     * @return an arena the kit closes after the test
+     */
+    protected final PageArena newArena(final int slices, final long sliceSize)
+    {
+        final PageArena arena = new PageArena(PageArena.bytesFor(slices, sliceSize));
+        arenas.add(arena);
+        return arena;
+    }
+
+    /**
+     * @param count how many
+     * @return fresh random keys, distinct
+     */
+    protected final List<PageKey> newKeys(final int count)
+    {
+        final Set<PageKey> keys = new LinkedHashSet<>();
+        synchronized (random)
+        {
+            while (keys.size() < count)
+            {
+                keys.add(new PageKey(random.nextLong(), random.nextLong()));
+            }
+        }
+        return List.copyOf(keys);
+    }
+
+    /** @return a fresh random seed for page contents */
+    protected final long newSeed()
+    {
+        synchronized (random)
+        {
+            return random.nextLong();
+        }
+    }
+
+    /**
+     * @param label    names the batch in messages
+     * @param keys     the keys
+     * @param segments their segments
+     * @return a batch the kit checks for violations after the test
+     */
+    protected final RecordingTierBatch batch(final String label, final List<PageKey> keys, final List<MemorySegment> segments)
+    {
+        final RecordingTierBatch batch = new RecordingTierBatch(label, keys, segments);
+        batches.add(batch);
+        return batch;
+    }
+
+    /**
+     * @param label names the batch in messages
+     * @param keys  the keys
+     * @return a batch without segments, for {@code exists} and {@code remove}
+     */
+    protected final RecordingTierBatch keyBatch(final String label, final List<PageKey> keys)
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys(label, keys);
+        batches.add(batch);
+        return batch;
+    }
+
+    /**
+     * @param batch a submitted batch
+     * @return the batch, once every key is completed
+     */
+    protected final RecordingTierBatch await(final RecordingTierBatch batch)
+    {
+        return batch.awaitCompletion(completionDeadline());
+    }
+
+    /**
+     * Writes pages filled from the seeds and waits.
+     *
+     * @param target the tier
+     * @param label  names the batch
+     * @param keys   the keys
+     * @param seeds  one content seed per key
+     * @param arena  where the source slices come from
+     * @return the completed batch
+     */
+    protected final RecordingTierBatch write(final StorageTier target, final String label, final List<PageKey> keys,
+                                             final List<Long> seeds, final PageArena arena)
+    {
+        final List<MemorySegment> sources = arena.slices(keys.size(), sizeOf(target));
+        for (int i = 0; i < keys.size(); i++)
+        {
+            PageBytes.fill(sources.get(i), seeds.get(i));
+        }
+        final RecordingTierBatch batch = batch(label, keys, sources);
+        target.write(batch);
+        return await(batch);
+    }
+
+    /**
+     * Reads into fresh slices (filled with noise first) and waits.
+     *
+     * @param target the tier
+     * @param label  names the batch
+     * @param keys   the keys
+     * @param arena  where the destination slices come from
+     * @return the completed batch
+     */
+    protected final RecordingTierBatch read(final StorageTier target, final String label, final List<PageKey> keys, final PageArena arena)
+    {
+        final List<MemorySegment> destinations = arena.slices(keys.size(), sizeOf(target));
+        for (final MemorySegment destination : destinations)
+        {
+            PageBytes.fill(destination, newSeed());
+        }
+        final RecordingTierBatch batch = batch(label, keys, destinations);
+        target.read(batch);
+        return await(batch);
+    }
+
+    /**
+     * @param target the tier
+     * @param label  names the batch
+     * @param keys   the keys
+     * @return the completed {@code exists} batch
+     */
+    protected final RecordingTierBatch exists(final StorageTier target, final String label, final List<PageKey> keys)
+    {
+        final RecordingTierBatch batch = keyBatch(label, keys);
+        target.exists(batch);
+        return await(batch);
+    }
+
+    /**
+     * @param target the tier
+     * @param label  names the batch
+     * @param keys   the keys
+     * @return the completed {@code remove} batch
+     */
+    protected final RecordingTierBatch remove(final StorageTier target, final String label, final List<PageKey> keys)
+    {
+        final RecordingTierBatch batch = keyBatch(label, keys);
+        target.remove(batch);
+        return await(batch);
+    }
+
+    private long sizeOf(final StorageTier target)
+    {
+        return objectSizes.getOrDefault(target, objectSize());
+    }
+
+    /**
+     * @param batch    a completed batch
+     * @param expected the status of each key, in order
+     */
+    protected static void assertStatuses(final RecordingTierBatch batch, final TierStatus... expected)
+    {
+        assertThat(batch.statuses()).as("statuses of batch '%s'", batch.label()).containsExactly(expected);
+    }
+
+    /**
+     * @param batch    a completed batch
+     * @param expected the status every key must have
+     */
+    protected static void assertAll(final RecordingTierBatch batch, final TierStatus expected)
+    {
+        final List<Integer> wrong = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++)
+        {
+            if (batch.status(i) != expected)
+            {
+                wrong.add(i);
+            }
+        }
+        if (!wrong.isEmpty())
+        {
+            fail("batch '%s': every key should be %s but %d were not, e.g. key %d was %s; all: %s", batch.label(), expected,
+                wrong.size(), wrong.getFirst(), batch.status(wrong.getFirst()), batch.statuses());
+        }
+    }
+
+    private Set<TierCapability> capabilities(final StorageTier target)
+    {
+        return TierCapability.closure(target.capabilities());
+    }
+
+    private void assumeCapability(final TierCapability capability)
+    {
+        assumeTrue(capabilities(tier).contains(capability),
+            () -> "the tier does not declare " + capability + " (it declares " + tier.capabilities()
+                + "), so the contract that depends on it does not apply");
+    }
+
+    private static List<Long> seeds(final List<PageKey> keys, final SplittableRandom random)
+    {
+        final List<Long> seeds = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++)
+        {
+            seeds.add(random.nextLong());
+        }
+        return seeds;
+    }
+
+    private List<Long> newSeeds(final int count)
+    {
+        final List<Long> seeds = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            seeds.add(newSeed());
+        }
+        return seeds;
+    }
+
+    private void awaitCondition(final String what, final BooleanSupplier condition)
+    {
+        final long deadline = System.nanoTime() + completionDeadline().toNanos();
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("%s did not happen within %s", what, completionDeadline());
+            }
+            try
+            {
+                Thread.sleep(5);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", ex);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Identity and round trips
+    // ------------------------------------------------------------------------------------------------
+
+    /** The tier reports the name it was configured under. */
+    @Test
+    public void shouldReportTheConfiguredName()
+    {
+        assertThat(tier.name()).isEqualTo(tierName());
+        assertThat(tier.capabilities()).as("capabilities()").isNotNull();
+    }
+
+    /** Pages written come back byte for byte, into slices of a shared arena, and the sources stay unchanged. */
+    @Test
+    public void shouldRoundTripRandomBytes()
+    {
+        final PageArena arena = newArena(2 * OBJECTS, objectSize());
+        final List<PageKey> keys = newKeys(OBJECTS);
+        final List<Long> seeds = newSeeds(OBJECTS);
+        final RecordingTierBatch written = write(tier, "write", keys, seeds, arena);
+        assertAll(written, TierStatus.OK);
+        for (int i = 0; i < OBJECTS; i++)
+        {
+            PageBytes.assertContent(written.slice(i), seeds.get(i), "write source of key " + i + " after the write (sources are read-only)");
+        }
+
+        // Read in reverse order so a tier that mixes up indexes and keys is caught.
+        final List<PageKey> reversed = new ArrayList<>(keys);
+        Collections.reverse(reversed);
+        final RecordingTierBatch readBack = read(tier, "read reversed", reversed, arena);
+        assertAll(readBack, TierStatus.OK);
+        for (int i = 0; i < OBJECTS; i++)
+        {
+            PageBytes.assertContent(readBack.slice(i), seeds.get(OBJECTS - 1 - i), "key " + reversed.get(i) + " read back");
+        }
+        arena.assertGuardsIntact();
+    }
+
+    /** A key never written is NOT_FOUND for read, exists and remove, and a failed read writes nothing outside its slice. */
+    @Test
+    public void shouldReportNotFoundForAMissingKey()
+    {
+        final PageArena arena = newArena(1, objectSize());
+        final List<PageKey> missing = newKeys(1);
+        assertStatuses(read(tier, "read missing", missing, arena), TierStatus.NOT_FOUND);
+        assertStatuses(exists(tier, "exists missing", missing), TierStatus.NOT_FOUND);
+        assertStatuses(remove(tier, "remove missing", missing), TierStatus.NOT_FOUND);
+        arena.assertGuardsIntact();
+    }
+
+    /** exists is OK for exactly the keys written, interleaved with keys that were not. */
+    @Test
+    public void shouldReportExactlyTheWrittenKeysAsExisting()
+    {
+        final PageArena arena = newArena(OBJECTS, objectSize());
+        final List<PageKey> keys = newKeys(2 * OBJECTS);
+        final List<PageKey> written = new ArrayList<>();
+        final TierStatus[] expected = new TierStatus[keys.size()];
+        for (int i = 0; i < keys.size(); i++)
+        {
+            if (i % 2 == 0)
+            {
+                written.add(keys.get(i));
+            }
+            expected[i] = i % 2 == 0 ? TierStatus.OK : TierStatus.NOT_FOUND;
+        }
+        assertAll(write(tier, "write even keys", written, newSeeds(written.size()), arena), TierStatus.OK);
+        assertStatuses(exists(tier, "exists all keys", keys), expected);
+    }
+
+    /**
+     * One key's failure never fails its batch: present, missing and wrong-size reads in one batch
+     * complete OK, NOT_FOUND and CORRUPT, and the OK keys hold their bytes.
+     */
+    @Test
+    public void shouldCompleteEachKeyOnItsOwnInAMixedBatch()
+    {
+        final long size = objectSize();
+        final PageArena arena = newArena(16, size + 4096);
+        final List<PageKey> present = newKeys(4);
+        final List<Long> seeds = newSeeds(4);
+        assertAll(write(tier, "write present keys", present, seeds, arena), TierStatus.OK);
+        final List<PageKey> missing = newKeys(2);
+
+        final List<PageKey> keys = List.of(present.get(0), missing.get(0), present.get(1), present.get(2), missing.get(1), present.get(3));
+        final List<MemorySegment> segments = List.of(
+            arena.slice(size),
+            arena.slice(size),
+            arena.slice(size - 4096),
+            arena.slice(size),
+            arena.slice(size),
+            arena.slice(size + 4096));
+        for (final MemorySegment segment : segments)
+        {
+            PageBytes.fill(segment, newSeed());
+        }
+        final RecordingTierBatch mixed = batch("mixed read", keys, segments);
+        tier.read(mixed);
+        await(mixed);
+        assertStatuses(mixed, TierStatus.OK, TierStatus.NOT_FOUND, TierStatus.CORRUPT, TierStatus.OK, TierStatus.NOT_FOUND, TierStatus.CORRUPT);
+        PageBytes.assertContent(mixed.slice(0), seeds.get(0), "present key 0 in a mixed batch");
+        PageBytes.assertContent(mixed.slice(3), seeds.get(2), "present key 3 in a mixed batch");
+        arena.assertGuardsIntact();
+    }
+
+    /** Reads write only inside their slice, whatever the outcome: the guard bytes around every slice stay untouched. */
+    @Test
+    public void shouldKeepReadsInsideTheirSlices()
+    {
+        final long size = objectSize();
+        final PageArena arena = newArena(3 * OBJECTS + 2, size + 4096);
+        final List<PageKey> keys = newKeys(OBJECTS);
+        assertAll(write(tier, "write", keys, newSeeds(OBJECTS), arena), TierStatus.OK);
+        assertAll(read(tier, "read present", keys, arena), TierStatus.OK);
+        arena.assertGuardsIntact();
+        assertAll(read(tier, "read missing", newKeys(OBJECTS), arena), TierStatus.NOT_FOUND);
+        arena.assertGuardsIntact();
+        final RecordingTierBatch wrongSize = batch("read wrong sizes", keys.subList(0, 2), List.of(arena.slice(size - 4096), arena.slice(size + 4096)));
+        tier.read(wrongSize);
+        assertAll(await(wrongSize), TierStatus.CORRUPT);
+        arena.assertGuardsIntact();
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Overwrite and remove
+    // ------------------------------------------------------------------------------------------------
+
+    /** Writing a key again replaces its object: reads see the new bytes. */
+    @Test
+    public void shouldReplaceAnObjectWhenOverwritten()
+    {
+        final PageArena arena = newArena(6, objectSize());
+        final List<PageKey> key = newKeys(1);
+        final long first = newSeed();
+        final long second = newSeed();
+        assertAll(write(tier, "write first", key, List.of(first), arena), TierStatus.OK);
+        PageBytes.assertContent(read(tier, "read first", key, arena).slice(0), first, "object before overwrite");
+        assertAll(write(tier, "overwrite", key, List.of(second), arena), TierStatus.OK);
+        final RecordingTierBatch readBack = read(tier, "read second", key, arena);
+        assertAll(readBack, TierStatus.OK);
+        PageBytes.assertContent(readBack.slice(0), second, "object after overwrite");
+        assertAll(exists(tier, "exists after overwrite", key), TierStatus.OK);
+        arena.assertGuardsIntact();
+    }
+
+    /**
+     * Overwrites are atomic per key: while one thread rewrites a key with two alternating contents,
+     * every read another thread makes sees one of them whole (or NOT_FOUND), never a mix or CORRUPT.
+     */
+    @Test
+    public void shouldNeverServeAPartialOverwrite() throws Exception
+    {
+        final int rewrites = 40;
+        final PageArena arena = newArena(2 + 1 + 1, objectSize());
+        final List<PageKey> key = newKeys(1);
+        final long[] contents = {newSeed(), newSeed()};
+        final List<MemorySegment> sources = arena.slices(2, objectSize());
+        PageBytes.fill(sources.get(0), contents[0]);
+        PageBytes.fill(sources.get(1), contents[1]);
+        final MemorySegment destination = arena.slice(objectSize());
+        final RecordingTierBatch initial = batch("initial write", key, List.of(sources.get(0)));
+        tier.write(initial);
+        assertAll(await(initial), TierStatus.OK);
+
+        final AtomicBoolean writing = new AtomicBoolean(true);
+        final List<String> torn = Collections.synchronizedList(new ArrayList<>());
+        final ExecutorService reader = Executors.newSingleThreadExecutor();
+        try
+        {
+            final Future<Integer> reads = reader.submit(() ->
+            {
+                int okReads = 0;
+                int round = 0;
+                while (writing.get() || round < 2)
+                {
+                    final RecordingTierBatch batch = batch("concurrent read " + round++, key, List.of(destination));
+                    tier.read(batch);
+                    await(batch);
+                    final TierStatus status = batch.status(0);
+                    if (status == TierStatus.OK)
+                    {
+                        okReads++;
+                        if (PageBytes.mismatch(destination, contents[0]) >= 0 && PageBytes.mismatch(destination, contents[1]) >= 0)
+                        {
+                            torn.add("read " + round + " returned OK with bytes that are neither the old nor the new object");
+                        }
+                    }
+                    else if (status != TierStatus.NOT_FOUND)
+                    {
+                        torn.add("read " + round + " during an overwrite completed " + status);
+                    }
+                }
+                return okReads;
+            });
+            for (int i = 1; i <= rewrites; i++)
+            {
+                final RecordingTierBatch rewrite = batch("overwrite " + i, key, List.of(sources.get(i % 2)));
+                tier.write(rewrite);
+                assertAll(await(rewrite), TierStatus.OK);
+            }
+            writing.set(false);
+            final int okReads = reads.get(completionDeadline().toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(torn).as("reads racing overwrites").isEmpty();
+            assertThat(okReads).as("OK reads while the key was being overwritten").isPositive();
+        }
+        finally
+        {
+            writing.set(false);
+            reader.shutdownNow();
+        }
+        final RecordingTierBatch last = read(tier, "read after overwrites", key, arena);
+        assertAll(last, TierStatus.OK);
+        PageBytes.assertContent(last.slice(0), contents[rewrites % 2], "object after the last overwrite");
+        arena.assertGuardsIntact();
+    }
+
+    /** remove is OK for a stored key and NOT_FOUND for a missing one; removed keys are gone for read and exists. */
+    @Test
+    public void shouldRemoveObjects()
+    {
+        final PageArena arena = newArena(5, objectSize());
+        final List<PageKey> keys = newKeys(3);
+        final List<Long> seeds = newSeeds(3);
+        assertAll(write(tier, "write", keys, seeds, arena), TierStatus.OK);
+        final PageKey missing = newKeys(1).getFirst();
+        assertStatuses(remove(tier, "remove", List.of(keys.get(0), missing, keys.get(1))), TierStatus.OK, TierStatus.NOT_FOUND, TierStatus.OK);
+        assertStatuses(exists(tier, "exists after remove", keys), TierStatus.NOT_FOUND, TierStatus.NOT_FOUND, TierStatus.OK);
+        assertStatuses(remove(tier, "remove again", keys.subList(0, 1)), TierStatus.NOT_FOUND);
+        final RecordingTierBatch readBack = read(tier, "read after remove", List.of(keys.get(0), keys.get(2)), arena);
+        assertStatuses(readBack, TierStatus.NOT_FOUND, TierStatus.OK);
+        PageBytes.assertContent(readBack.slice(1), seeds.get(2), "the key that was not removed");
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Batches: concurrency, size, exactly-once
+    // ------------------------------------------------------------------------------------------------
+
+    /** Batches from several threads at once (writes, exists, reads, removes) all complete correctly. */
+    @Test
+    public void shouldServeConcurrentBatchesFromManyThreads() throws Exception
+    {
+        final int threads = 4;
+        final int rounds = 5;
+        final int own = 6;
+        final List<PageKey> shared = newKeys(4);
+        final List<Long> sharedSeeds = newSeeds(shared.size());
+        final PageArena arena = newArena(shared.size() + threads * (2 * own + shared.size()), objectSize());
+        assertAll(write(tier, "write shared", shared, sharedSeeds, arena), TierStatus.OK);
+
+        final List<List<MemorySegment>> sources = new ArrayList<>();
+        final List<List<MemorySegment>> destinations = new ArrayList<>();
+        final List<List<MemorySegment>> sharedDestinations = new ArrayList<>();
+        for (int t = 0; t < threads; t++)
+        {
+            sources.add(arena.slices(own, objectSize()));
+            destinations.add(arena.slices(own, objectSize()));
+            sharedDestinations.add(arena.slices(shared.size(), objectSize()));
+        }
+        final ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try
+        {
+            final List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++)
+            {
+                final int thread = t;
+                final List<PageKey> keys = newKeys(own);
+                final List<PageKey> strangers = newKeys(2);
+                final long threadSeed = newSeed();
+                futures.add(pool.submit(() ->
+                {
+                    final SplittableRandom threadRandom = new SplittableRandom(threadSeed);
+                    for (int round = 0; round < rounds; round++)
+                    {
+                        final String name = "thread " + thread + " round " + round;
+                        final List<Long> seeds = seeds(keys, threadRandom);
+                        for (int i = 0; i < own; i++)
+                        {
+                            PageBytes.fill(sources.get(thread).get(i), seeds.get(i));
+                        }
+                        final RecordingTierBatch written = batch(name + " write", keys, sources.get(thread));
+                        tier.write(written);
+                        assertAll(await(written), TierStatus.OK);
+
+                        final List<PageKey> probe = new ArrayList<>(keys);
+                        probe.addAll(strangers);
+                        final RecordingTierBatch present = keyBatch(name + " exists", probe);
+                        tier.exists(present);
+                        await(present);
+                        for (int i = 0; i < probe.size(); i++)
+                        {
+                            assertThat(present.status(i)).as("%s exists key %d", name, i).isEqualTo(i < own ? TierStatus.OK : TierStatus.NOT_FOUND);
+                        }
+
+                        final RecordingTierBatch readBack = batch(name + " read", keys, destinations.get(thread));
+                        tier.read(readBack);
+                        assertAll(await(readBack), TierStatus.OK);
+                        for (int i = 0; i < own; i++)
+                        {
+                            PageBytes.assertContent(readBack.slice(i), seeds.get(i), name + " key " + i);
+                        }
+
+                        final RecordingTierBatch sharedRead = batch(name + " read shared", shared, sharedDestinations.get(thread));
+                        tier.read(sharedRead);
+                        assertAll(await(sharedRead), TierStatus.OK);
+                        for (int i = 0; i < shared.size(); i++)
+                        {
+                            PageBytes.assertContent(sharedRead.slice(i), sharedSeeds.get(i), name + " shared key " + i);
+                        }
+
+                        final RecordingTierBatch removed = keyBatch(name + " remove", keys.subList(0, 2));
+                        tier.remove(removed);
+                        assertAll(await(removed), TierStatus.OK);
+                        final RecordingTierBatch gone = keyBatch(name + " exists removed", keys.subList(0, 2));
+                        tier.exists(gone);
+                        assertAll(await(gone), TierStatus.NOT_FOUND);
+                    }
+                    return null;
+                }));
+            }
+            for (final Future<?> future : futures)
+            {
+                future.get(completionDeadline().toMillis() * 2, TimeUnit.MILLISECONDS);
+            }
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+        arena.assertGuardsIntact();
+    }
+
+    /** A batch of {@link #largeBatchSize()} keys completes every key, for every operation. */
+    @Test
+    public void shouldCompleteALargeBatch()
+    {
+        final int count = largeBatchSize();
+        final long size = largeBatchObjectSize();
+        final StorageTier large = openTier(validConfig(scratchDir("large")), new ContractTierContext(tierName(), size));
+        final PageArena arena = newArena(2 * count, size);
+        final List<PageKey> keys = newKeys(count);
+        final List<Long> seeds = newSeeds(count);
+        assertAll(write(large, "large write", keys, seeds, arena), TierStatus.OK);
+        assertAll(exists(large, "large exists", keys), TierStatus.OK);
+        final RecordingTierBatch readBack = read(large, "large read", keys, arena);
+        assertAll(readBack, TierStatus.OK);
+        for (int i = 0; i < count; i++)
+        {
+            PageBytes.assertContent(readBack.slice(i), seeds.get(i), "key " + i + " of a large batch");
+        }
+        assertAll(remove(large, "large remove", keys), TierStatus.OK);
+        assertAll(exists(large, "large exists after remove", keys), TierStatus.NOT_FOUND);
+        arena.assertGuardsIntact();
+    }
+
+    /** Operations on an empty batch return without failing. */
+    @Test
+    public void shouldAcceptAnEmptyBatch()
+    {
+        final RecordingTierBatch empty = batch("empty", List.of(), List.of());
+        tier.exists(empty);
+        tier.read(empty);
+        tier.write(empty);
+        tier.remove(empty);
+        assertThat(empty.isComplete()).isTrue();
+    }
+
+    /**
+     * Many batches of every operation submitted back to back, without waiting in between, complete
+     * each key exactly once; the kit checks again after closing the tier, for late duplicates.
+     */
+    @Test
+    public void shouldCompleteEveryKeyExactlyOnce()
+    {
+        final int perBatch = 4;
+        final int rounds = 8;
+        final PageArena arena = newArena(rounds * 2 * perBatch, objectSize());
+        final List<RecordingTierBatch> submitted = new ArrayList<>();
+        for (int round = 0; round < rounds; round++)
+        {
+            final List<PageKey> keys = newKeys(perBatch);
+            final List<MemorySegment> sources = arena.slices(perBatch, objectSize());
+            sources.forEach(source -> PageBytes.fill(source, newSeed()));
+            final RecordingTierBatch written = batch("burst write " + round, keys, sources);
+            final RecordingTierBatch read = batch("burst read " + round, keys, arena.slices(perBatch, objectSize()));
+            final RecordingTierBatch present = keyBatch("burst exists " + round, keys);
+            final RecordingTierBatch removed = keyBatch("burst remove " + round, keys);
+            tier.write(written);
+            tier.read(read);
+            tier.exists(present);
+            tier.remove(removed);
+            submitted.addAll(List.of(written, read, present, removed));
+        }
+        for (final RecordingTierBatch batch : submitted)
+        {
+            await(batch);
+            assertThat(batch.statuses()).as("statuses of '%s'", batch.label()).doesNotContainNull();
+        }
+        tier.close();
+        for (final RecordingTierBatch batch : submitted)
+        {
+            batch.assertNoViolations();
+        }
+        arena.assertGuardsIntact();
+    }
+
+    /**
+     * A random sequence of operations over a small key space agrees with a map: reads return the
+     * last write, exists and remove see what the map holds.
+     */
+    @Test
+    public void shouldMatchAModelUnderRandomOperations()
+    {
+        final int steps = 150;
+        final int maxBatch = 4;
+        final List<PageKey> space = newKeys(10);
+        final PageArena arena = newArena(2 * maxBatch, objectSize());
+        final List<MemorySegment> sources = arena.slices(maxBatch, objectSize());
+        final List<MemorySegment> destinations = arena.slices(maxBatch, objectSize());
+        final Map<PageKey, Long> model = new HashMap<>();
+        final long seed = newSeed();
+        final SplittableRandom steer = new SplittableRandom(seed);
+        for (int step = 0; step < steps; step++)
+        {
+            final int count = 1 + steer.nextInt(maxBatch);
+            final Set<PageKey> chosen = new LinkedHashSet<>();
+            while (chosen.size() < count)
+            {
+                chosen.add(space.get(steer.nextInt(space.size())));
+            }
+            final List<PageKey> keys = List.copyOf(chosen);
+            final String name = "step " + step + " (model seed " + seed + ")";
+            switch (steer.nextInt(4))
+            {
+                case 0 ->
+                {
+                    final List<Long> seeds = seeds(keys, steer);
+                    for (int i = 0; i < count; i++)
+                    {
+                        PageBytes.fill(sources.get(i), seeds.get(i));
+                    }
+                    final RecordingTierBatch written = batch(name + " write", keys, sources.subList(0, count));
+                    tier.write(written);
+                    assertAll(await(written), TierStatus.OK);
+                    for (int i = 0; i < count; i++)
+                    {
+                        model.put(keys.get(i), seeds.get(i));
+                    }
+                }
+                case 1 ->
+                {
+                    final RecordingTierBatch readBack = batch(name + " read", keys, destinations.subList(0, count));
+                    tier.read(readBack);
+                    await(readBack);
+                    for (int i = 0; i < count; i++)
+                    {
+                        final Long expected = model.get(keys.get(i));
+                        assertThat(readBack.status(i)).as("%s key %s", name, keys.get(i)).isEqualTo(expected == null ? TierStatus.NOT_FOUND : TierStatus.OK);
+                        if (expected != null)
+                        {
+                            PageBytes.assertContent(readBack.slice(i), expected, name + " key " + keys.get(i));
+                        }
+                    }
+                }
+                case 2 ->
+                {
+                    final RecordingTierBatch present = exists(tier, name + " exists", keys);
+                    for (int i = 0; i < count; i++)
+                    {
+                        assertThat(present.status(i)).as("%s key %s", name, keys.get(i))
+                            .isEqualTo(model.containsKey(keys.get(i)) ? TierStatus.OK : TierStatus.NOT_FOUND);
+                    }
+                }
+                default ->
+                {
+                    final RecordingTierBatch removed = remove(tier, name + " remove", keys);
+                    for (int i = 0; i < count; i++)
+                    {
+                        assertThat(removed.status(i)).as("%s key %s", name, keys.get(i))
+                            .isEqualTo(model.remove(keys.get(i)) != null ? TierStatus.OK : TierStatus.NOT_FOUND);
+                    }
+                }
+            }
+        }
+        arena.assertGuardsIntact();
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Close
+    // ------------------------------------------------------------------------------------------------
+
+    /**
+     * close is idempotent, and afterwards every key of every operation completes CLOSED without its
+     * segment being touched; with PERSISTENT, nothing submitted after close reached storage.
+     */
+    @Test
+    public void shouldCompleteEveryKeyWithClosedAfterClose()
+    {
+        final PageArena arena = newArena(OBJECTS + 3 * OBJECTS, objectSize());
+        final List<PageKey> stored = newKeys(OBJECTS);
+        assertAll(write(tier, "write before close", stored, newSeeds(OBJECTS), arena), TierStatus.OK);
+        tier.close();
+        tier.close();
+
+        final List<MemorySegment> destinations = arena.slices(OBJECTS, objectSize());
+        final List<Long> poison = newSeeds(OBJECTS);
+        for (int i = 0; i < OBJECTS; i++)
+        {
+            PageBytes.fill(destinations.get(i), poison.get(i));
+        }
+        final RecordingTierBatch readAfter = batch("read after close", stored, destinations);
+        tier.read(readAfter);
+        assertAll(await(readAfter), TierStatus.CLOSED);
+        for (int i = 0; i < OBJECTS; i++)
+        {
+            PageBytes.assertContent(destinations.get(i), poison.get(i), "read destination " + i + " after close (must stay untouched)");
+        }
+
+        final List<PageKey> fresh = newKeys(OBJECTS);
+        final List<Long> freshSeeds = newSeeds(OBJECTS);
+        final RecordingTierBatch writeAfter = write(tier, "write after close", fresh, freshSeeds, arena);
+        assertAll(writeAfter, TierStatus.CLOSED);
+        for (int i = 0; i < OBJECTS; i++)
+        {
+            PageBytes.assertContent(writeAfter.slice(i), freshSeeds.get(i), "write source " + i + " after close (must stay untouched)");
+        }
+        assertAll(exists(tier, "exists after close", stored), TierStatus.CLOSED);
+        assertAll(remove(tier, "remove after close", stored), TierStatus.CLOSED);
+        arena.assertGuardsIntact();
+
+        if (capabilities(tier).contains(TierCapability.PERSISTENT))
+        {
+            final StorageTier reopened = openTier(validConfig(tierDir), new ContractTierContext(tierName(), objectSize()));
+            assertAll(exists(reopened, "exists of keys written after close", fresh), TierStatus.NOT_FOUND);
+            assertAll(exists(reopened, "exists of keys removed after close", stored), TierStatus.OK);
+        }
+    }
+
+    /**
+     * close finishes or fails in-flight keys before it returns: every key of every batch submitted
+     * earlier is complete when close returns, writes OK or CLOSED, reads OK (with the right bytes),
+     * NOT_FOUND or CLOSED; with PERSISTENT, every write that completed OK is readable afterwards.
+     */
+    @Test
+    public void shouldFinishOrFailInFlightKeysOnClose()
+    {
+        final int perBatch = 8;
+        final int batchCount = 4;
+        final PageArena arena = newArena(2 * perBatch * batchCount + perBatch * batchCount, objectSize());
+        final List<RecordingTierBatch> writes = new ArrayList<>();
+        final List<RecordingTierBatch> reads = new ArrayList<>();
+        final Map<PageKey, Long> contents = new LinkedHashMap<>();
+        for (int b = 0; b < batchCount; b++)
+        {
+            final List<PageKey> keys = newKeys(perBatch);
+            final List<MemorySegment> sources = arena.slices(perBatch, objectSize());
+            for (int i = 0; i < perBatch; i++)
+            {
+                final long seed = newSeed();
+                PageBytes.fill(sources.get(i), seed);
+                contents.put(keys.get(i), seed);
+            }
+            final RecordingTierBatch written = batch("in-flight write " + b, keys, sources);
+            final RecordingTierBatch readBack = batch("in-flight read " + b, keys, arena.slices(perBatch, objectSize()));
+            tier.write(written);
+            tier.read(readBack);
+            writes.add(written);
+            reads.add(readBack);
+        }
+        tier.close();
+
+        for (final RecordingTierBatch batch : writes)
+        {
+            assertThat(batch.isComplete()).as("'%s' complete when close() returned: %s", batch.label(), batch.statuses()).isTrue();
+            assertThat(batch.statuses()).as("statuses of '%s'", batch.label()).allMatch(s -> s == TierStatus.OK || s == TierStatus.CLOSED);
+        }
+        for (final RecordingTierBatch batch : reads)
+        {
+            assertThat(batch.isComplete()).as("'%s' complete when close() returned: %s", batch.label(), batch.statuses()).isTrue();
+            for (int i = 0; i < batch.size(); i++)
+            {
+                final TierStatus status = batch.status(i);
+                assertThat(status).as("'%s' key %d", batch.label(), i).isIn(TierStatus.OK, TierStatus.NOT_FOUND, TierStatus.CLOSED);
+                if (status == TierStatus.OK)
+                {
+                    PageBytes.assertContent(batch.slice(i), contents.get(batch.pageKey(i)), batch.label() + " key " + i);
+                }
+            }
+        }
+        arena.assertGuardsIntact();
+
+        if (capabilities(tier).contains(TierCapability.PERSISTENT))
+        {
+            final StorageTier reopened = openTier(validConfig(tierDir), new ContractTierContext(tierName(), objectSize()));
+            final PageArena readArena = newArena(perBatch * batchCount, objectSize());
+            for (final RecordingTierBatch written : writes)
+            {
+                final List<PageKey> keys = new ArrayList<>();
+                for (int i = 0; i < written.size(); i++)
+                {
+                    keys.add(written.pageKey(i));
+                }
+                final RecordingTierBatch readBack = read(reopened, "reopened read of " + written.label(), keys, readArena);
+                for (int i = 0; i < keys.size(); i++)
+                {
+                    if (written.status(i) == TierStatus.OK)
+                    {
+                        assertThat(readBack.status(i)).as("key %d of '%s', which completed OK before close", i, written.label()).isEqualTo(TierStatus.OK);
+                    }
+                    else
+                    {
+                        assertThat(readBack.status(i)).as("key %d of '%s', closed before it was written", i, written.label())
+                            .isIn(TierStatus.OK, TierStatus.NOT_FOUND);
+                    }
+                    if (readBack.status(i) == TierStatus.OK)
+                    {
+                        PageBytes.assertContent(readBack.slice(i), contents.get(keys.get(i)), "reopened key " + i + " of " + written.label());
+                    }
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Usage
+    // ------------------------------------------------------------------------------------------------
+
+    /** usage() counts written objects once (an overwrite adds nothing) and drops removed ones. */
+    @Test
+    public void shouldReflectWritesAndRemovalsInUsage()
+    {
+        final long size = objectSize();
+        final PageArena arena = newArena(6, size);
+        final TierUsage before = tier.usage();
+        assertThat(before).as("usage()").isNotNull();
+        assertThat(before.capacityBytes()).as("capacityBytes").isPositive();
+        assertThat(before.usedBytes()).as("usedBytes").isNotNegative();
+        assertThat(before.objects()).as("objects (-1 when unknown)").isGreaterThanOrEqualTo(-1);
+
+        final List<PageKey> keys = newKeys(4);
+        assertAll(write(tier, "write 4", keys, newSeeds(4), arena), TierStatus.OK);
+        assertUsage(before, 4, "after writing 4 objects");
+        assertAll(write(tier, "overwrite 1", keys.subList(0, 1), newSeeds(1), arena), TierStatus.OK);
+        assertUsage(before, 4, "after overwriting 1 of them");
+        assertStatuses(remove(tier, "remove 2 and a missing key", List.of(keys.get(0), keys.get(1), newKeys(1).getFirst())),
+            TierStatus.OK, TierStatus.OK, TierStatus.NOT_FOUND);
+        assertUsage(before, 2, "after removing 2 of them");
+        assertAll(remove(tier, "remove the rest", keys.subList(2, 4)), TierStatus.OK);
+        assertUsage(before, 0, "after removing all of them");
+    }
+
+    private void assertUsage(final TierUsage before, final int added, final String when)
+    {
+        final TierUsage now = tier.usage();
+        assertThat(now.usedBytes()).as("usedBytes %s (started at %d)", when, before.usedBytes())
+            .isEqualTo(before.usedBytes() + added * objectSize());
+        if (before.objects() >= 0 && now.objects() >= 0)
+        {
+            assertThat(now.objects()).as("objects %s (started at %d)", when, before.objects()).isEqualTo(before.objects() + added);
+        }
+        assertThat(now.capacityBytes()).as("capacityBytes %s", when).isEqualTo(before.capacityBytes());
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Configuration
+    // ------------------------------------------------------------------------------------------------
+
+    /** Each of {@link #invalidConfigs(Path)} is refused with a TierConfigException naming its key. */
+    @TestFactory
+    public Stream<DynamicTest> shouldRejectEachInvalidConfig()
+    {
+        final Path dir = scratchDir("invalid");
+        return invalidConfigs(dir).stream()
+            .map(invalid -> DynamicTest.dynamicTest(invalid.description(), () -> assertRejected(invalid.config(), invalid.expectedKey())));
+    }
+
+    /** A setting the tier does not know is refused, naming it, so a typo fails the start. */
+    @Test
+    public void shouldRejectAnUnknownSetting()
+    {
+        final Map<String, String> config = new HashMap<>(validConfig(scratchDir("unknown")));
+        config.put(unknownSettingKey(), "1");
+        assertRejected(config, qualifiedKey(unknownSettingKey()));
+    }
+
+    private void assertRejected(final Map<String, String> config, final String expectedKey)
+    {
+        final ContractTierContext rejectedContext = new ContractTierContext(tierName(), objectSize());
+        assertThatThrownBy(() ->
+        {
+            final StorageTier accepted = provider().create(new TierConfig(tierName(), config), rejectedContext);
+            accepted.close();
+        })
+            .as("create(%s) must throw a TierConfigException naming %s", config, expectedKey)
+            .isInstanceOf(TierConfigException.class)
+            .hasMessageContaining(expectedKey)
+            .satisfies(ex -> assertThat(((TierConfigException)ex).key()).as("TierConfigException.key()").isEqualTo(expectedKey));
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Capabilities
+    // ------------------------------------------------------------------------------------------------
+
+    /** PERSISTENT: objects written by one instance are readable, whole, by a new instance on the same config. */
+    @Test
+    public void shouldKeepObjectsAcrossInstances()
+    {
+        assumeCapability(TierCapability.PERSISTENT);
+        final PageArena arena = newArena(2 * OBJECTS, objectSize());
+        final List<PageKey> keys = newKeys(OBJECTS);
+        final List<Long> seeds = newSeeds(OBJECTS);
+        assertAll(write(tier, "write before restart", keys, seeds, arena), TierStatus.OK);
+        assertAll(remove(tier, "remove before restart", keys.subList(0, 1)), TierStatus.OK);
+        tier.close();
+
+        final StorageTier restarted = openTier(validConfig(tierDir), new ContractTierContext(tierName(), objectSize()));
+        final RecordingTierBatch present = exists(restarted, "exists after restart", keys);
+        assertThat(present.status(0)).as("key removed before the restart").isEqualTo(TierStatus.NOT_FOUND);
+        final RecordingTierBatch readBack = read(restarted, "read after restart", keys.subList(1, OBJECTS), arena);
+        assertAll(readBack, TierStatus.OK);
+        for (int i = 1; i < OBJECTS; i++)
+        {
+            assertThat(present.status(i)).as("exists key %d after restart", i).isEqualTo(TierStatus.OK);
+            PageBytes.assertContent(readBack.slice(i - 1), seeds.get(i), "key " + i + " after restart");
+        }
+    }
+
+    /** SHARED: two instances on the same config at once see each other's writes and removes. */
+    @Test
+    public void shouldShareObjectsBetweenInstances()
+    {
+        assumeCapability(TierCapability.SHARED);
+        final StorageTier other = openTier(validConfig(tierDir), new ContractTierContext(tierName(), objectSize()));
+        final PageArena arena = newArena(4 * OBJECTS, objectSize());
+        final List<PageKey> keys = newKeys(OBJECTS);
+        final List<Long> seeds = newSeeds(OBJECTS);
+        assertAll(write(tier, "write on the first instance", keys, seeds, arena), TierStatus.OK);
+        assertAll(exists(other, "exists on the second", keys), TierStatus.OK);
+        final RecordingTierBatch readBack = read(other, "read on the second", keys, arena);
+        assertAll(readBack, TierStatus.OK);
+        for (int i = 0; i < OBJECTS; i++)
+        {
+            PageBytes.assertContent(readBack.slice(i), seeds.get(i), "key " + i + " read by the second instance");
+        }
+        assertAll(remove(other, "remove on the second", keys.subList(0, 2)), TierStatus.OK);
+        assertStatuses(exists(tier, "exists on the first after remove", keys.subList(0, 3)), TierStatus.NOT_FOUND, TierStatus.NOT_FOUND, TierStatus.OK);
+        final long rewritten = newSeed();
+        assertAll(write(other, "overwrite on the second", keys.subList(2, 3), List.of(rewritten), arena), TierStatus.OK);
+        final RecordingTierBatch reread = read(tier, "read the overwrite on the first", keys.subList(2, 3), arena);
+        assertAll(reread, TierStatus.OK);
+        PageBytes.assertContent(reread.slice(0), rewritten, "key overwritten by the other instance");
+    }
+
+    /**
+     * SELF_EVICTING (of the tier {@link #boundedConfig(Path, long)} creates): writing three times the capacity keeps usage within it, and every object the
+     * tier dropped is reported through objectRemoved: the keys still present are exactly those
+     * written and not reported.
+     */
+    @Test
+    public void shouldEvictWithinCapacityAndReportEachRemoval()
+    {
+        final long size = objectSize();
+        final int capacityObjects = 8;
+        final long capacity = capacityObjects * size;
+        final Map<String, String> config = boundedConfig(scratchDir("bounded"), capacity);
+        assumeTrue(config != null || !capabilities(tier).contains(TierCapability.SELF_EVICTING),
+            "the tier declares SELF_EVICTING but the test does not override boundedConfig(Path, long)");
+        assumeTrue(config != null, "the test does not override boundedConfig(Path, long), so the tier is never bounded");
+        final ContractTierContext boundedContext = new ContractTierContext(tierName(), size);
+        final StorageTier bounded = openTier(config, boundedContext);
+        assumeTrue(capabilities(bounded).contains(TierCapability.SELF_EVICTING),
+            () -> "the tier created from boundedConfig does not declare SELF_EVICTING (it declares " + bounded.capabilities() + ")");
+
+        final int total = 3 * capacityObjects;
+        final PageArena arena = newArena(total, size);
+        final List<PageKey> keys = newKeys(total);
+        final Set<PageKey> stored = new HashSet<>();
+        for (int i = 0; i < total; i += 2)
+        {
+            final RecordingTierBatch written = write(bounded, "bounded write " + i, keys.subList(i, i + 2), newSeeds(2), arena);
+            for (int k = 0; k < written.size(); k++)
+            {
+                assertThat(written.status(k)).as("'%s' key %d", written.label(), k).isIn(TierStatus.OK, TierStatus.NO_SPACE);
+                if (written.status(k) == TierStatus.OK)
+                {
+                    stored.add(written.pageKey(k));
+                }
+            }
+        }
+        assertThat(stored).as("keys written OK into an empty bounded tier").hasSizeGreaterThan(capacityObjects);
+
+        awaitCondition("usage within capacity and every eviction reported", () ->
+        {
+            final RecordingTierBatch present = exists(bounded, "exists after filling", keys);
+            final Set<PageKey> presentKeys = new HashSet<>();
+            for (int i = 0; i < present.size(); i++)
+            {
+                if (present.status(i) == TierStatus.OK)
+                {
+                    presentKeys.add(present.pageKey(i));
+                }
+            }
+            final Set<PageKey> expectedPresent = new HashSet<>(stored);
+            boundedContext.removedKeys().forEach(expectedPresent::remove);
+            return presentKeys.equals(expectedPresent) && bounded.usage().usedBytes() <= capacity;
+        });
+        final List<PageKey> removed = boundedContext.removedKeys();
+        assertThat(removed).as("objects reported removed").isNotEmpty();
+        assertThat(stored).as("every key reported removed was written").containsAll(removed);
+        assertThat(new HashSet<>(removed)).as("keys reported removed more than once").hasSameSizeAs(removed);
+        final TierUsage usage = bounded.usage();
+        assertThat(usage.usedBytes()).as("usedBytes of a tier bounded to %d", capacity).isLessThanOrEqualTo(capacity);
+        assertThat(usage.capacityBytes()).as("capacityBytes").isLessThanOrEqualTo(capacity);
+        if (usage.objects() >= 0)
+        {
+            assertThat(usage.objects()).as("objects").isEqualTo(stored.size() - removed.size());
+        }
+    }
+}

@@ -1,0 +1,254 @@
+package io.kvtier.tck;
+
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.TierBatch;
+import io.kvtier.spi.TierStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * A well-behaved {@link TierBatch} for tests: it records each key's status and catches the ways a
+ * tier can break the batch contract, so a test can fail on them even when the tier swallows the
+ * exception it got.
+ *
+ * <p>Recorded violations: a key completed twice, an index out of range, a {@code null} status, and
+ * the tier reading a key or segment after every key was completed (the batch then belongs to the
+ * engine again). {@link #awaitCompletion(Duration)} waits with a deadline so a tier that never
+ * completes a key fails the test with the missing indexes instead of hanging the build.
+ *
+ * <p>The tier-facing methods ({@link #keyHigh}, {@link #keyLow}, {@link #segment}) are watched; tests
+ * read the same data back through {@link #pageKey(int)} and {@link #slice(int)}, which are not.
+ */
+public final class RecordingTierBatch implements TierBatch
+{
+    private static final int MAX_LISTED = 16;
+
+    private final String label;
+    private final long[] keyHigh;
+    private final long[] keyLow;
+    private final MemorySegment[] segments;
+    private final AtomicReferenceArray<TierStatus> statuses;
+    private final CountDownLatch pending;
+    private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+
+    /**
+     * @param label    names the batch in failure messages
+     * @param keys     the keys, in batch order
+     * @param segments one segment per key: the destination of a read, the source of a write
+     */
+    public RecordingTierBatch(final String label, final List<PageKey> keys, final List<MemorySegment> segments)
+    {
+        if (keys.size() != segments.size())
+        {
+            throw new IllegalArgumentException(keys.size() + " keys but " + segments.size() + " segments");
+        }
+        this.label = label;
+        final int size = keys.size();
+        keyHigh = new long[size];
+        keyLow = new long[size];
+        this.segments = segments.toArray(new MemorySegment[0]);
+        for (int i = 0; i < size; i++)
+        {
+            keyHigh[i] = keys.get(i).high();
+            keyLow[i] = keys.get(i).low();
+        }
+        statuses = new AtomicReferenceArray<>(size);
+        pending = new CountDownLatch(size);
+    }
+
+    /**
+     * @param label names the batch in failure messages
+     * @param keys  the keys, for {@code exists} or {@code remove}
+     * @return a batch whose segments are all {@link MemorySegment#NULL}
+     */
+    public static RecordingTierBatch ofKeys(final String label, final List<PageKey> keys)
+    {
+        return new RecordingTierBatch(label, keys, Collections.nCopies(keys.size(), MemorySegment.NULL));
+    }
+
+    @Override
+    public int size()
+    {
+        return keyHigh.length;
+    }
+
+    @Override
+    public long keyHigh(final int index)
+    {
+        checkOwnedByTier("keyHigh", index);
+        return keyHigh[index];
+    }
+
+    @Override
+    public long keyLow(final int index)
+    {
+        checkOwnedByTier("keyLow", index);
+        return keyLow[index];
+    }
+
+    @Override
+    public MemorySegment segment(final int index)
+    {
+        checkOwnedByTier("segment", index);
+        return segments[index];
+    }
+
+    @Override
+    public void complete(final int index, final TierStatus status)
+    {
+        if (index < 0 || index >= size())
+        {
+            final String violation = "complete(" + index + ", " + status + ") is out of range for a batch of " + size();
+            violations.add(violation);
+            throw new IndexOutOfBoundsException(violation);
+        }
+        if (status == null)
+        {
+            final String violation = "key " + index + " completed with a null status";
+            violations.add(violation);
+            throw new NullPointerException(violation);
+        }
+        if (!statuses.compareAndSet(index, null, status))
+        {
+            final String violation = "key " + index + " completed twice: first " + statuses.get(index) + ", then " + status
+                + " (on thread " + Thread.currentThread().getName() + ")";
+            violations.add(violation);
+            throw new IllegalStateException(violation);
+        }
+        pending.countDown();
+    }
+
+    private void checkOwnedByTier(final String method, final int index)
+    {
+        if (pending.getCount() == 0)
+        {
+            violations.add("the tier called " + method + "(" + index + ") after every key was completed, when the batch"
+                + " already belonged to the engine again (on thread " + Thread.currentThread().getName() + ")");
+        }
+    }
+
+    /** @return the name given at construction */
+    public String label()
+    {
+        return label;
+    }
+
+    /**
+     * @param index a key's position
+     * @return the key, read without counting as a tier access
+     */
+    public PageKey pageKey(final int index)
+    {
+        return new PageKey(keyHigh[index], keyLow[index]);
+    }
+
+    /**
+     * @param index a key's position
+     * @return the key's segment, read without counting as a tier access
+     */
+    public MemorySegment slice(final int index)
+    {
+        return segments[index];
+    }
+
+    /**
+     * @param index a key's position
+     * @return the key's status, or {@code null} while it is pending
+     */
+    public TierStatus status(final int index)
+    {
+        return statuses.get(index);
+    }
+
+    /** @return every key's status in batch order, {@code null} for pending keys */
+    public List<TierStatus> statuses()
+    {
+        final List<TierStatus> all = new ArrayList<>(size());
+        for (int i = 0; i < size(); i++)
+        {
+            all.add(statuses.get(i));
+        }
+        return all;
+    }
+
+    /** @return whether every key has been completed */
+    public boolean isComplete()
+    {
+        return pending.getCount() == 0;
+    }
+
+    /** @return every contract violation seen so far */
+    public List<String> violations()
+    {
+        return List.copyOf(violations);
+    }
+
+    /**
+     * @throws AssertionError listing the violations, if there are any
+     */
+    public void assertNoViolations()
+    {
+        final List<String> seen = violations();
+        if (!seen.isEmpty())
+        {
+            final String listed = seen.size() <= MAX_LISTED
+                ? seen.toString()
+                : seen.subList(0, MAX_LISTED) + " and " + (seen.size() - MAX_LISTED) + " more";
+            throw new AssertionError("batch '" + label + "' broke the TierBatch contract: " + listed);
+        }
+    }
+
+    /**
+     * Waits until every key is completed, then checks for violations.
+     *
+     * @param deadline how long to wait before calling it a hang
+     * @return this batch
+     * @throws AssertionError naming the keys still pending when the deadline passes, or listing violations
+     */
+    public RecordingTierBatch awaitCompletion(final Duration deadline)
+    {
+        try
+        {
+            if (!pending.await(deadline.toNanos(), TimeUnit.NANOSECONDS))
+            {
+                throw new AssertionError("batch '" + label + "': " + pending.getCount() + " of " + size()
+                    + " keys were not completed within " + deadline + " (the tier hangs or lost them); pending indexes "
+                    + pendingIndexes());
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for batch '" + label + "'", ex);
+        }
+        assertNoViolations();
+        return this;
+    }
+
+    private List<Integer> pendingIndexes()
+    {
+        final List<Integer> pendingIndexes = new ArrayList<>();
+        for (int i = 0; i < size() && pendingIndexes.size() < MAX_LISTED; i++)
+        {
+            if (statuses.get(i) == null)
+            {
+                pendingIndexes.add(i);
+            }
+        }
+        return pendingIndexes;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "RecordingTierBatch[" + label + ", " + statuses() + "]";
+    }
+}

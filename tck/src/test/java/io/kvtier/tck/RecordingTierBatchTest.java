@@ -1,0 +1,72 @@
+package io.kvtier.tck;
+
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.TierStatus;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RecordingTierBatchTest
+{
+    private static final List<PageKey> KEYS = List.of(new PageKey(1, 2), new PageKey(3, 4));
+
+    @Test
+    void shouldRecordEachKeysStatus()
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("b", KEYS);
+        batch.complete(1, TierStatus.NOT_FOUND);
+        assertThat(batch.isComplete()).isFalse();
+        batch.complete(0, TierStatus.OK);
+        assertThat(batch.awaitCompletion(Duration.ofSeconds(1)).statuses()).containsExactly(TierStatus.OK, TierStatus.NOT_FOUND);
+    }
+
+    @Test
+    void shouldThrowAndRecordWhenAKeyIsCompletedTwice()
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("b", KEYS);
+        batch.complete(0, TierStatus.OK);
+        assertThatThrownBy(() -> batch.complete(0, TierStatus.CLOSED)).isInstanceOf(IllegalStateException.class);
+        batch.complete(1, TierStatus.OK);
+        assertThat(batch.violations()).singleElement().asString().contains("key 0 completed twice", "OK", "CLOSED");
+        assertThatThrownBy(() -> batch.awaitCompletion(Duration.ofSeconds(1))).isInstanceOf(AssertionError.class).hasMessageContaining("completed twice");
+    }
+
+    @Test
+    void shouldRecordOutOfRangeAndNullCompletions()
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("b", KEYS);
+        assertThatThrownBy(() -> batch.complete(2, TierStatus.OK)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> batch.complete(0, null)).isInstanceOf(NullPointerException.class);
+        assertThat(batch.violations()).hasSize(2);
+    }
+
+    @Test
+    void shouldRecordATierTouchingTheBatchAfterCompletion()
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("b", KEYS);
+        assertThat(batch.keyHigh(1)).isEqualTo(3);
+        batch.complete(0, TierStatus.OK);
+        batch.complete(1, TierStatus.OK);
+        assertThat(batch.pageKey(1)).isEqualTo(KEYS.get(1));
+        assertThat(batch.violations()).isEmpty();
+        batch.segment(0);
+        assertThat(batch.violations()).singleElement().asString().contains("segment(0)", "after every key was completed");
+    }
+
+    @Test
+    void shouldNameThePendingKeysWhenTheDeadlinePasses()
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("hung", KEYS);
+        batch.complete(0, TierStatus.OK);
+        assertThatThrownBy(() -> batch.awaitCompletion(Duration.ofMillis(20)))
+            .isInstanceOf(AssertionError.class)
+            .hasMessageContaining("'hung'")
+            .hasMessageContaining("1 of 2 keys")
+            .hasMessageContaining("[1]");
+    }
+}
