@@ -40,8 +40,14 @@ class ReferenceFiguresTest
             return;
         }
         trace = SEARCHED.stream().filter(Files::isRegularFile).findFirst().orElse(null);
+    }
+
+    /** Skips the calling test, saying why, when the trace is not beside the checkout (a user's fresh clone). */
+    private static Path requireTrace()
+    {
         assumeTrue(trace != null, () -> "trace not found at " + SEARCHED.stream().map(p -> p.toAbsolutePath().normalize().toString()).toList() +
             " (nor set with -D" + TRACE_PROPERTY + "=FILE); it ships beside the repository in ../shared/traces, not in it");
+        return trace;
     }
 
     private static long capacity(final String tokens)
@@ -61,7 +67,7 @@ class ReferenceFiguresTest
     @CsvSource({"1e5, 0.042", "1e6, 0.053", "3e6, 0.136", "1e7, 0.285", "unbounded, 0.366"})
     void shouldReproduceTheLruColumn(final String tokens, final String expected) throws IOException
     {
-        final ReplayResult result = TraceReplay.run(trace, capacity(tokens), ReplayPolicy.lru());
+        final ReplayResult result = TraceReplay.run(requireTrace(), capacity(tokens), ReplayPolicy.lru());
 
         assertThat(result.requests()).isEqualTo(12_031);
         assertThat(result.totalBlocks()).isEqualTo(288_500);
@@ -72,7 +78,7 @@ class ReferenceFiguresTest
     @CsvSource({"1e5, 0.081", "1e6, 0.249", "3e6, 0.350", "1e7, 0.366", "unbounded, 0.366"})
     void shouldReproduceTheBeladyColumn(final String tokens, final String expected) throws IOException
     {
-        assertRoundsTo(TraceReplay.run(trace, capacity(tokens), ReplayPolicy.belady()), expected);
+        assertRoundsTo(TraceReplay.run(requireTrace(), capacity(tokens), ReplayPolicy.belady()), expected);
     }
 
     /**
@@ -85,7 +91,7 @@ class ReferenceFiguresTest
         "belady-bypass, 1e5, 0.0859", "belady-bypass, 1e6, 0.2493", "belady-bypass, 3e6, 0.3504"})
     void shouldPinTheOtherBeladySemantics(final String policy, final String tokens, final String expected) throws IOException
     {
-        final ReplayResult result = TraceReplay.run(trace, capacity(tokens), ReplayPolicy.forName(policy));
+        final ReplayResult result = TraceReplay.run(requireTrace(), capacity(tokens), ReplayPolicy.forName(policy));
 
         assertThat(String.format(Locale.ROOT, "%.4f", result.hitRate())).as(policy + " at " + tokens).isEqualTo(expected);
     }
