@@ -112,6 +112,8 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private final int backupTier;
 
     private int backupsInFlight;
+    private int scanRun;
+    private int scanTotal;
     private long lastHeartbeatNanos;
     private volatile Thread engineThread;
     private RingBuffer<EngineEvent> ring;
@@ -485,30 +487,58 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         return i;
     }
 
-    private int servingRun(final KeyChain keys, final int start, final int end)
+    /**
+     * One pass over {@code [start, end)}: sets {@link #scanRun} to the end of the leading run of pool
+     * pages and {@link #scanTotal} to the first key that is neither in the pool, nor loading, nor in L3.
+     */
+    private void scanPrefix(final KeyChain keys, final int start, final int end)
     {
+        int run = start;
         int i = start;
-        while (i < end && servingPage(index.find(keys.high(i), keys.low(i)), keys.high(i), keys.low(i)) != NONE)
+        for (; i < end; i++)
         {
-            i++;
+            final long high = keys.high(i);
+            final long low = keys.low(i);
+            final int slot = index.find(high, low);
+            if (slot == KeyTable.NONE)
+            {
+                break;
+            }
+            if (servingPage(slot, high, low) != NONE)
+            {
+                if (run == i)
+                {
+                    run = i + 1;
+                }
+                continue;
+            }
+            if (loadingPage(slot) == NONE && index.tiers(slot) == 0)
+            {
+                break;
+            }
+            if (index.page(slot) == PageIndex.NO_PAGE)
+            {
+                index.touch(slot);
+            }
         }
-        return i;
+        scanRun = run;
+        scanTotal = i;
     }
 
     private void lookup(final Session s)
     {
         counters.increment(EngineCounter.LOOKUPS);
         resetStatuses(s);
-        final KeyChain keys = s.keys();
         final int end = s.from + s.count;
-        final int available = availableUntil(keys, s.from, end);
-        s.lookupTotal = available;
-        if (available < end && config.probePages() > 0 && tierCount > 0 && probe(s, available, Math.min(end, available + config.probePages())))
+        scanPrefix(s.keys(), s.from, end);
+        s.lookupRun = scanRun;
+        s.lookupTotal = scanTotal;
+        if (scanTotal < end && config.probePages() > 0 && tierCount > 0 && probe(s, scanTotal, Math.min(end, scanTotal + config.probePages())))
         {
             s.phase = PHASE_PROBING;
             return;
         }
-        lookupAfterProbe(s);
+        lookupDecide(s);
     }
 
     private boolean probe(final Session s, final int start, final int end)
@@ -532,11 +562,15 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
 
     private void lookupAfterProbe(final Session s)
     {
-        final KeyChain keys = s.keys();
-        final int end = s.from + s.count;
-        final int total = availableUntil(keys, s.lookupTotal, end);
-        s.lookupTotal = total;
-        final int run = servingRun(keys, s.from, total);
+        s.lookupTotal = availableUntil(s.keys(), s.lookupTotal, s.from + s.count);
+        lookupDecide(s);
+    }
+
+    /** With the prefix counted, prefetches its L3 part if it is long enough, then answers or waits. */
+    private void lookupDecide(final Session s)
+    {
+        final int run = s.lookupRun;
+        final int total = s.lookupTotal;
         if (prefetchMode != PrefetchMode.OFF && total - run >= config.prefetchThresholdPages())
         {
             final boolean wait = prefetchMode == PrefetchMode.WAIT_COMPLETE || prefetchMode == PrefetchMode.TIMEOUT;
@@ -552,15 +586,18 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
                 return;
             }
         }
-        finishLookup(s);
+        answerLookup(s, run, total);
     }
 
+    /** Answers a lookup that waited: loads landed or failed meanwhile, so count again. */
     private void finishLookup(final Session s)
     {
-        final KeyChain keys = s.keys();
-        final int end = s.from + s.count;
-        final int total = availableUntil(keys, s.from, Math.min(end, s.lookupTotal));
-        final int run = servingRun(keys, s.from, total);
+        scanPrefix(s.keys(), s.from, s.lookupTotal);
+        answerLookup(s, scanRun, scanTotal);
+    }
+
+    private void answerLookup(final Session s, final int run, final int total)
+    {
         s.l2Pages = run - s.from;
         s.l3Pages = total - run;
         finish(s, total - s.from);
@@ -612,12 +649,9 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
 
     private void prefetch(final Session s)
     {
-        final KeyChain keys = s.keys();
-        final int end = s.from + s.count;
-        final int total = availableUntil(keys, s.from, end);
-        final int run = servingRun(keys, s.from, total);
+        scanPrefix(s.keys(), s.from, s.from + s.count);
         final long before = counters.getOpaque(EngineCounter.L3_READS);
-        startLoads(s, run, total, (byte)0);
+        startLoads(s, scanRun, scanTotal, (byte)0);
         finish(s, (int)(counters.getOpaque(EngineCounter.L3_READS) - before));
     }
 

@@ -72,6 +72,7 @@ public final class Session implements AutoCloseable
     int pending;
     int phase;
     int holdLimit;
+    int lookupRun;
     int lookupTotal;
     int cursor;
     long spaceDeadlineNanos;
