@@ -1130,9 +1130,20 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             }
             return false;
         }
-        if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, FREE)))
+        return evictUnpinned(page, word);
+    }
+
+    /**
+     * Evicts a SERVING page seen unpinned in {@code word}: SERVING(0 pins) → FREE with a new generation,
+     * so stale handles fail. The CAS fails, and nothing changes, if a client in another process pinned
+     * it since.
+     */
+    private boolean evictUnpinned(final int page, final long word)
+    {
+        if (PageStateWord.state(word) != SERVING || PageStateWord.pins(word) != 0
+            || !pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, FREE)))
         {
-            return false; // a client in another process pinned it just now
+            return false;
         }
         index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
         lru.remove(page);
@@ -1155,19 +1166,9 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         for (int i = s.from; i < s.from + s.count; i++)
         {
             final int page = servingPage(index.find(keys.high(i), keys.low(i)), keys.high(i), keys.low(i));
-            if (page != NONE && (pageFlags[page] & F_BACKUP) == 0)
+            if (page != NONE && (pageFlags[page] & F_BACKUP) == 0 && evictUnpinned(page, pool.stateWordAcquire(page)))
             {
-                final long word = pool.stateWordAcquire(page);
-                if (PageStateWord.pins(word) == 0
-                    && pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, FREE)))
-                {
-                    index.unbindPage(keys.high(i), keys.low(i), page);
-                    lru.remove(page);
-                    pageFlags[page] = 0;
-                    pushFree(page);
-                    counters.increment(EngineCounter.PAGES_EVICTED);
-                    evicted++;
-                }
+                evicted++;
             }
         }
         resumeSpaceWaiters();
@@ -1422,16 +1423,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         {
             pageFlags[page] &= ~F_EVICT_PENDING;
             evictPending--;
-            final long word = pool.stateWordAcquire(page);
-            if (PageStateWord.pins(word) == 0
-                && pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, FREE)))
-            {
-                index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
-                pageFlags[page] = 0;
-                pushFree(page);
-                counters.increment(EngineCounter.PAGES_EVICTED);
-            }
-            else
+            if (!evictUnpinned(page, pool.stateWordAcquire(page)))
             {
                 lru.touch(page); // pinned meanwhile: it stays cached
             }
