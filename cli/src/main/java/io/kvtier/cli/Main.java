@@ -13,7 +13,7 @@ import java.io.PrintWriter;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Node-local tiered KV cache for LLM inference: a shared-memory page pool (L2) in front of L3 storage tiers.",
-    subcommands = {DemoCommand.class, ServeCommand.class, BenchCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {DemoCommand.class, ServeCommand.class, StatCommand.class, BenchCommand.class, CommandLine.HelpCommand.class},
     footer = {"", ExitCode.HELP})
 public final class Main implements Runnable
 {

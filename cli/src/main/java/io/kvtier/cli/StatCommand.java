@@ -1,0 +1,128 @@
+package io.kvtier.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.spi.ConfigValues;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code kvtier stat}: maps a running engine's pool from another process, as a client would, and
+ * prints its header and counters. Nothing is changed.
+ */
+@Command(name = "stat", mixinStandardHelpOptions = true,
+    description = "Prints a running engine's counters by mapping its pool file from this process (the counters live in shared memory).",
+    footer = {"", ExitCode.HELP})
+public final class StatCommand implements Callable<Integer>
+{
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--pool", defaultValue = "/dev/shm/kvtier-pool", paramLabel = "FILE", description = "The engine's pool.path. Default: ${DEFAULT-VALUE}.")
+    Path pool;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Option(names = "--watch", paramLabel = "DURATION", description = "Print again this often until interrupted, e.g. 1s.")
+    String watch;
+
+    @Override
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        Duration every = Duration.ZERO;
+        if (watch != null)
+        {
+            try
+            {
+                every = ConfigValues.parseDuration(watch);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                err.println("kvtier: invalid --watch \"" + watch + "\": " + ex.getMessage());
+                return ExitCode.USAGE;
+            }
+        }
+        if (!Files.exists(pool))
+        {
+            err.println("kvtier: no pool at " + pool + ": is an engine running with pool.path = " + pool + "?");
+            return ExitCode.UNAVAILABLE;
+        }
+        try (PagePool attached = PagePool.attach(pool))
+        {
+            final EngineCounters counters = new EngineCounters(attached.counters());
+            do
+            {
+                print(out, attached, counters.snapshot());
+                if (!every.isZero())
+                {
+                    Thread.sleep(every.toMillis());
+                }
+            }
+            while (!every.isZero());
+            return ExitCode.OK;
+        }
+        catch (final IllegalStateException ex)
+        {
+            err.println("kvtier: " + ex.getMessage());
+            return ExitCode.UNAVAILABLE;
+        }
+        catch (final Exception ex)
+        {
+            return Failures.report(ex, err);
+        }
+    }
+
+    private void print(final PrintWriter out, final PagePool pool, final Map<EngineCounter, Long> values) throws IOException
+    {
+        final long heartbeatAge = Math.max(0, System.currentTimeMillis() - pool.heartbeatAcquire());
+        final boolean alive = ProcessHandle.of(pool.creatorPid()).map(ProcessHandle::isAlive).orElse(false) && heartbeatAge < PagePool.HEARTBEAT_STALE_MS;
+        if (json)
+        {
+            try (JsonGenerator g = new JsonFactory().createGenerator(out))
+            {
+                g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+                g.writeStartObject();
+                g.writeStringField("pool", pool.path().toString());
+                g.writeNumberField("engine_pid", pool.creatorPid());
+                g.writeBooleanField("engine_alive", alive);
+                g.writeNumberField("heartbeat_age_ms", heartbeatAge);
+                g.writeNumberField("pages", pool.pageCount());
+                g.writeNumberField("page_size_bytes", pool.pageSize());
+                g.writeNumberField("index_entries", pool.index().size());
+                g.writeObjectFieldStart("counters");
+                for (final Map.Entry<EngineCounter, Long> value : values.entrySet())
+                {
+                    g.writeNumberField(value.getKey().label(), value.getValue());
+                }
+                g.writeEndObject();
+                g.writeEndObject();
+            }
+            out.println();
+        }
+        else
+        {
+            out.printf("pool %s: engine pid %d (%s, heartbeat %d ms ago), %d pages of %s, %d index entries%n", pool.path(), pool.creatorPid(),
+                alive ? "alive" : "not running", heartbeatAge, pool.pageCount(), ConfigValues.formatSize(pool.pageSize()), pool.index().size());
+            for (final Map.Entry<EngineCounter, Long> value : values.entrySet())
+            {
+                out.printf("  %-26s %,d%n", value.getKey().label(), value.getValue());
+            }
+        }
+        out.flush();
+    }
+}
