@@ -1,5 +1,6 @@
 package io.kvtier.tier.posix;
 
+import io.kvtier.collections.ParkingQueue;
 import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.StorageTier;
@@ -19,11 +20,9 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * An L3 tier storing each page as a file under a directory: local NVMe, or a shared filesystem
@@ -36,6 +35,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * complete each key. With {@link LibC} the steady state allocates nothing per key: the pool slice is
  * the I/O buffer, and paths are built in each worker's native buffers.
  *
+ * <p>Jobs reach the workers through a {@link ParkingQueue}, and pooled jobs wait in another: an idle
+ * worker parks without allocating, where a {@code java.util.concurrent} blocking queue allocates a
+ * wait node each time a worker blocks.
+ *
  * <h2>Locks</h2>
  * Two kinds, always taken in this order and never two stripes at once:
  * <ul>
@@ -46,6 +49,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *       probe and a few array and list updates with no I/O, short next to the file operation each
  *       key does anyway, which is why a plain lock is fine on this L3 path.</li>
  * </ul>
+ * Both are monitors ({@code synchronized} on plain objects), not {@code ReentrantLock}s: a contended
+ * {@code ReentrantLock} allocates an AQS node per waiting thread on the Java heap, while a contended
+ * monitor inflates to a native ObjectMonitor, so contention between workers allocates nothing on the
+ * steady-state path. Nothing here needs what {@code ReentrantLock} adds (timed or interruptible
+ * acquisition, conditions, fairness).
  */
 public final class PosixTier implements StorageTier
 {
@@ -71,10 +79,10 @@ public final class PosixTier implements StorageTier
     private final IoErrorLog errors;
     private final Arena arena;
     private final FileIndex index;
-    private final ReentrantLock indexLock = new ReentrantLock();
-    private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
-    private final ArrayBlockingQueue<Job> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
-    private final ArrayBlockingQueue<Job> jobPool = new ArrayBlockingQueue<>(JOB_POOL_SIZE);
+    private final Object indexLock = new Object();
+    private final Object[] stripes = new Object[STRIPES];
+    private final ParkingQueue<Job> queue;
+    private final ParkingQueue<Job> jobPool = new ParkingQueue<>(JOB_POOL_SIZE, 0);
     private final DirectIo directIo;
     private final boolean usesLibc;
     private final Set<TierCapability> capabilities;
@@ -99,12 +107,14 @@ public final class PosixTier implements StorageTier
         this.usesLibc = libc.isPresent();
         for (int i = 0; i < STRIPES; i++)
         {
-            stripes[i] = new ReentrantLock();
+            stripes[i] = new Object();
         }
         for (int i = 0; i < JOB_POOL_SIZE; i++)
         {
-            jobPool.add(new Job());
+            jobPool.offer(new Job());
         }
+        // One consumer index per worker, so each parks in a slot of its own.
+        queue = new ParkingQueue<>(QUEUE_CAPACITY, settings.ioThreads);
 
         String directNote = "off";
         boolean direct = false;
@@ -135,7 +145,7 @@ public final class PosixTier implements StorageTier
             workers = new Worker[settings.ioThreads];
             for (int i = 0; i < workers.length; i++)
             {
-                workers[i] = new Worker(libc.isPresent()
+                workers[i] = new Worker(i, libc.isPresent()
                     ? new LibcFileStore(libc.get(), layout, arena, settings.fsync, directIo, errors)
                     : new ChannelFileStore(layout, settings.fsync, errors));
             }
@@ -292,14 +302,9 @@ public final class PosixTier implements StorageTier
     @Override
     public TierUsage usage()
     {
-        indexLock.lock();
-        try
+        synchronized (indexLock)
         {
             return new TierUsage(index.usedBytes(), settings.capacity, index.objects());
-        }
-        finally
-        {
-            indexLock.unlock();
         }
     }
 
@@ -378,7 +383,7 @@ public final class PosixTier implements StorageTier
         }
     }
 
-    private ReentrantLock stripe(final long keyHigh, final long keyLow)
+    private Object stripe(final long keyHigh, final long keyLow)
     {
         // Keys are hashes: their low bits spread evenly.
         return stripes[(int)(keyLow ^ keyHigh) & (STRIPES - 1)];
@@ -405,18 +410,21 @@ public final class PosixTier implements StorageTier
             }
             boolean interrupted = false;
             // FIFO: every job queued before is taken before the first poison pill.
+            final boolean onWorker = isWorkerThread();
             for (int i = 0; i < threads.length; i++)
             {
-                while (true)
+                while (!queue.offer(POISON))
                 {
-                    try
+                    if (onWorker)
                     {
-                        queue.put(POISON);
-                        break;
+                        // close() from a completion callback with the queue full: this worker cannot drain
+                        // it while it waits here, so it completes a queued job CLOSED itself to make room.
+                        completeOneQueuedJobClosed();
                     }
-                    catch (final InterruptedException ex)
+                    else
                     {
-                        interrupted = true;
+                        // Full: the workers are completing queued keys CLOSED, which is quick.
+                        Thread.yield();
                     }
                 }
             }
@@ -508,7 +516,7 @@ public final class PosixTier implements StorageTier
          * @param count holds to give back
          * @param pool  where the job goes when the last hold is given back
          */
-        void release(final int count, final ArrayBlockingQueue<Job> pool)
+        void release(final int count, final ParkingQueue<Job> pool)
         {
             if (holders.addAndGet(-count) == 0)
             {
@@ -519,13 +527,52 @@ public final class PosixTier implements StorageTier
     }
 
     /** One I/O thread: its own file store, path buffers and eviction buffer. */
+    private boolean isWorkerThread()
+    {
+        for (final Thread thread : threads)
+        {
+            if (thread == Thread.currentThread())
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void completeOneQueuedJobClosed()
+    {
+        final Job job = queue.poll();
+        if (job == null || job == POISON)
+        {
+            if (job == POISON)
+            {
+                while (!queue.offer(POISON))
+                {
+                    Thread.onSpinWait();
+                }
+            }
+            return;
+        }
+        for (int i = job.cursor.getAndIncrement(); i < job.size; i = job.cursor.getAndIncrement())
+        {
+            complete(job.batch, i, TierStatus.CLOSED);
+        }
+        job.release(1, jobPool);
+    }
+
     private final class Worker implements Runnable
     {
+        private final int consumerIndex;
         private final FileStore store;
         private final FileIndex.Victims victims = new FileIndex.Victims(VICTIMS_PER_ROUND);
 
-        Worker(final FileStore store)
+        /**
+         * @param consumerIndex the worker's index among the job queue's consumers
+         * @param store         its file store
+         */
+        Worker(final int consumerIndex, final FileStore store)
         {
+            this.consumerIndex = consumerIndex;
             this.store = store;
         }
 
@@ -537,7 +584,7 @@ public final class PosixTier implements StorageTier
                 final Job job;
                 try
                 {
-                    job = queue.take();
+                    job = queue.take(consumerIndex);
                 }
                 catch (final InterruptedException ex)
                 {
@@ -588,14 +635,9 @@ public final class PosixTier implements StorageTier
             final TierStatus status = store.read(keyHigh, keyLow, destination);
             if (status == TierStatus.OK)
             {
-                indexLock.lock();
-                try
+                synchronized (indexLock)
                 {
                     index.touch(keyHigh, keyLow);
-                }
-                finally
-                {
-                    indexLock.unlock();
                 }
             }
             return status;
@@ -607,14 +649,9 @@ public final class PosixTier implements StorageTier
             int ticket = FileIndex.RETRY;
             for (int attempt = 0; ticket == FileIndex.RETRY && attempt < MAX_RESERVE_ATTEMPTS; attempt++)
             {
-                indexLock.lock();
-                try
+                synchronized (indexLock)
                 {
                     ticket = index.reserveWrite(keyHigh, keyLow, bytes, victims);
-                }
-                finally
-                {
-                    indexLock.unlock();
                 }
                 evictChosen();
             }
@@ -633,25 +670,14 @@ public final class PosixTier implements StorageTier
                 status = store.writeTemp(keyHigh, keyLow, source);
                 if (status == TierStatus.OK)
                 {
-                    final ReentrantLock stripe = stripe(keyHigh, keyLow);
-                    stripe.lock();
-                    try
+                    synchronized (stripe(keyHigh, keyLow))
                     {
                         status = store.publishTemp();
-                        indexLock.lock();
-                        try
+                        synchronized (indexLock)
                         {
                             index.commitWrite(ticket, bytes, status == TierStatus.OK, victims);
                             committed = true;
                         }
-                        finally
-                        {
-                            indexLock.unlock();
-                        }
-                    }
-                    finally
-                    {
-                        stripe.unlock();
                     }
                 }
             }
@@ -660,14 +686,9 @@ public final class PosixTier implements StorageTier
                 if (!committed)
                 {
                     store.discardTemp();
-                    indexLock.lock();
-                    try
+                    synchronized (indexLock)
                     {
                         index.commitWrite(ticket, bytes, false, victims);
-                    }
-                    finally
-                    {
-                        indexLock.unlock();
                     }
                 }
             }
@@ -677,28 +698,17 @@ public final class PosixTier implements StorageTier
 
         private TierStatus remove(final long keyHigh, final long keyLow)
         {
-            final ReentrantLock stripe = stripe(keyHigh, keyLow);
-            stripe.lock();
-            try
+            synchronized (stripe(keyHigh, keyLow))
             {
                 final TierStatus status = store.unlink(keyHigh, keyLow);
                 if (status == TierStatus.OK || status == TierStatus.NOT_FOUND)
                 {
-                    indexLock.lock();
-                    try
+                    synchronized (indexLock)
                     {
                         index.removed(keyHigh, keyLow, status == TierStatus.OK, objectSize);
                     }
-                    finally
-                    {
-                        indexLock.unlock();
-                    }
                 }
                 return status;
-            }
-            finally
-            {
-                stripe.unlock();
             }
         }
 
@@ -721,14 +731,9 @@ public final class PosixTier implements StorageTier
                     }
                 }
                 victims.clear();
-                indexLock.lock();
-                try
+                synchronized (indexLock)
                 {
                     index.continueEviction(victims);
-                }
-                finally
-                {
-                    indexLock.unlock();
                 }
             }
             return evicted;
@@ -736,37 +741,21 @@ public final class PosixTier implements StorageTier
 
         private boolean evict(final int id, final long keyHigh, final long keyLow)
         {
-            final ReentrantLock stripe = stripe(keyHigh, keyLow);
-            stripe.lock();
-            try
+            synchronized (stripe(keyHigh, keyLow))
             {
-                indexLock.lock();
-                try
+                synchronized (indexLock)
                 {
                     if (!index.beginEviction(id))
                     {
                         return false;
                     }
                 }
-                finally
-                {
-                    indexLock.unlock();
-                }
                 // NOT_FOUND is fine (another node removed it); other errors are logged by the store.
                 store.unlink(keyHigh, keyLow);
-                indexLock.lock();
-                try
+                synchronized (indexLock)
                 {
                     index.endEviction(id);
                 }
-                finally
-                {
-                    indexLock.unlock();
-                }
-            }
-            finally
-            {
-                stripe.unlock();
             }
             try
             {

@@ -547,6 +547,80 @@ class PosixTierTest
     }
 
     @Test
+    void shouldCloseFromACompletionCallbackWhileTheJobQueueIsFull() throws Exception
+    {
+        final PosixTier tier = open(Io.LIBC, tmp, "io-threads", "1");
+        final RecordingTierBatch recorded = RecordingTierBatch.ofKeys("exists", keys(1));
+        final java.util.concurrent.CountDownLatch filled = new java.util.concurrent.CountDownLatch(1);
+        final io.kvtier.spi.TierBatch closing = new io.kvtier.spi.TierBatch()
+        {
+            @Override
+            public int size()
+            {
+                return 1;
+            }
+
+            @Override
+            public long keyHigh(final int index)
+            {
+                return recorded.keyHigh(index);
+            }
+
+            @Override
+            public long keyLow(final int index)
+            {
+                return recorded.keyLow(index);
+            }
+
+            @Override
+            public MemorySegment segment(final int index)
+            {
+                return recorded.segment(index);
+            }
+
+            @Override
+            public void complete(final int index, final TierStatus status)
+            {
+                recorded.complete(index, status);
+                try
+                {
+                    filled.await();
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+                tier.close();
+            }
+        };
+        final List<RecordingTierBatch> queued = new ArrayList<>();
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            tier.exists(closing);
+            // The only worker is stuck in the callback: fill the job queue until the tier refuses more.
+            boolean refused = false;
+            while (!refused && queued.size() < 10_000)
+            {
+                final RecordingTierBatch batch = RecordingTierBatch.ofKeys("exists", keys(1));
+                tier.exists(batch);
+                queued.add(batch);
+                refused = batch.isComplete() && batch.statuses().contains(TierStatus.REJECTED);
+            }
+            assertThat(refused).as("the job queue filled up").isTrue();
+            filled.countDown();
+            recorded.awaitCompletion(DEADLINE);
+            for (final RecordingTierBatch batch : queued)
+            {
+                batch.awaitCompletion(DEADLINE);
+            }
+        });
+        for (final RecordingTierBatch batch : queued)
+        {
+            assertThat(batch.statuses()).containsAnyOf(TierStatus.CLOSED, TierStatus.REJECTED, TierStatus.NOT_FOUND);
+        }
+    }
+
+    @Test
     void shouldCloseFromACompletionCallback()
     {
         final PosixTier tier = open(Io.LIBC, tmp, "io-threads", "1");
@@ -671,8 +745,41 @@ class PosixTierTest
             }
         }
         assertThat(best)
-            .as("bytes the I/O thread allocated per key in its best window (%d bytes over %d keys; a few per batch are the queue's wait nodes)",
-                bestBytes, keysPerWindow)
+            .as("bytes the I/O thread allocated per key in its best window (%d bytes over %d keys)", bestBytes, keysPerWindow)
             .isLessThan(1.0);
+    }
+
+    @Test
+    void shouldNotAllocateWhenAWorkerWaitsForJobs() throws IOException
+    {
+        assumeTrue(LibC.instance().isPresent(), "LibC is unavailable in this JVM");
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported(), "no per-thread allocation counter");
+        threads.setThreadAllocatedMemoryEnabled(true);
+
+        final Path shm = Path.of("/dev/shm");
+        final Path dir = Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "kvtier-posix-wait-") : tmp;
+        scratchToDelete = dir;
+        final PosixTier tier = open(Io.LIBC, dir, "io-threads", "1");
+        // One key per batch, each awaited: the worker runs dry and waits for every job, which is what a
+        // blocking queue's per-wait node would show up on (one key per batch leaves nothing to amortise it).
+        final List<PageKey> absent = keys(1);
+        final long worker = tier.workerThreads().getFirst().threadId();
+        final int batchesPerWindow = 500;
+        long best = Long.MAX_VALUE;
+        for (int window = 0; window < 200 && best > 0; window++)
+        {
+            final long before = threads.getThreadAllocatedBytes(worker);
+            for (int i = 0; i < batchesPerWindow; i++)
+            {
+                final RecordingTierBatch batch = RecordingTierBatch.ofKeys("exists", absent);
+                tier.exists(batch);
+                assertThat(batch.awaitCompletion(DEADLINE).statuses()).containsExactly(TierStatus.NOT_FOUND);
+            }
+            best = Math.min(best, threads.getThreadAllocatedBytes(worker) - before);
+        }
+        assertThat(best).as("bytes the I/O thread allocated over %d awaited single-key batches, in its best window", batchesPerWindow)
+            .isZero();
     }
 }
