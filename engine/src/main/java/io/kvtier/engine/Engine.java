@@ -224,8 +224,8 @@ public final class Engine implements AutoCloseable
         {
             return;
         }
-        core.beginClosing();
         final Duration wait = config.l3IoTimeout();
+        // Opened before the engine refuses new sessions: it is how close() waits for in-flight backups.
         final Session drain = new Session(this, pool, 1);
         try
         {
@@ -233,8 +233,9 @@ public final class Engine implements AutoCloseable
         }
         catch (final SessionException ignored)
         {
-            // closing sessions may not open; the flush below is then skipped
+            // every session slot is taken: the flush below is skipped and unfinished backups are reported
         }
+        core.beginClosing();
         final long deadline = System.nanoTime() + wait.toNanos();
         try
         {

@@ -288,4 +288,46 @@ class EnginePolicyTest
             awaitTrue(() -> engine.snapshot().get(EngineCounter.PAGES_QUARANTINED) == 0, "quarantine ends");
         }
     }
+
+    @Test
+    void shouldLetInFlightBackupsFinishAtShutdown(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Engine engine = EngineFixture.start(settings(name, 16, "write-through", "off"));
+        final ScriptedTier tier = ScriptedTier.get(name);
+        final CountDownLatch gate = tier.holdWrites();
+        try (Session session = engine.openSession())
+        {
+            keys(session, 50, 3);
+            write(session, 0, 3);
+        }
+        awaitTrue(() -> engine.backupsInFlight() == 3, "backups in flight");
+        final Thread closer = Thread.ofPlatform().start(engine::close);
+        // close() waits for the backups rather than dropping them; let them land a little later.
+        Thread.sleep(100);
+        assertThat(closer.isAlive()).isTrue();
+        gate.countDown();
+        closer.join(30_000);
+        assertThat(closer.isAlive()).isFalse();
+        assertThat(tier.objects).hasSize(3);
+    }
+
+    @Test
+    void shouldStopWithinTheTimeoutWhenABackupNeverEnds(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 16, "write-through", "off");
+        settings.put(EngineConfig.L3_IO_TIMEOUT, "200ms");
+        final Engine engine = EngineFixture.start(settings);
+        ScriptedTier.get(name).holdWrites();
+        try (Session session = engine.openSession())
+        {
+            keys(session, 51, 2);
+            write(session, 0, 2);
+        }
+        final Thread closer = Thread.ofPlatform().start(engine::close);
+        closer.join(30_000);
+        assertThat(closer.isAlive()).as("close returned after l3.io-timeout").isFalse();
+        assertThat(EngineFixture.poolPath(settings)).doesNotExist();
+    }
 }
