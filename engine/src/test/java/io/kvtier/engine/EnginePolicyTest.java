@@ -238,7 +238,8 @@ class EnginePolicyTest
     void shouldReclaimAnIdleSessionsPinsAndReservations() throws Exception
     {
         final Map<String, String> settings = EngineFixture.settings(null, 16);
-        settings.put(EngineConfig.LEASE_SESSION_TIMEOUT, "100ms");
+        // Long enough that the active session, renewing between calls, never lapses on a slow machine.
+        settings.put(EngineConfig.LEASE_SESSION_TIMEOUT, "1s");
         settings.put(EngineConfig.LEASE_QUARANTINE, "0");
         try (Engine engine = EngineFixture.start(settings);
              Session idle = engine.openSession();
@@ -270,7 +271,8 @@ class EnginePolicyTest
     {
         final Map<String, String> settings = EngineFixture.settings(null, 16);
         settings.put(EngineConfig.LEASE_RESERVATION_TIMEOUT, "100ms");
-        settings.put(EngineConfig.LEASE_QUARANTINE, "100ms");
+        // Long enough that the page is surely still resting when the test looks.
+        settings.put(EngineConfig.LEASE_QUARANTINE, "3s");
         try (Engine engine = EngineFixture.start(settings);
              Session slow = engine.openSession();
              Session reader = engine.openSession())
