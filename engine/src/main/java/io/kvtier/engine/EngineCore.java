@@ -621,18 +621,10 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             {
                 continue;
             }
-            int page = loadingPage(slot);
+            final int page = loadFor(slot, high, low, true);
             if (page == NONE)
             {
-                if (slot == KeyTable.NONE || index.tiers(slot) == 0 || index.page(slot) != PageIndex.NO_PAGE)
-                {
-                    break;
-                }
-                page = startLoad(high, low, index.tiers(slot), true);
-                if (page == NONE)
-                {
-                    break;
-                }
+                break;
             }
             if (waitKind != 0)
             {
@@ -696,18 +688,10 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
                 }
                 continue;
             }
-            int page = loadingPage(slot);
+            final int page = loadFor(slot, high, low, false);
             if (page == NONE)
             {
-                if (slot == KeyTable.NONE || index.tiers(slot) == 0 || index.page(slot) != PageIndex.NO_PAGE)
-                {
-                    break;
-                }
-                page = startLoad(high, low, index.tiers(slot), false);
-                if (page == NONE)
-                {
-                    break;
-                }
+                break;
             }
             if (!addWaiter(page, s, i, WAIT_PIN))
             {
@@ -1178,6 +1162,25 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     // ------------------------------------------------------------------------------------------------
     // Loads (L3 → pool)
     // ------------------------------------------------------------------------------------------------
+
+    /**
+     * @return the page a key not in the pool is loading into: a load already under way, or one started
+     *         now from the first L3 tier that holds it; NONE when L3 lacks it, a client is writing it, or
+     *         no page can be had
+     */
+    private int loadFor(final int slot, final long high, final long low, final boolean prefetch)
+    {
+        final int loading = loadingPage(slot);
+        if (loading != NONE)
+        {
+            return loading;
+        }
+        if (slot == KeyTable.NONE || index.tiers(slot) == 0 || index.page(slot) != PageIndex.NO_PAGE)
+        {
+            return NONE;
+        }
+        return startLoad(high, low, index.tiers(slot), prefetch);
+    }
 
     /** @return the page the key is being loaded into, or NONE when no page could be had */
     private int startLoad(final long high, final long low, final int tierBits, final boolean prefetch)
