@@ -118,6 +118,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private volatile Thread engineThread;
     private RingBuffer<EngineEvent> ring;
     private volatile boolean closing;
+    private volatile boolean stopped;
     private int evictPending;
 
     @SuppressWarnings("unchecked")
@@ -1504,6 +1505,10 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             onObjectRemoved(tier, high, low);
             return;
         }
+        if (stopped)
+        {
+            return;
+        }
         final long sequence = ring.next();
         try
         {
@@ -1613,6 +1618,10 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         {
             doneOnEngineThread.add(batch);
             return;
+        }
+        if (stopped)
+        {
+            return; // nobody reads the ring any more; a tier finishing at close must not wait on it
         }
         final long sequence = ring.next();
         try
@@ -1832,6 +1841,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     @Override
     public void onShutdown()
     {
+        stopped = true;
         for (int id = 1; id < sessions.length; id++)
         {
             final Session s = sessions[id];
