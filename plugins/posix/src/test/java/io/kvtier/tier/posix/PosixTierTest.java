@@ -552,47 +552,18 @@ class PosixTierTest
         final PosixTier tier = open(Io.LIBC, tmp, "io-threads", "1");
         final RecordingTierBatch recorded = RecordingTierBatch.ofKeys("exists", keys(1));
         final java.util.concurrent.CountDownLatch filled = new java.util.concurrent.CountDownLatch(1);
-        final io.kvtier.spi.TierBatch closing = new io.kvtier.spi.TierBatch()
+        final io.kvtier.spi.TierBatch closing = new CallbackBatch(recorded, index ->
         {
-            @Override
-            public int size()
+            try
             {
-                return 1;
+                filled.await();
             }
-
-            @Override
-            public long keyHigh(final int index)
+            catch (final InterruptedException ex)
             {
-                return recorded.keyHigh(index);
+                Thread.currentThread().interrupt();
             }
-
-            @Override
-            public long keyLow(final int index)
-            {
-                return recorded.keyLow(index);
-            }
-
-            @Override
-            public MemorySegment segment(final int index)
-            {
-                return recorded.segment(index);
-            }
-
-            @Override
-            public void complete(final int index, final TierStatus status)
-            {
-                recorded.complete(index, status);
-                try
-                {
-                    filled.await();
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                }
-                tier.close();
-            }
-        };
+            tier.close();
+        });
         final List<RecordingTierBatch> queued = new ArrayList<>();
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
@@ -626,42 +597,13 @@ class PosixTierTest
         final PosixTier tier = open(Io.LIBC, tmp, "io-threads", "1");
         final List<PageKey> keys = keys(8);
         final RecordingTierBatch recorded = RecordingTierBatch.ofKeys("exists", keys);
-        final io.kvtier.spi.TierBatch closing = new io.kvtier.spi.TierBatch()
+        final io.kvtier.spi.TierBatch closing = new CallbackBatch(recorded, index ->
         {
-            @Override
-            public int size()
+            if (index == 0)
             {
-                return recorded.size();
+                tier.close();
             }
-
-            @Override
-            public long keyHigh(final int index)
-            {
-                return recorded.keyHigh(index);
-            }
-
-            @Override
-            public long keyLow(final int index)
-            {
-                return recorded.keyLow(index);
-            }
-
-            @Override
-            public MemorySegment segment(final int index)
-            {
-                return recorded.segment(index);
-            }
-
-            @Override
-            public void complete(final int index, final TierStatus status)
-            {
-                recorded.complete(index, status);
-                if (index == 0)
-                {
-                    tier.close();
-                }
-            }
-        };
+        });
         // The engine may close the tier from a completion; the worker must not wait for itself.
         assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
         {
@@ -781,5 +723,49 @@ class PosixTierTest
         }
         assertThat(best).as("bytes the I/O thread allocated over %d awaited single-key batches, in its best window", batchesPerWindow)
             .isZero();
+    }
+
+    /** Records completions like its delegate, then runs a callback on the completing thread, as the engine's batches do. */
+    private static final class CallbackBatch implements io.kvtier.spi.TierBatch
+    {
+        private final RecordingTierBatch recorded;
+        private final java.util.function.IntConsumer afterComplete;
+
+        CallbackBatch(final RecordingTierBatch recorded, final java.util.function.IntConsumer afterComplete)
+        {
+            this.recorded = recorded;
+            this.afterComplete = afterComplete;
+        }
+
+        @Override
+        public int size()
+        {
+            return recorded.size();
+        }
+
+        @Override
+        public long keyHigh(final int index)
+        {
+            return recorded.keyHigh(index);
+        }
+
+        @Override
+        public long keyLow(final int index)
+        {
+            return recorded.keyLow(index);
+        }
+
+        @Override
+        public MemorySegment segment(final int index)
+        {
+            return recorded.segment(index);
+        }
+
+        @Override
+        public void complete(final int index, final TierStatus status)
+        {
+            recorded.complete(index, status);
+            afterComplete.accept(index);
+        }
     }
 }
