@@ -463,31 +463,6 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         return NONE;
     }
 
-    /** @return the first key at or after {@code start} that is neither in the pool, nor loading, nor in L3 */
-    private int availableUntil(final KeyChain keys, final int start, final int end)
-    {
-        int i = start;
-        for (; i < end; i++)
-        {
-            final long high = keys.high(i);
-            final long low = keys.low(i);
-            final int slot = index.find(high, low);
-            if (slot == KeyTable.NONE)
-            {
-                break;
-            }
-            if (servingPage(slot, high, low) == NONE && loadingPage(slot) == NONE && index.tiers(slot) == 0)
-            {
-                break;
-            }
-            if (index.page(slot) == PageIndex.NO_PAGE)
-            {
-                index.touch(slot);
-            }
-        }
-        return i;
-    }
-
     /**
      * One pass over {@code [start, end)}: sets {@link #scanRun} to the end of the leading run of pool
      * pages and {@link #scanTotal} to the first key that is neither in the pool, nor loading, nor in L3.
@@ -563,7 +538,9 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
 
     private void lookupAfterProbe(final Session s)
     {
-        s.lookupTotal = availableUntil(s.keys(), s.lookupTotal, s.from + s.count);
+        // Probes only add L3 knowledge past the old total; the pool run found before them still holds.
+        scanPrefix(s.keys(), s.lookupTotal, s.from + s.count);
+        s.lookupTotal = scanTotal;
         lookupDecide(s);
     }
 

@@ -12,9 +12,7 @@ import io.kvtier.spi.TierUsage;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -259,10 +257,5 @@ public final class ScriptedTier implements StorageTier
             BY_NAME.put(config.tierName(), tier);
             return tier;
         }
-    }
-
-    static List<PageKey> keys(final Map<PageKey, byte[]> objects)
-    {
-        return new ArrayList<>(objects.keySet());
     }
 }
