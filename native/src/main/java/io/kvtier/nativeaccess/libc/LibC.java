@@ -43,8 +43,11 @@ public final class LibC
     public static final int O_EXCL = 0x80;
     /** {@code O_TRUNC}. */
     public static final int O_TRUNC = 0x200;
-    /** {@code O_DIRECT} (x86_64 and aarch64 differ; this is x86_64). */
-    public static final int O_DIRECT = 0x4000;
+    /**
+     * {@code O_DIRECT} of this JVM's architecture (x86_64 0x4000, aarch64 0x10000: see
+     * {@link LinuxAbi}); 0 on an architecture without a row, where {@link #instance()} is empty.
+     */
+    public static final int O_DIRECT = LinuxAbi.current().map(LinuxAbi::oDirect).orElse(0);
     /** {@code O_CLOEXEC}. */
     public static final int O_CLOEXEC = 0x80000;
 
@@ -69,8 +72,44 @@ public final class LibC
     /** {@code EDQUOT}. */
     public static final int EDQUOT = 122;
 
+    /** {@code ESRCH}. */
+    public static final int ESRCH = 3;
+    /** {@code EPERM}. */
+    public static final int EPERM = 1;
+
+    /** {@code SEEK_SET}. */
+    public static final int SEEK_SET = 0;
     /** {@code SEEK_END}. */
     public static final int SEEK_END = 2;
+
+    /** {@code F_OFD_GETLK}: which open file description lock, if any, would block this one. */
+    public static final int F_OFD_GETLK = 36;
+    /** {@code F_OFD_SETLK}: take or drop a lock owned by the open file description, without waiting. */
+    public static final int F_OFD_SETLK = 37;
+    /** {@code F_RDLCK}. */
+    public static final short F_RDLCK = 0;
+    /** {@code F_WRLCK}. */
+    public static final short F_WRLCK = 1;
+    /** {@code F_UNLCK}. */
+    public static final short F_UNLCK = 2;
+
+    /**
+     * {@code struct flock} on 64-bit Linux (x86_64, aarch64, riscv64, ppc64le alike): l_type,
+     * l_whence, 4 bytes of padding, l_start, l_len, l_pid, 4 bytes of padding; 32 bytes.
+     */
+    public static final StructLayout FLOCK_LAYOUT = MemoryLayout.structLayout(
+        ValueLayout.JAVA_SHORT.withName("l_type"),
+        ValueLayout.JAVA_SHORT.withName("l_whence"),
+        MemoryLayout.paddingLayout(4),
+        JAVA_LONG.withName("l_start"),
+        JAVA_LONG.withName("l_len"),
+        JAVA_INT.withName("l_pid"),
+        MemoryLayout.paddingLayout(4));
+    private static final long L_TYPE_OFFSET = FLOCK_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("l_type"));
+    private static final long L_WHENCE_OFFSET = FLOCK_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("l_whence"));
+    private static final long L_START_OFFSET = FLOCK_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("l_start"));
+    private static final long L_LEN_OFFSET = FLOCK_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("l_len"));
+    private static final long L_PID_OFFSET = FLOCK_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("l_pid"));
 
     private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO$vh = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
@@ -89,8 +128,13 @@ public final class LibC
     private final MethodHandle unlink$mh;
     private final MethodHandle mkdir$mh;
     private final MethodHandle strerror$mh;
+    private final MethodHandle fcntl$mh;
+    private final MethodHandle posix_fallocate$mh;
+    private final MethodHandle ftruncate$mh;
+    private final MethodHandle kill$mh;
 
     private final ThreadLocal<MemorySegment> captureState = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE_LAYOUT));
+    private final ThreadLocal<MemorySegment> flock = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(FLOCK_LAYOUT));
 
     private LibC(final SymbolLookup libc)
     {
@@ -106,6 +150,12 @@ public final class LibC
         unlink$mh = NativeAccess.downcall(libc, "unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS), CAPTURE_ERRNO);
         mkdir$mh = NativeAccess.downcall(libc, "mkdir", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), CAPTURE_ERRNO);
         strerror$mh = NativeAccess.downcall(libc, "strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        fcntl$mh = NativeAccess.downcall(libc, "fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS),
+            CAPTURE_ERRNO, Linker.Option.firstVariadicArg(2));
+        // posix_fallocate returns its error number instead of setting errno.
+        posix_fallocate$mh = NativeAccess.downcall(libc, "posix_fallocate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+        ftruncate$mh = NativeAccess.downcall(libc, "ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), CAPTURE_ERRNO);
+        kill$mh = NativeAccess.downcall(libc, "kill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
     }
 
     private static Optional<LibC> load()
@@ -114,6 +164,11 @@ public final class LibC
         if (denied.isPresent())
         {
             NativeAccess.logFallback("LibC", denied.get());
+            return Optional.empty();
+        }
+        if (LinuxAbi.current().isEmpty())
+        {
+            NativeAccess.logFallback("LibC", LinuxAbi.unsupportedReason(System.getProperty("os.arch")));
             return Optional.empty();
         }
         try
@@ -348,6 +403,137 @@ public final class LibC
         try
         {
             final int rc = (int)mkdir$mh.invokeExact(state, path, mode);
+            return rc == 0 ? 0 : -errno(state);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Takes or drops a lock that belongs to the open file description of {@code fd}
+     * ({@code F_OFD_SETLK}), without waiting. Unlike a classic POSIX record lock (and Java's
+     * {@code FileLock}, which is one), closing another descriptor of the same file in the same
+     * process does not drop it; it goes only when this description's last descriptor closes, which
+     * the kernel also does when the process dies.
+     *
+     * @param fd     a file descriptor open for writing (for {@link #F_WRLCK})
+     * @param type   {@link #F_WRLCK}, {@link #F_RDLCK} or {@link #F_UNLCK}
+     * @param start  first byte of the range
+     * @param length bytes in the range; 0 means to the end of the file and beyond
+     * @return 0, or {@code -errno} ({@code -EAGAIN} or {@code -EACCES} when another description holds
+     *         a conflicting lock)
+     */
+    public int ofdLock(final int fd, final short type, final long start, final long length)
+    {
+        final MemorySegment lock = flockFor(type, start, length);
+        final MemorySegment state = captureState.get();
+        try
+        {
+            final int rc = (int)fcntl$mh.invokeExact(state, fd, F_OFD_SETLK, lock);
+            return rc == 0 ? 0 : -errno(state);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Asks which lock would block a write lock on the range ({@code F_OFD_GETLK}). Locks held
+     * through {@code fd}'s own open file description never conflict with it.
+     *
+     * @param fd     a file descriptor of the file
+     * @param start  first byte of the range
+     * @param length bytes in the range
+     * @return {@link #F_UNLCK} when nothing would block, the blocking lock's type otherwise, or
+     *         {@code -errno}
+     */
+    public int ofdLockHolder(final int fd, final long start, final long length)
+    {
+        final MemorySegment lock = flockFor(F_WRLCK, start, length);
+        final MemorySegment state = captureState.get();
+        try
+        {
+            final int rc = (int)fcntl$mh.invokeExact(state, fd, F_OFD_GETLK, lock);
+            return rc == 0 ? lock.get(ValueLayout.JAVA_SHORT, L_TYPE_OFFSET) : -errno(state);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    private MemorySegment flockFor(final short type, final long start, final long length)
+    {
+        final MemorySegment lock = flock.get();
+        lock.fill((byte)0);
+        lock.set(ValueLayout.JAVA_SHORT, L_TYPE_OFFSET, type);
+        lock.set(ValueLayout.JAVA_SHORT, L_WHENCE_OFFSET, (short)SEEK_SET);
+        lock.set(JAVA_LONG, L_START_OFFSET, start);
+        lock.set(JAVA_LONG, L_LEN_OFFSET, length);
+        // OFD locks require l_pid = 0; the kernel reports -1 there for an OFD holder.
+        lock.set(JAVA_INT, L_PID_OFFSET, 0);
+        return lock;
+    }
+
+    /**
+     * Allocates the file's blocks for {@code [offset, offset + length)}, growing it if needed, so
+     * that later stores through a mapping cannot fault for want of space.
+     *
+     * @param fd     a file descriptor open for writing
+     * @param offset first byte
+     * @param length bytes
+     * @return 0, or {@code -errno} ({@code -ENOSPC} when the filesystem is too full)
+     */
+    public int posixFallocate(final int fd, final long offset, final long length)
+    {
+        try
+        {
+            final int rc = (int)posix_fallocate$mh.invokeExact(fd, offset, length);
+            return rc == 0 ? 0 : -rc;
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * @param fd     a file descriptor open for writing
+     * @param length the new size
+     * @return 0, or {@code -errno}
+     */
+    public int ftruncate(final int fd, final long length)
+    {
+        final MemorySegment state = captureState.get();
+        try
+        {
+            final int rc = (int)ftruncate$mh.invokeExact(state, fd, length);
+            return rc == 0 ? 0 : -errno(state);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Sends a signal; with signal 0, only checks that the process exists, allocating nothing (unlike
+     * {@link ProcessHandle#of}).
+     *
+     * @param pid    a process id
+     * @param signal a signal number, or 0
+     * @return 0, or {@code -errno} ({@code -ESRCH} when no such process exists, {@code -EPERM} when it
+     *         exists but belongs to another user)
+     */
+    public int kill(final int pid, final int signal)
+    {
+        final MemorySegment state = captureState.get();
+        try
+        {
+            final int rc = (int)kill$mh.invokeExact(state, pid, signal);
             return rc == 0 ? 0 : -errno(state);
         }
         catch (final Throwable t)

@@ -74,4 +74,62 @@ class LibCTest
             assertThat(libc.close(-1)).isNegative();
         }
     }
+
+    @Test
+    void shouldKeepAnOpenFileDescriptionLockWhenAnotherDescriptorOfTheFileCloses(@TempDir final Path dir) throws Exception
+    {
+        final LibC libc = LibC.instance().orElseThrow();
+        final Path file = dir.resolve("locked");
+        Files.write(file, new byte[4096]);
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment name = path(arena, file);
+            final int owner = libc.open(name, LibC.O_RDWR | LibC.O_CLOEXEC, 0);
+            final int other = libc.open(name, LibC.O_RDWR | LibC.O_CLOEXEC, 0);
+            assertThat(libc.ofdLock(owner, LibC.F_WRLCK, 0, 1)).isZero();
+            // A classic POSIX lock would be gone after this close; an OFD lock is not.
+            try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ))
+            {
+                assertThat(channel.size()).isEqualTo(4096);
+            }
+            assertThat(libc.ofdLock(other, LibC.F_WRLCK, 0, 1)).isIn(-LibC.EAGAIN, -LibC.EACCES);
+            assertThat(libc.ofdLockHolder(other, 0, 1)).isEqualTo(LibC.F_WRLCK);
+            assertThat(libc.ofdLockHolder(owner, 0, 1)).as("a description's own lock never blocks it").isEqualTo(LibC.F_UNLCK);
+            assertThat(libc.ofdLockHolder(other, 1, 1)).as("another byte is free").isEqualTo(LibC.F_UNLCK);
+            assertThat(libc.close(owner)).isZero();
+            assertThat(libc.ofdLockHolder(other, 0, 1)).as("closing the holder drops the lock").isEqualTo(LibC.F_UNLCK);
+            assertThat(libc.ofdLock(other, LibC.F_WRLCK, 0, 1)).isZero();
+            libc.close(other);
+        }
+    }
+
+    @Test
+    void shouldAllocateBlocksAndReportWhyItCannot(@TempDir final Path dir) throws Exception
+    {
+        final LibC libc = LibC.instance().orElseThrow();
+        try (Arena arena = Arena.ofConfined())
+        {
+            final int fd = libc.open(path(arena, dir.resolve("allocated")), LibC.O_RDWR | LibC.O_CREAT | LibC.O_CLOEXEC, 0600);
+            assertThat(libc.posixFallocate(fd, 0, 1 << 20)).isZero();
+            assertThat(libc.size(fd)).isEqualTo(1 << 20);
+            assertThat(libc.ftruncate(fd, 4096)).isZero();
+            assertThat(libc.size(fd)).isEqualTo(4096);
+            assertThat(libc.posixFallocate(fd, 0, -1)).isEqualTo(-LibC.EINVAL);
+            libc.close(fd);
+            assertThat(libc.posixFallocate(fd, 0, 4096)).as("a closed descriptor").isNegative();
+        }
+    }
+
+    @Test
+    void shouldTellWhetherAProcessExists()
+    {
+        final LibC libc = LibC.instance().orElseThrow();
+        assertThat(libc.kill((int)ProcessHandle.current().pid(), 0)).isZero();
+        int unused = 4_000_000;
+        while (ProcessHandle.of(unused).isPresent())
+        {
+            unused--;
+        }
+        assertThat(libc.kill(unused, 0)).isEqualTo(-LibC.ESRCH);
+    }
 }
