@@ -10,8 +10,10 @@ import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.YieldingWaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
+import io.kvtier.engine.config.ConfigException;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PoolPathException;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.engine.tier.TierHandle;
@@ -86,11 +88,22 @@ public final class Engine implements AutoCloseable
      * @return the running engine
      * @throws IOException if the pool file cannot be created or mapped
      * @throws io.kvtier.engine.pool.PoolOwnedException if a live engine owns the pool file
+     * @throws ConfigException if pool.path is a directory, a file that is not a pool, or on a filesystem
+     *         that cannot hold the pool
      * @throws io.kvtier.spi.TierConfigException if a tier rejects its settings
      */
     public static Engine start(final EngineConfig config) throws IOException
     {
-        final PagePool pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries());
+        final PagePool pool;
+        try
+        {
+            pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries(), config.clientSlots(),
+                config.sessionTimeout());
+        }
+        catch (final PoolPathException ex)
+        {
+            throw new ConfigException(EngineConfig.POOL_PATH, ex.getMessage(), ex);
+        }
         final EngineCore[] coreHolder = new EngineCore[1];
         List<TierHandle> tiers = List.of();
         try

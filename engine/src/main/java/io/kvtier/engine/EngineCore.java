@@ -9,6 +9,7 @@ import io.kvtier.engine.config.PrefetchMode;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.key.KeyChain;
+import io.kvtier.engine.pool.ClientSlotReaper;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
@@ -52,6 +53,11 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private static final byte F_PREFETCH = 16;
     /** Loaded from L3 and not yet pinned: its first pin counts as an L3 hit, whoever started the load. */
     private static final byte F_LOADED_UNUSED = 32;
+    /** Its last backup failed: it is backed up again before eviction may drop it. */
+    private static final byte F_BACKUP_FAILED = 64;
+
+    /** Backups of one page that may fail before eviction drops it without an L3 copy (counted, warned). */
+    static final int MAX_BACKUP_ATTEMPTS = 3;
 
     private static final byte WAIT_PIN = 1;
     private static final byte WAIT_NOTIFY = 2;
@@ -60,6 +66,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private static final int PHASE_PROBING = 1;
     private static final int PHASE_PREFETCH_WAIT = 2;
     private static final int PHASE_SPACE_WAIT = 3;
+    private static final int PHASE_ACQUIRE_PROBING = 4;
 
     private static final int NONE = -1;
     private static final long HEARTBEAT_PERIOD_NS = 100_000_000L;
@@ -81,6 +88,8 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private final int[] freeStack;
     private int freeCount;
     private final byte[] pageFlags;
+    private final byte[] backupAttempts;
+    private final NegativeProbeCache negativeProbes;
     private final int[] loadTier;
 
     private final int[] waiterHead;
@@ -115,11 +124,15 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private int scanRun;
     private int scanTotal;
     private long lastHeartbeatNanos;
+    private final ClientSlotReaper clientReaper;
+    private final long[] clientReclaims = new long[2];
     private volatile Thread engineThread;
     private RingBuffer<EngineEvent> ring;
     private volatile boolean closing;
     private volatile boolean stopped;
     private int evictPending;
+    /** Set by {@link #startLoad} when it found no page: the acquire may wait for write-back evictions. */
+    private boolean loadStarvedForSpace;
 
     @SuppressWarnings("unchecked")
     EngineCore(final EngineConfig config, final PagePool pool, final EngineCounters counters, final List<TierHandle> tiers, final int maxSessions)
@@ -150,6 +163,9 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         }
         freeCount = pageCount;
         pageFlags = new byte[pageCount];
+        backupAttempts = new byte[pageCount];
+        negativeProbes = new NegativeProbeCache(Math.max(4096, 4 * config.probePages() * Math.max(1, Math.min(maxSessions, 256))),
+            config.negativeProbeTtl().toNanos());
         loadTier = new int[pageCount];
 
         final int waiterCapacity = Math.max(4096, 2 * pageCount);
@@ -203,6 +219,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             java.util.Arrays.fill(ioTail[t], NONE);
         }
         doneOnEngineThread = new ArrayDeque<>(Math.max(16, tierCount * TierIoBatch.OPS * config.l3MaxInflight()));
+        clientReaper = new ClientSlotReaper(pool, config.sessionTimeout().toMillis());
         counters.set(EngineCounter.PAGES_IN_USE, 0);
     }
 
@@ -327,6 +344,8 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         s.count = count;
         s.inFlight = true;
         s.pending = 0;
+        s.probePending = 0;
+        s.probedUntil = from;
         s.phase = PHASE_NONE;
         s.resultCount = 0;
         s.lastActivityNanos = now;
@@ -346,7 +365,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             case SessionOp.RELEASE -> finish(s, release(s, from, Math.min(from + count, s.holdLimit)));
             case SessionOp.RESERVE -> reserve(s);
             case SessionOp.COMMIT -> commit(s);
-            case SessionOp.ABORT -> finish(s, abort(s, from, Math.min(from + count, s.holdLimit)));
+            case SessionOp.ABORT -> finish(s, abort(s, from, Math.min(from + count, s.holdLimit), false));
             case SessionOp.PREFETCH -> prefetch(s);
             case SessionOp.BACKUP -> backupKeys(s);
             case SessionOp.FLUSH -> flush(s);
@@ -393,7 +412,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
 
     private void close(final Session s)
     {
-        releaseEverything(s);
+        releaseEverything(s, false);
         unregister(s);
         s.complete(RequestStatus.OK);
     }
@@ -409,10 +428,10 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         }
     }
 
-    private void releaseEverything(final Session s)
+    private void releaseEverything(final Session s, final boolean expired)
     {
         release(s, 0, s.holdLimit);
-        abort(s, 0, s.holdLimit);
+        abort(s, 0, s.holdLimit, expired);
         s.holdLimit = 0;
     }
 
@@ -509,7 +528,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         scanPrefix(s.keys(), s.from, end);
         s.lookupRun = scanRun;
         s.lookupTotal = scanTotal;
-        if (scanTotal < end && config.probePages() > 0 && tierCount > 0 && probe(s, scanTotal, Math.min(end, scanTotal + config.probePages())))
+        if (probeRound(s, scanTotal, end))
         {
             s.phase = PHASE_PROBING;
             return;
@@ -517,14 +536,39 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         lookupDecide(s);
     }
 
-    private boolean probe(final Session s, final int start, final int end)
+    /**
+     * Asks every tier about the next {@code l3.probe-pages} keys from {@code start} that the index does
+     * not know, stopping before a key L3 recently said it lacks (the prefix ends there anyway). A probe
+     * round whose keys are all found is followed by another, so a long chain in a shared or restarted L3
+     * is found in one request.
+     *
+     * @return whether probes were queued; the session then waits for {@code probePending} answers
+     */
+    private boolean probeRound(final Session s, final int start, final int end)
     {
+        if (start >= end || start < s.probedUntil || config.probePages() == 0 || tierCount == 0)
+        {
+            return false;
+        }
+        final KeyChain keys = s.keys();
+        final long now = System.nanoTime();
+        int stop = Math.min(end, start + config.probePages());
+        for (int i = start; i < stop; i++)
+        {
+            if (negativeProbes.isMissing(keys.high(i), keys.low(i), now))
+            {
+                stop = i;
+                counters.increment(EngineCounter.PROBES_SKIPPED);
+                break;
+            }
+        }
+        s.probedUntil = Math.max(stop, start + 1);
         int queued = 0;
         for (int t = 0; t < tierCount; t++)
         {
-            for (int i = start; i < end; i++)
+            for (int i = start; i < stop; i++)
             {
-                if (!queueKeyIo(t, TierIoBatch.EXISTS, s.keys().high(i), s.keys().low(i), s.id, i, s.opSeq))
+                if (!queueKeyIo(t, TierIoBatch.EXISTS, keys.high(i), keys.low(i), s.id, i, s.opSeq))
                 {
                     break;
                 }
@@ -532,7 +576,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             }
         }
         counters.add(EngineCounter.PROBE_KEYS, queued);
-        s.pending = queued;
+        s.probePending = queued;
         return queued > 0;
     }
 
@@ -541,6 +585,10 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         // Probes only add L3 knowledge past the old total; the pool run found before them still holds.
         scanPrefix(s.keys(), s.lookupTotal, s.from + s.count);
         s.lookupTotal = scanTotal;
+        if (probeRound(s, scanTotal, s.from + s.count))
+        {
+            return;
+        }
         lookupDecide(s);
     }
 
@@ -643,13 +691,24 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
 
     private void acquire(final Session s)
     {
-        final KeyChain keys = s.keys();
-        final int end = s.from + s.count;
         resetStatuses(s);
         counters.add(EngineCounter.ACQUIRE_PAGES_REQUESTED, s.count);
-        int waiting = 0;
-        for (int i = s.from; i < end; i++)
+        s.cursor = s.from;
+        continueAcquire(s);
+    }
+
+    /**
+     * Walks the keys from the session's cursor: pins pool pages, starts or joins loads of L3 pages, and
+     * probes the tiers about keys the index does not know (a restarted engine, another node's writes),
+     * then carries on from the same key once they answered. Ends at the first key that is nowhere.
+     */
+    private void continueAcquire(final Session s)
+    {
+        final KeyChain keys = s.keys();
+        final int end = s.from + s.count;
+        for (; s.cursor < end; s.cursor++)
         {
+            final int i = s.cursor;
             if (PageStatus.of(s.status[i]).isPinned())
             {
                 continue;
@@ -666,23 +725,58 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
                 }
                 continue;
             }
+            loadStarvedForSpace = false;
             final int page = loadFor(slot, high, low, false);
-            if (page == NONE)
+            if (page != NONE)
             {
-                break;
+                if (!addWaiter(page, s, i, WAIT_PIN))
+                {
+                    break;
+                }
+                s.status[i] = (byte)PageStatus.WAITING.ordinal();
+                s.pending++;
+                continue;
             }
-            if (!addWaiter(page, s, i, WAIT_PIN))
+            if (loadStarvedForSpace && waitForSpace(s))
             {
-                break;
+                return;
             }
-            s.status[i] = (byte)PageStatus.WAITING.ordinal();
-            waiting++;
+            final boolean unknown = slot == KeyTable.NONE || (index.page(slot) == PageIndex.NO_PAGE && index.tiers(slot) == 0);
+            if (unknown && probeRound(s, i, end))
+            {
+                s.phase = PHASE_ACQUIRE_PROBING;
+                return;
+            }
+            break;
         }
-        s.pending = waiting;
-        if (waiting == 0)
+        s.cursor = end;
+        s.phase = PHASE_NONE;
+        if (s.pending == 0)
         {
             finishAcquire(s);
         }
+    }
+
+    /**
+     * Parks a reserve or an acquire that found no page while write-back evictions are in flight: pages
+     * free up as their backups land. Past {@code l3.io-timeout} it goes on without.
+     *
+     * @return whether the request now waits in the space waiters
+     */
+    private boolean waitForSpace(final Session s)
+    {
+        final long now = System.nanoTime();
+        if (evictPending == 0 || (s.phase == PHASE_SPACE_WAIT && now >= s.spaceDeadlineNanos))
+        {
+            return false;
+        }
+        if (s.phase != PHASE_SPACE_WAIT)
+        {
+            s.phase = PHASE_SPACE_WAIT;
+            s.spaceDeadlineNanos = now + config.l3IoTimeout().toNanos();
+        }
+        spaceWaiters.add(s);
+        return true;
     }
 
     private boolean pinFor(final Session s, final int key, final int page, final PageStatus as)
@@ -814,15 +908,8 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             final int page = allocatePage();
             if (page == NONE)
             {
-                if (evictPending > 0 && (s.phase != PHASE_SPACE_WAIT || now < s.spaceDeadlineNanos))
+                if (waitForSpace(s))
                 {
-                    // Write-back evictions are in flight: pages free up when their backups land.
-                    if (s.phase != PHASE_SPACE_WAIT)
-                    {
-                        s.phase = PHASE_SPACE_WAIT;
-                        s.spaceDeadlineNanos = now + config.l3IoTimeout().toNanos();
-                    }
-                    spaceWaiters.add(s);
                     return;
                 }
                 counters.increment(EngineCounter.RESERVE_POOL_FULL);
@@ -899,13 +986,13 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         while (budget-- > 0 && (freeCount > 0 || evictPending == 0 || closing))
         {
             final Session s = spaceWaiters.poll();
-            if (s.inFlight && s.op == SessionOp.RESERVE)
+            if (s.inFlight && s.phase == PHASE_SPACE_WAIT)
             {
                 if (closing)
                 {
                     s.spaceDeadlineNanos = 0;
                 }
-                continueReserve(s);
+                continueAfterSpaceWait(s);
             }
         }
     }
@@ -915,18 +1002,30 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         for (int n = spaceWaiters.size(); n > 0; n--)
         {
             final Session s = spaceWaiters.poll();
-            if (!s.inFlight || s.op != SessionOp.RESERVE)
+            if (!s.inFlight || s.phase != PHASE_SPACE_WAIT)
             {
                 continue;
             }
             if (now >= s.spaceDeadlineNanos)
             {
-                continueReserve(s); // past its deadline it answers POOL_FULL for what is left
+                continueAfterSpaceWait(s); // past its deadline it goes on without: POOL_FULL, or a shorter prefix
             }
             else
             {
                 spaceWaiters.add(s);
             }
+        }
+    }
+
+    private void continueAfterSpaceWait(final Session s)
+    {
+        if (s.op == SessionOp.RESERVE)
+        {
+            continueReserve(s);
+        }
+        else if (s.op == SessionOp.ACQUIRE)
+        {
+            continueAcquire(s);
         }
     }
 
@@ -949,16 +1048,15 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
                 continue;
             }
             final int length = s.lengths[i];
-            if (length < 1 || length > pool.pageSize())
+            // The committing client sealed the frame on its own thread (CRC32C, trailer): the engine
+            // thread does no per-byte work, it only checks that a seal of this length for this key is there.
+            if (length < 1 || length > pool.pageSize() || !pool.isSealed(page, pool.keyHigh(page), pool.keyLow(page), length))
             {
                 s.status[i] = (byte)PageStatus.INVALID.ordinal();
                 freeWritingPage(page, word);
                 s.pageIds[i] = NONE;
                 continue;
             }
-            final long high = pool.keyHigh(page);
-            final long low = pool.keyLow(page);
-            pool.seal(page, high, low, length);
             pool.reservation(page, ENGINE_OWNER, 0);
             if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, SERVING)))
             {
@@ -979,9 +1077,15 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         finish(s, committed);
     }
 
-    private int abort(final Session s, final int from, final int end)
+    /**
+     * Gives back the session's reservations in {@code [from, end)}. An abort by the client frees them at
+     * once: it says it stopped writing. A session that expired said nothing, and may still be writing
+     * through the slices it holds, so its pages rest in quarantine before anyone else gets them.
+     */
+    private int abort(final Session s, final int from, final int end, final boolean expired)
     {
         int aborted = 0;
+        final long now = System.nanoTime();
         for (int i = from; i < end; i++)
         {
             if (s.status[i] != PageStatus.RESERVED.ordinal())
@@ -992,14 +1096,34 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             final long word = pool.stateWordAcquire(page);
             if (PageStateWord.state(word) == WRITING && PageStateWord.generation(word) == s.generations[i] && pool.owner(page) == s.id)
             {
-                freeWritingPage(page, word);
-                aborted++;
+                if (expired)
+                {
+                    reclaimWritingPage(page, word, now);
+                }
+                else
+                {
+                    freeWritingPage(page, word);
+                    aborted++;
+                }
             }
             s.status[i] = (byte)PageStatus.NONE.ordinal();
             s.pageIds[i] = NONE;
         }
         counters.add(EngineCounter.PAGES_ABORTED, aborted);
         return aborted;
+    }
+
+    /** Takes a WRITING page back from a writer that may still be writing: invisible, then quarantined. */
+    private void reclaimWritingPage(final int page, final long word, final long now)
+    {
+        if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, FREE)))
+        {
+            throw new IllegalStateException("page " + page + " changed while the engine reclaimed it");
+        }
+        index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
+        pageFlags[page] = 0;
+        counters.increment(EngineCounter.RESERVATIONS_EXPIRED);
+        quarantine(page, now);
     }
 
     /** Returns a WRITING page to the free list at once: only for pages no one else can still be writing. */
@@ -1025,6 +1149,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
 
     private void pushFree(final int page)
     {
+        backupAttempts[page] = 0;
         freeStack[freeCount++] = page;
         counters.set(EngineCounter.PAGES_IN_USE, used());
     }
@@ -1082,8 +1207,13 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         {
             return false;
         }
-        if (writePolicy == WritePolicy.WRITE_BACK && !inL3(page))
+        final boolean needsCopy = writePolicy == WritePolicy.WRITE_BACK || (pageFlags[page] & F_BACKUP_FAILED) != 0;
+        if (writePolicy != WritePolicy.NONE && needsCopy && !inL3(page))
         {
+            if (backupAttempts[page] >= MAX_BACKUP_ATTEMPTS)
+            {
+                return dropUnbacked(page, word);
+            }
             if (startBackup(page))
             {
                 pageFlags[page] |= F_EVICT_PENDING;
@@ -1095,15 +1225,29 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         return evictUnpinned(page, word);
     }
 
+    /** Evicts a page whose backups kept failing: its only copy is lost, which is counted and said. */
+    private boolean dropUnbacked(final int page, final long word)
+    {
+        final long high = pool.keyHigh(page);
+        final long low = pool.keyLow(page);
+        if (!evictUnpinned(page, word))
+        {
+            return false;
+        }
+        counters.increment(EngineCounter.BACKUPS_LOST);
+        LOG.log(System.Logger.Level.WARNING, "page {0} left the pool without an L3 copy: its backup failed {1} times; counted in backups_lost",
+            new io.kvtier.spi.PageKey(high, low), MAX_BACKUP_ATTEMPTS);
+        return true;
+    }
+
     /**
-     * Evicts a SERVING page seen unpinned in {@code word}: SERVING(0 pins) → FREE with a new generation,
-     * so stale handles fail. The CAS fails, and nothing changes, if a client in another process pinned
-     * it since.
+     * Evicts a SERVING page seen unpinned in {@code word}: SERVING(0 pins) → EVICTING → FREE with a new
+     * generation, so stale handles fail. Nothing changes if a client process holds a pin on it in the
+     * pin table (see {@link PagePool#evictIfUnpinned}).
      */
     private boolean evictUnpinned(final int page, final long word)
     {
-        if (PageStateWord.state(word) != SERVING || PageStateWord.pins(word) != 0
-            || !pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, FREE)))
+        if (!pool.evictIfUnpinned(page, word))
         {
             return false;
         }
@@ -1160,12 +1304,13 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         return startLoad(high, low, index.tiers(slot), prefetch);
     }
 
-    /** @return the page the key is being loaded into, or NONE when no page could be had */
+    /** @return the page the key is being loaded into, or NONE when no page could be had ({@link #loadStarvedForSpace}) */
     private int startLoad(final long high, final long low, final int tierBits, final boolean prefetch)
     {
         final int page = allocatePage();
         if (page == NONE)
         {
+            loadStarvedForSpace = true;
             return NONE;
         }
         final long word = pool.stateWordAcquire(page);
@@ -1326,12 +1471,16 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         {
             case PHASE_PROBING -> lookupAfterProbe(s);
             case PHASE_PREFETCH_WAIT -> finishLookup(s);
-            default ->
+            case PHASE_NONE ->
             {
                 if (s.op == SessionOp.ACQUIRE)
                 {
                     finishAcquire(s);
                 }
+            }
+            default ->
+            {
+                // The acquire's walk still waits (for probes, or for space): the walk finishes it.
             }
         }
     }
@@ -1381,10 +1530,14 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     {
         final int page = batch.page[i];
         final TierStatus status = batch.status[i];
-        if (status == TierStatus.OK)
+        final boolean copied = status == TierStatus.OK;
+        if (copied)
         {
             counters.increment(EngineCounter.BACKUPS_COMPLETED);
             counters.add(EngineCounter.L3_BYTES_WRITTEN, pool.frameLength());
+            negativeProbes.present(pool.keyHigh(page), pool.keyLow(page));
+            backupAttempts[page] = 0;
+            pageFlags[page] &= ~F_BACKUP_FAILED;
             if (!index.addTier(pool.keyHigh(page), pool.keyLow(page), batch.tier))
             {
                 counters.increment(EngineCounter.INDEX_FULL);
@@ -1393,8 +1546,14 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         else
         {
             counters.increment(EngineCounter.BACKUPS_FAILED);
-            LOG.log(System.Logger.Level.WARNING, "backup of page {0} to tier {1} failed: {2}",
-                new io.kvtier.spi.PageKey(pool.keyHigh(page), pool.keyLow(page)), tiers.get(batch.tier).name(), status);
+            if (backupAttempts[page] < Byte.MAX_VALUE)
+            {
+                backupAttempts[page]++;
+            }
+            pageFlags[page] |= F_BACKUP_FAILED;
+            LOG.log(System.Logger.Level.WARNING, "backup of page {0} to tier {1} failed ({2}), attempt {3} of {4}; the page stays in the pool",
+                new io.kvtier.spi.PageKey(pool.keyHigh(page), pool.keyLow(page)), tiers.get(batch.tier).name(), status,
+                backupAttempts[page], MAX_BACKUP_ATTEMPTS);
         }
         pageFlags[page] &= ~F_BACKUP;
         pool.unpin(page);
@@ -1404,9 +1563,12 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         {
             pageFlags[page] &= ~F_EVICT_PENDING;
             evictPending--;
-            if (!evictUnpinned(page, pool.stateWordAcquire(page)))
+            final long word = pool.stateWordAcquire(page);
+            if (copied ? !evictUnpinned(page, word) : backupAttempts[page] < MAX_BACKUP_ATTEMPTS || !dropUnbacked(page, word))
             {
-                lru.touch(page); // pinned meanwhile: it stays cached
+                // Pinned meanwhile, or not copied yet: it stays cached, and the next eviction that reaches
+                // it tries its backup again, which spaces the attempts out by the pool's own churn.
+                lru.touch(page);
             }
             resumeSpaceWaiters();
         }
@@ -1443,12 +1605,21 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         if (status == TierStatus.OK)
         {
             counters.increment(EngineCounter.PROBE_HITS);
+            negativeProbes.present(batch.keyHigh[i], batch.keyLow[i]);
             if (!index.addTier(batch.keyHigh[i], batch.keyLow[i], batch.tier))
             {
                 counters.increment(EngineCounter.INDEX_FULL);
             }
         }
-        else if (status != TierStatus.NOT_FOUND)
+        else if (status == TierStatus.NOT_FOUND)
+        {
+            final int slot = index.find(batch.keyHigh[i], batch.keyLow[i]);
+            if (slot == KeyTable.NONE || index.tiers(slot) == 0)
+            {
+                negativeProbes.missing(batch.keyHigh[i], batch.keyLow[i], System.nanoTime());
+            }
+        }
+        else
         {
             counters.increment(EngineCounter.L3_ERRORS);
         }
@@ -1462,9 +1633,21 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private void answerProbe(final TierIoBatch batch, final int i)
     {
         final Session s = sessions[batch.session[i]];
-        if (s != null && s.inFlight && s.opSeq == batch.opSeq[i] && s.phase == PHASE_PROBING && --s.pending == 0)
+        if (s == null || !s.inFlight || s.opSeq != batch.opSeq[i] || (s.phase != PHASE_PROBING && s.phase != PHASE_ACQUIRE_PROBING))
         {
-            lookupAfterProbe(s);
+            return;
+        }
+        if (--s.probePending == 0)
+        {
+            if (s.phase == PHASE_PROBING)
+            {
+                lookupAfterProbe(s);
+            }
+            else
+            {
+                s.phase = PHASE_NONE;
+                continueAcquire(s);
+            }
         }
     }
 
@@ -1683,8 +1866,10 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     {
         if (now - lastHeartbeatNanos >= HEARTBEAT_PERIOD_NS)
         {
-            pool.heartbeat(System.currentTimeMillis());
+            final long nowMillis = System.currentTimeMillis();
+            pool.heartbeat(nowMillis);
             lastHeartbeatNanos = now;
+            reapClients(nowMillis);
         }
         expireReservations(now);
         releaseQuarantine(now);
@@ -1693,6 +1878,20 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         expireBatches(now);
         evictIfAboveHighWater();
         expireSpaceWaiters(now);
+    }
+
+    private void reapClients(final long nowMillis)
+    {
+        clientReclaims[0] = 0;
+        clientReclaims[1] = 0;
+        clientReaper.reap(nowMillis, clientReclaims);
+        counters.set(EngineCounter.CLIENTS_ATTACHED, clientReaper.active());
+        if (clientReclaims[0] > 0)
+        {
+            counters.add(EngineCounter.CLIENTS_RECLAIMED, clientReclaims[0]);
+            counters.add(EngineCounter.CLIENT_PINS_RECLAIMED, clientReclaims[1]);
+            resumeSpaceWaiters();
+        }
     }
 
     private void expireReservations(final long now)
@@ -1707,16 +1906,9 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             {
                 continue; // committed or aborted in time
             }
-            if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(generation + 1, 0, FREE)))
-            {
-                continue;
-            }
-            index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
-            pageFlags[page] = 0;
-            counters.increment(EngineCounter.RESERVATIONS_EXPIRED);
             LOG.log(System.Logger.Level.INFO, "reservation of page {0} by session {1} lapsed uncommitted; reclaimed, never visible",
                 page, pool.owner(page));
-            quarantine(page, now);
+            reclaimWritingPage(page, word, now);
         }
     }
 
@@ -1746,7 +1938,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             {
                 LOG.log(System.Logger.Level.INFO, "session {0} silent for {1} ms: lease expired, its pins and reservations reclaimed",
                     id, (now - s.lastActivityNanos) / 1_000_000);
-                releaseEverything(s);
+                releaseEverything(s, true);
                 unregister(s);
                 s.expired = true;
                 counters.increment(EngineCounter.SESSIONS_EXPIRED);

@@ -31,14 +31,19 @@ import java.util.concurrent.locks.LockSupport;
 public final class Session implements AutoCloseable
 {
     private static final VarHandle DONE;
+    private static final VarHandle WAITING;
     private static final int SPIN_TRIES = 10_000;
     private static final long PARK_NANOS = 50_000;
+
+    private static final int RUNNING = 0;
+    private static final int PARKED = 1;
 
     static
     {
         try
         {
             DONE = MethodHandles.lookup().findVarHandle(Session.class, "done", int.class);
+            WAITING = MethodHandles.lookup().findVarHandle(Session.class, "waiting", int.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -70,6 +75,8 @@ public final class Session implements AutoCloseable
     int count;
     boolean inFlight;
     int pending;
+    int probePending;
+    int probedUntil;
     int phase;
     int holdLimit;
     int lookupRun;
@@ -85,6 +92,8 @@ public final class Session implements AutoCloseable
     // Completion handshake.
     @SuppressWarnings("unused")
     private volatile int done;
+    @SuppressWarnings("unused")
+    private volatile int waiting;
     private volatile Thread waiter;
     private boolean busy;
     private boolean closed;
@@ -281,8 +290,33 @@ public final class Session implements AutoCloseable
                     + " is not from 1 to " + pool.pageSize() + "; call payloadLength(" + i + ", bytes) first");
             }
         }
+        seal(from, count);
         call(SessionOp.COMMIT, from, count);
         return resultCount;
+    }
+
+    /**
+     * Seals each reserved page on this thread (zeroes the unused tail, CRC32C, trailer), so that the
+     * engine's single thread does no per-byte work: a client committing large pages then slows no
+     * other client down, and commits of several clients checksum in parallel. A page whose reservation
+     * is no longer this session's (it lapsed) is left alone; the engine answers it EXPIRED.
+     */
+    private void seal(final int from, final int count)
+    {
+        for (int i = from; i < from + count; i++)
+        {
+            if (status[i] != PageStatus.RESERVED.ordinal())
+            {
+                continue;
+            }
+            final int page = pageIds[i];
+            final long word = pool.stateWordAcquire(page);
+            if (io.kvtier.engine.pool.PageStateWord.state(word) == io.kvtier.engine.pool.PageStateWord.WRITING
+                && io.kvtier.engine.pool.PageStateWord.generation(word) == generations[i] && pool.owner(page) == id)
+            {
+                pool.seal(page, pool.keyHigh(page), pool.keyLow(page), lengths[i]);
+            }
+        }
     }
 
     /**
@@ -455,7 +489,14 @@ public final class Session implements AutoCloseable
         }
         while ((int)DONE.getAcquire(this) == 0)
         {
-            LockSupport.parkNanos(this, PARK_NANOS);
+            // Announce the park, then look again: paired with complete(), which publishes DONE and then
+            // reads WAITING, both volatile, so one of the two sees the other and no wake-up is lost.
+            WAITING.setVolatile(this, PARKED);
+            if ((int)DONE.getVolatile(this) == 0)
+            {
+                LockSupport.parkNanos(this, PARK_NANOS);
+            }
+            WAITING.setVolatile(this, RUNNING);
             if (engine.isHalted() && (int)DONE.getAcquire(this) == 0)
             {
                 requestStatus = RequestStatus.CLOSED.ordinal();
@@ -469,11 +510,17 @@ public final class Session implements AutoCloseable
     {
         requestStatus = outcome.ordinal();
         inFlight = false;
-        DONE.setRelease(this, 1);
-        final Thread thread = waiter;
-        if (thread != null)
+        DONE.setVolatile(this, 1);
+        // Unpark only a client that announced a park: an unpark of a thread that is spinning, or already
+        // gone back to its caller, leaves a permit that cuts the caller's next park short. (A park that
+        // times out at the very moment of the answer can still receive one; park allows that anyway.)
+        if ((int)WAITING.getVolatile(this) == PARKED)
         {
-            LockSupport.unpark(thread);
+            final Thread thread = waiter;
+            if (thread != null)
+            {
+                LockSupport.unpark(thread);
+            }
         }
     }
 }

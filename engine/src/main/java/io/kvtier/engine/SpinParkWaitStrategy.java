@@ -45,6 +45,11 @@ public final class SpinParkWaitStrategy implements WaitStrategy
                 consumer = Thread.currentThread();
             }
             parked = true;
+            // Sequence.get() is a plain load with an acquire fence, not a volatile load, so without a
+            // full fence here it may be ordered before the volatile store above (store-load reordering):
+            // the consumer would miss a producer that published in between, and sleep until the park
+            // times out. The fence makes this the consumer half of the Dekker pair described above.
+            VarHandle.fullFence();
             if (dependentSequence.get() < sequence)
             {
                 LockSupport.parkNanos(this, MAX_PARK_NANOS);

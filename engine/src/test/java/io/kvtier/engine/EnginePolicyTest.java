@@ -240,6 +240,7 @@ class EnginePolicyTest
         final Map<String, String> settings = EngineFixture.settings(null, 16);
         // Long enough that the active session, renewing between calls, never lapses on a slow machine.
         settings.put(EngineConfig.LEASE_SESSION_TIMEOUT, "1s");
+        settings.put(EngineConfig.LEASE_RESERVATION_TIMEOUT, "1s");
         settings.put(EngineConfig.LEASE_QUARANTINE, "0");
         try (Engine engine = EngineFixture.start(settings);
              Session idle = engine.openSession();

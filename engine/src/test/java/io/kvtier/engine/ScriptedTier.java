@@ -42,6 +42,10 @@ public final class ScriptedTier implements StorageTier
     final AtomicReference<CountDownLatch> writeGate = new AtomicReference<>();
     final AtomicReference<CountDownLatch> readGate = new AtomicReference<>();
     volatile boolean throwOnRead;
+    /** When set, writes complete with this status instead of storing the object... */
+    volatile TierStatus writeFailure;
+    /** ...for this many more keys. */
+    final AtomicInteger writeFailuresLeft = new AtomicInteger(Integer.MAX_VALUE);
     volatile boolean shared;
     private final ExecutorService executor;
     private volatile boolean closed;
@@ -182,6 +186,12 @@ public final class ScriptedTier implements StorageTier
                 if (closed)
                 {
                     batch.complete(i, TierStatus.CLOSED);
+                    continue;
+                }
+                final TierStatus failure = writeFailure;
+                if (failure != null && writeFailuresLeft.getAndUpdate(left -> left > 0 ? left - 1 : 0) > 0)
+                {
+                    batch.complete(i, failure);
                     continue;
                 }
                 objects.put(batch.key(i), batch.segment(i).toArray(ValueLayout.JAVA_BYTE));

@@ -35,6 +35,8 @@ public final class EngineConfig
     public static final String POOL_EVICT_HIGH = "pool.evict-high";
     /** Eviction stops at this fraction. */
     public static final String POOL_EVICT_LOW = "pool.evict-low";
+    /** Processes that may pin pool pages directly (client slots in the pool file). */
+    public static final String POOL_CLIENT_SLOTS = "pool.client-slots";
     /** Entries in the key index (pool pages plus known L3 pages). */
     public static final String INDEX_ENTRIES = "index.entries";
     /** A session idle this long loses its pins and reservations. */
@@ -55,6 +57,8 @@ public final class EngineConfig
     public static final String POLICY_PREFETCH_TIMEOUT = "policy.prefetch.timeout";
     /** Keys past the index's knowledge that a lookup asks L3 about. */
     public static final String L3_PROBE_PAGES = "l3.probe-pages";
+    /** How long an L3 answer "not found" to a probe is trusted before asking again. */
+    public static final String L3_NEGATIVE_PROBE_TTL = "l3.negative-probe-ttl";
     /** An L3 batch unanswered this long is reported and its waiters answered. */
     public static final String L3_IO_TIMEOUT = "l3.io-timeout";
     /** Largest number of keys in one L3 batch. */
@@ -80,14 +84,15 @@ public final class EngineConfig
 
     /** Every engine setting, in documentation order. */
     public static final List<Setting> SETTINGS = List.of(
-        new Setting(POOL_PATH, "/dev/shm/kvtier-pool", "a file path whose directory exists (tmpfs or hugetlbfs for zero-copy sharing)", "the shared-memory pool file other processes map"),
+        new Setting(POOL_PATH, "/dev/shm/kvtier-pool", "a file path whose directory exists (tmpfs or hugetlbfs for zero-copy sharing); an existing file there must be a kvtier pool, which is replaced only if its engine is dead", "the shared-memory pool file other processes map"),
         new Setting(POOL_SIZE, "1GiB", "a size holding at least 2 pages and fitting the pool filesystem's free space", "page payload bytes in the pool"),
         new Setting(POOL_PAGE_SIZE, "256KiB", "a multiple of 4KiB from 4KiB to 1GiB", "payload bytes per page (one page of KV for one key)"),
         new Setting(POOL_EVICT_HIGH, "0.95", "a fraction in (0, 1], above pool.evict-low", "eviction starts when more than this fraction of pages is in use"),
         new Setting(POOL_EVICT_LOW, "0.85", "a fraction in [0, 1), below pool.evict-high", "eviction frees unpinned pages, least recently used first, down to this fraction"),
+        new Setting(POOL_CLIENT_SLOTS, "32", "a whole number from 0 to 1024", "processes that may attach to the pool and pin pages directly; each pin is recorded under its process, which loses it when it dies or stays silent for lease.session-timeout"),
         new Setting(INDEX_ENTRIES, "max(4 x pages, 65536)", "at least the page count, at most 2^30", "keys the index can hold: every pool page plus L3 pages it knows of"),
-        new Setting(LEASE_SESSION_TIMEOUT, "60s", "a duration of at least 100ms", "a client silent this long loses its pins and its reservations"),
-        new Setting(LEASE_RESERVATION_TIMEOUT, "30s", "a duration of at least 100ms", "a reserved page not committed in this time is reclaimed and never becomes visible"),
+        new Setting(LEASE_SESSION_TIMEOUT, "60s", "a duration of at least 100ms, not shorter than lease.reservation-timeout", "a client silent this long loses its pins and its reservations"),
+        new Setting(LEASE_RESERVATION_TIMEOUT, "30s", "a duration of at least 100ms, not longer than lease.session-timeout", "a reserved page not committed in this time is reclaimed and never becomes visible"),
         new Setting(LEASE_QUARANTINE, "equal to lease.reservation-timeout", "a duration", "a reclaimed page rests this long before reuse, so a late writer cannot change another page"),
         new Setting(POLICY_WRITE, "write-through", "none, write-through, write-through-selective, write-back", "when committed pages are copied to L3"),
         new Setting(POLICY_WRITE_HIT_THRESHOLD, "2", "a whole number from 1 to 1000000", "hits before write-through-selective copies a page"),
@@ -95,6 +100,7 @@ public final class EngineConfig
         new Setting(POLICY_PREFETCH_THRESHOLD, "4", "a whole number from 1 to 1000000", "L3 pages a prefix must have before a lookup prefetches them"),
         new Setting(POLICY_PREFETCH_TIMEOUT, "2s", "a duration of at least 1ms", "longest wait of the timeout prefetch mode"),
         new Setting(L3_PROBE_PAGES, "64", "a whole number from 0 to session.max-keys", "keys past what the index knows that a lookup asks L3 about (shared or restarted L3); 0 disables"),
+        new Setting(L3_NEGATIVE_PROBE_TTL, "2s", "a duration; 0 turns the memory off", "how long the engine trusts an L3 answer that a key is missing before probing it again (a key this engine backs up is forgotten at once; another node's writes show after this time)"),
         new Setting(L3_IO_TIMEOUT, "30s", "a duration of at least 100ms", "an L3 batch unanswered this long is reported; its waiters get a miss"),
         new Setting(L3_MAX_BATCH, "256", "a whole number from 1 to 65536", "most keys in one batch handed to a tier"),
         new Setting(L3_MAX_INFLIGHT, "64", "a whole number from 1 to 4096", "batches in flight per tier; more requests wait in the engine"),
@@ -111,6 +117,7 @@ public final class EngineConfig
     private final double evictHigh;
     private final double evictLow;
     private final long indexEntries;
+    private final int clientSlots;
     private final Duration sessionTimeout;
     private final Duration reservationTimeout;
     private final Duration quarantine;
@@ -120,6 +127,7 @@ public final class EngineConfig
     private final int prefetchThresholdPages;
     private final Duration prefetchTimeout;
     private final int probePages;
+    private final Duration negativeProbeTtl;
     private final Duration l3IoTimeout;
     private final int l3MaxBatch;
     private final int l3MaxInflight;
@@ -165,8 +173,18 @@ public final class EngineConfig
                 "pool.evict-low below pool.evict-high (now low = " + evictLow + ", high = " + evictHigh + ")");
         }
         indexEntries = r.longValue(INDEX_ENTRIES, Math.max(4L * pageCount, 65_536L), pageCount, 1L << 30);
+        clientSlots = (int)r.longValue(POOL_CLIENT_SLOTS, 32, 0, 1024);
         sessionTimeout = r.duration(LEASE_SESSION_TIMEOUT, Duration.ofSeconds(60), Duration.ofMillis(100));
         reservationTimeout = r.duration(LEASE_RESERVATION_TIMEOUT, Duration.ofSeconds(30), Duration.ofMillis(100));
+        if (sessionTimeout.compareTo(reservationTimeout) < 0)
+        {
+            // A session that expires while its reservation still runs leaves a writer that believes it
+            // may write; reservations must lapse (and rest in quarantine) no later than their session.
+            final String key = r.has(LEASE_SESSION_TIMEOUT) ? LEASE_SESSION_TIMEOUT : LEASE_RESERVATION_TIMEOUT;
+            throw new ConfigException(key, "invalid " + key + " = \"" + r.raw(key, "") + "\": lease.session-timeout ("
+                + sessionTimeout.toMillis() + "ms) must not be shorter than lease.reservation-timeout (" + reservationTimeout.toMillis()
+                + "ms), or a client whose session expired could still be writing a reserved page when it is reclaimed");
+        }
         quarantine = r.duration(LEASE_QUARANTINE, reservationTimeout, Duration.ZERO);
         writePolicy = r.choice(POLICY_WRITE, WritePolicy.WRITE_THROUGH, WritePolicy.values(), WritePolicy::configName);
         writeHitThreshold = (int)r.longValue(POLICY_WRITE_HIT_THRESHOLD, 2, 1, 1_000_000);
@@ -175,6 +193,7 @@ public final class EngineConfig
         prefetchTimeout = r.duration(POLICY_PREFETCH_TIMEOUT, Duration.ofSeconds(2), Duration.ofMillis(1));
         sessionMaxKeys = (int)r.longValue(SESSION_MAX_KEYS, 16_384, 1, 1 << 20);
         probePages = (int)r.longValue(L3_PROBE_PAGES, Math.min(64, sessionMaxKeys), 0, sessionMaxKeys);
+        negativeProbeTtl = r.duration(L3_NEGATIVE_PROBE_TTL, Duration.ofSeconds(2), Duration.ZERO);
         l3IoTimeout = r.duration(L3_IO_TIMEOUT, Duration.ofSeconds(30), Duration.ofMillis(100));
         l3MaxBatch = (int)r.longValue(L3_MAX_BATCH, 256, 1, 65_536);
         l3MaxInflight = (int)r.longValue(L3_MAX_INFLIGHT, 64, 1, 4096);
@@ -293,6 +312,12 @@ public final class EngineConfig
         return indexEntries;
     }
 
+    /** @return processes that may pin pool pages directly */
+    public int clientSlots()
+    {
+        return clientSlots;
+    }
+
     /** @return idle time after which a session's pins and reservations are reclaimed */
     public Duration sessionTimeout()
     {
@@ -345,6 +370,12 @@ public final class EngineConfig
     public int probePages()
     {
         return probePages;
+    }
+
+    /** @return how long a negative probe answer is trusted, zero for never */
+    public Duration negativeProbeTtl()
+    {
+        return negativeProbeTtl;
     }
 
     /** @return time after which an L3 batch is reported as late */

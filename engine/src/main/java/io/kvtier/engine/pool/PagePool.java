@@ -9,9 +9,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -50,7 +47,7 @@ public final class PagePool implements AutoCloseable
     private final Path path;
     private final Arena arena;
     private final FileChannel channel;
-    private final FileLock lock;
+    private final PoolFile ownedFile;
     private final MemorySegment file;
     private final MemorySegment data;
     private final PagePoolDescriptor.Layout layout;
@@ -61,13 +58,13 @@ public final class PagePool implements AutoCloseable
     private final boolean owner;
     private boolean closed;
 
-    private PagePool(final Path path, final Arena arena, final FileChannel channel, final FileLock lock, final MemorySegment file,
+    private PagePool(final Path path, final Arena arena, final FileChannel channel, final PoolFile ownedFile, final MemorySegment file,
                      final PagePoolDescriptor.Layout layout, final KeyTable index, final boolean owner)
     {
         this.path = path;
         this.arena = arena;
         this.channel = channel;
-        this.lock = lock;
+        this.ownedFile = ownedFile;
         this.file = file;
         this.layout = layout;
         this.index = index;
@@ -84,70 +81,52 @@ public final class PagePool implements AutoCloseable
     }
 
     /**
-     * Creates the pool file, or takes over one left by a dead engine.
+     * Creates the pool file, or replaces one left by a dead engine (see {@link PoolFile}).
      *
-     * @param path         the pool file
-     * @param pageSize     payload bytes per page
-     * @param pageCount    pages
-     * @param indexEntries entries of the key index
+     * @param path          the pool file
+     * @param pageSize      payload bytes per page
+     * @param pageCount     pages
+     * @param indexEntries  entries of the key index
+     * @param clientSlots   processes that may pin pages directly
+     * @param clientTimeout a client silent this long loses its pins
      * @return the owned pool
      * @throws PoolOwnedException if a live engine owns the file
+     * @throws PoolPathException  if the path is a directory, a file that is not a pool, or on a
+     *                            filesystem too small for the pool
      * @throws IOException        if the file cannot be created or mapped
      */
-    public static PagePool create(final Path path, final long pageSize, final int pageCount, final long indexEntries) throws IOException
+    public static PagePool create(final Path path, final long pageSize, final int pageCount, final long indexEntries, final int clientSlots,
+                                  final java.time.Duration clientTimeout) throws IOException
     {
-        final PagePoolDescriptor.Layout layout = PagePoolDescriptor.layout(pageSize, pageCount, indexEntries);
-        final FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        FileLock lock = null;
-        try
+        final PagePoolDescriptor.Layout layout = PagePoolDescriptor.layout(pageSize, pageCount, indexEntries, clientSlots);
+        for (int attempt = 0; ; attempt++)
         {
-            try
-            {
-                lock = channel.tryLock();
-            }
-            catch (final OverlappingFileLockException ex)
-            {
-                lock = null;
-            }
-            if (lock == null)
-            {
-                throw new PoolOwnedException(describeOwner(path, channel)
-                    + "; stop that engine or set pool.path to another file");
-            }
-            reportPrevious(path, channel);
-            channel.truncate(0);
-            channel.truncate(layout.fileLength());
+            final PoolFile owned = PoolFile.prepare(path, layout.fileLength());
             final Arena arena = Arena.ofShared();
-            final MemorySegment file;
             try
             {
-                file = channel.map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength(), arena);
+                final MemorySegment file = owned.channel().map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength(), arena);
+                final MemorySegment indexRegion = file.asSlice(layout.indexOffset(), layout.indexLength());
+                final KeyTable index = KeyTable.format(indexRegion, indexEntries);
+                formatHeader(file, layout, owned.epoch(), (int)Math.min(Integer.MAX_VALUE, clientTimeout.toMillis()));
+                if (owned.publish())
+                {
+                    return new PagePool(path, arena, owned.channel(), owned, file, layout, index, true);
+                }
+                if (attempt > 8)
+                {
+                    throw new IOException("pool.path = \"" + path + "\" kept being created by another process while this engine started");
+                }
             }
             catch (final IOException | RuntimeException ex)
             {
                 arena.close();
+                owned.abandon();
                 throw ex;
             }
-            final MemorySegment indexRegion = file.asSlice(layout.indexOffset(), layout.indexLength());
-            final KeyTable index = KeyTable.format(indexRegion, indexEntries);
-            formatHeader(file, layout);
-            return new PagePool(path, arena, channel, lock, file, layout, index, true);
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            if (lock != null)
-            {
-                try
-                {
-                    lock.release();
-                }
-                catch (final IOException ignored)
-                {
-                    // closing the channel below releases it anyway
-                }
-            }
-            channel.close();
-            throw ex;
+            // Another engine created the pool first: drop ours and look again (it will be refused as owned).
+            arena.close();
+            owned.abandon();
         }
     }
 
@@ -177,7 +156,11 @@ public final class PagePool implements AutoCloseable
                 header.get(LONG_LE, PagePoolDescriptor.PAGE_SIZE_OFFSET),
                 header.get(LONG_LE, PagePoolDescriptor.FRAME_LENGTH_OFFSET),
                 (int)header.get(LONG_LE, PagePoolDescriptor.PAGE_COUNT_OFFSET),
+                header.get(INT_LE, PagePoolDescriptor.CLIENT_SLOT_COUNT_OFFSET),
+                header.get(LONG_LE, PagePoolDescriptor.CLIENT_SLOTS_OFFSET_OFFSET),
                 header.get(LONG_LE, PagePoolDescriptor.METADATA_OFFSET_OFFSET),
+                header.get(LONG_LE, PagePoolDescriptor.PIN_TABLE_OFFSET_OFFSET),
+                header.get(LONG_LE, PagePoolDescriptor.PIN_TABLE_LENGTH_OFFSET),
                 header.get(LONG_LE, PagePoolDescriptor.INDEX_OFFSET_OFFSET),
                 header.get(LONG_LE, PagePoolDescriptor.INDEX_LENGTH_OFFSET),
                 header.get(LONG_LE, PagePoolDescriptor.DATA_OFFSET_OFFSET),
@@ -209,46 +192,7 @@ public final class PagePool implements AutoCloseable
         }
     }
 
-    private static String describeOwner(final Path path, final FileChannel channel) throws IOException
-    {
-        if (channel.size() >= PagePoolDescriptor.HEADER_LENGTH)
-        {
-            try (Arena arena = Arena.ofConfined())
-            {
-                final MemorySegment header = channel.map(FileChannel.MapMode.READ_ONLY, 0, PagePoolDescriptor.HEADER_LENGTH, arena);
-                if (header.get(LONG_LE, PagePoolDescriptor.MAGIC_OFFSET) == PagePoolDescriptor.MAGIC)
-                {
-                    final long pid = header.get(LONG_LE, PagePoolDescriptor.CREATOR_PID_OFFSET);
-                    final long beat = (long)LONG_HANDLE.getAcquire(header, (long)PagePoolDescriptor.HEARTBEAT_OFFSET);
-                    return "pool file " + path + " is owned by a live engine (pid " + pid
-                        + (pid == ProcessHandle.current().pid() ? ", this process" : "")
-                        + ", heartbeat " + Math.max(0, System.currentTimeMillis() - beat) + " ms ago)";
-                }
-            }
-        }
-        return "pool file " + path + " is locked by another process";
-    }
-
-    private static void reportPrevious(final Path path, final FileChannel channel) throws IOException
-    {
-        if (channel.size() < PagePoolDescriptor.HEADER_LENGTH)
-        {
-            return;
-        }
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment header = channel.map(FileChannel.MapMode.READ_ONLY, 0, PagePoolDescriptor.HEADER_LENGTH, arena);
-            if (header.get(LONG_LE, PagePoolDescriptor.MAGIC_OFFSET) == PagePoolDescriptor.MAGIC)
-            {
-                final long pid = header.get(LONG_LE, PagePoolDescriptor.CREATOR_PID_OFFSET);
-                final int state = header.get(INT_LE, PagePoolDescriptor.POOL_STATE_OFFSET);
-                LOG.log(System.Logger.Level.INFO, "taking over pool file {0} left by engine pid {1} ({2}); its pages are discarded",
-                    path, pid, state == PagePoolDescriptor.STATE_CLOSED ? "closed cleanly" : "not running any more");
-            }
-        }
-    }
-
-    private static void formatHeader(final MemorySegment file, final PagePoolDescriptor.Layout layout)
+    private static void formatHeader(final MemorySegment file, final PagePoolDescriptor.Layout layout, final long epoch, final int clientTimeoutMs)
     {
         file.set(LONG_LE, PagePoolDescriptor.MAGIC_OFFSET, PagePoolDescriptor.MAGIC);
         file.set(LONG_LE, PagePoolDescriptor.PAGE_SIZE_OFFSET, layout.pageSize());
@@ -263,6 +207,12 @@ public final class PagePool implements AutoCloseable
         file.set(LONG_LE, PagePoolDescriptor.COUNTERS_LENGTH_OFFSET, CountersDescriptor.REGION_LENGTH);
         file.set(LONG_LE, PagePoolDescriptor.CREATOR_PID_OFFSET, ProcessHandle.current().pid());
         file.set(LONG_LE, PagePoolDescriptor.START_TIME_OFFSET, System.currentTimeMillis());
+        file.set(LONG_LE, PagePoolDescriptor.EPOCH_OFFSET, epoch);
+        file.set(INT_LE, PagePoolDescriptor.CLIENT_SLOT_COUNT_OFFSET, layout.clientSlots());
+        file.set(INT_LE, PagePoolDescriptor.CLIENT_TIMEOUT_MS_OFFSET, clientTimeoutMs);
+        file.set(LONG_LE, PagePoolDescriptor.CLIENT_SLOTS_OFFSET_OFFSET, layout.clientSlotsOffset());
+        file.set(LONG_LE, PagePoolDescriptor.PIN_TABLE_OFFSET_OFFSET, layout.pinTableOffset());
+        file.set(LONG_LE, PagePoolDescriptor.PIN_TABLE_LENGTH_OFFSET, layout.pinTableLength());
         LONG_HANDLE.setRelease(file, (long)PagePoolDescriptor.HEARTBEAT_OFFSET, System.currentTimeMillis());
         file.set(INT_LE, PagePoolDescriptor.POOL_STATE_OFFSET, PagePoolDescriptor.STATE_OPEN);
         // The version goes last: a client that sees it sees every field above.
@@ -363,6 +313,7 @@ public final class PagePool implements AutoCloseable
      */
     public boolean tryPin(final int page, final int generation)
     {
+        checkOwner();
         while (true)
         {
             final long word = stateWordAcquire(page);
@@ -386,6 +337,7 @@ public final class PagePool implements AutoCloseable
      */
     public boolean tryPin(final int page)
     {
+        checkOwner();
         while (true)
         {
             final long word = stateWordAcquire(page);
@@ -408,6 +360,7 @@ public final class PagePool implements AutoCloseable
      */
     public void unpin(final int page)
     {
+        checkOwner();
         while (true)
         {
             final long word = stateWordAcquire(page);
@@ -421,6 +374,199 @@ public final class PagePool implements AutoCloseable
                 return;
             }
         }
+    }
+
+    private void checkOwner()
+    {
+        if (!owner)
+        {
+            throw new IllegalStateException("pins in the page state word belong to the engine; a process attached to the pool pins through"
+                + " PoolClient, whose pins carry an owner and are reclaimed if it dies");
+        }
+    }
+
+    /**
+     * Evicts a page seen SERVING with no pins in {@code word}: SERVING → EVICTING, then, unless a
+     * client process holds a pin on it in the pin table, EVICTING → FREE with the next generation (so
+     * stale handles fail); otherwise the word goes back to SERVING. The engine thread is the only
+     * caller, and the only writer of EVICTING words.
+     *
+     * @param page a page
+     * @param word its state word as last read
+     * @return whether the page is now FREE
+     */
+    public boolean evictIfUnpinned(final int page, final long word)
+    {
+        if (PageStateWord.state(word) != PageStateWord.SERVING || PageStateWord.pins(word) != 0)
+        {
+            return false;
+        }
+        final int generation = PageStateWord.generation(word);
+        final long evicting = PageStateWord.word(generation, 0, PageStateWord.EVICTING);
+        if (!LONG_HANDLE.compareAndSet(file, entry(page) + STATE_WORD_OFFSET, word, evicting))
+        {
+            return false;
+        }
+        // compareAndSet above and the volatile reads below pair with the client's CAS of its pin entry
+        // followed by its volatile re-read of this word: one of the two sides sees the other.
+        if (hasClientPinsVolatile(page))
+        {
+            LONG_HANDLE.setVolatile(file, entry(page) + STATE_WORD_OFFSET, word);
+            return false;
+        }
+        LONG_HANDLE.setVolatile(file, entry(page) + STATE_WORD_OFFSET, PageStateWord.word(generation + 1, 0, PageStateWord.FREE));
+        return true;
+    }
+
+    /**
+     * @param page a page
+     * @return whether any client slot holds a pin on it (volatile reads of every entry)
+     */
+    public boolean hasClientPinsVolatile(final int page)
+    {
+        final int slots = layout.clientSlots();
+        final long base = PinTableDescriptor.entryOffset(layout.pinTableOffset(), slots, page, 0);
+        for (int slot = 0; slot < slots; slot++)
+        {
+            if (PinTableDescriptor.count((int)INT_HANDLE.getVolatile(file, base + (long)slot * PinTableDescriptor.ENTRY_LENGTH)) != 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return client slots in the pool */
+    public int clientSlots()
+    {
+        return layout.clientSlots();
+    }
+
+    private long slotOffset(final int slot)
+    {
+        return ClientSlotDescriptor.slotOffset(layout.clientSlotsOffset(), slot);
+    }
+
+    /**
+     * @param slot a client slot
+     * @return its slot word, read volatile
+     */
+    public long clientSlotWordVolatile(final int slot)
+    {
+        return (long)LONG_HANDLE.getVolatile(file, slotOffset(slot) + ClientSlotDescriptor.SLOT_WORD_OFFSET);
+    }
+
+    /**
+     * @param slot     a client slot
+     * @param expected the word believed current
+     * @param update   the new word
+     * @return whether the swap happened
+     */
+    public boolean compareAndSetClientSlotWord(final int slot, final long expected, final long update)
+    {
+        return LONG_HANDLE.compareAndSet(file, slotOffset(slot) + ClientSlotDescriptor.SLOT_WORD_OFFSET, expected, update);
+    }
+
+    /**
+     * @param slot a client slot
+     * @return its client's last heartbeat, epoch ms
+     */
+    public long clientHeartbeatAcquire(final int slot)
+    {
+        return (long)LONG_HANDLE.getAcquire(file, slotOffset(slot) + ClientSlotDescriptor.HEARTBEAT_OFFSET);
+    }
+
+    /**
+     * @param slot        a client slot the caller holds
+     * @param epochMillis the current time
+     */
+    public void clientHeartbeatRelease(final int slot, final long epochMillis)
+    {
+        LONG_HANDLE.setRelease(file, slotOffset(slot) + ClientSlotDescriptor.HEARTBEAT_OFFSET, epochMillis);
+    }
+
+    /**
+     * @param slot a client slot
+     * @return its flags
+     */
+    public int clientFlagsAcquire(final int slot)
+    {
+        return (int)INT_HANDLE.getAcquire(file, slotOffset(slot) + ClientSlotDescriptor.FLAGS_OFFSET);
+    }
+
+    /**
+     * @param slot  a client slot the caller holds
+     * @param flags its flags
+     */
+    public void clientFlagsRelease(final int slot, final int flags)
+    {
+        INT_HANDLE.setRelease(file, slotOffset(slot) + ClientSlotDescriptor.FLAGS_OFFSET, flags);
+    }
+
+    /**
+     * @param slot        a client slot the caller holds
+     * @param epochMillis when it was claimed
+     */
+    public void clientClaimedAt(final int slot, final long epochMillis)
+    {
+        file.set(LONG_LE, slotOffset(slot) + ClientSlotDescriptor.CLAIMED_AT_OFFSET, epochMillis);
+    }
+
+    private long pinEntry(final int page, final int slot)
+    {
+        return PinTableDescriptor.entryOffset(layout.pinTableOffset(), layout.clientSlots(), page, slot);
+    }
+
+    /**
+     * @param page a page
+     * @param slot a client slot
+     * @return the slot's pin entry for the page, read volatile
+     */
+    public int pinEntryVolatile(final int page, final int slot)
+    {
+        return (int)INT_HANDLE.getVolatile(file, pinEntry(page, slot));
+    }
+
+    /**
+     * @param page     a page
+     * @param slot     a client slot
+     * @param expected the entry believed current
+     * @param update   the new entry
+     * @return whether the swap happened
+     */
+    public boolean compareAndSetPinEntry(final int page, final int slot, final int expected, final int update)
+    {
+        return INT_HANDLE.compareAndSet(file, pinEntry(page, slot), expected, update);
+    }
+
+    /** @return the state word of a page read volatile, for the client side of the pin protocol */
+    long stateWordVolatile(final int page)
+    {
+        return (long)LONG_HANDLE.getVolatile(file, entry(page) + STATE_WORD_OFFSET);
+    }
+
+    /** @return the pool's epoch: it changes when a new file replaces a dead engine's pool */
+    public long epoch()
+    {
+        return file.get(LONG_LE, PagePoolDescriptor.EPOCH_OFFSET);
+    }
+
+    /** @return the pool state (open, closed, superseded), read with acquire semantics */
+    public int poolStateAcquire()
+    {
+        return (int)INT_HANDLE.getAcquire(file, (long)PagePoolDescriptor.POOL_STATE_OFFSET);
+    }
+
+    /** @return the client timeout recorded in the header, ms */
+    public int clientTimeoutMillis()
+    {
+        return file.get(INT_LE, PagePoolDescriptor.CLIENT_TIMEOUT_MS_OFFSET);
+    }
+
+    /** @return the descriptor holding the owner's lock, -1 for a client or without native access */
+    public int lockFd()
+    {
+        return ownedFile == null ? -1 : ownedFile.lockFd();
     }
 
     /**
@@ -579,6 +725,28 @@ public final class PagePool implements AutoCloseable
         return crc;
     }
 
+    /**
+     * Checks, without touching the payload, that a WRITING page was sealed for its key and length:
+     * what the engine thread checks at commit, the CRC32C having been computed by the committer.
+     *
+     * @param page    a WRITING page
+     * @param keyHigh its key's high half
+     * @param keyLow  its key's low half
+     * @param length  the payload length the writer declared
+     * @return whether trailer and metadata carry that key and length
+     */
+    public boolean isSealed(final int page, final long keyHigh, final long keyLow, final int length)
+    {
+        final MemorySegment frame = frames[page];
+        final long t = layout.pageSize();
+        return frame.get(LONG_LE, t + PageFrameDescriptor.MAGIC_OFFSET) == PageFrameDescriptor.MAGIC
+            && frame.get(INT_LE, t + PageFrameDescriptor.FRAME_VERSION_OFFSET) == PageFrameDescriptor.FRAME_VERSION
+            && frame.get(LONG_LE, t + PageFrameDescriptor.KEY_HIGH_OFFSET) == keyHigh
+            && frame.get(LONG_LE, t + PageFrameDescriptor.KEY_LOW_OFFSET) == keyLow
+            && frame.get(LONG_LE, t + PageFrameDescriptor.PAYLOAD_LENGTH_OFFSET) == length
+            && payloadLength(page) == length;
+    }
+
     /** Outcome of {@link #verifyFrame}. */
     public enum FrameCheck
     {
@@ -671,8 +839,8 @@ public final class PagePool implements AutoCloseable
     }
 
     /**
-     * Unmaps the file. The owner marks the pool closed, releases its lock and deletes the file;
-     * clients that still map it keep their mapping until they unmap.
+     * Unmaps the file. The owner marks the pool closed, deletes the file if it is still the one at its
+     * path, and drops its lock; clients that still map it keep their mapping until they unmap.
      */
     @Override
     public void close()
@@ -682,27 +850,19 @@ public final class PagePool implements AutoCloseable
             return;
         }
         closed = true;
-        try
+        if (owner)
         {
-            if (owner)
-            {
-                file.set(INT_LE, PagePoolDescriptor.POOL_STATE_OFFSET, PagePoolDescriptor.STATE_CLOSED);
-                Files.deleteIfExists(path);
-            }
+            INT_HANDLE.setRelease(file, (long)PagePoolDescriptor.POOL_STATE_OFFSET, PagePoolDescriptor.STATE_CLOSED);
         }
-        catch (final IOException ex)
+        arena.close();
+        if (ownedFile != null)
         {
-            LOG.log(System.Logger.Level.WARNING, "could not delete pool file {0}: {1}", path, ex.getMessage());
+            ownedFile.close(true);
         }
-        finally
+        else
         {
-            arena.close();
             try
             {
-                if (lock != null)
-                {
-                    lock.release();
-                }
                 channel.close();
             }
             catch (final IOException ex)

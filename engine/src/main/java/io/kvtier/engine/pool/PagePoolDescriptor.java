@@ -12,8 +12,12 @@ import io.kvtier.collections.KeyTableDescriptor;
  * | Header (4 KiB)           |
  * +--------------------------+ 4096
  * | Counters (4 KiB)         |  CountersDescriptor: 512 x 8-byte values
- * +--------------------------+ 8192 = Metadata Offset
+ * +--------------------------+ 8192 = Client Slots Offset
+ * | Client Slots             |  ClientSlotDescriptor: Client Slot Count x 64 bytes, padded to 4 KiB
+ * +--------------------------+ Metadata Offset
  * | Page Metadata            |  PageMetadataDescriptor: Page Count x 64 bytes, padded to 4 KiB
+ * +--------------------------+ Pin Table Offset
+ * | Client Pin Table         |  PinTableDescriptor: Page Count x Client Slot Count x 4 bytes, padded to 4 KiB
  * +--------------------------+ Index Offset
  * | Key Index                |  KeyTableDescriptor: key -> page, padded to 4 KiB
  * +--------------------------+ Data Offset (2 MiB aligned, for huge pages)
@@ -31,7 +35,7 @@ import io.kvtier.collections.KeyTableDescriptor;
  *  +---------------------------------------------------------------+
  *  |          Layout Version (written last: the ready flag)        |   8
  *  +---------------------------------------------------------------+
- *  |          Pool State (1 open, 2 closed)                        |  12
+ *  |          Pool State (1 open, 2 closed, 3 superseded)          |  12
  *  +---------------------------------------------------------------+
  *  |                     Page Size                                 |  16
  *  +---------------------------------------------------------------+
@@ -57,25 +61,56 @@ import io.kvtier.collections.KeyTableDescriptor;
  *  +---------------------------------------------------------------+
  *  |                     Start Time (epoch ms)                     | 104
  *  +---------------------------------------------------------------+
- *  |                     Reserved (16 bytes)                       | 112
+ *  |          Epoch (+1 each time a new file replaces a dead pool) | 112
+ *  +---------------------------------------------------------------+
+ *  |                     Client Slot Count                         | 120
+ *  +---------------------------------------------------------------+
+ *  |          Client Timeout (ms without a client heartbeat)       | 124
  *  +---------------------------------------------------------------+
  *  |          Heartbeat (epoch ms, store-release), own cache line  | 128
  *  +---------------------------------------------------------------+
- *  |                     Reserved to 4096                          | 136
+ *  |                     Reserved                                  | 136
+ *  +---------------------------------------------------------------+
+ *  |                     Client Slots Offset                       | 192
+ *  +---------------------------------------------------------------+
+ *  |                     Pin Table Offset                          | 200
+ *  +---------------------------------------------------------------+
+ *  |                     Pin Table Length                          | 208
+ *  +---------------------------------------------------------------+
+ *  |                     Reserved to 4096                          | 216
  *  +---------------------------------------------------------------+
  * </pre>
  * Every 8-byte field above spans two rows of the ruler; the diagram draws one row per field.
+ *
+ * <h2>Locks on the file</h2>
+ * Byte ranges of the file are locked with open-file-description locks ({@code F_OFD_SETLK}), which
+ * the kernel drops when their holder dies and which no other descriptor of the same process can
+ * drop by closing. The locks guard nothing in those bytes; they only say who is alive.
+ * <ul>
+ *   <li>byte {@link #ENGINE_LOCK_BYTE}, write lock: held by the engine that owns the pool for as
+ *       long as it runs;</li>
+ *   <li>byte {@link #CLIENT_LOCK_BYTE_BASE} + slot, write lock: held by the client process that
+ *       claimed that client slot (see {@link ClientSlotDescriptor}).</li>
+ * </ul>
+ *
+ * <h2>Replacing a dead engine's pool</h2>
+ * A new engine never reformats a file that clients may still map. It writes
+ * {@link #STATE_SUPERSEDED} into the old header, builds a new file under a temporary name and
+ * renames it over the old one; old mappings keep the old inode and its bytes, and a client that sees
+ * the state change (or a different epoch at the path) maps the new file.
  */
 public final class PagePoolDescriptor
 {
     /** "KVTPOOL1" as a little-endian long. */
     public static final long MAGIC = 0x314C4F4F5054564BL;
-    /** Layout this code writes and reads. */
-    public static final int LAYOUT_VERSION = 1;
+    /** Layout this code writes and reads: 2 added the epoch, client slots and the client pin table. */
+    public static final int LAYOUT_VERSION = 2;
     /** Pool state: mapped by a running engine. */
     public static final int STATE_OPEN = 1;
     /** Pool state: the engine closed it cleanly. */
     public static final int STATE_CLOSED = 2;
+    /** Pool state: a newer engine replaced this file at its path; clients map the new one. */
+    public static final int STATE_SUPERSEDED = 3;
 
     /** Offset of the magic. */
     public static final int MAGIC_OFFSET = 0;
@@ -107,15 +142,34 @@ public final class PagePoolDescriptor
     public static final int CREATOR_PID_OFFSET = 96;
     /** Offset of the start time. */
     public static final int START_TIME_OFFSET = 104;
+    /** Offset of the epoch. */
+    public static final int EPOCH_OFFSET = 112;
+    /** Offset of the number of client slots. */
+    public static final int CLIENT_SLOT_COUNT_OFFSET = 120;
+    /** Offset of the client timeout in milliseconds. */
+    public static final int CLIENT_TIMEOUT_MS_OFFSET = 124;
     /** Offset of the heartbeat, alone on its cache line. */
     public static final int HEARTBEAT_OFFSET = 128;
+    /** Offset of the client slots' offset. */
+    public static final int CLIENT_SLOTS_OFFSET_OFFSET = 192;
+    /** Offset of the pin table's offset. */
+    public static final int PIN_TABLE_OFFSET_OFFSET = 200;
+    /** Offset of the pin table's length. */
+    public static final int PIN_TABLE_LENGTH_OFFSET = 208;
+
+    /** The byte the owning engine keeps write-locked. */
+    public static final long ENGINE_LOCK_BYTE = 0;
+    /** Client slot {@code s} keeps byte {@code CLIENT_LOCK_BYTE_BASE + s} write-locked. */
+    public static final long CLIENT_LOCK_BYTE_BASE = 1024;
+    /** Most client slots a pool can have (their lock bytes stay inside the header). */
+    public static final int MAX_CLIENT_SLOTS = 1024;
 
     /** Length of the header region. */
     public static final int HEADER_LENGTH = 4096;
     /** Where the counters start. */
     public static final int COUNTERS_OFFSET = HEADER_LENGTH;
-    /** Where the metadata table starts. */
-    public static final int METADATA_OFFSET = COUNTERS_OFFSET + CountersDescriptor.REGION_LENGTH;
+    /** Where the client slots start. */
+    public static final int CLIENT_SLOTS_OFFSET = COUNTERS_OFFSET + CountersDescriptor.REGION_LENGTH;
     /** Alignment of the data region and the file length, for 2 MiB huge pages. */
     public static final long DATA_ALIGNMENT = 2L << 20;
     /** Alignment of every region. */
@@ -135,9 +189,24 @@ public final class PagePoolDescriptor
         return (value + alignment - 1) & -alignment;
     }
 
-    /** Where each region of a pool of a given shape goes. */
-    public record Layout(long pageSize, long frameLength, int pageCount, long metadataOffset, long indexOffset,
-                         long indexLength, long dataOffset, long fileLength)
+    /**
+     * Where each region of a pool of a given shape goes.
+     *
+     * @param pageSize          payload bytes per page
+     * @param frameLength       bytes per frame
+     * @param pageCount         pages
+     * @param clientSlots       client slots
+     * @param clientSlotsOffset where the client slots start
+     * @param metadataOffset    where the page metadata starts
+     * @param pinTableOffset    where the client pin table starts
+     * @param pinTableLength    its length
+     * @param indexOffset       where the key index starts
+     * @param indexLength       its length
+     * @param dataOffset        where frame 0 starts
+     * @param fileLength        the file's length
+     */
+    public record Layout(long pageSize, long frameLength, int pageCount, int clientSlots, long clientSlotsOffset, long metadataOffset,
+                         long pinTableOffset, long pinTableLength, long indexOffset, long indexLength, long dataOffset, long fileLength)
     {
     }
 
@@ -145,20 +214,30 @@ public final class PagePoolDescriptor
      * @param pageSize     payload bytes per page, a multiple of 4096
      * @param pageCount    pages
      * @param indexEntries entries of the key index
+     * @param clientSlots  processes that may pin pages directly, at most {@link #MAX_CLIENT_SLOTS}
      * @return the regions of the file
      */
-    public static Layout layout(final long pageSize, final int pageCount, final long indexEntries)
+    public static Layout layout(final long pageSize, final int pageCount, final long indexEntries, final int clientSlots)
     {
         if (pageSize <= 0 || pageSize % REGION_ALIGNMENT != 0)
         {
             throw new IllegalArgumentException("pageSize=" + pageSize + " must be a positive multiple of 4096");
         }
+        if (clientSlots < 0 || clientSlots > MAX_CLIENT_SLOTS)
+        {
+            throw new IllegalArgumentException("clientSlots=" + clientSlots + " must be from 0 to " + MAX_CLIENT_SLOTS);
+        }
         final long frameLength = PageFrameDescriptor.frameLength(pageSize);
+        final long clientSlotsLength = align((long)clientSlots * ClientSlotDescriptor.SLOT_LENGTH, REGION_ALIGNMENT);
+        final long metadataOffset = CLIENT_SLOTS_OFFSET + clientSlotsLength;
         final long metadataLength = align((long)pageCount * PageMetadataDescriptor.ENTRY_LENGTH, REGION_ALIGNMENT);
-        final long indexOffset = METADATA_OFFSET + metadataLength;
+        final long pinTableOffset = metadataOffset + metadataLength;
+        final long pinTableLength = align(PinTableDescriptor.tableLength(pageCount, clientSlots), REGION_ALIGNMENT);
+        final long indexOffset = pinTableOffset + pinTableLength;
         final long indexLength = align(KeyTableDescriptor.regionLength(indexEntries), REGION_ALIGNMENT);
         final long dataOffset = align(indexOffset + indexLength, DATA_ALIGNMENT);
         final long fileLength = align(dataOffset + (long)pageCount * frameLength, DATA_ALIGNMENT);
-        return new Layout(pageSize, frameLength, pageCount, METADATA_OFFSET, indexOffset, indexLength, dataOffset, fileLength);
+        return new Layout(pageSize, frameLength, pageCount, clientSlots, CLIENT_SLOTS_OFFSET, metadataOffset, pinTableOffset, pinTableLength,
+            indexOffset, indexLength, dataOffset, fileLength);
     }
 }

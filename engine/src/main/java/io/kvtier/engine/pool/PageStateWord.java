@@ -12,8 +12,9 @@ package io.kvtier.engine.pool;
  *
  * <p>Transitions: FREE → WRITING (reserve; owner set), WRITING → SERVING (commit, after key, length,
  * CRC and trailer are written), WRITING → FREE (abort or lease expiry; generation + 1),
- * SERVING(pins n) ⇄ SERVING(pins n ± 1) (pin, unpin), SERVING(pins 0) → FREE (eviction;
- * generation + 1). Only SERVING pages are ever handed to a reader.
+ * SERVING(pins n) ⇄ SERVING(pins n ± 1) (pin, unpin), SERVING(pins 0) → EVICTING → FREE
+ * (eviction; generation + 1), or EVICTING → SERVING when a client process holds a pin in the pin table
+ * ({@link PinTableDescriptor}). Only SERVING pages are ever handed to a reader.
  */
 public final class PageStateWord
 {
@@ -23,6 +24,8 @@ public final class PageStateWord
     public static final int WRITING = 1;
     /** Committed: readable, pinnable, immutable. */
     public static final int SERVING = 2;
+    /** Being evicted: the engine checks client pins before the page goes FREE; not pinnable. */
+    public static final int EVICTING = 3;
 
     /** Most pins one page can carry. */
     public static final int MAX_PINS = (1 << 24) - 1;
@@ -101,6 +104,7 @@ public final class PageStateWord
             case FREE -> "FREE";
             case WRITING -> "WRITING";
             case SERVING -> "SERVING";
+            case EVICTING -> "EVICTING";
             default -> "UNKNOWN(" + state + ")";
         };
     }

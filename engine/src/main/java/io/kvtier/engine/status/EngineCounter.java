@@ -71,7 +71,17 @@ public enum EngineCounter
     /** Backups in flight: a gauge. */
     BACKUPS_IN_FLIGHT(31, "backups_in_flight"),
     /** Reclaimed pages resting in quarantine: a gauge. */
-    PAGES_QUARANTINED(32, "pages_quarantined");
+    PAGES_QUARANTINED(32, "pages_quarantined"),
+    /** Client processes holding a client slot of the pool: a gauge. */
+    CLIENTS_ATTACHED(33, "clients_attached"),
+    /** Client slots taken back from processes that died or stopped heartbeating. */
+    CLIENTS_RECLAIMED(34, "clients_reclaimed"),
+    /** Pins given back with those slots. */
+    CLIENT_PINS_RECLAIMED(35, "client_pins_reclaimed"),
+    /** Write-back pages dropped from the pool without an L3 copy after their backups kept failing. */
+    BACKUPS_LOST(36, "backups_lost"),
+    /** Lookups and acquires answered from remembered negative probes instead of asking L3 again. */
+    PROBES_SKIPPED(37, "probes_skipped");
 
     private final int id;
     private final String label;

@@ -139,4 +139,19 @@ class EngineConfigTest
             assertThat(doc).as("docs/config.md documents %s", setting.key()).contains("`" + setting.key() + "`");
         }
     }
+
+    @Test
+    void shouldRejectASessionTimeoutShorterThanTheReservationTimeout()
+    {
+        assertThatThrownBy(() -> EngineConfig.from(Map.of(EngineConfig.LEASE_SESSION_TIMEOUT, "10s", EngineConfig.LEASE_RESERVATION_TIMEOUT, "30s")))
+            .isInstanceOf(ConfigException.class)
+            .hasMessageContaining("lease.session-timeout")
+            .hasMessageContaining("lease.reservation-timeout")
+            .satisfies(ex -> assertThat(((ConfigException)ex).key()).isEqualTo(EngineConfig.LEASE_SESSION_TIMEOUT));
+        assertThatThrownBy(() -> EngineConfig.from(Map.of(EngineConfig.LEASE_RESERVATION_TIMEOUT, "2m")))
+            .isInstanceOf(ConfigException.class)
+            .satisfies(ex -> assertThat(((ConfigException)ex).key()).isEqualTo(EngineConfig.LEASE_RESERVATION_TIMEOUT));
+        assertThat(EngineConfig.from(Map.of(EngineConfig.LEASE_SESSION_TIMEOUT, "30s", EngineConfig.LEASE_RESERVATION_TIMEOUT, "30s"))
+            .sessionTimeout()).hasSeconds(30);
+    }
 }

@@ -1,0 +1,73 @@
+package io.kvtier.engine.pool;
+
+import io.kvtier.engine.Engine;
+import io.kvtier.engine.config.EngineConfig;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Run in a second JVM by the pool tests, as another process on the node would: {@code start POOL}
+ * tries to start an engine on a pool file; {@code pin-and-die POOL HIGH LOW} pins a page by key from
+ * outside the engine and then dies without unpinning, as a client killed with {@code kill -9} would;
+ * {@code pin-and-wait POOL HIGH LOW} pins and waits for a line on its input, then reports whether it
+ * still holds its slot.
+ */
+public final class PoolProbe
+{
+    private PoolProbe()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        switch (args[0])
+        {
+            case "start" ->
+            {
+                try (Engine engine = Engine.start(EngineConfig.from(Map.of(EngineConfig.POOL_PATH, args[1], EngineConfig.POOL_SIZE, "1MiB",
+                    EngineConfig.POOL_PAGE_SIZE, "64KiB"))))
+                {
+                    System.out.println("started pid=" + ProcessHandle.current().pid());
+                }
+                catch (final Exception ex)
+                {
+                    System.out.println("refused " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
+                }
+            }
+            case "pin-and-die" ->
+            {
+                final long high = Long.parseUnsignedLong(args[2], 16);
+                final long low = Long.parseUnsignedLong(args[3], 16);
+                final PoolClient client = PoolClient.attach(Path.of(args[1]));
+                final long pin = client.pinKey(high, low);
+                System.out.println(pin != PoolClient.NO_PIN ? "pinned page=" + PoolClient.page(pin) + " slot=" + client.slot() : "missing");
+                System.out.flush();
+                Runtime.getRuntime().halt(9);
+            }
+            case "pin-and-wait" ->
+            {
+                final long high = Long.parseUnsignedLong(args[2], 16);
+                final long low = Long.parseUnsignedLong(args[3], 16);
+                final PoolClient client = PoolClient.attach(Path.of(args[1]));
+                final long pin = client.pinKey(high, low);
+                System.out.println(pin != PoolClient.NO_PIN ? "pinned" : "missing");
+                System.out.flush();
+                // Stopped and continued by the test; then it finds out whether it still holds its slot.
+                new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8)).readLine();
+                System.out.println("current=" + client.isCurrent() + " valid=" + client.isValid(pin));
+                try
+                {
+                    System.out.println("pin again: " + client.pinKey(high, low));
+                }
+                catch (final IllegalStateException ex)
+                {
+                    System.out.println("lost: " + ex.getMessage());
+                }
+                System.out.flush();
+                client.close();
+            }
+            default -> throw new IllegalArgumentException("unknown probe " + args[0]);
+        }
+    }
+}
