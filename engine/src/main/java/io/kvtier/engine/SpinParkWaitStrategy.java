@@ -22,15 +22,33 @@ public final class SpinParkWaitStrategy implements WaitStrategy
     private static final int SPIN_TRIES = 2_000;
     private static final long MAX_PARK_NANOS = 1_000_000;
 
+    private final int spinTries;
+    private final long maxParkNanos;
     private volatile Thread consumer;
     private volatile boolean parked;
+
+    /** Spins 2,000 times, then parks for at most 1 ms at a time. */
+    public SpinParkWaitStrategy()
+    {
+        this(SPIN_TRIES, MAX_PARK_NANOS);
+    }
+
+    /**
+     * @param spinTries    spins before the first park
+     * @param maxParkNanos longest single park: the bound on a wake-up that was missed
+     */
+    SpinParkWaitStrategy(final int spinTries, final long maxParkNanos)
+    {
+        this.spinTries = spinTries;
+        this.maxParkNanos = maxParkNanos;
+    }
 
     @Override
     public long waitFor(final long sequence, final Sequence cursor, final Sequence dependentSequence, final SequenceBarrier barrier)
         throws AlertException
     {
         long available;
-        int spins = SPIN_TRIES;
+        int spins = spinTries;
         while ((available = dependentSequence.get()) < sequence)
         {
             barrier.checkAlert();
@@ -52,7 +70,7 @@ public final class SpinParkWaitStrategy implements WaitStrategy
             VarHandle.fullFence();
             if (dependentSequence.get() < sequence)
             {
-                LockSupport.parkNanos(this, MAX_PARK_NANOS);
+                LockSupport.parkNanos(this, maxParkNanos);
             }
             parked = false;
         }
