@@ -17,13 +17,17 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import sun.misc.Signal;
 
 /**
  * {@code kvtier serve}: runs the engine until SIGINT or SIGTERM, then shuts down cleanly.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = {"Runs the engine until SIGINT or SIGTERM. On the signal, new requests are refused, in-flight backups get"
-        + " l3.io-timeout to finish (unfinished ones are reported), the tiers close and the pool file is removed."},
+        + " l3.io-timeout to finish (unfinished ones are reported), the tiers close, the pool file is removed, and serve exits 0."},
     footer = {"", "Without --config the embedded defaults apply (docs/config.md).", "", ExitCode.HELP})
 public final class ServeCommand implements Callable<Integer>
 {
@@ -66,16 +70,38 @@ public final class ServeCommand implements Callable<Integer>
         {
             return Failures.report(ex, err);
         }
-        final Thread hook = new Thread(() ->
+        final AtomicReference<String> signal = new AtomicReference<>();
+        final AtomicBoolean closed = new AtomicBoolean();
+        final Runnable stop = () ->
         {
-            err.println("kvtier: stopping");
-            err.flush();
-            final long inFlight = engine.backupsInFlight();
-            engine.close();
-            err.println("kvtier: stopped" + (inFlight > 0 ? " (" + inFlight + " backups were in flight at the signal; see the log for any left unfinished)" : ""));
-            err.flush();
-            stopped.countDown();
-        }, "kvtier-shutdown");
+            if (closed.compareAndSet(false, true))
+            {
+                err.println("kvtier: stopping" + (signal.get() == null ? "" : " on SIG" + signal.get()));
+                err.flush();
+                final long inFlight = engine.backupsInFlight();
+                engine.close();
+                err.println("kvtier: stopped" + (inFlight > 0 ? " (" + inFlight + " backups were in flight at the signal; see the log for any left unfinished)" : ""));
+                err.flush();
+            }
+        };
+        // SIGTERM and SIGINT are the normal way to stop a service: handle them here, so that the clean stop
+        // ends with exit code 0 instead of the JVM's 128 + signal. The hook covers any other way out.
+        for (final String name : new String[] {"TERM", "INT"})
+        {
+            try
+            {
+                Signal.handle(new Signal(name), received ->
+                {
+                    signal.set(received.getName());
+                    stopped.countDown();
+                });
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                err.println("kvtier: cannot handle SIG" + name + " (" + ex.getMessage() + "); it will stop the engine through a shutdown hook");
+            }
+        }
+        final Thread hook = new Thread(stop, "kvtier-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         final EngineConfig running = engine.config();
         out.println("kvtier serving: pool " + running.poolPath() + " (" + running.pageCount() + " pages of " + ConfigValues.formatSize(running.pageSize())
@@ -96,6 +122,15 @@ public final class ServeCommand implements Callable<Integer>
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
+        }
+        stop.run();
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // the JVM is already shutting down: the hook has run stop() or finds it done
         }
         return ExitCode.OK;
     }

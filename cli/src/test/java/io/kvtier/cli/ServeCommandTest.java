@@ -38,7 +38,8 @@ class ServeCommandTest
             process.destroy();
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("serve stopped after SIGTERM").isTrue();
             final String output = Files.readString(out);
-            assertThat(output).contains("tiers [disk]").contains("kvtier: stopping").contains("kvtier: stopped");
+            assertThat(output).contains("tiers [disk]").contains("kvtier: stopping on SIGTERM").contains("kvtier: stopped");
+            assertThat(process.exitValue()).as("a clean stop on SIGTERM is a success, not 128 + 15").isZero();
             assertThat(pool).doesNotExist();
         }
         finally

@@ -286,4 +286,56 @@ class EngineTierTest
             assertThat(engine.snapshot().get(EngineCounter.L3_READ_MISSES)).isEqualTo(1);
         }
     }
+
+    @Test
+    void shouldNotProbeAgainForKeysL3RecentlySaidItLacks(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 32);
+        settings.put(EngineConfig.L3_NEGATIVE_PROBE_TTL, "1h");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 90, 4);
+            assertThat(session.lookup(0, 4)).isZero();
+            final long probed = engine.snapshot().get(EngineCounter.PROBE_KEYS);
+            assertThat(probed).isEqualTo(4);
+            // The next turn of the conversation looks up the same unwritten keys: L3 is not asked again.
+            assertThat(session.lookup(0, 4)).isZero();
+            assertThat(session.acquire(0, 4)).isZero();
+            assertThat(engine.snapshot().get(EngineCounter.PROBE_KEYS)).isEqualTo(probed);
+            assertThat(engine.snapshot().get(EngineCounter.PROBES_SKIPPED)).isEqualTo(2);
+            // Once this engine writes a key to L3, the memory of its absence is gone.
+            write(session, 0, 4);
+            session.flush();
+            assertThat(session.evict(0, 4)).isEqualTo(4);
+            assertThat(session.lookup(0, 4)).isEqualTo(4);
+            assertThat(session.l3Pages()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void shouldProbeAgainOnceANegativeAnswerIsOlderThanItsTimeToLive(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final String otherName = name + "x";
+        final Map<String, String> settings = settings(name, 32);
+        settings.put(EngineConfig.L3_NEGATIVE_PROBE_TTL, "50ms");
+        try (Engine other = EngineFixture.start(settings(otherName, 32));
+             Session otherSession = other.openSession();
+             Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 91, 3);
+            assertThat(session.lookup(0, 3)).isZero();
+            // Another node writes the chain to the shared L3 meanwhile.
+            keys(otherSession, 91, 3);
+            write(otherSession, 0, 3);
+            otherSession.flush();
+            ScriptedTier.get(name).objects.putAll(ScriptedTier.get(otherName).objects);
+            awaitTrue(() -> session.lookup(0, 3) == 3, "the other node's pages are found once the negative answer expired");
+            assertThat(session.acquire(0, 3)).isEqualTo(3);
+            session.release();
+        }
+    }
 }
