@@ -23,10 +23,11 @@ public final class ExitCode
     /** The exit-code section of {@code --help}. */
     static final String HELP = """
         Exit codes:
-          0    success
+          0    success (serve: also a clean stop on SIGINT or SIGTERM)
           1    run-time failure (I/O, tier, engine)
           2    invalid command line
-          3    invalid configuration (the message names key, value and what is allowed)
+          3    invalid configuration (the message names key, value and what is allowed;
+               also a pool.path that is a directory, not a pool, or too large for its filesystem)
           4    environment refused (pool file owned by a live engine, unusable path)
           5    integrity failure (a page read back did not match what was written)
           130  interrupted
