@@ -11,8 +11,11 @@ import java.lang.foreign.MemorySegment;
  *   <li>The tier completes every index in {@code [0, size())} exactly once with
  *       {@link #complete(int, TierStatus)}, from any thread, in any order, possibly before the
  *       submitting call returns. One key's failure never stops the others.</li>
- *   <li>Once the last key is completed the batch belongs to the engine again: the tier must not touch
- *       it or any of its segments afterwards.</li>
+ *   <li>Ownership goes back key by key: once key {@code i} is completed, its segment belongs to the
+ *       engine again, which may verify it, hand it to a reader or reuse it at once. The tier must not
+ *       read or write that segment afterwards (not through a reference it kept either), nor call
+ *       {@link #keyHigh}, {@link #keyLow} or {@link #segment} for {@code i}. Once the last key is
+ *       completed the whole batch is the engine's: the tier must not touch it at all.</li>
  *   <li>For {@code read}, {@link #segment(int)} is the destination; a tier writes only inside it, and
  *       only {@link TierStatus#OK} makes its contents meaningful. For {@code write} it is the source,
  *       read-only to the tier. For {@code exists} and {@code remove} it is

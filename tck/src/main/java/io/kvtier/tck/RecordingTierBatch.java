@@ -5,6 +5,7 @@ import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierStatus;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,9 +20,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * tier can break the batch contract, so a test can fail on them even when the tier swallows the
  * exception it got.
  *
- * <p>Recorded violations: a key completed twice, an index out of range, a {@code null} status, and
- * the tier reading a key or segment after every key was completed (the batch then belongs to the
- * engine again). {@link #awaitCompletion(Duration)} waits with a deadline so a tier that never
+ * <p>Recorded violations: a key completed twice, an index out of range, a {@code null} status, the
+ * tier asking for a key or segment after completing that key (ownership goes back key by key, see
+ * {@link TierBatch}), and the tier changing a key's segment after completing it: the batch hashes
+ * each segment as the key completes and checks the hash again in {@link #assertNoViolations()}, so a
+ * write through a reference the tier kept is caught too. {@link #awaitCompletion(Duration)} waits with a deadline so a tier that never
  * completes a key fails the test with the missing indexes instead of hanging the build.
  *
  * <p>The tier-facing methods ({@link #keyHigh}, {@link #keyLow}, {@link #segment}) are watched; tests
@@ -36,6 +39,7 @@ public final class RecordingTierBatch implements TierBatch
     private final long[] keyLow;
     private final MemorySegment[] segments;
     private final AtomicReferenceArray<TierStatus> statuses;
+    private final long[] completedHash;
     private final CountDownLatch pending;
     private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
 
@@ -61,6 +65,7 @@ public final class RecordingTierBatch implements TierBatch
             keyLow[i] = keys.get(i).low();
         }
         statuses = new AtomicReferenceArray<>(size);
+        completedHash = new long[size];
         pending = new CountDownLatch(size);
     }
 
@@ -116,6 +121,12 @@ public final class RecordingTierBatch implements TierBatch
             violations.add(violation);
             throw new NullPointerException(violation);
         }
+        // Hashed before the status is set: from that moment the segment is the engine's.
+        final long hash = hash(segments[index]);
+        if (statuses.get(index) == null)
+        {
+            completedHash[index] = hash;
+        }
         if (!statuses.compareAndSet(index, null, status))
         {
             final String violation = "key " + index + " completed twice: first " + statuses.get(index) + ", then " + status
@@ -128,10 +139,49 @@ public final class RecordingTierBatch implements TierBatch
 
     private void checkOwnedByTier(final String method, final int index)
     {
-        if (pending.getCount() == 0)
+        if (index >= 0 && index < size() && statuses.get(index) != null)
+        {
+            violations.add("the tier called " + method + "(" + index + ") after completing key " + index + ", whose segment"
+                + " already belonged to the engine again (on thread " + Thread.currentThread().getName() + ")");
+        }
+        else if (pending.getCount() == 0)
         {
             violations.add("the tier called " + method + "(" + index + ") after every key was completed, when the batch"
                 + " already belonged to the engine again (on thread " + Thread.currentThread().getName() + ")");
+        }
+    }
+
+    /** A 64-bit FNV-1a over a segment's 8-byte words and tail bytes; 0-length segments hash alike. */
+    private static long hash(final MemorySegment segment)
+    {
+        long h = 0xCBF29CE484222325L;
+        final long size = segment.byteSize();
+        long i = 0;
+        for (; i + Long.BYTES <= size; i += Long.BYTES)
+        {
+            h = (h ^ segment.get(ValueLayout.JAVA_LONG_UNALIGNED, i)) * 0x100000001B3L;
+        }
+        for (; i < size; i++)
+        {
+            h = (h ^ segment.get(ValueLayout.JAVA_BYTE, i)) * 0x100000001B3L;
+        }
+        return h;
+    }
+
+    /** Records every completed key whose segment changed since it was completed. */
+    private void checkSegmentsUntouched()
+    {
+        for (int i = 0; i < size(); i++)
+        {
+            if (statuses.get(i) != null && segments[i].byteSize() > 0 && hash(segments[i]) != completedHash[i])
+            {
+                final String violation = "key " + i + "'s segment changed after the tier completed the key with " + statuses.get(i)
+                    + ": the tier wrote into memory that already belonged to the engine again";
+                if (!violations.contains(violation))
+                {
+                    violations.add(violation);
+                }
+            }
         }
     }
 
@@ -196,6 +246,7 @@ public final class RecordingTierBatch implements TierBatch
      */
     public void assertNoViolations()
     {
+        checkSegmentsUntouched();
         final List<String> seen = violations();
         if (!seen.isEmpty())
         {

@@ -15,7 +15,7 @@ final class BrokenTierContracts
     }
 
     /** A read batch fails as a whole when one key is missing. */
-    static final class FailsWholeBatchOnMissing extends InMemoryContract
+    static final class FailsWholeBatchOnMissing extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -25,7 +25,7 @@ final class BrokenTierContracts
     }
 
     /** Reads write past the end of their slice. */
-    static final class WritesPastSlice extends InMemoryContract
+    static final class WritesPastSlice extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -35,7 +35,7 @@ final class BrokenTierContracts
     }
 
     /** exists completes keys twice. */
-    static final class CompletesTwice extends InMemoryContract
+    static final class CompletesTwice extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -45,7 +45,7 @@ final class BrokenTierContracts
     }
 
     /** close() does not stop the tier. */
-    static final class ServesAfterClose extends InMemoryContract
+    static final class ServesAfterClose extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -55,7 +55,7 @@ final class BrokenTierContracts
     }
 
     /** Unknown settings pass silently. */
-    static final class AcceptsUnknownSettings extends InMemoryContract
+    static final class AcceptsUnknownSettings extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -65,7 +65,7 @@ final class BrokenTierContracts
     }
 
     /** Config errors do not name the key. */
-    static final class VagueConfigErrors extends InMemoryContract
+    static final class VagueConfigErrors extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -75,7 +75,7 @@ final class BrokenTierContracts
     }
 
     /** A wrong-size read returns a partial object as OK. */
-    static final class PartialRead extends InMemoryContract
+    static final class PartialRead extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -85,7 +85,7 @@ final class BrokenTierContracts
     }
 
     /** Claims PERSISTENT but forgets on restart. */
-    static final class ForgetsOnRestart extends InMemoryContract
+    static final class ForgetsOnRestart extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -95,7 +95,7 @@ final class BrokenTierContracts
     }
 
     /** Evicts without telling the engine. */
-    static final class EvictsSilently extends InMemoryContract
+    static final class EvictsSilently extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -112,7 +112,7 @@ final class BrokenTierContracts
     }
 
     /** usage() does not drop removed objects. */
-    static final class StaleUsage extends InMemoryContract
+    static final class StaleUsage extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -122,7 +122,7 @@ final class BrokenTierContracts
     }
 
     /** Loses the last key of a large batch. */
-    static final class DropsKeyOfLargeBatch extends InMemoryContract
+    static final class DropsKeyOfLargeBatch extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -139,7 +139,7 @@ final class BrokenTierContracts
     }
 
     /** Overwrites in place, so a concurrent read sees half of each. */
-    static final class TornOverwrite extends InMemoryContract
+    static final class TornOverwrite extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
@@ -149,12 +149,43 @@ final class BrokenTierContracts
     }
 
     /** Reads a batch after handing it back. */
-    static final class TouchesAfterCompletion extends InMemoryContract
+    static final class TouchesAfterCompletion extends BrokenContract
     {
         @Override
         InMemoryTier.Fault[] faults()
         {
             return new InMemoryTier.Fault[] {InMemoryTier.Fault.TOUCH_AFTER_COMPLETION};
         }
+    }
+
+    /** A read writes into a key's segment after completing that key. */
+    static final class WritesAfterComplete extends BrokenContract
+    {
+        @Override
+        InMemoryTier.Fault[] faults()
+        {
+            return new InMemoryTier.Fault[] {InMemoryTier.Fault.WRITE_AFTER_COMPLETE};
+        }
+    }
+
+    /** An empty batch makes exists throw: it reads key 0 of a batch that has none. */
+    static final class ThrowsOnEmptyBatch extends BrokenContract
+    {
+        @Override
+        InMemoryTier.Fault[] faults()
+        {
+            return new InMemoryTier.Fault[] {InMemoryTier.Fault.THROW_ON_EMPTY_BATCH};
+        }
+    }
+
+    /**
+     * The kit run against a deliberately broken tier. Tagged so that no surefire run, whatever its
+     * {@code -Dtest} filter, runs these as ordinary tests (their failures are the point); only
+     * {@link ContractKitSelfTest} runs them, through its own launcher.
+     */
+    @org.junit.jupiter.api.Tag(BrokenContract.TAG)
+    abstract static class BrokenContract extends InMemoryContract
+    {
+        static final String TAG = "deliberately-broken";
     }
 }

@@ -51,7 +51,9 @@ class ContractKitSelfTest
             Arguments.of(BrokenTierContracts.StaleUsage.class, Set.of("shouldReflectWritesAndRemovalsInUsage")),
             Arguments.of(BrokenTierContracts.DropsKeyOfLargeBatch.class, Set.of("shouldCompleteALargeBatch")),
             Arguments.of(BrokenTierContracts.TornOverwrite.class, Set.of("shouldNeverServeAPartialOverwrite")),
-            Arguments.of(BrokenTierContracts.TouchesAfterCompletion.class, Set.of("shouldRemoveObjects")));
+            Arguments.of(BrokenTierContracts.TouchesAfterCompletion.class, Set.of("shouldRemoveObjects")),
+            Arguments.of(BrokenTierContracts.WritesAfterComplete.class, Set.of("shouldRoundTripRandomBytes")),
+            Arguments.of(BrokenTierContracts.ThrowsOnEmptyBatch.class, Set.of("shouldAcceptAnEmptyBatch")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -64,6 +66,21 @@ class ContractKitSelfTest
         assertThat(run.failures.keySet())
             .as("failing contract tests of %s (messages: %s)", kit.getSimpleName(), run.failures)
             .containsAll(expectedFailures);
+    }
+
+    @Test
+    void shouldTagEveryBrokenTierSoThatNoTestFilterRunsIt()
+    {
+        for (final Class<?> nested : BrokenTierContracts.class.getDeclaredClasses())
+        {
+            if (AbstractStorageTierContractTest.class.isAssignableFrom(nested))
+            {
+                assertThat(BrokenTierContracts.BrokenContract.class).as("%s is a deliberately broken kit", nested.getSimpleName())
+                    .isAssignableFrom(nested);
+                assertThat(org.junit.platform.commons.support.AnnotationSupport.findAnnotation(nested, org.junit.jupiter.api.Tag.class))
+                    .as("tag of %s", nested.getSimpleName()).hasValueSatisfying(tag -> assertThat(tag.value()).isEqualTo("deliberately-broken"));
+            }
+        }
     }
 
     @Test

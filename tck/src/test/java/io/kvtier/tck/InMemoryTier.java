@@ -65,7 +65,11 @@ final class InMemoryTier implements StorageTier
         /** Overwrites copy into the stored array in place, in two halves, with a read in between. */
         TORN_OVERWRITE,
         /** remove reads the batch again after completing every key. */
-        TOUCH_AFTER_COMPLETION
+        TOUCH_AFTER_COMPLETION,
+        /** A read completes each key, then writes one more byte into that key's segment. */
+        WRITE_AFTER_COMPLETE,
+        /** exists reads key 0 even of an empty batch, and throws. */
+        THROW_ON_EMPTY_BATCH
     }
 
     private static final Map<String, Volume> VOLUMES = new ConcurrentHashMap<>();
@@ -174,6 +178,10 @@ final class InMemoryTier implements StorageTier
     @Override
     public void exists(final TierBatch batch)
     {
+        if (faults.contains(Fault.THROW_ON_EMPTY_BATCH))
+        {
+            batch.keyHigh(0);
+        }
         for (int i = 0; i < batch.size(); i++)
         {
             final TierStatus status;
@@ -271,7 +279,13 @@ final class InMemoryTier implements StorageTier
         {
             if (!dropped(batch, i))
             {
-                batch.complete(i, isClosed() ? TierStatus.CLOSED : readOne(batch.key(i), batch.segment(i)));
+                final MemorySegment destination = batch.segment(i);
+                batch.complete(i, isClosed() ? TierStatus.CLOSED : readOne(batch.key(i), destination));
+                if (faults.contains(Fault.WRITE_AFTER_COMPLETE) && destination.byteSize() > 0)
+                {
+                    // The segment is the engine's now: it may already have verified it and handed it to a reader.
+                    destination.set(JAVA_BYTE, 0, (byte)(destination.get(JAVA_BYTE, 0) ^ 0x01));
+                }
             }
         }
     }

@@ -55,7 +55,38 @@ class RecordingTierBatchTest
         assertThat(batch.pageKey(1)).isEqualTo(KEYS.get(1));
         assertThat(batch.violations()).isEmpty();
         batch.segment(0);
-        assertThat(batch.violations()).singleElement().asString().contains("segment(0)", "after every key was completed");
+        assertThat(batch.violations()).singleElement().asString().contains("segment(0)", "after completing key 0");
+    }
+
+    @Test
+    void shouldRecordATierTouchingAKeyItCompletedWhileOthersArePending()
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("b", KEYS);
+        batch.complete(0, TierStatus.OK);
+        batch.keyLow(1);
+        assertThat(batch.violations()).isEmpty();
+        batch.keyLow(0);
+        assertThat(batch.violations()).singleElement().asString().contains("keyLow(0)", "after completing key 0");
+    }
+
+    @Test
+    void shouldRecordATierWritingIntoASegmentAfterCompletingItsKey()
+    {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined())
+        {
+            final java.lang.foreign.MemorySegment first = arena.allocate(64);
+            final java.lang.foreign.MemorySegment second = arena.allocate(64);
+            final RecordingTierBatch batch = new RecordingTierBatch("r", KEYS, java.util.List.of(first, second));
+            final java.lang.foreign.MemorySegment kept = batch.segment(0);
+            kept.fill((byte)1);
+            batch.complete(0, TierStatus.OK);
+            batch.segment(1).fill((byte)2);
+            batch.complete(1, TierStatus.OK);
+            batch.assertNoViolations();
+            // A reference the tier kept, written after the key was the engine's again.
+            kept.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 63, (byte)9);
+            assertThatThrownBy(batch::assertNoViolations).isInstanceOf(AssertionError.class).hasMessageContaining("key 0's segment changed");
+        }
     }
 
     @Test
