@@ -37,6 +37,7 @@ public final class Engine implements AutoCloseable
     private static final int MAX_SESSIONS = 4096;
 
     private final EngineConfig config;
+    private final EngineClock clock;
     private final PagePool pool;
     private final EngineCounters counters;
     private final List<TierHandle> tiers;
@@ -47,13 +48,14 @@ public final class Engine implements AutoCloseable
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean halted;
 
-    private Engine(final EngineConfig config, final PagePool pool, final List<TierHandle> tiers, final EngineCore[] coreHolder)
+    private Engine(final EngineConfig config, final EngineClock clock, final PagePool pool, final List<TierHandle> tiers, final EngineCore[] coreHolder)
     {
         this.config = config;
+        this.clock = clock;
         this.pool = pool;
         this.counters = new EngineCounters(pool.counters());
         this.tiers = tiers;
-        this.core = new EngineCore(config, pool, counters, tiers, MAX_SESSIONS);
+        this.core = new EngineCore(config, clock, pool, counters, tiers, MAX_SESSIONS);
         coreHolder[0] = core;
         this.disruptor = new Disruptor<>(EngineEvent::new, config.ringSize(), runnable ->
         {
@@ -94,6 +96,20 @@ public final class Engine implements AutoCloseable
      */
     public static Engine start(final EngineConfig config) throws IOException
     {
+        return start(config, EngineClock.SYSTEM);
+    }
+
+    /**
+     * Starts an engine that reads the time for leases, quarantine and timeouts from {@code clock}: for
+     * tests and simulations that decide when a timeout is reached.
+     *
+     * @param config validated settings
+     * @param clock  the engine's time
+     * @return the running engine
+     * @throws IOException if the pool file cannot be created or mapped
+     */
+    public static Engine start(final EngineConfig config, final EngineClock clock) throws IOException
+    {
         final PagePool pool;
         try
         {
@@ -116,7 +132,7 @@ public final class Engine implements AutoCloseable
                     core.objectRemoved(tier, high, low);
                 }
             });
-            final Engine engine = new Engine(config, pool, tiers, coreHolder);
+            final Engine engine = new Engine(config, clock, pool, tiers, coreHolder);
             LOG.log(System.Logger.Level.INFO, "kvtier engine started: pool {0} ({1} pages of {2} bytes), tiers {3}",
                 pool.path(), pool.pageCount(), pool.pageSize(), tiers.stream().map(t -> t.name() + "(" + t.type() + ")").toList());
             return engine;
@@ -249,28 +265,25 @@ public final class Engine implements AutoCloseable
             // every session slot is taken: the flush below is skipped and unfinished backups are reported
         }
         core.beginClosing();
-        final long deadline = System.nanoTime() + wait.toNanos();
-        try
+        final long deadline = clock.nanoTime() + wait.toNanos();
+        if (drain.id() != 0)
         {
-            if (drain.id() != 0)
+            final Thread flusher = Thread.ofPlatform().daemon(true).start(() ->
             {
-                final Thread flusher = Thread.ofPlatform().daemon(true).start(() ->
+                try
                 {
-                    try
-                    {
-                        drain.flush();
-                    }
-                    catch (final RuntimeException ignored)
-                    {
-                        // reported below from the counter
-                    }
-                });
-                flusher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                    drain.flush();
+                }
+                catch (final RuntimeException ignored)
+                {
+                    // reported below from the counter
+                }
+            });
+            // Waits on the engine's clock, so the timeout is the one configured, whatever the machine's load.
+            while (flusher.isAlive() && clock.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted())
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
             }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
         }
         final long unfinished = counters.getOpaque(EngineCounter.BACKUPS_IN_FLIGHT);
         if (unfinished > 0)

@@ -72,6 +72,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private static final long HEARTBEAT_PERIOD_NS = 100_000_000L;
 
     private final EngineConfig config;
+    private final EngineClock clock;
     private final PagePool pool;
     private final PageIndex index;
     private final EngineCounters counters;
@@ -135,9 +136,11 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private boolean loadStarvedForSpace;
 
     @SuppressWarnings("unchecked")
-    EngineCore(final EngineConfig config, final PagePool pool, final EngineCounters counters, final List<TierHandle> tiers, final int maxSessions)
+    EngineCore(final EngineConfig config, final EngineClock clock, final PagePool pool, final EngineCounters counters, final List<TierHandle> tiers,
+               final int maxSessions)
     {
         this.config = config;
+        this.clock = clock;
         this.pool = pool;
         this.counters = counters;
         this.tiers = tiers;
@@ -237,7 +240,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     public void onStart()
     {
         engineThread = Thread.currentThread();
-        lastHeartbeatNanos = System.nanoTime();
+        lastHeartbeatNanos = System.nanoTime(); // the heartbeat is for other processes: real time
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -254,7 +257,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
                 case EngineEvent.SESSION_REQUEST -> onRequest(event.session, event.op, event.from, event.count);
                 case EngineEvent.TIER_BATCH_DONE -> onBatchDone(event.batch);
                 case EngineEvent.TIER_OBJECT_REMOVED -> onObjectRemoved(event.tier, event.keyHigh, event.keyLow);
-                case EngineEvent.TICK -> onTick(System.nanoTime());
+                case EngineEvent.TICK -> onTick(clock.nanoTime());
                 default -> LOG.log(System.Logger.Level.WARNING, "ignoring ring event of unknown type {0}", event.type);
             }
         }
@@ -322,7 +325,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private void onRequest(final Session s, final int op, final int from, final int count)
     {
         counters.increment(EngineCounter.REQUESTS);
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         if (op == SessionOp.OPEN)
         {
             open(s, now);
@@ -551,7 +554,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             return false;
         }
         final KeyChain keys = s.keys();
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         int stop = Math.min(end, start + config.probePages());
         for (int i = start; i < stop; i++)
         {
@@ -607,7 +610,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
                 s.phase = PHASE_PREFETCH_WAIT;
                 if (prefetchMode == PrefetchMode.TIMEOUT)
                 {
-                    addLookupDeadline(s, System.nanoTime() + config.prefetchTimeout().toNanos());
+                    addLookupDeadline(s, clock.nanoTime() + config.prefetchTimeout().toNanos());
                 }
                 return;
             }
@@ -765,7 +768,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
      */
     private boolean waitForSpace(final Session s)
     {
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         if (evictPending == 0 || (s.phase == PHASE_SPACE_WAIT && now >= s.spaceDeadlineNanos))
         {
             return false;
@@ -799,7 +802,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         }
         hold(s, key);
         lru.touch(page);
-        pool.lastAccess(page, System.nanoTime());
+        pool.lastAccess(page, clock.nanoTime());
         final int hits = pool.hitCount(page) + 1;
         pool.hitCount(page, hits);
         if (writePolicy == WritePolicy.WRITE_THROUGH_SELECTIVE && hits >= config.writeHitThreshold())
@@ -887,7 +890,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     {
         final KeyChain keys = s.keys();
         final int end = s.from + s.count;
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         final long deadline = now + config.reservationTimeout().toNanos();
         for (; s.cursor < end; s.cursor++)
         {
@@ -1063,7 +1066,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
                 throw new IllegalStateException("page " + page + " changed while its writer held it");
             }
             lru.touch(page);
-            pool.lastAccess(page, System.nanoTime());
+            pool.lastAccess(page, clock.nanoTime());
             s.status[i] = (byte)PageStatus.COMMITTED.ordinal();
             s.pageIds[i] = NONE;
             committed++;
@@ -1085,7 +1088,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private int abort(final Session s, final int from, final int end, final boolean expired)
     {
         int aborted = 0;
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         for (int i = from; i < end; i++)
         {
             if (s.status[i] != PageStatus.RESERVED.ordinal())
@@ -1345,7 +1348,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             }
             pageFlags[page] = F_LOADED_UNUSED;
             lru.touch(page);
-            pool.lastAccess(page, System.nanoTime());
+            pool.lastAccess(page, clock.nanoTime());
             counters.increment(EngineCounter.L3_PAGES_LOADED);
             counters.add(EngineCounter.L3_BYTES_READ, pool.frameLength());
             wakeWaiters(page, true);
@@ -1387,7 +1390,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         if (uncertain)
         {
             // The tier did not say it is done with the segment (error, timeout, plugin failure): rest before reuse.
-            quarantine(page, System.nanoTime());
+            quarantine(page, clock.nanoTime());
         }
         else
         {
@@ -1616,7 +1619,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             final int slot = index.find(batch.keyHigh[i], batch.keyLow[i]);
             if (slot == KeyTable.NONE || index.tiers(slot) == 0)
             {
-                negativeProbes.missing(batch.keyHigh[i], batch.keyLow[i], System.nanoTime());
+                negativeProbes.missing(batch.keyHigh[i], batch.keyLow[i], clock.nanoTime());
             }
         }
         else
@@ -1749,7 +1752,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             return;
         }
         inflight[inflightCount++] = batch;
-        batch.arm(System.nanoTime());
+        batch.arm(clock.nanoTime());
         final StorageTier tier = tierArray[batch.tier];
         try
         {
@@ -1864,11 +1867,12 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
 
     private void onTick(final long now)
     {
-        if (now - lastHeartbeatNanos >= HEARTBEAT_PERIOD_NS)
+        final long realNow = System.nanoTime();
+        if (realNow - lastHeartbeatNanos >= HEARTBEAT_PERIOD_NS)
         {
             final long nowMillis = System.currentTimeMillis();
             pool.heartbeat(nowMillis);
-            lastHeartbeatNanos = now;
+            lastHeartbeatNanos = realNow;
             reapClients(nowMillis);
         }
         expireReservations(now);

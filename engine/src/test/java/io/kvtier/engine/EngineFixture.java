@@ -43,6 +43,30 @@ final class EngineFixture
         return Engine.start(EngineConfig.from(settings));
     }
 
+    /** Starts an engine whose leases and timeouts follow {@code clock} alone. */
+    static Engine start(final Map<String, String> settings, final EngineClock clock) throws IOException
+    {
+        return Engine.start(EngineConfig.from(settings), clock);
+    }
+
+    /** Runs a request that blocks until a timeout, on a thread of its own. */
+    static <T> java.util.concurrent.CompletableFuture<T> async(final java.util.concurrent.Callable<T> request)
+    {
+        final java.util.concurrent.CompletableFuture<T> result = new java.util.concurrent.CompletableFuture<>();
+        Thread.ofPlatform().daemon(true).start(() ->
+        {
+            try
+            {
+                result.complete(request.call());
+            }
+            catch (final Exception | AssertionError ex)
+            {
+                result.completeExceptionally(ex);
+            }
+        });
+        return result;
+    }
+
     static Path poolPath(final Map<String, String> settings)
     {
         return Path.of(settings.get(EngineConfig.POOL_PATH));

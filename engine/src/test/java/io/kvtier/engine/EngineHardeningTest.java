@@ -28,10 +28,11 @@ class EngineHardeningTest
     @Test
     void shouldNeverServeALateWritersBytesAfterItsSessionExpired() throws Exception
     {
-        final Map<String, String> settings = EngineFixture.settings(null, 4);
+        final Map<String, String> settings = EngineFixture.settings(null, 8);
         settings.put(EngineConfig.LEASE_SESSION_TIMEOUT, "300ms");
         settings.put(EngineConfig.LEASE_RESERVATION_TIMEOUT, "300ms");
-        try (Engine engine = EngineFixture.start(settings);
+        final ManualClock clock = new ManualClock();
+        try (Engine engine = EngineFixture.start(settings, clock);
              Session dead = engine.openSession();
              Session writer = engine.openSession())
         {
@@ -42,11 +43,11 @@ class EngineHardeningTest
             {
                 stale[i] = dead.page(i);
             }
-            awaitTrue(() ->
-            {
-                writer.keepAlive();
-                return engine.snapshot().get(EngineCounter.SESSIONS_EXPIRED) == 1;
-            }, "the silent session's lease expires");
+            clock.advance(java.time.Duration.ofMillis(200));
+            writer.keepAlive();
+            clock.advance(java.time.Duration.ofMillis(200));
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.SESSIONS_EXPIRED) == 1, "the silent session's lease expires");
+            assertThat(engine.snapshot().get(EngineCounter.PAGES_QUARANTINED)).as("its reservations rest in quarantine").isEqualTo(4);
             // Another client fills the pool while the dead session's pages are reclaimed.
             keys(writer, 61, 4);
             final int committed = write(writer, 0, 4);
@@ -61,6 +62,38 @@ class EngineHardeningTest
                 assertThat(intact(writer, i)).as("page %d of the live writer", i).isTrue();
             }
             writer.release();
+        }
+    }
+
+    @Test
+    void shouldQuarantineALiveReservationOfASessionThatExpired(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = writeBack(name, 8);
+        settings.put(EngineConfig.LEASE_SESSION_TIMEOUT, "300ms");
+        settings.put(EngineConfig.LEASE_RESERVATION_TIMEOUT, "300ms");
+        final ManualClock clock = new ManualClock();
+        try (Engine engine = EngineFixture.start(settings, clock);
+             Session filler = engine.openSession();
+             Session waiter = engine.openSession())
+        {
+            keys(filler, 65, 8);
+            assertThat(write(filler, 0, 8)).isEqualTo(8);
+            final java.util.concurrent.CountDownLatch gate = ScriptedTier.get(name).holdWrites();
+            // The pool is full of pages L3 lacks: a reserve waits for their write-back evictions.
+            keys(waiter, 66, 2);
+            final var reserved = EngineFixture.async(() -> waiter.reserve(0, 2));
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.BACKUPS_IN_FLIGHT) > 0, "write-back evictions start");
+            clock.advance(java.time.Duration.ofMillis(100));
+            filler.keepAlive();
+            gate.countDown();
+            assertThat(reserved.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(2);
+            // Its reservations date from when space came (+100 ms), its last request from before: at
+            // +350 ms the session has expired while both reservations still run.
+            clock.advance(java.time.Duration.ofMillis(250));
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.SESSIONS_EXPIRED) == 1, "the waiter's lease expires");
+            assertThat(engine.snapshot().get(EngineCounter.RESERVATIONS_EXPIRED)).isEqualTo(2);
+            assertThat(engine.snapshot().get(EngineCounter.PAGES_QUARANTINED)).as("reclaimed with the session, the pages rest").isEqualTo(2);
         }
     }
 

@@ -218,15 +218,22 @@ class EnginePolicyTest
         final Map<String, String> settings = settings(name, 32, "write-through", "timeout");
         settings.put(EngineConfig.POLICY_PREFETCH_THRESHOLD, "2");
         settings.put(EngineConfig.POLICY_PREFETCH_TIMEOUT, "50ms");
-        try (Engine engine = EngineFixture.start(settings);
+        final ManualClock clock = new ManualClock();
+        try (Engine engine = EngineFixture.start(settings, clock);
              Session session = engine.openSession())
         {
             keys(session, 47, 5);
             write(session, 0, 5);
             session.flush();
             session.evict(1, 4);
-            final CountDownLatch gate = ScriptedTier.get(name).holdReads();
-            assertThat(session.lookup(0, 5)).isEqualTo(5);
+            final ScriptedTier tier = ScriptedTier.get(name);
+            final int readsBefore = tier.reads.get();
+            final CountDownLatch gate = tier.holdReads();
+            final var lookup = EngineFixture.async(() -> session.lookup(0, 5));
+            awaitTrue(() -> tier.reads.get() > readsBefore, "the prefetch reaches the tier");
+            assertThat(lookup).as("no answer before the deadline: the loads are held").isNotDone();
+            clock.advance(java.time.Duration.ofMillis(50));
+            assertThat(lookup.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(5);
             assertThat(session.l2Pages()).isEqualTo(1);
             assertThat(session.l3Pages()).isEqualTo(4);
             gate.countDown();
@@ -242,7 +249,8 @@ class EnginePolicyTest
         settings.put(EngineConfig.LEASE_SESSION_TIMEOUT, "1s");
         settings.put(EngineConfig.LEASE_RESERVATION_TIMEOUT, "1s");
         settings.put(EngineConfig.LEASE_QUARANTINE, "0");
-        try (Engine engine = EngineFixture.start(settings);
+        final ManualClock clock = new ManualClock();
+        try (Engine engine = EngineFixture.start(settings, clock);
              Session idle = engine.openSession();
              Session other = engine.openSession())
         {
@@ -252,11 +260,12 @@ class EnginePolicyTest
             idle.reserve(2, 2);
             EngineFixture.fill(idle, 2);
             keys(other, 48, 4);
-            awaitTrue(() ->
-            {
-                other.keepAlive();
-                return engine.snapshot().get(EngineCounter.SESSIONS_EXPIRED) == 1;
-            }, "lease expiry");
+            clock.advance(java.time.Duration.ofMillis(600));
+            other.keepAlive();
+            assertThat(engine.snapshot().get(EngineCounter.SESSIONS_EXPIRED)).as("600 ms of silence is within the lease").isZero();
+            clock.advance(java.time.Duration.ofMillis(600));
+            // 1.2 s of silence for the idle session, 0.6 s for the other.
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.SESSIONS_EXPIRED) == 1, "lease expiry");
             // Its pins are gone (the pages can be evicted) and its half-written pages never became visible.
             assertThat(other.evict(0, 2)).isEqualTo(2);
             assertThat(other.lookup(0, 4)).isZero();
@@ -272,9 +281,9 @@ class EnginePolicyTest
     {
         final Map<String, String> settings = EngineFixture.settings(null, 16);
         settings.put(EngineConfig.LEASE_RESERVATION_TIMEOUT, "100ms");
-        // Long enough that the page is surely still resting when the test looks.
         settings.put(EngineConfig.LEASE_QUARANTINE, "3s");
-        try (Engine engine = EngineFixture.start(settings);
+        final ManualClock clock = new ManualClock();
+        try (Engine engine = EngineFixture.start(settings, clock);
              Session slow = engine.openSession();
              Session reader = engine.openSession())
         {
@@ -282,12 +291,17 @@ class EnginePolicyTest
             keys(reader, 49, 1);
             assertThat(slow.reserve(0, 1)).isEqualTo(1);
             EngineFixture.fill(slow, 0);
+            clock.advance(java.time.Duration.ofMillis(100));
             awaitTrue(() -> engine.snapshot().get(EngineCounter.RESERVATIONS_EXPIRED) == 1, "reservation expiry");
             assertThat(slow.commit(0, 1)).isZero();
             assertThat(slow.status(0)).isEqualTo(PageStatus.EXPIRED);
             assertThat(reader.acquire(0, 1)).isZero();
-            // The page rests in quarantine before it is handed out again.
+            // The page rests in quarantine before it is handed out again, for all of the 3 s and no longer.
             assertThat(engine.snapshot().get(EngineCounter.PAGES_QUARANTINED)).isEqualTo(1);
+            clock.advance(java.time.Duration.ofMillis(2_999));
+            reader.keepAlive();
+            assertThat(engine.snapshot().get(EngineCounter.PAGES_QUARANTINED)).isEqualTo(1);
+            clock.advance(java.time.Duration.ofMillis(1));
             awaitTrue(() -> engine.snapshot().get(EngineCounter.PAGES_QUARANTINED) == 0, "quarantine ends");
         }
     }
@@ -296,7 +310,8 @@ class EnginePolicyTest
     void shouldLetInFlightBackupsFinishAtShutdown(final TestInfo info) throws Exception
     {
         final String name = tierName(info);
-        final Engine engine = EngineFixture.start(settings(name, 16, "write-through", "off"));
+        // A clock that never moves: close() cannot give up on the backups, it must wait for them.
+        final Engine engine = EngineFixture.start(settings(name, 16, "write-through", "off"), new ManualClock());
         final ScriptedTier tier = ScriptedTier.get(name);
         final CountDownLatch gate = tier.holdWrites();
         try (Session session = engine.openSession())
@@ -321,7 +336,8 @@ class EnginePolicyTest
         final String name = tierName(info);
         final Map<String, String> settings = settings(name, 16, "write-through", "off");
         settings.put(EngineConfig.L3_IO_TIMEOUT, "200ms");
-        final Engine engine = EngineFixture.start(settings);
+        final ManualClock clock = new ManualClock();
+        final Engine engine = EngineFixture.start(settings, clock);
         ScriptedTier.get(name).holdWrites();
         try (Session session = engine.openSession())
         {
@@ -329,8 +345,11 @@ class EnginePolicyTest
             write(session, 0, 2);
         }
         final Thread closer = Thread.ofPlatform().start(engine::close);
+        Thread.sleep(100);
+        assertThat(closer.isAlive()).as("close waits while l3.io-timeout has not passed").isTrue();
+        clock.advance(java.time.Duration.ofMillis(200));
         closer.join(30_000);
-        assertThat(closer.isAlive()).as("close returned after l3.io-timeout").isFalse();
+        assertThat(closer.isAlive()).as("close returned once l3.io-timeout passed").isFalse();
         assertThat(EngineFixture.poolPath(settings)).doesNotExist();
     }
 }

@@ -233,15 +233,22 @@ class EngineTierTest
         final String name = tierName(info);
         final Map<String, String> settings = settings(name, 32);
         settings.put(EngineConfig.L3_IO_TIMEOUT, "200ms");
-        try (Engine engine = EngineFixture.start(settings);
+        final ManualClock clock = new ManualClock();
+        try (Engine engine = EngineFixture.start(settings, clock);
              Session session = engine.openSession())
         {
             keys(session, 29, 2);
             write(session, 0, 2);
             session.flush();
             session.evict(0, 2);
-            final CountDownLatch gate = ScriptedTier.get(name).holdReads();
-            assertThat(session.acquire(0, 2)).isZero();
+            final ScriptedTier tier = ScriptedTier.get(name);
+            final int readsBefore = tier.reads.get();
+            final CountDownLatch gate = tier.holdReads();
+            final var acquire = EngineFixture.async(() -> session.acquire(0, 2));
+            awaitTrue(() -> tier.reads.get() > readsBefore, "the load reaches the tier");
+            assertThat(acquire).as("waiting within l3.io-timeout").isNotDone();
+            clock.advance(java.time.Duration.ofMillis(200));
+            assertThat(acquire.get(30, java.util.concurrent.TimeUnit.SECONDS)).isZero();
             assertThat(engine.snapshot().get(EngineCounter.L3_TIMEOUTS)).isEqualTo(1);
             gate.countDown();
             // The late answer is verified and lands in the pool.
@@ -321,9 +328,10 @@ class EngineTierTest
         final String otherName = name + "x";
         final Map<String, String> settings = settings(name, 32);
         settings.put(EngineConfig.L3_NEGATIVE_PROBE_TTL, "50ms");
+        final ManualClock clock = new ManualClock();
         try (Engine other = EngineFixture.start(settings(otherName, 32));
              Session otherSession = other.openSession();
-             Engine engine = EngineFixture.start(settings);
+             Engine engine = EngineFixture.start(settings, clock);
              Session session = engine.openSession())
         {
             keys(session, 91, 3);
@@ -333,7 +341,9 @@ class EngineTierTest
             write(otherSession, 0, 3);
             otherSession.flush();
             ScriptedTier.get(name).objects.putAll(ScriptedTier.get(otherName).objects);
-            awaitTrue(() -> session.lookup(0, 3) == 3, "the other node's pages are found once the negative answer expired");
+            assertThat(session.lookup(0, 3)).as("within the time to live the old answer holds").isZero();
+            clock.advance(java.time.Duration.ofMillis(50));
+            assertThat(session.lookup(0, 3)).as("the other node's pages are found once the negative answer expired").isEqualTo(3);
             assertThat(session.acquire(0, 3)).isEqualTo(3);
             session.release();
         }
