@@ -1874,6 +1874,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             pool.heartbeat(nowMillis);
             lastHeartbeatNanos = realNow;
             reapClients(nowMillis);
+            counters.set(EngineCounter.INDEX_FORGOTTEN, index.forgotten());
         }
         expireReservations(now);
         releaseQuarantine(now);

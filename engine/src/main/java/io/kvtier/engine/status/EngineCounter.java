@@ -81,7 +81,9 @@ public enum EngineCounter
     /** Write-back pages dropped from the pool without an L3 copy after their backups kept failing. */
     BACKUPS_LOST(36, "backups_lost"),
     /** Lookups and acquires answered from remembered negative probes instead of asking L3 again. */
-    PROBES_SKIPPED(37, "probes_skipped");
+    PROBES_SKIPPED(37, "probes_skipped"),
+    /** Keys known only from L3 that the index forgot to make room (found again by probing). */
+    INDEX_FORGOTTEN(38, "index_forgotten");
 
     private final int id;
     private final String label;

@@ -15,9 +15,17 @@ final class ChildJvm
 
     static Process start(final Path out, final Class<?> main, final String... args) throws Exception
     {
+        return start(out, true, main, args);
+    }
+
+    static Process start(final Path out, final boolean nativeAccess, final Class<?> main, final String... args) throws Exception
+    {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("--enable-native-access=ALL-UNNAMED");
+        if (nativeAccess)
+        {
+            command.add("--enable-native-access=ALL-UNNAMED");
+        }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(main.getName());
@@ -28,7 +36,12 @@ final class ChildJvm
 
     static String run(final Path out, final Class<?> main, final String... args) throws Exception
     {
-        final Process process = start(out, main, args);
+        return run(out, true, main, args);
+    }
+
+    static String run(final Path out, final boolean nativeAccess, final Class<?> main, final String... args) throws Exception
+    {
+        final Process process = start(out, nativeAccess, main, args);
         if (!process.waitFor(120, TimeUnit.SECONDS))
         {
             process.destroyForcibly();

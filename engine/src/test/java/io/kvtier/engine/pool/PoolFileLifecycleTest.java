@@ -164,4 +164,42 @@ class PoolFileLifecycleTest
             assertThat(allocated).as("bytes allocated to a pool file of %s bytes", fields[2]).isGreaterThanOrEqualTo(Long.parseLong(fields[2]));
         }
     }
+
+    @Test
+    void shouldRunWithoutNativeAccessFallingBackAndSayingWhy(@TempDir final Path dir) throws Exception
+    {
+        final Path pool = shmPath("no-native");
+        final String output = ChildJvm.run(dir.resolve("no-native.txt"), false, PoolProbe.class, "start", pool.toString());
+        assertThat(output).contains("started pid=").contains("committed=1 acquired=1 byte=5");
+        assertThat(output).as("the fallbacks are logged with the flag that avoids them")
+            .contains("LibC unavailable").contains("--enable-native-access=ALL-UNNAMED").contains("per-process FileLock");
+        assertThat(pool).as("removed at shutdown").doesNotExist();
+    }
+
+    @Test
+    void shouldRefuseToAttachToWhatIsNotAReadyPool() throws Exception
+    {
+        final Path file = shmPath("attach-refusals");
+        try
+        {
+            Files.write(file, new byte[100]);
+            assertThatThrownBy(() -> PagePool.attach(file)).isInstanceOf(IllegalStateException.class).hasMessageContaining("too small");
+            Files.write(file, new byte[PagePoolDescriptor.HEADER_LENGTH]);
+            assertThatThrownBy(() -> PagePool.attach(file)).isInstanceOf(IllegalStateException.class).hasMessageContaining("not a kvtier pool");
+            final java.nio.ByteBuffer header = java.nio.ByteBuffer.allocate(PagePoolDescriptor.HEADER_LENGTH).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            header.putLong(PagePoolDescriptor.MAGIC_OFFSET, PagePoolDescriptor.MAGIC);
+            header.putInt(PagePoolDescriptor.LAYOUT_VERSION_OFFSET, 1);
+            Files.write(file, header.array());
+            assertThatThrownBy(() -> PagePool.attach(file)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("layout version 1").hasMessageContaining("version " + PagePoolDescriptor.LAYOUT_VERSION);
+            header.putInt(PagePoolDescriptor.LAYOUT_VERSION_OFFSET, 0);
+            Files.write(file, header.array());
+            assertThatThrownBy(() -> PagePool.attach(file)).isInstanceOf(IllegalStateException.class).hasMessageContaining("still being created");
+            assertThatThrownBy(() -> PoolClient.attach(file)).isInstanceOf(IllegalStateException.class);
+        }
+        finally
+        {
+            Files.deleteIfExists(file);
+        }
+    }
 }

@@ -26,9 +26,16 @@ public final class PoolProbe
             case "start" ->
             {
                 try (Engine engine = Engine.start(EngineConfig.from(Map.of(EngineConfig.POOL_PATH, args[1], EngineConfig.POOL_SIZE, "1MiB",
-                    EngineConfig.POOL_PAGE_SIZE, "64KiB"))))
+                    EngineConfig.POOL_PAGE_SIZE, "64KiB")));
+                     io.kvtier.engine.Session session = engine.openSession())
                 {
-                    System.out.println("started pid=" + ProcessHandle.current().pid());
+                    session.keys().add(3, 4);
+                    session.reserve(0, 1);
+                    session.page(0).set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte)5);
+                    session.payloadLength(0, 1);
+                    System.out.println("started pid=" + ProcessHandle.current().pid() + " committed=" + session.commit(0, 1)
+                        + " acquired=" + session.acquire(0, 1) + " byte=" + session.page(0).get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+                    session.release();
                 }
                 catch (final Exception ex)
                 {
