@@ -1613,6 +1613,11 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             {
                 counters.increment(EngineCounter.INDEX_FULL);
             }
+            else
+            {
+                // Found because a request is about to use it: spare it from the sweep that makes room for the next hit.
+                index.touch(index.find(batch.keyHigh[i], batch.keyLow[i]));
+            }
         }
         else if (status == TierStatus.NOT_FOUND)
         {

@@ -125,11 +125,11 @@ class EngineFailureBranchTest
         final String name = tierName(info);
         final Map<String, String> settings = EngineFixture.settings(name, 16);
         settings.put(EngineConfig.POLICY_PREFETCH, "off");
-        settings.put(EngineConfig.INDEX_ENTRIES, "24");
+        settings.put(EngineConfig.INDEX_ENTRIES, "32");
         try (Engine engine = EngineFixture.start(settings);
              Session session = engine.openSession())
         {
-            // 48 pages through a pool of 16 and an index of 24: most are known only from L3, more than fit.
+            // 48 pages through a pool of 16 and an index of 32: 32 are known only from L3, twice what fits.
             keys(session, 84, 48);
             for (int i = 0; i < 48; i += 8)
             {
