@@ -3,6 +3,7 @@ package io.kvtier.cli;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PagePoolDescriptor;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.spi.ConfigValues;
@@ -36,8 +37,12 @@ public final class StatCommand implements Callable<Integer>
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
 
-    @Option(names = "--watch", paramLabel = "DURATION", description = "Print again this often until interrupted, e.g. 1s.")
+    @Option(names = "--watch", paramLabel = "DURATION", description = "Print again this often until interrupted, e.g. 1s;"
+        + " if a new engine replaces the pool file meanwhile, follow it.")
     String watch;
+
+    @Option(names = "--count", paramLabel = "N", description = "With --watch, stop after N samples.")
+    Integer count;
 
     @Override
     public Integer call()
@@ -62,19 +67,40 @@ public final class StatCommand implements Callable<Integer>
             err.println("kvtier: no pool at " + pool + ": is an engine running with pool.path = " + pool + "?");
             return ExitCode.UNAVAILABLE;
         }
-        try (PagePool attached = PagePool.attach(pool))
+        if (count != null && (count < 1 || watch == null))
         {
-            final EngineCounters counters = new EngineCounters(attached.counters());
-            do
+            err.println("kvtier: --count needs --watch and a number of samples of at least 1");
+            return ExitCode.USAGE;
+        }
+        PagePool attached = null;
+        try
+        {
+            attached = PagePool.attach(pool);
+            int samples = 0;
+            while (true)
             {
-                print(out, attached, counters.snapshot());
-                if (!every.isZero())
+                print(out, attached, new EngineCounters(attached.counters()).snapshot());
+                samples++;
+                if (every.isZero() || (count != null && samples >= count))
                 {
-                    Thread.sleep(every.toMillis());
+                    return ExitCode.OK;
+                }
+                Thread.sleep(every.toMillis());
+                if (attached.poolStateAcquire() != PagePoolDescriptor.STATE_OPEN && Files.exists(pool))
+                {
+                    // Its engine stopped or was replaced: watch the pool now at the path, if it is another.
+                    final PagePool replacement = PagePool.attach(pool);
+                    if (replacement.epoch() != attached.epoch() || replacement.creatorPid() != attached.creatorPid())
+                    {
+                        attached.close();
+                        attached = replacement;
+                    }
+                    else
+                    {
+                        replacement.close();
+                    }
                 }
             }
-            while (!every.isZero());
-            return ExitCode.OK;
         }
         catch (final IllegalStateException ex)
         {
@@ -85,12 +111,32 @@ public final class StatCommand implements Callable<Integer>
         {
             return Failures.report(ex, err);
         }
+        finally
+        {
+            if (attached != null)
+            {
+                attached.close();
+            }
+        }
+    }
+
+    private static String stateName(final int state)
+    {
+        return switch (state)
+        {
+            case PagePoolDescriptor.STATE_OPEN -> "open";
+            case PagePoolDescriptor.STATE_CLOSED -> "closed";
+            case PagePoolDescriptor.STATE_SUPERSEDED -> "superseded";
+            default -> "unknown " + state;
+        };
     }
 
     private void print(final PrintWriter out, final PagePool pool, final Map<EngineCounter, Long> values) throws IOException
     {
         final long heartbeatAge = Math.max(0, System.currentTimeMillis() - pool.heartbeatAcquire());
-        final boolean alive = ProcessHandle.of(pool.creatorPid()).map(ProcessHandle::isAlive).orElse(false) && heartbeatAge < PagePool.HEARTBEAT_STALE_MS;
+        final int state = pool.poolStateAcquire();
+        final boolean alive = state == PagePoolDescriptor.STATE_OPEN && ProcessHandle.of(pool.creatorPid()).map(ProcessHandle::isAlive).orElse(false)
+            && heartbeatAge < PagePool.HEARTBEAT_STALE_MS;
         if (json)
         {
             try (JsonGenerator g = new JsonFactory().createGenerator(out))
@@ -101,6 +147,8 @@ public final class StatCommand implements Callable<Integer>
                 g.writeNumberField("engine_pid", pool.creatorPid());
                 g.writeBooleanField("engine_alive", alive);
                 g.writeNumberField("heartbeat_age_ms", heartbeatAge);
+                g.writeStringField("pool_state", stateName(state));
+                g.writeNumberField("epoch", pool.epoch());
                 g.writeNumberField("pages", pool.pageCount());
                 g.writeNumberField("page_size_bytes", pool.pageSize());
                 g.writeNumberField("index_entries", pool.index().size());
@@ -116,8 +164,9 @@ public final class StatCommand implements Callable<Integer>
         }
         else
         {
-            out.printf("pool %s: engine pid %d (%s, heartbeat %d ms ago), %d pages of %s, %d index entries%n", pool.path(), pool.creatorPid(),
-                alive ? "alive" : "not running", heartbeatAge, pool.pageCount(), ConfigValues.formatSize(pool.pageSize()), pool.index().size());
+            out.printf("pool %s (%s, epoch %d): engine pid %d (%s, heartbeat %d ms ago), %d pages of %s, %d index entries%n", pool.path(),
+                stateName(state), pool.epoch(), pool.creatorPid(), alive ? "alive" : "not running", heartbeatAge, pool.pageCount(),
+                ConfigValues.formatSize(pool.pageSize()), pool.index().size());
             for (final Map.Entry<EngineCounter, Long> value : values.entrySet())
             {
                 out.printf("  %-26s %,d%n", value.getKey().label(), value.getValue());
