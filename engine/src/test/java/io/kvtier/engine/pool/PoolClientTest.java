@@ -260,6 +260,49 @@ class PoolClientTest
         }
     }
 
+    @Test
+    void shouldNeverHandOutWrongBytesToAnotherProcessWhileTheEngineEvictsAndReuses(@TempDir final Path dir) throws Exception
+    {
+        final Path poolPath = poolPath();
+        try (Engine engine = Engine.start(EngineConfig.from(settings(poolPath, "60s")));
+             Session writer = engine.openSession())
+        {
+            for (int key = 0; key < 64; key++)
+            {
+                writer.keys().add(9, key);
+            }
+            final Path out = dir.resolve("pin-loop.txt");
+            final Process reader = ChildJvm.start(out, PoolProbe.class, "pin-loop", poolPath.toString(), "2000");
+            try
+            {
+                int rounds = 0;
+                while (reader.isAlive())
+                {
+                    for (int key = 0; key < 64; key++)
+                    {
+                        writer.reserve(key, 1);
+                        if (writer.status(key) == PageStatus.RESERVED)
+                        {
+                            writer.page(key).asSlice(0, 1000).fill((byte)key);
+                            writer.payloadLength(key, 1000);
+                            writer.commit(key, 1);
+                        }
+                    }
+                    writer.evict(0, 64);
+                    rounds++;
+                    assertThat(rounds).as("rounds while the other process reads; its output: %s", read(out)).isLessThan(1_000_000);
+                }
+                final String result = read(out);
+                assertThat(result).as("the other process's report").contains("verified=2000 wrong=0");
+                assertThat(engine.snapshot().get(EngineCounter.PAGES_EVICTED)).as("evictions raced its pins").isGreaterThan(100);
+            }
+            finally
+            {
+                reader.destroyForcibly();
+            }
+        }
+    }
+
     private static String read(final Path file)
     {
         try

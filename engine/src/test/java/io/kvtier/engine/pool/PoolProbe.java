@@ -74,6 +74,42 @@ public final class PoolProbe
                 System.out.flush();
                 client.close();
             }
+            case "pin-loop" ->
+            {
+                // Pins keys (9, 0..63) until it verified the wanted number of pages, checking each one's
+                // bytes under its pin, and prints what it found.
+                final int wanted = Integer.parseInt(args[2]);
+                long verified = 0;
+                long wrong = 0;
+                try (PoolClient client = PoolClient.attach(Path.of(args[1])))
+                {
+                    System.out.println("attached slot=" + client.slot());
+                    System.out.flush();
+                    final long deadline = System.nanoTime() + 120_000_000_000L;
+                    for (int key = 0; verified < wanted && System.nanoTime() < deadline; key = (key + 1) & 63)
+                    {
+                        final long pin = client.pinKey(9, key);
+                        if (pin == PoolClient.NO_PIN)
+                        {
+                            continue;
+                        }
+                        final java.lang.foreign.MemorySegment payload = client.payload(pin);
+                        final byte first = payload.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0);
+                        Thread.onSpinWait();
+                        final byte last = payload.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 999);
+                        if (first == (byte)key && last == (byte)key && client.payloadLength(pin) == 1000 && client.isValid(pin))
+                        {
+                            verified++;
+                        }
+                        else
+                        {
+                            wrong++;
+                        }
+                        client.unpin(pin);
+                    }
+                }
+                System.out.println("verified=" + verified + " wrong=" + wrong);
+            }
             default -> throw new IllegalArgumentException("unknown probe " + args[0]);
         }
     }
