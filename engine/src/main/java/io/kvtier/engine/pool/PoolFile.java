@@ -365,13 +365,31 @@ final class PoolFile
         {
             try
             {
+                // A link fails if another engine created the pool meanwhile, where a rename would replace it.
                 Files.createLink(path, temp);
+                Files.deleteIfExists(temp);
             }
             catch (final FileAlreadyExistsException ex)
             {
                 return false;
             }
-            Files.deleteIfExists(temp);
+            catch (final UnsupportedOperationException | java.nio.file.FileSystemException ex)
+            {
+                if (ex instanceof FileAlreadyExistsException)
+                {
+                    return false;
+                }
+                // A filesystem without hard links: a move that refuses an existing target, checked just before.
+                LOG.log(System.Logger.Level.DEBUG, "no hard link on the filesystem of " + path + " (" + ex.getMessage() + "); moving instead");
+                try
+                {
+                    Files.move(temp, path);
+                }
+                catch (final FileAlreadyExistsException raced)
+                {
+                    return false;
+                }
+            }
         }
         published = true;
         return true;
