@@ -260,10 +260,25 @@ public final class KeyTable
      */
     public void removeAt(final long slot)
     {
+        final long next = (slot + 1) & mask;
+        if ((flagsOf(region.get(PLAIN_LONG, offset(next) + VALUE_FLAGS_OFFSET)) & OCCUPIED) == 0)
+        {
+            // The common case below the load limit: nothing follows, so nothing shifts. Kept apart from the
+            // shifting loop so that this path is small enough to inline into callers.
+            vacate(slot);
+        }
+        else
+        {
+            shiftBack(slot, next);
+        }
+    }
+
+    private void shiftBack(final long slot, final long first)
+    {
         final MemorySegment r = region;
         final long m = mask;
         long hole = slot;
-        long next = (hole + 1) & m;
+        long next = first;
         while (true)
         {
             final long at = offset(next);
@@ -287,9 +302,14 @@ public final class KeyTable
             }
             next = (next + 1) & m;
         }
-        INT_HANDLE.setRelease(r, offset(hole) + FLAGS_OFFSET, 0);
+        vacate(hole);
+    }
+
+    private void vacate(final long slot)
+    {
+        INT_HANDLE.setRelease(region, offset(slot) + FLAGS_OFFSET, 0);
         size--;
-        LONG_HANDLE.setRelease(r, (long)SIZE_OFFSET, size);
+        LONG_HANDLE.setRelease(region, (long)SIZE_OFFSET, size);
     }
 
     /**
