@@ -49,7 +49,9 @@ public final class KeyTable
     private static final ValueLayout.OfInt PLAIN_INT = JAVA_INT_UNALIGNED;
 
     // Value and Flags are adjacent ints at an 8-byte boundary (offsets 16 and 20), so one long access moves
-    // both: filling or moving a slot then publishes value and occupied bit in a single release store.
+    // both: filling or moving a slot publishes value and occupied bit in a single release store, still after
+    // the keys, and a reader's acquiring load of the Flags int alone sees either the old or the new word.
+    // Every release store costs more than the store itself: the segment's checks are redone after it.
     private static final long VALUE_FLAGS_OFFSET = VALUE_OFFSET;
     private static final boolean VALUE_IS_LOW_HALF = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     private static final int FLAGS_SHIFT = VALUE_IS_LOW_HALF ? 32 : 0;
