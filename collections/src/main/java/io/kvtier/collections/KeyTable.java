@@ -246,13 +246,36 @@ public final class KeyTable
      */
     public boolean remove(final long keyHigh, final long keyLow)
     {
-        final int slot = find(keyHigh, keyLow);
+        final long slot = slotOfOwnKey(keyHigh, keyLow);
         if (slot == NONE)
         {
             return false;
         }
         removeAt(slot);
         return true;
+    }
+
+    /**
+     * {@link #find} for the writer, which reads only what it wrote itself and so needs no acquiring load:
+     * each one costs more than the load, the segment's checks being redone after it.
+     */
+    private long slotOfOwnKey(final long keyHigh, final long keyLow)
+    {
+        final MemorySegment r = region;
+        long slot = home(keyHigh, keyLow);
+        while (true)
+        {
+            final long at = offset(slot);
+            if ((r.get(PLAIN_INT, at + FLAGS_OFFSET) & OCCUPIED) == 0)
+            {
+                return NONE;
+            }
+            if (r.get(PLAIN_LONG, at + KEY_LOW_OFFSET) == keyLow && r.get(PLAIN_LONG, at + KEY_HIGH_OFFSET) == keyHigh)
+            {
+                return slot;
+            }
+            slot = (slot + 1) & mask;
+        }
     }
 
     /**
