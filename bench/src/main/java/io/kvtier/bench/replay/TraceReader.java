@@ -781,13 +781,17 @@ public final class TraceReader implements AutoCloseable
         return true;
     }
 
-    /** The value at the cursor is not the kind the field needs: say what it is, or that it is not JSON. */
+    /**
+     * The value at the cursor is not the kind the field needs: says what it is, or that it is not JSON.
+     *
+     * @throws TraceFormatException for invalid UTF-8 at the cursor, which is reported as such first
+     */
     private TraceFormatException notExpected(final String field, final String expected) throws TraceFormatException
     {
         final String what = describeValue(cursor);
         if (what == null)
         {
-            throw malformed(cursor, "expected " + expected + ", found " + found(cursor));
+            return malformed(cursor, "expected " + expected + ", found " + found(cursor));
         }
         return error(cursor, field, "expected " + expected + ", found " + what);
     }
