@@ -1,7 +1,7 @@
 package io.kvtier.cli;
 
 import io.kvtier.bench.replay.ReplayPolicy;
-import io.kvtier.bench.replay.ReplayResult;
+import io.kvtier.bench.replay.ReplayTiming;
 import io.kvtier.bench.replay.TraceFormatException;
 import io.kvtier.bench.replay.TraceReplay;
 import picocli.CommandLine;
@@ -16,13 +16,18 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code kvtier bench replay}: index-level replay of a Mooncake-format trace, on the engine's own key
- * table and LRU list, printing the block hit rate.
+ * table and LRU list, printing the block hit rate and how long the replay took beside a LinkedHashMap LRU
+ * over the same parsed trace, in the same JVM.
  */
 @Command(name = "replay", mixinStandardHelpOptions = true,
     description = {
         "Replays a Mooncake-format request trace at block granularity (512 tokens per block) on the engine's key index and LRU,"
             + " and prints the block hit rate: a request's hits are its leading run of cached blocks; then all its blocks are"
-            + " touched or inserted in order."},
+            + " touched or inserted in order.",
+        "It parses the trace once, then replays the parsed requests --warmup + --runs times, alternating with a LinkedHashMap LRU"
+            + " over the same requests (the baseline), and prints the parse time and the median of the measured runs of both.",
+        "A malformed trace (invalid UTF-8, invalid JSON, a missing field, a value of the wrong type) is reported as"
+            + " FILE:LINE:COLUMN: what is wrong, with the byte offset in the file, and exits with 2."},
     footer = {"", "Example: kvtier bench replay --trace ../shared/traces/conversation_trace.jsonl --capacity-tokens 1e6 --policy lru", "", ExitCode.HELP})
 public final class BenchReplayCommand implements Callable<Integer>
 {
@@ -40,7 +45,13 @@ public final class BenchReplayCommand implements Callable<Integer>
         description = "Eviction policy: lru, or belady (offline optimum, for reference) and its variants belady-block, belady-bypass, belady-block-bypass. Default: ${DEFAULT-VALUE}.")
     String policy;
 
-    @Option(names = "--json", description = "Print the result as one JSON object.")
+    @Option(names = "--runs", defaultValue = "10", paramLabel = "N", description = "Measured rounds of the replay and the baseline. Default: ${DEFAULT-VALUE}.")
+    int runs;
+
+    @Option(names = "--warmup", defaultValue = "5", paramLabel = "N", description = "Unreported rounds first, for the JIT. Default: ${DEFAULT-VALUE}.")
+    int warmup;
+
+    @Option(names = "--json", description = "Print the result as one JSON object (timings: parse_ms, replay_ms, baseline_linkedhashmap_ms ...).")
     boolean json;
 
     @Override
@@ -58,6 +69,10 @@ public final class BenchReplayCommand implements Callable<Integer>
                 TraceReplay.capacityBlocks(capacity);
             }
             replayPolicy = ReplayPolicy.forName(policy);
+            if (runs < 1 || warmup < 0)
+            {
+                throw new IllegalArgumentException("--runs=" + runs + " must be at least 1 and --warmup=" + warmup + " at least 0");
+            }
         }
         catch (final IllegalArgumentException ex)
         {
@@ -71,8 +86,8 @@ public final class BenchReplayCommand implements Callable<Integer>
         }
         try
         {
-            final ReplayResult result = TraceReplay.run(trace, capacity, replayPolicy);
-            out.println(json ? result.toJson() : result.toText());
+            final ReplayTiming timing = ReplayTiming.measure(trace, capacity, replayPolicy, warmup, runs);
+            out.println(json ? timing.toJson() : timing.toText());
             out.flush();
             return ExitCode.OK;
         }
@@ -89,6 +104,11 @@ public final class BenchReplayCommand implements Callable<Integer>
         catch (final IOException ex)
         {
             err.println("kvtier: cannot read --trace " + trace + ": " + ex.getMessage());
+            return ExitCode.FAILURE;
+        }
+        catch (final IllegalStateException ex)
+        {
+            err.println("kvtier: replay failed its own check: " + ex.getMessage());
             return ExitCode.FAILURE;
         }
     }

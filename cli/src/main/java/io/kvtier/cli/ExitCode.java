@@ -9,7 +9,7 @@ public final class ExitCode
     public static final int OK = 0;
     /** The command failed at run time (I/O, a tier, the engine). */
     public static final int FAILURE = 1;
-    /** The command line was wrong: unknown option, bad value. */
+    /** The command line was wrong (unknown option, bad value), or an input file it names is malformed. */
     public static final int USAGE = 2;
     /** The configuration was rejected: the message names the key, the value and what is allowed. */
     public static final int CONFIG = 3;
@@ -25,7 +25,7 @@ public final class ExitCode
         Exit codes:
           0    success (serve: also a clean stop on SIGINT or SIGTERM)
           1    run-time failure (I/O, tier, engine)
-          2    invalid command line
+          2    invalid command line or input file (a malformed trace: FILE:LINE:COLUMN: what is wrong)
           3    invalid configuration (the message names key, value and what is allowed;
                also a pool.path that is a directory, not a pool, or too large for its filesystem)
           4    environment refused (pool file owned by a live engine, unusable path)

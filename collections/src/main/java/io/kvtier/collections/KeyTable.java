@@ -1,7 +1,9 @@
 package io.kvtier.collections;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.concurrent.ThreadLocalRandom;
 
 import static io.kvtier.collections.KeyTableDescriptor.AUX_OFFSET;
@@ -21,7 +23,9 @@ import static io.kvtier.collections.KeyTableDescriptor.SLOT_LENGTH_OFFSET;
 import static io.kvtier.collections.KeyTableDescriptor.USER_FLAGS_MASK;
 import static io.kvtier.collections.KeyTableDescriptor.VALUE_OFFSET;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
  * An open-addressing table from 128-bit keys to slots holding an int value, 31 flag bits and a long,
@@ -39,6 +43,18 @@ public final class KeyTable
 
     private static final VarHandle INT_HANDLE = JAVA_INT.varHandle();
     private static final VarHandle LONG_HANDLE = JAVA_LONG.varHandle();
+    // Every slot field is naturally aligned (the region is 8-byte aligned, slots are 32 bytes), so the
+    // plain accesses of the probe loops skip the per-access alignment check the aligned layouts make.
+    private static final ValueLayout.OfLong PLAIN_LONG = JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfInt PLAIN_INT = JAVA_INT_UNALIGNED;
+
+    // Value and Flags are adjacent ints at an 8-byte boundary (offsets 16 and 20), so one long access moves
+    // both: filling or moving a slot publishes value and occupied bit in a single release store, still after
+    // the keys, and a reader's acquiring load of the Flags int alone sees either the old or the new word.
+    // Every release store costs more than the store itself: the segment's checks are redone after it.
+    private static final long VALUE_FLAGS_OFFSET = VALUE_OFFSET;
+    private static final boolean VALUE_IS_LOW_HALF = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    private static final int FLAGS_SHIFT = VALUE_IS_LOW_HALF ? 32 : 0;
 
     private final MemorySegment region;
     private final long mask;
@@ -138,6 +154,18 @@ public final class KeyTable
         return HEADER_LENGTH + slot * SLOT_LENGTH;
     }
 
+    private static long valueFlags(final int value, final int flags)
+    {
+        return VALUE_IS_LOW_HALF ?
+            ((long)flags << 32) | (value & 0xFFFF_FFFFL) :
+            ((long)value << 32) | (flags & 0xFFFF_FFFFL);
+    }
+
+    private static int flagsOf(final long valueFlags)
+    {
+        return (int)(valueFlags >>> FLAGS_SHIFT);
+    }
+
     /**
      * @param slot a slot index
      * @return whether the slot holds an entry
@@ -154,15 +182,18 @@ public final class KeyTable
      */
     public int find(final long keyHigh, final long keyLow)
     {
+        final MemorySegment r = region;
         long slot = home(keyHigh, keyLow);
         while (true)
         {
             final long at = offset(slot);
-            if (((int)INT_HANDLE.getAcquire(region, at + FLAGS_OFFSET) & OCCUPIED) == 0)
+            if (((int)INT_HANDLE.getAcquire(r, at + FLAGS_OFFSET) & OCCUPIED) == 0)
             {
                 return NONE;
             }
-            if (region.get(JAVA_LONG, at + KEY_HIGH_OFFSET) == keyHigh && region.get(JAVA_LONG, at + KEY_LOW_OFFSET) == keyLow)
+            // The low half first: it tells keys apart as well as the high half, and a namespace such as the
+            // replay's shares one high half across all its keys.
+            if (r.get(PLAIN_LONG, at + KEY_LOW_OFFSET) == keyLow && r.get(PLAIN_LONG, at + KEY_HIGH_OFFSET) == keyHigh)
             {
                 return (int)slot;
             }
@@ -179,26 +210,26 @@ public final class KeyTable
      */
     public int insert(final long keyHigh, final long keyLow)
     {
+        final MemorySegment r = region;
         long slot = home(keyHigh, keyLow);
         while (true)
         {
             final long at = offset(slot);
-            if ((region.get(JAVA_INT, at + FLAGS_OFFSET) & OCCUPIED) == 0)
+            if ((r.get(PLAIN_INT, at + FLAGS_OFFSET) & OCCUPIED) == 0)
             {
                 if (size >= maxEntries)
                 {
                     return NONE;
                 }
-                region.set(JAVA_LONG, at + KEY_HIGH_OFFSET, keyHigh);
-                region.set(JAVA_LONG, at + KEY_LOW_OFFSET, keyLow);
-                region.set(JAVA_INT, at + VALUE_OFFSET, -1);
-                region.set(JAVA_LONG, at + AUX_OFFSET, 0L);
-                INT_HANDLE.setRelease(region, at + FLAGS_OFFSET, OCCUPIED);
+                r.set(PLAIN_LONG, at + KEY_HIGH_OFFSET, keyHigh);
+                r.set(PLAIN_LONG, at + KEY_LOW_OFFSET, keyLow);
+                r.set(PLAIN_LONG, at + AUX_OFFSET, 0L);
+                LONG_HANDLE.setRelease(r, at + VALUE_FLAGS_OFFSET, valueFlags(-1, OCCUPIED));
                 size++;
-                LONG_HANDLE.setRelease(region, (long)SIZE_OFFSET, size);
+                LONG_HANDLE.setRelease(r, (long)SIZE_OFFSET, size);
                 return (int)slot;
             }
-            if (region.get(JAVA_LONG, at + KEY_HIGH_OFFSET) == keyHigh && region.get(JAVA_LONG, at + KEY_LOW_OFFSET) == keyLow)
+            if (r.get(PLAIN_LONG, at + KEY_LOW_OFFSET) == keyLow && r.get(PLAIN_LONG, at + KEY_HIGH_OFFSET) == keyHigh)
             {
                 return (int)slot;
             }
@@ -215,7 +246,7 @@ public final class KeyTable
      */
     public boolean remove(final long keyHigh, final long keyLow)
     {
-        final int slot = find(keyHigh, keyLow);
+        final long slot = slotOfOwnKey(keyHigh, keyLow);
         if (slot == NONE)
         {
             return false;
@@ -225,37 +256,83 @@ public final class KeyTable
     }
 
     /**
+     * {@link #find} for the writer, which reads only what it wrote itself and so needs no acquiring load:
+     * each one costs more than the load, the segment's checks being redone after it.
+     */
+    private long slotOfOwnKey(final long keyHigh, final long keyLow)
+    {
+        final MemorySegment r = region;
+        long slot = home(keyHigh, keyLow);
+        while (true)
+        {
+            final long at = offset(slot);
+            if ((r.get(PLAIN_INT, at + FLAGS_OFFSET) & OCCUPIED) == 0)
+            {
+                return NONE;
+            }
+            if (r.get(PLAIN_LONG, at + KEY_LOW_OFFSET) == keyLow && r.get(PLAIN_LONG, at + KEY_HIGH_OFFSET) == keyHigh)
+            {
+                return slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /**
      * Removes the entry in a slot (see {@link #remove}).
      *
      * @param slot an occupied slot
      */
     public void removeAt(final long slot)
     {
+        final long next = (slot + 1) & mask;
+        if ((flagsOf(region.get(PLAIN_LONG, offset(next) + VALUE_FLAGS_OFFSET)) & OCCUPIED) == 0)
+        {
+            // The common case below the load limit: nothing follows, so nothing shifts. Kept apart from the
+            // shifting loop so that this path is small enough to inline into callers.
+            vacate(slot);
+        }
+        else
+        {
+            shiftBack(slot, next);
+        }
+    }
+
+    private void shiftBack(final long slot, final long first)
+    {
+        final MemorySegment r = region;
+        final long m = mask;
         long hole = slot;
-        long next = (hole + 1) & mask;
+        long next = first;
         while (true)
         {
             final long at = offset(next);
-            if ((region.get(JAVA_INT, at + FLAGS_OFFSET) & OCCUPIED) == 0)
+            final long valueFlags = r.get(PLAIN_LONG, at + VALUE_FLAGS_OFFSET);
+            if ((flagsOf(valueFlags) & OCCUPIED) == 0)
             {
                 break;
             }
-            final long home = home(region.get(JAVA_LONG, at + KEY_HIGH_OFFSET), region.get(JAVA_LONG, at + KEY_LOW_OFFSET));
-            // The entry at `next` may fill the hole only if its home does not lie cyclically in (hole, next].
-            final boolean homeInRange = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
-            if (!homeInRange)
+            final long keyHigh = r.get(PLAIN_LONG, at + KEY_HIGH_OFFSET);
+            final long keyLow = r.get(PLAIN_LONG, at + KEY_LOW_OFFSET);
+            // The entry may fill the hole unless its home lies cyclically in (hole, next], that is unless it is
+            // nearer its home than the hole is: one comparison of probe distances instead of two range cases.
+            if (((next - home(keyHigh, keyLow)) & m) >= ((next - hole) & m))
             {
                 final long dst = offset(hole);
-                region.set(JAVA_LONG, dst + KEY_HIGH_OFFSET, region.get(JAVA_LONG, at + KEY_HIGH_OFFSET));
-                region.set(JAVA_LONG, dst + KEY_LOW_OFFSET, region.get(JAVA_LONG, at + KEY_LOW_OFFSET));
-                region.set(JAVA_INT, dst + VALUE_OFFSET, region.get(JAVA_INT, at + VALUE_OFFSET));
-                region.set(JAVA_LONG, dst + AUX_OFFSET, region.get(JAVA_LONG, at + AUX_OFFSET));
-                INT_HANDLE.setRelease(region, dst + FLAGS_OFFSET, region.get(JAVA_INT, at + FLAGS_OFFSET));
+                r.set(PLAIN_LONG, dst + KEY_HIGH_OFFSET, keyHigh);
+                r.set(PLAIN_LONG, dst + KEY_LOW_OFFSET, keyLow);
+                r.set(PLAIN_LONG, dst + AUX_OFFSET, r.get(PLAIN_LONG, at + AUX_OFFSET));
+                LONG_HANDLE.setRelease(r, dst + VALUE_FLAGS_OFFSET, valueFlags);
                 hole = next;
             }
-            next = (next + 1) & mask;
+            next = (next + 1) & m;
         }
-        INT_HANDLE.setRelease(region, offset(hole) + FLAGS_OFFSET, 0);
+        vacate(hole);
+    }
+
+    private void vacate(final long slot)
+    {
+        INT_HANDLE.setRelease(region, offset(slot) + FLAGS_OFFSET, 0);
         size--;
         LONG_HANDLE.setRelease(region, (long)SIZE_OFFSET, size);
     }
@@ -266,7 +343,7 @@ public final class KeyTable
      */
     public long keyHigh(final long slot)
     {
-        return region.get(JAVA_LONG, offset(slot) + KEY_HIGH_OFFSET);
+        return region.get(PLAIN_LONG, offset(slot) + KEY_HIGH_OFFSET);
     }
 
     /**
@@ -275,7 +352,7 @@ public final class KeyTable
      */
     public long keyLow(final long slot)
     {
-        return region.get(JAVA_LONG, offset(slot) + KEY_LOW_OFFSET);
+        return region.get(PLAIN_LONG, offset(slot) + KEY_LOW_OFFSET);
     }
 
     /**
@@ -284,7 +361,7 @@ public final class KeyTable
      */
     public int value(final long slot)
     {
-        return region.get(JAVA_INT, offset(slot) + VALUE_OFFSET);
+        return region.get(PLAIN_INT, offset(slot) + VALUE_OFFSET);
     }
 
     /**
@@ -302,7 +379,7 @@ public final class KeyTable
      */
     public int flags(final long slot)
     {
-        return region.get(JAVA_INT, offset(slot) + FLAGS_OFFSET) & USER_FLAGS_MASK;
+        return region.get(PLAIN_INT, offset(slot) + FLAGS_OFFSET) & USER_FLAGS_MASK;
     }
 
     /**
@@ -320,7 +397,7 @@ public final class KeyTable
      */
     public long aux(final long slot)
     {
-        return region.get(JAVA_LONG, offset(slot) + AUX_OFFSET);
+        return region.get(PLAIN_LONG, offset(slot) + AUX_OFFSET);
     }
 
     /**
@@ -329,6 +406,6 @@ public final class KeyTable
      */
     public void aux(final long slot, final long aux)
     {
-        region.set(JAVA_LONG, offset(slot) + AUX_OFFSET, aux);
+        region.set(PLAIN_LONG, offset(slot) + AUX_OFFSET, aux);
     }
 }

@@ -122,6 +122,8 @@ class KeyTableTest
                     else
                     {
                         table.value(slot, op.get3());
+                        table.flags(slot, op.get3() & 0x3FF);
+                        table.aux(slot, -op.get3() * 31L);
                         model.put(op.get2(), op.get3());
                     }
                 }
@@ -137,7 +139,12 @@ class KeyTableTest
                 if (model.containsKey(k))
                 {
                     assertThat(slot).isNotEqualTo(KeyTable.NONE);
+                    // Value, flags and aux travel together when a deletion shifts the entry back.
                     assertThat(table.value(slot)).isEqualTo(model.get(k));
+                    assertThat(table.flags(slot)).isEqualTo(model.get(k) & 0x3FF);
+                    assertThat(table.aux(slot)).isEqualTo(-model.get(k) * 31L);
+                    assertThat(table.keyHigh(slot)).isEqualTo(k % 3);
+                    assertThat(table.keyLow(slot)).isEqualTo(k);
                 }
                 else
                 {

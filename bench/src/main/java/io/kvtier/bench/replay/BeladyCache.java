@@ -24,12 +24,13 @@ final class BeladyCache implements BlockCache
     /**
      * @param capacityBlocks the most resident blocks, at least 1
      * @param admission      whether a block may bypass a full cache
+     * @param residentBound  the most distinct blocks the replay can bring, or {@link TraceReplay#UNBOUNDED}
      */
-    BeladyCache(final long capacityBlocks, final Admission admission)
+    BeladyCache(final long capacityBlocks, final Admission admission, final long residentBound)
     {
         this.capacityBlocks = capacityBlocks;
         this.admission = admission;
-        this.index = new BlockIndex(capacityBlocks);
+        this.index = new BlockIndex(capacityBlocks, residentBound);
         final int entries = index.entryCapacity();
         this.nextUse = new long[entries];
         this.lastTouch = new long[entries];

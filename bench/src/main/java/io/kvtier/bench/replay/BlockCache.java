@@ -23,6 +23,28 @@ interface BlockCache extends AutoCloseable
      */
     void access(long hashId, long nextUse);
 
+    /**
+     * Replays one request: counts the leading run of resident blocks, then accesses every block in order.
+     *
+     * @param ids      the request's hash ids, first to last
+     * @param nextUses each reference's next use (see {@link #access}), or {@code null} for an online policy
+     * @param offset   the position of the request's first reference in {@code nextUses}
+     * @return the request's hit blocks
+     */
+    default int replay(final long[] ids, final long[] nextUses, final int offset)
+    {
+        int hits = 0;
+        while (hits < ids.length && contains(ids[hits]))
+        {
+            hits++;
+        }
+        for (int i = 0; i < ids.length; i++)
+        {
+            access(ids[i], nextUses == null ? NEVER : nextUses[offset + i]);
+        }
+        return hits;
+    }
+
     /** @return the number of resident blocks */
     long size();
 

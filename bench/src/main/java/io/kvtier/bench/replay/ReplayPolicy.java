@@ -74,9 +74,11 @@ public abstract sealed class ReplayPolicy permits ReplayPolicy.Lru, ReplayPolicy
 
     /**
      * @param capacityBlocks the most resident blocks, at least 1
+     * @param residentBound  the most distinct blocks the replay can bring (its total blocks when the trace
+     *                       is in memory), or {@link TraceReplay#UNBOUNDED} when streaming
      * @return an empty cache under this policy
      */
-    abstract BlockCache newCache(long capacityBlocks);
+    abstract BlockCache newCache(long capacityBlocks, long residentBound);
 
     @Override
     public String toString()
@@ -102,9 +104,9 @@ public abstract sealed class ReplayPolicy permits ReplayPolicy.Lru, ReplayPolicy
         }
 
         @Override
-        BlockCache newCache(final long capacityBlocks)
+        BlockCache newCache(final long capacityBlocks, final long residentBound)
         {
-            return new LruCache(capacityBlocks);
+            return new LruCache(capacityBlocks, residentBound);
         }
     }
 
@@ -137,9 +139,9 @@ public abstract sealed class ReplayPolicy permits ReplayPolicy.Lru, ReplayPolicy
         }
 
         @Override
-        BlockCache newCache(final long capacityBlocks)
+        BlockCache newCache(final long capacityBlocks, final long residentBound)
         {
-            return new BeladyCache(capacityBlocks, admission);
+            return new BeladyCache(capacityBlocks, admission, residentBound);
         }
 
         @Override

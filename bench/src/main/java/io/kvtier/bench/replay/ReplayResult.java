@@ -54,6 +54,12 @@ public record ReplayResult(
      */
     public String toText()
     {
+        return figuresText() + String.format(Locale.ROOT, "elapsed      %.1f ms%n", elapsedNanos / 1e6);
+    }
+
+    /** @return the lines of {@link #toText()} before the elapsed time */
+    String figuresText()
+    {
         final String capacity = unbounded() ?
             "unbounded" :
             String.format(Locale.ROOT, "%,d tokens = %,d blocks of %d tokens", capacityTokens, capacityBlocks, TraceReplay.BLOCK_TOKENS);
@@ -65,9 +71,8 @@ public record ReplayResult(
             "requests     %,d%n" +
             "hit rate     %.4f (%,d of %,d blocks)%n" +
             "evictions    %,d%n" +
-            "peak cached  %,d blocks%n" +
-            "elapsed      %.1f ms%n",
-            trace, policy, capacity, requests, hitRate(), hitBlocks, totalBlocks, evictions, peakCachedBlocks, elapsedNanos / 1e6);
+            "peak cached  %,d blocks%n",
+            trace, policy, capacity, requests, hitRate(), hitBlocks, totalBlocks, evictions, peakCachedBlocks);
     }
 
     /**
@@ -82,6 +87,13 @@ public record ReplayResult(
     public void writeJson(final JsonGenerator out) throws IOException
     {
         out.writeStartObject();
+        writeJsonFields(out);
+        out.writeEndObject();
+    }
+
+    /** Writes the fields of {@link #writeJson} into an object the caller opened. */
+    void writeJsonFields(final JsonGenerator out) throws IOException
+    {
         out.writeStringField("trace", trace);
         out.writeStringField("policy", policy);
         out.writeNumberField("block_tokens", TraceReplay.BLOCK_TOKENS);
@@ -103,7 +115,6 @@ public record ReplayResult(
         out.writeNumberField("evictions", evictions);
         out.writeNumberField("peak_cached_blocks", peakCachedBlocks);
         out.writeNumberField("elapsed_nanos", elapsedNanos);
-        out.writeEndObject();
     }
 
     /** @return the result as one line of JSON, as {@link #writeJson} describes */

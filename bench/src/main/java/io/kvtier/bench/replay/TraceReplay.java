@@ -102,11 +102,11 @@ public final class TraceReplay
             return replayAll(trace.toString(), TraceReader.readAll(trace), capacityTokens, capacityBlocks, policy, start);
         }
         final Counts counts = new Counts();
-        try (TraceReader reader = TraceReader.open(trace); BlockCache cache = policy.newCache(capacityBlocks))
+        try (TraceReader reader = TraceReader.open(trace); BlockCache cache = policy.newCache(capacityBlocks, UNBOUNDED))
         {
             for (TraceRequest request = reader.next(); request != null; request = reader.next())
             {
-                counts.add(request, replay(cache, request.hashIds(), null, 0));
+                counts.add(request, cache.replay(request.hashIds(), null, 0));
             }
             return counts.result(trace.toString(), policy, capacityTokens, capacityBlocks, cache, start);
         }
@@ -138,36 +138,22 @@ public final class TraceReplay
         final long start)
     {
         final long[] nextUses = policy.nextUse() == null ? null : nextUses(requests, policy.nextUse());
+        long totalBlocks = 0;
+        for (final TraceRequest request : requests)
+        {
+            totalBlocks += request.blocks();
+        }
         final Counts counts = new Counts();
-        try (BlockCache cache = policy.newCache(capacityBlocks))
+        try (BlockCache cache = policy.newCache(capacityBlocks, totalBlocks))
         {
             int offset = 0;
             for (final TraceRequest request : requests)
             {
-                counts.add(request, replay(cache, request.hashIds(), nextUses, offset));
+                counts.add(request, cache.replay(request.hashIds(), nextUses, offset));
                 offset += request.blocks();
             }
             return counts.result(source, policy, capacityTokens, capacityBlocks, cache, start);
         }
-    }
-
-    /**
-     * Replays one request: counts the leading run of resident blocks, then accesses every block in order.
-     *
-     * @return the request's hit blocks
-     */
-    private static int replay(final BlockCache cache, final long[] ids, final long[] nextUses, final int offset)
-    {
-        int hits = 0;
-        while (hits < ids.length && cache.contains(ids[hits]))
-        {
-            hits++;
-        }
-        for (int i = 0; i < ids.length; i++)
-        {
-            cache.access(ids[i], nextUses == null ? BlockCache.NEVER : nextUses[offset + i]);
-        }
-        return hits;
     }
 
     /**

@@ -74,6 +74,16 @@ class ReferenceFiguresTest
         assertRoundsTo(result, expected);
     }
 
+    @ParameterizedTest(name = "LinkedHashMap baseline at {0} tokens")
+    @CsvSource({"1e5", "1e6", "3e6", "1e7", "unbounded"})
+    void shouldHitExactlyAsOftenAsTheLinkedHashMapBaseline(final String tokens) throws IOException
+    {
+        final List<TraceRequest> requests = TraceReader.readAll(requireTrace());
+        final ReplayResult result = TraceReplay.run("trace", requests, capacity(tokens), ReplayPolicy.lru());
+
+        assertThat(LinkedHashMapLru.hitBlocks(requests, result.capacityBlocks())).as("baseline hits at %s tokens", tokens).isEqualTo(result.hitBlocks());
+    }
+
     @ParameterizedTest(name = "Belady at {0} tokens: {1}")
     @CsvSource({"1e5, 0.081", "1e6, 0.249", "3e6, 0.350", "1e7, 0.366", "unbounded, 0.366"})
     void shouldReproduceTheBeladyColumn(final String tokens, final String expected) throws IOException

@@ -78,6 +78,14 @@ class ReplayModelTest
     }
 
     @Property(tries = 400)
+    void shouldHitAsOftenAsTheLinkedHashMapBaseline(@ForAll("traces") final List<TraceRequest> trace, @ForAll("capacities") final long capacityTokens)
+    {
+        final ReplayResult result = TraceReplay.run("random", trace, capacityTokens, ReplayPolicy.lru());
+
+        assertThat(LinkedHashMapLru.hitBlocks(trace, result.capacityBlocks())).isEqualTo(result.hitBlocks());
+    }
+
+    @Property(tries = 400)
     void shouldMatchANaiveBelady(
         @ForAll("traces") final List<TraceRequest> trace,
         @ForAll("capacities") final long capacityTokens,

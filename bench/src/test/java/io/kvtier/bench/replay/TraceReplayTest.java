@@ -189,7 +189,8 @@ class TraceReplayTest
         {
             assertThatThrownBy(() -> TraceReplay.run(trace, UNBOUNDED, policy))
                 .isInstanceOf(TraceFormatException.class)
-                .hasMessage(trace + ":2: field \"hash_ids\": missing; every request needs timestamp, input_length, output_length and hash_ids");
+                .hasMessage(trace + ":2:55: field \"hash_ids\": missing from the object that starts at column 1; every request needs timestamp, input_length, " +
+                    "output_length and hash_ids");
         }
     }
 
