@@ -32,7 +32,8 @@ public final class Session implements AutoCloseable
 {
     private static final VarHandle DONE;
     private static final VarHandle WAITING;
-    private static final int SPIN_TRIES = 10_000;
+    private static final int SPIN_TRIES = 20;
+    private static final int YIELD_TRIES = 100;
     private static final long PARK_NANOS = 50_000;
 
     private static final int RUNNING = 0;
@@ -486,6 +487,16 @@ public final class Session implements AutoCloseable
                 return;
             }
             Thread.onSpinWait();
+        }
+        // Then yield: when every core is busy (a client checksumming its pages, say), the engine thread
+        // may be the one waiting for a core, and spinning here would keep it from the answer.
+        for (int i = 0; i < YIELD_TRIES; i++)
+        {
+            if ((int)DONE.getAcquire(this) != 0)
+            {
+                return;
+            }
+            Thread.yield();
         }
         while ((int)DONE.getAcquire(this) == 0)
         {
