@@ -694,51 +694,65 @@ public final class PosixTier implements StorageTier
             this.store = store;
         }
 
+        /**
+         * Claims keys one at a time, from the job it holds. After each key of a bulk job it looks at the
+         * urgent lane: an urgent job found there is served first, and the bulk job, set aside meanwhile,
+         * is resumed once the urgent lane is empty. One loop and one call of {@link #process}, not a
+         * nested call per urgent job, so the JIT compiles the I/O path once.
+         */
         @Override
         public void run()
         {
+            Job job = null;
+            Job setAside = null;
             while (true)
             {
-                final Job job;
-                try
+                if (job == null)
                 {
-                    job = lanes.take(consumerIndex);
+                    if (setAside != null)
+                    {
+                        job = lanes.pollUrgent();
+                        if (job == null)
+                        {
+                            job = setAside;
+                            setAside = null;
+                        }
+                    }
+                    else
+                    {
+                        try
+                        {
+                            job = lanes.take(consumerIndex);
+                        }
+                        catch (final InterruptedException ex)
+                        {
+                            // Only close() stops a worker, with a poison pill (only ever in the bulk lane).
+                            continue;
+                        }
+                        if (job == POISON)
+                        {
+                            return;
+                        }
+                    }
                 }
-                catch (final InterruptedException ex)
+                final int i = job.cursor.getAndIncrement();
+                if (i >= job.size)
                 {
-                    // Only close() stops a worker, with a poison pill.
+                    job.release(1, jobPool);
+                    job = null;
                     continue;
                 }
-                if (job == POISON)
+                process(job.operation, job.batch, i);
+                if (!job.urgent && setAside == null)
                 {
-                    return;
-                }
-                runJob(job);
-            }
-        }
-
-        private void runJob(final Job job)
-        {
-            final TierBatch batch = job.batch;
-            final int operation = job.operation;
-            final int size = job.size;
-            final boolean bulk = !job.urgent;
-            for (int i = job.cursor.getAndIncrement(); i < size; i = job.cursor.getAndIncrement())
-            {
-                process(operation, batch, i);
-                if (bulk)
-                {
-                    // Reads and probes that arrived meanwhile go before this batch's next key. Urgent jobs
-                    // do not look again, so this nests one level at most. The poison pill is only ever in
-                    // the bulk lane.
-                    Job urgent;
-                    while ((urgent = lanes.pollUrgent()) != null)
+                    final Job urgent = lanes.pollUrgent();
+                    if (urgent != null)
                     {
-                        runJob(urgent);
+                        setAside = job;
+                        job = urgent;
                     }
                 }
             }
-            job.release(1, jobPool);
         }
 
         private void process(final int operation, final TierBatch batch, final int i)
