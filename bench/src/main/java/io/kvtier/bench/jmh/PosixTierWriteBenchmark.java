@@ -59,7 +59,14 @@ import java.util.concurrent.locks.LockSupport;
  *       for every write (what "reusing temp names" would save).</li>
  *   <li>{@code baselineCreateWrite}: {@code open(O_CREAT|O_EXCL)} of the page's own name, {@code pwrite},
  *       {@code close}: no rename, so not atomic (a reader could see a partial file); what the rename costs.</li>
+ *   <li>{@code baselineRecycleWriteRename}: the tier's sequence, but the files trimmed away are renamed to
+ *       spare names instead of unlinked, and a write reuses a spare ({@code open} without
+ *       {@code O_CREAT}, {@code pwrite} over the old bytes, {@code close}, {@code rename}): no inode is
+ *       allocated or freed in steady state. What recycling evicted files would save a bounded tier.</li>
  * </ul>
+ *
+ * <p>Setup makes both trees (the tier's fan-out directories by its own start-up thread, awaited), then
+ * runs {@code sync}, so the directories' writeback is not measured.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -76,6 +83,7 @@ public class PosixTierWriteBenchmark
     private static final int LEVELS = 2;
     private static final int FILE_MODE = 0644;
     private static final byte[] PAGE_SUFFIX = ".kvp".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SPARE_SUFFIX = ".spare.tmp".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     @Param({"16384", "262144"})
@@ -103,6 +111,10 @@ public class PosixTierWriteBenchmark
     private long written;
     private long removed;
     private boolean usedTier;
+    private boolean recycling;
+    private long[] spares;
+    private int spareCount;
+    private MemorySegment sparePath;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException
@@ -157,9 +169,45 @@ public class PosixTierWriteBenchmark
         libc = LibC.instance().orElseThrow(() -> new IllegalStateException("the baselines need native access to libc"));
         rawDirBytes = rawDir.toString().getBytes(StandardCharsets.UTF_8);
         path = new byte[rawDirBytes.length + 3 * LEVELS + 1 + PageKey.HEX_LENGTH + PAGE_SUFFIX.length + 32];
+        // The longest suffix: a temp name's 30 bytes, a spare's 10.
         pagePath = arena.allocate(path.length + 1);
         tempPath = arena.allocate(path.length + 1);
+        sparePath = arena.allocate(path.length + 1);
+        spares = new long[window + BATCH];
         token = ThreadLocalRandom.current().nextLong();
+        awaitFanout(tierDir);
+        sync();
+    }
+
+    /** Waits for the tier's start-up thread: its marker, or no directory within a second (a tier that makes them on demand). */
+    private static void awaitFanout(final Path tierDir) throws IOException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        final long quiet = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (!Files.exists(tierDir.resolve(".kvtier-fanout-" + LEVELS)) && System.nanoTime() < deadline)
+        {
+            if (System.nanoTime() > quiet && !Files.exists(tierDir.resolve("00")))
+            {
+                return;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+    }
+
+    private static void sync()
+    {
+        try
+        {
+            new ProcessBuilder("sync").inheritIO().start().waitFor();
+        }
+        catch (final IOException ex)
+        {
+            // Not on the path: the directories' writeback then overlaps the first iterations.
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @TearDown(Level.Trial)
@@ -181,6 +229,16 @@ public class PosixTierWriteBenchmark
                 removeBatch.prepare(removed);
                 tier.remove(removeBatch);
                 removeBatch.await();
+            }
+            else if (recycling)
+            {
+                for (int i = 0; i < BATCH; i++)
+                {
+                    final int length = preparePagePath(removed + i);
+                    prepareSparePath(length);
+                    check(libc.rename(pagePath, sparePath), "rename to a spare");
+                    spares[spareCount++] = removed + i;
+                }
             }
             else
             {
@@ -240,6 +298,36 @@ public class PosixTierWriteBenchmark
             prepareFixedTempPath(length);
             bytes += createAndWrite(tempPath, frames[i]);
             check(libc.rename(tempPath, pagePath), "rename");
+        }
+        written += BATCH;
+        return bytes;
+    }
+
+    /** @return bytes written into recycled files where there are spares, else into new ones */
+    @Benchmark
+    public long baselineRecycleWriteRename()
+    {
+        recycling = true;
+        long bytes = 0;
+        for (int i = 0; i < BATCH; i++)
+        {
+            if (spareCount > 0)
+            {
+                final int spareLength = preparePagePath(spares[--spareCount]);
+                prepareSparePath(spareLength);
+                preparePagePath(written + i);
+                final int fd = check(libc.open(sparePath, LibC.O_WRONLY | LibC.O_CLOEXEC, 0), "open a spare");
+                bytes += libc.pwriteFully(fd, frames[i], 0);
+                check(libc.close(fd), "close");
+                check(libc.rename(sparePath, pagePath), "rename");
+            }
+            else
+            {
+                final int length = preparePagePath(written + i);
+                prepareTempPath(length, written + i);
+                bytes += createAndWrite(tempPath, frames[i]);
+                check(libc.rename(tempPath, pagePath), "rename");
+            }
         }
         written += BATCH;
         return bytes;
@@ -313,6 +401,13 @@ public class PosixTierWriteBenchmark
         final int length = nameOffset + PageKey.HEX_LENGTH + PAGE_SUFFIX.length;
         LibC.putCString(pagePath, 0, path, length);
         return length;
+    }
+
+    /** {@code <page>.spare.tmp}: where a trimmed page's file waits to be reused. */
+    private void prepareSparePath(final int pageLength)
+    {
+        System.arraycopy(SPARE_SUFFIX, 0, path, pageLength, SPARE_SUFFIX.length);
+        LibC.putCString(sparePath, 0, path, pageLength + SPARE_SUFFIX.length);
     }
 
     /** {@code <page>.<16 hex token><8 hex counter>.tmp}, like the tier's temp names. */
