@@ -48,7 +48,8 @@ import java.util.concurrent.locks.LockSupport;
  * hashes, so the files spread over the fan-out directories as real pages do. {@code root} picks the
  * filesystem: check it with {@code df} ({@code /var/tmp} is a disk on most machines, {@code /dev/shm}
  * is tmpfs). The tier's directory and the baselines' are siblings under it, both with
- * {@code fanout-levels = 2}; the baselines' fan-out directories all exist before the first write.
+ * {@code fanoutLevels} fan-out levels (1 or 2, default 2); the baselines' fan-out directories all exist
+ * before the first write.
  *
  * <p>The baselines:
  * <ul>
@@ -80,7 +81,6 @@ public class PosixTierWriteBenchmark
     static final int BATCH = 64;
     private static final long WINDOW_BYTES = 1L << 30;
     private static final int MAX_WINDOW_FILES = 1 << 16;
-    private static final int LEVELS = 2;
     private static final int FILE_MODE = 0644;
     private static final byte[] PAGE_SUFFIX = ".kvp".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SPARE_SUFFIX = ".spare.tmp".getBytes(StandardCharsets.US_ASCII);
@@ -94,6 +94,10 @@ public class PosixTierWriteBenchmark
 
     @Param({"1"})
     int ioThreads;
+
+    /** Fan-out levels of the tier and of the baselines' tree (1 or 2). */
+    @Param({"2"})
+    int fanoutLevels;
 
     private Path base;
     private StorageTier tier;
@@ -126,7 +130,7 @@ public class PosixTierWriteBenchmark
         for (int i = 0; i < 256; i++)
         {
             final Path level1 = Files.createDirectory(rawDir.resolve(hex2(i)));
-            for (int j = 0; j < 256; j++)
+            for (int j = 0; fanoutLevels > 1 && j < 256; j++)
             {
                 Files.createDirectory(level1.resolve(hex2(j)));
             }
@@ -138,7 +142,7 @@ public class PosixTierWriteBenchmark
         tier = provider.create(new TierConfig("bench", Map.of(
             "dir", tierDir.toString(),
             "io-threads", Integer.toString(ioThreads),
-            "fanout-levels", Integer.toString(LEVELS))), new TierContext()
+            "fanout-levels", Integer.toString(fanoutLevels))), new TierContext()
             {
                 @Override
                 public String tierName()
@@ -168,23 +172,26 @@ public class PosixTierWriteBenchmark
         removeBatch = new BenchBatch(new MemorySegment[BATCH]);
         libc = LibC.instance().orElseThrow(() -> new IllegalStateException("the baselines need native access to libc"));
         rawDirBytes = rawDir.toString().getBytes(StandardCharsets.UTF_8);
-        path = new byte[rawDirBytes.length + 3 * LEVELS + 1 + PageKey.HEX_LENGTH + PAGE_SUFFIX.length + 32];
+        path = new byte[rawDirBytes.length + 3 * fanoutLevels + 1 + PageKey.HEX_LENGTH + PAGE_SUFFIX.length + 32];
         // The longest suffix: a temp name's 30 bytes, a spare's 10.
         pagePath = arena.allocate(path.length + 1);
         tempPath = arena.allocate(path.length + 1);
         sparePath = arena.allocate(path.length + 1);
         spares = new long[window + BATCH];
         token = ThreadLocalRandom.current().nextLong();
-        awaitFanout(tierDir);
+        awaitFanout(tierDir, fanoutLevels);
         sync();
+        // -Dkvtier.bench.settle-seconds=40 (with -jvmArgsAppend): on ext4 without a journal, inode
+        // allocation skips inodes freed in the last seconds, and the previous trial just freed many.
+        LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(Long.getLong("kvtier.bench.settle-seconds", 0)));
     }
 
     /** Waits for the tier's start-up thread: its marker, or no directory within a second (a tier that makes them on demand). */
-    private static void awaitFanout(final Path tierDir) throws IOException
+    private static void awaitFanout(final Path tierDir, final int levels) throws IOException
     {
         final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         final long quiet = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        while (!Files.exists(tierDir.resolve(".kvtier-fanout-" + LEVELS)) && System.nanoTime() < deadline)
+        while (!Files.exists(tierDir.resolve(".kvtier-fanout-" + levels)) && System.nanoTime() < deadline)
         {
             if (System.nanoTime() > quiet && !Files.exists(tierDir.resolve("00")))
             {
@@ -387,9 +394,9 @@ public class PosixTierWriteBenchmark
     private int preparePagePath(final long i)
     {
         System.arraycopy(rawDirBytes, 0, path, 0, rawDirBytes.length);
-        final int nameOffset = rawDirBytes.length + 3 * LEVELS + 1;
+        final int nameOffset = rawDirBytes.length + 3 * fanoutLevels + 1;
         PageKey.writeHex(keyHigh(i), keyLow(i), path, nameOffset);
-        for (int level = 0; level < LEVELS; level++)
+        for (int level = 0; level < fanoutLevels; level++)
         {
             final int at = rawDirBytes.length + 3 * level;
             path[at] = '/';
