@@ -124,6 +124,24 @@ public class PosixTierWriteBenchmark
     public void setUp() throws IOException
     {
         base = Files.createTempDirectory(Path.of(root), "kvtier-jmh-write-");
+        try
+        {
+            prepare();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // JMH skips the teardown of a failed setup: leave nothing behind.
+            if (tier != null)
+            {
+                tier.close();
+            }
+            BenchEngines.deleteTree(base);
+            throw ex;
+        }
+    }
+
+    private void prepare() throws IOException
+    {
         final Path tierDir = base.resolve("tier");
         final Path rawDir = base.resolve("raw");
         Files.createDirectory(rawDir);
