@@ -108,6 +108,9 @@ public final class DemoCommand implements Callable<Integer>
             config.put(EngineConfig.POOL_PAGE_SIZE, pageSize);
             config.put("tier.l3.type", "posix");
             config.put("tier.l3.dir", l3.toString());
+            // The demo keeps some 15,000 pages: one fan-out level (256 directories, made at start) holds
+            // them fine, where the default two would have the tier make 65,792 directories for a 2 s run.
+            config.put("tier.l3.fanout-levels", "1");
             config.putAll(settings.settings());
             final EngineConfig engineConfig = EngineConfig.from(config);
             final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed, conversations));

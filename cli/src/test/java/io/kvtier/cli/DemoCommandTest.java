@@ -52,6 +52,8 @@ class DemoCommandTest
         assertThat(summary.get("pages_hit_l2") + summary.get("pages_hit_l3")).isEqualTo(summary.get("pages_read"));
         assertThat(summary.get("requests")).isPositive();
         assertThat(result.out()).contains("\"latency_us\"").contains("\"p99\"").contains("\"l3_corrupt\":0");
+        assertThat(result.out()).as("time per client step").contains("\"client_time_ms\":{\"keys\":").contains("\"client_time_share\":{\"keys\":")
+            .contains("\"lookup\":").contains("\"acquire\":").contains("\"reserve\":").contains("\"commit\":").contains("\"total\":");
     }
 
     @Test
@@ -59,7 +61,8 @@ class DemoCommandTest
     {
         final CliFixture.Result result = CliFixture.run("demo", "--progress", "never", "--conversations", "12", "--pool-size", "2MiB", "--page-size", "8KiB");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
-        assertThat(result.out()).contains("pages verified").contains("hit in L3").contains("every page read back matched");
+        assertThat(result.out()).contains("pages verified").contains("hit in L3").contains("every page read back matched")
+            .contains("client time").contains("lookup").contains("commit");
     }
 
     @Test

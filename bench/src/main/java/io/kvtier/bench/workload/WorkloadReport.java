@@ -29,11 +29,12 @@ import java.util.Map;
  * @param latencyP999Micros 99.9th percentile
  * @param latencyMaxMicros  slowest request
  * @param engineCounters    the engine's counters at the end, by label
+ * @param clientNanos       time the clients spent in each step of their requests, summed over all clients
  */
 public record WorkloadReport(long requests, int clients, long pagesRequested, long hitPagesL2, long hitPagesL3, long pagesWritten,
                              long pagesVerified, long pagesCorrupt, long pagesNotCached, long pageSize, long elapsedNanos,
                              long latencyP50Micros, long latencyP99Micros, long latencyP999Micros, long latencyMaxMicros,
-                             Map<String, Long> engineCounters)
+                             Map<String, Long> engineCounters, Map<ClientStep, Long> clientNanos)
 {
     /** @return prompt pages served from the pool, over all prompt pages */
     public double hitRateL2()
@@ -59,6 +60,27 @@ public record WorkloadReport(long requests, int clients, long pagesRequested, lo
         return (pagesVerified + pagesCorrupt + pagesWritten) * (double)pageSize / 1e6 / seconds();
     }
 
+    /** @return the clients' time in all steps, summed over clients */
+    public long clientTotalNanos()
+    {
+        long total = 0;
+        for (final long nanos : clientNanos.values())
+        {
+            total += nanos;
+        }
+        return total;
+    }
+
+    /**
+     * @param step a step of a request
+     * @return its share of the clients' time, 0 to 1
+     */
+    public double clientShare(final ClientStep step)
+    {
+        final long total = clientTotalNanos();
+        return total == 0 ? 0.0 : clientNanos.getOrDefault(step, 0L) / (double)total;
+    }
+
     private double seconds()
     {
         return Math.max(1e-9, elapsedNanos / 1e9);
@@ -79,10 +101,25 @@ public record WorkloadReport(long requests, int clients, long pagesRequested, lo
             throughput          %,.0f requests/s, %,.1f MB/s of page data
             latency             p50 %,d us, p99 %,d us, p99.9 %,d us, max %,d us
             elapsed             %.2f s
+            client time         %s
             """,
             requests, clients, pagesRequested, hitPagesL2, 100 * hitRateL2(), hitPagesL3, 100 * hitRateL3(), pagesWritten,
             pagesVerified + pagesCorrupt, pagesVerified, pagesCorrupt, requestsPerSecond(), pageMegabytesPerSecond(),
-            latencyP50Micros, latencyP99Micros, latencyP999Micros, latencyMaxMicros, elapsedNanos / 1e9);
+            latencyP50Micros, latencyP99Micros, latencyP999Micros, latencyMaxMicros, elapsedNanos / 1e9, clientTimeText());
+    }
+
+    private String clientTimeText()
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final ClientStep step : ClientStep.values())
+        {
+            if (!text.isEmpty())
+            {
+                text.append(", ");
+            }
+            text.append(String.format(Locale.ROOT, "%s %.1f%%", step.label(), 100 * clientShare(step)));
+        }
+        return text.append(String.format(Locale.ROOT, " of %.2f s", clientTotalNanos() / 1e9)).toString();
     }
 
     /**
@@ -121,6 +158,20 @@ public record WorkloadReport(long requests, int clients, long pagesRequested, lo
         for (final Map.Entry<String, Long> counter : engineCounters.entrySet())
         {
             json.writeNumberField(counter.getKey(), counter.getValue());
+        }
+        json.writeEndObject();
+        // Where the clients' time went, by step: total milliseconds over all clients, and the share of the total.
+        json.writeObjectFieldStart("client_time_ms");
+        for (final ClientStep step : ClientStep.values())
+        {
+            json.writeNumberField(step.label(), round(clientNanos.getOrDefault(step, 0L) / 1e6));
+        }
+        json.writeNumberField("total", round(clientTotalNanos() / 1e6));
+        json.writeEndObject();
+        json.writeObjectFieldStart("client_time_share");
+        for (final ClientStep step : ClientStep.values())
+        {
+            json.writeNumberField(step.label(), round(clientShare(step)));
         }
         json.writeEndObject();
         if (extra != null)

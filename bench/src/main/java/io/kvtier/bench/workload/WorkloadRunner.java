@@ -10,10 +10,12 @@ import org.HdrHistogram.Histogram;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -60,6 +62,7 @@ public final class WorkloadRunner
     private final AtomicLong verified = new AtomicLong();
     private final AtomicLong corrupt = new AtomicLong();
     private final AtomicLong notCached = new AtomicLong();
+    private final AtomicLongArray clientNanos = new AtomicLongArray(ClientStep.values().length);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
     /**
@@ -133,10 +136,29 @@ public final class WorkloadRunner
         {
             counters.put(counter.getKey().label(), counter.getValue());
         }
+        final Map<ClientStep, Long> steps = new EnumMap<>(ClientStep.class);
+        for (final ClientStep step : ClientStep.values())
+        {
+            steps.put(step, clientNanos.get(step.ordinal()));
+        }
         return new WorkloadReport(requests.get(), options.clients(), pagesRequested.get(), hitL2.get(), hitL3.get(), written.get(),
             verified.get(), corrupt.get(), notCached.get(), engine.pool().pageSize(), elapsed,
             all.getValueAtPercentile(50) / 1000, all.getValueAtPercentile(99) / 1000, all.getValueAtPercentile(99.9) / 1000,
-            all.getMaxValue() / 1000, counters);
+            all.getMaxValue() / 1000, counters, steps);
+    }
+
+    /**
+     * Adds the time since {@code since} to a step's total.
+     *
+     * @param step  the step that just ended
+     * @param since when it began
+     * @return now, when the next step begins
+     */
+    private long clock(final ClientStep step, final long since)
+    {
+        final long now = System.nanoTime();
+        clientNanos.getAndAdd(step.ordinal(), now - since);
+        return now;
     }
 
     private void runClient(final long[] root, final Histogram histogram)
@@ -160,8 +182,11 @@ public final class WorkloadRunner
                 final long t0 = System.nanoTime();
                 keys.compute(root[0], root[1], request.tokens(), request.length(), options.pageTokens(), false);
                 final int n = keys.size();
+                long t = clock(ClientStep.KEYS, t0);
                 session.lookup(0, n);
+                t = clock(ClientStep.LOOKUP, t);
                 final int cached = session.acquire(0, n);
+                t = clock(ClientStep.ACQUIRE, t);
                 hitL2.addAndGet(session.acquiredFromPool());
                 hitL3.addAndGet(session.acquiredFromL3());
                 for (int i = 0; i < cached; i++)
@@ -176,10 +201,13 @@ public final class WorkloadRunner
                         corrupt.incrementAndGet();
                     }
                 }
+                t = clock(ClientStep.VERIFY, t);
                 session.release();
+                t = clock(ClientStep.RELEASE, t);
                 if (cached < n)
                 {
                     session.reserve(cached, n - cached);
+                    t = clock(ClientStep.RESERVE, t);
                     int mine = 0;
                     for (int i = cached; i < n; i++)
                     {
@@ -194,9 +222,11 @@ public final class WorkloadRunner
                             notCached.incrementAndGet();
                         }
                     }
+                    t = clock(ClientStep.FILL, t);
                     if (mine > 0)
                     {
                         written.addAndGet(session.commit(cached, n - cached));
+                        clock(ClientStep.COMMIT, t);
                     }
                 }
                 histogram.recordValue(Math.min(System.nanoTime() - t0, histogram.getHighestTrackableValue()));

@@ -29,6 +29,7 @@ final class ChannelFileStore implements FileStore
     private final IoErrorLog errors;
     private final String token;
     private int tempCounter;
+    private long directoriesMade;
     private Path pagePath;
     private Path tempPath;
 
@@ -125,6 +126,7 @@ final class ChannelFileStore implements FileStore
                     return failure("mkdir", temp.getParent(), mkdir);
                 }
                 madeDirectories = true;
+                directoriesMade++;
                 continue;
             }
             catch (final FileAlreadyExistsException ex)
@@ -203,6 +205,12 @@ final class ChannelFileStore implements FileStore
         {
             return failure("unlink", page, ex);
         }
+    }
+
+    @Override
+    public long directoriesMade()
+    {
+        return directoriesMade;
     }
 
     private static void deleteQuietly(final Path file)

@@ -3,6 +3,7 @@ package io.kvtier.tier.posix;
 import io.kvtier.collections.IntLruList;
 import io.kvtier.collections.KeyTable;
 import io.kvtier.collections.KeyTableDescriptor;
+import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;
 
 import java.lang.foreign.Arena;
@@ -26,6 +27,14 @@ import java.lang.foreign.Arena;
  *       chosen for eviction, and exists (without {@code FILE}) for a key being written fresh.</li>
  * </ul>
  * An entry with none of these is freed.
+ *
+ * <h2>Answering probes</h2>
+ * For a directory only this tier changes, the index is the truth about which pages exist: its
+ * {@code FILE} entries are exactly the files of the start-up scan plus the tier's own published writes,
+ * minus its removes and evictions. {@link #exists} answers from it; only an index that overflowed
+ * (files counted in bytes but not by key) cannot answer for a key it does not hold. Each publication
+ * gets a commit number ({@link #commitOf}), so a read that found no file can drop the entry it was
+ * sent for ({@link #forget}) without dropping a newer write of the same key.
  */
 final class FileIndex
 {
@@ -46,6 +55,7 @@ final class FileIndex
     private final long[] entryBytes;
     private final int[] entryWriters;
     private final byte[] entryState;
+    private final int[] entryCommit;
     private final int[] freeIds;
     private int freeCount;
 
@@ -58,6 +68,7 @@ final class FileIndex
     private long reservedBytes;
     private long objects;
     private long untrackedBytes;
+    private int commits;
     private boolean overflowed;
     private boolean draining;
 
@@ -77,6 +88,7 @@ final class FileIndex
         entryBytes = new long[maxEntries];
         entryWriters = new int[maxEntries];
         entryState = new byte[maxEntries];
+        entryCommit = new int[maxEntries];
         freeIds = new int[maxEntries];
         for (int i = 0; i < maxEntries; i++)
         {
@@ -204,6 +216,7 @@ final class FileIndex
                 entryState[id] |= FILE;
             }
             entryBytes[id] = bytes;
+            entryCommit[id] = nextCommit();
             if ((entryState[id] & EVICTING) == 0)
             {
                 lru.touch(id);
@@ -221,8 +234,61 @@ final class FileIndex
     }
 
     // ------------------------------------------------------------------------------------------------
-    // Reads and removes
+    // Probes, reads and removes
     // ------------------------------------------------------------------------------------------------
+
+    /**
+     * What the index knows of a key's file, for a directory only this tier changes. A write still in
+     * flight is not a file yet, and neither is one chosen for eviction.
+     *
+     * @param keyHigh       the key's high half
+     * @param keyLow        the key's low half
+     * @param expectedBytes the object size
+     * @return OK for a file of that size, CORRUPT for one of another size, NOT_FOUND, or {@code null}
+     *         when the index overflowed and does not hold the key (only the filesystem can tell)
+     */
+    TierStatus exists(final long keyHigh, final long keyLow, final long expectedBytes)
+    {
+        final int id = find(keyHigh, keyLow);
+        if (id == KeyTable.NONE || (entryState[id] & FILE) == 0)
+        {
+            return id == KeyTable.NONE && overflowed ? null : TierStatus.NOT_FOUND;
+        }
+        return entryBytes[id] == expectedBytes ? TierStatus.OK : TierStatus.CORRUPT;
+    }
+
+    /**
+     * @param keyHigh the key's high half
+     * @param keyLow  the key's low half
+     * @return the commit number of the key's file (not 0), or 0 when the index holds no file for it
+     */
+    int commitOf(final long keyHigh, final long keyLow)
+    {
+        final int id = find(keyHigh, keyLow);
+        return id == KeyTable.NONE || (entryState[id] & FILE) == 0 ? 0 : entryCommit[id];
+    }
+
+    /**
+     * Drops a key's file that turned out to be gone (deleted behind the tier's back, or by another
+     * node), unless it was written again since. Call it with the key's stripe lock held.
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  the key's low half
+     * @param commit  what {@link #commitOf} said before the file was found missing
+     * @return whether the entry was dropped
+     */
+    boolean forget(final long keyHigh, final long keyLow, final int commit)
+    {
+        final int id = find(keyHigh, keyLow);
+        // An entry being evicted is the eviction's to finish.
+        if (commit == 0 || id == KeyTable.NONE || entryState[id] != FILE || entryCommit[id] != commit)
+        {
+            return false;
+        }
+        dropFile(id);
+        freeIfUnused(id);
+        return true;
+    }
 
     /**
      * Marks a key's file as just used, after a read.
@@ -404,6 +470,7 @@ final class FileIndex
         }
         entryState[id] = FILE;
         entryBytes[id] = bytes;
+        entryCommit[id] = nextCommit();
         usedBytes += bytes;
         objects++;
         lru.touch(id);
@@ -440,6 +507,13 @@ final class FileIndex
         entryWriters[id] = 0;
         entryState[id] = 0;
         return id;
+    }
+
+    private int nextCommit()
+    {
+        // Wraps after 2^32 publications; 0 stays reserved for "no file".
+        commits = commits == -1 ? 1 : commits + 1;
+        return commits;
     }
 
     private void dropFile(final int id)

@@ -16,6 +16,8 @@ import java.lang.foreign.MemorySegment;
 interface FileStore
 {
     /**
+     * Looks the page file up with a {@code stat}, never an {@code open}.
+     *
      * @param keyHigh      the key's high half
      * @param keyLow       the key's low half
      * @param expectedSize the object size
@@ -59,4 +61,7 @@ interface FileStore
      * @return OK when a page file was removed, NOT_FOUND when there was none, or an error
      */
     TierStatus unlink(long keyHigh, long keyLow);
+
+    /** @return how many times a write found its directory missing and made it; read by tests once writes are complete */
+    long directoriesMade();
 }

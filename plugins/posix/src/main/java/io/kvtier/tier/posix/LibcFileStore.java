@@ -5,8 +5,12 @@ import io.kvtier.spi.TierStatus;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -47,6 +51,7 @@ final class LibcFileStore implements FileStore
     private int tempLength;
     private int tempCounter;
     private boolean tempPending;
+    private long directoriesMade;
 
     /**
      * @param libc   the libc front
@@ -123,27 +128,38 @@ final class LibcFileStore implements FileStore
         }
     }
 
+    /**
+     * A {@code stat}, never an {@code open}: on a network filesystem an open is a round trip more and
+     * revalidates the file's data for close-to-open consistency. {@link LibC} has no stat call yet, so
+     * this one goes through NIO and allocates the path and the attributes; the tier asks only when its
+     * directory is shared (or its index overflowed), otherwise it answers from its index.
+     */
     @Override
     public TierStatus exists(final long keyHigh, final long keyLow, final long expectedSize)
     {
-        preparePagePath(keyHigh, keyLow);
-        final int fd = libc.open(pagePath, O_RDONLY | O_CLOEXEC, 0);
-        if (fd < 0)
-        {
-            return fd == -ENOENT ? TierStatus.NOT_FOUND : failure("open", pageLength, fd);
-        }
+        final Path page = layout.pagePath(keyHigh, keyLow);
         try
         {
-            final long size = libc.size(fd);
-            if (size < 0)
+            final long size = Files.readAttributes(page, BasicFileAttributes.class).size();
+            if (size == expectedSize)
             {
-                return failure("lseek", pageLength, (int)size);
+                return TierStatus.OK;
             }
-            return size == expectedSize ? TierStatus.OK : corrupt(size, expectedSize);
+            preparePagePath(keyHigh, keyLow);
+            return corrupt(size, expectedSize);
         }
-        finally
+        catch (final NoSuchFileException ex)
         {
-            libc.close(fd);
+            return TierStatus.NOT_FOUND;
+        }
+        catch (final IOException ex)
+        {
+            final TierStatus status = ChannelFileStore.statusOf(ex);
+            if (errors.shouldLog())
+            {
+                errors.log(System.Logger.Level.WARNING, "stat " + page + " failed: " + PosixSettings.describe(ex) + " -> " + status);
+            }
+            return status;
         }
     }
 
@@ -213,13 +229,15 @@ final class LibcFileStore implements FileStore
             {
                 if (fd == -ENOENT && !madeDirectories)
                 {
-                    // Fan-out directories are created on first use, not all 65536 up front.
+                    // A level-3 leaf's first write, one the start-up thread has not reached yet, or a
+                    // directory removed behind the tier's back: make it, then retry once.
                     final int rc = makeDirectories();
                     if (rc < 0)
                     {
                         return failure("mkdir", layout.directoryLength(layout.levels()), rc);
                     }
                     madeDirectories = true;
+                    directoriesMade++;
                     continue;
                 }
                 if (fd == -EEXIST)
@@ -305,6 +323,12 @@ final class LibcFileStore implements FileStore
         return rc == -ENOENT ? TierStatus.NOT_FOUND : failure("unlink", pageLength, rc);
     }
 
+    @Override
+    public long directoriesMade()
+    {
+        return directoriesMade;
+    }
+
     private void preparePagePath(final long keyHigh, final long keyLow)
     {
         pageLength = layout.writePagePath(keyHigh, keyLow, path);
@@ -317,9 +341,17 @@ final class LibcFileStore implements FileStore
         LibC.putCString(tempPath, 0, path, tempLength);
     }
 
+    /** Makes the page's directory: the leaf alone when its parents exist (the usual case), else every level. */
     private int makeDirectories()
     {
-        for (int level = 1; level <= layout.levels(); level++)
+        final int levels = layout.levels();
+        LibC.putCString(directoryPath, 0, path, layout.directoryLength(levels));
+        final int leaf = libc.mkdir(directoryPath, DIRECTORY_MODE);
+        if (leaf != -ENOENT)
+        {
+            return leaf == -EEXIST ? 0 : leaf;
+        }
+        for (int level = 1; level <= levels; level++)
         {
             LibC.putCString(directoryPath, 0, path, layout.directoryLength(level));
             final int rc = libc.mkdir(directoryPath, DIRECTORY_MODE);

@@ -35,9 +35,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * complete each key. With {@link LibC} the steady state allocates nothing per key: the pool slice is
  * the I/O buffer, and paths are built in each worker's native buffers.
  *
- * <p>Jobs reach the workers through a {@link ParkingQueue}, and pooled jobs wait in another: an idle
- * worker parks without allocating, where a {@code java.util.concurrent} blocking queue allocates a
- * wait node each time a worker blocks.
+ * <p>{@code exists} on a directory that is this tier's alone ({@code shared = false}) does no I/O and
+ * is not queued: the caller's thread answers each key from the {@link FileIndex} and completes it
+ * before the call returns. A shared directory's probes go to the workers, which {@code stat} the file.
+ *
+ * <p>Jobs reach the workers through {@link JobLanes}: reads and probes in the urgent lane, writes and
+ * removes in the bulk lane. A worker takes urgent jobs first, and between the keys of a bulk job it
+ * serves any urgent job that arrived, so a read waits for at most the key each worker is on. Pooled
+ * jobs wait in a {@link ParkingQueue}. An idle worker parks without allocating, where a
+ * {@code java.util.concurrent} blocking queue allocates a wait node each time a worker blocks.
  *
  * <h2>Locks</h2>
  * Two kinds, always taken in this order and never two stripes at once:
@@ -47,7 +53,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       so an eviction can never unlink a file that a newer write has just renamed into place;</li>
  *   <li>one index lock around the {@link FileIndex} bookkeeping. Its critical sections are a hash
  *       probe and a few array and list updates with no I/O, short next to the file operation each
- *       key does anyway, which is why a plain lock is fine on this L3 path.</li>
+ *       key does anyway, which is why a plain lock is fine on this L3 path. The caller's thread takes
+ *       it too, once per key of a probe answered from the index: never held across a file operation,
+ *       it keeps the engine's thread waiting for at most such a section.</li>
  * </ul>
  * Both are monitors ({@code synchronized} on plain objects), not {@code ReentrantLock}s: a contended
  * {@code ReentrantLock} allocates an AQS node per waiting thread on the Java heap, while a contended
@@ -81,13 +89,15 @@ public final class PosixTier implements StorageTier
     private final FileIndex index;
     private final Object indexLock = new Object();
     private final Object[] stripes = new Object[STRIPES];
-    private final ParkingQueue<Job> queue;
+    private final JobLanes<Job> lanes;
     private final ParkingQueue<Job> jobPool = new ParkingQueue<>(JOB_POOL_SIZE, 0);
     private final DirectIo directIo;
     private final boolean usesLibc;
     private final Set<TierCapability> capabilities;
     private final Worker[] workers;
     private final Thread[] threads;
+    private final FanoutDirectories fanout;
+    private final Thread fanoutThread;
     private final AtomicInteger submitting = new AtomicInteger();
     private final AtomicBoolean overflowReported = new AtomicBoolean();
     private final Object closeLock = new Object();
@@ -114,7 +124,7 @@ public final class PosixTier implements StorageTier
             jobPool.offer(new Job());
         }
         // One consumer index per worker, so each parks in a slot of its own.
-        queue = new ParkingQueue<>(QUEUE_CAPACITY, settings.ioThreads);
+        lanes = new JobLanes<>(QUEUE_CAPACITY, settings.ioThreads);
 
         String directNote = "off";
         boolean direct = false;
@@ -180,6 +190,18 @@ public final class PosixTier implements StorageTier
             }
             capabilities = Collections.unmodifiableSet(declared);
 
+            // After the scan, which then need not walk directories that are still empty.
+            fanout = new FanoutDirectories(layout, libc, logger, name);
+            if (fanout.needed())
+            {
+                fanoutThread = new Thread(fanout, "kvtier-posix-" + name + "-mkdir");
+                fanoutThread.setDaemon(true);
+            }
+            else
+            {
+                fanoutThread = null;
+            }
+
             threads = new Thread[workers.length];
             for (int i = 0; i < workers.length; i++)
             {
@@ -202,6 +224,10 @@ public final class PosixTier implements StorageTier
             for (final Thread thread : threads)
             {
                 thread.start();
+            }
+            if (fanoutThread != null)
+            {
+                fanoutThread.start();
             }
         }
         catch (final RuntimeException | Error ex)
@@ -275,10 +301,61 @@ public final class PosixTier implements StorageTier
         return capabilities;
     }
 
+    /**
+     * Not shared: answered from the index on the caller's thread, no I/O, every key completed before
+     * this returns (unless the index overflowed and cannot tell; then as for a shared directory).
+     * Shared: queued in the urgent lane; a worker {@code stat}s each file.
+     */
     @Override
     public void exists(final TierBatch batch)
     {
-        submit(EXISTS, batch);
+        if (settings.shared || !answerFromIndex(batch))
+        {
+            submit(EXISTS, batch);
+        }
+    }
+
+    /**
+     * @param batch an exists batch
+     * @return false, with nothing completed, when the index overflowed and the files must be asked
+     */
+    private boolean answerFromIndex(final TierBatch batch)
+    {
+        final int size = batch.size();
+        for (int i = 0; i < size; i++)
+        {
+            final long keyHigh = batch.keyHigh(i);
+            final long keyLow = batch.keyLow(i);
+            TierStatus status;
+            // Counted around each lookup, never around a completion: a completion callback may close the
+            // tier, and close() waits for this count (so the index it frees is not in use).
+            submitting.incrementAndGet();
+            try
+            {
+                if (closed)
+                {
+                    status = TierStatus.CLOSED;
+                }
+                else
+                {
+                    synchronized (indexLock)
+                    {
+                        if (i == 0 && index.overflowed())
+                        {
+                            return false;
+                        }
+                        status = index.exists(keyHigh, keyLow, objectSize);
+                    }
+                }
+            }
+            finally
+            {
+                submitting.decrementAndGet();
+            }
+            // null: the index overflowed since the first key; a key it does not hold is a miss, never wrong bytes.
+            complete(batch, i, status == null ? TierStatus.NOT_FOUND : status);
+        }
+        return true;
     }
 
     @Override
@@ -331,21 +408,21 @@ public final class PosixTier implements StorageTier
             }
             final int share = Math.min(workers.length, size);
             job.prepare(operation, batch, size, share);
-            if (!queue.offer(job))
+            if (!offer(job))
             {
                 job.batch = null;
                 jobPool.offer(job);
                 if (errors.shouldLog())
                 {
-                    errors.log(System.Logger.Level.WARNING, "posix tier " + name + ": " + QUEUE_CAPACITY
-                        + " batches already queued; rejecting a batch of " + size + " keys");
+                    errors.log(System.Logger.Level.WARNING, "posix tier " + name + ": " + QUEUE_CAPACITY + " "
+                        + (job.urgent ? "read and probe" : "write and remove") + " batches already queued; rejecting a batch of " + size + " keys");
                 }
                 completeAll(batch, size, TierStatus.REJECTED);
                 return;
             }
             for (int i = 1; i < share; i++)
             {
-                if (!queue.offer(job))
+                if (!offer(job))
                 {
                     // Fewer workers share this batch; give back the holds nobody will take.
                     job.release(share - i, jobPool);
@@ -357,6 +434,11 @@ public final class PosixTier implements StorageTier
         {
             submitting.decrementAndGet();
         }
+    }
+
+    private boolean offer(final Job job)
+    {
+        return job.urgent ? lanes.offerUrgent(job) : lanes.offerBulk(job);
     }
 
     private void completeAll(final TierBatch batch, final int size, final TierStatus status)
@@ -409,11 +491,16 @@ public final class PosixTier implements StorageTier
                 Thread.onSpinWait();
             }
             boolean interrupted = false;
-            // FIFO: every job queued before is taken before the first poison pill.
+            if (fanoutThread != null)
+            {
+                fanout.stop();
+            }
+            // The bulk lane is FIFO and a worker takes from it only when the urgent lane is empty: every
+            // job queued before is taken before the first poison pill.
             final boolean onWorker = isWorkerThread();
             for (int i = 0; i < threads.length; i++)
             {
-                while (!queue.offer(POISON))
+                while (!lanes.offerBulk(POISON))
                 {
                     if (onWorker)
                     {
@@ -450,6 +537,18 @@ public final class PosixTier implements StorageTier
                     }
                 }
                 stopped &= !thread.isAlive();
+            }
+            if (fanoutThread != null)
+            {
+                try
+                {
+                    // Between two mkdir calls it sees the stop request; only a hung filesystem delays it.
+                    fanoutThread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                }
+                catch (final InterruptedException ex)
+                {
+                    interrupted = true;
+                }
             }
             if (stopped)
             {
@@ -494,18 +593,37 @@ public final class PosixTier implements StorageTier
         return layout;
     }
 
+    /** @return how many times a write had to make its directory, summed over the workers; for tests, once writes are complete */
+    long directoriesMadeByWrites()
+    {
+        long made = 0;
+        for (final Worker worker : workers)
+        {
+            made += worker.store.directoriesMade();
+        }
+        return made;
+    }
+
+    /** @return the start-up creation of fan-out directories, for tests */
+    FanoutDirectories fanout()
+    {
+        return fanout;
+    }
+
     /** A batch handed to the workers; reused through the job pool. */
     private static final class Job
     {
         private final AtomicInteger cursor = new AtomicInteger();
         private final AtomicInteger holders = new AtomicInteger();
         private int operation;
+        private boolean urgent;
         private int size;
         private TierBatch batch;
 
         void prepare(final int operation, final TierBatch batch, final int size, final int holders)
         {
             this.operation = operation;
+            this.urgent = operation == READ || operation == EXISTS;
             this.batch = batch;
             this.size = size;
             this.cursor.set(0);
@@ -541,12 +659,12 @@ public final class PosixTier implements StorageTier
 
     private void completeOneQueuedJobClosed()
     {
-        final Job job = queue.poll();
+        final Job job = lanes.poll();
         if (job == null || job == POISON)
         {
             if (job == POISON)
             {
-                while (!queue.offer(POISON))
+                while (!lanes.offerBulk(POISON))
                 {
                     Thread.onSpinWait();
                 }
@@ -576,33 +694,64 @@ public final class PosixTier implements StorageTier
             this.store = store;
         }
 
+        /**
+         * Claims keys one at a time, from the job it holds. After each key of a bulk job it looks at the
+         * urgent lane: an urgent job found there is served first, and the bulk job, set aside meanwhile,
+         * is resumed once the urgent lane is empty. One loop and one call of {@link #process}, not a
+         * nested call per urgent job, so the JIT compiles the I/O path once.
+         */
         @Override
         public void run()
         {
+            Job job = null;
+            Job setAside = null;
             while (true)
             {
-                final Job job;
-                try
+                if (job == null)
                 {
-                    job = queue.take(consumerIndex);
+                    if (setAside != null)
+                    {
+                        job = lanes.pollUrgent();
+                        if (job == null)
+                        {
+                            job = setAside;
+                            setAside = null;
+                        }
+                    }
+                    else
+                    {
+                        try
+                        {
+                            job = lanes.take(consumerIndex);
+                        }
+                        catch (final InterruptedException ex)
+                        {
+                            // Only close() stops a worker, with a poison pill (only ever in the bulk lane).
+                            continue;
+                        }
+                        if (job == POISON)
+                        {
+                            return;
+                        }
+                    }
                 }
-                catch (final InterruptedException ex)
+                final int i = job.cursor.getAndIncrement();
+                if (i >= job.size)
                 {
-                    // Only close() stops a worker, with a poison pill.
+                    job.release(1, jobPool);
+                    job = null;
                     continue;
                 }
-                if (job == POISON)
+                process(job.operation, job.batch, i);
+                if (!job.urgent && setAside == null)
                 {
-                    return;
+                    final Job urgent = lanes.pollUrgent();
+                    if (urgent != null)
+                    {
+                        setAside = job;
+                        job = urgent;
+                    }
                 }
-                final TierBatch batch = job.batch;
-                final int operation = job.operation;
-                final int size = job.size;
-                for (int i = job.cursor.getAndIncrement(); i < size; i = job.cursor.getAndIncrement())
-                {
-                    process(operation, batch, i);
-                }
-                job.release(1, jobPool);
             }
         }
 
@@ -613,7 +762,7 @@ public final class PosixTier implements StorageTier
             {
                 status = closed ? TierStatus.CLOSED : switch (operation)
                 {
-                    case EXISTS -> store.exists(batch.keyHigh(i), batch.keyLow(i), objectSize);
+                    case EXISTS -> probe(batch.keyHigh(i), batch.keyLow(i));
                     case READ -> read(batch.keyHigh(i), batch.keyLow(i), batch.segment(i));
                     case WRITE -> write(batch.keyHigh(i), batch.keyLow(i), batch.segment(i));
                     default -> remove(batch.keyHigh(i), batch.keyLow(i));
@@ -630,8 +779,37 @@ public final class PosixTier implements StorageTier
             complete(batch, i, status);
         }
 
+        /** A shared directory's probe (or one the overflowed index cannot answer): a stat of the file. */
+        private TierStatus probe(final long keyHigh, final long keyLow)
+        {
+            final int commit;
+            synchronized (indexLock)
+            {
+                if (!settings.shared)
+                {
+                    final TierStatus known = index.exists(keyHigh, keyLow, objectSize);
+                    if (known != null)
+                    {
+                        return known;
+                    }
+                }
+                commit = index.commitOf(keyHigh, keyLow);
+            }
+            final TierStatus status = store.exists(keyHigh, keyLow, objectSize);
+            if (status == TierStatus.NOT_FOUND && commit != 0)
+            {
+                forget(keyHigh, keyLow, commit);
+            }
+            return status;
+        }
+
         private TierStatus read(final long keyHigh, final long keyLow, final MemorySegment destination)
         {
+            final int commit;
+            synchronized (indexLock)
+            {
+                commit = index.commitOf(keyHigh, keyLow);
+            }
             final TierStatus status = store.read(keyHigh, keyLow, destination);
             if (status == TierStatus.OK)
             {
@@ -640,7 +818,30 @@ public final class PosixTier implements StorageTier
                     index.touch(keyHigh, keyLow);
                 }
             }
+            else if (status == TierStatus.NOT_FOUND && commit != 0)
+            {
+                forget(keyHigh, keyLow, commit);
+            }
             return status;
+        }
+
+        /** The index held a file the filesystem does not: drop it, so probes stop answering OK for it. */
+        private void forget(final long keyHigh, final long keyLow, final int commit)
+        {
+            final boolean forgotten;
+            synchronized (stripe(keyHigh, keyLow))
+            {
+                synchronized (indexLock)
+                {
+                    forgotten = index.forget(keyHigh, keyLow, commit);
+                }
+            }
+            if (forgotten && !settings.shared && errors.shouldLog())
+            {
+                errors.log(System.Logger.Level.WARNING, "posix tier " + name + ": page file " + layout.pagePath(keyHigh, keyLow)
+                    + " was deleted by something other than this tier, though tier." + name + "." + PosixSettings.SHARED
+                    + "=false says only it changes " + settings.dir + "; forgotten (probes answer from the index)");
+            }
         }
 
         private TierStatus write(final long keyHigh, final long keyLow, final MemorySegment source)

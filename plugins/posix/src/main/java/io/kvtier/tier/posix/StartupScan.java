@@ -79,6 +79,10 @@ final class StartupScan
                     }
                     return FileVisitResult.CONTINUE;
                 }
+                if (FanoutDirectories.isMarker(name) && file.getParent().equals(layout.dir()))
+                {
+                    return FileVisitResult.CONTINUE;
+                }
                 final PageKey key = layout.pageKeyOf(file);
                 if (key == null)
                 {

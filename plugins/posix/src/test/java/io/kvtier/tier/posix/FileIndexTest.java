@@ -1,5 +1,6 @@
 package io.kvtier.tier.posix;
 
+import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;
 
 import java.lang.foreign.Arena;
@@ -32,6 +33,13 @@ class FileIndexTest
     {
         final int ticket = index.reserveWrite(key, ~key, SIZE, victims);
         assertThat(ticket).as("ticket for key %d", key).isGreaterThanOrEqualTo(0);
+        index.commitWrite(ticket, SIZE, true, victims);
+    }
+
+    private void write(final FileIndex index, final long key, final boolean mayBeUntracked)
+    {
+        final int ticket = index.reserveWrite(key, ~key, SIZE, victims);
+        assertThat(ticket == FileIndex.UNTRACKED && mayBeUntracked || ticket >= 0).as("ticket for key %d", key).isTrue();
         index.commitWrite(ticket, SIZE, true, victims);
     }
 
@@ -192,5 +200,55 @@ class FileIndexTest
         index.continueEviction(victims);
         assertThat(drainVictims(index)).containsExactly(10, 11, 12);
         assertThat(index.objects()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldAnswerProbesForFilesItKnowsAndNotForWritesInFlightOrEvictions()
+    {
+        final FileIndex index = bounded(10, 0.15, 0.1);
+        assertThat(index.exists(1, ~1L, SIZE)).isEqualTo(TierStatus.NOT_FOUND);
+        final int ticket = index.reserveWrite(1, ~1L, SIZE, victims);
+        assertThat(index.exists(1, ~1L, SIZE)).as("a write in flight is not a file yet").isEqualTo(TierStatus.NOT_FOUND);
+        index.commitWrite(ticket, SIZE, true, victims);
+        assertThat(index.exists(1, ~1L, SIZE)).isEqualTo(TierStatus.OK);
+        assertThat(index.exists(1, ~1L, 2 * SIZE)).as("a file of another size").isEqualTo(TierStatus.CORRUPT);
+        write(index, 2);
+        assertThat(victims.count()).as("above the high water level, the oldest is chosen").isEqualTo(1);
+        assertThat(index.exists(1, ~1L, SIZE)).as("chosen for eviction").isEqualTo(TierStatus.NOT_FOUND);
+        drainVictims(index);
+        index.removed(2, ~2L, true, SIZE);
+        assertThat(index.exists(2, ~2L, SIZE)).isEqualTo(TierStatus.NOT_FOUND);
+    }
+
+    @Test
+    void shouldSayItCannotTellOnlyForKeysItLacksOnceOverflowed()
+    {
+        final FileIndex index = new FileIndex(arena, 16, TierUsage.UNBOUNDED, Long.MAX_VALUE, Long.MAX_VALUE);
+        for (long key = 0; key < 20; key++)
+        {
+            write(index, key, true);
+        }
+        assertThat(index.overflowed()).isTrue();
+        assertThat(index.exists(0, ~0L, SIZE)).isEqualTo(TierStatus.OK);
+        assertThat(index.exists(1000, ~1000L, SIZE)).as("maybe one of the untracked files").isNull();
+    }
+
+    @Test
+    void shouldForgetAMissingFileUnlessItWasWrittenAgainSince()
+    {
+        final FileIndex index = bounded(100, 0.9, 0.8);
+        assertThat(index.commitOf(1, ~1L)).isZero();
+        write(index, 1);
+        final int seen = index.commitOf(1, ~1L);
+        assertThat(seen).isNotZero();
+        write(index, 1);
+        assertThat(index.forget(1, ~1L, seen)).as("rewritten since the read began").isFalse();
+        assertThat(index.exists(1, ~1L, SIZE)).isEqualTo(TierStatus.OK);
+        assertThat(index.forget(1, ~1L, index.commitOf(1, ~1L))).isTrue();
+        assertThat(index.exists(1, ~1L, SIZE)).isEqualTo(TierStatus.NOT_FOUND);
+        assertThat(index.objects()).isZero();
+        assertThat(index.usedBytes()).isZero();
+        assertThat(index.entries()).isZero();
+        assertThat(index.forget(1, ~1L, seen)).isFalse();
     }
 }

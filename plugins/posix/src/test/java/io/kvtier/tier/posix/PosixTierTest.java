@@ -182,7 +182,8 @@ class PosixTierTest
     @EnumSource(Io.class)
     void shouldReportCorruptNeverOkForAFileOfTheWrongSize(final Io io) throws IOException
     {
-        final PosixTier tier = open(io, tmp, "direct-io", "true");
+        // Shared, so exists looks at the file (a stat) rather than answering from the index.
+        final PosixTier tier = open(io, tmp, "direct-io", "true", "shared", "true");
         final PageArena arena = arena(16, SIZE);
         for (final long size : new long[] {0, 1, SIZE - 1, SIZE - 4096, SIZE + 1, SIZE + 4096, 12345})
         {
@@ -477,6 +478,180 @@ class PosixTierTest
     }
 
     // ------------------------------------------------------------------------------------------------
+    // Probes, priorities and fan-out directories
+    // ------------------------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @EnumSource(Io.class)
+    void shouldAnswerProbesFromTheIndexWithoutIoWhenTheDirectoryIsNotShared(final Io io) throws IOException
+    {
+        final PosixTier local = open(io, tmp);
+        final PosixTier shared = open(io, tmp, "shared", "true");
+        final PageArena arena = arena(8, SIZE);
+        final List<PageKey> keys = keys(3);
+        assertThat(write(local, keys, 1, arena, SIZE).statuses()).containsOnly(TierStatus.OK);
+
+        // Behind the tier's back: key 0's file is deleted, and a file appears for a key it never wrote.
+        Files.delete(pagePath(local, keys.get(0)));
+        final PageKey stranger = keys(1).getFirst();
+        Files.createDirectories(pagePath(local, stranger).getParent());
+        Files.copy(pagePath(local, keys.get(1)), pagePath(local, stranger));
+        final List<PageKey> probed = List.of(keys.get(0), keys.get(1), keys.get(2), stranger);
+
+        // Not shared: what the tier wrote, from memory, completed before exists() returns; no file was looked at.
+        final RecordingTierBatch fromIndex = RecordingTierBatch.ofKeys("exists", probed);
+        local.exists(fromIndex);
+        assertThat(fromIndex.isComplete()).as("answered on the caller's thread, not queued").isTrue();
+        assertThat(fromIndex.statuses()).containsExactly(TierStatus.OK, TierStatus.OK, TierStatus.OK, TierStatus.NOT_FOUND);
+        fromIndex.assertNoViolations();
+
+        // Shared: a stat of each file sees what is really there.
+        assertThat(exists(shared, probed).statuses()).containsExactly(TierStatus.NOT_FOUND, TierStatus.OK, TierStatus.OK, TierStatus.OK);
+
+        // A read finds key 0 missing (a miss, never wrong bytes), and the index forgets it.
+        assertThat(read(local, keys.subList(0, 1), arena, SIZE).statuses()).containsExactly(TierStatus.NOT_FOUND);
+        assertThat(exists(local, keys.subList(0, 2)).statuses()).containsExactly(TierStatus.NOT_FOUND, TierStatus.OK);
+    }
+
+    @Test
+    void shouldNotCountAWriteInFlightOrARemovedFileAsPresent()
+    {
+        final PosixTier tier = open(Io.LIBC, tmp, "io-threads", "1");
+        final PageArena arena = arena(4, SIZE);
+        final List<PageKey> keys = keys(2);
+        final java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        final List<MemorySegment> sources = arena.slices(1, SIZE);
+        PageBytes.fill(sources.getFirst(), 3);
+        final RecordingTierBatch held = new RecordingTierBatch("write", keys.subList(0, 1), sources);
+        assertTimeoutPreemptively(DEADLINE, () ->
+        {
+            tier.write(new BlockingBatch(held, 0, entered, release));
+            entered.await();
+            assertThat(exists(tier, keys.subList(0, 1)).statuses()).as("a write not yet published").containsExactly(TierStatus.NOT_FOUND);
+            release.countDown();
+            held.awaitCompletion(DEADLINE);
+        });
+        assertThat(held.statuses()).containsExactly(TierStatus.OK);
+        assertThat(exists(tier, keys.subList(0, 1)).statuses()).containsExactly(TierStatus.OK);
+        assertThat(remove(tier, keys.subList(0, 1)).statuses()).containsExactly(TierStatus.OK);
+        assertThat(exists(tier, keys.subList(0, 1)).statuses()).containsExactly(TierStatus.NOT_FOUND);
+    }
+
+    @Test
+    void shouldProbeTheFilesWhenTheIndexOverflowed()
+    {
+        // An unbounded tier whose index holds 16 keys: the rest are counted in bytes only, so a probe
+        // for a key the index lacks must look at the file.
+        final PosixTier tier = open(Io.LIBC, tmp, "index-entries", "16");
+        final PageArena arena = arena(24, SIZE);
+        final List<PageKey> keys = keys(20);
+        assertThat(write(tier, keys, 9, arena, SIZE).statuses()).containsOnly(TierStatus.OK);
+        final List<PageKey> probed = new ArrayList<>(keys);
+        probed.add(keys(1).getFirst());
+        final List<TierStatus> expected = new ArrayList<>(java.util.Collections.nCopies(keys.size(), TierStatus.OK));
+        expected.add(TierStatus.NOT_FOUND);
+        assertThat(exists(tier, probed).statuses()).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void shouldServeReadsAndProbesAheadOfAWriteBacklog()
+    {
+        // One worker, held inside the first key of a write batch: everything queued meanwhile waits, and
+        // when it is let go the order in which keys complete shows who went first.
+        final PosixTier tier = open(Io.LIBC, tmp, "io-threads", "1", "shared", "true");
+        final PageArena arena = arena(128, SIZE);
+        final PageKey stored = keys(1).getFirst();
+        writeOne(tier, stored, arena);
+
+        final java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        final OrderedBatch held = OrderedBatch.writing("held write", keys(4), arena, clock);
+        final List<OrderedBatch> backlog = new ArrayList<>();
+        for (int i = 0; i < 20; i++)
+        {
+            backlog.add(OrderedBatch.writing("backlog write " + i, keys(4), arena, clock));
+        }
+        final OrderedBatch read = new OrderedBatch(new RecordingTierBatch("read", List.of(stored), arena.slices(1, SIZE)), clock);
+        final OrderedBatch probe = new OrderedBatch(RecordingTierBatch.ofKeys("exists", List.of(stored)), clock);
+
+        assertTimeoutPreemptively(DEADLINE, () ->
+        {
+            tier.write(new BlockingBatch(held, 0, entered, release));
+            entered.await();
+            backlog.forEach(tier::write);
+            tier.read(read);
+            tier.exists(probe);
+            release.countDown();
+            for (final OrderedBatch batch : backlog)
+            {
+                batch.recorded.awaitCompletion(DEADLINE);
+            }
+            held.recorded.awaitCompletion(DEADLINE);
+            read.recorded.awaitCompletion(DEADLINE);
+            probe.recorded.awaitCompletion(DEADLINE);
+        });
+        assertThat(read.recorded.statuses()).containsExactly(TierStatus.OK);
+        assertThat(probe.recorded.statuses()).containsExactly(TierStatus.OK);
+        // The held key finishes first; then the read and the probe, before the held batch's next key
+        // and before any of the 80 keys of the 20 batches queued ahead of them.
+        assertThat(held.order(0)).isEqualTo(1);
+        assertThat(read.order(0)).isEqualTo(2);
+        assertThat(probe.order(0)).isEqualTo(3);
+        assertThat(held.order(1)).isEqualTo(4);
+        for (final OrderedBatch batch : backlog)
+        {
+            assertThat(batch.recorded.statuses()).containsOnly(TierStatus.OK);
+            assertThat(batch.firstOrder()).as(batch.recorded.label()).isGreaterThan(held.order(3));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3})
+    void shouldCreateTheFanoutDirectoriesAtStartSoWritesNeverMakeThem(final int levels) throws Exception
+    {
+        // tmpfs when there is one: 65,792 directories take about 0.5 s there and 2 s on ext4.
+        final Path shm = Path.of("/dev/shm");
+        final Path dir = levels > 1 && Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "kvtier-posix-fanout-") : tmp;
+        scratchToDelete = dir;
+        final PosixTier tier = open(Io.LIBC, dir, "fanout-levels", Integer.toString(levels));
+        assertThat(tier.fanout().await(Duration.ofMinutes(2))).as("the start-up thread finished").isTrue();
+        assertThat(tier.fanout().complete()).isTrue();
+        assertThat(FanoutDirectories.marker(tier.layout())).isRegularFile();
+        final int eager = FanoutDirectories.eagerDirectories(levels);
+        assertThat(eager).isEqualTo(levels == 1 ? 256 : 256 + 65_536);
+        try (Stream<Path> tree = Files.walk(dir, 2))
+        {
+            assertThat(tree.filter(Files::isDirectory).count() - 1).isEqualTo(eager);
+        }
+
+        final List<PageKey> keys = keys(64);
+        assertThat(write(tier, keys, 1, arena(64, SIZE), SIZE).statuses()).containsOnly(TierStatus.OK);
+        // Level 3's 16.7M leaves are made by the first write into each, once.
+        final long leaves = keys.stream().map(key -> key.toHex().substring(0, 6)).distinct().count();
+        assertThat(tier.directoriesMadeByWrites()).isEqualTo(levels == 3 ? leaves : 0);
+
+        // The marker makes the next start skip the work.
+        final PosixTier again = open(Io.LIBC, dir, "fanout-levels", Integer.toString(levels));
+        assertThat(again.fanout().needed()).isFalse();
+        assertThat(exists(again, keys).statuses()).containsOnly(TierStatus.OK);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Io.class)
+    void shouldMakeAFanoutDirectoryAgainWhenItWentMissing(final Io io) throws Exception
+    {
+        final PosixTier tier = open(io, tmp, "fanout-levels", "1");
+        assertThat(tier.fanout().await(Duration.ofMinutes(2))).isTrue();
+        final PageKey key = keys(1).getFirst();
+        Files.delete(pagePath(tier, key).getParent());
+        writeOne(tier, key, arena(1, SIZE));
+        assertThat(pagePath(tier, key)).isRegularFile();
+        assertThat(tier.directoriesMadeByWrites()).isEqualTo(1);
+    }
+
+    // ------------------------------------------------------------------------------------------------
     // I/O paths and capabilities
     // ------------------------------------------------------------------------------------------------
 
@@ -550,7 +725,10 @@ class PosixTierTest
     void shouldCloseFromACompletionCallbackWhileTheJobQueueIsFull() throws Exception
     {
         final PosixTier tier = open(Io.LIBC, tmp, "io-threads", "1");
-        final RecordingTierBatch recorded = RecordingTierBatch.ofKeys("exists", keys(1));
+        final PageArena arena = arena(1, SIZE);
+        final MemorySegment slice = arena.slice(SIZE);
+        // Reads of missing keys: they reach the worker (a probe of a directory that is not shared would not).
+        final RecordingTierBatch recorded = new RecordingTierBatch("read", keys(1), List.of(slice));
         final java.util.concurrent.CountDownLatch filled = new java.util.concurrent.CountDownLatch(1);
         final io.kvtier.spi.TierBatch closing = new CallbackBatch(recorded, index ->
         {
@@ -567,13 +745,14 @@ class PosixTierTest
         final List<RecordingTierBatch> queued = new ArrayList<>();
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
-            tier.exists(closing);
+            tier.read(closing);
             // The only worker is stuck in the callback: fill the job queue until the tier refuses more.
             boolean refused = false;
+            // Removes, which go to the lane close() puts its poison pills in.
             while (!refused && queued.size() < 10_000)
             {
-                final RecordingTierBatch batch = RecordingTierBatch.ofKeys("exists", keys(1));
-                tier.exists(batch);
+                final RecordingTierBatch batch = RecordingTierBatch.ofKeys("remove", keys(1));
+                tier.remove(batch);
                 queued.add(batch);
                 refused = batch.isComplete() && batch.statuses().contains(TierStatus.REJECTED);
             }
@@ -596,7 +775,7 @@ class PosixTierTest
     {
         final PosixTier tier = open(Io.LIBC, tmp, "io-threads", "1");
         final List<PageKey> keys = keys(8);
-        final RecordingTierBatch recorded = RecordingTierBatch.ofKeys("exists", keys);
+        final RecordingTierBatch recorded = new RecordingTierBatch("read", keys, arena(keys.size(), SIZE).slices(keys.size(), SIZE));
         final io.kvtier.spi.TierBatch closing = new CallbackBatch(recorded, index ->
         {
             if (index == 0)
@@ -607,10 +786,29 @@ class PosixTierTest
         // The engine may close the tier from a completion; the worker must not wait for itself.
         assertTimeoutPreemptively(Duration.ofSeconds(20), () ->
         {
-            tier.exists(closing);
+            tier.read(closing);
             recorded.awaitCompletion(DEADLINE);
         });
         assertThat(recorded.statuses()).startsWith(TierStatus.NOT_FOUND).containsOnly(TierStatus.NOT_FOUND, TierStatus.CLOSED);
+    }
+
+    @Test
+    void shouldCloseFromTheCompletionCallbackOfAProbeAnsweredFromTheIndex()
+    {
+        final PosixTier tier = open(Io.LIBC, tmp);
+        final RecordingTierBatch recorded = RecordingTierBatch.ofKeys("exists", keys(8));
+        final io.kvtier.spi.TierBatch closing = new CallbackBatch(recorded, index ->
+        {
+            if (index == 0)
+            {
+                tier.close();
+            }
+        });
+        // Completed on this thread, inside exists(): close() from the callback must not wait for that call.
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> tier.exists(closing));
+        assertThat(recorded.isComplete()).isTrue();
+        assertThat(recorded.statuses()).startsWith(TierStatus.NOT_FOUND).containsOnly(TierStatus.NOT_FOUND, TierStatus.CLOSED);
+        recorded.assertNoViolations();
     }
 
     @Test
@@ -706,6 +904,9 @@ class PosixTierTest
         final PosixTier tier = open(Io.LIBC, dir, "io-threads", "1");
         // One key per batch, each awaited: the worker runs dry and waits for every job, which is what a
         // blocking queue's per-wait node would show up on (one key per batch leaves nothing to amortise it).
+        // Removes of a missing key: one libc call on the worker (a probe would be answered from the
+        // index, and a read goes deeper, where the JIT may leave the FFM linker's per-call capture-state
+        // slice in place; shouldNotAllocatePerKeyOnTheLibcPath covers reads).
         final List<PageKey> absent = keys(1);
         final long worker = tier.workerThreads().getFirst().threadId();
         final int batchesPerWindow = 500;
@@ -715,8 +916,8 @@ class PosixTierTest
             final long before = threads.getThreadAllocatedBytes(worker);
             for (int i = 0; i < batchesPerWindow; i++)
             {
-                final RecordingTierBatch batch = RecordingTierBatch.ofKeys("exists", absent);
-                tier.exists(batch);
+                final RecordingTierBatch batch = RecordingTierBatch.ofKeys("remove", absent);
+                tier.remove(batch);
                 assertThat(batch.awaitCompletion(DEADLINE).statuses()).containsExactly(TierStatus.NOT_FOUND);
             }
             best = Math.min(best, threads.getThreadAllocatedBytes(worker) - before);
@@ -766,6 +967,142 @@ class PosixTierTest
         {
             recorded.complete(index, status);
             afterComplete.accept(index);
+        }
+    }
+
+    /** Holds the worker inside {@code segment(held)} of a batch until released, so what is queued meanwhile waits. */
+    private static final class BlockingBatch implements io.kvtier.spi.TierBatch
+    {
+        private final io.kvtier.spi.TierBatch recorded;
+        private final int held;
+        private final java.util.concurrent.CountDownLatch entered;
+        private final java.util.concurrent.CountDownLatch release;
+
+        BlockingBatch(final io.kvtier.spi.TierBatch recorded, final int held, final java.util.concurrent.CountDownLatch entered,
+                      final java.util.concurrent.CountDownLatch release)
+        {
+            this.recorded = recorded;
+            this.held = held;
+            this.entered = entered;
+            this.release = release;
+        }
+
+        @Override
+        public int size()
+        {
+            return recorded.size();
+        }
+
+        @Override
+        public long keyHigh(final int index)
+        {
+            return recorded.keyHigh(index);
+        }
+
+        @Override
+        public long keyLow(final int index)
+        {
+            return recorded.keyLow(index);
+        }
+
+        @Override
+        public MemorySegment segment(final int index)
+        {
+            if (index == held && entered.getCount() > 0)
+            {
+                entered.countDown();
+                try
+                {
+                    release.await();
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return recorded.segment(index);
+        }
+
+        @Override
+        public void complete(final int index, final TierStatus status)
+        {
+            recorded.complete(index, status);
+        }
+    }
+
+    /** Records the order of every key's completion on a clock shared by several batches. */
+    private static final class OrderedBatch implements io.kvtier.spi.TierBatch
+    {
+        private final RecordingTierBatch recorded;
+        private final java.util.concurrent.atomic.AtomicLong clock;
+        private final long[] order;
+
+        OrderedBatch(final RecordingTierBatch recorded, final java.util.concurrent.atomic.AtomicLong clock)
+        {
+            this.recorded = recorded;
+            this.clock = clock;
+            this.order = new long[recorded.size()];
+        }
+
+        static OrderedBatch writing(final String label, final List<PageKey> keys, final PageArena arena, final java.util.concurrent.atomic.AtomicLong clock)
+        {
+            final List<MemorySegment> sources = arena.slices(keys.size(), SIZE);
+            for (int i = 0; i < keys.size(); i++)
+            {
+                PageBytes.fill(sources.get(i), i);
+            }
+            return new OrderedBatch(new RecordingTierBatch(label, keys, sources), clock);
+        }
+
+        /** @return the key's place in the completion order, from 1, or 0 when not completed */
+        long order(final int index)
+        {
+            synchronized (order)
+            {
+                return order[index];
+            }
+        }
+
+        long firstOrder()
+        {
+            synchronized (order)
+            {
+                return java.util.Arrays.stream(order).min().orElse(0);
+            }
+        }
+
+        @Override
+        public int size()
+        {
+            return recorded.size();
+        }
+
+        @Override
+        public long keyHigh(final int index)
+        {
+            return recorded.keyHigh(index);
+        }
+
+        @Override
+        public long keyLow(final int index)
+        {
+            return recorded.keyLow(index);
+        }
+
+        @Override
+        public MemorySegment segment(final int index)
+        {
+            return recorded.segment(index);
+        }
+
+        @Override
+        public void complete(final int index, final TierStatus status)
+        {
+            synchronized (order)
+            {
+                order[index] = clock.incrementAndGet();
+            }
+            recorded.complete(index, status);
         }
     }
 }

@@ -1,0 +1,38 @@
+package io.kvtier.bench.workload;
+
+/**
+ * The steps of one workload request as a client makes it, in order; the runner adds up the time
+ * each takes, so a report can say where the clients' time went.
+ */
+public enum ClientStep
+{
+    /** Hashing the prompt's tokens into page keys (no engine call). */
+    KEYS("keys"),
+    /** {@code session.lookup}: the prefix scan, including any L3 probes ({@code exists}) it waits for. */
+    LOOKUP("lookup"),
+    /** {@code session.acquire}: pinning pool pages and loading L3 pages into the pool. */
+    ACQUIRE("acquire"),
+    /** Checking every byte of the acquired pages against the pattern of their keys (no engine call). */
+    VERIFY("verify"),
+    /** {@code session.release}: unpinning. */
+    RELEASE("release"),
+    /** {@code session.reserve}: pool pages for the missing part of the prompt. */
+    RESERVE("reserve"),
+    /** Computing the missing pages, which the workload fakes by writing their pattern (no engine call). */
+    FILL("fill"),
+    /** {@code session.commit}: publishing the written pages (and starting their backups). */
+    COMMIT("commit");
+
+    private final String label;
+
+    ClientStep(final String label)
+    {
+        this.label = label;
+    }
+
+    /** @return the step's name in reports */
+    public String label()
+    {
+        return label;
+    }
+}

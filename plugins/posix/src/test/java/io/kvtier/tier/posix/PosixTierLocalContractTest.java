@@ -1,0 +1,25 @@
+package io.kvtier.tier.posix;
+
+import io.kvtier.spi.StorageTierProvider;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * The kit against the LibC path with the defaults: a directory that is this tier's alone (probes are
+ * answered from the index), unbounded, buffered, two fan-out levels created at start.
+ */
+class PosixTierLocalContractTest extends PosixContract
+{
+    @Override
+    protected StorageTierProvider provider()
+    {
+        return new PosixTierProvider();
+    }
+
+    @Override
+    protected Map<String, String> validConfig(final Path scratchDir)
+    {
+        return Map.of("dir", scratchDir.toString());
+    }
+}
