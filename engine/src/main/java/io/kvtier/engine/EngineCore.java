@@ -55,6 +55,8 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private static final byte F_LOADED_UNUSED = 32;
     /** Its last backup failed: it is backed up again before eviction may drop it. */
     private static final byte F_BACKUP_FAILED = 64;
+    /** Waiting in the backup backlog, unpinned, because l3.max-backup-pages backups were in flight. */
+    private static final byte F_BACKUP_QUEUED = (byte)0x80;
 
     /** Backups of one page that may fail before eviction drops it without an L3 copy (counted, warned). */
     static final int MAX_BACKUP_ATTEMPTS = 3;
@@ -122,6 +124,11 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
     private final int backupTier;
 
     private int backupsInFlight;
+    private final int maxBackupsInFlight;
+    private final LongRing backupBacklog;
+    private int backlogLive;
+    private long lastSkipWarningNanos;
+    private static final long SKIP_WARNING_PERIOD_NS = 10_000_000_000L;
     private int scanRun;
     private int scanTotal;
     private long lastHeartbeatNanos;
@@ -198,6 +205,8 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         lookupDeadlines = new LongRing(2 * (maxSessions + 1), 3);
         spaceWaiters = new ArrayDeque<>(maxSessions + 1);
         flushWaiters = new ArrayDeque<>(maxSessions + 1);
+        maxBackupsInFlight = config.maxBackupPages(pageCount);
+        backupBacklog = new LongRing(pageCount + 1, 2);
 
         openBatch = new TierIoBatch[tierCount][TierIoBatch.OPS];
         freeBatches = new ArrayDeque[tierCount][TierIoBatch.OPS];
@@ -1254,6 +1263,26 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         {
             return false;
         }
+        if ((pageFlags[page] & F_BACKUP_QUEUED) != 0)
+        {
+            // Its write-through copy never started: L3 is slower than the commits. Counted, and said once
+            // in a while, since under a slow L3 it happens to every page that waits too long.
+            backlogLive--;
+            counters.set(EngineCounter.BACKUPS_QUEUED, backlogLive);
+            counters.increment(EngineCounter.BACKUPS_SKIPPED);
+            final long now = clock.nanoTime();
+            if (now - lastSkipWarningNanos > SKIP_WARNING_PERIOD_NS)
+            {
+                lastSkipWarningNanos = now;
+                LOG.log(System.Logger.Level.WARNING, "L3 takes backups more slowly than pages are committed: {0} pages left the pool"
+                    + " before their backup could start (backups_skipped); {1} backups in flight, at most {2} (l3.max-backup-pages)",
+                    counters.getOpaque(EngineCounter.BACKUPS_SKIPPED), backupsInFlight, maxBackupsInFlight);
+            }
+            if (backlogLive == 0 && backupsInFlight == 0)
+            {
+                answerFlushWaiters();
+            }
+        }
         index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
         lru.remove(page);
         pageFlags[page] = 0;
@@ -1494,15 +1523,19 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
 
     private void backupIfMissing(final int page)
     {
-        if ((pageFlags[page] & F_BACKUP) == 0 && !inL3(page))
+        if ((pageFlags[page] & (F_BACKUP | F_BACKUP_QUEUED)) == 0 && !inL3(page) && !startBackup(page))
         {
-            startBackup(page);
+            queueBackup(page);
         }
     }
 
+    /**
+     * Starts a backup unless {@code l3.max-backup-pages} are already pinned by backups: a slow L3 must
+     * not pin the whole pool (it did, on ext4, until every reserve found the pool full).
+     */
     private boolean startBackup(final int page)
     {
-        if (tierCount == 0 || !pool.tryPin(page))
+        if (tierCount == 0 || backupsInFlight >= maxBackupsInFlight || !pool.tryPin(page))
         {
             return false;
         }
@@ -1514,6 +1547,59 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         return true;
     }
 
+    /**
+     * Puts a page that needs a backup in the backlog, unpinned: it starts when a backup in flight ends,
+     * if the page is still there; if eviction takes it first, its copy is counted as skipped.
+     */
+    private void queueBackup(final int page)
+    {
+        if (tierCount == 0 || (pageFlags[page] & F_BACKUP_QUEUED) != 0)
+        {
+            return;
+        }
+        if (backupBacklog.isFull())
+        {
+            // Stale entries (pages evicted or backed up since) make room; live ones keep their order.
+            for (int n = backupBacklog.size(); n > 0; n--)
+            {
+                final int p = (int)backupBacklog.peek(0);
+                final int g = (int)backupBacklog.peek(1);
+                backupBacklog.poll();
+                if ((pageFlags[p] & F_BACKUP_QUEUED) != 0 && PageStateWord.generation(pool.stateWordAcquire(p)) == g)
+                {
+                    backupBacklog.add(p, g, 0);
+                }
+            }
+        }
+        pageFlags[page] |= F_BACKUP_QUEUED;
+        backupBacklog.add(page, PageStateWord.generation(pool.stateWordAcquire(page)), 0);
+        backlogLive++;
+        counters.set(EngineCounter.BACKUPS_QUEUED, backlogLive);
+    }
+
+    /** Starts backlogged backups while there is room in flight. */
+    private void drainBacklog()
+    {
+        while (backupsInFlight < maxBackupsInFlight && !backupBacklog.isEmpty())
+        {
+            final int page = (int)backupBacklog.peek(0);
+            final int generation = (int)backupBacklog.peek(1);
+            backupBacklog.poll();
+            final long word = pool.stateWordAcquire(page);
+            if ((pageFlags[page] & F_BACKUP_QUEUED) == 0 || PageStateWord.state(word) != SERVING || PageStateWord.generation(word) != generation)
+            {
+                continue; // stale: the page was evicted, and maybe reused, since
+            }
+            pageFlags[page] &= ~F_BACKUP_QUEUED;
+            backlogLive--;
+            if ((pageFlags[page] & F_BACKUP) == 0 && !inL3(page))
+            {
+                startBackup(page);
+            }
+        }
+        counters.set(EngineCounter.BACKUPS_QUEUED, backlogLive);
+    }
+
     private void backupKeys(final Session s)
     {
         final KeyChain keys = s.keys();
@@ -1521,8 +1607,12 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         for (int i = s.from; i < s.from + s.count; i++)
         {
             final int page = servingPage(index.find(keys.high(i), keys.low(i)), keys.high(i), keys.low(i));
-            if (page != NONE && (pageFlags[page] & F_BACKUP) == 0 && !inL3(page) && startBackup(page))
+            if (page != NONE && (pageFlags[page] & (F_BACKUP | F_BACKUP_QUEUED)) == 0 && !inL3(page))
             {
+                if (!startBackup(page))
+                {
+                    queueBackup(page);
+                }
                 started++;
             }
         }
@@ -1562,6 +1652,7 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
         pool.unpin(page);
         backupsInFlight--;
         counters.set(EngineCounter.BACKUPS_IN_FLIGHT, backupsInFlight);
+        drainBacklog();
         if ((pageFlags[page] & F_EVICT_PENDING) != 0)
         {
             pageFlags[page] &= ~F_EVICT_PENDING;
@@ -1575,22 +1666,27 @@ final class EngineCore implements EventHandler<EngineEvent>, TierIoBatch.Sink
             }
             resumeSpaceWaiters();
         }
-        if (backupsInFlight == 0)
+        if (backupsInFlight == 0 && backlogLive == 0)
         {
-            while (!flushWaiters.isEmpty())
+            answerFlushWaiters();
+        }
+    }
+
+    private void answerFlushWaiters()
+    {
+        while (!flushWaiters.isEmpty())
+        {
+            final Session waiting = flushWaiters.poll();
+            if (waiting.inFlight && waiting.op == SessionOp.FLUSH)
             {
-                final Session waiting = flushWaiters.poll();
-                if (waiting.inFlight && waiting.op == SessionOp.FLUSH)
-                {
-                    finish(waiting, 0);
-                }
+                finish(waiting, 0);
             }
         }
     }
 
     private void flush(final Session s)
     {
-        if (backupsInFlight == 0)
+        if (backupsInFlight == 0 && backlogLive == 0)
         {
             finish(s, 0);
             return;

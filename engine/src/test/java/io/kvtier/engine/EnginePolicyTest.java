@@ -82,6 +82,7 @@ class EnginePolicyTest
         final Map<String, String> settings = settings(name, 10, "write-back", "off");
         settings.put(EngineConfig.POOL_EVICT_HIGH, "0.8");
         settings.put(EngineConfig.POOL_EVICT_LOW, "0.5");
+        settings.put(EngineConfig.L3_MAX_BACKUP_PAGES, "10");
         try (Engine engine = EngineFixture.start(settings);
              Session session = engine.openSession())
         {
@@ -129,6 +130,7 @@ class EnginePolicyTest
         final Map<String, String> settings = settings(name, 4, "write-back", "off");
         settings.put(EngineConfig.POOL_EVICT_HIGH, "1.0");
         settings.put(EngineConfig.POOL_EVICT_LOW, "0.5");
+        settings.put(EngineConfig.L3_MAX_BACKUP_PAGES, "4");
         final ExecutorService executor = Executors.newSingleThreadExecutor();
         try (Engine engine = EngineFixture.start(settings);
              Session session = engine.openSession())
@@ -351,5 +353,57 @@ class EnginePolicyTest
         closer.join(30_000);
         assertThat(closer.isAlive()).as("close returned once l3.io-timeout passed").isFalse();
         assertThat(EngineFixture.poolPath(settings)).doesNotExist();
+    }
+
+    @Test
+    void shouldPinAtMostMaxBackupPagesAndQueueTheRest(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 32, "write-through", "off");
+        settings.put(EngineConfig.L3_MAX_BACKUP_PAGES, "4");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            final ScriptedTier tier = ScriptedTier.get(name);
+            final CountDownLatch gate = tier.holdWrites();
+            keys(session, 55, 12);
+            assertThat(write(session, 0, 12)).isEqualTo(12);
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.BACKUPS_IN_FLIGHT) == 4, "four backups in flight");
+            assertThat(engine.snapshot().get(EngineCounter.BACKUPS_QUEUED)).isEqualTo(8);
+            final var flushed = EngineFixture.async(session::flush);
+            gate.countDown();
+            assertThat(flushed.get(30, java.util.concurrent.TimeUnit.SECONDS)).isZero();
+            assertThat(tier.objects).as("flush waited for the backlog too").hasSize(12);
+            assertThat(engine.snapshot().get(EngineCounter.BACKUPS_QUEUED)).isZero();
+            assertThat(engine.snapshot().get(EngineCounter.BACKUPS_SKIPPED)).isZero();
+        }
+    }
+
+    @Test
+    void shouldKeepThePoolUsableWhenL3IsSlowerThanTheCommits(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 16, "write-through", "off");
+        settings.put(EngineConfig.L3_MAX_BACKUP_PAGES, "4");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            final CountDownLatch gate = ScriptedTier.get(name).holdWrites();
+            keys(session, 56, 48);
+            // Three pools' worth of commits while L3 takes nothing: only 4 pages are ever pinned by backups,
+            // so every reserve finds room, and the copies that never started are counted.
+            for (int i = 0; i < 48; i += 8)
+            {
+                assertThat(write(session, i, 8)).as("commits of keys %d..%d", i, i + 7).isEqualTo(8);
+            }
+            assertThat(engine.snapshot().get(EngineCounter.BACKUPS_IN_FLIGHT)).isEqualTo(4);
+            assertThat(engine.snapshot().get(EngineCounter.RESERVE_POOL_FULL)).isZero();
+            assertThat(engine.snapshot().get(EngineCounter.BACKUPS_SKIPPED)).isPositive();
+            gate.countDown();
+            session.flush();
+            final long started = engine.snapshot().get(EngineCounter.BACKUPS_STARTED);
+            assertThat(started + engine.snapshot().get(EngineCounter.BACKUPS_SKIPPED)).as("every commit was copied or counted as skipped")
+                .isEqualTo(48);
+        }
     }
 }

@@ -61,6 +61,8 @@ public final class EngineConfig
     public static final String L3_NEGATIVE_PROBE_TTL = "l3.negative-probe-ttl";
     /** An L3 batch unanswered this long is reported and its waiters answered. */
     public static final String L3_IO_TIMEOUT = "l3.io-timeout";
+    /** Most pool pages pinned by backups in flight at once. */
+    public static final String L3_MAX_BACKUP_PAGES = "l3.max-backup-pages";
     /** Largest number of keys in one L3 batch. */
     public static final String L3_MAX_BATCH = "l3.max-batch";
     /** L3 batches in flight per tier. */
@@ -102,6 +104,8 @@ public final class EngineConfig
         new Setting(L3_PROBE_PAGES, "64", "a whole number from 0 to session.max-keys", "keys past what the index knows that a lookup asks L3 about (shared or restarted L3); 0 disables"),
         new Setting(L3_NEGATIVE_PROBE_TTL, "2s", "a duration; 0 turns the memory off", "how long the engine trusts an L3 answer that a key is missing before probing it again (a key this engine backs up is forgotten at once; another node's writes show after this time)"),
         new Setting(L3_IO_TIMEOUT, "30s", "a duration of at least 100ms", "an L3 batch unanswered this long is reported; its waiters get a miss"),
+        new Setting(L3_MAX_BACKUP_PAGES, "a quarter of the pool's pages", "a whole number from 1 to 1073741824",
+            "most pool pages pinned by backups in flight at once; more wait unpinned in a backlog, and one evicted before its backup starts is counted in backups_skipped (write-through) so that a slow L3 never pins the whole pool"),
         new Setting(L3_MAX_BATCH, "256", "a whole number from 1 to 65536", "most keys in one batch handed to a tier"),
         new Setting(L3_MAX_INFLIGHT, "64", "a whole number from 1 to 4096", "batches in flight per tier; more requests wait in the engine"),
         new Setting(PIPELINE_RING_SIZE, "4096", "a power of two from 64 to 1048576", "request ring slots"),
@@ -130,6 +134,7 @@ public final class EngineConfig
     private final Duration negativeProbeTtl;
     private final Duration l3IoTimeout;
     private final int l3MaxBatch;
+    private final int maxBackupPages;
     private final int l3MaxInflight;
     private final int ringSize;
     private final WaitStrategyKind waitStrategy;
@@ -196,6 +201,7 @@ public final class EngineConfig
         negativeProbeTtl = r.duration(L3_NEGATIVE_PROBE_TTL, Duration.ofSeconds(2), Duration.ZERO);
         l3IoTimeout = r.duration(L3_IO_TIMEOUT, Duration.ofSeconds(30), Duration.ofMillis(100));
         l3MaxBatch = (int)r.longValue(L3_MAX_BATCH, 256, 1, 65_536);
+        maxBackupPages = (int)r.longValue(L3_MAX_BACKUP_PAGES, 0, 1, 1 << 30);
         l3MaxInflight = (int)r.longValue(L3_MAX_INFLIGHT, 64, 1, 4096);
         ringSize = (int)r.longValue(PIPELINE_RING_SIZE, 4096, 64, 1 << 20);
         if (Integer.bitCount(ringSize) != 1)
@@ -382,6 +388,15 @@ public final class EngineConfig
     public Duration l3IoTimeout()
     {
         return l3IoTimeout;
+    }
+
+    /**
+     * @param pageCount pages in the pool
+     * @return most pages pinned by backups in flight: the setting, or a quarter of the pool
+     */
+    public int maxBackupPages(final int pageCount)
+    {
+        return maxBackupPages > 0 ? Math.min(maxBackupPages, pageCount) : Math.max(1, pageCount / 4);
     }
 
     /** @return most keys per tier batch */

@@ -83,7 +83,11 @@ public enum EngineCounter
     /** Lookups and acquires answered from remembered negative probes instead of asking L3 again. */
     PROBES_SKIPPED(37, "probes_skipped"),
     /** Keys known only from L3 that the index forgot to make room (found again by probing). */
-    INDEX_FORGOTTEN(38, "index_forgotten");
+    INDEX_FORGOTTEN(38, "index_forgotten"),
+    /** Pages waiting, unpinned, for a backup to start (l3.max-backup-pages in flight): a gauge. */
+    BACKUPS_QUEUED(39, "backups_queued"),
+    /** Write-through copies that never started: the page left the pool while its backup waited. */
+    BACKUPS_SKIPPED(40, "backups_skipped");
 
     private final int id;
     private final String label;
