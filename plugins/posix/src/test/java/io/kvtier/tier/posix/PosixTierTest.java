@@ -764,10 +764,21 @@ class PosixTierTest
                 batch.awaitCompletion(DEADLINE);
             }
         });
+        // In queue order: removes a worker got to before close (NOT_FOUND: the key was never written), then
+        // the ones close() drained (CLOSED), then the one refused because the queue was full (REJECTED).
+        final StringBuilder outcomes = new StringBuilder();
         for (final RecordingTierBatch batch : queued)
         {
-            assertThat(batch.statuses()).containsAnyOf(TierStatus.CLOSED, TierStatus.REJECTED, TierStatus.NOT_FOUND);
+            assertThat(batch.statuses()).hasSize(1);
+            outcomes.append(switch (batch.status(0))
+            {
+                case NOT_FOUND -> 'n';
+                case CLOSED -> 'c';
+                case REJECTED -> 'r';
+                default -> '?';
+            });
         }
+        assertThat(outcomes.toString()).as("outcomes in queue order (n not found, c closed, r rejected)").matches("n*c*r");
     }
 
     @Test
