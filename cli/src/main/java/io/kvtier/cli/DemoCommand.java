@@ -99,6 +99,7 @@ public final class DemoCommand implements Callable<Integer>
             Logging.atLeast(java.util.logging.Level.WARNING);
         }
         Path temporaryL3 = null;
+        Thread cleanup = null;
         try
         {
             final Path l3 = l3Dir != null ? l3Dir : (temporaryL3 = Files.createTempDirectory("kvtier-demo-l3-"));
@@ -118,6 +119,18 @@ public final class DemoCommand implements Callable<Integer>
             final Map<String, TierUsage> usage = new LinkedHashMap<>();
             try (Engine engine = Engine.start(engineConfig))
             {
+                // Ctrl-C ends the JVM (exit code 130) without unwinding this method: close the engine and
+                // remove the temporary L3 on the way out, so no pool file is left in /dev/shm.
+                final Path removeOnExit = temporaryL3;
+                cleanup = new Thread(() ->
+                {
+                    engine.close();
+                    if (removeOnExit != null)
+                    {
+                        deleteTree(removeOnExit);
+                    }
+                }, "kvtier-demo-cleanup");
+                Runtime.getRuntime().addShutdownHook(cleanup);
                 final boolean showProgress = progress == Progress.always
                     || (progress == Progress.auto && System.console() != null && System.console().isTerminal());
                 final ProgressBar bar = showProgress ? new ProgressBar(err) : null;
@@ -134,7 +147,7 @@ public final class DemoCommand implements Callable<Integer>
                 }
                 print(out, report, engineConfig, l3, usage);
             }
-            return report.pagesCorrupt() > 0 ? ExitCode.CORRUPT : ExitCode.OK;
+            return exitCode(report);
         }
         catch (final Exception ex)
         {
@@ -142,11 +155,31 @@ public final class DemoCommand implements Callable<Integer>
         }
         finally
         {
+            if (cleanup != null)
+            {
+                try
+                {
+                    Runtime.getRuntime().removeShutdownHook(cleanup);
+                }
+                catch (final IllegalStateException ex)
+                {
+                    // the JVM is exiting: the hook does the cleanup
+                }
+            }
             if (temporaryL3 != null)
             {
                 deleteTree(temporaryL3);
             }
         }
+    }
+
+    /**
+     * @param report a finished run
+     * @return {@link ExitCode#CORRUPT} if any page read back was wrong, else {@link ExitCode#OK}
+     */
+    static int exitCode(final WorkloadReport report)
+    {
+        return report.pagesCorrupt() > 0 ? ExitCode.CORRUPT : ExitCode.OK;
     }
 
     private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final Path l3, final Map<String, TierUsage> usage)

@@ -1,0 +1,81 @@
+package io.kvtier.bench.workload;
+
+import io.kvtier.engine.Engine;
+import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.key.KeyNamespace;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PageStateWord;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.ValueLayout;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The demo's driver reads back every page it is served: it must notice pages whose bytes were changed. */
+class WorkloadRunnerTest
+{
+    private static Map<String, String> settings()
+    {
+        return Map.of(EngineConfig.POOL_PATH, "/dev/shm/kvtier-runner-" + ProcessHandle.current().pid() + "-" + System.nanoTime(),
+            EngineConfig.POOL_SIZE, "8MiB", EngineConfig.POOL_PAGE_SIZE, "16KiB");
+    }
+
+    private static WorkloadRunner runner(final Engine engine)
+    {
+        return new WorkloadRunner(engine, new ChatWorkload(ChatWorkload.Shape.demo(11, 40)),
+            new WorkloadRunner.Options(2, 256, new KeyNamespace("runner-test", "page256", 0, "")));
+    }
+
+    @Test
+    void shouldFindNoCorruptPageInAnHonestRun() throws Exception
+    {
+        try (Engine engine = Engine.start(EngineConfig.from(settings())))
+        {
+            final WorkloadReport report = runner(engine).run(null, 100);
+            assertThat(report.pagesVerified()).isPositive();
+            assertThat(report.pagesCorrupt()).isZero();
+        }
+    }
+
+    @Test
+    void shouldCountPagesWhoseBytesChangedInThePoolAsCorrupt() throws Exception
+    {
+        try (Engine engine = Engine.start(EngineConfig.from(settings())))
+        {
+            final PagePool pool = engine.pool();
+            final AtomicBoolean stop = new AtomicBoolean();
+            final AtomicLong flipped = new AtomicLong();
+            // Scribbles on committed pages behind the engine's back, as a bad writer or bad memory would.
+            final Thread scribbler = Thread.ofPlatform().daemon(true).start(() ->
+            {
+                while (!stop.get())
+                {
+                    for (int page = 0; page < pool.pageCount(); page++)
+                    {
+                        if (PageStateWord.state(pool.stateWordAcquire(page)) == PageStateWord.SERVING)
+                        {
+                            pool.payload(page).set(ValueLayout.JAVA_BYTE, 100, (byte)(pool.payload(page).get(ValueLayout.JAVA_BYTE, 100) ^ 0x40));
+                            flipped.incrementAndGet();
+                        }
+                    }
+                    Thread.onSpinWait();
+                }
+            });
+            final WorkloadReport report;
+            try
+            {
+                report = runner(engine).run(null, 100);
+            }
+            finally
+            {
+                stop.set(true);
+                scribbler.join();
+            }
+            assertThat(flipped.get()).isPositive();
+            assertThat(report.pagesCorrupt()).as("pages read back wrong").isPositive();
+        }
+    }
+}
