@@ -159,4 +159,52 @@ class KeyTableTest
             assertThat(occupied).isEqualTo(model.size());
         }
     }
+
+    /** The documented probe start, written out again here as a client in another language would. */
+    private static long documentedHome(final MemorySegment region, final long keyHigh, final long keyLow)
+    {
+        final long seed = region.get(java.lang.foreign.ValueLayout.JAVA_LONG, KeyTableDescriptor.SEED_OFFSET);
+        final long slots = region.get(java.lang.foreign.ValueLayout.JAVA_LONG, KeyTableDescriptor.SLOT_COUNT_OFFSET);
+        long z = keyHigh ^ keyLow ^ seed;
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        z = z ^ (z >>> 31);
+        return z & (slots - 1);
+    }
+
+    @Test
+    void shouldPlaceEachKeyWhereTheDescriptorSaysAReaderProbesFor()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment region = arena.allocate(KeyTableDescriptor.regionLength(4096), 64);
+            final KeyTable table = KeyTable.format(region, 4096);
+            for (long k = 0; k < 200; k++)
+            {
+                final long high = k * 0x9E3779B97F4A7C15L;
+                final long low = ~k;
+                final long home = documentedHome(region, high, low);
+                final int slot = table.insert(high, low);
+                // Linear probing: the key sits at its home or the first free slot after it (wrapping).
+                final long distance = (slot - home) & (table.slotCount() - 1);
+                assertThat(distance).as("probe distance of key %d", k).isLessThan(table.slotCount());
+                for (long d = 0; d < distance; d++)
+                {
+                    assertThat(table.isOccupied((home + d) & (table.slotCount() - 1))).as("slots before key %d are taken", k).isTrue();
+                }
+                // And the slot holds the key, in the documented place of the region.
+                final long at = KeyTableDescriptor.HEADER_LENGTH + (long)slot * KeyTableDescriptor.SLOT_LENGTH;
+                assertThat(region.get(java.lang.foreign.ValueLayout.JAVA_LONG, at + KeyTableDescriptor.KEY_HIGH_OFFSET)).isEqualTo(high);
+                assertThat(region.get(java.lang.foreign.ValueLayout.JAVA_LONG, at + KeyTableDescriptor.KEY_LOW_OFFSET)).isEqualTo(low);
+            }
+            // A table of 4096 entries at this load mostly places keys at their very home.
+            long atHome = 0;
+            for (long k = 0; k < 200; k++)
+            {
+                final long high = k * 0x9E3779B97F4A7C15L;
+                atHome += table.find(high, ~k) == documentedHome(region, high, ~k) ? 1 : 0;
+            }
+            assertThat(atHome).isGreaterThan(150);
+        }
+    }
 }
