@@ -74,4 +74,22 @@ class IntLruListTest
             assertThat(list.contains(id)).isEqualTo(model.contains(id));
         }
     }
+
+    @Test
+    void shouldForgetEverythingOnClearAndKeepItsCapacity()
+    {
+        final IntLruList list = new IntLruList(4);
+        list.touch(0);
+        list.touch(3);
+        list.clear();
+        assertThat(list.size()).isZero();
+        assertThat(list.capacity()).isEqualTo(4);
+        assertThat(list.first()).isEqualTo(IntLruList.NONE);
+        assertThat(list.last()).isEqualTo(IntLruList.NONE);
+        assertThat(list.contains(0)).isFalse();
+        assertThat(list.remove(3)).isFalse();
+        list.touch(2);
+        assertThat(list.first()).isEqualTo(2);
+        assertThat(list.next(2)).isEqualTo(IntLruList.NONE);
+    }
 }

@@ -207,4 +207,73 @@ class KeyTableTest
             assertThat(atHome).isGreaterThan(150);
         }
     }
+
+    @Test
+    void shouldClaimANewSlotWithValueMinusOneNoFlagsAndNoAuxEvenOverOldEntries()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final KeyTable table = newTable(arena, 16);
+            for (int round = 0; round < 3; round++)
+            {
+                for (int i = 0; i < 16; i++)
+                {
+                    final int slot = table.insert(round, i);
+                    assertThat(table.value(slot)).as("value of a new entry").isEqualTo(-1);
+                    assertThat(table.flags(slot)).as("flags of a new entry").isZero();
+                    assertThat(table.aux(slot)).as("aux of a new entry").isZero();
+                    assertThat(table.keyHigh(slot)).isEqualTo(round);
+                    assertThat(table.keyLow(slot)).isEqualTo(i);
+                    table.value(slot, 7);
+                    table.flags(slot, 5);
+                    table.aux(slot, 99);
+                }
+                // Emptied again: the next round's entries land in slots that held this round's.
+                for (int i = 0; i < 16; i++)
+                {
+                    assertThat(table.remove(round, i)).isTrue();
+                }
+                assertThat(table.size()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void shouldFormatARegionThatHeldSomethingElseAsAnEmptyTableOthersCanAttach()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment region = arena.allocate(KeyTableDescriptor.regionLength(64), 64);
+            region.fill((byte)0xFF);
+            final KeyTable table = KeyTable.format(region, 64);
+            assertThat(table.size()).isZero();
+            assertThat(table.find(1, 2)).isEqualTo(KeyTable.NONE);
+            for (long slot = 0; slot < table.slotCount(); slot++)
+            {
+                assertThat(table.isOccupied(slot)).isFalse();
+            }
+            table.value(table.insert(1, 2), 3);
+            table.value(table.insert(4, 5), 6);
+            assertThat(table.remove(1, 2)).isTrue();
+            final KeyTable reader = KeyTable.attach(region);
+            assertThat(reader.size()).as("the entry count another process reads").isEqualTo(1);
+            assertThat(reader.value(reader.find(4, 5))).isEqualTo(6);
+            assertThat(reader.maxEntries()).isEqualTo(64);
+        }
+    }
+
+    @Test
+    void shouldSizeTablesAtThreeQuartersLoadInPowersOfTwo()
+    {
+        assertThat(KeyTableDescriptor.slotCountFor(1)).isEqualTo(8);
+        assertThat(KeyTableDescriptor.slotCountFor(6)).isEqualTo(8);
+        assertThat(KeyTableDescriptor.slotCountFor(7)).isEqualTo(16);
+        assertThat(KeyTableDescriptor.slotCountFor(12)).isEqualTo(16);
+        assertThat(KeyTableDescriptor.slotCountFor(13)).isEqualTo(32);
+        assertThat(KeyTableDescriptor.slotCountFor(3L << 20)).isEqualTo(4L << 20);
+        assertThat(KeyTableDescriptor.slotCountFor((3L << 20) + 1)).isEqualTo(8L << 20);
+        assertThat(KeyTableDescriptor.slotCountFor(3L << 38)).isEqualTo(1L << 40);
+        assertThatThrownBy(() -> KeyTableDescriptor.slotCountFor(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> KeyTableDescriptor.slotCountFor((3L << 38) + 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("too large");
+    }
 }
