@@ -235,4 +235,40 @@ class EnginePoolTest
         assertThatThrownBy(() -> session.lookup(0, 1)).isInstanceOf(SessionException.class).hasMessageContaining("closed");
         assertThat(EngineFixture.poolPath(EngineFixture.settings(null, 8))).doesNotExist();
     }
+
+    @Test
+    void shouldZeroTheUnusedTailOfAPageSoNoEarlierBytesLeak() throws Exception
+    {
+        // 80 KiB pages: the tail is cleared in whole zero blocks, then a remainder, after an unaligned start.
+        final java.util.Map<String, String> settings = EngineFixture.settings(null, 4);
+        settings.put(io.kvtier.engine.config.EngineConfig.POOL_PAGE_SIZE, "80KiB");
+        settings.put(io.kvtier.engine.config.EngineConfig.POOL_SIZE, "320KiB");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            final long pageSize = engine.pool().pageSize();
+            session.keys().add(1, 1).add(2, 2);
+            assertThat(session.reserve(0, 1)).isEqualTo(1);
+            session.page(0).fill((byte)0xAB);
+            session.payloadLength(0, (int)pageSize);
+            assertThat(session.commit(0, 1)).isEqualTo(1);
+            final int first = engine.pool().index().value(engine.pool().index().find(1, 1));
+            assertThat(session.evict(0, 1)).isEqualTo(1);
+            // The freed page is the next one handed out: the new, shorter page lands on the old bytes.
+            assertThat(session.reserve(1, 1)).isEqualTo(1);
+            assertThat(session.pageId(1)).isEqualTo(first);
+            session.page(1).asSlice(0, 101).fill((byte)0x11);
+            session.payloadLength(1, 101);
+            assertThat(session.commit(1, 1)).isEqualTo(1);
+            assertThat(session.acquire(1, 1)).isEqualTo(1);
+            final java.lang.foreign.MemorySegment page = session.page(1);
+            assertThat(page.asSlice(0, 101).mismatch(java.lang.foreign.Arena.global().allocate(101).fill((byte)0x11))).isEqualTo(-1);
+            for (long at = 101; at < pageSize; at++)
+            {
+                assertThat(page.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at)).as("byte %d of the tail", at).isZero();
+            }
+            assertThat(engine.pool().payloadIntact(first)).isTrue();
+            session.release();
+        }
+    }
 }

@@ -40,6 +40,8 @@ public final class PagePool implements AutoCloseable
     private static final ValueLayout.OfInt INT_LE = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG_HANDLE = LONG_LE.varHandle();
     private static final VarHandle INT_HANDLE = INT_LE.varHandle();
+    /** A block of zeroes to clear page tails from; never written. */
+    private static final MemorySegment ZEROS = Arena.global().allocate(64 << 10, 4096).asReadOnly();
 
     /** A heartbeat older than this means the pool's creator is gone even if its PID was reused. */
     public static final long HEARTBEAT_STALE_MS = 5_000;
@@ -708,7 +710,7 @@ public final class PagePool implements AutoCloseable
         final MemorySegment frame = frames[page];
         if (length < layout.pageSize())
         {
-            frame.asSlice(length, layout.pageSize() - length).fill((byte)0);
+            zeroTail(frame, length, layout.pageSize());
         }
         final int crc = checksum.crc(page, 0, length);
         final long t = layout.pageSize();
@@ -745,6 +747,26 @@ public final class PagePool implements AutoCloseable
             && frame.get(LONG_LE, t + PageFrameDescriptor.KEY_LOW_OFFSET) == keyLow
             && frame.get(LONG_LE, t + PageFrameDescriptor.PAYLOAD_LENGTH_OFFSET) == length
             && payloadLength(page) == length;
+    }
+
+    /** Zeroes {@code [from, to)} of a frame by copies from a small zero block: a slice to fill would be an allocation per commit. */
+    private static void zeroTail(final MemorySegment frame, final long from, final long to)
+    {
+        long at = from;
+        // Up to the next 8-byte boundary one byte at a time, then whole longs, then the zero block.
+        while (at < to && (at & 7) != 0)
+        {
+            frame.set(ValueLayout.JAVA_BYTE, at++, (byte)0);
+        }
+        while (at + ZEROS.byteSize() <= to)
+        {
+            MemorySegment.copy(ZEROS, 0, frame, at, ZEROS.byteSize());
+            at += ZEROS.byteSize();
+        }
+        if (at < to)
+        {
+            MemorySegment.copy(ZEROS, 0, frame, at, to - at);
+        }
     }
 
     /** Outcome of {@link #verifyFrame}. */
