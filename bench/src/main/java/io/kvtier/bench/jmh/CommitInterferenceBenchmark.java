@@ -24,16 +24,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One client's one-key round trip while another client commits large pages: the engine has one
- * pipeline thread, so whatever a commit costs there (today the CRC32C of every page) is time every other
- * client's request waits behind. Group {@code withCommitter}: one thread looks up a key (the measured
+ * pipeline thread, so whatever a commit costs there is time every other client's request waits behind.
+ * (The CRC32C of every page was computed there when this benchmark was written; now the committing client
+ * seals its pages on its own thread and the engine thread only checks the seals.) Group {@code withCommitter}: one thread looks up a key (the measured
  * latency) while a second reserves and commits {@value #COMMIT_PAGES} new pages of 2 MiB in a loop, in a
  * 512 MiB pool, so every few rounds the reservation evicts too. Group {@code alone}: the same lookup with
  * no other client. Sample-time mode keeps every round trip's latency, for the percentiles.
  *
  * <p>Only the public {@link Session} API is used, so the benchmark measures any engine that keeps it.
  * Each operation checks its answer: a lookup that does not find its key, or a commit of fewer than all its
- * pages, fails the run rather than timing a wrong path. The committer does not write payload bytes: the
- * engine checksums a page's whole payload length whatever it holds.
+ * pages, fails the run rather than timing a wrong path. The committer does not write payload bytes: a
+ * commit checksums a page's whole payload length whatever it holds.
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The key index at scale: a {@link KeyTable} holding millions of keys off-heap (its heap footprint is
  * one object whatever the size), probed for random present keys, against a {@link HashMap} of key
- * objects holding the same keys on the heap.
+ * objects holding the same keys on the heap. Each probe checks that it found its key's own value.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -78,19 +78,30 @@ public class IndexBenchmark
         return cursor % entries;
     }
 
-    /** @return the page bound to a random present key */
+    /** @return the value bound to a random present key (checked: the key's own number) */
     @Benchmark
     public int keyTableFind()
     {
         final long i = nextKey();
-        return table.value(table.find(high(i), low(i)));
+        final int slot = table.find(high(i), low(i));
+        final int value = slot == KeyTable.NONE ? -1 : table.value(slot);
+        if (value != (int)i)
+        {
+            throw new IllegalStateException("KeyTable.find of key " + i + " gave slot " + slot + " holding " + value);
+        }
+        return value;
     }
 
-    /** @return the value of a random present key */
+    /** @return the value of a random present key (checked: the key's own number) */
     @Benchmark
     public int baselineHashMapGet()
     {
         final long i = nextKey();
-        return baseline.get(new PageKey(high(i), low(i)));
+        final Integer value = baseline.get(new PageKey(high(i), low(i)));
+        if (value == null || value != (int)i)
+        {
+            throw new IllegalStateException("HashMap.get of key " + i + " gave " + value);
+        }
+        return value;
     }
 }

@@ -29,9 +29,12 @@ import java.util.stream.Stream;
 
 /**
  * Loading a prefix from L3 into the pool: evict it, then acquire it back, which reads every frame
- * from the POSIX tier, verifies trailer and CRC32C, commits and pins it. L3 lives in /dev/shm so the
- * figure is the engine's cost, not a disk's. The baseline reads the same files with the same system
- * calls (open, pread, close) straight into a buffer, with no engine at all.
+ * from the POSIX tier, verifies trailer and CRC32C, commits and pins it; then release it. L3 lives in
+ * /dev/shm so the figure is the engine's cost, not a disk's. The baseline reads the same files with the
+ * same system calls as the tier's read (open, the size check by {@code lseek} to the end, pread, close)
+ * straight into one buffer, with no engine at all and with each file's path prepared once at setup.
+ * Each operation checks that it evicted all the pages and pinned them all again from L3; the baseline
+ * that every file was one whole frame and was read whole.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -52,7 +55,9 @@ public class LoadBenchmark
     private Path l3;
     private LibC libc;
     private Arena arena;
+    private List<Path> files;
     private MemorySegment[] paths;
+    private long frameLength;
     private MemorySegment buffer;
 
     @Setup
@@ -74,10 +79,13 @@ public class LoadBenchmark
         {
             throw new IllegalStateException("setup could not commit " + pages + " pages");
         }
-        session.flush();
+        final int backupsLeft = session.flush();
+        if (backupsLeft != 0)
+        {
+            throw new IllegalStateException(backupsLeft + " backups to L3 still in flight after flush");
+        }
         libc = LibC.instance().orElseThrow(() -> new IllegalStateException("the baseline needs native access to libc"));
         arena = Arena.ofShared();
-        final List<Path> files;
         try (Stream<Path> walk = Files.walk(l3))
         {
             files = walk.filter(Files::isRegularFile).toList();
@@ -93,7 +101,8 @@ public class LoadBenchmark
             paths[i] = arena.allocate(text.length + 1);
             LibC.putCString(paths[i], 0, text, text.length);
         }
-        buffer = arena.allocate(engine.pool().frameLength(), 4096);
+        frameLength = engine.pool().frameLength();
+        buffer = arena.allocate(frameLength, 4096);
     }
 
     @TearDown
@@ -105,30 +114,44 @@ public class LoadBenchmark
         BenchEngines.deleteTree(l3);
     }
 
-    /** @return pages pinned after loading them from L3 (all of them) */
+    /** @return pages pinned after evicting them all and loading them all from L3 */
     @Benchmark
     public int evictThenLoad()
     {
-        session.evict(0, pages);
+        final int evicted = session.evict(0, pages);
         final int loaded = session.acquire(0, pages);
+        final int fromL3 = session.acquiredFromL3();
         session.release(0, pages);
-        if (loaded != pages)
+        if (evicted != pages || loaded != pages || fromL3 != pages)
         {
-            throw new IllegalStateException("loaded " + loaded + " of " + pages);
+            throw new IllegalStateException("evicted " + evicted + " pages, then acquired " + loaded + " of which " + fromL3
+                + " came from L3; expected " + pages + " of each");
         }
         return loaded;
     }
 
-    /** @return bytes read by plain open, pread, close of the same files */
+    /** @return bytes read (every file's whole frame) by open, size check, pread, close of the same files */
     @Benchmark
     public long baselineRawRead()
     {
         long bytes = 0;
-        for (final MemorySegment path : paths)
+        for (int i = 0; i < paths.length; i++)
         {
-            final int fd = libc.open(path, LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
-            bytes += libc.preadFully(fd, buffer, 0);
+            final int fd = libc.open(paths[i], LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
+            if (fd < 0)
+            {
+                throw new IllegalStateException("open of " + files.get(i) + " failed: " + libc.strerror(fd));
+            }
+            // The tier's own check before it reads: the file must be exactly one frame long.
+            final long size = libc.size(fd);
+            final long read = size == frameLength ? libc.preadFully(fd, buffer, 0) : -1;
             libc.close(fd);
+            if (read != frameLength)
+            {
+                throw new IllegalStateException("read " + read + " bytes of " + files.get(i) + " (size " + size + "), not its "
+                    + frameLength + "-byte frame");
+            }
+            bytes += read;
         }
         return bytes;
     }

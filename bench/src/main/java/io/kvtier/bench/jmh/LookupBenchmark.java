@@ -21,8 +21,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Prefix lookup and acquire through the pipeline, against a {@link HashMap} of key objects probed in
- * the caller's thread (what a straightforward in-process cache would do).
+ * Prefix lookup and acquire of {@code pages} keys through the pipeline, against the same prefix walked
+ * through a {@link HashMap} of key objects in the caller's thread (what a straightforward in-process
+ * cache would do): one probe per key, {@code pages} probes per operation. Each operation checks that it
+ * found, or pinned, every page, all of them in the pool.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -68,23 +70,35 @@ public class LookupBenchmark
         engine.close();
     }
 
-    /** @return prefix length found by the engine: pool index probe per key, one ring round trip */
+    /** @return prefix length found by the engine (all pages, all in the pool): one ring round trip */
     @Benchmark
     public int lookup()
     {
-        return session.lookup(0, pages);
+        final int found = session.lookup(0, pages);
+        if (found != pages || session.l2Pages() != pages)
+        {
+            throw new IllegalStateException("lookup found " + found + " pages, " + session.l2Pages() + " of them in the pool; expected "
+                + pages + ", all in the pool");
+        }
+        return found;
     }
 
-    /** @return pages pinned, then released: two ring round trips, a CAS per page each way */
+    /** @return pages pinned (all, from the pool), then released: two ring round trips, a CAS per page each way */
     @Benchmark
     public int acquireRelease()
     {
         final int pinned = session.acquire(0, pages);
+        final int fromPool = session.acquiredFromPool();
         session.release(0, pages);
+        if (pinned != pages || fromPool != pages)
+        {
+            throw new IllegalStateException("acquire pinned " + pinned + " pages, " + fromPool + " of them from the pool; expected " + pages
+                + ", all from the pool");
+        }
         return pinned;
     }
 
-    /** @return prefix length found by probing a HashMap in this thread, with a key object per probe */
+    /** @return prefix length found (all pages) by probing a HashMap in this thread, with a key object per probe */
     @Benchmark
     public int baselineHashMapLookup()
     {
@@ -92,6 +106,10 @@ public class LookupBenchmark
         while (found < pages && baseline.get(new PageKey(high[found], low[found])) != null)
         {
             found++;
+        }
+        if (found != pages)
+        {
+            throw new IllegalStateException("the HashMap prefix walk found " + found + " of " + pages + " keys");
         }
         return found;
     }

@@ -26,7 +26,9 @@ import java.util.concurrent.TimeUnit;
  * The trace replay of {@code kvtier bench replay} under JMH: reading the trace into requests, the LRU
  * replay of the parsed requests on the engine's KeyTable and IntLruList, and the baseline, a
  * {@link LinkedHashMapLru} over the same requests. It uses only the replay's public API, so it also
- * runs against earlier versions of it (with {@code LinkedHashMapLru} copied beside it).
+ * runs against earlier versions of it (with {@code LinkedHashMapLru} copied beside it). The setup replays
+ * each capacity once both ways and requires the two hit counts to agree; every replay and baseline run
+ * then checks that it counted the same hits, and every parse that it read every request.
  *
  * <p>The trace ships beside the repository: {@code -p trace=FILE} when not run from the repository root.
  */
@@ -55,7 +57,7 @@ public class ReplayBenchmark
         }
     }
 
-    /** A cache capacity. */
+    /** A cache capacity, and the hit blocks that the replay and its baseline must both count at it. */
     @State(Scope.Benchmark)
     public static class CapacityState
     {
@@ -64,36 +66,59 @@ public class ReplayBenchmark
 
         long tokens;
         long blocks;
+        long hitBlocks;
 
         @Setup
-        public void setUp()
+        public void setUp(final TraceState trace)
         {
             tokens = TraceReplay.parseCapacityTokens(capacityTokens);
             blocks = TraceReplay.capacityBlocks(tokens);
+            hitBlocks = LinkedHashMapLru.hitBlocks(trace.requests, blocks);
+            final long replayed = TraceReplay.run(trace.trace, trace.requests, tokens, ReplayPolicy.lru()).hitBlocks();
+            if (replayed != hitBlocks)
+            {
+                throw new IllegalStateException("at " + capacityTokens + " tokens the replay counts " + replayed
+                    + " hit blocks and the LinkedHashMap " + hitBlocks + ": two LRUs over the same requests must agree");
+            }
         }
     }
 
     /**
-     * @return requests read
+     * @return requests read (checked: as many as the setup read)
      * @throws IOException if the trace cannot be read
      */
     @Benchmark
     public int parse(final TraceState state) throws IOException
     {
-        return TraceReader.readAll(state.path).size();
+        final int read = TraceReader.readAll(state.path).size();
+        if (read != state.requests.size())
+        {
+            throw new IllegalStateException("parsed " + read + " requests from " + state.path + ", not " + state.requests.size());
+        }
+        return read;
     }
 
-    /** @return hit blocks of the LRU replay on the engine's structures */
+    /** @return hit blocks of the LRU replay on the engine's structures (checked against the setup's count) */
     @Benchmark
     public long replay(final TraceState trace, final CapacityState capacity)
     {
-        return TraceReplay.run(trace.trace, trace.requests, capacity.tokens, ReplayPolicy.lru()).hitBlocks();
+        final long hits = TraceReplay.run(trace.trace, trace.requests, capacity.tokens, ReplayPolicy.lru()).hitBlocks();
+        if (hits != capacity.hitBlocks)
+        {
+            throw new IllegalStateException("the replay counted " + hits + " hit blocks, not " + capacity.hitBlocks);
+        }
+        return hits;
     }
 
-    /** @return hit blocks of the LinkedHashMap LRU over the same requests */
+    /** @return hit blocks of the LinkedHashMap LRU over the same requests (checked against the setup's count) */
     @Benchmark
     public long baselineLinkedHashMap(final TraceState trace, final CapacityState capacity)
     {
-        return LinkedHashMapLru.hitBlocks(trace.requests, capacity.blocks);
+        final long hits = LinkedHashMapLru.hitBlocks(trace.requests, capacity.blocks);
+        if (hits != capacity.hitBlocks)
+        {
+            throw new IllegalStateException("the LinkedHashMap LRU counted " + hits + " hit blocks, not " + capacity.hitBlocks);
+        }
+        return hits;
     }
 }
