@@ -1,16 +1,9 @@
 package io.kvtier.engine;
 
-import com.lmax.disruptor.BlockingWaitStrategy;
-import com.lmax.disruptor.BusySpinWaitStrategy;
-import com.lmax.disruptor.ExceptionHandler;
-import com.lmax.disruptor.RingBuffer;
-import com.lmax.disruptor.SleepingWaitStrategy;
-import com.lmax.disruptor.TimeoutException;
-import com.lmax.disruptor.WaitStrategy;
-import com.lmax.disruptor.YieldingWaitStrategy;
-import com.lmax.disruptor.dsl.Disruptor;
-import com.lmax.disruptor.dsl.ProducerType;
+import io.kvtier.engine.client.RequestStatus;
+
 import io.kvtier.engine.config.ConfigException;
+import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PoolPathException;
@@ -23,7 +16,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -41,46 +33,18 @@ public final class Engine implements AutoCloseable
     private final PagePool pool;
     private final EngineCounters counters;
     private final List<TierHandle> tiers;
-    private final EngineCore core;
-    private final Disruptor<EngineEvent> disruptor;
-    private final RingBuffer<EngineEvent> ring;
-    private final Thread ticker;
+    private final Pipeline pipeline;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private volatile boolean halted;
 
-    private Engine(final EngineConfig config, final EngineClock clock, final PagePool pool, final List<TierHandle> tiers, final EngineCore[] coreHolder)
+    private Engine(final EngineConfig config, final EngineClock clock, final PagePool pool, final List<TierHandle> tiers, final Pipeline[] pipelineHolder)
     {
         this.config = config;
         this.clock = clock;
         this.pool = pool;
         this.counters = new EngineCounters(pool.counters());
         this.tiers = tiers;
-        this.core = new EngineCore(config, clock, pool, counters, tiers, MAX_SESSIONS);
-        coreHolder[0] = core;
-        this.disruptor = new Disruptor<>(EngineEvent::new, config.ringSize(), runnable ->
-        {
-            final Thread thread = new Thread(runnable, "kvtier-pipeline");
-            thread.setDaemon(true);
-            return thread;
-        }, ProducerType.MULTI, waitStrategy(config));
-        disruptor.handleEventsWith(core);
-        disruptor.setDefaultExceptionHandler(new LoggingExceptionHandler());
-        this.ring = disruptor.start();
-        core.ring(ring);
-        this.ticker = Thread.ofPlatform().name("kvtier-ticker").daemon(true).unstarted(this::tick);
-        ticker.start();
-    }
-
-    private static WaitStrategy waitStrategy(final EngineConfig config)
-    {
-        return switch (config.waitStrategy())
-        {
-            case PARK -> new SpinParkWaitStrategy();
-            case BLOCKING -> new BlockingWaitStrategy();
-            case SLEEPING -> new SleepingWaitStrategy();
-            case YIELDING -> new YieldingWaitStrategy();
-            case BUSY_SPIN -> new BusySpinWaitStrategy();
-        };
+        this.pipeline = new Pipeline(config, clock, pool, counters, tiers, MAX_SESSIONS);
+        pipelineHolder[0] = pipeline;
     }
 
     /**
@@ -120,19 +84,19 @@ public final class Engine implements AutoCloseable
         {
             throw new ConfigException(EngineConfig.POOL_PATH, ex.getMessage(), ex);
         }
-        final EngineCore[] coreHolder = new EngineCore[1];
+        final Pipeline[] pipelineHolder = new Pipeline[1];
         List<TierHandle> tiers = List.of();
         try
         {
             tiers = TierRegistry.start(config.tiers(), pool.frameLength(), (tier, high, low) ->
             {
-                final EngineCore core = coreHolder[0];
-                if (core != null)
+                final Pipeline running = pipelineHolder[0];
+                if (running != null)
                 {
-                    core.objectRemoved(tier, high, low);
+                    running.objectRemoved(tier, high, low);
                 }
             });
-            final Engine engine = new Engine(config, clock, pool, tiers, coreHolder);
+            final Engine engine = new Engine(config, clock, pool, tiers, pipelineHolder);
             LOG.log(System.Logger.Level.INFO, "kvtier engine started: pool {0} ({1} pages of {2} bytes), tiers {3}",
                 pool.path(), pool.pageCount(), pool.pageSize(), tiers.stream().map(t -> t.name() + "(" + t.type() + ")").toList());
             return engine;
@@ -209,36 +173,13 @@ public final class Engine implements AutoCloseable
 
     boolean isHalted()
     {
-        return halted;
+        return pipeline.isHalted();
     }
 
     /** Puts a session request on the ring; false once the engine is closed. */
     boolean publish(final Session session, final int op, final int from, final int count)
     {
-        if (halted)
-        {
-            return false;
-        }
-        final long sequence = ring.next();
-        try
-        {
-            ring.get(sequence).request(session, op, from, count);
-        }
-        finally
-        {
-            ring.publish(sequence);
-        }
-        return true;
-    }
-
-    private void tick()
-    {
-        final long periodNanos = config.tickInterval().toNanos();
-        while (!halted)
-        {
-            ring.tryPublishEvent((event, sequence) -> event.type = EngineEvent.TICK);
-            java.util.concurrent.locks.LockSupport.parkNanos(periodNanos);
-        }
+        return pipeline.publish(session, op, from, count);
     }
 
     /**
@@ -264,7 +205,7 @@ public final class Engine implements AutoCloseable
         {
             // every session slot is taken: the flush below is skipped and unfinished backups are reported
         }
-        core.beginClosing();
+        pipeline.beginClosing();
         final long deadline = clock.nanoTime() + wait.toNanos();
         if (drain.id() != 0)
         {
@@ -291,22 +232,7 @@ public final class Engine implements AutoCloseable
             LOG.log(System.Logger.Level.WARNING, "{0} backups still in flight after {1} ms at shutdown; their pages are not in L3",
                 unfinished, wait.toMillis());
         }
-        halted = true;
-        try
-        {
-            ticker.join(1000);
-            disruptor.shutdown(Math.max(1, wait.toMillis()), TimeUnit.MILLISECONDS);
-        }
-        catch (final TimeoutException ex)
-        {
-            LOG.log(System.Logger.Level.WARNING, "pipeline did not drain in {0} ms; halting it", wait.toMillis());
-            disruptor.halt();
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            disruptor.halt();
-        }
+        pipeline.stop(wait.toMillis());
         for (final TierHandle tier : tiers)
         {
             try
@@ -326,26 +252,5 @@ public final class Engine implements AutoCloseable
     public long backupsInFlight()
     {
         return counters.getOpaque(EngineCounter.BACKUPS_IN_FLIGHT);
-    }
-
-    private static final class LoggingExceptionHandler implements ExceptionHandler<EngineEvent>
-    {
-        @Override
-        public void handleEventException(final Throwable ex, final long sequence, final EngineEvent event)
-        {
-            LOG.log(System.Logger.Level.ERROR, "pipeline event " + sequence + " failed; the engine keeps running", ex);
-        }
-
-        @Override
-        public void handleOnStartException(final Throwable ex)
-        {
-            LOG.log(System.Logger.Level.ERROR, "pipeline failed to start", ex);
-        }
-
-        @Override
-        public void handleOnShutdownException(final Throwable ex)
-        {
-            LOG.log(System.Logger.Level.ERROR, "pipeline failed to stop cleanly", ex);
-        }
     }
 }

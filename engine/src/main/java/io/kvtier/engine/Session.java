@@ -1,5 +1,10 @@
 package io.kvtier.engine;
 
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.engine.client.RequestOp;
+
+import io.kvtier.engine.client.ClientPort;
 import io.kvtier.engine.key.KeyChain;
 import io.kvtier.engine.pool.PagePool;
 
@@ -28,7 +33,7 @@ import java.util.concurrent.locks.LockSupport;
  * (or {@link #keepAlive()}), the engine reclaims them and the next request fails with
  * {@link RequestStatus#LEASE_EXPIRED}.
  */
-public final class Session implements AutoCloseable
+public final class Session implements AutoCloseable, ClientPort
 {
     private static final VarHandle DONE;
     private static final VarHandle WAITING;
@@ -57,38 +62,20 @@ public final class Session implements AutoCloseable
     private final KeyChain keys;
 
     // Written by the client before publishing; read by the engine thread.
-    final int[] lengths;
+    private final int[] lengths;
 
     // Written by the engine thread; read by the client after the request completes.
-    final int[] pageIds;
-    final int[] generations;
-    final byte[] status;
-    int resultCount;
-    int l2Pages;
-    int l3Pages;
-    int requestStatus;
-
-    // Engine-thread state.
-    int id;
-    int opSeq;
-    int op;
-    int from;
-    int count;
-    boolean inFlight;
-    int pending;
-    int probePending;
-    int probedUntil;
-    int phase;
-    int holdLimit;
-    int lookupRun;
-    int lookupTotal;
-    int cursor;
-    long spaceDeadlineNanos;
-    long lastActivityNanos;
-    boolean expired;
-    boolean registered;
-    int acquiredFromPool;
-    int acquiredFromL3;
+    private final int[] pageIds;
+    private final int[] generations;
+    private final byte[] status;
+    private int resultCount;
+    private int l2Pages;
+    private int l3Pages;
+    private int acquiredFromPool;
+    private int acquiredFromL3;
+    private int requestStatus;
+    private int id;
+    private volatile boolean expired;
 
     // Completion handshake.
     @SuppressWarnings("unused")
@@ -111,7 +98,56 @@ public final class Session implements AutoCloseable
         java.util.Arrays.fill(pageIds, -1);
     }
 
+    @Override
+    public int clientId()
+    {
+        return id;
+    }
+
+    @Override
+    public void clientId(final int clientId)
+    {
+        this.id = clientId;
+    }
+
+    @Override
+    public boolean isExpired()
+    {
+        return expired;
+    }
+
+    @Override
+    public void expired()
+    {
+        expired = true;
+    }
+
+    @Override
+    public int[] lengths()
+    {
+        return lengths;
+    }
+
+    @Override
+    public byte[] statuses()
+    {
+        return status;
+    }
+
+    @Override
+    public int[] pageIds()
+    {
+        return pageIds;
+    }
+
+    @Override
+    public int[] generations()
+    {
+        return generations;
+    }
+
     /** @return the key chain requests refer to, by index */
+    @Override
     public KeyChain keys()
     {
         return keys;
@@ -222,7 +258,7 @@ public final class Session implements AutoCloseable
      */
     public int lookup(final int from, final int count)
     {
-        call(SessionOp.LOOKUP, from, count);
+        call(RequestOp.LOOKUP, from, count);
         return l2Pages + l3Pages;
     }
 
@@ -237,7 +273,7 @@ public final class Session implements AutoCloseable
      */
     public int acquire(final int from, final int count)
     {
-        call(SessionOp.ACQUIRE, from, count);
+        call(RequestOp.ACQUIRE, from, count);
         return resultCount;
     }
 
@@ -255,7 +291,7 @@ public final class Session implements AutoCloseable
      */
     public void release(final int from, final int count)
     {
-        call(SessionOp.RELEASE, from, count);
+        call(RequestOp.RELEASE, from, count);
     }
 
     /**
@@ -268,7 +304,7 @@ public final class Session implements AutoCloseable
      */
     public int reserve(final int from, final int count)
     {
-        call(SessionOp.RESERVE, from, count);
+        call(RequestOp.RESERVE, from, count);
         return resultCount;
     }
 
@@ -292,7 +328,7 @@ public final class Session implements AutoCloseable
             }
         }
         seal(from, count);
-        call(SessionOp.COMMIT, from, count);
+        call(RequestOp.COMMIT, from, count);
         return resultCount;
     }
 
@@ -328,7 +364,7 @@ public final class Session implements AutoCloseable
      */
     public void abort(final int from, final int count)
     {
-        call(SessionOp.ABORT, from, count);
+        call(RequestOp.ABORT, from, count);
     }
 
     /**
@@ -340,7 +376,7 @@ public final class Session implements AutoCloseable
      */
     public int prefetch(final int from, final int count)
     {
-        call(SessionOp.PREFETCH, from, count);
+        call(RequestOp.PREFETCH, from, count);
         return resultCount;
     }
 
@@ -353,7 +389,7 @@ public final class Session implements AutoCloseable
      */
     public int backup(final int from, final int count)
     {
-        call(SessionOp.BACKUP, from, count);
+        call(RequestOp.BACKUP, from, count);
         return resultCount;
     }
 
@@ -364,7 +400,7 @@ public final class Session implements AutoCloseable
      */
     public int flush()
     {
-        call(SessionOp.FLUSH, 0, 0);
+        call(RequestOp.FLUSH, 0, 0);
         return resultCount;
     }
 
@@ -377,14 +413,14 @@ public final class Session implements AutoCloseable
      */
     public int evict(final int from, final int count)
     {
-        call(SessionOp.EVICT, from, count);
+        call(RequestOp.EVICT, from, count);
         return resultCount;
     }
 
     /** Renews the lease without doing anything else. */
     public void keepAlive()
     {
-        call(SessionOp.KEEP_ALIVE, 0, 0);
+        call(RequestOp.KEEP_ALIVE, 0, 0);
     }
 
     /** Drops the session's pins and reservations and unregisters it. Idempotent. */
@@ -399,7 +435,7 @@ public final class Session implements AutoCloseable
         {
             if (!engine.isClosed())
             {
-                call(SessionOp.CLOSE, 0, 0);
+                call(RequestOp.CLOSE, 0, 0);
             }
         }
         catch (final SessionException ex)
@@ -414,7 +450,7 @@ public final class Session implements AutoCloseable
 
     void open()
     {
-        call(SessionOp.OPEN, 0, 0);
+        call(RequestOp.OPEN, 0, 0);
     }
 
     private void checkRange(final int from, final int count)
@@ -437,9 +473,9 @@ public final class Session implements AutoCloseable
         }
         switch (requestOp)
         {
-            case SessionOp.LOOKUP, SessionOp.ACQUIRE, SessionOp.RESERVE, SessionOp.COMMIT, SessionOp.PREFETCH, SessionOp.BACKUP, SessionOp.EVICT ->
+            case RequestOp.LOOKUP, RequestOp.ACQUIRE, RequestOp.RESERVE, RequestOp.COMMIT, RequestOp.PREFETCH, RequestOp.BACKUP, RequestOp.EVICT ->
                 checkRange(requestFrom, requestCount);
-            case SessionOp.RELEASE, SessionOp.ABORT ->
+            case RequestOp.RELEASE, RequestOp.ABORT ->
             {
                 if (requestFrom < 0 || requestCount < 0 || requestFrom + requestCount > keys.capacity())
                 {
@@ -468,8 +504,8 @@ public final class Session implements AutoCloseable
                 }
                 case LEASE_EXPIRED -> throw new SessionException(outcome, "session " + id + " lease expired: its pins and reservations were reclaimed; open a new session");
                 case CLOSED -> throw new SessionException(outcome, "engine is closing");
-                case INVALID -> throw new SessionException(outcome, SessionOp.name(requestOp) + " of keys [" + requestFrom + ", " + (requestFrom + requestCount) + ") was rejected as invalid");
-                default -> throw new SessionException(outcome, SessionOp.name(requestOp) + " failed inside the engine; see its log");
+                case INVALID -> throw new SessionException(outcome, RequestOp.name(requestOp) + " of keys [" + requestFrom + ", " + (requestFrom + requestCount) + ") was rejected as invalid");
+                default -> throw new SessionException(outcome, RequestOp.name(requestOp) + " failed inside the engine; see its log");
             }
         }
         finally
@@ -517,10 +553,15 @@ public final class Session implements AutoCloseable
     }
 
     /** Called by the engine thread once results are written. */
-    void complete(final RequestStatus outcome)
+    @Override
+    public void complete(final RequestStatus outcome, final int count, final int pool2, final int pool3, final int fromPool, final int fromL3)
     {
         requestStatus = outcome.ordinal();
-        inFlight = false;
+        resultCount = count;
+        l2Pages = pool2;
+        l3Pages = pool3;
+        acquiredFromPool = fromPool;
+        acquiredFromL3 = fromL3;
         DONE.setVolatile(this, 1);
         // Unpark only a client that announced a park: an unpark of a thread that is spinning, or already
         // gone back to its caller, leaves a permit that cuts the caller's next park short. (A park that

@@ -1,5 +1,8 @@
 package io.kvtier.engine;
 
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.client.RequestStatus;
+
 /**
  * A session request did not complete: the lease expired, the engine is closing, or the engine
  * failed on it. Per-key outcomes of completed requests are {@link PageStatus}es, not exceptions.

@@ -1,5 +1,6 @@
 package io.kvtier.engine;
 
+import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.spi.TierStatus;
@@ -156,9 +157,9 @@ class EngineHardeningTest
             assertThat(write(session, 8, 4)).isEqualTo(4);
             session.flush();
             final long lost = engine.snapshot().get(EngineCounter.BACKUPS_LOST);
-            assertThat(lost).as("pages dropped once their backups failed " + EngineCore.MAX_BACKUP_ATTEMPTS + " times").isPositive();
+            assertThat(lost).as("pages dropped once their backups failed " + Pipeline.MAX_BACKUP_ATTEMPTS + " times").isPositive();
             assertThat(present(session, 12) + lost).as("pages present plus pages reported lost").isEqualTo(12);
-            assertThat(engine.snapshot().get(EngineCounter.BACKUPS_FAILED)).isGreaterThanOrEqualTo(lost * EngineCore.MAX_BACKUP_ATTEMPTS);
+            assertThat(engine.snapshot().get(EngineCounter.BACKUPS_FAILED)).isGreaterThanOrEqualTo(lost * Pipeline.MAX_BACKUP_ATTEMPTS);
         }
     }
 

@@ -1,5 +1,8 @@
 package io.kvtier.engine;
 
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.client.RequestStatus;
+
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;

@@ -1,5 +1,7 @@
 package io.kvtier.engine;
 
+import io.kvtier.engine.client.PageStatus;
+
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;

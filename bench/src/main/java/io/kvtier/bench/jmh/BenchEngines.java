@@ -2,7 +2,7 @@ package io.kvtier.bench.jmh;
 
 import io.kvtier.bench.workload.PagePattern;
 import io.kvtier.engine.Engine;
-import io.kvtier.engine.PageStatus;
+import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
 

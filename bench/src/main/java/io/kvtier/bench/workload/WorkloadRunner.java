@@ -1,7 +1,7 @@
 package io.kvtier.bench.workload;
 
 import io.kvtier.engine.Engine;
-import io.kvtier.engine.PageStatus;
+import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.key.KeyChain;
 import io.kvtier.engine.key.KeyNamespace;

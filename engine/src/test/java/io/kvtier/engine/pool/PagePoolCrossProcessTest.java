@@ -1,7 +1,7 @@
 package io.kvtier.engine.pool;
 
 import io.kvtier.engine.Engine;
-import io.kvtier.engine.PageStatus;
+import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
 import org.junit.jupiter.api.Test;

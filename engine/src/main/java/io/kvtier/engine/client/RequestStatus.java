@@ -1,4 +1,4 @@
-package io.kvtier.engine;
+package io.kvtier.engine.client;
 
 /**
  * Outcome of a whole request; per-key outcomes are {@link PageStatus}es.
@@ -18,7 +18,11 @@ public enum RequestStatus
 
     private static final RequestStatus[] VALUES = values();
 
-    static RequestStatus of(final int code)
+    /**
+     * @param code an ordinal
+     * @return the status with that ordinal
+     */
+    public static RequestStatus of(final int code)
     {
         return VALUES[code];
     }

@@ -1,4 +1,4 @@
-package io.kvtier.engine;
+package io.kvtier.engine.core;
 
 /**
  * A bounded FIFO of fixed-width records of longs, for the engine thread's deadline queues. Because

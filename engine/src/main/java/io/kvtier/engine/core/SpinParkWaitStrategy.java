@@ -1,4 +1,4 @@
-package io.kvtier.engine;
+package io.kvtier.engine.core;
 
 import com.lmax.disruptor.AlertException;
 import com.lmax.disruptor.Sequence;

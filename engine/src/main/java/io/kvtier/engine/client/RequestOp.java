@@ -1,9 +1,9 @@
-package io.kvtier.engine;
+package io.kvtier.engine.client;
 
 /**
  * Request codes carried by ring events.
  */
-final class SessionOp
+public final class RequestOp
 {
     /** Register the session with the engine. */
     public static final int OPEN = 1;
@@ -32,7 +32,7 @@ final class SessionOp
     /** Drop everything the session holds and unregister it. */
     public static final int CLOSE = 13;
 
-    private SessionOp()
+    private RequestOp()
     {
     }
 

@@ -1,4 +1,4 @@
-package io.kvtier.engine;
+package io.kvtier.engine.core;
 
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.dsl.Disruptor;

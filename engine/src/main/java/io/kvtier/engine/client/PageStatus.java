@@ -1,4 +1,4 @@
-package io.kvtier.engine;
+package io.kvtier.engine.client;
 
 /**
  * What the last request did for one key of a session.

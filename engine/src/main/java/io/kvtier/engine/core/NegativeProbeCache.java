@@ -1,4 +1,4 @@
-package io.kvtier.engine;
+package io.kvtier.engine.core;
 
 /**
  * Keys that L3 recently said it does not have, so that lookups and acquires of the same prefix do not

@@ -1,4 +1,4 @@
-package io.kvtier.engine;
+package io.kvtier.engine.core;
 
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.spi.TierBatch;

@@ -1,0 +1,60 @@
+package io.kvtier.engine.client;
+
+import io.kvtier.engine.key.KeyChain;
+
+/**
+ * The engine's view of one client, whatever process it runs in: where a request's keys and payload
+ * lengths come from, and where its per-key results and its outcome go. The in-process
+ * {@code Session} implements it over its own arrays; a shared-memory client's adapter implements it
+ * over arrays it fills from, and drains into, that client's rings.
+ *
+ * <p>The arrays are shared, not copied. While a request is in flight the engine thread reads the
+ * keys and lengths and writes the statuses, page ids and generations in place; the client touches
+ * none of them until {@link #complete} has been called, which publishes them (a release store the
+ * client pairs with an acquire).
+ */
+public interface ClientPort
+{
+    /** @return the id the engine gave this client when it opened, 0 before */
+    int clientId();
+
+    /**
+     * Called by the engine when the client opens.
+     *
+     * @param id its id, unique among open clients
+     */
+    void clientId(int id);
+
+    /** @return whether the engine took this client's lease back; its later requests fail */
+    boolean isExpired();
+
+    /** Called by the engine when it takes the client's lease back for silence. */
+    void expired();
+
+    /** @return the key chain requests refer to by index */
+    KeyChain keys();
+
+    /** @return payload lengths of reserved pages, written by the client before a commit */
+    int[] lengths();
+
+    /** @return per-key outcomes ({@link PageStatus} ordinals), written by the engine */
+    byte[] statuses();
+
+    /** @return per-key pool page ids the client holds, written by the engine */
+    int[] pageIds();
+
+    /** @return per-key page generations the client holds, written by the engine */
+    int[] generations();
+
+    /**
+     * Ends the request in flight: publishes the per-key results and wakes the client.
+     *
+     * @param status         the request's outcome
+     * @param resultCount    the request's count (pages pinned, reserved, committed, ...)
+     * @param l2Pages        a lookup's leading pool pages
+     * @param l3Pages        a lookup's L3 pages after them
+     * @param fromPool       an acquire's pages that were in the pool
+     * @param fromL3         an acquire's pages loaded from L3 and verified
+     */
+    void complete(RequestStatus status, int resultCount, int l2Pages, int l3Pages, int fromPool, int fromL3);
+}

@@ -1,0 +1,217 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.config.WritePolicy;
+import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.key.KeyChain;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+
+/**
+ * Acquires and releases: a client pins the longest prefix of its keys it can have, pool pages at
+ * once and L3 pages once they are loaded and verified, each at its exact position; the answer is the
+ * leading run of pinned keys, and pins past the first gap are given back. The hits count only here,
+ * once the bytes are in place. Owns no state of its own beyond the request's record: the walk keeps
+ * its cursor there, so that it can wait (for probes, for space) and go on.
+ */
+final class Acquires
+{
+    private static final int NONE = -1;
+
+    private final PagePool pool;
+    private final PageIndex index;
+    private final Residency residency;
+    private final EngineCounters counters;
+    private final EngineClock clock;
+    private final PoolSpace space;
+    private final WritePolicy writePolicy;
+    private final int writeHitThreshold;
+    private Loads loads;
+    private Lookups lookups;
+    private Backups backups;
+
+    Acquires(final Residency residency, final EngineCounters counters, final EngineClock clock, final PoolSpace space, final WritePolicy writePolicy,
+             final int writeHitThreshold)
+    {
+        this.pool = residency.pool();
+        this.index = residency.index();
+        this.residency = residency;
+        this.counters = counters;
+        this.clock = clock;
+        this.space = space;
+        this.writePolicy = writePolicy;
+        this.writeHitThreshold = writeHitThreshold;
+    }
+
+    void connect(final Loads loadPart, final Lookups lookupPart, final Backups backupPart)
+    {
+        this.loads = loadPart;
+        this.lookups = lookupPart;
+        this.backups = backupPart;
+    }
+
+    void acquire(final ClientRecord r)
+    {
+        r.resetStatuses();
+        counters.add(EngineCounter.ACQUIRE_PAGES_REQUESTED, r.count);
+        r.cursor = r.from;
+        walk(r);
+    }
+
+    /**
+     * Walks the keys from the request's cursor: pins pool pages, starts or joins loads of L3 pages, and
+     * probes the tiers about keys the index does not know (a restarted engine, another node's writes),
+     * then carries on from the same key once they answered. Ends at the first key that is nowhere.
+     */
+    void walk(final ClientRecord r)
+    {
+        final KeyChain keys = r.keys;
+        final int end = r.from + r.count;
+        for (; r.cursor < end; r.cursor++)
+        {
+            final int i = r.cursor;
+            if (PageStatus.of(r.status[i]).isPinned())
+            {
+                continue;
+            }
+            final long high = keys.high(i);
+            final long low = keys.low(i);
+            final int slot = index.find(high, low);
+            final int serving = residency.servingPage(slot, high, low);
+            if (serving != NONE)
+            {
+                if (!pin(r, i, serving, PageStatus.PINNED))
+                {
+                    break;
+                }
+                continue;
+            }
+            final int page = loads.loadFor(slot, high, low, false);
+            if (page != NONE)
+            {
+                if (!loads.addWaiter(page, r, i, Loads.WAIT_PIN))
+                {
+                    break;
+                }
+                r.status[i] = (byte)PageStatus.WAITING.ordinal();
+                r.pending++;
+                continue;
+            }
+            if (loads.starvedForSpace() && space.waitForSpace(r))
+            {
+                return;
+            }
+            if (residency.unknown(slot) && lookups.probeRound(r, i, end))
+            {
+                r.phase = ClientRecord.PHASE_ACQUIRE_PROBING;
+                return;
+            }
+            break;
+        }
+        r.cursor = end;
+        r.phase = ClientRecord.PHASE_NONE;
+        if (r.pending == 0)
+        {
+            finish(r);
+        }
+    }
+
+    /**
+     * Pins a SERVING page for a key of the request.
+     *
+     * @return false if the page is no longer SERVING
+     */
+    boolean pin(final ClientRecord r, final int key, final int page, final PageStatus as)
+    {
+        final long word = pool.stateWordAcquire(page);
+        if (!pool.tryPin(page, PageStateWord.generation(word)))
+        {
+            return false;
+        }
+        r.pageIds[key] = page;
+        r.generations[key] = PageStateWord.generation(word);
+        r.status[key] = (byte)(loads.takeFirstUse(page) ? PageStatus.PINNED_FROM_L3 : as).ordinal();
+        r.hold(key);
+        space.touch(page);
+        pool.lastAccess(page, clock.nanoTime());
+        final int hits = pool.hitCount(page) + 1;
+        pool.hitCount(page, hits);
+        if (writePolicy == WritePolicy.WRITE_THROUGH_SELECTIVE && hits >= writeHitThreshold)
+        {
+            backups.backupIfMissing(page);
+        }
+        return true;
+    }
+
+    /** Answers the acquire: the leading run of pinned keys; pins past the first gap go back. */
+    void finish(final ClientRecord r)
+    {
+        final int end = r.from + r.count;
+        int run = r.from;
+        int fromPool = 0;
+        int fromL3 = 0;
+        while (run < end && PageStatus.of(r.status[run]).isPinned())
+        {
+            if (r.status[run] == PageStatus.PINNED_FROM_L3.ordinal())
+            {
+                fromL3++;
+            }
+            else
+            {
+                fromPool++;
+            }
+            run++;
+        }
+        // Pins past the first gap are not part of the prefix: give them back, keep the pages cached.
+        for (int i = run; i < end; i++)
+        {
+            final PageStatus status = PageStatus.of(r.status[i]);
+            if (status.isPinned())
+            {
+                pool.unpin(r.pageIds[i]);
+                r.pageIds[i] = NONE;
+            }
+            if (status.isPinned() || status == PageStatus.WAITING)
+            {
+                r.status[i] = (byte)PageStatus.MISS.ordinal();
+            }
+        }
+        r.acquiredFromPool = fromPool;
+        r.acquiredFromL3 = fromL3;
+        counters.add(EngineCounter.L2_HIT_PAGES, fromPool);
+        counters.add(EngineCounter.L3_HIT_PAGES, fromL3);
+        r.finish(run - r.from);
+    }
+
+    /**
+     * Drops the client's pins in {@code [from, end)}.
+     *
+     * @return pins dropped
+     */
+    int release(final ClientRecord r, final int from, final int end)
+    {
+        int released = 0;
+        for (int i = from; i < end; i++)
+        {
+            final PageStatus status = PageStatus.of(r.status[i]);
+            if (status.isPinned())
+            {
+                pool.unpin(r.pageIds[i]);
+                released++;
+            }
+            if (status != PageStatus.RESERVED)
+            {
+                r.status[i] = (byte)PageStatus.NONE.ordinal();
+                r.pageIds[i] = NONE;
+            }
+        }
+        if (released > 0)
+        {
+            space.resumeSpaceWaiters();
+        }
+        return released;
+    }
+}

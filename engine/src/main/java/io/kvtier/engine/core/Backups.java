@@ -1,0 +1,357 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.client.RequestOp;
+import io.kvtier.engine.config.WritePolicy;
+import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.key.KeyChain;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.TierStatus;
+
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * Backups, pool to L3: the copy of a committed page into the first tier. A copy pins its source page
+ * for as long as it runs, and at most {@code l3.max-backup-pages} run at once; more wait, unpinned, in
+ * a backlog. Owns each page's backup state (in flight, waited for by an eviction, last attempt failed,
+ * in the backlog), the attempt counts, the backlog and the clients waiting in {@code flush}.
+ *
+ * <p>It also answers the pool's eviction gate for what backups imply: under write-back, and for a page
+ * whose last copy failed, a page L3 lacks is copied before it may leave; after
+ * {@link #MAX_BACKUP_ATTEMPTS} failed copies it leaves anyway, counted in {@code backups_lost}.
+ */
+final class Backups
+{
+    private static final System.Logger LOG = System.getLogger(Backups.class.getName());
+    private static final int NONE = -1;
+    private static final long SKIP_WARNING_PERIOD_NS = 10_000_000_000L;
+
+    /** Backups of one page that may fail before eviction drops it without an L3 copy (counted, warned). */
+    static final int MAX_BACKUP_ATTEMPTS = 3;
+
+    private static final byte IN_FLIGHT = 1;
+    private static final byte EVICT_PENDING = 2;
+    private static final byte FAILED = 4;
+    private static final byte QUEUED = 8;
+
+    private final PagePool pool;
+    private final PageIndex index;
+    private final Residency residency;
+    private final EngineCounters counters;
+    private final EngineClock clock;
+    private final PoolSpace space;
+    private final List<String> tierNames;
+    private final WritePolicy writePolicy;
+    private final int tierCount;
+    private final int backupTier;
+    private final int maxInFlight;
+    private final byte[] flags;
+    private final byte[] attempts;
+    private final LongRing backlog;
+    private final ArrayDeque<ClientRecord> flushWaiters;
+    private int inFlight;
+    private int backlogLive;
+    private int evictPending;
+    private long lastSkipWarningNanos;
+    private TierIo io;
+    private Lookups lookups;
+
+    Backups(final Residency residency, final EngineCounters counters, final EngineClock clock, final PoolSpace space, final List<String> tierNames,
+            final WritePolicy writePolicy, final int maxInFlight, final int maxClients)
+    {
+        this.pool = residency.pool();
+        this.index = residency.index();
+        this.residency = residency;
+        this.counters = counters;
+        this.clock = clock;
+        this.space = space;
+        this.tierNames = tierNames;
+        this.writePolicy = writePolicy;
+        this.tierCount = tierNames.size();
+        this.backupTier = 0;
+        this.maxInFlight = maxInFlight;
+        final int pageCount = pool.pageCount();
+        this.flags = new byte[pageCount];
+        this.attempts = new byte[pageCount];
+        this.backlog = new LongRing(pageCount + 1, 2);
+        this.flushWaiters = new ArrayDeque<>(maxClients + 1);
+    }
+
+    void connect(final TierIo tierIo, final Lookups lookupPart)
+    {
+        this.io = tierIo;
+        this.lookups = lookupPart;
+    }
+
+    /** @return backups in flight */
+    int inFlight()
+    {
+        return inFlight;
+    }
+
+    /** @return whether a copy of the page is in flight */
+    boolean isCopying(final int page)
+    {
+        return (flags[page] & IN_FLIGHT) != 0;
+    }
+
+    /** @return pages whose eviction waits for their copy */
+    int evictionsPending()
+    {
+        return evictPending;
+    }
+
+    /** Copies a page that L3 lacks, now or from the backlog. */
+    void backupIfMissing(final int page)
+    {
+        if ((flags[page] & (IN_FLIGHT | QUEUED)) == 0 && !residency.inL3(page) && !start(page))
+        {
+            enqueue(page);
+        }
+    }
+
+    /**
+     * Starts a backup unless {@code l3.max-backup-pages} are already pinned by backups: a slow L3 must
+     * not pin the whole pool (it did, on ext4, until every reserve found the pool full).
+     */
+    private boolean start(final int page)
+    {
+        if (tierCount == 0 || inFlight >= maxInFlight || !pool.tryPin(page))
+        {
+            return false;
+        }
+        flags[page] |= IN_FLIGHT;
+        inFlight++;
+        counters.set(EngineCounter.BACKUPS_IN_FLIGHT, inFlight);
+        counters.increment(EngineCounter.BACKUPS_STARTED);
+        io.queuePageIo(backupTier, TierIoBatch.WRITE, page);
+        return true;
+    }
+
+    /**
+     * Puts a page that needs a backup in the backlog, unpinned: it starts when a backup in flight ends,
+     * if the page is still there; if eviction takes it first, its copy is counted as skipped.
+     */
+    private void enqueue(final int page)
+    {
+        if (tierCount == 0 || (flags[page] & QUEUED) != 0)
+        {
+            return;
+        }
+        if (backlog.isFull())
+        {
+            // Stale entries (pages evicted or backed up since) make room; live ones keep their order.
+            for (int n = backlog.size(); n > 0; n--)
+            {
+                final int p = (int)backlog.peek(0);
+                final int g = (int)backlog.peek(1);
+                backlog.poll();
+                if ((flags[p] & QUEUED) != 0 && PageStateWord.generation(pool.stateWordAcquire(p)) == g)
+                {
+                    backlog.add(p, g, 0);
+                }
+            }
+        }
+        flags[page] |= QUEUED;
+        backlog.add(page, PageStateWord.generation(pool.stateWordAcquire(page)), 0);
+        backlogLive++;
+        counters.set(EngineCounter.BACKUPS_QUEUED, backlogLive);
+    }
+
+    /** Starts backlogged backups while there is room in flight. */
+    private void drainBacklog()
+    {
+        while (inFlight < maxInFlight && !backlog.isEmpty())
+        {
+            final int page = (int)backlog.peek(0);
+            final int generation = (int)backlog.peek(1);
+            backlog.poll();
+            final long word = pool.stateWordAcquire(page);
+            if ((flags[page] & QUEUED) == 0 || PageStateWord.state(word) != PageStateWord.SERVING || PageStateWord.generation(word) != generation)
+            {
+                continue; // stale: the page was evicted, and maybe reused, since
+            }
+            flags[page] &= ~QUEUED;
+            backlogLive--;
+            if ((flags[page] & IN_FLIGHT) == 0 && !residency.inL3(page))
+            {
+                start(page);
+            }
+        }
+        counters.set(EngineCounter.BACKUPS_QUEUED, backlogLive);
+    }
+
+    /** A client asks for copies of the pool pages of its keys that L3 lacks. */
+    void backupKeys(final ClientRecord r)
+    {
+        final KeyChain keys = r.keys;
+        int started = 0;
+        for (int i = r.from; i < r.from + r.count; i++)
+        {
+            final int page = residency.servingPage(index.find(keys.high(i), keys.low(i)), keys.high(i), keys.low(i));
+            if (page != NONE && (flags[page] & (IN_FLIGHT | QUEUED)) == 0 && !residency.inL3(page))
+            {
+                if (!start(page))
+                {
+                    enqueue(page);
+                }
+                started++;
+            }
+        }
+        r.finish(started);
+    }
+
+    /** The pool's eviction gate, for what backups imply. */
+    int beforeEvict(final int page)
+    {
+        if ((flags[page] & IN_FLIGHT) != 0)
+        {
+            return PoolSpace.EvictionGate.SKIP;
+        }
+        final boolean needsCopy = writePolicy == WritePolicy.WRITE_BACK || (flags[page] & FAILED) != 0;
+        if (writePolicy == WritePolicy.NONE || !needsCopy || residency.inL3(page))
+        {
+            return PoolSpace.EvictionGate.EVICT;
+        }
+        if (attempts[page] >= MAX_BACKUP_ATTEMPTS)
+        {
+            return PoolSpace.EvictionGate.EVICT_LOST;
+        }
+        if (start(page))
+        {
+            flags[page] |= EVICT_PENDING;
+            evictPending++;
+            return PoolSpace.EvictionGate.HELD;
+        }
+        return PoolSpace.EvictionGate.SKIP;
+    }
+
+    /** A page left the pool without an L3 copy after its backups kept failing: counted and said, never silent. */
+    void lost(final long keyHigh, final long keyLow)
+    {
+        counters.increment(EngineCounter.BACKUPS_LOST);
+        LOG.log(System.Logger.Level.WARNING, "page {0} left the pool without an L3 copy: its backup failed {1} times; counted in backups_lost",
+            new PageKey(keyHigh, keyLow), MAX_BACKUP_ATTEMPTS);
+    }
+
+    /** The page left the pool: a copy still waiting in the backlog will never be made. */
+    void evicted(final int page)
+    {
+        if ((flags[page] & QUEUED) != 0)
+        {
+            // Its write-through copy never started: L3 is slower than the commits. Counted, and said once
+            // in a while, since under a slow L3 it happens to every page that waits too long.
+            backlogLive--;
+            counters.set(EngineCounter.BACKUPS_QUEUED, backlogLive);
+            counters.increment(EngineCounter.BACKUPS_SKIPPED);
+            final long now = clock.nanoTime();
+            if (now - lastSkipWarningNanos > SKIP_WARNING_PERIOD_NS)
+            {
+                lastSkipWarningNanos = now;
+                LOG.log(System.Logger.Level.WARNING, "L3 takes backups more slowly than pages are committed: {0} pages left the pool"
+                    + " before their backup could start (backups_skipped); {1} backups in flight, at most {2} (l3.max-backup-pages)",
+                    counters.getOpaque(EngineCounter.BACKUPS_SKIPPED), inFlight, maxInFlight);
+            }
+            answerFlushWaitersIfIdle();
+        }
+        flags[page] = 0;
+        attempts[page] = 0;
+    }
+
+    /** A tier answered the write of key {@code i} of a batch. */
+    void onWriteDone(final TierIoBatch batch, final int i)
+    {
+        final int page = batch.page[i];
+        final TierStatus status = batch.status[i];
+        final boolean copied = status == TierStatus.OK;
+        if (copied)
+        {
+            counters.increment(EngineCounter.BACKUPS_COMPLETED);
+            counters.add(EngineCounter.L3_BYTES_WRITTEN, pool.frameLength());
+            attempts[page] = 0;
+            flags[page] &= ~FAILED;
+            lookups.copiedToL3(pool.keyHigh(page), pool.keyLow(page));
+            if (!index.addTier(pool.keyHigh(page), pool.keyLow(page), batch.tier))
+            {
+                counters.increment(EngineCounter.INDEX_FULL);
+            }
+        }
+        else
+        {
+            counters.increment(EngineCounter.BACKUPS_FAILED);
+            if (attempts[page] < Byte.MAX_VALUE)
+            {
+                attempts[page]++;
+            }
+            flags[page] |= FAILED;
+            LOG.log(System.Logger.Level.WARNING, "backup of page {0} to tier {1} failed ({2}), attempt {3} of {4}; the page stays in the pool",
+                new PageKey(pool.keyHigh(page), pool.keyLow(page)), tierNames.get(batch.tier), status, attempts[page], MAX_BACKUP_ATTEMPTS);
+        }
+        flags[page] &= ~IN_FLIGHT;
+        pool.unpin(page);
+        inFlight--;
+        counters.set(EngineCounter.BACKUPS_IN_FLIGHT, inFlight);
+        drainBacklog();
+        if ((flags[page] & EVICT_PENDING) != 0)
+        {
+            flags[page] &= ~EVICT_PENDING;
+            evictPending--;
+            final long word = pool.stateWordAcquire(page);
+            boolean evicted = false;
+            if (copied)
+            {
+                evicted = space.evict(page, word);
+            }
+            else if (attempts[page] >= MAX_BACKUP_ATTEMPTS)
+            {
+                final long high = pool.keyHigh(page);
+                final long low = pool.keyLow(page);
+                evicted = space.evict(page, word);
+                if (evicted)
+                {
+                    lost(high, low);
+                }
+            }
+            if (!evicted)
+            {
+                // Pinned meanwhile, or not copied yet: it stays cached, and the next eviction that reaches
+                // it tries its backup again, which spaces the attempts out by the pool's own churn.
+                space.touch(page);
+            }
+            space.resumeSpaceWaiters();
+        }
+        answerFlushWaitersIfIdle();
+    }
+
+    /** Answers at once, or when every backup started or queued so far has ended. */
+    void flush(final ClientRecord r)
+    {
+        if (inFlight == 0 && backlogLive == 0)
+        {
+            r.finish(0);
+            return;
+        }
+        flushWaiters.add(r);
+    }
+
+    private void answerFlushWaitersIfIdle()
+    {
+        if (inFlight != 0 || backlogLive != 0)
+        {
+            return;
+        }
+        while (!flushWaiters.isEmpty())
+        {
+            final ClientRecord waiting = flushWaiters.poll();
+            if (waiting.inFlight && waiting.registered && waiting.op == RequestOp.FLUSH)
+            {
+                waiting.finish(0);
+            }
+        }
+    }
+}

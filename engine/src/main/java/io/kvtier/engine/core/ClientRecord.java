@@ -1,0 +1,157 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.engine.client.ClientPort;
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.engine.key.KeyChain;
+
+/**
+ * The engine's record of one open client and of its request in flight: everything the engine thread
+ * keeps about a client, so that the client's handle ({@link ClientPort}) holds only what the client
+ * itself reads and writes. One record per client slot, made at start and reused; the engine thread
+ * alone reads and writes it.
+ */
+final class ClientRecord
+{
+    /** The request is not waiting for anything. */
+    static final int PHASE_NONE = 0;
+    /** A lookup waits for L3 probes. */
+    static final int PHASE_PROBING = 1;
+    /** A lookup waits for the loads it prefetched. */
+    static final int PHASE_PREFETCH_WAIT = 2;
+    /** A reserve or an acquire waits for write-back evictions to free pages. */
+    static final int PHASE_SPACE_WAIT = 3;
+    /** An acquire's walk waits for L3 probes. */
+    static final int PHASE_ACQUIRE_PROBING = 4;
+
+    final int id;
+    ClientPort port;
+    KeyChain keys;
+    int[] lengths;
+    byte[] status;
+    int[] pageIds;
+    int[] generations;
+    boolean registered;
+    long lastActivityNanos;
+    /** One past the last key the client may hold a pin or a reservation on. */
+    int holdLimit;
+
+    // The request in flight.
+    int opSeq;
+    int op;
+    int from;
+    int count;
+    boolean inFlight;
+    /** Loads (or prefetches) the request waits for. */
+    int pending;
+    /** Probe answers the request waits for. */
+    int probePending;
+    /** Keys before this one were probed during this request; they are not probed again. */
+    int probedUntil;
+    int phase;
+    int cursor;
+    int lookupRun;
+    int lookupTotal;
+    long spaceDeadlineNanos;
+
+    // Its results, handed to the port at completion.
+    int resultCount;
+    int l2Pages;
+    int l3Pages;
+    int acquiredFromPool;
+    int acquiredFromL3;
+
+    ClientRecord(final int id)
+    {
+        this.id = id;
+    }
+
+    void bind(final ClientPort client, final long nowNanos)
+    {
+        port = client;
+        keys = client.keys();
+        lengths = client.lengths();
+        status = client.statuses();
+        pageIds = client.pageIds();
+        generations = client.generations();
+        registered = true;
+        lastActivityNanos = nowNanos;
+        holdLimit = 0;
+        inFlight = false;
+        client.clientId(id);
+    }
+
+    void unbind()
+    {
+        registered = false;
+        port = null;
+        keys = null;
+        lengths = null;
+        status = null;
+        pageIds = null;
+        generations = null;
+    }
+
+    /** Starts a request: resets what the previous one left. */
+    void begin(final int requestOp, final int requestFrom, final int requestCount, final long nowNanos)
+    {
+        opSeq++;
+        op = requestOp;
+        from = requestFrom;
+        count = requestCount;
+        inFlight = true;
+        pending = 0;
+        probePending = 0;
+        probedUntil = requestFrom;
+        phase = PHASE_NONE;
+        cursor = requestFrom;
+        resultCount = 0;
+        l2Pages = 0;
+        l3Pages = 0;
+        acquiredFromPool = 0;
+        acquiredFromL3 = 0;
+        lastActivityNanos = nowNanos;
+    }
+
+    /** Clears the request's keys of what an earlier request left, keeping pins and reservations. */
+    void resetStatuses()
+    {
+        for (int i = from; i < from + count; i++)
+        {
+            final PageStatus was = PageStatus.of(status[i]);
+            if (!was.isPinned() && was != PageStatus.RESERVED)
+            {
+                status[i] = (byte)PageStatus.NONE.ordinal();
+            }
+        }
+    }
+
+    void hold(final int key)
+    {
+        if (key + 1 > holdLimit)
+        {
+            holdLimit = key + 1;
+        }
+    }
+
+    /** Ends the request in flight with {@code outcome} and its results. */
+    void complete(final RequestStatus outcome)
+    {
+        inFlight = false;
+        phase = PHASE_NONE;
+        port.complete(outcome, resultCount, l2Pages, l3Pages, acquiredFromPool, acquiredFromL3);
+    }
+
+    /** Ends the request in flight successfully with {@code result} as its count. */
+    void finish(final int result)
+    {
+        resultCount = result;
+        complete(RequestStatus.OK);
+    }
+
+    /** @return whether this record still stands for the request a waiter was registered for */
+    boolean awaits(final int sequence)
+    {
+        return registered && inFlight && opSeq == sequence;
+    }
+}

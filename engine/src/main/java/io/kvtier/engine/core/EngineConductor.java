@@ -1,0 +1,382 @@
+package io.kvtier.engine.core;
+
+import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.RingBuffer;
+import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.client.ClientPort;
+import io.kvtier.engine.client.RequestOp;
+import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.config.PrefetchMode;
+import io.kvtier.engine.config.WritePolicy;
+import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.engine.tier.TierHandle;
+import io.kvtier.spi.StorageTier;
+
+import java.util.List;
+
+/**
+ * The pipeline's single handler: takes each ring event and hands it to the part that owns what it
+ * concerns, and nothing more. The parts (see the package description) own every piece of engine state
+ * between them, each field one owner, and all of them run on this one thread, so nothing takes a lock.
+ * At the end of each ring batch the open tier batches go out; on each tick every part with deadlines
+ * gets the time.
+ *
+ * <p>The model is Aeron's {@code DriverConductor}: a conductor that dispatches commands to collaborators
+ * and drives their time events, rather than one class that does everything.
+ */
+final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Sink, PoolSpace.EvictionGate, PoolSpace.SpaceWaiterResumer,
+    Loads.WaitOver
+{
+    private static final System.Logger LOG = System.getLogger(EngineConductor.class.getName());
+
+    /** The owner recorded on pages the engine itself holds (loads, committed pages). */
+    static final int ENGINE_OWNER = 0;
+
+    private final EngineClock clock;
+    private final PagePool pool;
+    private final EngineCounters counters;
+    private final SessionTable sessions;
+    private final PoolSpace space;
+    private final Reservations reservations;
+    private final Acquires acquires;
+    private final Lookups lookups;
+    private final Loads loads;
+    private final Backups backups;
+    private final TierIo io;
+    private final PoolLiveness liveness;
+    private final TimedPart[] timed;
+    private final PageIndex index;
+    private volatile Thread engineThread;
+    private RingBuffer<EngineEvent> ring;
+    private volatile boolean closing;
+    private volatile boolean stopped;
+
+    EngineConductor(final EngineConfig config, final EngineClock clock, final PagePool pool, final EngineCounters counters,
+                    final List<TierHandle> tierHandles, final int maxClients)
+    {
+        this.clock = clock;
+        this.pool = pool;
+        this.counters = counters;
+        final int tierCount = tierHandles.size();
+        final StorageTier[] tiers = new StorageTier[tierCount];
+        final String[] names = new String[tierCount];
+        for (int t = 0; t < tierCount; t++)
+        {
+            tiers[t] = tierHandles.get(t).tier();
+            names[t] = tierHandles.get(t).name();
+        }
+        final List<String> tierNames = List.of(names);
+        final WritePolicy writePolicy = tierCount == 0 ? WritePolicy.NONE : config.writePolicy();
+        final PrefetchMode prefetchMode = tierCount == 0 ? PrefetchMode.OFF : config.prefetchMode();
+        this.index = new PageIndex(pool.index(), pool.pageCount());
+        final Residency residency = new Residency(pool, index);
+
+        this.sessions = new SessionTable(counters, config.sessionTimeout().toNanos(), maxClients);
+        this.space = new PoolSpace(pool, index, counters, clock, config.evictHigh(), config.evictLow(), config.quarantine().toNanos(),
+            config.l3IoTimeout().toNanos(), maxClients);
+        this.reservations = new Reservations(residency, counters, clock, space, config.reservationTimeout().toNanos(), writePolicy);
+        this.acquires = new Acquires(residency, counters, clock, space, writePolicy, config.writeHitThreshold());
+        this.lookups = new Lookups(residency, counters, clock, tierCount, config.probePages(), prefetchMode, config.prefetchThresholdPages(),
+            config.prefetchTimeout().toNanos(), config.negativeProbeTtl().toNanos(), maxClients);
+        this.loads = new Loads(residency, counters, clock, space, tierNames);
+        this.backups = new Backups(residency, counters, clock, space, tierNames, writePolicy, config.maxBackupPages(pool.pageCount()), maxClients);
+        this.io = new TierIo(pool, counters, clock, tiers, tierNames, config.l3MaxBatch(), config.l3MaxInflight(), config.l3IoTimeout().toNanos(), this);
+        this.liveness = new PoolLiveness(pool, index, counters, config.sessionTimeout().toMillis());
+
+        sessions.connect(acquires, reservations, space);
+        space.connect(this, this);
+        reservations.connect(backups);
+        acquires.connect(loads, lookups, backups);
+        lookups.connect(loads, io, sessions, acquires);
+        loads.connect(io, sessions, acquires, this);
+        backups.connect(io, lookups);
+        io.connect(loads, backups, lookups);
+        liveness.connect(space::resumeSpaceWaiters);
+        this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, io};
+    }
+
+    void ring(final RingBuffer<EngineEvent> eventRing)
+    {
+        this.ring = eventRing;
+    }
+
+    boolean isEngineThread()
+    {
+        return Thread.currentThread() == engineThread;
+    }
+
+    @Override
+    public void onStart()
+    {
+        engineThread = Thread.currentThread();
+    }
+
+    @Override
+    public void onEvent(final EngineEvent event, final long sequence, final boolean endOfBatch)
+    {
+        try
+        {
+            switch (event.type)
+            {
+                case EngineEvent.CLIENT_REQUEST -> onRequest(event.client, event.op, event.from, event.count);
+                case EngineEvent.TIER_BATCH_DONE -> io.onBatchDone(event.batch);
+                case EngineEvent.TIER_OBJECT_REMOVED ->
+                {
+                    counters.increment(EngineCounter.L3_REMOVED_BY_TIER);
+                    index.removeTier(event.keyHigh, event.keyLow, event.tier);
+                }
+                case EngineEvent.TICK -> onTick(clock.nanoTime());
+                default -> LOG.log(System.Logger.Level.WARNING, "ignoring ring event of unknown type {0}", event.type);
+            }
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "engine failed handling a ring event; it keeps running", ex);
+            if (event.type == EngineEvent.CLIENT_REQUEST && event.client != null)
+            {
+                final ClientRecord r = sessions.recordOf(event.client);
+                if (r != null && r.inFlight)
+                {
+                    r.complete(RequestStatus.INTERNAL_ERROR);
+                }
+            }
+        }
+        finally
+        {
+            event.clear();
+        }
+        if (endOfBatch)
+        {
+            io.flush();
+        }
+    }
+
+    private void onTick(final long nowNanos)
+    {
+        for (final TimedPart part : timed)
+        {
+            part.onTime(nowNanos);
+        }
+    }
+
+    private void onRequest(final ClientPort client, final int op, final int from, final int count)
+    {
+        counters.increment(EngineCounter.REQUESTS);
+        final long now = clock.nanoTime();
+        if (op == RequestOp.OPEN)
+        {
+            if (closing)
+            {
+                client.complete(RequestStatus.CLOSED, 0, 0, 0, 0, 0);
+                return;
+            }
+            sessions.open(client, now);
+            return;
+        }
+        final ClientRecord r = sessions.recordOf(client);
+        if (r == null)
+        {
+            client.complete(client.isExpired() ? RequestStatus.LEASE_EXPIRED : RequestStatus.CLOSED, 0, 0, 0, 0, 0);
+            return;
+        }
+        if (closing && op != RequestOp.CLOSE && op != RequestOp.RELEASE && op != RequestOp.ABORT && op != RequestOp.FLUSH)
+        {
+            client.complete(RequestStatus.CLOSED, 0, 0, 0, 0, 0);
+            return;
+        }
+        r.begin(op, from, count, now);
+        if (!valid(r, op, from, count))
+        {
+            counters.increment(EngineCounter.REQUESTS_INVALID);
+            r.complete(RequestStatus.INVALID);
+            return;
+        }
+        switch (op)
+        {
+            case RequestOp.LOOKUP -> lookups.lookup(r);
+            case RequestOp.ACQUIRE -> acquires.acquire(r);
+            case RequestOp.RELEASE -> r.finish(acquires.release(r, from, Math.min(from + count, r.holdLimit)));
+            case RequestOp.RESERVE ->
+            {
+                r.resetStatuses();
+                reservations.reserve(r);
+            }
+            case RequestOp.COMMIT -> reservations.commit(r);
+            case RequestOp.ABORT -> r.finish(reservations.abort(r, from, Math.min(from + count, r.holdLimit), false));
+            case RequestOp.PREFETCH -> lookups.prefetch(r);
+            case RequestOp.BACKUP -> backups.backupKeys(r);
+            case RequestOp.FLUSH -> backups.flush(r);
+            case RequestOp.EVICT -> r.finish(evictKeys(r));
+            case RequestOp.KEEP_ALIVE -> r.finish(0);
+            case RequestOp.CLOSE -> sessions.close(r);
+            default ->
+            {
+                counters.increment(EngineCounter.REQUESTS_INVALID);
+                r.complete(RequestStatus.INVALID);
+            }
+        }
+    }
+
+    /** The request names keys inside the client's chain and key slots. */
+    private static boolean valid(final ClientRecord r, final int op, final int from, final int count)
+    {
+        final boolean keyed = op == RequestOp.LOOKUP || op == RequestOp.ACQUIRE || op == RequestOp.RESERVE || op == RequestOp.COMMIT
+            || op == RequestOp.PREFETCH || op == RequestOp.BACKUP || op == RequestOp.EVICT;
+        return from >= 0 && count >= 0 && (!keyed || from + count <= r.keys.size()) && from + count <= r.status.length;
+    }
+
+    /** An operator's eviction of the client's keys: unpinned pool pages leave now, unless copied or loading. */
+    private int evictKeys(final ClientRecord r)
+    {
+        int evicted = 0;
+        for (int i = r.from; i < r.from + r.count; i++)
+        {
+            final long high = r.keys.high(i);
+            final long low = r.keys.low(i);
+            final int slot = index.find(high, low);
+            final int page = slot < 0 || index.page(slot) == PageIndex.NO_PAGE ? -1 : index.page(slot);
+            if (page >= 0 && !backups.isCopying(page) && !loads.isLoading(page)
+                && space.evict(page, pool.stateWordAcquire(page)))
+            {
+                evicted++;
+            }
+        }
+        space.resumeSpaceWaiters();
+        return evicted;
+    }
+
+    // The pool's eviction gate: what loads and backups say about a page.
+
+    @Override
+    public int beforeEvict(final int page)
+    {
+        return loads.isLoading(page) ? SKIP : backups.beforeEvict(page);
+    }
+
+    @Override
+    public void lost(final long keyHigh, final long keyLow)
+    {
+        backups.lost(keyHigh, keyLow);
+    }
+
+    @Override
+    public void evicted(final int page)
+    {
+        loads.forget(page);
+        backups.evicted(page);
+    }
+
+    @Override
+    public int evictionsPending()
+    {
+        return backups.evictionsPending();
+    }
+
+    // Requests that waited, going on.
+
+    @Override
+    public void resume(final ClientRecord r)
+    {
+        if (r.op == RequestOp.RESERVE)
+        {
+            reservations.reserve(r);
+        }
+        else if (r.op == RequestOp.ACQUIRE)
+        {
+            acquires.walk(r);
+        }
+    }
+
+    @Override
+    public void waitOver(final ClientRecord r)
+    {
+        switch (r.phase)
+        {
+            case ClientRecord.PHASE_PROBING -> lookups.afterProbe(r);
+            case ClientRecord.PHASE_PREFETCH_WAIT -> lookups.finishWaiting(r);
+            case ClientRecord.PHASE_NONE ->
+            {
+                if (r.op == RequestOp.ACQUIRE)
+                {
+                    acquires.finish(r);
+                }
+            }
+            default ->
+            {
+                // The acquire's walk still waits (for probes, or for space): the walk finishes it.
+            }
+        }
+    }
+
+    // Tier completions, from any thread.
+
+    @Override
+    public void batchDone(final TierIoBatch batch)
+    {
+        if (isEngineThread())
+        {
+            io.doneOnEngineThread(batch);
+            return;
+        }
+        if (stopped)
+        {
+            return; // nobody reads the ring any more; a tier finishing at close must not wait on it
+        }
+        final long sequence = ring.next();
+        try
+        {
+            final EngineEvent event = ring.get(sequence);
+            event.type = EngineEvent.TIER_BATCH_DONE;
+            event.batch = batch;
+        }
+        finally
+        {
+            ring.publish(sequence);
+        }
+    }
+
+    /** Called from any thread when a tier reports an object it dropped by itself. */
+    void objectRemoved(final int tier, final long high, final long low)
+    {
+        if (isEngineThread())
+        {
+            counters.increment(EngineCounter.L3_REMOVED_BY_TIER);
+            index.removeTier(high, low, tier);
+            return;
+        }
+        if (stopped)
+        {
+            return;
+        }
+        final long sequence = ring.next();
+        try
+        {
+            final EngineEvent event = ring.get(sequence);
+            event.type = EngineEvent.TIER_OBJECT_REMOVED;
+            event.tier = tier;
+            event.keyHigh = high;
+            event.keyLow = low;
+        }
+        finally
+        {
+            ring.publish(sequence);
+        }
+    }
+
+    void beginClosing()
+    {
+        closing = true;
+        space.beginClosing();
+    }
+
+    @Override
+    public void onShutdown()
+    {
+        stopped = true;
+        sessions.closeAll();
+    }
+}

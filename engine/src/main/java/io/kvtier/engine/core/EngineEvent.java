@@ -1,0 +1,56 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.engine.client.ClientPort;
+import io.kvtier.engine.client.RequestOp;
+
+
+/**
+ * One ring slot: what to do and to what, never payload bytes. Slots are preallocated and reused;
+ * {@link #clear()} drops references once the event is handled so a slot never keeps a client or a
+ * batch alive.
+ */
+final class EngineEvent
+{
+    /** A client's request; {@link #op} says which. */
+    static final int CLIENT_REQUEST = 1;
+    /** A tier finished a batch. */
+    static final int TIER_BATCH_DONE = 2;
+    /** A tier dropped an object by itself. */
+    static final int TIER_OBJECT_REMOVED = 3;
+    /** Housekeeping: leases, timeouts, heartbeat. */
+    static final int TICK = 4;
+
+    int type;
+    ClientPort client;
+    int op;
+    int from;
+    int count;
+    TierIoBatch batch;
+    int tier;
+    long keyHigh;
+    long keyLow;
+
+    void clear()
+    {
+        type = 0;
+        client = null;
+        batch = null;
+    }
+
+    /**
+     * Fills the slot with a client's request.
+     *
+     * @param port  the requesting client
+     * @param op    the operation, one of {@link RequestOp}'s codes
+     * @param from  first key index
+     * @param count number of keys
+     */
+    void request(final ClientPort port, final int op, final int from, final int count)
+    {
+        this.type = CLIENT_REQUEST;
+        this.client = port;
+        this.op = op;
+        this.from = from;
+        this.count = count;
+    }
+}

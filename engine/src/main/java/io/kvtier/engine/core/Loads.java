@@ -1,0 +1,327 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.collections.KeyTable;
+import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.TierStatus;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Loads from L3 into the pool, and the requests waiting for them. A load takes a free page (WRITING,
+ * owned by the engine, bound to its key so that a second request for the key waits for the same load),
+ * reads the key's frame into it through the first tier that holds it, and, once the tier's thread has
+ * verified the frame, makes the page SERVING and wakes every request waiting on it. A frame that does
+ * not verify is a miss: counted, removed from that tier, and tried in the next tier that holds it.
+ *
+ * <p>Owns each page's load state and the waiter lists; a page's first pin after a load counts as an L3
+ * hit, whoever started the load.
+ */
+final class Loads
+{
+    private static final System.Logger LOG = System.getLogger(Loads.class.getName());
+    private static final int NONE = -1;
+
+    /** A waiter pins the page when it lands (acquire). */
+    static final byte WAIT_PIN = 1;
+    /** A waiter only wants to know it landed (prefetch that waits). */
+    static final byte WAIT_NOTIFY = 2;
+
+    private static final byte LOADING = 1;
+    private static final byte ABANDONED = 2;
+    private static final byte PREFETCH = 4;
+    private static final byte LOADED_UNUSED = 8;
+
+    /** Continues a request whose last awaited load ended. */
+    interface WaitOver
+    {
+        /**
+         * @param r a request whose {@code pending} reached zero
+         */
+        void waitOver(ClientRecord r);
+    }
+
+    private final PagePool pool;
+    private final PageIndex index;
+    private final EngineCounters counters;
+    private final EngineClock clock;
+    private final PoolSpace space;
+    private final List<String> tierNames;
+    private final byte[] flags;
+    private final int[] loadTier;
+    private final int[] waiterHead;
+    private final int[] waiterClient;
+    private final int[] waiterKey;
+    private final int[] waiterSeq;
+    private final byte[] waiterKind;
+    private final int[] waiterNext;
+    private int waiterFree;
+    /** Set by {@link #loadFor} when it found no page: the acquire may wait for write-back evictions. */
+    private boolean starvedForSpace;
+    private TierIo io;
+    private SessionTable sessions;
+    private Acquires acquires;
+    private WaitOver continuation;
+
+    Loads(final Residency residency, final EngineCounters counters, final EngineClock clock, final PoolSpace space, final List<String> tierNames)
+    {
+        this.pool = residency.pool();
+        this.index = residency.index();
+        this.counters = counters;
+        this.clock = clock;
+        this.space = space;
+        this.tierNames = tierNames;
+        final int pageCount = pool.pageCount();
+        this.flags = new byte[pageCount];
+        this.loadTier = new int[pageCount];
+        final int waiterCapacity = Math.max(4096, 2 * pageCount);
+        this.waiterHead = new int[pageCount];
+        Arrays.fill(waiterHead, NONE);
+        this.waiterClient = new int[waiterCapacity];
+        this.waiterKey = new int[waiterCapacity];
+        this.waiterSeq = new int[waiterCapacity];
+        this.waiterKind = new byte[waiterCapacity];
+        this.waiterNext = new int[waiterCapacity];
+        for (int i = 0; i < waiterCapacity; i++)
+        {
+            waiterNext[i] = i + 1 < waiterCapacity ? i + 1 : NONE;
+        }
+    }
+
+    void connect(final TierIo tierIo, final SessionTable sessionTable, final Acquires acquirePart, final WaitOver waitOver)
+    {
+        this.io = tierIo;
+        this.sessions = sessionTable;
+        this.acquires = acquirePart;
+        this.continuation = waitOver;
+    }
+
+    /** @return whether a load into the page is under way */
+    boolean isLoading(final int page)
+    {
+        return (flags[page] & LOADING) != 0;
+    }
+
+    /**
+     * A page's first pin after its load: counts as an L3 hit, whoever started the load.
+     *
+     * @return whether this is that first pin
+     */
+    boolean takeFirstUse(final int page)
+    {
+        if ((flags[page] & LOADED_UNUSED) != 0)
+        {
+            flags[page] &= ~LOADED_UNUSED;
+            return true;
+        }
+        return false;
+    }
+
+    /** The page left the pool: whatever this part knew of it is stale. */
+    void forget(final int page)
+    {
+        flags[page] = 0;
+    }
+
+    /** @return the page being loaded for the key of the index slot (not abandoned), else {@link #NONE} */
+    int loadingPage(final int slot)
+    {
+        if (slot == KeyTable.NONE)
+        {
+            return NONE;
+        }
+        final int page = index.page(slot);
+        if (page != PageIndex.NO_PAGE && (flags[page] & LOADING) != 0 && (flags[page] & ABANDONED) == 0)
+        {
+            return page;
+        }
+        return NONE;
+    }
+
+    /** @return whether the last {@link #loadFor} that returned {@link #NONE} found no free page */
+    boolean starvedForSpace()
+    {
+        return starvedForSpace;
+    }
+
+    /**
+     * @return the page a key not in the pool is loading into: a load already under way, or one started
+     *         now from the first L3 tier that holds it; {@link #NONE} when L3 lacks it, a client is
+     *         writing it, or no page can be had ({@link #starvedForSpace()})
+     */
+    int loadFor(final int slot, final long high, final long low, final boolean prefetch)
+    {
+        starvedForSpace = false;
+        final int loading = loadingPage(slot);
+        if (loading != NONE)
+        {
+            return loading;
+        }
+        if (slot == KeyTable.NONE || index.tiers(slot) == 0 || index.page(slot) != PageIndex.NO_PAGE)
+        {
+            return NONE;
+        }
+        final int tierBits = index.tiers(slot);
+        final int page = space.allocate();
+        if (page == NONE)
+        {
+            starvedForSpace = true;
+            return NONE;
+        }
+        final long word = pool.stateWordAcquire(page);
+        pool.key(page, high, low);
+        pool.reservation(page, EngineConductor.ENGINE_OWNER, 0);
+        pool.hitCount(page, 0);
+        pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.WRITING));
+        index.bindPage(high, low, page);
+        flags[page] = (byte)(LOADING | (prefetch ? PREFETCH : 0));
+        final int tier = Integer.numberOfTrailingZeros(tierBits);
+        loadTier[page] = tier;
+        io.queuePageIo(tier, TierIoBatch.READ, page);
+        counters.increment(EngineCounter.L3_READS);
+        return page;
+    }
+
+    /** A tier answered the read of key {@code i} of a batch. */
+    void onReadDone(final TierIoBatch batch, final int i)
+    {
+        final int page = batch.page[i];
+        final TierStatus status = batch.status[i];
+        final int tier = batch.tier;
+        final long high = batch.keyHigh[i];
+        final long low = batch.keyLow[i];
+        final boolean verified = status == TierStatus.OK && batch.check[i] == PagePool.FrameCheck.VALID;
+        if (verified)
+        {
+            final long word = pool.stateWordAcquire(page);
+            pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.SERVING));
+            if ((flags[page] & PREFETCH) != 0)
+            {
+                counters.increment(EngineCounter.PREFETCH_PAGES);
+            }
+            flags[page] = LOADED_UNUSED;
+            space.touch(page);
+            pool.lastAccess(page, clock.nanoTime());
+            counters.increment(EngineCounter.L3_PAGES_LOADED);
+            counters.add(EngineCounter.L3_BYTES_READ, pool.frameLength());
+            wake(page, true);
+            return;
+        }
+        // Not a usable frame: count why, forget that this tier has it, try another tier or give the page back.
+        switch (status)
+        {
+            case OK, CORRUPT ->
+            {
+                counters.increment(EngineCounter.L3_CORRUPT);
+                LOG.log(System.Logger.Level.WARNING, "tier {0}: page {1} failed verification ({2}); treated as a miss and removed",
+                    tierNames.get(tier), new PageKey(high, low), status == TierStatus.OK ? batch.check[i] : "tier reported corrupt");
+                io.queueKeyIo(tier, TierIoBatch.REMOVE, high, low, EngineConductor.ENGINE_OWNER, 0, 0);
+            }
+            case NOT_FOUND -> counters.increment(EngineCounter.L3_READ_MISSES);
+            default -> counters.increment(EngineCounter.L3_ERRORS);
+        }
+        index.removeTier(high, low, tier);
+        final int slot = index.find(high, low);
+        final int otherTiers = slot == KeyTable.NONE ? 0 : index.tiers(slot);
+        final boolean uncertain = status != TierStatus.OK && status != TierStatus.CORRUPT && status != TierStatus.NOT_FOUND;
+        if (otherTiers != 0 && !uncertain && (flags[page] & ABANDONED) == 0)
+        {
+            final int next = Integer.numberOfTrailingZeros(otherTiers);
+            loadTier[page] = next;
+            io.queuePageIo(next, TierIoBatch.READ, page);
+            counters.increment(EngineCounter.L3_READS);
+            return;
+        }
+        wake(page, false);
+        final long word = pool.stateWordAcquire(page);
+        if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, PageStateWord.FREE)))
+        {
+            throw new IllegalStateException("loading page " + page + " changed under the engine");
+        }
+        index.unbindPage(high, low, page);
+        flags[page] = 0;
+        if (uncertain)
+        {
+            // The tier did not say it is done with the segment (error, timeout, plugin failure): rest before reuse.
+            space.quarantine(page);
+        }
+        else
+        {
+            space.free(page);
+            space.resumeSpaceWaiters();
+        }
+    }
+
+    /** The tier is late with the page's read: its waiters get a miss now, and the page waits for the answer. */
+    void abandon(final int page)
+    {
+        flags[page] |= ABANDONED;
+        wake(page, false);
+    }
+
+    /**
+     * Makes a request wait for a load.
+     *
+     * @return false when the waiter table is full
+     */
+    boolean addWaiter(final int page, final ClientRecord r, final int key, final byte kind)
+    {
+        if (waiterFree == NONE)
+        {
+            return false;
+        }
+        final int node = waiterFree;
+        waiterFree = waiterNext[node];
+        waiterClient[node] = r.id;
+        waiterKey[node] = key;
+        waiterSeq[node] = r.opSeq;
+        waiterKind[node] = kind;
+        waiterNext[node] = waiterHead[page];
+        waiterHead[page] = node;
+        return true;
+    }
+
+    private void wake(final int page, final boolean loaded)
+    {
+        int node = waiterHead[page];
+        waiterHead[page] = NONE;
+        while (node != NONE)
+        {
+            final int next = waiterNext[node];
+            final ClientRecord r = sessions.record(waiterClient[node]);
+            final int key = waiterKey[node];
+            if (r.awaits(waiterSeq[node]) && r.status[key] == PageStatus.WAITING.ordinal())
+            {
+                if (!loaded)
+                {
+                    r.status[key] = (byte)PageStatus.MISS.ordinal();
+                }
+                else if (waiterKind[node] == WAIT_PIN)
+                {
+                    if (!acquires.pin(r, key, page, PageStatus.PINNED_FROM_L3))
+                    {
+                        r.status[key] = (byte)PageStatus.MISS.ordinal();
+                    }
+                }
+                else
+                {
+                    r.status[key] = (byte)PageStatus.LOADED.ordinal();
+                }
+                if (--r.pending == 0)
+                {
+                    continuation.waitOver(r);
+                }
+            }
+            waiterNext[node] = waiterFree;
+            waiterFree = node;
+            node = next;
+        }
+    }
+}

@@ -1,0 +1,356 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.collections.KeyTable;
+import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.config.PrefetchMode;
+import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.key.KeyChain;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.spi.TierStatus;
+
+/**
+ * Lookups, probes and prefetch: how much of a prefix is in the pool and how much more in L3, asking
+ * the tiers about keys the index does not know, and loading the L3 part ahead of an acquire. Owns the
+ * memory of recent negative probes and the deadlines of lookups that wait for their prefetch.
+ */
+final class Lookups implements TimedPart
+{
+    private static final int NONE = -1;
+
+    private final PageIndex index;
+    private final Residency residency;
+    private final EngineCounters counters;
+    private final EngineClock clock;
+    private final int tierCount;
+    private final int probePages;
+    private final PrefetchMode prefetchMode;
+    private final int prefetchThreshold;
+    private final long prefetchTimeoutNanos;
+    private final NegativeProbeCache negativeProbes;
+    private final LongRing deadlines;
+    private int scanRun;
+    private int scanTotal;
+    private Loads loads;
+    private TierIo io;
+    private SessionTable sessions;
+    private Acquires acquires;
+
+    Lookups(final Residency residency, final EngineCounters counters, final EngineClock clock, final int tierCount, final int probePages,
+            final PrefetchMode prefetchMode, final int prefetchThreshold, final long prefetchTimeoutNanos, final long negativeProbeTtlNanos,
+            final int maxClients)
+    {
+        this.index = residency.index();
+        this.residency = residency;
+        this.counters = counters;
+        this.clock = clock;
+        this.tierCount = tierCount;
+        this.probePages = probePages;
+        this.prefetchMode = prefetchMode;
+        this.prefetchThreshold = prefetchThreshold;
+        this.prefetchTimeoutNanos = prefetchTimeoutNanos;
+        this.negativeProbes = new NegativeProbeCache(Math.max(4096, 4 * probePages * Math.max(1, Math.min(maxClients, 256))), negativeProbeTtlNanos);
+        this.deadlines = new LongRing(2 * (maxClients + 1), 3);
+    }
+
+    void connect(final Loads loadPart, final TierIo tierIo, final SessionTable sessionTable, final Acquires acquirePart)
+    {
+        this.loads = loadPart;
+        this.io = tierIo;
+        this.sessions = sessionTable;
+        this.acquires = acquirePart;
+    }
+
+    /**
+     * One pass over {@code [start, end)}: sets {@link #scanRun} to the end of the leading run of pool
+     * pages and {@link #scanTotal} to the first key that is neither in the pool, nor loading, nor in L3.
+     */
+    private void scanPrefix(final KeyChain keys, final int start, final int end)
+    {
+        int run = start;
+        int i = start;
+        for (; i < end; i++)
+        {
+            final long high = keys.high(i);
+            final long low = keys.low(i);
+            final int slot = index.find(high, low);
+            if (slot == KeyTable.NONE)
+            {
+                break;
+            }
+            if (residency.servingPage(slot, high, low) != NONE)
+            {
+                if (run == i)
+                {
+                    run = i + 1;
+                }
+                continue;
+            }
+            if (loads.loadingPage(slot) == NONE && index.tiers(slot) == 0)
+            {
+                break;
+            }
+            if (index.page(slot) == PageIndex.NO_PAGE)
+            {
+                index.touch(slot);
+            }
+        }
+        scanRun = run;
+        scanTotal = i;
+    }
+
+    void lookup(final ClientRecord r)
+    {
+        counters.increment(EngineCounter.LOOKUPS);
+        r.resetStatuses();
+        final int end = r.from + r.count;
+        scanPrefix(r.keys, r.from, end);
+        r.lookupRun = scanRun;
+        r.lookupTotal = scanTotal;
+        if (probeRound(r, scanTotal, end))
+        {
+            r.phase = ClientRecord.PHASE_PROBING;
+            return;
+        }
+        decide(r);
+    }
+
+    /**
+     * Asks every tier about the next {@code l3.probe-pages} keys from {@code start} that the index does
+     * not know, stopping before a key L3 recently said it lacks (the prefix ends there anyway). A probe
+     * round whose keys are all found is followed by another, so a long chain in a shared or restarted L3
+     * is found in one request.
+     *
+     * @return whether probes were queued; the request then waits for {@code probePending} answers
+     */
+    boolean probeRound(final ClientRecord r, final int start, final int end)
+    {
+        if (start >= end || start < r.probedUntil || probePages == 0 || tierCount == 0)
+        {
+            return false;
+        }
+        final KeyChain keys = r.keys;
+        final long now = clock.nanoTime();
+        int stop = Math.min(end, start + probePages);
+        for (int i = start; i < stop; i++)
+        {
+            if (negativeProbes.isMissing(keys.high(i), keys.low(i), now))
+            {
+                stop = i;
+                counters.increment(EngineCounter.PROBES_SKIPPED);
+                break;
+            }
+        }
+        r.probedUntil = Math.max(stop, start + 1);
+        int queued = 0;
+        for (int t = 0; t < tierCount; t++)
+        {
+            for (int i = start; i < stop; i++)
+            {
+                if (!io.queueKeyIo(t, TierIoBatch.EXISTS, keys.high(i), keys.low(i), r.id, i, r.opSeq))
+                {
+                    break;
+                }
+                queued++;
+            }
+        }
+        counters.add(EngineCounter.PROBE_KEYS, queued);
+        r.probePending = queued;
+        return queued > 0;
+    }
+
+    /** A lookup's probes all answered: count again past what it knew, probe further, or decide. */
+    void afterProbe(final ClientRecord r)
+    {
+        // Probes only add L3 knowledge past the old total; the pool run found before them still holds.
+        scanPrefix(r.keys, r.lookupTotal, r.from + r.count);
+        r.lookupTotal = scanTotal;
+        if (probeRound(r, scanTotal, r.from + r.count))
+        {
+            return;
+        }
+        decide(r);
+    }
+
+    /** With the prefix counted, prefetches its L3 part if it is long enough, then answers or waits. */
+    private void decide(final ClientRecord r)
+    {
+        final int run = r.lookupRun;
+        final int total = r.lookupTotal;
+        if (prefetchMode != PrefetchMode.OFF && total - run >= prefetchThreshold)
+        {
+            final boolean wait = prefetchMode == PrefetchMode.WAIT_COMPLETE || prefetchMode == PrefetchMode.TIMEOUT;
+            final int waiting = startLoads(r, run, total, wait ? Loads.WAIT_NOTIFY : 0);
+            if (wait && waiting > 0)
+            {
+                r.pending = waiting;
+                r.phase = ClientRecord.PHASE_PREFETCH_WAIT;
+                if (prefetchMode == PrefetchMode.TIMEOUT)
+                {
+                    addDeadline(r, clock.nanoTime() + prefetchTimeoutNanos);
+                }
+                return;
+            }
+        }
+        answer(r, run, total);
+    }
+
+    /** Answers a lookup that waited for its prefetch: loads landed or failed meanwhile, so count again. */
+    void finishWaiting(final ClientRecord r)
+    {
+        scanPrefix(r.keys, r.from, r.lookupTotal);
+        answer(r, scanRun, scanTotal);
+    }
+
+    private void answer(final ClientRecord r, final int run, final int total)
+    {
+        r.l2Pages = run - r.from;
+        r.l3Pages = total - run;
+        r.finish(total - r.from);
+    }
+
+    /**
+     * Starts loads for the keys of {@code [start, end)} that are in L3 but not in the pool.
+     *
+     * @return keys the request now waits for (when waitKind is not 0)
+     */
+    private int startLoads(final ClientRecord r, final int start, final int end, final byte waitKind)
+    {
+        final KeyChain keys = r.keys;
+        int waiting = 0;
+        for (int i = start; i < end; i++)
+        {
+            final long high = keys.high(i);
+            final long low = keys.low(i);
+            final int slot = index.find(high, low);
+            if (residency.servingPage(slot, high, low) != NONE)
+            {
+                continue;
+            }
+            final int page = loads.loadFor(slot, high, low, true);
+            if (page == NONE)
+            {
+                break;
+            }
+            if (waitKind != 0)
+            {
+                if (!loads.addWaiter(page, r, i, waitKind))
+                {
+                    break;
+                }
+                r.status[i] = (byte)PageStatus.WAITING.ordinal();
+                waiting++;
+            }
+        }
+        return waiting;
+    }
+
+    /** Starts loading the L3 part of the request's prefix and answers at once with the loads started. */
+    void prefetch(final ClientRecord r)
+    {
+        scanPrefix(r.keys, r.from, r.from + r.count);
+        final long before = counters.getOpaque(EngineCounter.L3_READS);
+        startLoads(r, scanRun, scanTotal, (byte)0);
+        r.finish((int)(counters.getOpaque(EngineCounter.L3_READS) - before));
+    }
+
+    private void addDeadline(final ClientRecord r, final long deadline)
+    {
+        if (deadlines.isFull())
+        {
+            for (int n = deadlines.size(); n > 0; n--)
+            {
+                final int id = (int)deadlines.peek(0);
+                final int seq = (int)deadlines.peek(1);
+                final long d = deadlines.peek(2);
+                deadlines.poll();
+                if (sessions.record(id).awaits(seq))
+                {
+                    deadlines.add(id, seq, d);
+                }
+            }
+        }
+        deadlines.add(r.id, r.opSeq, deadline);
+    }
+
+    /** A tier answered the probe of key {@code i} of a batch. */
+    void onExistsDone(final TierIoBatch batch, final int i)
+    {
+        final TierStatus status = batch.status[i];
+        if (status == TierStatus.OK)
+        {
+            counters.increment(EngineCounter.PROBE_HITS);
+            negativeProbes.present(batch.keyHigh[i], batch.keyLow[i]);
+            if (!index.addTier(batch.keyHigh[i], batch.keyLow[i], batch.tier))
+            {
+                counters.increment(EngineCounter.INDEX_FULL);
+            }
+            else
+            {
+                // Found because a request is about to use it: spare it from the sweep that makes room for the next hit.
+                index.touch(index.find(batch.keyHigh[i], batch.keyLow[i]));
+            }
+        }
+        else if (status == TierStatus.NOT_FOUND)
+        {
+            final int slot = index.find(batch.keyHigh[i], batch.keyLow[i]);
+            if (slot == KeyTable.NONE || index.tiers(slot) == 0)
+            {
+                negativeProbes.missing(batch.keyHigh[i], batch.keyLow[i], clock.nanoTime());
+            }
+        }
+        else
+        {
+            counters.increment(EngineCounter.L3_ERRORS);
+        }
+        if (batch.timedOut)
+        {
+            return; // its requests were answered when it timed out
+        }
+        answerProbe(batch, i);
+    }
+
+    /** One probe of a request ended (answered, or timed out): the request goes on when all have. */
+    void answerProbe(final TierIoBatch batch, final int i)
+    {
+        final ClientRecord r = sessions.record(batch.session[i]);
+        if (!r.awaits(batch.opSeq[i]) || (r.phase != ClientRecord.PHASE_PROBING && r.phase != ClientRecord.PHASE_ACQUIRE_PROBING))
+        {
+            return;
+        }
+        if (--r.probePending == 0)
+        {
+            if (r.phase == ClientRecord.PHASE_PROBING)
+            {
+                afterProbe(r);
+            }
+            else
+            {
+                r.phase = ClientRecord.PHASE_NONE;
+                acquires.walk(r);
+            }
+        }
+    }
+
+    /** This engine wrote the key to L3: forget that L3 lacked it. */
+    void copiedToL3(final long keyHigh, final long keyLow)
+    {
+        negativeProbes.present(keyHigh, keyLow);
+    }
+
+    @Override
+    public void onTime(final long nowNanos)
+    {
+        while (!deadlines.isEmpty() && deadlines.peek(2) - nowNanos <= 0)
+        {
+            final ClientRecord r = sessions.record((int)deadlines.peek(0));
+            final int seq = (int)deadlines.peek(1);
+            deadlines.poll();
+            if (r.awaits(seq) && r.phase == ClientRecord.PHASE_PREFETCH_WAIT)
+            {
+                finishWaiting(r);
+            }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+package io.kvtier.engine.core;
+
+import com.lmax.disruptor.BlockingWaitStrategy;
+import com.lmax.disruptor.BusySpinWaitStrategy;
+import com.lmax.disruptor.ExceptionHandler;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.SleepingWaitStrategy;
+import com.lmax.disruptor.TimeoutException;
+import com.lmax.disruptor.WaitStrategy;
+import com.lmax.disruptor.YieldingWaitStrategy;
+import com.lmax.disruptor.dsl.Disruptor;
+import com.lmax.disruptor.dsl.ProducerType;
+import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.client.ClientPort;
+import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.engine.tier.TierHandle;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The engine thread and the ring that feeds it: a Disruptor multi-producer ring of small
+ * preallocated events, handled by one {@link EngineConductor}, plus the ticker that drives the parts'
+ * deadlines. Clients publish requests through {@link #publish}; tiers publish their completions
+ * through the batches they were handed.
+ */
+public final class Pipeline
+{
+    private static final System.Logger LOG = System.getLogger(Pipeline.class.getName());
+
+    /** How many failed copies a write-back backup survives before its page is dropped and counted lost. */
+    public static final int MAX_BACKUP_ATTEMPTS = Backups.MAX_BACKUP_ATTEMPTS;
+
+    private final EngineConductor conductor;
+    private final Disruptor<EngineEvent> disruptor;
+    private final RingBuffer<EngineEvent> ring;
+    private final Thread ticker;
+    private final long tickNanos;
+    private volatile boolean halted;
+
+    /**
+     * Starts the engine thread and the ticker.
+     *
+     * @param config     validated settings
+     * @param clock      the engine's time
+     * @param pool       the owned pool
+     * @param counters   the pool's counters
+     * @param tiers      the started L3 tiers, in configuration order
+     * @param maxClients client slots
+     */
+    public Pipeline(final EngineConfig config, final EngineClock clock, final PagePool pool, final EngineCounters counters, final List<TierHandle> tiers,
+                    final int maxClients)
+    {
+        this.conductor = new EngineConductor(config, clock, pool, counters, tiers, maxClients);
+        this.disruptor = new Disruptor<>(EngineEvent::new, config.ringSize(), runnable ->
+        {
+            final Thread thread = new Thread(runnable, "kvtier-pipeline");
+            thread.setDaemon(true);
+            return thread;
+        }, ProducerType.MULTI, waitStrategy(config));
+        disruptor.handleEventsWith(conductor);
+        disruptor.setDefaultExceptionHandler(new LoggingExceptionHandler());
+        this.ring = disruptor.start();
+        conductor.ring(ring);
+        this.tickNanos = config.tickInterval().toNanos();
+        this.ticker = Thread.ofPlatform().name("kvtier-ticker").daemon(true).unstarted(this::tick);
+        ticker.start();
+    }
+
+    private static WaitStrategy waitStrategy(final EngineConfig config)
+    {
+        return switch (config.waitStrategy())
+        {
+            case PARK -> new SpinParkWaitStrategy();
+            case BLOCKING -> new BlockingWaitStrategy();
+            case SLEEPING -> new SleepingWaitStrategy();
+            case YIELDING -> new YieldingWaitStrategy();
+            case BUSY_SPIN -> new BusySpinWaitStrategy();
+        };
+    }
+
+    /**
+     * Puts a client's request on the ring.
+     *
+     * @param client the requesting client
+     * @param op     a {@link io.kvtier.engine.client.RequestOp} code
+     * @param from   first key index
+     * @param count  number of keys
+     * @return false once the pipeline has stopped
+     */
+    public boolean publish(final ClientPort client, final int op, final int from, final int count)
+    {
+        if (halted)
+        {
+            return false;
+        }
+        final long sequence = ring.next();
+        try
+        {
+            ring.get(sequence).request(client, op, from, count);
+        }
+        finally
+        {
+            ring.publish(sequence);
+        }
+        return true;
+    }
+
+    /**
+     * A tier dropped an object on its own; callable from any thread.
+     *
+     * @param tier the tier's index
+     * @param high the key's high half
+     * @param low  its low half
+     */
+    public void objectRemoved(final int tier, final long high, final long low)
+    {
+        conductor.objectRemoved(tier, high, low);
+    }
+
+    /** New requests other than release, abort, flush and close are refused from now on. */
+    public void beginClosing()
+    {
+        conductor.beginClosing();
+    }
+
+    /** @return whether the pipeline has stopped taking requests */
+    public boolean isHalted()
+    {
+        return halted;
+    }
+
+    private void tick()
+    {
+        while (!halted)
+        {
+            ring.tryPublishEvent((event, sequence) -> event.type = EngineEvent.TICK);
+            java.util.concurrent.locks.LockSupport.parkNanos(tickNanos);
+        }
+    }
+
+    /**
+     * Stops the ticker and the engine thread, letting it drain the ring for up to {@code waitMillis}.
+     *
+     * @param waitMillis how long the ring may take to drain
+     */
+    public void stop(final long waitMillis)
+    {
+        halted = true;
+        try
+        {
+            ticker.join(1000);
+            disruptor.shutdown(Math.max(1, waitMillis), TimeUnit.MILLISECONDS);
+        }
+        catch (final TimeoutException ex)
+        {
+            LOG.log(System.Logger.Level.WARNING, "pipeline did not drain in {0} ms; halting it", waitMillis);
+            disruptor.halt();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            disruptor.halt();
+        }
+    }
+
+    private static final class LoggingExceptionHandler implements ExceptionHandler<EngineEvent>
+    {
+        @Override
+        public void handleEventException(final Throwable ex, final long sequence, final EngineEvent event)
+        {
+            LOG.log(System.Logger.Level.ERROR, "pipeline event " + sequence + " failed; the engine keeps running", ex);
+        }
+
+        @Override
+        public void handleOnStartException(final Throwable ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "pipeline failed to start", ex);
+        }
+
+        @Override
+        public void handleOnShutdownException(final Throwable ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "pipeline failed to stop cleanly", ex);
+        }
+    }
+}

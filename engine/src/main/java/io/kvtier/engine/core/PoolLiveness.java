@@ -1,0 +1,63 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.pool.ClientSlotReaper;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+
+/**
+ * What other processes read to know the engine and its clients are alive: the pool's heartbeat, and
+ * the client slots of processes that pin pages directly, whose pins it takes back when they die or
+ * fall silent. Runs on real time, every 100 ms, whatever the engine clock says: other processes read
+ * the heartbeat by the wall clock.
+ */
+final class PoolLiveness implements TimedPart
+{
+    private static final long PERIOD_NS = 100_000_000L;
+
+    private final PagePool pool;
+    private final PageIndex index;
+    private final EngineCounters counters;
+    private final ClientSlotReaper reaper;
+    private final long[] reclaims = new long[2];
+    private long lastBeatNanos = System.nanoTime();
+    private Runnable spaceFreed;
+
+    PoolLiveness(final PagePool pool, final PageIndex index, final EngineCounters counters, final long clientTimeoutMillis)
+    {
+        this.pool = pool;
+        this.index = index;
+        this.counters = counters;
+        this.reaper = new ClientSlotReaper(pool, clientTimeoutMillis);
+    }
+
+    void connect(final Runnable onSpaceFreed)
+    {
+        this.spaceFreed = onSpaceFreed;
+    }
+
+    @Override
+    public void onTime(final long nowNanos)
+    {
+        final long realNow = System.nanoTime();
+        if (realNow - lastBeatNanos < PERIOD_NS)
+        {
+            return;
+        }
+        lastBeatNanos = realNow;
+        final long nowMillis = System.currentTimeMillis();
+        pool.heartbeat(nowMillis);
+        reclaims[0] = 0;
+        reclaims[1] = 0;
+        reaper.reap(nowMillis, reclaims);
+        counters.set(EngineCounter.CLIENTS_ATTACHED, reaper.active());
+        if (reclaims[0] > 0)
+        {
+            counters.add(EngineCounter.CLIENTS_RECLAIMED, reclaims[0]);
+            counters.add(EngineCounter.CLIENT_PINS_RECLAIMED, reclaims[1]);
+            spaceFreed.run();
+        }
+        counters.set(EngineCounter.INDEX_FORGOTTEN, index.forgotten());
+    }
+}

@@ -1,0 +1,342 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.collections.IntLruList;
+import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+
+import java.util.ArrayDeque;
+
+/**
+ * The pool's space: which pages are free, which resident page leaves first, the water levels that
+ * start and stop eviction, the quarantine a reclaimed page rests in, and the requests waiting for a
+ * page. It owns the free list, the eviction order, the quarantine ring and the space waiters, and
+ * nothing else; whether a given page may leave is asked of the parts that use pages
+ * ({@link EvictionGate}).
+ */
+final class PoolSpace implements TimedPart
+{
+    static final int NONE = -1;
+
+    /**
+     * What the parts holding per-page state say about evicting a page.
+     */
+    interface EvictionGate
+    {
+        /** Evict the page now. */
+        int EVICT = 0;
+        /** Leave it: it is in use (loading, being copied). */
+        int SKIP = 1;
+        /** A copy to L3 was started first; the page leaves when it ends, and is out of the eviction order until then. */
+        int HELD = 2;
+        /** Evict it although its only copy is lost (its backups kept failing); counted and said. */
+        int EVICT_LOST = 3;
+
+        /**
+         * @param page a resident, unpinned SERVING page
+         * @return one of {@link #EVICT}, {@link #SKIP}, {@link #HELD}, {@link #EVICT_LOST}
+         */
+        int beforeEvict(int page);
+
+        /**
+         * A page the gate answered {@link #EVICT_LOST} for left the pool.
+         *
+         * @param keyHigh its key's high half
+         * @param keyLow  its key's low half
+         */
+        void lost(long keyHigh, long keyLow);
+
+        /**
+         * The page left the pool (evicted): per-page state about it is now stale.
+         *
+         * @param page the page
+         */
+        void evicted(int page);
+
+        /** @return pages whose eviction waits for a copy to end: they count as freed for the water levels */
+        int evictionsPending();
+    }
+
+    /** Continues a request that waited for space. */
+    interface SpaceWaiterResumer
+    {
+        /**
+         * @param record a request that waited in {@link #waitForSpace}
+         */
+        void resume(ClientRecord record);
+    }
+
+    private final PagePool pool;
+    private final PageIndex index;
+    private final EngineCounters counters;
+    private final EngineClock clock;
+    private final int pageCount;
+    private final long highWater;
+    private final long lowWater;
+    private final long quarantineNanos;
+    private final long spaceWaitNanos;
+    private final IntLruList order;
+    private final int[] freeStack;
+    private int freeCount;
+    private final LongRing quarantine;
+    private final ArrayDeque<ClientRecord> spaceWaiters;
+    private EvictionGate gate;
+    private SpaceWaiterResumer resumer;
+    private volatile boolean closing;
+
+    PoolSpace(final PagePool pool, final PageIndex index, final EngineCounters counters, final EngineClock clock, final double evictHigh,
+              final double evictLow, final long quarantineNanos, final long spaceWaitNanos, final int maxClients)
+    {
+        this.pool = pool;
+        this.index = index;
+        this.counters = counters;
+        this.clock = clock;
+        this.pageCount = pool.pageCount();
+        this.highWater = Math.max(1, Math.min(pageCount, (long)Math.ceil(pageCount * evictHigh)));
+        this.lowWater = Math.min(highWater - 1, (long)Math.floor(pageCount * evictLow));
+        this.quarantineNanos = quarantineNanos;
+        this.spaceWaitNanos = spaceWaitNanos;
+        this.order = new IntLruList(pageCount);
+        this.freeStack = new int[pageCount];
+        for (int p = 0; p < pageCount; p++)
+        {
+            freeStack[p] = pageCount - 1 - p;
+        }
+        this.freeCount = pageCount;
+        this.quarantine = new LongRing(pageCount, 2);
+        this.spaceWaiters = new ArrayDeque<>(maxClients + 1);
+        counters.set(EngineCounter.PAGES_IN_USE, 0);
+    }
+
+    void connect(final EvictionGate evictionGate, final SpaceWaiterResumer spaceWaiterResumer)
+    {
+        this.gate = evictionGate;
+        this.resumer = spaceWaiterResumer;
+    }
+
+    void beginClosing()
+    {
+        closing = true;
+    }
+
+    /** @return pages not free */
+    long used()
+    {
+        return pageCount - freeCount;
+    }
+
+    /** @return pages on the free list */
+    int free()
+    {
+        return freeCount;
+    }
+
+    /**
+     * Takes a free page, evicting down to the low water level first when the pool is at its high one.
+     *
+     * @return the page, or {@link #NONE} when none could be freed
+     */
+    int allocate()
+    {
+        if (used() >= highWater || freeCount == 0)
+        {
+            evictDownTo(Math.min(lowWater, pageCount - 1L));
+        }
+        if (freeCount == 0)
+        {
+            return NONE;
+        }
+        final int page = freeStack[--freeCount];
+        counters.set(EngineCounter.PAGES_IN_USE, used());
+        return page;
+    }
+
+    /** Returns a page that no one can still be writing to the free list. */
+    void free(final int page)
+    {
+        freeStack[freeCount++] = page;
+        counters.set(EngineCounter.PAGES_IN_USE, used());
+    }
+
+    /** Rests a reclaimed page before reuse, so that a late writer cannot change a page someone else then owns. */
+    void quarantine(final int page)
+    {
+        if (quarantine.isFull())
+        {
+            free(page);
+            return;
+        }
+        quarantine.add(page, clock.nanoTime() + quarantineNanos, 0);
+        counters.set(EngineCounter.PAGES_QUARANTINED, quarantine.size());
+    }
+
+    /** A page became resident or was used: it moves to the back of the eviction order. */
+    void touch(final int page)
+    {
+        order.touch(page);
+    }
+
+    /** A page left the eviction order without leaving the pool (held for a copy). */
+    void hold(final int page)
+    {
+        order.remove(page);
+    }
+
+    void evictIfAboveHighWater()
+    {
+        if (used() > highWater)
+        {
+            evictDownTo(lowWater);
+        }
+    }
+
+    private void evictDownTo(final long target)
+    {
+        int scanned = 0;
+        final long budget = Math.max(64, 4 * (used() - target));
+        int page = order.first();
+        while (page != IntLruList.NONE && used() - gate.evictionsPending() > target && scanned < budget)
+        {
+            final int next = order.next(page);
+            scanned++;
+            tryEvict(page);
+            page = next;
+        }
+    }
+
+    private void tryEvict(final int page)
+    {
+        final long word = pool.stateWordAcquire(page);
+        if (PageStateWord.state(word) != PageStateWord.SERVING || PageStateWord.pins(word) != 0)
+        {
+            return;
+        }
+        switch (gate.beforeEvict(page))
+        {
+            case EvictionGate.EVICT -> evict(page, word);
+            case EvictionGate.EVICT_LOST ->
+            {
+                final long high = pool.keyHigh(page);
+                final long low = pool.keyLow(page);
+                if (evict(page, word))
+                {
+                    gate.lost(high, low);
+                }
+            }
+            case EvictionGate.HELD -> order.remove(page);
+            default ->
+            {
+            }
+        }
+    }
+
+    /**
+     * Evicts a SERVING page seen unpinned in {@code word}: SERVING(0 pins) → EVICTING → FREE with a
+     * new generation, so stale handles fail. Nothing changes if a client process holds a pin on it in
+     * the pin table (see {@link PagePool#evictIfUnpinned}).
+     *
+     * @return whether the page left the pool
+     */
+    boolean evict(final int page, final long word)
+    {
+        if (!pool.evictIfUnpinned(page, word))
+        {
+            return false;
+        }
+        gate.evicted(page);
+        index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
+        order.remove(page);
+        free(page);
+        counters.increment(EngineCounter.PAGES_EVICTED);
+        return true;
+    }
+
+    /** A page that never became resident, or left its state on its own, leaves the eviction order. */
+    void forget(final int page)
+    {
+        order.remove(page);
+    }
+
+    /**
+     * Parks a reserve or an acquire that found no page while write-back evictions are in flight: pages
+     * free up as their copies land. Past its wait ({@code l3.io-timeout}) it goes on without.
+     *
+     * @return whether the request now waits for space
+     */
+    boolean waitForSpace(final ClientRecord r)
+    {
+        final long now = clock.nanoTime();
+        if (gate.evictionsPending() == 0 || (r.phase == ClientRecord.PHASE_SPACE_WAIT && now - r.spaceDeadlineNanos >= 0))
+        {
+            return false;
+        }
+        if (r.phase != ClientRecord.PHASE_SPACE_WAIT)
+        {
+            r.phase = ClientRecord.PHASE_SPACE_WAIT;
+            r.spaceDeadlineNanos = now + spaceWaitNanos;
+        }
+        spaceWaiters.add(r);
+        return true;
+    }
+
+    /** Lets waiting requests try again: a page was freed, or the last pending eviction ended. */
+    void resumeSpaceWaiters()
+    {
+        int budget = spaceWaiters.size();
+        while (budget-- > 0 && (freeCount > 0 || gate.evictionsPending() == 0 || closing))
+        {
+            final ClientRecord r = spaceWaiters.poll();
+            if (r.inFlight && r.phase == ClientRecord.PHASE_SPACE_WAIT)
+            {
+                if (closing)
+                {
+                    r.spaceDeadlineNanos = clock.nanoTime();
+                }
+                resumer.resume(r);
+            }
+        }
+    }
+
+    /** A client left: it waits for nothing any more. */
+    void forgetWaiter(final ClientRecord r)
+    {
+        spaceWaiters.remove(r);
+    }
+
+    @Override
+    public void onTime(final long nowNanos)
+    {
+        boolean released = false;
+        while (!quarantine.isEmpty() && quarantine.peek(1) - nowNanos <= 0)
+        {
+            final int page = (int)quarantine.peek(0);
+            quarantine.poll();
+            free(page);
+            released = true;
+        }
+        if (released)
+        {
+            counters.set(EngineCounter.PAGES_QUARANTINED, quarantine.size());
+        }
+        evictIfAboveHighWater();
+        for (int n = spaceWaiters.size(); n > 0; n--)
+        {
+            final ClientRecord r = spaceWaiters.poll();
+            if (!r.inFlight || r.phase != ClientRecord.PHASE_SPACE_WAIT)
+            {
+                continue;
+            }
+            if (nowNanos - r.spaceDeadlineNanos >= 0)
+            {
+                resumer.resume(r); // past its deadline it goes on without: POOL_FULL, or a shorter prefix
+            }
+            else
+            {
+                spaceWaiters.add(r);
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.collections.KeyTable;
+import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.config.WritePolicy;
+import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.key.KeyChain;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+
+/**
+ * Reservations: a client reserves pages for keys the pool lacks, writes them in place, and commits
+ * them (they become visible) or aborts them (they never do). It owns the reservation deadlines: a
+ * reservation not committed in {@code lease.reservation-timeout} is taken back, and its page rests in
+ * quarantine, since its writer may still be writing.
+ */
+final class Reservations implements TimedPart
+{
+    private static final System.Logger LOG = System.getLogger(Reservations.class.getName());
+    private static final int NONE = -1;
+
+    private final PagePool pool;
+    private final PageIndex index;
+    private final Residency residency;
+    private final EngineCounters counters;
+    private final EngineClock clock;
+    private final PoolSpace space;
+    private final long reservationNanos;
+    private final WritePolicy writePolicy;
+    private final LongRing deadlines;
+    private Backups backups;
+
+    Reservations(final Residency residency, final EngineCounters counters, final EngineClock clock, final PoolSpace space,
+                 final long reservationNanos, final WritePolicy writePolicy)
+    {
+        this.pool = residency.pool();
+        this.index = residency.index();
+        this.residency = residency;
+        this.counters = counters;
+        this.clock = clock;
+        this.space = space;
+        this.reservationNanos = reservationNanos;
+        this.writePolicy = writePolicy;
+        this.deadlines = new LongRing(2 * pool.pageCount() + 1, 3);
+    }
+
+    void connect(final Backups backupPart)
+    {
+        this.backups = backupPart;
+    }
+
+    /** Reserves pages for the request's keys that the pool lacks, from the request's cursor on. */
+    void reserve(final ClientRecord r)
+    {
+        final KeyChain keys = r.keys;
+        final int end = r.from + r.count;
+        final long deadline = clock.nanoTime() + reservationNanos;
+        for (; r.cursor < end; r.cursor++)
+        {
+            final int i = r.cursor;
+            final long high = keys.high(i);
+            final long low = keys.low(i);
+            final int slot = index.find(high, low);
+            if (slot != KeyTable.NONE && index.page(slot) != PageIndex.NO_PAGE)
+            {
+                final int page = index.page(slot);
+                if (page == r.pageIds[i] && r.status[i] == PageStatus.RESERVED.ordinal())
+                {
+                    continue;
+                }
+                r.status[i] = (byte)(residency.servingPage(slot, high, low) != NONE ? PageStatus.EXISTS : PageStatus.BUSY).ordinal();
+                continue;
+            }
+            final int page = space.allocate();
+            if (page == NONE)
+            {
+                if (space.waitForSpace(r))
+                {
+                    return;
+                }
+                counters.increment(EngineCounter.RESERVE_POOL_FULL);
+                for (int k = i; k < end; k++)
+                {
+                    r.status[k] = (byte)PageStatus.POOL_FULL.ordinal();
+                }
+                break;
+            }
+            final long word = pool.stateWordAcquire(page);
+            final int generation = PageStateWord.generation(word);
+            pool.key(page, high, low);
+            pool.reservation(page, r.id, deadline);
+            pool.hitCount(page, 0);
+            pool.compareAndSetStateWord(page, word, PageStateWord.word(generation, 0, PageStateWord.WRITING));
+            index.bindPage(high, low, page);
+            addDeadline(page, generation, deadline);
+            r.pageIds[i] = page;
+            r.generations[i] = generation;
+            r.status[i] = (byte)PageStatus.RESERVED.ordinal();
+            r.lengths[i] = 0;
+            r.hold(i);
+            r.resultCount++;
+            counters.increment(EngineCounter.PAGES_RESERVED);
+        }
+        r.finish(r.resultCount);
+    }
+
+    private void addDeadline(final int page, final int generation, final long deadline)
+    {
+        if (deadlines.isFull())
+        {
+            // Most entries are stale (committed or aborted in time); keep the live ones, in order.
+            for (int n = deadlines.size(); n > 0; n--)
+            {
+                final int p = (int)deadlines.peek(0);
+                final int g = (int)deadlines.peek(1);
+                final long d = deadlines.peek(2);
+                deadlines.poll();
+                final long word = pool.stateWordAcquire(p);
+                if (PageStateWord.state(word) == PageStateWord.WRITING && PageStateWord.generation(word) == g)
+                {
+                    deadlines.add(p, g, d);
+                }
+            }
+        }
+        deadlines.add(page, generation, deadline);
+    }
+
+    /** Publishes the request's reserved pages that the client sealed. */
+    void commit(final ClientRecord r)
+    {
+        final int end = r.from + r.count;
+        int committed = 0;
+        for (int i = r.from; i < end; i++)
+        {
+            if (r.status[i] != PageStatus.RESERVED.ordinal())
+            {
+                continue;
+            }
+            final int page = r.pageIds[i];
+            final long word = pool.stateWordAcquire(page);
+            if (PageStateWord.state(word) != PageStateWord.WRITING || PageStateWord.generation(word) != r.generations[i] || pool.owner(page) != r.id)
+            {
+                r.status[i] = (byte)PageStatus.EXPIRED.ordinal();
+                r.pageIds[i] = NONE;
+                continue;
+            }
+            final int length = r.lengths[i];
+            // The committing client sealed the frame on its own thread (CRC32C, trailer): the engine
+            // thread does no per-byte work, it only checks that a seal of this length for this key is there.
+            if (length < 1 || length > pool.pageSize() || !pool.isSealed(page, pool.keyHigh(page), pool.keyLow(page), length))
+            {
+                r.status[i] = (byte)PageStatus.INVALID.ordinal();
+                freeWritingPage(page, word);
+                r.pageIds[i] = NONE;
+                continue;
+            }
+            pool.reservation(page, EngineConductor.ENGINE_OWNER, 0);
+            if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.SERVING)))
+            {
+                throw new IllegalStateException("page " + page + " changed while its writer held it");
+            }
+            space.touch(page);
+            pool.lastAccess(page, clock.nanoTime());
+            r.status[i] = (byte)PageStatus.COMMITTED.ordinal();
+            r.pageIds[i] = NONE;
+            committed++;
+            if (writePolicy == WritePolicy.WRITE_THROUGH)
+            {
+                backups.backupIfMissing(page);
+            }
+        }
+        counters.add(EngineCounter.PAGES_COMMITTED, committed);
+        space.evictIfAboveHighWater();
+        r.finish(committed);
+    }
+
+    /**
+     * Gives back the client's reservations in {@code [from, end)}. An abort by the client frees them at
+     * once: it says it stopped writing. A client whose lease expired said nothing, and may still be
+     * writing through the slices it holds, so its pages rest in quarantine before anyone else gets them.
+     *
+     * @return reservations the client aborted
+     */
+    int abort(final ClientRecord r, final int from, final int end, final boolean expired)
+    {
+        int aborted = 0;
+        for (int i = from; i < end; i++)
+        {
+            if (r.status[i] != PageStatus.RESERVED.ordinal())
+            {
+                continue;
+            }
+            final int page = r.pageIds[i];
+            final long word = pool.stateWordAcquire(page);
+            if (PageStateWord.state(word) == PageStateWord.WRITING && PageStateWord.generation(word) == r.generations[i] && pool.owner(page) == r.id)
+            {
+                if (expired)
+                {
+                    reclaim(page, word);
+                }
+                else
+                {
+                    freeWritingPage(page, word);
+                    aborted++;
+                }
+            }
+            r.status[i] = (byte)PageStatus.NONE.ordinal();
+            r.pageIds[i] = NONE;
+        }
+        counters.add(EngineCounter.PAGES_ABORTED, aborted);
+        return aborted;
+    }
+
+    /** Takes a WRITING page back from a writer that may still be writing: invisible, then quarantined. */
+    private void reclaim(final int page, final long word)
+    {
+        if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, PageStateWord.FREE)))
+        {
+            throw new IllegalStateException("page " + page + " changed while the engine reclaimed it");
+        }
+        index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
+        counters.increment(EngineCounter.RESERVATIONS_EXPIRED);
+        space.quarantine(page);
+    }
+
+    /** Returns a WRITING page to the free list at once: only for pages no one else can still be writing. */
+    private void freeWritingPage(final int page, final long word)
+    {
+        if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, PageStateWord.FREE)))
+        {
+            throw new IllegalStateException("page " + page + " changed while the engine freed it");
+        }
+        index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
+        space.free(page);
+    }
+
+    @Override
+    public void onTime(final long nowNanos)
+    {
+        while (!deadlines.isEmpty() && deadlines.peek(2) - nowNanos <= 0)
+        {
+            final int page = (int)deadlines.peek(0);
+            final int generation = (int)deadlines.peek(1);
+            deadlines.poll();
+            final long word = pool.stateWordAcquire(page);
+            if (PageStateWord.state(word) != PageStateWord.WRITING || PageStateWord.generation(word) != generation
+                || pool.owner(page) == EngineConductor.ENGINE_OWNER)
+            {
+                continue; // committed or aborted in time
+            }
+            LOG.log(System.Logger.Level.INFO, "reservation of page {0} by client {1} lapsed uncommitted; reclaimed, never visible",
+                page, pool.owner(page));
+            reclaim(page, word);
+        }
+    }
+}

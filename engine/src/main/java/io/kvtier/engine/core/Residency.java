@@ -1,0 +1,67 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.collections.KeyTable;
+import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PageStateWord;
+
+/**
+ * Where a key's page is, read from the index and the pool's metadata: shared by the parts that need
+ * to know, owned by none (it holds no state of its own).
+ */
+final class Residency
+{
+    static final int NONE = -1;
+
+    private final PagePool pool;
+    private final PageIndex index;
+
+    Residency(final PagePool pool, final PageIndex index)
+    {
+        this.pool = pool;
+        this.index = index;
+    }
+
+    PageIndex index()
+    {
+        return index;
+    }
+
+    PagePool pool()
+    {
+        return pool;
+    }
+
+    /** @return the pool page holding the key if it is SERVING with that key, else {@link #NONE} */
+    int servingPage(final int slot, final long high, final long low)
+    {
+        if (slot == KeyTable.NONE)
+        {
+            return NONE;
+        }
+        final int page = index.page(slot);
+        if (page == PageIndex.NO_PAGE)
+        {
+            return NONE;
+        }
+        final long word = pool.stateWordAcquire(page);
+        if (PageStateWord.state(word) == PageStateWord.SERVING && pool.keyHigh(page) == high && pool.keyLow(page) == low)
+        {
+            return page;
+        }
+        return NONE;
+    }
+
+    /** @return whether an L3 tier holds the key of a resident page */
+    boolean inL3(final int page)
+    {
+        final int slot = index.find(pool.keyHigh(page), pool.keyLow(page));
+        return slot != KeyTable.NONE && index.tiers(slot) != 0;
+    }
+
+    /** @return whether nothing knows the key: not in the pool, not known in L3 */
+    boolean unknown(final int slot)
+    {
+        return slot == KeyTable.NONE || (index.page(slot) == PageIndex.NO_PAGE && index.tiers(slot) == 0);
+    }
+}
