@@ -86,11 +86,11 @@ public final class StatCommand implements Callable<Integer>
                     return ExitCode.OK;
                 }
                 Thread.sleep(every.toMillis());
-                if (attached.poolStateAcquire() != PagePoolDescriptor.STATE_OPEN && Files.exists(pool))
+                if (attached.header().poolStateAcquire() != PagePoolDescriptor.STATE_OPEN && Files.exists(pool))
                 {
                     // Its engine stopped or was replaced: watch the pool now at the path, if it is another.
                     final PagePool replacement = PagePool.attach(pool);
-                    if (replacement.epoch() != attached.epoch() || replacement.creatorPid() != attached.creatorPid())
+                    if (replacement.header().epochPlain() != attached.header().epochPlain() || replacement.header().creatorPidPlain() != attached.header().creatorPidPlain())
                     {
                         attached.close();
                         attached = replacement;
@@ -133,9 +133,9 @@ public final class StatCommand implements Callable<Integer>
 
     private void print(final PrintWriter out, final PagePool pool, final Map<EngineCounter, Long> values) throws IOException
     {
-        final long heartbeatAge = Math.max(0, System.currentTimeMillis() - pool.heartbeatAcquire());
-        final int state = pool.poolStateAcquire();
-        final boolean alive = state == PagePoolDescriptor.STATE_OPEN && ProcessHandle.of(pool.creatorPid()).map(ProcessHandle::isAlive).orElse(false)
+        final long heartbeatAge = Math.max(0, System.currentTimeMillis() - pool.header().heartbeatAcquire());
+        final int state = pool.header().poolStateAcquire();
+        final boolean alive = state == PagePoolDescriptor.STATE_OPEN && ProcessHandle.of(pool.header().creatorPidPlain()).map(ProcessHandle::isAlive).orElse(false)
             && heartbeatAge < PagePool.HEARTBEAT_STALE_MS;
         if (json)
         {
@@ -144,11 +144,11 @@ public final class StatCommand implements Callable<Integer>
                 g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
                 g.writeStartObject();
                 g.writeStringField("pool", pool.path().toString());
-                g.writeNumberField("engine_pid", pool.creatorPid());
+                g.writeNumberField("engine_pid", pool.header().creatorPidPlain());
                 g.writeBooleanField("engine_alive", alive);
                 g.writeNumberField("heartbeat_age_ms", heartbeatAge);
                 g.writeStringField("pool_state", stateName(state));
-                g.writeNumberField("epoch", pool.epoch());
+                g.writeNumberField("epoch", pool.header().epochPlain());
                 g.writeNumberField("pages", pool.pageCount());
                 g.writeNumberField("page_size_bytes", pool.pageSize());
                 g.writeNumberField("index_entries", pool.index().size());
@@ -165,7 +165,7 @@ public final class StatCommand implements Callable<Integer>
         else
         {
             out.printf("pool %s (%s, epoch %d): engine pid %d (%s, heartbeat %d ms ago), %d pages of %s, %d index entries%n", pool.path(),
-                stateName(state), pool.epoch(), pool.creatorPid(), alive ? "alive" : "not running", heartbeatAge, pool.pageCount(),
+                stateName(state), pool.header().epochPlain(), pool.header().creatorPidPlain(), alive ? "alive" : "not running", heartbeatAge, pool.pageCount(),
                 ConfigValues.formatSize(pool.pageSize()), pool.index().size());
             for (final Map.Entry<EngineCounter, Long> value : values.entrySet())
             {

@@ -22,10 +22,6 @@ import static io.kvtier.collections.KeyTableDescriptor.SLOT_LENGTH;
 import static io.kvtier.collections.KeyTableDescriptor.SLOT_LENGTH_OFFSET;
 import static io.kvtier.collections.KeyTableDescriptor.USER_FLAGS_MASK;
 import static io.kvtier.collections.KeyTableDescriptor.VALUE_OFFSET;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 /**
  * An open-addressing table from 128-bit keys to slots holding an int value, 31 flag bits and a long,
@@ -41,20 +37,24 @@ public final class KeyTable
     /** Returned by {@link #find} for an absent key and by {@link #insert} when the table is full. */
     public static final int NONE = -1;
 
+    // Little-endian whatever the host, like every layout in the pool file: another process, another
+    // architecture or another language reads the same bytes the same way.
+    private static final ValueLayout.OfInt JAVA_INT = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong JAVA_LONG = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INT_HANDLE = JAVA_INT.varHandle();
     private static final VarHandle LONG_HANDLE = JAVA_LONG.varHandle();
     // Every slot field is naturally aligned (the region is 8-byte aligned, slots are 32 bytes), so the
     // plain accesses of the probe loops skip the per-access alignment check the aligned layouts make.
-    private static final ValueLayout.OfLong PLAIN_LONG = JAVA_LONG_UNALIGNED;
-    private static final ValueLayout.OfInt PLAIN_INT = JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong PLAIN_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt PLAIN_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     // Value and Flags are adjacent ints at an 8-byte boundary (offsets 16 and 20), so one long access moves
     // both: filling or moving a slot publishes value and occupied bit in a single release store, still after
     // the keys, and a reader's acquiring load of the Flags int alone sees either the old or the new word.
     // Every release store costs more than the store itself: the segment's checks are redone after it.
     private static final long VALUE_FLAGS_OFFSET = VALUE_OFFSET;
-    private static final boolean VALUE_IS_LOW_HALF = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-    private static final int FLAGS_SHIFT = VALUE_IS_LOW_HALF ? 32 : 0;
+    // Little-endian: Value (offset 16) is the long's low half and Flags (offset 20) its high half.
+    private static final int FLAGS_SHIFT = 32;
 
     private final MemorySegment region;
     private final long mask;
@@ -156,9 +156,7 @@ public final class KeyTable
 
     private static long valueFlags(final int value, final int flags)
     {
-        return VALUE_IS_LOW_HALF ?
-            ((long)flags << 32) | (value & 0xFFFF_FFFFL) :
-            ((long)value << 32) | (flags & 0xFFFF_FFFFL);
+        return ((long)flags << FLAGS_SHIFT) | (value & 0xFFFF_FFFFL);
     }
 
     private static int flagsOf(final long valueFlags)

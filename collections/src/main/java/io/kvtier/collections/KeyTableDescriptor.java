@@ -1,7 +1,7 @@
 package io.kvtier.collections;
 
 /**
- * Layout of a {@link KeyTable} region. Little-endian (native) words; the region starts 64-byte aligned.
+ * Layout of a {@link KeyTable} region. Little-endian words on every host (the pool file's one byte order); the region starts 64-byte aligned.
  *
  * <pre>
  * Header (64 bytes)

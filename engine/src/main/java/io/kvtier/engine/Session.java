@@ -180,7 +180,7 @@ public final class Session implements AutoCloseable, ClientPort
         {
             throw new IllegalStateException("key " + index + " is " + s + ": only pinned or reserved pages can be accessed");
         }
-        return pool.payload(pageIds[index]);
+        return pool.frames().payload(pageIds[index]);
     }
 
     /**
@@ -193,7 +193,7 @@ public final class Session implements AutoCloseable, ClientPort
         {
             throw new IllegalStateException("key " + index + " is " + status(index) + ", not pinned");
         }
-        return pool.payloadLength(pageIds[index]);
+        return pool.metadata().payloadLengthPlain(pageIds[index]);
     }
 
     /**
@@ -347,11 +347,11 @@ public final class Session implements AutoCloseable, ClientPort
                 continue;
             }
             final int page = pageIds[i];
-            final long word = pool.stateWordAcquire(page);
+            final long word = pool.metadata().stateWordAcquire(page);
             if (io.kvtier.engine.pool.PageStateWord.state(word) == io.kvtier.engine.pool.PageStateWord.WRITING
-                && io.kvtier.engine.pool.PageStateWord.generation(word) == generations[i] && pool.owner(page) == id)
+                && io.kvtier.engine.pool.PageStateWord.generation(word) == generations[i] && pool.metadata().ownerPlain(page) == id)
             {
-                pool.seal(page, pool.keyHigh(page), pool.keyLow(page), lengths[i]);
+                pool.frames().seal(page, pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), lengths[i]);
             }
         }
     }

@@ -100,7 +100,7 @@ class EnginePolicyTest
             for (int i = 0; i < 4; i++)
             {
                 final int page = pageOf(engine, session, i);
-                assertThat(PageStateWord.pins(engine.pool().stateWordAcquire(page))).as("pins of page %d", i).isEqualTo(1);
+                assertThat(PageStateWord.pins(engine.pool().metadata().stateWordAcquire(page))).as("pins of page %d", i).isEqualTo(1);
             }
             assertThat(session.evict(0, 4)).isZero();
             assertThat(ScriptedTier.get(name).objects).isEmpty();

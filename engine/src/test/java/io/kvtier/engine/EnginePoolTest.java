@@ -269,7 +269,7 @@ class EnginePoolTest
             {
                 assertThat(page.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at)).as("byte %d of the tail", at).isZero();
             }
-            assertThat(engine.pool().payloadIntact(first)).isTrue();
+            assertThat(engine.pool().frames().payloadIntact(first)).isTrue();
             session.release();
         }
     }

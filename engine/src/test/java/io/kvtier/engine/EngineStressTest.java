@@ -141,7 +141,7 @@ class EngineStressTest
         int serving = 0;
         for (int page = 0; page < pool.pageCount(); page++)
         {
-            final long word = pool.stateWordAcquire(page);
+            final long word = pool.metadata().stateWordAcquire(page);
             assertThat(PageStateWord.pins(word)).as("pins left on page %d", page).isZero();
             assertThat(PageStateWord.state(word)).as("state of page %d", page).isIn(PageStateWord.FREE, PageStateWord.SERVING);
             if (PageStateWord.state(word) == PageStateWord.SERVING)

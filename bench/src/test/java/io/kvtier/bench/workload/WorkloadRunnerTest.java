@@ -55,9 +55,9 @@ class WorkloadRunnerTest
                 {
                     for (int page = 0; page < pool.pageCount(); page++)
                     {
-                        if (PageStateWord.state(pool.stateWordAcquire(page)) == PageStateWord.SERVING)
+                        if (PageStateWord.state(pool.metadata().stateWordAcquire(page)) == PageStateWord.SERVING)
                         {
-                            pool.payload(page).set(ValueLayout.JAVA_BYTE, 100, (byte)(pool.payload(page).get(ValueLayout.JAVA_BYTE, 100) ^ 0x40));
+                            pool.frames().payload(page).set(ValueLayout.JAVA_BYTE, 100, (byte)(pool.frames().payload(page).get(ValueLayout.JAVA_BYTE, 100) ^ 0x40));
                             flipped.incrementAndGet();
                         }
                     }

@@ -126,7 +126,7 @@ final class Acquires
      */
     boolean pin(final ClientRecord r, final int key, final int page, final PageStatus as)
     {
-        final long word = pool.stateWordAcquire(page);
+        final long word = pool.metadata().stateWordAcquire(page);
         if (!pool.tryPin(page, PageStateWord.generation(word)))
         {
             return false;
@@ -136,9 +136,9 @@ final class Acquires
         r.status[key] = (byte)(loads.takeFirstUse(page) ? PageStatus.PINNED_FROM_L3 : as).ordinal();
         r.hold(key);
         space.touch(page);
-        pool.lastAccess(page, clock.nanoTime());
-        final int hits = pool.hitCount(page) + 1;
-        pool.hitCount(page, hits);
+        pool.metadata().lastAccessPlain(page, clock.nanoTime());
+        final int hits = pool.metadata().hitCountPlain(page) + 1;
+        pool.metadata().hitCountPlain(page, hits);
         if (writePolicy == WritePolicy.WRITE_THROUGH_SELECTIVE && hits >= writeHitThreshold)
         {
             backups.backupIfMissing(page);

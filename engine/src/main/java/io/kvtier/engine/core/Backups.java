@@ -151,14 +151,14 @@ final class Backups
                 final int p = (int)backlog.peek(0);
                 final int g = (int)backlog.peek(1);
                 backlog.poll();
-                if ((flags[p] & QUEUED) != 0 && PageStateWord.generation(pool.stateWordAcquire(p)) == g)
+                if ((flags[p] & QUEUED) != 0 && PageStateWord.generation(pool.metadata().stateWordAcquire(p)) == g)
                 {
                     backlog.add(p, g, 0);
                 }
             }
         }
         flags[page] |= QUEUED;
-        backlog.add(page, PageStateWord.generation(pool.stateWordAcquire(page)), 0);
+        backlog.add(page, PageStateWord.generation(pool.metadata().stateWordAcquire(page)), 0);
         backlogLive++;
         counters.set(EngineCounter.BACKUPS_QUEUED, backlogLive);
     }
@@ -171,7 +171,7 @@ final class Backups
             final int page = (int)backlog.peek(0);
             final int generation = (int)backlog.peek(1);
             backlog.poll();
-            final long word = pool.stateWordAcquire(page);
+            final long word = pool.metadata().stateWordAcquire(page);
             if ((flags[page] & QUEUED) == 0 || PageStateWord.state(word) != PageStateWord.SERVING || PageStateWord.generation(word) != generation)
             {
                 continue; // stale: the page was evicted, and maybe reused, since
@@ -275,8 +275,8 @@ final class Backups
             counters.add(EngineCounter.L3_BYTES_WRITTEN, pool.frameLength());
             attempts[page] = 0;
             flags[page] &= ~FAILED;
-            lookups.copiedToL3(pool.keyHigh(page), pool.keyLow(page));
-            if (!index.addTier(pool.keyHigh(page), pool.keyLow(page), batch.tier))
+            lookups.copiedToL3(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page));
+            if (!index.addTier(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), batch.tier))
             {
                 counters.increment(EngineCounter.INDEX_FULL);
             }
@@ -290,7 +290,7 @@ final class Backups
             }
             flags[page] |= FAILED;
             LOG.log(System.Logger.Level.WARNING, "backup of page {0} to tier {1} failed ({2}), attempt {3} of {4}; the page stays in the pool",
-                new PageKey(pool.keyHigh(page), pool.keyLow(page)), tierNames.get(batch.tier), status, attempts[page], MAX_BACKUP_ATTEMPTS);
+                new PageKey(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page)), tierNames.get(batch.tier), status, attempts[page], MAX_BACKUP_ATTEMPTS);
         }
         flags[page] &= ~IN_FLIGHT;
         pool.unpin(page);
@@ -301,7 +301,7 @@ final class Backups
         {
             flags[page] &= ~EVICT_PENDING;
             evictPending--;
-            final long word = pool.stateWordAcquire(page);
+            final long word = pool.metadata().stateWordAcquire(page);
             boolean evicted = false;
             if (copied)
             {
@@ -309,8 +309,8 @@ final class Backups
             }
             else if (attempts[page] >= MAX_BACKUP_ATTEMPTS)
             {
-                final long high = pool.keyHigh(page);
-                final long low = pool.keyLow(page);
+                final long high = pool.metadata().keyHighPlain(page);
+                final long low = pool.metadata().keyLowPlain(page);
                 evicted = space.evict(page, word);
                 if (evicted)
                 {

@@ -240,7 +240,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
             final int slot = index.find(high, low);
             final int page = slot < 0 || index.page(slot) == PageIndex.NO_PAGE ? -1 : index.page(slot);
             if (page >= 0 && !backups.isCopying(page) && !loads.isLoading(page)
-                && space.evict(page, pool.stateWordAcquire(page)))
+                && space.evict(page, pool.metadata().stateWordAcquire(page)))
             {
                 evicted++;
             }

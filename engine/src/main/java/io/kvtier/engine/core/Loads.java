@@ -4,6 +4,7 @@ import io.kvtier.collections.KeyTable;
 import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.pool.PageFrames;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
@@ -175,11 +176,11 @@ final class Loads
             starvedForSpace = true;
             return NONE;
         }
-        final long word = pool.stateWordAcquire(page);
-        pool.key(page, high, low);
-        pool.reservation(page, EngineConductor.ENGINE_OWNER, 0);
-        pool.hitCount(page, 0);
-        pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.WRITING));
+        final long word = pool.metadata().stateWordAcquire(page);
+        pool.metadata().keyPlain(page, high, low);
+        pool.metadata().reservationPlain(page, EngineConductor.ENGINE_OWNER, 0);
+        pool.metadata().hitCountPlain(page, 0);
+        pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.WRITING));
         index.bindPage(high, low, page);
         flags[page] = (byte)(LOADING | (prefetch ? PREFETCH : 0));
         final int tier = Integer.numberOfTrailingZeros(tierBits);
@@ -197,18 +198,18 @@ final class Loads
         final int tier = batch.tier;
         final long high = batch.keyHigh[i];
         final long low = batch.keyLow[i];
-        final boolean verified = status == TierStatus.OK && batch.check[i] == PagePool.FrameCheck.VALID;
+        final boolean verified = status == TierStatus.OK && batch.check[i] == PageFrames.FrameCheck.VALID;
         if (verified)
         {
-            final long word = pool.stateWordAcquire(page);
-            pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.SERVING));
+            final long word = pool.metadata().stateWordAcquire(page);
+            pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.SERVING));
             if ((flags[page] & PREFETCH) != 0)
             {
                 counters.increment(EngineCounter.PREFETCH_PAGES);
             }
             flags[page] = LOADED_UNUSED;
             space.touch(page);
-            pool.lastAccess(page, clock.nanoTime());
+            pool.metadata().lastAccessPlain(page, clock.nanoTime());
             counters.increment(EngineCounter.L3_PAGES_LOADED);
             counters.add(EngineCounter.L3_BYTES_READ, pool.frameLength());
             wake(page, true);
@@ -240,8 +241,8 @@ final class Loads
             return;
         }
         wake(page, false);
-        final long word = pool.stateWordAcquire(page);
-        if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, PageStateWord.FREE)))
+        final long word = pool.metadata().stateWordAcquire(page);
+        if (!pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, PageStateWord.FREE)))
         {
             throw new IllegalStateException("loading page " + page + " changed under the engine");
         }

@@ -47,7 +47,7 @@ final class PoolLiveness implements TimedPart
         }
         lastBeatNanos = realNow;
         final long nowMillis = System.currentTimeMillis();
-        pool.heartbeat(nowMillis);
+        pool.header().heartbeatRelease(nowMillis);
         reclaims[0] = 0;
         reclaims[1] = 0;
         reaper.reap(nowMillis, reclaims);

@@ -209,7 +209,7 @@ final class PoolSpace implements TimedPart
 
     private void tryEvict(final int page)
     {
-        final long word = pool.stateWordAcquire(page);
+        final long word = pool.metadata().stateWordAcquire(page);
         if (PageStateWord.state(word) != PageStateWord.SERVING || PageStateWord.pins(word) != 0)
         {
             return;
@@ -219,8 +219,8 @@ final class PoolSpace implements TimedPart
             case EvictionGate.EVICT -> evict(page, word);
             case EvictionGate.EVICT_LOST ->
             {
-                final long high = pool.keyHigh(page);
-                final long low = pool.keyLow(page);
+                final long high = pool.metadata().keyHighPlain(page);
+                final long low = pool.metadata().keyLowPlain(page);
                 if (evict(page, word))
                 {
                     gate.lost(high, low);
@@ -247,7 +247,7 @@ final class PoolSpace implements TimedPart
             return false;
         }
         gate.evicted(page);
-        index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
+        index.unbindPage(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page);
         order.remove(page);
         free(page);
         counters.increment(EngineCounter.PAGES_EVICTED);

@@ -88,12 +88,12 @@ final class Reservations implements TimedPart
                 }
                 break;
             }
-            final long word = pool.stateWordAcquire(page);
+            final long word = pool.metadata().stateWordAcquire(page);
             final int generation = PageStateWord.generation(word);
-            pool.key(page, high, low);
-            pool.reservation(page, r.id, deadline);
-            pool.hitCount(page, 0);
-            pool.compareAndSetStateWord(page, word, PageStateWord.word(generation, 0, PageStateWord.WRITING));
+            pool.metadata().keyPlain(page, high, low);
+            pool.metadata().reservationPlain(page, r.id, deadline);
+            pool.metadata().hitCountPlain(page, 0);
+            pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(generation, 0, PageStateWord.WRITING));
             index.bindPage(high, low, page);
             addDeadline(page, generation, deadline);
             r.pageIds[i] = page;
@@ -118,7 +118,7 @@ final class Reservations implements TimedPart
                 final int g = (int)deadlines.peek(1);
                 final long d = deadlines.peek(2);
                 deadlines.poll();
-                final long word = pool.stateWordAcquire(p);
+                final long word = pool.metadata().stateWordAcquire(p);
                 if (PageStateWord.state(word) == PageStateWord.WRITING && PageStateWord.generation(word) == g)
                 {
                     deadlines.add(p, g, d);
@@ -140,8 +140,8 @@ final class Reservations implements TimedPart
                 continue;
             }
             final int page = r.pageIds[i];
-            final long word = pool.stateWordAcquire(page);
-            if (PageStateWord.state(word) != PageStateWord.WRITING || PageStateWord.generation(word) != r.generations[i] || pool.owner(page) != r.id)
+            final long word = pool.metadata().stateWordAcquire(page);
+            if (PageStateWord.state(word) != PageStateWord.WRITING || PageStateWord.generation(word) != r.generations[i] || pool.metadata().ownerPlain(page) != r.id)
             {
                 r.status[i] = (byte)PageStatus.EXPIRED.ordinal();
                 r.pageIds[i] = NONE;
@@ -150,20 +150,20 @@ final class Reservations implements TimedPart
             final int length = r.lengths[i];
             // The committing client sealed the frame on its own thread (CRC32C, trailer): the engine
             // thread does no per-byte work, it only checks that a seal of this length for this key is there.
-            if (length < 1 || length > pool.pageSize() || !pool.isSealed(page, pool.keyHigh(page), pool.keyLow(page), length))
+            if (length < 1 || length > pool.pageSize() || !pool.frames().isSealed(page, pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), length))
             {
                 r.status[i] = (byte)PageStatus.INVALID.ordinal();
                 freeWritingPage(page, word);
                 r.pageIds[i] = NONE;
                 continue;
             }
-            pool.reservation(page, EngineConductor.ENGINE_OWNER, 0);
-            if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.SERVING)))
+            pool.metadata().reservationPlain(page, EngineConductor.ENGINE_OWNER, 0);
+            if (!pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.SERVING)))
             {
                 throw new IllegalStateException("page " + page + " changed while its writer held it");
             }
             space.touch(page);
-            pool.lastAccess(page, clock.nanoTime());
+            pool.metadata().lastAccessPlain(page, clock.nanoTime());
             r.status[i] = (byte)PageStatus.COMMITTED.ordinal();
             r.pageIds[i] = NONE;
             committed++;
@@ -194,8 +194,8 @@ final class Reservations implements TimedPart
                 continue;
             }
             final int page = r.pageIds[i];
-            final long word = pool.stateWordAcquire(page);
-            if (PageStateWord.state(word) == PageStateWord.WRITING && PageStateWord.generation(word) == r.generations[i] && pool.owner(page) == r.id)
+            final long word = pool.metadata().stateWordAcquire(page);
+            if (PageStateWord.state(word) == PageStateWord.WRITING && PageStateWord.generation(word) == r.generations[i] && pool.metadata().ownerPlain(page) == r.id)
             {
                 if (expired)
                 {
@@ -217,11 +217,11 @@ final class Reservations implements TimedPart
     /** Takes a WRITING page back from a writer that may still be writing: invisible, then quarantined. */
     private void reclaim(final int page, final long word)
     {
-        if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, PageStateWord.FREE)))
+        if (!pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, PageStateWord.FREE)))
         {
             throw new IllegalStateException("page " + page + " changed while the engine reclaimed it");
         }
-        index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
+        index.unbindPage(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page);
         counters.increment(EngineCounter.RESERVATIONS_EXPIRED);
         space.quarantine(page);
     }
@@ -229,11 +229,11 @@ final class Reservations implements TimedPart
     /** Returns a WRITING page to the free list at once: only for pages no one else can still be writing. */
     private void freeWritingPage(final int page, final long word)
     {
-        if (!pool.compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, PageStateWord.FREE)))
+        if (!pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, PageStateWord.FREE)))
         {
             throw new IllegalStateException("page " + page + " changed while the engine freed it");
         }
-        index.unbindPage(pool.keyHigh(page), pool.keyLow(page), page);
+        index.unbindPage(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page);
         space.free(page);
     }
 
@@ -245,14 +245,14 @@ final class Reservations implements TimedPart
             final int page = (int)deadlines.peek(0);
             final int generation = (int)deadlines.peek(1);
             deadlines.poll();
-            final long word = pool.stateWordAcquire(page);
+            final long word = pool.metadata().stateWordAcquire(page);
             if (PageStateWord.state(word) != PageStateWord.WRITING || PageStateWord.generation(word) != generation
-                || pool.owner(page) == EngineConductor.ENGINE_OWNER)
+                || pool.metadata().ownerPlain(page) == EngineConductor.ENGINE_OWNER)
             {
                 continue; // committed or aborted in time
             }
             LOG.log(System.Logger.Level.INFO, "reservation of page {0} by client {1} lapsed uncommitted; reclaimed, never visible",
-                page, pool.owner(page));
+                page, pool.metadata().ownerPlain(page));
             reclaim(page, word);
         }
     }

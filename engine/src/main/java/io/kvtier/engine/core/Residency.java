@@ -44,8 +44,8 @@ final class Residency
         {
             return NONE;
         }
-        final long word = pool.stateWordAcquire(page);
-        if (PageStateWord.state(word) == PageStateWord.SERVING && pool.keyHigh(page) == high && pool.keyLow(page) == low)
+        final long word = pool.metadata().stateWordAcquire(page);
+        if (PageStateWord.state(word) == PageStateWord.SERVING && pool.metadata().keyHighPlain(page) == high && pool.metadata().keyLowPlain(page) == low)
         {
             return page;
         }
@@ -55,7 +55,7 @@ final class Residency
     /** @return whether an L3 tier holds the key of a resident page */
     boolean inL3(final int page)
     {
-        final int slot = index.find(pool.keyHigh(page), pool.keyLow(page));
+        final int slot = index.find(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page));
         return slot != KeyTable.NONE && index.tiers(slot) != 0;
     }
 

@@ -113,7 +113,7 @@ final class TierIo implements TimedPart
             ioTail[tier][op] = page;
             return;
         }
-        batch.add(pool.keyHigh(page), pool.keyLow(page), page, EngineConductor.ENGINE_OWNER, 0, 0);
+        batch.add(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page, EngineConductor.ENGINE_OWNER, 0, 0);
         if (batch.isFull())
         {
             submit(batch);
@@ -270,7 +270,7 @@ final class TierIo implements TimedPart
             {
                 ioTail[tier][op] = NONE;
             }
-            batch.add(pool.keyHigh(page), pool.keyLow(page), page, EngineConductor.ENGINE_OWNER, 0, 0);
+            batch.add(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page, EngineConductor.ENGINE_OWNER, 0, 0);
             if (batch.isFull())
             {
                 submit(batch);

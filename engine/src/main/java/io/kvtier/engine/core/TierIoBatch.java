@@ -1,5 +1,6 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.engine.pool.PageFrames;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierStatus;
@@ -53,7 +54,7 @@ final class TierIoBatch implements TierBatch
     final int[] keyIndex;
     final int[] opSeq;
     final TierStatus[] status;
-    final PagePool.FrameCheck[] check;
+    final PageFrames.FrameCheck[] check;
     int size;
     long submittedNanos;
     boolean timedOut;
@@ -72,7 +73,7 @@ final class TierIoBatch implements TierBatch
         keyIndex = new int[capacity];
         opSeq = new int[capacity];
         status = new TierStatus[capacity];
-        check = new PagePool.FrameCheck[capacity];
+        check = new PageFrames.FrameCheck[capacity];
     }
 
     int capacity()
@@ -139,7 +140,7 @@ final class TierIoBatch implements TierBatch
     public MemorySegment segment(final int index)
     {
         checkIndex(index);
-        return op == READ || op == WRITE ? pool.frame(page[index]) : MemorySegment.NULL;
+        return op == READ || op == WRITE ? pool.frames().frame(page[index]) : MemorySegment.NULL;
     }
 
     @Override
@@ -153,7 +154,7 @@ final class TierIoBatch implements TierBatch
         if (op == READ && outcome == TierStatus.OK)
         {
             // Verify before the status is visible: once it is set the engine may act on it.
-            check[index] = pool.verifyFrame(page[index], keyHigh[index], keyLow[index]);
+            check[index] = pool.frames().verify(page[index], keyHigh[index], keyLow[index]);
         }
         if (!STATUS.compareAndSet(status, index, (TierStatus)null, outcome))
         {

@@ -35,8 +35,8 @@ public final class ClientSlotReaper
         final Optional<LibC> instance = LibC.instance();
         this.libc = instance.orElse(null);
         this.timeoutMs = timeoutMs;
-        this.seenGeneration = new int[pool.clientSlots()];
-        this.firstSeenMs = new long[pool.clientSlots()];
+        this.seenGeneration = new int[pool.clientSlots().count()];
+        this.firstSeenMs = new long[pool.clientSlots().count()];
         java.util.Arrays.fill(seenGeneration, -1);
     }
 
@@ -57,7 +57,7 @@ public final class ClientSlotReaper
         int live = 0;
         for (int slot = 0; slot < seenGeneration.length; slot++)
         {
-            final long word = pool.clientSlotWordVolatile(slot);
+            final long word = pool.clientSlots().slotWordVolatile(slot);
             if (ClientSlotDescriptor.state(word) != ClientSlotDescriptor.ACTIVE)
             {
                 continue;
@@ -69,7 +69,7 @@ public final class ClientSlotReaper
                 firstSeenMs[slot] = nowMs;
             }
             final boolean dead = isDead(slot, ClientSlotDescriptor.pid(word));
-            final long silentMs = nowMs - Math.max(pool.clientHeartbeatAcquire(slot), firstSeenMs[slot]);
+            final long silentMs = nowMs - Math.max(pool.clientSlots().heartbeatAcquire(slot), firstSeenMs[slot]);
             if (!dead && silentMs <= timeoutMs)
             {
                 live++;
@@ -93,7 +93,7 @@ public final class ClientSlotReaper
         {
             return pid > 0 && ProcessHandle.of(pid).isEmpty();
         }
-        if ((pool.clientFlagsAcquire(slot) & ClientSlotDescriptor.FLAG_LOCKED) != 0 && pool.lockFd() >= 0)
+        if ((pool.clientSlots().flagsAcquire(slot) & ClientSlotDescriptor.FLAG_LOCKED) != 0 && pool.lockFd() >= 0)
         {
             return libc.ofdLockHolder(pool.lockFd(), ClientSlotDescriptor.lockByte(slot), 1) == LibC.F_UNLCK;
         }
@@ -105,26 +105,26 @@ public final class ClientSlotReaper
     {
         final int generation = ClientSlotDescriptor.generation(word);
         final long reclaiming = ClientSlotDescriptor.word(ClientSlotDescriptor.RECLAIMING, generation, ClientSlotDescriptor.pid(word));
-        if (!pool.compareAndSetClientSlotWord(slot, word, reclaiming))
+        if (!pool.clientSlots().compareAndSetSlotWord(slot, word, reclaiming))
         {
             return -1;
         }
         long pins = 0;
         for (int page = 0; page < pool.pageCount(); page++)
         {
-            int entry = pool.pinEntryVolatile(page, slot);
+            int entry = pool.pinTable().entryVolatile(page, slot);
             while (PinTableDescriptor.count(entry) != 0)
             {
-                if (pool.compareAndSetPinEntry(page, slot, entry, PinTableDescriptor.entry(PinTableDescriptor.generation(entry), 0)))
+                if (pool.pinTable().compareAndSetEntry(page, slot, entry, PinTableDescriptor.entry(PinTableDescriptor.generation(entry), 0)))
                 {
                     pins += PinTableDescriptor.count(entry);
                     break;
                 }
-                entry = pool.pinEntryVolatile(page, slot);
+                entry = pool.pinTable().entryVolatile(page, slot);
             }
         }
-        pool.clientFlagsRelease(slot, 0);
-        pool.compareAndSetClientSlotWord(slot, reclaiming, ClientSlotDescriptor.word(ClientSlotDescriptor.FREE, generation, 0));
+        pool.clientSlots().flagsRelease(slot, 0);
+        pool.clientSlots().compareAndSetSlotWord(slot, reclaiming, ClientSlotDescriptor.word(ClientSlotDescriptor.FREE, generation, 0));
         return pins;
     }
 }

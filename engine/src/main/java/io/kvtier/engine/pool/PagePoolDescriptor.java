@@ -196,6 +196,8 @@ public final class PagePoolDescriptor
      * @param frameLength       bytes per frame
      * @param pageCount         pages
      * @param clientSlots       client slots
+     * @param countersOffset    where the counters start
+     * @param countersLength    their length
      * @param clientSlotsOffset where the client slots start
      * @param metadataOffset    where the page metadata starts
      * @param pinTableOffset    where the client pin table starts
@@ -205,7 +207,8 @@ public final class PagePoolDescriptor
      * @param dataOffset        where frame 0 starts
      * @param fileLength        the file's length
      */
-    public record Layout(long pageSize, long frameLength, int pageCount, int clientSlots, long clientSlotsOffset, long metadataOffset,
+    public record Layout(long pageSize, long frameLength, int pageCount, int clientSlots, long countersOffset, long countersLength,
+                         long clientSlotsOffset, long metadataOffset,
                          long pinTableOffset, long pinTableLength, long indexOffset, long indexLength, long dataOffset, long fileLength)
     {
     }
@@ -237,7 +240,7 @@ public final class PagePoolDescriptor
         final long indexLength = align(KeyTableDescriptor.regionLength(indexEntries), REGION_ALIGNMENT);
         final long dataOffset = align(indexOffset + indexLength, DATA_ALIGNMENT);
         final long fileLength = align(dataOffset + (long)pageCount * frameLength, DATA_ALIGNMENT);
-        return new Layout(pageSize, frameLength, pageCount, clientSlots, CLIENT_SLOTS_OFFSET, metadataOffset, pinTableOffset, pinTableLength,
+        return new Layout(pageSize, frameLength, pageCount, clientSlots, COUNTERS_OFFSET, CountersDescriptor.REGION_LENGTH, CLIENT_SLOTS_OFFSET, metadataOffset, pinTableOffset, pinTableLength,
             indexOffset, indexLength, dataOffset, fileLength);
     }
 }

@@ -61,13 +61,13 @@ public final class PoolClient implements AutoCloseable
         this.slot = slot;
         this.slotWord = slotWord;
         this.generation = ClientSlotDescriptor.generation(slotWord);
-        this.epoch = pool.epoch();
-        final long period = Math.clamp(pool.clientTimeoutMillis() / 4L, 10L, 1_000L);
+        this.epoch = pool.header().epochPlain();
+        final long period = Math.clamp(pool.header().clientTimeoutMillisPlain() / 4L, 10L, 1_000L);
         this.heartbeat = Thread.ofPlatform().daemon(true).name("kvtier-client-heartbeat-" + slot).start(() ->
         {
             while (!closed)
             {
-                pool.clientHeartbeatRelease(slot, System.currentTimeMillis());
+                pool.clientSlots().heartbeatRelease(slot, System.currentTimeMillis());
                 LockSupport.parkNanos(period * 1_000_000L);
             }
         });
@@ -104,9 +104,9 @@ public final class PoolClient implements AutoCloseable
         {
             // Mapped through the descriptor that holds the lock byte, so both are the same file.
             pool = PagePool.attach(fd >= 0 ? Path.of("/proc/self/fd/" + fd) : path);
-            if (pool.poolStateAcquire() != PagePoolDescriptor.STATE_OPEN)
+            if (pool.header().poolStateAcquire() != PagePoolDescriptor.STATE_OPEN)
             {
-                throw new IllegalStateException(path + " is not an open pool (state " + pool.poolStateAcquire() + "): its engine stopped or was replaced");
+                throw new IllegalStateException(path + " is not an open pool (state " + pool.header().poolStateAcquire() + "): its engine stopped or was replaced");
             }
             final PoolClient client = claim(pool, libc, fd, path);
             pool = null;
@@ -128,36 +128,36 @@ public final class PoolClient implements AutoCloseable
     private static PoolClient claim(final PagePool pool, final LibC libc, final int fd, final Path path)
     {
         final int pid = (int)ProcessHandle.current().pid();
-        for (int slot = 0; slot < pool.clientSlots(); slot++)
+        for (int slot = 0; slot < pool.clientSlots().count(); slot++)
         {
-            final long word = pool.clientSlotWordVolatile(slot);
+            final long word = pool.clientSlots().slotWordVolatile(slot);
             if (ClientSlotDescriptor.state(word) != ClientSlotDescriptor.FREE)
             {
                 continue;
             }
             final long claimed = ClientSlotDescriptor.word(ClientSlotDescriptor.ACTIVE, ClientSlotDescriptor.generation(word) + 1, pid);
-            if (!pool.compareAndSetClientSlotWord(slot, word, claimed))
+            if (!pool.clientSlots().compareAndSetSlotWord(slot, word, claimed))
             {
                 continue;
             }
             final long now = System.currentTimeMillis();
-            pool.clientHeartbeatRelease(slot, now);
-            pool.clientClaimedAt(slot, now);
+            pool.clientSlots().heartbeatRelease(slot, now);
+            pool.clientSlots().claimedAtPlain(slot, now);
             if (fd >= 0)
             {
                 final int locked = libc.ofdLock(fd, LibC.F_WRLCK, ClientSlotDescriptor.lockByte(slot), 1);
                 if (locked != 0)
                 {
                     // A silent client that lost this slot still lives and holds the byte: leave the slot to it.
-                    pool.compareAndSetClientSlotWord(slot, claimed, ClientSlotDescriptor.word(ClientSlotDescriptor.FREE,
+                    pool.clientSlots().compareAndSetSlotWord(slot, claimed, ClientSlotDescriptor.word(ClientSlotDescriptor.FREE,
                         ClientSlotDescriptor.generation(claimed), 0));
                     continue;
                 }
-                pool.clientFlagsRelease(slot, ClientSlotDescriptor.FLAG_LOCKED);
+                pool.clientSlots().flagsRelease(slot, ClientSlotDescriptor.FLAG_LOCKED);
             }
             return new PoolClient(pool, path, libc, fd, slot, claimed);
         }
-        throw new IllegalStateException("every one of the " + pool.clientSlots() + " client slots of " + path
+        throw new IllegalStateException("every one of the " + pool.clientSlots().count() + " client slots of " + path
             + " is taken; raise pool.client-slots on the engine");
     }
 
@@ -179,8 +179,8 @@ public final class PoolClient implements AutoCloseable
      */
     public boolean isCurrent()
     {
-        return pool.poolStateAcquire() == PagePoolDescriptor.STATE_OPEN && pool.clientSlotWordVolatile(slot) == slotWord
-            && pool.epoch() == epoch;
+        return pool.header().poolStateAcquire() == PagePoolDescriptor.STATE_OPEN && pool.clientSlots().slotWordVolatile(slot) == slotWord
+            && pool.header().epochPlain() == epoch;
     }
 
     /**
@@ -206,7 +206,7 @@ public final class PoolClient implements AutoCloseable
             return NO_PIN;
         }
         final long word = settledStateWord(page);
-        if (PageStateWord.state(word) != PageStateWord.SERVING || pool.keyHigh(page) != keyHigh || pool.keyLow(page) != keyLow)
+        if (PageStateWord.state(word) != PageStateWord.SERVING || pool.metadata().keyHighPlain(page) != keyHigh || pool.metadata().keyLowPlain(page) != keyLow)
         {
             return NO_PIN;
         }
@@ -216,7 +216,7 @@ public final class PoolClient implements AutoCloseable
             return NO_PIN;
         }
         // Pinned in the generation whose key was checked above; check again for a reader that raced a reuse.
-        if (pool.keyHigh(page) != keyHigh || pool.keyLow(page) != keyLow)
+        if (pool.metadata().keyHighPlain(page) != keyHigh || pool.metadata().keyLowPlain(page) != keyLow)
         {
             release(page);
             return NO_PIN;
@@ -237,13 +237,13 @@ public final class PoolClient implements AutoCloseable
         checkOpen();
         while (true)
         {
-            final int entry = pool.pinEntryVolatile(page, slot);
+            final int entry = pool.pinTable().entryVolatile(page, slot);
             final int count = PinTableDescriptor.generation(entry) == (generation & 0xFFFF) ? PinTableDescriptor.count(entry) : 0;
             if (count == PinTableDescriptor.MAX_COUNT)
             {
                 return false;
             }
-            if (pool.compareAndSetPinEntry(page, slot, entry, PinTableDescriptor.entry(generation, count + 1)))
+            if (pool.pinTable().compareAndSetEntry(page, slot, entry, PinTableDescriptor.entry(generation, count + 1)))
             {
                 break;
             }
@@ -254,7 +254,7 @@ public final class PoolClient implements AutoCloseable
             release(page);
             return false;
         }
-        if (pool.clientSlotWordVolatile(slot) != slotWord)
+        if (pool.clientSlots().slotWordVolatile(slot) != slotWord)
         {
             release(page);
             throw lost();
@@ -280,10 +280,10 @@ public final class PoolClient implements AutoCloseable
     public boolean isValid(final long handle)
     {
         // EVICTING keeps the generation and the bytes: the engine is only checking for pins like this one.
-        final long word = pool.stateWordVolatile(page(handle));
+        final long word = pool.metadata().stateWordVolatile(page(handle));
         final int state = PageStateWord.state(word);
         return (state == PageStateWord.SERVING || state == PageStateWord.EVICTING) && PageStateWord.generation(word) == (int)(handle >>> 32)
-            && pool.clientSlotWordVolatile(slot) == slotWord;
+            && pool.clientSlots().slotWordVolatile(slot) == slotWord;
     }
 
     /**
@@ -293,7 +293,7 @@ public final class PoolClient implements AutoCloseable
      */
     private long settledStateWord(final int page)
     {
-        long word = pool.stateWordVolatile(page);
+        long word = pool.metadata().stateWordVolatile(page);
         for (int spins = 0; PageStateWord.state(word) == PageStateWord.EVICTING; spins++)
         {
             if (spins < 1_000)
@@ -305,7 +305,7 @@ public final class PoolClient implements AutoCloseable
                 // The engine thread was descheduled in the middle of its check; let it run.
                 Thread.yield();
             }
-            word = pool.stateWordVolatile(page);
+            word = pool.metadata().stateWordVolatile(page);
         }
         return word;
     }
@@ -316,7 +316,7 @@ public final class PoolClient implements AutoCloseable
      */
     public MemorySegment payload(final long handle)
     {
-        return pool.payload(page(handle));
+        return pool.frames().payload(page(handle));
     }
 
     /**
@@ -325,7 +325,7 @@ public final class PoolClient implements AutoCloseable
      */
     public int payloadLength(final long handle)
     {
-        return pool.payloadLength(page(handle));
+        return pool.metadata().payloadLengthPlain(page(handle));
     }
 
     /**
@@ -347,12 +347,12 @@ public final class PoolClient implements AutoCloseable
     {
         while (true)
         {
-            final int entry = pool.pinEntryVolatile(page, slot);
+            final int entry = pool.pinTable().entryVolatile(page, slot);
             if (PinTableDescriptor.generation(entry) != (generation & 0xFFFF) || PinTableDescriptor.count(entry) == 0)
             {
                 return;
             }
-            if (pool.compareAndSetPinEntry(page, slot, entry, PinTableDescriptor.entry(generation, PinTableDescriptor.count(entry) - 1)))
+            if (pool.pinTable().compareAndSetEntry(page, slot, entry, PinTableDescriptor.entry(generation, PinTableDescriptor.count(entry) - 1)))
             {
                 return;
             }
@@ -365,7 +365,7 @@ public final class PoolClient implements AutoCloseable
         {
             throw new IllegalStateException("pool client is closed");
         }
-        if (pool.clientSlotWordVolatile(slot) != slotWord)
+        if (pool.clientSlots().slotWordVolatile(slot) != slotWord)
         {
             throw lost();
         }
@@ -374,7 +374,7 @@ public final class PoolClient implements AutoCloseable
     private IllegalStateException lost()
     {
         return new IllegalStateException("client slot " + slot + " of " + path + " was taken back (the client was silent for longer"
-            + " than the pool's client timeout of " + pool.clientTimeoutMillis() + " ms, or the engine restarted): its pins are void; reattach");
+            + " than the pool's client timeout of " + pool.header().clientTimeoutMillisPlain() + " ms, or the engine restarted): its pins are void; reattach");
     }
 
     /** Gives back every pin, leaves the slot, drops the lock byte and unmaps. */
@@ -386,18 +386,18 @@ public final class PoolClient implements AutoCloseable
             return;
         }
         closed = true;
-        if (pool.clientSlotWordVolatile(slot) == slotWord)
+        if (pool.clientSlots().slotWordVolatile(slot) == slotWord)
         {
             for (int page = 0; page < pool.pageCount(); page++)
             {
-                final int entry = pool.pinEntryVolatile(page, slot);
+                final int entry = pool.pinTable().entryVolatile(page, slot);
                 if (PinTableDescriptor.count(entry) != 0 && PinTableDescriptor.generation(entry) == (generation & 0xFFFF))
                 {
-                    pool.compareAndSetPinEntry(page, slot, entry, PinTableDescriptor.entry(generation, 0));
+                    pool.pinTable().compareAndSetEntry(page, slot, entry, PinTableDescriptor.entry(generation, 0));
                 }
             }
-            pool.clientFlagsRelease(slot, 0);
-            pool.compareAndSetClientSlotWord(slot, slotWord, ClientSlotDescriptor.word(ClientSlotDescriptor.FREE, generation, 0));
+            pool.clientSlots().flagsRelease(slot, 0);
+            pool.clientSlots().compareAndSetSlotWord(slot, slotWord, ClientSlotDescriptor.word(ClientSlotDescriptor.FREE, generation, 0));
         }
         LockSupport.unpark(heartbeat);
         try

@@ -33,7 +33,7 @@ class PagePoolTakeoverTest
                 EngineConfig.POOL_PAGE_SIZE, "64KiB")));
              Session session = engine.openSession())
         {
-            assertThat(engine.pool().creatorPid()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(engine.pool().header().creatorPidPlain()).isEqualTo(ProcessHandle.current().pid());
             session.keys().add(7, 7);
             // Nothing of the dead engine's pool is served: a new pool starts empty.
             assertThat(session.lookup(0, 1)).isZero();

@@ -46,12 +46,12 @@ class PageStateWordStressTest
     /** FREE(g) or fresh → WRITING(g) → key and bytes of g → SERVING(g), as a commit does. */
     private void publish(final int generation)
     {
-        final long word = pool.stateWordAcquire(PAGE);
-        assertThat(pool.compareAndSetStateWord(PAGE, word, PageStateWord.word(generation, 0, PageStateWord.WRITING))).isTrue();
-        pool.key(PAGE, generation, ~generation);
-        pool.payload(PAGE).set(ValueLayout.JAVA_INT, 0, generation);
-        pool.payload(PAGE).set(ValueLayout.JAVA_INT, 4092, generation);
-        assertThat(pool.compareAndSetStateWord(PAGE, PageStateWord.word(generation, 0, PageStateWord.WRITING),
+        final long word = pool.metadata().stateWordAcquire(PAGE);
+        assertThat(pool.metadata().compareAndSetStateWord(PAGE, word, PageStateWord.word(generation, 0, PageStateWord.WRITING))).isTrue();
+        pool.metadata().keyPlain(PAGE, generation, ~generation);
+        pool.frames().payload(PAGE).set(ValueLayout.JAVA_INT, 0, generation);
+        pool.frames().payload(PAGE).set(ValueLayout.JAVA_INT, 4092, generation);
+        assertThat(pool.metadata().compareAndSetStateWord(PAGE, PageStateWord.word(generation, 0, PageStateWord.WRITING),
             PageStateWord.word(generation, 0, PageStateWord.SERVING))).isTrue();
     }
 
@@ -61,7 +61,7 @@ class PageStateWordStressTest
         long reused = 0;
         while (!stop.get())
         {
-            final long word = pool.stateWordAcquire(PAGE);
+            final long word = pool.metadata().stateWordAcquire(PAGE);
             if (pool.evictIfUnpinned(PAGE, word))
             {
                 publish(PageStateWord.generation(word) + 1);
@@ -83,15 +83,15 @@ class PageStateWordStressTest
 
     private static String check(final PagePool pool, final int generation)
     {
-        final long high = pool.keyHigh(PAGE);
-        final int first = pool.payload(PAGE).get(ValueLayout.JAVA_INT, 0);
+        final long high = pool.metadata().keyHighPlain(PAGE);
+        final int first = pool.frames().payload(PAGE).get(ValueLayout.JAVA_INT, 0);
         // A reader copying a page takes a while: give a reuse the time to show under the pin.
         for (int spin = 0; spin < 64; spin++)
         {
             Thread.onSpinWait();
         }
-        final int last = pool.payload(PAGE).get(ValueLayout.JAVA_INT, 4092);
-        if (high != generation || pool.keyLow(PAGE) != ~generation || first != generation || last != generation)
+        final int last = pool.frames().payload(PAGE).get(ValueLayout.JAVA_INT, 4092);
+        if (high != generation || pool.metadata().keyLowPlain(PAGE) != ~generation || first != generation || last != generation)
         {
             return "pinned generation " + generation + " but saw key " + high + " and bytes " + first + "/" + last;
         }
@@ -109,7 +109,7 @@ class PageStateWordStressTest
         {
             for (long attempt = 0; attempt < MAX_ATTEMPTS && (pinned.get() < PINS || reusedCount.get() < REUSES) && failure[0] == null; attempt++)
             {
-                final long word = pool.stateWordAcquire(PAGE);
+                final long word = pool.metadata().stateWordAcquire(PAGE);
                 if (PageStateWord.state(word) != PageStateWord.SERVING)
                 {
                     continue;
@@ -129,7 +129,7 @@ class PageStateWordStressTest
         assertThat(failure[0]).isNull();
         assertThat(pinned.get()).as("pins taken").isGreaterThanOrEqualTo(PINS);
         assertThat(reused).as("evictions and reuses raced against them").isGreaterThanOrEqualTo(REUSES);
-        assertThat(PageStateWord.pins(pool.stateWordAcquire(PAGE))).isZero();
+        assertThat(PageStateWord.pins(pool.metadata().stateWordAcquire(PAGE))).isZero();
     }
 
     @Test
@@ -146,7 +146,7 @@ class PageStateWordStressTest
             {
                 for (long attempt = 0; attempt < MAX_ATTEMPTS && (pinned.get() < PINS || reusedCount.get() < REUSES) && failure[0] == null; attempt++)
                 {
-                    final long word = mapped.stateWordAcquire(PAGE);
+                    final long word = mapped.metadata().stateWordAcquire(PAGE);
                     if (PageStateWord.state(word) != PageStateWord.SERVING)
                     {
                         continue;
@@ -166,7 +166,7 @@ class PageStateWordStressTest
             assertThat(failure[0]).isNull();
             assertThat(pinned.get()).as("pins taken").isGreaterThanOrEqualTo(PINS);
             assertThat(reused).as("evictions and reuses raced against them").isGreaterThanOrEqualTo(REUSES);
-            assertThat(pool.hasClientPinsVolatile(PAGE)).isFalse();
+            assertThat(pool.pinTable().hasPinsVolatile(PAGE)).isFalse();
         }
     }
 }

@@ -29,9 +29,9 @@ public final class PoolAttachProbe
             {
                 final PagePool pool = client.pool();
                 final int page = PoolClient.page(pin);
-                System.out.println("found page=" + page + " length=" + client.payloadLength(pin) + " intact=" + pool.payloadIntact(page)
+                System.out.println("found page=" + page + " length=" + client.payloadLength(pin) + " intact=" + pool.frames().payloadIntact(page)
                     + " first=" + client.payload(pin).get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)
-                    + " owner=" + pool.isOwner() + " creator=" + pool.creatorPid() + " valid=" + client.isValid(pin));
+                    + " owner=" + pool.isOwner() + " creator=" + pool.header().creatorPidPlain() + " valid=" + client.isValid(pin));
             }
             finally
             {

@@ -225,7 +225,7 @@ class PoolClientTest
                         if (wrong.incrementAndGet() < 5)
                         {
                             System.err.println("WRONG key=" + key + " first=" + first + " last=" + last + " length=" + length + " valid=" + valid
-                                + " word=" + Long.toHexString(client.pool().stateWordAcquire(PoolClient.page(pin))) + " handle=" + Long.toHexString(pin));
+                                + " word=" + Long.toHexString(client.pool().metadata().stateWordAcquire(PoolClient.page(pin))) + " handle=" + Long.toHexString(pin));
                         }
                     }
                     client.unpin(pin);

@@ -42,7 +42,7 @@ class PoolFileLifecycleTest
 
             final String other = ChildJvm.run(dir.resolve("start.txt"), PoolProbe.class, "start", pool.toString());
             assertThat(other).contains("refused PoolOwnedException").contains("pid " + ProcessHandle.current().pid() + ",");
-            assertThat(engine.pool().creatorPid()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(engine.pool().header().creatorPidPlain()).isEqualTo(ProcessHandle.current().pid());
         }
     }
 
@@ -74,26 +74,26 @@ class PoolFileLifecycleTest
         try (PoolClient client = PoolClient.attach(pool))
         {
             final PagePool old = client.pool();
-            final long oldEpoch = old.epoch();
+            final long oldEpoch = old.header().epochPlain();
             final int slot = old.index().find(7, 7);
             assertThat(slot).isNotEqualTo(KeyTable.NONE);
             final int page = old.index().value(slot);
-            assertThat(old.payloadLength(page)).isEqualTo(10);
+            assertThat(old.metadata().payloadLengthPlain(page)).isEqualTo(10);
             assertThat(client.isCurrent()).isTrue();
 
             try (Engine engine = Engine.start(EngineConfig.from(settings(pool))))
             {
                 // A client still mapping the old pool keeps reading what it mapped, never zeroes of a new pool,
                 // and learns from the old header that it must reattach.
-                assertThat(old.keyHigh(page)).isEqualTo(7);
-                assertThat(old.keyLow(page)).isEqualTo(7);
-                assertThat(old.payloadLength(page)).isEqualTo(10);
+                assertThat(old.metadata().keyHighPlain(page)).isEqualTo(7);
+                assertThat(old.metadata().keyLowPlain(page)).isEqualTo(7);
+                assertThat(old.metadata().payloadLengthPlain(page)).isEqualTo(10);
                 assertThat(old.index().find(7, 7)).isEqualTo(slot);
                 assertThat(client.isCurrent()).isFalse();
-                assertThat(old.poolStateAcquire()).isEqualTo(PagePoolDescriptor.STATE_SUPERSEDED);
+                assertThat(old.header().poolStateAcquire()).isEqualTo(PagePoolDescriptor.STATE_SUPERSEDED);
                 assertThat(client.mapsFileAt(pool)).isFalse();
-                assertThat(engine.pool().epoch()).isEqualTo(oldEpoch + 1);
-                assertThat(engine.pool().creatorPid()).isEqualTo(ProcessHandle.current().pid());
+                assertThat(engine.pool().header().epochPlain()).isEqualTo(oldEpoch + 1);
+                assertThat(engine.pool().header().creatorPidPlain()).isEqualTo(ProcessHandle.current().pid());
                 try (PoolClient fresh = PoolClient.attach(pool))
                 {
                     assertThat(fresh.isCurrent()).isTrue();
