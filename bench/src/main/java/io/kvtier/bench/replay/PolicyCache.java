@@ -1,28 +1,44 @@
 package io.kvtier.bench.replay;
 
-import io.kvtier.collections.IntLruList;
+import io.kvtier.engine.eviction.EvictionPolicies;
+import io.kvtier.engine.eviction.EvictionPolicy;
 
 /**
- * Least-recently-used eviction on the engine's structures: a {@link BlockIndex} (a {@code KeyTable})
- * for residency and an {@link IntLruList} over its entry ids for recency.
+ * Online eviction on the engine's own structures: a {@link BlockIndex} (a {@code KeyTable}) for residency and
+ * one of the engine's {@link EvictionPolicy} classes, built by {@link EvictionPolicies#forName}, over its entry
+ * ids, which play the pool's page ids.
+ *
+ * <p>Each block is reported to the policy with its parent, the block touched or inserted just before it in the
+ * same request ({@link EvictionPolicy#NONE} for a request's first block, or when that block was just evicted to
+ * make room), and with its trace hash id as the key hash. A full cache evicts the policy's {@link
+ * EvictionPolicy#first()}: the replay has nothing pinned, so the first candidate is always evictable.
  */
-final class LruCache implements BlockCache
+final class PolicyCache implements BlockCache
 {
     private final long capacityBlocks;
     private final BlockIndex index;
-    private IntLruList recency;
+    private final EvictionPolicy policy;
     private long evictions;
     private long peak;
 
     /**
+     * @param policyName     one of {@link EvictionPolicies#names()}
      * @param capacityBlocks the most resident blocks, at least 1
-     * @param residentBound  the most distinct blocks the replay can bring, or {@link TraceReplay#UNBOUNDED}
+     * @param residentBound  the most distinct blocks the replay can bring (its total blocks); the policy's
+     *                       arrays are sized for {@code min(capacityBlocks, residentBound)} pages
+     * @throws IllegalArgumentException if that is more pages than int ids address
      */
-    LruCache(final long capacityBlocks, final long residentBound)
+    PolicyCache(final String policyName, final long capacityBlocks, final long residentBound)
     {
+        final long pages = Math.min(capacityBlocks, Math.max(1, residentBound));
+        if (pages > BlockIndex.MAX_ENTRIES)
+        {
+            throw new IllegalArgumentException("a policy of " + pages + " pages: more than int page ids address (capacityBlocks=" + capacityBlocks +
+                ", residentBound=" + residentBound + ")");
+        }
         this.capacityBlocks = capacityBlocks;
         this.index = new BlockIndex(capacityBlocks, residentBound);
-        this.recency = new IntLruList(index.entryCapacity());
+        this.policy = EvictionPolicies.forName(policyName, (int)pages);
     }
 
     @Override
@@ -32,14 +48,15 @@ final class LruCache implements BlockCache
     }
 
     /**
-     * Touches the leading run of resident blocks as it finds them, then accesses the rest: the same
-     * counts and order as judging the run first and touching every block after, since nothing is
-     * evicted before the first miss, with one probe per block instead of two.
+     * Touches the leading run of resident blocks as it finds them, then accesses the rest: the same counts and
+     * order as judging the run first and touching every block after, since nothing is evicted before the first
+     * miss, with one probe per block instead of two.
      */
     @Override
     public int replay(final long[] ids, final long[] nextUses, final int offset)
     {
         int hits = 0;
+        int parent = EvictionPolicy.NONE;
         while (hits < ids.length)
         {
             final int id = index.find(ids[hits]);
@@ -47,24 +64,13 @@ final class LruCache implements BlockCache
             {
                 break;
             }
-            recency.touch(id);
+            policy.onAccess(id, parent);
+            parent = id;
             hits++;
         }
         for (int i = hits; i < ids.length; i++)
         {
-            final int id = index.findOrClaim(ids[i]);
-            if (id != BlockIndex.NONE)
-            {
-                recency.touch(id);
-            }
-            else if (index.size() < capacityBlocks)
-            {
-                insertClaimed();
-            }
-            else
-            {
-                evictForClaimed();
-            }
+            parent = touch(ids[i], parent);
         }
         return hits;
     }
@@ -72,49 +78,31 @@ final class LruCache implements BlockCache
     @Override
     public void access(final long hashId, final long nextUse)
     {
+        touch(hashId, EvictionPolicy.NONE);
+    }
+
+    /** @return the block's entry id after the touch, the next block's parent */
+    private int touch(final long hashId, final int parent)
+    {
         final int id = index.findOrClaim(hashId);
         if (id != BlockIndex.NONE)
         {
-            recency.touch(id);
+            policy.onAccess(id, parent);
+            return id;
         }
-        else if (index.size() < capacityBlocks)
+        if (index.size() < capacityBlocks)
         {
-            insertClaimed();
+            final int added = index.bindNew();
+            policy.onInsert(added, parent, hashId);
+            peak = Math.max(peak, index.size());
+            return added;
         }
-        else
-        {
-            evictForClaimed();
-        }
-    }
-
-    private void insertClaimed()
-    {
-        final int added = index.bindNew();
-        if (index.entryCapacity() > recency.capacity())
-        {
-            growRecency();
-        }
-        recency.touch(added);
-        peak = Math.max(peak, index.size());
-    }
-
-    private void evictForClaimed()
-    {
-        final int victim = recency.first();
+        final int victim = policy.first();
+        policy.onRemove(victim);
         index.bindEvicting(victim);
-        recency.touch(victim);
         evictions++;
-    }
-
-    private void growRecency()
-    {
-        // Copy in recency order: the list has no bulk resize, and order is all it holds.
-        final IntLruList larger = new IntLruList(index.entryCapacity());
-        for (int id = recency.first(); id != IntLruList.NONE; id = recency.next(id))
-        {
-            larger.touch(id);
-        }
-        recency = larger;
+        policy.onInsert(victim, victim == parent ? EvictionPolicy.NONE : parent, hashId);
+        return victim;
     }
 
     @Override
