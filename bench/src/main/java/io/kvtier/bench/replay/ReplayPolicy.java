@@ -15,13 +15,13 @@ import java.util.Locale;
 public abstract sealed class ReplayPolicy permits ReplayPolicy.Engine, ReplayPolicy.Belady
 {
     private static final List<String> BELADY_NAMES = List.of("belady", "belady-bypass", "belady-block", "belady-block-bypass");
-    private static final List<String> NAMES = names(EvictionPolicies.names(), BELADY_NAMES);
+    private static final List<String> NAMES = concat(EvictionPolicies.names(), BELADY_NAMES);
 
     private ReplayPolicy()
     {
     }
 
-    private static List<String> names(final List<String> online, final List<String> offline)
+    private static List<String> concat(final List<String> online, final List<String> offline)
     {
         final List<String> all = new ArrayList<>(online);
         all.addAll(offline);

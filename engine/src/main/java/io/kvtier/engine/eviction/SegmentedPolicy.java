@@ -20,7 +20,7 @@ import java.util.Locale;
  *       per level (2, 3, ... {@value #LEVELS}+1 and above).</li>
  *   <li><b>Order within a chain.</b> Each page gets a stamp: its parent's stamp minus one, or the event clock
  *       for a page without a parent. So a request's pages are ordered tail first: the deepest page of a chain
- *       goes before the pages it depends on, and a chain never loses its head while keeping its tail. Each list
+ *       goes before the pages it depends on, and a chain loses its tail before its head. Each list
  *       stays sorted by stamp: a page goes just before its parent when both are in one list, else after the
  *       last page of its list that is older (at most {@value #MAX_SHIFT} steps back from the tail over this
  *       request's own pages, else it takes the clock).</li>
@@ -28,9 +28,10 @@ import java.util.Locale;
  *
  * <h2>Eviction order</h2>
  * When the probation list holds {@code probationShare × capacity} pages or more, the walk takes probation pages
- * first, oldest first, so that after an insertion they hold at most their share. Otherwise, and after them, it merges all lists by {@code stamp + bonus}, oldest
- * first, where a main list's bonus is {@code frequencyWeight × capacity} events per level above 2: a page of a
- * conversation at its fifth turn is kept as if touched {@code 3 × frequencyWeight × capacity} events later.
+ * first, oldest first, so that after an insertion they hold at most their share. Otherwise, and after them, it
+ * merges all lists by {@code stamp + bonus}, oldest first, where a main list's bonus is
+ * {@code frequencyWeight × capacity} events per level above 2: a page of a conversation at its fifth turn is
+ * kept as if touched {@code 3 × frequencyWeight × capacity} events later.
  * With share 1 and weight 0 ({@link #CHAIN}) that is plain recency, tail first. Per call the work is a handful
  * of array accesses plus a comparison of the {@value #LISTS} list heads.
  *
