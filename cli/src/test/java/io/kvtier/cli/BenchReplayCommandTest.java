@@ -31,6 +31,68 @@ class BenchReplayCommandTest
     }
 
     @Test
+    void shouldRunTheEnginesDefaultPolicyUnlessToldOtherwise(@TempDir final Path dir) throws Exception
+    {
+        final Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": [1, 2]}"));
+        final CliFixture.Result byDefault = CliFixture.run("bench", "replay", "--trace", trace.toString(), "--capacity-tokens", "1e6", "--json",
+            "--runs", "1", "--warmup", "0");
+        assertThat(byDefault.exitCode()).isEqualTo(ExitCode.OK);
+        assertThat(byDefault.out()).contains("\"policy\":\"adaptive\"");
+        for (final String policy : List.of("lru", "chain", "probation", "admission", "frequency", "adaptive", "belady-block"))
+        {
+            final CliFixture.Result result = CliFixture.run("bench", "replay", "--trace", trace.toString(), "--capacity-tokens", "1e6", "--json",
+                "--runs", "1", "--warmup", "0", "--policy", policy);
+            assertThat(result.exitCode()).as(policy).isEqualTo(ExitCode.OK);
+            assertThat(result.out()).contains("\"policy\":\"" + policy + "\"");
+        }
+    }
+
+    @Test
+    void shouldReplayASyntheticTrace()
+    {
+        final CliFixture.Result result = CliFixture.run("bench", "replay", "--synthetic", "documents", "--capacity-tokens", "1e6", "--json",
+            "--runs", "1", "--warmup", "0");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.OK);
+        assertThat(result.out()).contains("\"trace\":\"synthetic:documents(seed=1)\"").contains("\"policy\":\"adaptive\"")
+            .contains("\"requests\":6000").contains("\"total_blocks\":622499");
+        final long hits = Long.parseLong(result.out().replaceAll("(?s).*\"hit_blocks\":([0-9]+).*", "$1"));
+        final long baseline = Long.parseLong(result.out().replaceAll("(?s).*\"baseline_hit_blocks\":([0-9]+).*", "$1"));
+        assertThat(hits).as("the default policy against the LinkedHashMap LRU").isGreaterThan(baseline);
+
+        final CliFixture.Result seeded = CliFixture.run("bench", "replay", "--synthetic", "chat", "--seed", "9", "--capacity-tokens", "1e5",
+            "--runs", "1", "--warmup", "0", "--policy", "lru");
+        assertThat(seeded.exitCode()).isEqualTo(ExitCode.OK);
+        assertThat(seeded.out()).contains("synthetic:chat(seed=9)").containsPattern("policy +lru");
+    }
+
+    @Test
+    void shouldAskForExactlyOneOfATraceAndASyntheticTrace(@TempDir final Path dir) throws Exception
+    {
+        final Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [1]}"));
+        final CliFixture.Result neither = CliFixture.run("bench", "replay", "--capacity-tokens", "1e6");
+        final CliFixture.Result both = CliFixture.run("bench", "replay", "--trace", trace.toString(), "--synthetic", "chat", "--capacity-tokens", "1e6");
+        final CliFixture.Result unknown = CliFixture.run("bench", "replay", "--synthetic", "loops", "--capacity-tokens", "1e6");
+
+        assertThat(neither.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(neither.err()).contains("give either --trace FILE or --synthetic NAME (one of zipf-prefix, documents, chat)");
+        assertThat(both.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(unknown.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(unknown.err()).contains("--synthetic=loops is not a synthetic trace");
+    }
+
+    @Test
+    void shouldNameTheAllowedPoliciesForAnUnknownOne(@TempDir final Path dir) throws Exception
+    {
+        final Path trace = dir.resolve("t.jsonl");
+        Files.write(trace, List.of("{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [1]}"));
+        final CliFixture.Result result = CliFixture.run("bench", "replay", "--trace", trace.toString(), "--capacity-tokens", "1e6", "--policy", "arc");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(result.err()).contains("--policy=arc is not a replay policy; expected one of lru, chain, probation, admission, frequency, adaptive, belady");
+    }
+
+    @Test
     void shouldPrintTheReplayAndBaselineTimesAsText(@TempDir final Path dir) throws Exception
     {
         final Path trace = dir.resolve("t.jsonl");

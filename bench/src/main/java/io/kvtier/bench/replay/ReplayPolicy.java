@@ -1,24 +1,57 @@
 package io.kvtier.bench.replay;
 
+import io.kvtier.engine.eviction.EvictionPolicies;
+import io.kvtier.engine.eviction.LruPolicy;
+
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * An eviction policy to replay a trace under: {@link #lru()}, or an offline {@link #belady()} that needs
- * the whole trace first to know each block's next use. Instances are immutable and reusable.
+ * An eviction policy to replay a trace under: one of the engine's own policies ({@link #engine}, {@link #lru()},
+ * {@link #defaultPolicy()}), run through the same classes the engine runs, or an offline {@link #belady()} that
+ * needs the whole trace first to know each block's next use. Instances are immutable and reusable.
  */
-public abstract sealed class ReplayPolicy permits ReplayPolicy.Lru, ReplayPolicy.Belady
+public abstract sealed class ReplayPolicy permits ReplayPolicy.Engine, ReplayPolicy.Belady
 {
-    private static final List<String> NAMES = List.of("lru", "belady", "belady-bypass", "belady-block", "belady-block-bypass");
+    private static final List<String> BELADY_NAMES = List.of("belady", "belady-bypass", "belady-block", "belady-block-bypass");
+    private static final List<String> NAMES = concat(EvictionPolicies.names(), BELADY_NAMES);
 
     private ReplayPolicy()
     {
     }
 
-    /** @return least recently used eviction, on the engine's {@code KeyTable} and {@code IntLruList} */
+    private static List<String> concat(final List<String> online, final List<String> offline)
+    {
+        final List<String> all = new ArrayList<>(online);
+        all.addAll(offline);
+        return List.copyOf(all);
+    }
+
+    /** @return least recently used eviction: the engine's {@link LruPolicy} on its {@code KeyTable} */
     public static ReplayPolicy lru()
     {
-        return Lru.INSTANCE;
+        return engine(LruPolicy.NAME);
+    }
+
+    /** @return the engine's default policy, {@link EvictionPolicies#DEFAULT} */
+    public static ReplayPolicy defaultPolicy()
+    {
+        return engine(EvictionPolicies.DEFAULT);
+    }
+
+    /**
+     * @param name one of {@link EvictionPolicies#names()}, case-insensitive
+     * @return that engine policy, replayed on the engine's {@code KeyTable}
+     * @throws IllegalArgumentException for any other name
+     */
+    public static ReplayPolicy engine(final String name)
+    {
+        if (!EvictionPolicies.isName(name))
+        {
+            throw new IllegalArgumentException("'" + name + "' is not an engine eviction policy; expected one of " + String.join(", ", EvictionPolicies.names()));
+        }
+        return new Engine(name.toLowerCase(Locale.ROOT));
     }
 
     /**
@@ -49,9 +82,13 @@ public abstract sealed class ReplayPolicy permits ReplayPolicy.Lru, ReplayPolicy
      */
     public static ReplayPolicy forName(final String name)
     {
-        return switch (name == null ? "" : name.toLowerCase(Locale.ROOT))
+        final String key = name == null ? "" : name.toLowerCase(Locale.ROOT);
+        if (EvictionPolicies.isName(key))
         {
-            case "lru" -> lru();
+            return engine(key);
+        }
+        return switch (key)
+        {
             case "belady" -> belady();
             case "belady-bypass" -> belady(NextUse.REQUEST, Admission.BYPASS);
             case "belady-block" -> belady(NextUse.BLOCK, Admission.ALWAYS);
@@ -60,7 +97,7 @@ public abstract sealed class ReplayPolicy permits ReplayPolicy.Lru, ReplayPolicy
         };
     }
 
-    /** @return every name {@link #forName} accepts */
+    /** @return every name {@link #forName} accepts: the engine's policies, then the offline ones */
     public static List<String> names()
     {
         return NAMES;
@@ -86,15 +123,20 @@ public abstract sealed class ReplayPolicy permits ReplayPolicy.Lru, ReplayPolicy
         return name();
     }
 
-    /** Least recently used. */
-    static final class Lru extends ReplayPolicy
+    /** One of the engine's online policies. */
+    static final class Engine extends ReplayPolicy
     {
-        private static final Lru INSTANCE = new Lru();
+        private final String name;
+
+        Engine(final String name)
+        {
+            this.name = name;
+        }
 
         @Override
         public String name()
         {
-            return "lru";
+            return name;
         }
 
         @Override
@@ -106,7 +148,19 @@ public abstract sealed class ReplayPolicy permits ReplayPolicy.Lru, ReplayPolicy
         @Override
         BlockCache newCache(final long capacityBlocks, final long residentBound)
         {
-            return new LruCache(capacityBlocks, residentBound);
+            return new PolicyCache(name, capacityBlocks, residentBound);
+        }
+
+        @Override
+        public boolean equals(final Object other)
+        {
+            return other instanceof final Engine that && name.equals(that.name);
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return name.hashCode();
         }
     }
 

@@ -47,15 +47,39 @@ public record ReplayTiming(ReplayResult result, long parseNanos, int warmups, lo
     public static ReplayTiming measure(final Path trace, final long capacityTokens, final ReplayPolicy policy, final int warmups, final int runs)
         throws IOException
     {
-        if (warmups < 0 || runs < 1)
-        {
-            throw new IllegalArgumentException("warmups=" + warmups + " must be at least 0 and runs=" + runs + " at least 1");
-        }
-        final long capacityBlocks = TraceReplay.capacityBlocks(capacityTokens);
+        check(warmups, runs);
+        TraceReplay.capacityBlocks(capacityTokens);
         final long parseStart = System.nanoTime();
         final List<TraceRequest> requests = TraceReader.readAll(trace);
-        final long parseNanos = System.nanoTime() - parseStart;
+        return measure(trace.toString(), requests, System.nanoTime() - parseStart, capacityTokens, policy, warmups, runs);
+    }
 
+    /**
+     * Times the replay of requests already in memory, such as a {@link SyntheticTraces synthetic trace}, and the
+     * baseline's.
+     *
+     * @param source         a name for the requests in the result
+     * @param requests       the requests in arrival order
+     * @param parseNanos     what producing them took, reported as {@code parse_ms}
+     * @param capacityTokens the cache capacity in tokens, or {@link TraceReplay#UNBOUNDED}
+     * @param policy         the eviction policy of the measured replay; the baseline is LRU whatever it is
+     * @param warmups        rounds to run first, unreported, at least 0
+     * @param runs           rounds to measure, at least 1
+     * @return the figures
+     * @throws IllegalStateException    as {@link #measure(Path, long, ReplayPolicy, int, int)}
+     * @throws IllegalArgumentException if the capacity holds less than one block or the counts are invalid
+     */
+    public static ReplayTiming measure(
+        final String source,
+        final List<TraceRequest> requests,
+        final long parseNanos,
+        final long capacityTokens,
+        final ReplayPolicy policy,
+        final int warmups,
+        final int runs)
+    {
+        check(warmups, runs);
+        final long capacityBlocks = TraceReplay.capacityBlocks(capacityTokens);
         final long[] replayNanos = new long[runs];
         final long[] baselineNanos = new long[runs];
         ReplayResult result = null;
@@ -71,7 +95,7 @@ public record ReplayTiming(ReplayResult result, long parseNanos, int warmups, lo
                 baselineHits = checkedSame(baselineHits, LinkedHashMapLru.hitBlocks(requests, capacityBlocks), "baseline");
                 baselineTime = System.nanoTime() - baselineTime;
             }
-            final ReplayResult replayed = TraceReplay.run(trace.toString(), requests, capacityTokens, policy);
+            final ReplayResult replayed = TraceReplay.run(source, requests, capacityTokens, policy);
             if (result != null && !sameCounts(result, replayed))
             {
                 throw new IllegalStateException("the replay counted differently in two rounds: " + result + " then " + replayed);
@@ -97,6 +121,14 @@ public record ReplayTiming(ReplayResult result, long parseNanos, int warmups, lo
         final ReplayResult median = new ReplayResult(result.trace(), result.policy(), result.capacityTokens(), result.capacityBlocks(),
             result.requests(), result.totalBlocks(), result.hitBlocks(), result.evictions(), result.peakCachedBlocks(), median(replayNanos));
         return new ReplayTiming(median, parseNanos, warmups, replayNanos, baselineNanos, baselineHits);
+    }
+
+    private static void check(final int warmups, final int runs)
+    {
+        if (warmups < 0 || runs < 1)
+        {
+            throw new IllegalArgumentException("warmups=" + warmups + " must be at least 0 and runs=" + runs + " at least 1");
+        }
     }
 
     private static long checkedSame(final long previous, final long hits, final String what)
@@ -165,14 +197,14 @@ public record ReplayTiming(ReplayResult result, long parseNanos, int warmups, lo
 
     /**
      * @return the result's lines, then one line each for the parse, the replay and the baseline, such as
-     *         {@code replay       6.1 ms (median of 10 warm runs, best 5.8 ms) on the engine's KeyTable and IntLruList}
+     *         {@code replay       6.1 ms (median of 10 warm runs, best 5.8 ms) on the engine's KeyTable and eviction policy}
      */
     public String toText()
     {
         return result.figuresText() + String.format(
             Locale.ROOT,
-            "parse        %.1f ms (once: trace file to requests)%n" +
-            "replay       %.1f ms (median of %d warm runs, best %.1f ms) on the engine's KeyTable and IntLruList%n" +
+            "parse        %.1f ms (once: trace file or generator to requests)%n" +
+            "replay       %.1f ms (median of %d warm runs, best %.1f ms) on the engine's KeyTable and eviction policy%n" +
             "baseline     %.1f ms (median of %d warm runs, best %.1f ms) LinkedHashMap LRU over the same parsed requests, hit rate %.4f%n",
             parseNanos / 1e6,
             replayMedianNanos() / 1e6, runs(), replayBestNanos() / 1e6,

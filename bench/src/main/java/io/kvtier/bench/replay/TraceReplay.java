@@ -19,9 +19,10 @@ import java.util.Locale;
  * System.out.print(result.toText());
  * }</pre>
  *
- * <p>An online policy streams the trace once, holding one request at a time. An offline policy reads it
- * whole, then computes each reference's next use backwards through a {@link KeyTable} (its aux word holds
- * the position where the key was last seen) before replaying.
+ * <p>The trace is read whole first: the engine's policies size their arrays once, for the capacity or for the
+ * trace's blocks if fewer, as the engine sizes them for its pool. An offline policy then computes each
+ * reference's next use backwards through a {@link KeyTable} (its aux word holds the position where the key was
+ * last seen) before replaying.
  */
 public final class TraceReplay
 {
@@ -97,19 +98,7 @@ public final class TraceReplay
     {
         final long capacityBlocks = capacityBlocks(capacityTokens);
         final long start = System.nanoTime();
-        if (policy.nextUse() != null)
-        {
-            return replayAll(trace.toString(), TraceReader.readAll(trace), capacityTokens, capacityBlocks, policy, start);
-        }
-        final Counts counts = new Counts();
-        try (TraceReader reader = TraceReader.open(trace); BlockCache cache = policy.newCache(capacityBlocks, UNBOUNDED))
-        {
-            for (TraceRequest request = reader.next(); request != null; request = reader.next())
-            {
-                counts.add(request, cache.replay(request.hashIds(), null, 0));
-            }
-            return counts.result(trace.toString(), policy, capacityTokens, capacityBlocks, cache, start);
-        }
+        return replayAll(trace.toString(), TraceReader.readAll(trace), capacityTokens, capacityBlocks, policy, start);
     }
 
     /**

@@ -12,12 +12,16 @@
  * {@code floor(capacityTokens / 512)} blocks. A request's hits are the leading run of its blocks that are
  * cached when it arrives (a cached block after the first miss does not count, as a prefix cache cannot
  * use it). Then its blocks are touched or inserted in order, first to last, each insertion into a full
- * cache evicting one block chosen by the policy. Hit rate is total hit blocks over total blocks.
+ * cache evicting one block chosen by the policy. Hit rate is total hit blocks over total blocks. An engine
+ * policy hears each block with its parent, the block touched or inserted just before it in the same request
+ * (none for the request's first block), and with its hash id as the key hash.
  *
  * <h2>Keys</h2>
  * The replay runs on the engine's own index structures: a {@link io.kvtier.collections.KeyTable} in an
- * off-heap segment maps each resident block's 128-bit key to a dense entry id, and for LRU an
- * {@link io.kvtier.collections.IntLruList} over those ids orders eviction. A trace hash id {@code h}
+ * off-heap segment maps each resident block's 128-bit key to a dense entry id, and the engine's
+ * {@link io.kvtier.engine.eviction.EvictionPolicy}, built by
+ * {@link io.kvtier.engine.eviction.EvictionPolicies#forName}, orders eviction over those ids as over pool
+ * pages. A trace hash id {@code h}
  * (a non-negative 64-bit integer) becomes the key {@code (high, low) = (0x6D6F6F6E63616B65, h)}: the high
  * half is the ASCII of {@code "mooncake"}, a fixed namespace that makes replay keys recognisable in a
  * dump, and the low half is the id itself, so the mapping is injective and reversible. The table mixes

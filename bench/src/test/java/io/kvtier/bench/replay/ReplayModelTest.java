@@ -77,6 +77,35 @@ class ReplayModelTest
         assertThat(result.requests()).isEqualTo(trace.size());
     }
 
+    /**
+     * Any of the engine's policies, whatever it evicts: at most the capacity resident, one eviction per insertion
+     * into a full cache, and unbounded exactly LRU's hits (nothing is evicted, so the order cannot matter).
+     */
+    @Property(tries = 300)
+    void shouldKeepEveryEnginePolicyWithinItsCapacity(
+        @ForAll("traces") final List<TraceRequest> trace,
+        @ForAll("capacities") final long capacityTokens,
+        @ForAll("enginePolicies") final String policy)
+    {
+        final ReplayResult result = TraceReplay.run("random", trace, capacityTokens, ReplayPolicy.forName(policy));
+        final long distinct = trace.stream().flatMapToLong(request -> java.util.Arrays.stream(request.hashIds())).distinct().count();
+        final long capacityBlocks = capacityTokens == UNBOUNDED ? Long.MAX_VALUE : capacityTokens / BLOCK_TOKENS;
+
+        assertThat(result.peakCachedBlocks()).isEqualTo(Math.min(distinct, capacityBlocks));
+        assertThat(result.hitBlocks()).isLessThanOrEqualTo(TraceReplay.run("random", trace, UNBOUNDED, ReplayPolicy.lru()).hitBlocks());
+        if (capacityTokens == UNBOUNDED)
+        {
+            assertThat(result.hitBlocks()).isEqualTo(lruModel(trace, Long.MAX_VALUE).hitBlocks());
+            assertThat(result.evictions()).isZero();
+        }
+    }
+
+    @Provide
+    Arbitrary<String> enginePolicies()
+    {
+        return Arbitraries.of(io.kvtier.engine.eviction.EvictionPolicies.names());
+    }
+
     @Property(tries = 400)
     void shouldHitAsOftenAsTheLinkedHashMapBaseline(@ForAll("traces") final List<TraceRequest> trace, @ForAll("capacities") final long capacityTokens)
     {

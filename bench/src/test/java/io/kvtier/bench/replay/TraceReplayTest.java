@@ -258,13 +258,42 @@ class TraceReplayTest
     }
 
     @Test
+    void shouldTellTheEnginesPolicyEachBlocksParent() throws IOException
+    {
+        // Three blocks fit. [4] makes room: chain-aware recency evicts 3, the tail of [1 2 3], so [1 2] still
+        // hits both; LRU evicts 1, the chain's head, and [1 2] hits nothing.
+        final Path trace = trace(ids(1, 2, 3), ids(4), ids(1, 2));
+
+        assertThat(TraceReplay.run(trace, blocks(3), ReplayPolicy.forName("chain")).hitBlocks()).isEqualTo(2);
+        assertThat(TraceReplay.run(trace, blocks(3), ReplayPolicy.lru()).hitBlocks()).isZero();
+    }
+
+    @Test
+    void shouldKeepEveryEnginePolicyWithinItsCapacity() throws IOException
+    {
+        final Path trace = trace(ids(1, 2, 3, 4, 5), ids(1, 2, 6), ids(7, 8, 9, 10), ids(1, 2, 3), ids(11));
+        for (final String name : io.kvtier.engine.eviction.EvictionPolicies.names())
+        {
+            final ReplayResult result = TraceReplay.run(trace, blocks(4), ReplayPolicy.forName(name));
+            assertThat(result.peakCachedBlocks()).as(name).isEqualTo(4);
+            assertThat(result.evictions()).as(name).isGreaterThanOrEqualTo(11 - 4);
+            assertThat(result.policy()).isEqualTo(name);
+        }
+    }
+
+    @Test
     void shouldNameTheAllowedPoliciesForAnUnknownOne()
     {
-        assertThat(ReplayPolicy.forName("LRU")).isSameAs(ReplayPolicy.lru());
+        assertThat(ReplayPolicy.forName("LRU")).isEqualTo(ReplayPolicy.lru());
+        assertThat(ReplayPolicy.forName("Adaptive")).isEqualTo(ReplayPolicy.defaultPolicy());
         assertThat(ReplayPolicy.forName("belady")).isEqualTo(ReplayPolicy.belady());
         assertThatThrownBy(() -> ReplayPolicy.forName("fifo"))
             .isInstanceOf(IllegalArgumentException.class)
-            .hasMessage("--policy=fifo is not a replay policy; expected one of lru, belady, belady-bypass, belady-block, belady-block-bypass");
+            .hasMessage("--policy=fifo is not a replay policy; expected one of lru, chain, probation, admission, frequency, adaptive, " +
+                "belady, belady-bypass, belady-block, belady-block-bypass");
+        assertThatThrownBy(() -> ReplayPolicy.engine("belady"))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("'belady' is not an engine eviction policy");
     }
 
     private static TraceRequest request(final long... ids)

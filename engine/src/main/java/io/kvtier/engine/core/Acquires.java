@@ -135,7 +135,8 @@ final class Acquires
         r.generations[key] = PageStateWord.generation(word);
         r.status[key] = (byte)(loads.takeFirstUse(page) ? PageStatus.PINNED_FROM_L3 : as).ordinal();
         r.hold(key);
-        space.touch(page);
+        // The chain parent is the page pinned for the key before, when this request pinned it.
+        space.touch(page, key > r.from && PageStatus.of(r.status[key - 1]).isPinned() ? r.pageIds[key - 1] : residency.chainParent(r.keys, key));
         pool.metadata().lastAccessPlain(page, clock.nanoTime());
         final int hits = pool.metadata().hitCountPlain(page) + 1;
         pool.metadata().hitCountPlain(page, hits);

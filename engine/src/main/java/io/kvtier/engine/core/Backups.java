@@ -321,7 +321,7 @@ final class Backups
             {
                 // Pinned meanwhile, or not copied yet: it stays cached, and the next eviction that reaches
                 // it tries its backup again, which spaces the attempts out by the pool's own churn.
-                space.touch(page);
+                space.touch(page, PoolSpace.NONE);
             }
             space.resumeSpaceWaiters();
         }

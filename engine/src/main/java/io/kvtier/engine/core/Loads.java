@@ -208,7 +208,7 @@ final class Loads
                 counters.increment(EngineCounter.PREFETCH_PAGES);
             }
             flags[page] = LOADED_UNUSED;
-            space.touch(page);
+            space.touch(page, PoolSpace.NONE); // its chain is heard when the waiting acquire pins it
             pool.metadata().lastAccessPlain(page, clock.nanoTime());
             counters.increment(EngineCounter.L3_PAGES_LOADED);
             counters.add(EngineCounter.L3_BYTES_READ, pool.frameLength());

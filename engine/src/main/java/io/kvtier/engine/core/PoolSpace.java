@@ -1,7 +1,7 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.collections.IntLruList;
 import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.eviction.EvictionPolicy;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
@@ -13,9 +13,12 @@ import java.util.ArrayDeque;
 /**
  * The pool's space: which pages are free, which resident page leaves first, the water levels that
  * start and stop eviction, the quarantine a reclaimed page rests in, and the requests waiting for a
- * page. It owns the free list, the eviction order, the quarantine ring and the space waiters, and
- * nothing else; whether a given page may leave is asked of the parts that use pages
- * ({@link EvictionGate}).
+ * page. It owns the free list, the eviction policy (the order resident pages leave in), the
+ * quarantine ring and the space waiters, and nothing else; whether a given page may leave is asked of
+ * the parts that use pages ({@link EvictionGate}).
+ *
+ * <p>The policy hears each page's chain: with every insertion and hit, the resident page of the
+ * previous key of the same chain, so that a policy can let a chain's tail go before its head.
  */
 final class PoolSpace implements TimedPart
 {
@@ -78,7 +81,11 @@ final class PoolSpace implements TimedPart
     private final long lowWater;
     private final long quarantineNanos;
     private final long spaceWaitNanos;
-    private final IntLruList order;
+    private final EvictionPolicy policy;
+    /** Whether each page is in the policy's order: resident and not held out of it for a copy. */
+    private final boolean[] ordered;
+    /** Bumped by every insertion or hit, which end a policy's walk: an eviction walk that sees it move starts over. */
+    private int orderChanges;
     private final int[] freeStack;
     private int freeCount;
     private final LongRing quarantine;
@@ -87,8 +94,8 @@ final class PoolSpace implements TimedPart
     private SpaceWaiterResumer resumer;
     private volatile boolean closing;
 
-    PoolSpace(final PagePool pool, final PageIndex index, final EngineCounters counters, final EngineClock clock, final double evictHigh,
-              final double evictLow, final long quarantineNanos, final long spaceWaitNanos, final int maxClients)
+    PoolSpace(final PagePool pool, final PageIndex index, final EngineCounters counters, final EngineClock clock, final EvictionPolicy policy,
+              final double evictHigh, final double evictLow, final long quarantineNanos, final long spaceWaitNanos, final int maxClients)
     {
         this.pool = pool;
         this.index = index;
@@ -99,7 +106,8 @@ final class PoolSpace implements TimedPart
         this.lowWater = Math.min(highWater - 1, (long)Math.floor(pageCount * evictLow));
         this.quarantineNanos = quarantineNanos;
         this.spaceWaitNanos = spaceWaitNanos;
-        this.order = new IntLruList(pageCount);
+        this.policy = policy;
+        this.ordered = new boolean[pageCount];
         this.freeStack = new int[pageCount];
         for (int p = 0; p < pageCount; p++)
         {
@@ -173,16 +181,46 @@ final class PoolSpace implements TimedPart
         counters.set(EngineCounter.PAGES_QUARANTINED, quarantine.size());
     }
 
-    /** A page became resident or was used: it moves to the back of the eviction order. */
-    void touch(final int page)
+    /** @return the eviction policy's name */
+    String policyName()
     {
-        order.touch(page);
+        return policy.name();
+    }
+
+    /**
+     * A page became resident (committed, loaded) or was hit: the policy hears it, with its chain parent.
+     *
+     * @param page   the page
+     * @param parent the resident page of the previous key of the same chain, or {@link #NONE}
+     */
+    void touch(final int page, final int parent)
+    {
+        orderChanges++;
+        final int chainParent = parent == page || parent < 0 || !ordered[parent] ? EvictionPolicy.NONE : parent;
+        if (ordered[page])
+        {
+            policy.onAccess(page, chainParent);
+        }
+        else
+        {
+            ordered[page] = true;
+            policy.onInsert(page, chainParent, pool.metadata().keyHighPlain(page) ^ pool.metadata().keyLowPlain(page));
+        }
     }
 
     /** A page left the eviction order without leaving the pool (held for a copy). */
     void hold(final int page)
     {
-        order.remove(page);
+        unorder(page);
+    }
+
+    private void unorder(final int page)
+    {
+        if (ordered[page])
+        {
+            ordered[page] = false;
+            policy.onRemove(page);
+        }
     }
 
     void evictIfAboveHighWater()
@@ -197,13 +235,14 @@ final class PoolSpace implements TimedPart
     {
         int scanned = 0;
         final long budget = Math.max(64, 4 * (used() - target));
-        int page = order.first();
-        while (page != IntLruList.NONE && used() - gate.evictionsPending() > target && scanned < budget)
+        int page = policy.first();
+        while (page != EvictionPolicy.NONE && used() - gate.evictionsPending() > target && scanned < budget)
         {
-            final int next = order.next(page);
             scanned++;
+            final int changes = orderChanges;
             tryEvict(page);
-            page = next;
+            // A gate that touched a page (none does today) would have ended the policy's walk.
+            page = changes == orderChanges ? policy.next(page) : policy.first();
         }
     }
 
@@ -226,7 +265,7 @@ final class PoolSpace implements TimedPart
                     gate.lost(high, low);
                 }
             }
-            case EvictionGate.HELD -> order.remove(page);
+            case EvictionGate.HELD -> unorder(page);
             default ->
             {
             }
@@ -248,7 +287,7 @@ final class PoolSpace implements TimedPart
         }
         gate.evicted(page);
         index.unbindPage(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page);
-        order.remove(page);
+        unorder(page);
         free(page);
         counters.increment(EngineCounter.PAGES_EVICTED);
         return true;
@@ -257,7 +296,7 @@ final class PoolSpace implements TimedPart
     /** A page that never became resident, or left its state on its own, leaves the eviction order. */
     void forget(final int page)
     {
-        order.remove(page);
+        unorder(page);
     }
 
     /**

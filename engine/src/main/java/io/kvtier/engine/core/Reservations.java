@@ -162,7 +162,7 @@ final class Reservations implements TimedPart
             {
                 throw new IllegalStateException("page " + page + " changed while its writer held it");
             }
-            space.touch(page);
+            space.touch(page, residency.chainParent(r.keys, i));
             pool.metadata().lastAccessPlain(page, clock.nanoTime());
             r.status[i] = (byte)PageStatus.COMMITTED.ordinal();
             r.pageIds[i] = NONE;

@@ -2,6 +2,7 @@ package io.kvtier.engine.core;
 
 import io.kvtier.collections.KeyTable;
 import io.kvtier.engine.index.PageIndex;
+import io.kvtier.engine.key.KeyChain;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 
@@ -50,6 +51,23 @@ final class Residency
             return page;
         }
         return NONE;
+    }
+
+    /**
+     * @param keys a request's key chain
+     * @param key  a key of it
+     * @return the SERVING page of the key before it in the chain, or {@link #NONE}: the page the
+     *         eviction policy hears as its chain parent
+     */
+    int chainParent(final KeyChain keys, final int key)
+    {
+        if (key <= 0)
+        {
+            return NONE;
+        }
+        final long high = keys.high(key - 1);
+        final long low = keys.low(key - 1);
+        return servingPage(index.find(high, low), high, low);
     }
 
     /** @return whether an L3 tier holds the key of a resident page */

@@ -1,0 +1,119 @@
+package io.kvtier.engine.eviction;
+
+/**
+ * A small cache that replays, under one {@link SegmentedPolicy.Setting}, the pages of a sample of the chains the
+ * real pool sees, and counts the hits it would have had: a miniature simulation of the pool. The sample takes
+ * whole chains (below their hubs), so prefixes stay intact, and the miniature's capacity is the pool's scaled
+ * down by the same rate, so its hit rate estimates the pool's under that setting.
+ *
+ * <p>A hit counts as a request would: the key is resident and so is the leading run before it. A parent outside
+ * the sample is taken as hit (the miniature cannot know), one inside must have been a hit in this request.
+ */
+final class MiniatureCache
+{
+    /** The key is a chain head. */
+    static final int NO_PARENT = 0;
+
+    /** The parent's chain is sampled too: the miniature knows whether it was a hit. */
+    static final int PARENT_SAMPLED = 1;
+
+    /** The parent is outside the sample. */
+    static final int PARENT_OUTSIDE = 2;
+
+    private final int capacity;
+    private final SegmentedPolicy policy;
+    private final KeyHashTable pages;
+    private final long[] keyOf;
+    private final boolean[] leading;
+    private int size;
+    private double hits;
+
+    /**
+     * @param capacity the miniature's pages, at least 1
+     * @param setting  the setting it simulates
+     * @param sketch   the pool's frequency sketch, which the pool's policy keeps counting
+     */
+    MiniatureCache(final int capacity, final SegmentedPolicy.Setting setting, final FrequencySketch sketch)
+    {
+        if (capacity < 1)
+        {
+            throw new IllegalArgumentException("capacity=" + capacity + " must be at least 1");
+        }
+        this.capacity = capacity;
+        this.policy = new SegmentedPolicy(capacity, setting, sketch, false);
+        this.pages = new KeyHashTable(capacity);
+        this.keyOf = new long[capacity];
+        this.leading = new boolean[capacity];
+    }
+
+    /**
+     * Touches a sampled key as the pool did: a hit if resident, else an insertion that evicts per the setting.
+     *
+     * @param key         the key's hash
+     * @param parentKey   the parent's key hash, when {@code parentState} is {@link #PARENT_SAMPLED}
+     * @param parentState {@link #NO_PARENT}, {@link #PARENT_SAMPLED} or {@link #PARENT_OUTSIDE}
+     */
+    void touch(final long key, final long parentKey, final int parentState)
+    {
+        int parent = parentState == PARENT_SAMPLED ? pages.get(parentKey) : EvictionPolicy.NONE;
+        final int page = pages.get(key);
+        if (page != KeyHashTable.ABSENT)
+        {
+            final boolean hit = parentState != PARENT_SAMPLED || (parent != EvictionPolicy.NONE && leading[parent]);
+            if (hit)
+            {
+                hits++;
+            }
+            leading[page] = hit;
+            policy.onAccess(page, parent);
+            return;
+        }
+        final int slot;
+        if (size < capacity)
+        {
+            slot = size++;
+        }
+        else
+        {
+            slot = policy.first();
+            policy.onRemove(slot);
+            pages.remove(keyOf[slot]);
+            if (slot == parent)
+            {
+                parent = EvictionPolicy.NONE;
+            }
+        }
+        pages.put(key, slot);
+        keyOf[slot] = key;
+        leading[slot] = false;
+        policy.onInsert(slot, parent, key);
+    }
+
+    /** @return hits counted, as decayed by {@link #decay} */
+    double hits()
+    {
+        return hits;
+    }
+
+    /**
+     * Ages the hit count, so that recent hits weigh more.
+     *
+     * @param factor what the count is multiplied by, in [0, 1]
+     */
+    void decay(final double factor)
+    {
+        hits *= factor;
+    }
+
+    /** @return the setting simulated */
+    SegmentedPolicy.Setting setting()
+    {
+        return policy.setting();
+    }
+
+    /** @return the miniature's pages */
+    int capacity()
+    {
+        return capacity;
+    }
+}

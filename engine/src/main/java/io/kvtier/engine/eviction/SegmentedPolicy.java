@@ -1,0 +1,377 @@
+package io.kvtier.engine.eviction;
+
+import java.util.Locale;
+
+/**
+ * Chain-aware segmented recency with admission and frequency, in one of four fixed {@link Setting}s; the
+ * {@link AdaptivePolicy} switches between them as the workload asks.
+ *
+ * <h2>What it keeps track of</h2>
+ * <ul>
+ *   <li><b>Sight.</b> A {@link FrequencySketch} counts every key inserted or hit, resident or not. A page
+ *       inserted whose key the sketch has not seen before (a first sight) goes to the <i>probation</i> list;
+ *       every other page (a hit, or a key seen before coming back) to the <i>main</i> lists. Most one-time pages
+ *       (the last, partial block of a prompt; a document read once) are first sights, and a probation share of
+ *       0 evicts them before anything else, like an admission filter that asks for a second sight.</li>
+ *   <li><b>Chain level.</b> Each page carries the sketch frequency of the first page of its chain below the
+ *       last hub (a page with {@value #HUB_CHILDREN} or more children inserted under it, such as a system prompt
+ *       that every conversation starts with): for a conversation, about how many turns it has had. A page
+ *       inherits the level of its parent, so all pages of one conversation share it. Main pages sit in one list
+ *       per level (2, 3, ... {@value #LEVELS}+1 and above).</li>
+ *   <li><b>Order within a chain.</b> Each page gets a stamp: its parent's stamp minus one, or the event clock
+ *       for a page without a parent. So a request's pages are ordered tail first: the deepest page of a chain
+ *       goes before the pages it depends on, and a chain loses its tail before its head. Each list
+ *       stays sorted by stamp: a page goes just before its parent when both are in one list, else after the
+ *       last page of its list that is older (at most {@value #MAX_SHIFT} steps back from the tail over this
+ *       request's own pages, else it takes the clock).</li>
+ * </ul>
+ *
+ * <h2>Eviction order</h2>
+ * When the probation list holds {@code probationShare × capacity} pages or more, the walk takes probation pages
+ * first, oldest first, so that after an insertion they hold at most their share. Otherwise, and after them, it
+ * merges all lists by {@code stamp + bonus}, oldest first, where a main list's bonus is
+ * {@code frequencyWeight × capacity} events per level above 2: a page of a conversation at its fifth turn is
+ * kept as if touched {@code 3 × frequencyWeight × capacity} events later.
+ * With share 1 and weight 0 ({@link #CHAIN}) that is plain recency, tail first. Per call the work is a handful
+ * of array accesses plus a comparison of the {@value #LISTS} list heads.
+ *
+ * <p>Memory: 27 bytes of heap per page plus the sketch (16 counters of 4 bits per page, at least 512 KiB).
+ */
+public final class SegmentedPolicy implements EvictionPolicy
+{
+    /**
+     * A fixed configuration.
+     *
+     * @param name            the policy name it goes by
+     * @param probationShare  the most of the capacity that first-sight pages keep before they are evicted
+     *                        first, from 0 (evicted before anything else) to 1 (never preferred)
+     * @param frequencyWeight how many times the capacity, in events, a main page's recency gains per chain
+     *                        level above 2; 0 for plain recency
+     */
+    public record Setting(String name, double probationShare, double frequencyWeight)
+    {
+        /**
+         * @param name            the policy name it goes by
+         * @param probationShare  from 0 to 1
+         * @param frequencyWeight from 0 to 16
+         */
+        public Setting
+        {
+            if (name == null || !(probationShare >= 0 && probationShare <= 1) || !(frequencyWeight >= 0 && frequencyWeight <= 16))
+            {
+                throw new IllegalArgumentException(String.format(Locale.ROOT,
+                    "setting %s: probationShare=%s must be in [0, 1] and frequencyWeight=%s in [0, 16]", name, probationShare, frequencyWeight));
+            }
+        }
+    }
+
+    /** Chain-aware recency: no admission, no frequency. */
+    public static final Setting CHAIN = new Setting("chain", 1.0, 0.0);
+
+    /** First-sight pages keep at most half of the pool. */
+    public static final Setting PROBATION = new Setting("probation", 0.5, 0.0);
+
+    /** First-sight pages are evicted before any other. */
+    public static final Setting ADMISSION = new Setting("admission", 0.0, 0.0);
+
+    /** As {@link #ADMISSION}, and pages of chains seen more often are kept longer. */
+    public static final Setting FREQUENCY = new Setting("frequency", 0.0, 1.0);
+
+    /** Main lists: chain levels 2 to {@code LEVELS + 1} and above. */
+    static final int LEVELS = 8;
+
+    /** The probation list, then the main lists. */
+    static final int LISTS = 1 + LEVELS;
+
+    /** A page with this many children inserted under it is a hub: its children start chains of their own. */
+    static final int HUB_CHILDREN = 3;
+
+    private static final int PROBATION_LIST = 0;
+    private static final int DEPTH_BITS = 16;
+    private static final long DEPTH_MASK = (1L << DEPTH_BITS) - 1;
+    private static final int MAX_SHIFT = 16;
+
+    private final int capacity;
+    private final FrequencySketch sketch;
+    private final boolean countsKeys;
+    private final PageLists lists;
+    private final long[] keyHash;
+    private final long[] stamp;
+    private final byte[] level;
+    private final byte[] children;
+    private final long[] bonus = new long[LISTS];
+    private final int[] cursor = new int[LISTS];
+    private Setting setting;
+    private int probationLimit;
+    private long clock;
+    private boolean walking;
+    private boolean probationFirst;
+    private int walkLast = NONE;
+
+    /**
+     * @param capacity pages range over {@code [0, capacity)}
+     * @param setting  the configuration
+     */
+    public SegmentedPolicy(final int capacity, final Setting setting)
+    {
+        this(capacity, setting, new FrequencySketch(FrequencySketch.countersFor(capacity)), true);
+    }
+
+    /**
+     * @param capacity   pages range over {@code [0, capacity)}
+     * @param setting    the configuration
+     * @param sketch     the frequency sketch to read
+     * @param countsKeys whether this policy counts its keys in the sketch, or another policy sharing it does
+     */
+    SegmentedPolicy(final int capacity, final Setting setting, final FrequencySketch sketch, final boolean countsKeys)
+    {
+        if (capacity < 0)
+        {
+            throw new IllegalArgumentException("capacity=" + capacity + " must be at least 0");
+        }
+        this.capacity = capacity;
+        this.sketch = sketch;
+        this.countsKeys = countsKeys;
+        this.lists = new PageLists(capacity, LISTS);
+        this.keyHash = new long[capacity];
+        this.stamp = new long[capacity];
+        this.level = new byte[capacity];
+        this.children = new byte[capacity];
+        configure(setting);
+    }
+
+    /**
+     * Changes the configuration; pages keep their place, and the next eviction follows the new one. Ends a walk.
+     *
+     * @param next the configuration
+     */
+    void configure(final Setting next)
+    {
+        setting = next;
+        probationLimit = (int)Math.min(capacity, Math.floor(next.probationShare() * capacity));
+        for (int list = 1; list < LISTS; list++)
+        {
+            bonus[list] = (long)(next.frequencyWeight() * capacity * (list - 1)) << DEPTH_BITS;
+        }
+        walking = false;
+    }
+
+    /** @return the current configuration */
+    public Setting setting()
+    {
+        return setting;
+    }
+
+    @Override
+    public void onInsert(final int page, final int parent, final long hash)
+    {
+        walking = false;
+        lists.remove(page);
+        keyHash[page] = hash;
+        children[page] = 0;
+        if (countsKeys)
+        {
+            sketch.increment(hash);
+        }
+        final int seen = sketch.frequency(hash);
+        final int parentPage = resident(page, parent);
+        if (parentPage != NONE && children[parentPage] < Byte.MAX_VALUE)
+        {
+            children[parentPage]++;
+        }
+        place(page, parentPage, seen, seen <= 1);
+    }
+
+    @Override
+    public void onAccess(final int page, final int parent)
+    {
+        walking = false;
+        lists.remove(page);
+        final long hash = keyHash[page];
+        if (countsKeys)
+        {
+            sketch.increment(hash);
+        }
+        place(page, resident(page, parent), Math.max(2, sketch.frequency(hash)), false);
+    }
+
+    /** @return the parent if it is a resident page other than the page itself, else {@link #NONE} */
+    private int resident(final int page, final int parent)
+    {
+        return parent == NONE || parent == page || lists.listOf(parent) == PageLists.UNLINKED ? NONE : parent;
+    }
+
+    private void place(final int page, final int parent, final int seen, final boolean firstSight)
+    {
+        final boolean inherits = parent != NONE && children[parent] < HUB_CHILDREN && level[parent] > 0;
+        level[page] = (byte)(inherits ? level[parent] : Math.max(1, seen));
+        final int list = firstSight ? PROBATION_LIST : Math.min(Math.max(level[page], 2), LEVELS + 1) - 1;
+        clock++;
+        // Tail first: just below the parent, unless the chain is 65,535 pages deep already.
+        if (parent != NONE && (stamp[parent] & DEPTH_MASK) != 1)
+        {
+            final long below = stamp[parent] - 1;
+            if (lists.listOf(parent) == list)
+            {
+                stamp[page] = below;
+                lists.addBefore(parent, page);
+                return;
+            }
+            // In another list, the pages newer than the parent's stamp are this request's own, at the tail.
+            int after = lists.tail(list);
+            for (int steps = 0; after != NONE && stamp[after] > below && steps < MAX_SHIFT; steps++)
+            {
+                after = lists.prev(after);
+            }
+            if (after == NONE || stamp[after] <= below)
+            {
+                stamp[page] = below;
+                if (after == NONE)
+                {
+                    lists.addFirst(list, page);
+                }
+                else
+                {
+                    lists.addAfter(after, page);
+                }
+                return;
+            }
+        }
+        stamp[page] = clock << DEPTH_BITS;
+        lists.addLast(list, page);
+    }
+
+    @Override
+    public void onRemove(final int page)
+    {
+        final int list = lists.listOf(page);
+        if (list == PageLists.UNLINKED)
+        {
+            return;
+        }
+        if (walking && cursor[list] == page)
+        {
+            cursor[list] = lists.next(page);
+        }
+        lists.remove(page);
+    }
+
+    @Override
+    public int first()
+    {
+        walking = true;
+        probationFirst = lists.size(PROBATION_LIST) > 0 && lists.size(PROBATION_LIST) >= probationLimit;
+        for (int list = 0; list < LISTS; list++)
+        {
+            cursor[list] = lists.head(list);
+        }
+        return advance();
+    }
+
+    @Override
+    public int next(final int page)
+    {
+        if (!walking || page != walkLast || page == NONE)
+        {
+            throw new IllegalStateException("next(" + page + ") outside a walk: the walk last returned " + (walking ? walkLast : NONE) +
+                " (first() starts a walk; onInsert and onAccess end it)");
+        }
+        return advance();
+    }
+
+    private int advance()
+    {
+        int chosen = -1;
+        if (probationFirst && cursor[PROBATION_LIST] != NONE)
+        {
+            chosen = PROBATION_LIST;
+        }
+        else
+        {
+            long oldest = Long.MAX_VALUE;
+            for (int list = 0; list < LISTS; list++)
+            {
+                final int candidate = cursor[list];
+                if (candidate != NONE && stamp[candidate] + bonus[list] < oldest)
+                {
+                    oldest = stamp[candidate] + bonus[list];
+                    chosen = list;
+                }
+            }
+        }
+        if (chosen < 0)
+        {
+            walkLast = NONE;
+            return NONE;
+        }
+        final int page = cursor[chosen];
+        cursor[chosen] = lists.next(page);
+        walkLast = page;
+        return page;
+    }
+
+    /**
+     * @param page a resident page
+     * @return the key hash it was inserted with
+     */
+    long keyHash(final int page)
+    {
+        return keyHash[page];
+    }
+
+    /**
+     * @param page a resident page
+     * @return its chain level: the sketch frequency of its chain's first page below the last hub
+     */
+    int chainLevel(final int page)
+    {
+        return level[page];
+    }
+
+    /**
+     * @param page a resident page
+     * @return whether {@value #HUB_CHILDREN} or more pages were inserted under it
+     */
+    boolean isHub(final int page)
+    {
+        return children[page] >= HUB_CHILDREN;
+    }
+
+    /**
+     * @param page a page
+     * @return whether it is resident
+     */
+    boolean isResident(final int page)
+    {
+        return lists.listOf(page) != PageLists.UNLINKED;
+    }
+
+    /** @return the number of resident pages */
+    public int size()
+    {
+        int size = 0;
+        for (int list = 0; list < LISTS; list++)
+        {
+            size += lists.size(list);
+        }
+        return size;
+    }
+
+    /** @return the number of resident pages on probation */
+    public int probationSize()
+    {
+        return lists.size(PROBATION_LIST);
+    }
+
+    @Override
+    public String name()
+    {
+        return setting.name();
+    }
+
+    @Override
+    public String toString()
+    {
+        return setting.name() + "(probationShare=" + setting.probationShare() + ", frequencyWeight=" + setting.frequencyWeight() + ")";
+    }
+}
