@@ -215,7 +215,8 @@ public final class Setting<T>
         }
         if (!allows(value, lookup))
         {
-            final String shown = trimmed != null ? "\"" + trimmed + "\"" : "\"" + type.toText(value) + "\" (the default, " + defaultText() + ")";
+            final String shown = trimmed != null ? "\"" + trimmed + "\""
+                : "\"" + type.toText(value) + "\" (the default" + (derivedDefault != null ? ", " + derivedDefault.text() : "") + ")";
             throw new ConfigException(key, "invalid " + key + " = " + shown + ": expected " + describe(lookup));
         }
         return value;

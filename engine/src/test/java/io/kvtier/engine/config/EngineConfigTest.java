@@ -76,6 +76,8 @@ class EngineConfigTest
     {
         assertThat(rejected(Map.of("pool.size", "256KiB")).getMessage()).contains("pool.size").contains("256KiB").contains("from 2 pages (512KiB)");
         assertThat(rejected(Map.of("pool.size", "300TiB", "pool.page-size", "4KiB")).getMessage()).contains("to 2^30 pages (4TiB)");
+        assertThat(rejected(Map.of("pool.page-size", "1GiB")).getMessage()).as("a default that the other settings rule out")
+            .startsWith("invalid pool.size = \"1GiB\" (the default): expected a size from 2 pages (2GiB)");
         final ConfigException big = rejected(Map.of("pool.size", "64TiB"));
         assertThat(big.key()).isEqualTo("pool.size");
         assertThat(big.getMessage()).contains("does not fit").contains("/dev/shm");
