@@ -9,8 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks and workload replays.",
-    subcommands = {BenchReplayCommand.class},
-    footer = {"", ExitCode.HELP})
+    subcommands = {BenchReplayCommand.class})
 public final class BenchCommand implements Runnable
 {
     @CommandLine.Spec

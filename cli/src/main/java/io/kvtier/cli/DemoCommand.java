@@ -37,8 +37,7 @@ import java.util.stream.Stream;
         "Runs the engine with a small shared-memory pool and a POSIX L3 tier in a temporary directory, replays a built-in"
             + " multi-turn chat workload (shared system prompts, growing conversations) from concurrent clients, checks every"
             + " byte read back, and prints a summary: requests, pages written and read, hit rate per tier, throughput,"
-            + " latency percentiles, pages verified and corrupt."},
-    footer = {"", ExitCode.HELP})
+            + " latency percentiles, pages verified and corrupt."})
 public final class DemoCommand implements Callable<Integer>
 {
     /** How to show progress. */
@@ -66,10 +65,10 @@ public final class DemoCommand implements Callable<Integer>
     long seed;
 
     @Option(names = "--pool-size", defaultValue = "24MiB", paramLabel = "SIZE", description = "Pool size (small, so the pool evicts and L3 serves hits). Default: ${DEFAULT-VALUE}.")
-    String poolSize;
+    ByteSize poolSize;
 
     @Option(names = "--page-size", defaultValue = "16KiB", paramLabel = "SIZE", description = "Bytes per page. Default: ${DEFAULT-VALUE}.")
-    String pageSize;
+    ByteSize pageSize;
 
     @Option(names = "--page-tokens", defaultValue = "16", paramLabel = "N", description = "Tokens per page. Default: ${DEFAULT-VALUE}.")
     int pageTokens;
@@ -84,14 +83,13 @@ public final class DemoCommand implements Callable<Integer>
     SettingsMixin settings;
 
     @Override
-    public Integer call()
+    public Integer call() throws Exception
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
         if (conversations < 1 || clients < 1 || pageTokens < 1)
         {
-            err.println("kvtier: --conversations, --clients and --page-tokens must be at least 1");
-            return ExitCode.USAGE;
+            throw new CommandLine.ParameterException(spec.commandLine(), "--conversations, --clients and --page-tokens must be at least 1");
         }
         if (!main.verbose)
         {
@@ -105,8 +103,8 @@ public final class DemoCommand implements Callable<Integer>
             final Path l3 = l3Dir != null ? l3Dir : (temporaryL3 = Files.createTempDirectory("kvtier-demo-l3-"));
             final Map<String, String> config = new LinkedHashMap<>();
             config.put(EngineConfig.POOL_PATH, defaultPoolDirectory().resolve("kvtier-demo-" + ProcessHandle.current().pid()).toString());
-            config.put(EngineConfig.POOL_SIZE, poolSize);
-            config.put(EngineConfig.POOL_PAGE_SIZE, pageSize);
+            config.put(EngineConfig.POOL_SIZE, poolSize.toString());
+            config.put(EngineConfig.POOL_PAGE_SIZE, pageSize.toString());
             config.put("tier.l3.type", "posix");
             config.put("tier.l3.dir", l3.toString());
             // The demo keeps some 15,000 pages: one fan-out level (256 directories, made at start) holds
@@ -148,10 +146,6 @@ public final class DemoCommand implements Callable<Integer>
                 print(out, report, engineConfig, l3, usage);
             }
             return exitCode(report);
-        }
-        catch (final Exception ex)
-        {
-            return Failures.report(ex, err);
         }
         finally
         {

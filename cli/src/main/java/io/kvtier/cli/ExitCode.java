@@ -1,7 +1,11 @@
 package io.kvtier.cli;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
- * Exit codes of every {@code kvtier} command, as documented in {@code kvtier --help} and the README.
+ * Exit codes of every {@code kvtier} command, as documented in {@code kvtier --help} (rendered from
+ * {@link #list()} into every command's help by {@link Main}) and the README.
  */
 public final class ExitCode
 {
@@ -20,20 +24,40 @@ public final class ExitCode
     /** Interrupted by SIGINT. */
     public static final int INTERRUPTED = 130;
 
-    /** The exit-code section of {@code --help}. */
-    static final String HELP = """
-        Exit codes:
-          0    success (serve: also a clean stop on SIGINT or SIGTERM)
-          1    run-time failure (I/O, tier, engine)
-          2    invalid command line or input file (a malformed trace: FILE:LINE:COLUMN: what is wrong)
-          3    invalid configuration (the message names key, value and what is allowed;
-               also a pool.path that is a directory, not a pool, or too large for its filesystem)
-          4    environment refused (pool file owned by a live engine, unusable path)
-          5    integrity failure (a page read back did not match what was written)
-          130  interrupted
-        """;
+    /** The heading of the exit-code section of every command's help. */
+    static final String LIST_HEADING = "%nExit codes:%n";
+
+    /**
+     * Once the hand-written exit-code footer of every command; {@link Main} now gives every command the
+     * list from {@link #list()} and drops this line from any footer that still names it. New commands
+     * must not use it.
+     */
+    static final String HELP = "Exit codes: see kvtier --help.";
+
+    private static final Map<Integer, String> MEANINGS = new LinkedHashMap<>();
+
+    static
+    {
+        MEANINGS.put(OK, "success (serve: also a clean stop on SIGINT or SIGTERM)");
+        MEANINGS.put(FAILURE, "run-time failure (I/O, tier, engine)");
+        MEANINGS.put(USAGE, "invalid command line or input file (a bad option value names the option and the value;"
+            + " a malformed trace: FILE:LINE:COLUMN: what is wrong)");
+        MEANINGS.put(CONFIG, "invalid configuration (the message names key, value and what is allowed;"
+            + " also a pool.path that is a directory, not a pool, or too large for its filesystem)");
+        MEANINGS.put(UNAVAILABLE, "environment refused (pool file owned by a live engine, unusable path)");
+        MEANINGS.put(CORRUPT, "integrity failure (a page read back did not match what was written)");
+        MEANINGS.put(INTERRUPTED, "interrupted");
+    }
 
     private ExitCode()
     {
+    }
+
+    /** @return every exit code, right-aligned, with its meaning, in the form picocli's {@code exitCodeList} takes */
+    static Map<String, String> list()
+    {
+        final Map<String, String> list = new LinkedHashMap<>();
+        MEANINGS.forEach((code, meaning) -> list.put(String.format("%3d", code), meaning));
+        return list;
     }
 }

@@ -5,6 +5,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.util.Arrays;
 
 /**
  * {@code kvtier}: the tiered KV-cache engine's command line.
@@ -13,8 +14,7 @@ import java.io.PrintWriter;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Node-local tiered KV cache for LLM inference: a shared-memory page pool (L2) in front of L3 storage tiers.",
-    subcommands = {DemoCommand.class, ServeCommand.class, StatCommand.class, BenchCommand.class, CommandLine.HelpCommand.class},
-    footer = {"", ExitCode.HELP})
+    subcommands = {DemoCommand.class, ServeCommand.class, StatCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable
 {
     @CommandLine.Spec
@@ -33,7 +33,8 @@ public final class Main implements Runnable
     }
 
     /**
-     * Builds the command line with its exit-code mapping; tests pass their own writers.
+     * Builds the command line: converters for sizes and durations, the exit-code list in every
+     * command's help, and the mapping of failures to exit codes; tests pass their own writers.
      *
      * @param out where results go
      * @param err where errors and progress go
@@ -41,7 +42,8 @@ public final class Main implements Runnable
      */
     public static CommandLine commandLine(final PrintWriter out, final PrintWriter err)
     {
-        final CommandLine commandLine = new CommandLine(new Main());
+        final CommandLine commandLine = Converters.register(new CommandLine(new Main()));
+        listExitCodes(commandLine);
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setExecutionStrategy(parseResult ->
@@ -60,13 +62,25 @@ public final class Main implements Runnable
             }
             return ExitCode.USAGE;
         });
-        commandLine.setExecutionExceptionHandler((ex, failed, parseResult) ->
-        {
-            failed.getErr().println("kvtier: " + ex);
-            ex.printStackTrace(failed.getErr());
-            return ExitCode.FAILURE;
-        });
+        final Failures failures = new Failures();
+        commandLine.setExecutionExceptionHandler(failures);
+        commandLine.setExitCodeExceptionMapper(failures);
         return commandLine;
+    }
+
+    /** Gives every command the exit-code list, in place of a footer that still points to it. */
+    private static void listExitCodes(final CommandLine commandLine)
+    {
+        final CommandLine.Model.UsageMessageSpec usage = commandLine.getCommandSpec().usageMessage();
+        usage.exitCodeListHeading(ExitCode.LIST_HEADING).exitCodeList(ExitCode.list());
+        final String[] footer = usage.footer();
+        if (Arrays.asList(footer).contains(ExitCode.HELP))
+        {
+            final String[] kept = Arrays.stream(footer).filter(line -> !line.equals(ExitCode.HELP)).toArray(String[]::new);
+            // the blank line that separated the old exit-code block goes with it
+            usage.footer(kept.length > 0 && kept[kept.length - 1].isEmpty() ? Arrays.copyOf(kept, kept.length - 1) : kept);
+        }
+        commandLine.getSubcommands().values().forEach(Main::listExitCodes);
     }
 
     /**

@@ -28,7 +28,7 @@ import sun.misc.Signal;
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = {"Runs the engine until SIGINT or SIGTERM. On the signal, new requests are refused, in-flight backups get"
         + " l3.io-timeout to finish (unfinished ones are reported), the tiers close, the pool file is removed, and serve exits 0."},
-    footer = {"", "Without --config the embedded defaults apply (docs/config.md).", "", ExitCode.HELP})
+    footer = {"", "Without --config the embedded defaults apply (docs/config.md)."})
 public final class ServeCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -39,7 +39,7 @@ public final class ServeCommand implements Callable<Integer>
 
     @Option(names = "--stats-interval", defaultValue = "0", paramLabel = "DURATION",
         description = "Print a counters line to stderr this often, e.g. 10s; 0 for never. Default: ${DEFAULT-VALUE}.")
-    String statsInterval;
+    Duration statsInterval;
 
     @Mixin
     SettingsMixin settings;
@@ -47,29 +47,11 @@ public final class ServeCommand implements Callable<Integer>
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     @Override
-    public Integer call()
+    public Integer call() throws Exception
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        final Duration interval;
-        try
-        {
-            interval = ConfigValues.parseDuration(statsInterval);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            err.println("kvtier: invalid --stats-interval \"" + statsInterval + "\": " + ex.getMessage());
-            return ExitCode.USAGE;
-        }
-        final Engine engine;
-        try
-        {
-            engine = Engine.start(EngineConfig.load(config, settings.settings()));
-        }
-        catch (final Exception ex)
-        {
-            return Failures.report(ex, err);
-        }
+        final Engine engine = Engine.start(EngineConfig.load(config, settings.settings()));
         final AtomicReference<String> signal = new AtomicReference<>();
         final AtomicBoolean closed = new AtomicBoolean();
         final Runnable stop = () ->
@@ -110,9 +92,9 @@ public final class ServeCommand implements Callable<Integer>
         out.flush();
         try
         {
-            while (!stopped.await(interval.isZero() ? 3_600_000 : interval.toMillis(), TimeUnit.MILLISECONDS))
+            while (!stopped.await(statsInterval.isZero() ? 3_600_000 : statsInterval.toMillis(), TimeUnit.MILLISECONDS))
             {
-                if (!interval.isZero())
+                if (!statsInterval.isZero())
                 {
                     err.println(statsLine(engine.snapshot()));
                     err.flush();

@@ -24,8 +24,7 @@ import java.util.concurrent.Callable;
  * prints its header and counters. Nothing is changed.
  */
 @Command(name = "stat", mixinStandardHelpOptions = true,
-    description = "Prints a running engine's counters by mapping its pool file from this process (the counters live in shared memory).",
-    footer = {"", ExitCode.HELP})
+    description = "Prints a running engine's counters by mapping its pool file from this process (the counters live in shared memory).")
 public final class StatCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -39,38 +38,25 @@ public final class StatCommand implements Callable<Integer>
 
     @Option(names = "--watch", paramLabel = "DURATION", description = "Print again this often until interrupted, e.g. 1s;"
         + " if a new engine replaces the pool file meanwhile, follow it.")
-    String watch;
+    Duration watch;
 
     @Option(names = "--count", paramLabel = "N", description = "With --watch, stop after N samples.")
     Integer count;
 
     @Override
-    public Integer call()
+    public Integer call() throws Exception
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        Duration every = Duration.ZERO;
-        if (watch != null)
+        if (count != null && (count < 1 || watch == null))
         {
-            try
-            {
-                every = ConfigValues.parseDuration(watch);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                err.println("kvtier: invalid --watch \"" + watch + "\": " + ex.getMessage());
-                return ExitCode.USAGE;
-            }
+            throw new CommandLine.ParameterException(spec.commandLine(), "--count needs --watch and a number of samples of at least 1");
         }
+        final Duration every = watch == null ? Duration.ZERO : watch;
         if (!Files.exists(pool))
         {
             err.println("kvtier: no pool at " + pool + ": is an engine running with pool.path = " + pool + "?");
             return ExitCode.UNAVAILABLE;
-        }
-        if (count != null && (count < 1 || watch == null))
-        {
-            err.println("kvtier: --count needs --watch and a number of samples of at least 1");
-            return ExitCode.USAGE;
         }
         PagePool attached = null;
         try
@@ -104,12 +90,9 @@ public final class StatCommand implements Callable<Integer>
         }
         catch (final IllegalStateException ex)
         {
+            // PagePool.attach: the file is not a pool this build can read
             err.println("kvtier: " + ex.getMessage());
             return ExitCode.UNAVAILABLE;
-        }
-        catch (final Exception ex)
-        {
-            return Failures.report(ex, err);
         }
         finally
         {

@@ -1,13 +1,18 @@
 package io.kvtier.cli;
 
 import io.kvtier.bench.workload.WorkloadReport;
+import io.kvtier.engine.config.ConfigException;
+import io.kvtier.engine.pool.PoolOwnedException;
+import io.kvtier.spi.TierConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -18,26 +23,81 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The exit codes the README documents that only a failure produces: 1, 5 and 130. */
 class ExitCodesTest
 {
+    /** A command that throws what it is given, as a command whose engine, tier or file failed would. */
     @CommandLine.Command(name = "explode")
     static final class Explode implements Callable<Integer>
     {
-        @Override
-        public Integer call()
+        private final Exception failure;
+
+        Explode(final Exception failure)
         {
-            throw new IllegalStateException("an engine bug, say");
+            this.failure = failure;
         }
+
+        @Override
+        public Integer call() throws Exception
+        {
+            throw failure;
+        }
+    }
+
+    private static CliFixture.Result explode(final Exception failure)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final CommandLine commandLine = Main.commandLine(new PrintWriter(out, true), new PrintWriter(err, true));
+        commandLine.addSubcommand("explode", new Explode(failure));
+        commandLine.getSubcommands().get("explode").setErr(new PrintWriter(err, true));
+        final int code = commandLine.execute("explode");
+        return new CliFixture.Result(code, out.toString(), err.toString());
     }
 
     @Test
     void shouldExitWithOneOnAnUnexpectedFailure()
     {
-        final StringWriter err = new StringWriter();
-        final CommandLine commandLine = Main.commandLine(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
-        commandLine.addSubcommand("explode", new Explode());
-        commandLine.getSubcommands().get("explode").setErr(new PrintWriter(err, true));
-        assertThat(commandLine.execute("explode")).isEqualTo(ExitCode.FAILURE);
-        assertThat(err.toString()).contains("an engine bug, say");
-        assertThat(Failures.report(new IllegalStateException("x"), new PrintWriter(new StringWriter()))).isEqualTo(ExitCode.FAILURE);
+        final CliFixture.Result result = explode(new IllegalStateException("an engine bug, say"));
+        assertThat(result.exitCode()).isEqualTo(ExitCode.FAILURE);
+        assertThat(result.err()).startsWith("kvtier: failed: java.lang.IllegalStateException: an engine bug, say")
+            .as("an unexpected failure shows where it happened").contains("\tat io.kvtier.cli.ExitCodesTest.");
+    }
+
+    @Test
+    void shouldMapEachExpectedFailureToItsExitCodeAndOneLine()
+    {
+        final CliFixture.Result config = explode(new ConfigException("pool.size", "invalid pool.size = \"12XB\": expected a size"));
+        assertThat(config.exitCode()).isEqualTo(ExitCode.CONFIG);
+        assertThat(config.err()).isEqualTo("kvtier: configuration rejected: invalid pool.size = \"12XB\": expected a size" + System.lineSeparator());
+
+        final CliFixture.Result tier = explode(new TierConfigException("tier.a.dir", "missing setting tier.a.dir"));
+        assertThat(tier.exitCode()).isEqualTo(ExitCode.CONFIG);
+        assertThat(tier.err()).isEqualTo("kvtier: configuration rejected: missing setting tier.a.dir" + System.lineSeparator());
+
+        final CliFixture.Result owned = explode(new PoolOwnedException("pool /dev/shm/p is owned by a live engine (pid 7)"));
+        assertThat(owned.exitCode()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(owned.err()).isEqualTo("kvtier: pool /dev/shm/p is owned by a live engine (pid 7)" + System.lineSeparator());
+
+        final CliFixture.Result io = explode(new NoSuchFileException("/dev/shm/x"));
+        assertThat(io.exitCode()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(io.err()).isEqualTo("kvtier: NoSuchFileException: /dev/shm/x" + System.lineSeparator());
+
+        final CliFixture.Result interrupted = explode(new InterruptedException());
+        assertThat(interrupted.exitCode()).isEqualTo(ExitCode.INTERRUPTED);
+        assertThat(interrupted.err()).isEqualTo("kvtier: interrupted" + System.lineSeparator());
+        assertThat(Thread.interrupted()).as("the interrupt is kept for whoever runs the command").isTrue();
+    }
+
+    @Test
+    void shouldGivePicocliTheSameCodesThroughItsExitCodeMapper()
+    {
+        final CommandLine.IExitCodeExceptionMapper mapper = Main.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()))
+            .getExitCodeExceptionMapper();
+        assertThat(mapper.getExitCode(new ConfigException("k", "m"))).isEqualTo(ExitCode.CONFIG);
+        assertThat(mapper.getExitCode(new TierConfigException("k", "m"))).isEqualTo(ExitCode.CONFIG);
+        assertThat(mapper.getExitCode(new PoolOwnedException("m"))).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(mapper.getExitCode(new IOException("m"))).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(mapper.getExitCode(new InterruptedException())).isEqualTo(ExitCode.INTERRUPTED);
+        assertThat(mapper.getExitCode(new IllegalArgumentException("m"))).isEqualTo(ExitCode.FAILURE);
+        assertThat(mapper.getExitCode(new OutOfMemoryError())).isEqualTo(ExitCode.FAILURE);
     }
 
     @Test

@@ -20,6 +20,22 @@ class MainTest
     }
 
     @Test
+    void shouldListTheExitCodesOnceInEveryCommandsHelp()
+    {
+        for (final String[] help : new String[][] {{"--help"}, {"demo", "--help"}, {"serve", "--help"}, {"stat", "--help"},
+            {"bench", "--help"}, {"bench", "replay", "--help"}})
+        {
+            final CliFixture.Result result = CliFixture.run(help);
+            assertThat(result.exitCode()).isEqualTo(ExitCode.OK);
+            assertThat(result.out()).as(String.join(" ", help))
+                .containsOnlyOnce("Exit codes:").containsOnlyOnce("invalid configuration").contains("130")
+                .doesNotContain(ExitCode.HELP);
+        }
+        assertThat(CliFixture.run("serve", "--help").out()).as("the rest of a footer stays")
+            .contains("Without --config the embedded defaults apply");
+    }
+
+    @Test
     void shouldPrintTheVersion()
     {
         final CliFixture.Result result = CliFixture.run("--version");

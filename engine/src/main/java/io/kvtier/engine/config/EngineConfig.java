@@ -4,117 +4,82 @@ import io.kvtier.spi.ConfigValues;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.Set;
 
 /**
- * The engine's validated settings. Every setting is listed in {@link #SETTINGS} with its default and
- * what it allows; {@code docs/config.md} documents the same table.
+ * The engine's validated settings. Each setting is declared once, typed, in {@link EngineSettings}:
+ * key, default, range and meaning; {@code docs/config.md} lists the same declarations.
  *
- * <p>Validation happens once, in {@link #from(Map)}: unknown keys, malformed values, ranges, and
- * sizes that do not fit all fail there with a {@link ConfigException} naming the key, the value and
- * what is allowed, before anything is created.
+ * <p>Validation happens once, in {@link #from(Map)}: unknown keys, malformed values, ranges, the
+ * conditions between settings, and a pool that does not fit its filesystem all fail there with a
+ * {@link ConfigException} naming the key, the value and what is allowed, before anything is created.
  */
 public final class EngineConfig
 {
     /** Pool file; under /dev/shm by default, or on hugetlbfs. */
-    public static final String POOL_PATH = "pool.path";
+    public static final String POOL_PATH = EngineSettings.POOL_PATH.key();
     /** Bytes of page payload in the pool. */
-    public static final String POOL_SIZE = "pool.size";
+    public static final String POOL_SIZE = EngineSettings.POOL_SIZE.key();
     /** Payload bytes per page. */
-    public static final String POOL_PAGE_SIZE = "pool.page-size";
+    public static final String POOL_PAGE_SIZE = EngineSettings.POOL_PAGE_SIZE.key();
     /** Eviction starts above this fraction of pages in use. */
-    public static final String POOL_EVICT_HIGH = "pool.evict-high";
+    public static final String POOL_EVICT_HIGH = EngineSettings.POOL_EVICT_HIGH.key();
     /** Eviction stops at this fraction. */
-    public static final String POOL_EVICT_LOW = "pool.evict-low";
+    public static final String POOL_EVICT_LOW = EngineSettings.POOL_EVICT_LOW.key();
     /** Processes that may pin pool pages directly (client slots in the pool file). */
-    public static final String POOL_CLIENT_SLOTS = "pool.client-slots";
+    public static final String POOL_CLIENT_SLOTS = EngineSettings.POOL_CLIENT_SLOTS.key();
     /** Entries in the key index (pool pages plus known L3 pages). */
-    public static final String INDEX_ENTRIES = "index.entries";
+    public static final String INDEX_ENTRIES = EngineSettings.INDEX_ENTRIES.key();
     /** A session idle this long loses its pins and reservations. */
-    public static final String LEASE_SESSION_TIMEOUT = "lease.session-timeout";
+    public static final String LEASE_SESSION_TIMEOUT = EngineSettings.LEASE_SESSION_TIMEOUT.key();
     /** A reservation not committed within this time is reclaimed. */
-    public static final String LEASE_RESERVATION_TIMEOUT = "lease.reservation-timeout";
+    public static final String LEASE_RESERVATION_TIMEOUT = EngineSettings.LEASE_RESERVATION_TIMEOUT.key();
     /** How long a reclaimed page rests before reuse, so a late writer cannot scribble on a new page. */
-    public static final String LEASE_QUARANTINE = "lease.quarantine";
+    public static final String LEASE_QUARANTINE = EngineSettings.LEASE_QUARANTINE.key();
     /** When committed pages are copied to L3. */
-    public static final String POLICY_WRITE = "policy.write";
+    public static final String POLICY_WRITE = EngineSettings.POLICY_WRITE.key();
     /** Hits before write-through-selective copies a page. */
-    public static final String POLICY_WRITE_HIT_THRESHOLD = "policy.write.hit-threshold";
+    public static final String POLICY_WRITE_HIT_THRESHOLD = EngineSettings.POLICY_WRITE_HIT_THRESHOLD.key();
     /** How lookups prefetch L3 pages. */
-    public static final String POLICY_PREFETCH = "policy.prefetch";
+    public static final String POLICY_PREFETCH = EngineSettings.POLICY_PREFETCH.key();
     /** L3 pages in a prefix before a lookup prefetches them. */
-    public static final String POLICY_PREFETCH_THRESHOLD = "policy.prefetch.threshold-pages";
+    public static final String POLICY_PREFETCH_THRESHOLD = EngineSettings.POLICY_PREFETCH_THRESHOLD.key();
     /** Longest wait of the timeout prefetch mode. */
-    public static final String POLICY_PREFETCH_TIMEOUT = "policy.prefetch.timeout";
+    public static final String POLICY_PREFETCH_TIMEOUT = EngineSettings.POLICY_PREFETCH_TIMEOUT.key();
     /** Keys past the index's knowledge that a lookup asks L3 about. */
-    public static final String L3_PROBE_PAGES = "l3.probe-pages";
+    public static final String L3_PROBE_PAGES = EngineSettings.L3_PROBE_PAGES.key();
     /** How long an L3 answer "not found" to a probe is trusted before asking again. */
-    public static final String L3_NEGATIVE_PROBE_TTL = "l3.negative-probe-ttl";
+    public static final String L3_NEGATIVE_PROBE_TTL = EngineSettings.L3_NEGATIVE_PROBE_TTL.key();
     /** An L3 batch unanswered this long is reported and its waiters answered. */
-    public static final String L3_IO_TIMEOUT = "l3.io-timeout";
+    public static final String L3_IO_TIMEOUT = EngineSettings.L3_IO_TIMEOUT.key();
     /** Most pool pages pinned by backups in flight at once. */
-    public static final String L3_MAX_BACKUP_PAGES = "l3.max-backup-pages";
+    public static final String L3_MAX_BACKUP_PAGES = EngineSettings.L3_MAX_BACKUP_PAGES.key();
     /** Largest number of keys in one L3 batch. */
-    public static final String L3_MAX_BATCH = "l3.max-batch";
+    public static final String L3_MAX_BATCH = EngineSettings.L3_MAX_BATCH.key();
     /** L3 batches in flight per tier. */
-    public static final String L3_MAX_INFLIGHT = "l3.max-inflight-batches";
+    public static final String L3_MAX_INFLIGHT = EngineSettings.L3_MAX_INFLIGHT.key();
     /** Request ring slots. */
-    public static final String PIPELINE_RING_SIZE = "pipeline.ring-size";
+    public static final String PIPELINE_RING_SIZE = EngineSettings.PIPELINE_RING_SIZE.key();
     /** How the pipeline thread waits. */
-    public static final String PIPELINE_WAIT_STRATEGY = "pipeline.wait-strategy";
+    public static final String PIPELINE_WAIT_STRATEGY = EngineSettings.PIPELINE_WAIT_STRATEGY.key();
     /** Housekeeping period: leases, timeouts, heartbeat. */
-    public static final String PIPELINE_TICK = "pipeline.tick-interval";
+    public static final String PIPELINE_TICK = EngineSettings.PIPELINE_TICK.key();
     /** Most keys one session request can name. */
-    public static final String SESSION_MAX_KEYS = "session.max-keys";
+    public static final String SESSION_MAX_KEYS = EngineSettings.SESSION_MAX_KEYS.key();
 
     /** Prefix of tier settings: {@code tier.<name>.type} and the tier's own keys. */
     public static final String TIER_PREFIX = "tier.";
 
-    /** One documented setting. */
-    public record Setting(String key, String defaultValue, String allowed, String meaning)
-    {
-    }
-
-    /** Every engine setting, in documentation order. */
-    public static final List<Setting> SETTINGS = List.of(
-        new Setting(POOL_PATH, "/dev/shm/kvtier-pool", "a file path whose directory exists (tmpfs or hugetlbfs for zero-copy sharing); an existing file there must be a kvtier pool, which is replaced only if its engine is dead", "the shared-memory pool file other processes map"),
-        new Setting(POOL_SIZE, "1GiB", "a size holding at least 2 pages and fitting the pool filesystem's free space", "page payload bytes in the pool"),
-        new Setting(POOL_PAGE_SIZE, "256KiB", "a multiple of 4KiB from 4KiB to 1GiB", "payload bytes per page (one page of KV for one key)"),
-        new Setting(POOL_EVICT_HIGH, "0.95", "a fraction in (0, 1], above pool.evict-low", "eviction starts when more than this fraction of pages is in use"),
-        new Setting(POOL_EVICT_LOW, "0.85", "a fraction in [0, 1), below pool.evict-high", "eviction frees unpinned pages, least recently used first, down to this fraction"),
-        new Setting(POOL_CLIENT_SLOTS, "32", "a whole number from 0 to 1024", "processes that may attach to the pool and pin pages directly; each pin is recorded under its process, which loses it when it dies or stays silent for lease.session-timeout"),
-        new Setting(INDEX_ENTRIES, "max(4 x pages, 65536)", "at least the page count, at most 2^30", "keys the index can hold: every pool page plus L3 pages it knows of"),
-        new Setting(LEASE_SESSION_TIMEOUT, "60s", "a duration of at least 100ms, not shorter than lease.reservation-timeout", "a client silent this long loses its pins and its reservations"),
-        new Setting(LEASE_RESERVATION_TIMEOUT, "30s", "a duration of at least 100ms, not longer than lease.session-timeout", "a reserved page not committed in this time is reclaimed and never becomes visible"),
-        new Setting(LEASE_QUARANTINE, "equal to lease.reservation-timeout", "a duration", "a reclaimed page rests this long before reuse, so a late writer cannot change another page"),
-        new Setting(POLICY_WRITE, "write-through", "none, write-through, write-through-selective, write-back", "when committed pages are copied to L3"),
-        new Setting(POLICY_WRITE_HIT_THRESHOLD, "2", "a whole number from 1 to 1000000", "hits before write-through-selective copies a page"),
-        new Setting(POLICY_PREFETCH, "best-effort", "off, best-effort, wait-complete, timeout", "whether a lookup loads its L3 pages into the pool and how long it waits for them"),
-        new Setting(POLICY_PREFETCH_THRESHOLD, "4", "a whole number from 1 to 1000000", "L3 pages a prefix must have before a lookup prefetches them"),
-        new Setting(POLICY_PREFETCH_TIMEOUT, "2s", "a duration of at least 1ms", "longest wait of the timeout prefetch mode"),
-        new Setting(L3_PROBE_PAGES, "64", "a whole number from 0 to session.max-keys", "keys past what the index knows that a lookup asks L3 about (shared or restarted L3); 0 disables"),
-        new Setting(L3_NEGATIVE_PROBE_TTL, "2s", "a duration; 0 turns the memory off", "how long the engine trusts an L3 answer that a key is missing before probing it again (a key this engine backs up is forgotten at once; another node's writes show after this time)"),
-        new Setting(L3_IO_TIMEOUT, "30s", "a duration of at least 100ms", "an L3 batch unanswered this long is reported; its waiters get a miss"),
-        new Setting(L3_MAX_BACKUP_PAGES, "a quarter of the pool's pages", "a whole number from 1 to 1073741824",
-            "most pool pages pinned by backups in flight at once; more wait unpinned in a backlog, and one evicted before its backup starts is counted in backups_skipped (write-through) so that a slow L3 never pins the whole pool"),
-        new Setting(L3_MAX_BATCH, "256", "a whole number from 1 to 65536", "most keys in one batch handed to a tier"),
-        new Setting(L3_MAX_INFLIGHT, "64", "a whole number from 1 to 4096", "batches in flight per tier; more requests wait in the engine"),
-        new Setting(PIPELINE_RING_SIZE, "4096", "a power of two from 64 to 1048576", "request ring slots"),
-        new Setting(PIPELINE_WAIT_STRATEGY, "park", "park, blocking, sleeping, yielding, busy-spin", "how the pipeline thread waits for work"),
-        new Setting(PIPELINE_TICK, "10ms", "a duration from 1ms to 1s", "housekeeping period: leases, timeouts, heartbeat"),
-        new Setting(SESSION_MAX_KEYS, "16384", "a whole number from 1 to 1048576", "most pages one session request can name"),
-        new Setting("tier.<name>.type", "(no tiers)", "a tier type found on the class path, e.g. posix", "adds an L3 tier named <name>; tiers are used in the order they appear"),
-        new Setting("tier.<name>.<setting>", "", "see the tier's documentation", "passed to the tier, e.g. tier.nvme.dir"));
-
+    private final Map<Setting<?>, Object> values;
     private final Path poolPath;
     private final long pageSize;
     private final int pageCount;
@@ -147,84 +112,65 @@ public final class EngineConfig
     {
     }
 
-    private EngineConfig(final Reader r)
+    private EngineConfig(final Values v)
     {
-        poolPath = r.path(POOL_PATH, "/dev/shm/kvtier-pool");
-        pageSize = r.size(POOL_PAGE_SIZE, 256L << 10, 4096, 1L << 30);
-        if (pageSize % 4096 != 0)
-        {
-            throw r.invalid(POOL_PAGE_SIZE, "a multiple of 4KiB from 4KiB to 1GiB");
-        }
-        final long poolSize = r.size(POOL_SIZE, 1L << 30, 1, Long.MAX_VALUE);
-        final long pages = poolSize / pageSize;
-        if (pages < 2)
-        {
-            throw r.invalid(POOL_SIZE, "at least 2 pages of pool.page-size = " + ConfigValues.formatSize(pageSize) + ", i.e. " + ConfigValues.formatSize(2 * pageSize));
-        }
-        if (pages > (1 << 30))
-        {
-            throw r.invalid(POOL_SIZE, "at most 2^30 pages of pool.page-size = " + ConfigValues.formatSize(pageSize) + "; use a larger page size");
-        }
-        pageCount = (int)pages;
-        evictHigh = r.ratio(POOL_EVICT_HIGH, 0.95);
-        evictLow = r.ratio(POOL_EVICT_LOW, 0.85);
-        if (evictHigh <= 0.0)
-        {
-            throw r.invalid(POOL_EVICT_HIGH, "a fraction in (0, 1]");
-        }
+        poolPath = v.get(EngineSettings.POOL_PATH);
+        pageSize = v.get(EngineSettings.POOL_PAGE_SIZE);
+        pageCount = (int)EngineSettings.pages(v);
+        evictHigh = v.get(EngineSettings.POOL_EVICT_HIGH);
+        evictLow = v.get(EngineSettings.POOL_EVICT_LOW);
         if (evictLow >= evictHigh)
         {
-            throw r.invalid(r.has(POOL_EVICT_LOW) ? POOL_EVICT_LOW : POOL_EVICT_HIGH,
-                "pool.evict-low below pool.evict-high (now low = " + evictLow + ", high = " + evictHigh + ")");
+            final String key = v.isSet(EngineSettings.POOL_EVICT_LOW) ? POOL_EVICT_LOW : POOL_EVICT_HIGH;
+            throw new ConfigException(key, "invalid " + key + " = \"" + v.text(key) + "\": expected pool.evict-low below pool.evict-high (now low = "
+                + evictLow + ", high = " + evictHigh + ")");
         }
-        indexEntries = r.longValue(INDEX_ENTRIES, Math.max(4L * pageCount, 65_536L), pageCount, 1L << 30);
-        clientSlots = (int)r.longValue(POOL_CLIENT_SLOTS, 32, 0, 1024);
-        sessionTimeout = r.duration(LEASE_SESSION_TIMEOUT, Duration.ofSeconds(60), Duration.ofMillis(100));
-        reservationTimeout = r.duration(LEASE_RESERVATION_TIMEOUT, Duration.ofSeconds(30), Duration.ofMillis(100));
+        indexEntries = v.get(EngineSettings.INDEX_ENTRIES);
+        clientSlots = v.get(EngineSettings.POOL_CLIENT_SLOTS);
+        sessionTimeout = v.get(EngineSettings.LEASE_SESSION_TIMEOUT);
+        reservationTimeout = v.get(EngineSettings.LEASE_RESERVATION_TIMEOUT);
         if (sessionTimeout.compareTo(reservationTimeout) < 0)
         {
             // A session that expires while its reservation still runs leaves a writer that believes it
             // may write; reservations must lapse (and rest in quarantine) no later than their session.
-            final String key = r.has(LEASE_SESSION_TIMEOUT) ? LEASE_SESSION_TIMEOUT : LEASE_RESERVATION_TIMEOUT;
-            throw new ConfigException(key, "invalid " + key + " = \"" + r.raw(key, "") + "\": lease.session-timeout ("
+            final String key = v.isSet(EngineSettings.LEASE_SESSION_TIMEOUT) ? LEASE_SESSION_TIMEOUT : LEASE_RESERVATION_TIMEOUT;
+            throw new ConfigException(key, "invalid " + key + " = \"" + v.text(key) + "\": lease.session-timeout ("
                 + sessionTimeout.toMillis() + "ms) must not be shorter than lease.reservation-timeout (" + reservationTimeout.toMillis()
                 + "ms), or a client whose session expired could still be writing a reserved page when it is reclaimed");
         }
-        quarantine = r.duration(LEASE_QUARANTINE, reservationTimeout, Duration.ZERO);
-        writePolicy = r.choice(POLICY_WRITE, WritePolicy.WRITE_THROUGH, WritePolicy.values(), WritePolicy::configName);
-        writeHitThreshold = (int)r.longValue(POLICY_WRITE_HIT_THRESHOLD, 2, 1, 1_000_000);
-        prefetchMode = r.choice(POLICY_PREFETCH, PrefetchMode.BEST_EFFORT, PrefetchMode.values(), PrefetchMode::configName);
-        prefetchThresholdPages = (int)r.longValue(POLICY_PREFETCH_THRESHOLD, 4, 1, 1_000_000);
-        prefetchTimeout = r.duration(POLICY_PREFETCH_TIMEOUT, Duration.ofSeconds(2), Duration.ofMillis(1));
-        sessionMaxKeys = (int)r.longValue(SESSION_MAX_KEYS, 16_384, 1, 1 << 20);
-        probePages = (int)r.longValue(L3_PROBE_PAGES, Math.min(64, sessionMaxKeys), 0, sessionMaxKeys);
-        negativeProbeTtl = r.duration(L3_NEGATIVE_PROBE_TTL, Duration.ofSeconds(2), Duration.ZERO);
-        l3IoTimeout = r.duration(L3_IO_TIMEOUT, Duration.ofSeconds(30), Duration.ofMillis(100));
-        l3MaxBatch = (int)r.longValue(L3_MAX_BATCH, 256, 1, 65_536);
-        maxBackupPages = (int)r.longValue(L3_MAX_BACKUP_PAGES, 0, 1, 1 << 30);
-        l3MaxInflight = (int)r.longValue(L3_MAX_INFLIGHT, 64, 1, 4096);
-        ringSize = (int)r.longValue(PIPELINE_RING_SIZE, 4096, 64, 1 << 20);
-        if (Integer.bitCount(ringSize) != 1)
+        quarantine = v.get(EngineSettings.LEASE_QUARANTINE);
+        writePolicy = v.get(EngineSettings.POLICY_WRITE);
+        writeHitThreshold = v.get(EngineSettings.POLICY_WRITE_HIT_THRESHOLD);
+        prefetchMode = v.get(EngineSettings.POLICY_PREFETCH);
+        prefetchThresholdPages = v.get(EngineSettings.POLICY_PREFETCH_THRESHOLD);
+        prefetchTimeout = v.get(EngineSettings.POLICY_PREFETCH_TIMEOUT);
+        sessionMaxKeys = v.get(EngineSettings.SESSION_MAX_KEYS);
+        probePages = v.get(EngineSettings.L3_PROBE_PAGES);
+        negativeProbeTtl = v.get(EngineSettings.L3_NEGATIVE_PROBE_TTL);
+        l3IoTimeout = v.get(EngineSettings.L3_IO_TIMEOUT);
+        l3MaxBatch = v.get(EngineSettings.L3_MAX_BATCH);
+        maxBackupPages = v.get(EngineSettings.L3_MAX_BACKUP_PAGES);
+        l3MaxInflight = v.get(EngineSettings.L3_MAX_INFLIGHT);
+        ringSize = v.get(EngineSettings.PIPELINE_RING_SIZE);
+        waitStrategy = v.get(EngineSettings.PIPELINE_WAIT_STRATEGY);
+        tickInterval = v.get(EngineSettings.PIPELINE_TICK);
+        for (final Setting<?> setting : EngineSettings.ALL)
         {
-            throw r.invalid(PIPELINE_RING_SIZE, "a power of two from 64 to 1048576");
+            v.get(setting);
         }
-        waitStrategy = r.choice(PIPELINE_WAIT_STRATEGY, WaitStrategyKind.PARK, WaitStrategyKind.values(), WaitStrategyKind::configName);
-        tickInterval = r.duration(PIPELINE_TICK, Duration.ofMillis(10), Duration.ofMillis(1));
-        if (tickInterval.compareTo(Duration.ofSeconds(1)) > 0)
-        {
-            throw r.invalid(PIPELINE_TICK, "a duration from 1ms to 1s");
-        }
-        tiers = r.tiers();
-        r.rejectUnknown();
-        checkPoolFits(r, poolPath, (long)pageCount * pageSize);
+        values = v.resolved();
+        tiers = v.tiers();
+        v.rejectUnknown();
+        checkPoolFits(v, poolPath, (long)pageCount * pageSize);
     }
 
-    private static void checkPoolFits(final Reader r, final Path poolPath, final long bytes)
+    private static void checkPoolFits(final Values v, final Path poolPath, final long bytes)
     {
         final Path directory = poolPath.toAbsolutePath().getParent();
         if (directory == null || !Files.isDirectory(directory))
         {
-            throw r.invalid(POOL_PATH, "a file in an existing directory; " + directory + " does not exist");
+            throw new ConfigException(POOL_PATH, "invalid " + POOL_PATH + " = \"" + v.text(POOL_PATH) + "\": expected a file in an existing directory; "
+                + directory + " does not exist");
         }
         try
         {
@@ -232,7 +178,7 @@ public final class EngineConfig
             final long existing = Files.isRegularFile(poolPath) ? Files.size(poolPath) : 0;
             if (bytes > usable + existing)
             {
-                throw new ConfigException(POOL_SIZE, "pool.size = \"" + r.raw(POOL_SIZE, "1GiB") + "\" does not fit: the pool needs "
+                throw new ConfigException(POOL_SIZE, "pool.size = \"" + v.text(POOL_SIZE) + "\" does not fit: the pool needs "
                     + ConfigValues.formatSize(bytes) + " of page data but " + directory + " has " + human(usable + existing)
                     + " free; lower pool.size or move pool.path");
             }
@@ -255,7 +201,7 @@ public final class EngineConfig
      */
     public static EngineConfig from(final Map<String, String> raw)
     {
-        return new EngineConfig(new Reader(raw));
+        return new EngineConfig(new Values(raw));
     }
 
     /**
@@ -280,6 +226,21 @@ public final class EngineConfig
             }
             throw new ConfigException(ex.key(), file + ": " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * @param setting one of {@link EngineSettings#ALL}
+     * @param <T>     its type
+     * @return its value: as set, or its default (derived ones computed from the other settings)
+     */
+    public <T> T get(final Setting<T> setting)
+    {
+        final Object value = values.get(setting);
+        if (value == null)
+        {
+            throw new IllegalArgumentException(setting.key() + " is not an engine setting");
+        }
+        return setting.type().javaType().cast(value);
     }
 
     /** @return the pool file */
@@ -392,11 +353,11 @@ public final class EngineConfig
 
     /**
      * @param pageCount pages in the pool
-     * @return most pages pinned by backups in flight: the setting, or a quarter of the pool
+     * @return most pages pinned by backups in flight: the setting (by default a quarter of the pool), at most the pool's pages
      */
     public int maxBackupPages(final int pageCount)
     {
-        return maxBackupPages > 0 ? Math.min(maxBackupPages, pageCount) : Math.max(1, pageCount / 4);
+        return Math.min(maxBackupPages, pageCount);
     }
 
     /** @return most keys per tier batch */
@@ -441,156 +402,67 @@ public final class EngineConfig
         return tiers;
     }
 
-    /** Reads typed values and remembers which keys were consumed, so leftovers are unknown keys. */
-    private static final class Reader
+    /** Resolves settings on demand, each once, so derived defaults and bounds may use any other setting. */
+    private static final class Values implements Setting.Lookup
     {
         private final Map<String, String> raw;
-        private final Map<String, Boolean> used = new LinkedHashMap<>();
+        private final Map<Setting<?>, Object> resolved = new LinkedHashMap<>();
+        private final Set<Setting<?>> resolving = new HashSet<>();
 
-        Reader(final Map<String, String> raw)
+        Values(final Map<String, String> raw)
         {
             this.raw = raw;
         }
 
-        boolean has(final String key)
+        @Override
+        public <V> V get(final Setting<V> setting)
         {
-            return raw.containsKey(key);
-        }
-
-        String raw(final String key, final String defaultValue)
-        {
-            return raw.getOrDefault(key, defaultValue);
-        }
-
-        ConfigException invalid(final String key, final String allowed)
-        {
-            return new ConfigException(key, "invalid " + key + " = \"" + raw.get(key) + "\": expected " + allowed);
-        }
-
-        private String take(final String key)
-        {
-            used.put(key, Boolean.TRUE);
-            final String value = raw.get(key);
-            return value == null ? null : value.trim();
-        }
-
-        Path path(final String key, final String defaultValue)
-        {
-            final String text = take(key);
-            try
+            final Object known = resolved.get(setting);
+            if (known != null)
             {
-                return Path.of(text == null ? defaultValue : text);
+                return setting.type().javaType().cast(known);
             }
-            catch (final InvalidPathException ex)
+            if (!resolving.add(setting))
             {
-                throw new ConfigException(key, "invalid " + key + " = \"" + text + "\": expected a file path", ex);
+                throw new IllegalStateException("settings derive from each other in a cycle through " + setting.key());
             }
-        }
-
-        long size(final String key, final long defaultValue, final long min, final long max)
-        {
-            final String text = take(key);
-            if (text == null)
-            {
-                return defaultValue;
-            }
-            final long value;
-            try
-            {
-                value = ConfigValues.parseSize(text);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new ConfigException(key, "invalid " + key + " = \"" + text + "\": expected " + ConfigValues.SIZE_SYNTAX, ex);
-            }
-            if (value < min || value > max)
-            {
-                throw new ConfigException(key, "invalid " + key + " = \"" + text + "\": expected a size from "
-                    + ConfigValues.formatSize(min) + " to " + (max == Long.MAX_VALUE ? "unbounded" : ConfigValues.formatSize(max)));
-            }
+            final V value = setting.read(raw.get(setting.key()), this);
+            resolving.remove(setting);
+            resolved.put(setting, value);
             return value;
         }
 
-        double ratio(final String key, final double defaultValue)
+        boolean isSet(final Setting<?> setting)
         {
-            final String text = take(key);
-            if (text == null)
-            {
-                return defaultValue;
-            }
-            try
-            {
-                return ConfigValues.parseRatio(text);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new ConfigException(key, "invalid " + key + " = \"" + text + "\": " + ex.getMessage(), ex);
-            }
+            return raw.containsKey(setting.key());
         }
 
-        long longValue(final String key, final long defaultValue, final long min, final long max)
+        /** @return the text of a setting as set, or its default's text */
+        String text(final String key)
         {
-            final String text = take(key);
-            if (text == null)
+            final String text = raw.get(key);
+            if (text != null)
             {
-                return defaultValue;
+                return text.trim();
             }
-            final long value;
-            try
+            for (final Setting<?> setting : EngineSettings.ALL)
             {
-                value = Long.parseLong(text.replace("_", ""));
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new ConfigException(key, "invalid " + key + " = \"" + text + "\": expected a whole number from " + min + " to " + max, ex);
-            }
-            if (value < min || value > max)
-            {
-                throw new ConfigException(key, "invalid " + key + " = \"" + text + "\": expected a whole number from " + min + " to " + max);
-            }
-            return value;
-        }
-
-        Duration duration(final String key, final Duration defaultValue, final Duration min)
-        {
-            final String text = take(key);
-            if (text == null)
-            {
-                return defaultValue;
-            }
-            final Duration value;
-            try
-            {
-                value = ConfigValues.parseDuration(text);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new ConfigException(key, "invalid " + key + " = \"" + text + "\": expected " + ConfigValues.DURATION_SYNTAX, ex);
-            }
-            if (value.compareTo(min) < 0)
-            {
-                throw new ConfigException(key, "invalid " + key + " = \"" + text + "\": expected a duration of at least " + min.toMillis() + "ms");
-            }
-            return value;
-        }
-
-        <E extends Enum<E>> E choice(final String key, final E defaultValue, final E[] values, final Function<E, String> name)
-        {
-            final String text = take(key);
-            if (text == null)
-            {
-                return defaultValue;
-            }
-            final List<String> names = new ArrayList<>();
-            for (final E value : values)
-            {
-                if (name.apply(value).equals(text.toLowerCase(Locale.ROOT)))
+                if (setting.key().equals(key))
                 {
-                    return value;
+                    return textOf(setting);
                 }
-                names.add(name.apply(value));
             }
-            throw new ConfigException(key, "invalid " + key + " = \"" + text + "\": expected one of " + String.join(", ", names));
+            return "";
+        }
+
+        private <V> String textOf(final Setting<V> setting)
+        {
+            return setting.type().toText(get(setting));
+        }
+
+        Map<Setting<?>, Object> resolved()
+        {
+            return Collections.unmodifiableMap(new LinkedHashMap<>(resolved));
         }
 
         List<TierSettings> tiers()
@@ -609,7 +481,6 @@ public final class EngineConfig
                 {
                     throw new ConfigException(key, "invalid setting " + key + ": tier settings look like tier.<name>.<setting>, e.g. tier.nvme.type");
                 }
-                used.put(key, Boolean.TRUE);
                 byName.computeIfAbsent(rest.substring(0, dot), n -> new LinkedHashMap<>()).put(rest.substring(dot + 1), entry.getValue().trim());
             }
             final List<TierSettings> result = new ArrayList<>();
@@ -637,15 +508,15 @@ public final class EngineConfig
 
         void rejectUnknown()
         {
+            final List<String> known = new ArrayList<>();
+            for (final Setting<?> setting : EngineSettings.ALL)
+            {
+                known.add(setting.key());
+            }
             for (final String key : raw.keySet())
             {
-                if (!used.containsKey(key))
+                if (!key.startsWith(TIER_PREFIX) && !known.contains(key))
                 {
-                    final List<String> known = new ArrayList<>();
-                    for (final Setting setting : SETTINGS)
-                    {
-                        known.add(setting.key());
-                    }
                     throw new ConfigException(key, "unknown setting " + key + " = \"" + raw.get(key) + "\": known settings are " + String.join(", ", known));
                 }
             }

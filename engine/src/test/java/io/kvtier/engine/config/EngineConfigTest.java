@@ -5,10 +5,17 @@ import io.kvtier.spi.TierConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -67,7 +74,10 @@ class EngineConfigTest
     @Test
     void shouldRefuseAPoolTooSmallOrTooBigForItsFilesystem()
     {
-        assertThat(rejected(Map.of("pool.size", "256KiB")).getMessage()).contains("at least 2 pages");
+        assertThat(rejected(Map.of("pool.size", "256KiB")).getMessage()).contains("pool.size").contains("256KiB").contains("from 2 pages (512KiB)");
+        assertThat(rejected(Map.of("pool.size", "300TiB", "pool.page-size", "4KiB")).getMessage()).contains("to 2^30 pages (4TiB)");
+        assertThat(rejected(Map.of("pool.page-size", "1GiB")).getMessage()).as("a default that the other settings rule out")
+            .startsWith("invalid pool.size = \"1GiB\" (the default): expected a size from 2 pages (2GiB)");
         final ConfigException big = rejected(Map.of("pool.size", "64TiB"));
         assertThat(big.key()).isEqualTo("pool.size");
         assertThat(big.getMessage()).contains("does not fit").contains("/dev/shm");
@@ -131,13 +141,144 @@ class EngineConfigTest
     }
 
     @Test
-    void shouldDocumentEverySettingInConfigMd() throws Exception
+    void shouldDeclareEverySettingOnceAndListItInAll() throws Exception
     {
-        final String doc = Files.readString(Path.of("..", "docs", "config.md"));
-        for (final EngineConfig.Setting setting : EngineConfig.SETTINGS)
+        final List<Setting<?>> declared = new ArrayList<>();
+        for (final Field field : EngineSettings.class.getFields())
         {
-            assertThat(doc).as("docs/config.md documents %s", setting.key()).contains("`" + setting.key() + "`");
+            if (Modifier.isStatic(field.getModifiers()) && field.getType() == Setting.class)
+            {
+                declared.add((Setting<?>)field.get(null));
+            }
         }
+        assertThat(EngineSettings.ALL).containsExactlyInAnyOrderElementsOf(declared);
+        assertThat(EngineSettings.ALL).extracting(Setting::key).doesNotHaveDuplicates()
+            .allMatch(key -> key.matches("[a-z0-9]+(\\.[a-z0-9-]+)+"), "lowercase dotted keys");
+        assertThat(EngineSettings.ALL).allSatisfy(setting -> assertThat(setting.meaning()).isNotBlank().doesNotContain("\n"));
+    }
+
+    @Test
+    void shouldKeepTheKeyConstantsOtherCodeUses()
+    {
+        assertThat(EngineConfig.POOL_PATH).isEqualTo("pool.path");
+        assertThat(EngineConfig.POOL_PAGE_SIZE).isEqualTo("pool.page-size");
+        assertThat(EngineConfig.L3_MAX_BACKUP_PAGES).isEqualTo("l3.max-backup-pages");
+        assertThat(EngineConfig.PIPELINE_TICK).isEqualTo("pipeline.tick-interval");
+        assertThat(EngineConfig.L3_MAX_INFLIGHT).isEqualTo("l3.max-inflight-batches");
+    }
+
+    @Test
+    void shouldMentionOnlyDeclaredSettingsInTheDocumentation()
+    {
+        final Set<String> keys = new HashSet<>();
+        EngineSettings.ALL.forEach(setting -> keys.add(setting.key()));
+        final Pattern mention = Pattern.compile("\\b(?:pool|index|lease|policy|l3|pipeline|session)\\.[a-z0-9.-]*[a-z0-9]");
+        for (final Setting<?> setting : EngineSettings.ALL)
+        {
+            final Matcher matcher = mention.matcher(setting.defaultText() + " " + setting.allowed() + " " + setting.meaning());
+            while (matcher.find())
+            {
+                assertThat(keys).as("%s mentions %s", setting.key(), matcher.group()).contains(matcher.group());
+            }
+        }
+    }
+
+    @Test
+    void shouldTakeEveryFixedDefaultFromItsDeclaration()
+    {
+        final EngineConfig defaults = EngineConfig.from(Map.of());
+        for (final Setting<?> setting : EngineSettings.ALL)
+        {
+            if (!setting.isDerived())
+            {
+                assertThat(defaults.get(setting)).as(setting.key()).isEqualTo(setting.type().parse(setting.defaultText()));
+            }
+        }
+        assertThat(defaults.pageSize()).isEqualTo(256 << 10);
+        assertThat(defaults.poolPath()).isEqualTo(Path.of("/dev/shm/kvtier-pool"));
+        assertThat(defaults.evictHigh()).isEqualTo(0.95);
+        assertThat(defaults.sessionTimeout()).hasSeconds(60);
+        assertThat(defaults.tickInterval()).hasMillis(10);
+        assertThat(defaults.waitStrategy()).isEqualTo(WaitStrategyKind.PARK);
+        assertThat(defaults.ringSize()).isEqualTo(4096);
+        assertThat(defaults.clientSlots()).isEqualTo(32);
+        assertThat(defaults.negativeProbeTtl()).hasSeconds(2);
+    }
+
+    @Test
+    void shouldDeriveDefaultsFromOtherSettings()
+    {
+        final EngineConfig defaults = EngineConfig.from(Map.of());
+        assertThat(defaults.indexEntries()).as("max(4 x 4096 pages, 65536)").isEqualTo(65_536);
+        assertThat(defaults.quarantine()).isEqualTo(defaults.reservationTimeout());
+        assertThat(defaults.maxBackupPages(defaults.pageCount())).isEqualTo(1024);
+        assertThat(defaults.probePages()).isEqualTo(64);
+
+        final EngineConfig derived = EngineConfig.from(Map.of("pool.size", "64MiB", "pool.page-size", "4KiB",
+            "lease.reservation-timeout", "5s", "session.max-keys", "10"));
+        assertThat(derived.pageCount()).isEqualTo(16_384);
+        assertThat(derived.indexEntries()).isEqualTo(65_536);
+        assertThat(derived.quarantine()).hasSeconds(5);
+        assertThat(derived.maxBackupPages(derived.pageCount())).isEqualTo(4096);
+        assertThat(derived.probePages()).isEqualTo(10);
+        assertThat(EngineConfig.from(Map.of("pool.size", "1GiB", "pool.page-size", "4KiB")).indexEntries()).isEqualTo(4L * 262_144);
+        assertThat(EngineConfig.from(Map.of("l3.max-backup-pages", "100000")).maxBackupPages(4096)).as("at most the pool's pages").isEqualTo(4096);
+    }
+
+    @Test
+    void shouldRejectAnInvalidValueOfEveryTypeNamingTheKeyAndTheValue()
+    {
+        final Map<SettingType<?>, String> invalid = Map.of(SettingType.SIZE, "12XB", SettingType.DURATION, "5",
+            SettingType.FRACTION, "1.5", SettingType.INT, "seven", SettingType.LONG, "1e6", SettingType.PATH, "bad\0path");
+        for (final Setting<?> setting : EngineSettings.ALL)
+        {
+            final String value = invalid.getOrDefault(setting.type(), "sometimes");
+            final ConfigException ex = rejected(Map.of(setting.key(), value));
+            assertThat(ex.key()).as(setting.key()).isEqualTo(setting.key());
+            assertThat(ex.getMessage()).as(setting.key()).contains("invalid " + setting.key() + " = \"" + value + "\": expected ");
+        }
+    }
+
+    @Test
+    void shouldRejectAValueOutOfRangeSayingWhatIsAllowed()
+    {
+        assertThat(rejected(Map.of("pool.client-slots", "1025")).getMessage())
+            .isEqualTo("invalid pool.client-slots = \"1025\": expected a whole number from 0 to 1024");
+        assertThat(rejected(Map.of("pool.page-size", "2GiB")).getMessage())
+            .isEqualTo("invalid pool.page-size = \"2GiB\": expected a multiple of 4KiB from 4KiB to 1GiB");
+        assertThat(rejected(Map.of("pool.evict-high", "0")).getMessage())
+            .isEqualTo("invalid pool.evict-high = \"0\": expected a fraction in (0, 1], above pool.evict-low");
+        assertThat(rejected(Map.of("pipeline.tick-interval", "2s")).getMessage())
+            .isEqualTo("invalid pipeline.tick-interval = \"2s\": expected a duration from 1ms to 1s");
+        assertThat(rejected(Map.of("l3.io-timeout", "99ms")).getMessage())
+            .isEqualTo("invalid l3.io-timeout = \"99ms\": expected a duration of at least 100ms");
+        assertThat(rejected(Map.of("l3.probe-pages", "20", "session.max-keys", "10")).getMessage())
+            .as("a bound derived from another setting shows its value")
+            .isEqualTo("invalid l3.probe-pages = \"20\": expected a whole number from 0 to session.max-keys (10)");
+        assertThat(rejected(Map.of("index.entries", "1000")).getMessage())
+            .isEqualTo("invalid index.entries = \"1000\": expected a whole number from the page count (4096) to 1073741824");
+    }
+
+    @Test
+    void shouldRenderDefaultsAndRangesForTheDocumentation()
+    {
+        assertThat(EngineSettings.POOL_PAGE_SIZE.defaultText()).isEqualTo("256KiB");
+        assertThat(EngineSettings.LEASE_SESSION_TIMEOUT.defaultText()).isEqualTo("60s");
+        assertThat(EngineSettings.INDEX_ENTRIES.defaultText()).isEqualTo("max(4 x pages, 65536)");
+        assertThat(EngineSettings.LEASE_QUARANTINE.defaultText()).isEqualTo("lease.reservation-timeout");
+        assertThat(EngineSettings.POLICY_WRITE.allowed()).isEqualTo("one of none, write-through, write-through-selective, write-back");
+        assertThat(EngineSettings.POOL_EVICT_LOW.allowed()).isEqualTo("a fraction in [0, 1), below pool.evict-high");
+        assertThat(EngineSettings.PIPELINE_RING_SIZE.allowed()).isEqualTo("a power of two from 64 to 1048576");
+        assertThat(EngineSettings.POOL_SIZE.allowed()).isEqualTo("a size from 2 pages to 2^30 pages, fitting the pool filesystem's free space");
+    }
+
+    @Test
+    void shouldRefuseADeclarationWhoseDefaultItDoesNotAllow()
+    {
+        assertThatThrownBy(() -> Setting.integer("x.y").byDefault(0).range(1, 10).documented("z"))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("x.y").hasMessageContaining("the default 0");
+        assertThatThrownBy(() -> Setting.integer("x.y").range(1, 10).documented("z"))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("no default");
     }
 
     @Test

@@ -1,0 +1,209 @@
+package io.kvtier.engine.config;
+
+import io.kvtier.spi.ConfigValues;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Every engine setting, declared once with its type, default, range and meaning (as Aeron's
+ * {@code Configuration} pairs each property with its typed default). {@link EngineConfig} reads them,
+ * and the settings table of {@code docs/config.md} is rendered from them ({@code ConfigDocTest} checks
+ * the file and rewrites it on request).
+ *
+ * <p>A default or a bound that depends on other settings is declared as derived, with the words that
+ * document it. Conditions between settings that are neither (pool.evict-low below pool.evict-high, the
+ * session timeout not shorter than the reservation timeout, a pool that fits its filesystem) are
+ * checked by {@link EngineConfig} and documented here as notes.
+ */
+public final class EngineSettings
+{
+    private static final long KIB = 1L << 10;
+    private static final long GIB = 1L << 30;
+    /** Page payloads are whole 4 KiB blocks: frames are read and written with O_DIRECT-friendly alignment. */
+    private static final long PAGE_ALIGNMENT = 4 * KIB;
+
+    private EngineSettings()
+    {
+    }
+
+    /** The pool file; under /dev/shm by default, or on hugetlbfs. */
+    public static final Setting<Path> POOL_PATH = Setting.path("pool.path")
+        .byDefault(Path.of("/dev/shm/kvtier-pool"))
+        .note("in an existing directory (tmpfs or hugetlbfs for zero-copy sharing)")
+        .note("naming no file yet or a kvtier pool, which is replaced only if its engine is dead")
+        .documented("the shared-memory pool file other processes map");
+
+    /** Payload bytes per page. */
+    public static final Setting<Long> POOL_PAGE_SIZE = Setting.size("pool.page-size")
+        .byDefault(256 * KIB)
+        .range(PAGE_ALIGNMENT, GIB)
+        .rule("a multiple of " + ConfigValues.formatSize(PAGE_ALIGNMENT), size -> size % PAGE_ALIGNMENT == 0)
+        .documented("payload bytes per page (one page of KV for one key)");
+
+    /** Bytes of page payload in the pool. */
+    public static final Setting<Long> POOL_SIZE = Setting.size("pool.size")
+        .byDefault(GIB)
+        .min("2 pages", v -> 2 * v.get(POOL_PAGE_SIZE))
+        .max("2^30 pages", v -> v.get(POOL_PAGE_SIZE) << 30)
+        .note("fitting the pool filesystem's free space")
+        .documented("page payload bytes in the pool (rounded down to whole pages)");
+
+    /** Eviction starts above this fraction of pages in use. */
+    public static final Setting<Double> POOL_EVICT_HIGH = Setting.fraction("pool.evict-high")
+        .byDefault(0.95)
+        .above(0.0)
+        .note("above pool.evict-low")
+        .documented("eviction starts when more than this fraction of pages is in use");
+
+    /** Eviction stops at this fraction. */
+    public static final Setting<Double> POOL_EVICT_LOW = Setting.fraction("pool.evict-low")
+        .byDefault(0.85)
+        .below(1.0)
+        .note("below pool.evict-high")
+        .documented("eviction frees unpinned pages, least recently used first, down to this fraction");
+
+    /** Processes that may pin pool pages directly (client slots in the pool file). */
+    public static final Setting<Integer> POOL_CLIENT_SLOTS = Setting.integer("pool.client-slots")
+        .byDefault(32)
+        .range(0, 1024)
+        .documented("processes that may attach to the pool and pin pages directly; each pin is recorded under its process,"
+            + " which loses it when it dies or stays silent for lease.session-timeout");
+
+    /** Entries in the key index (pool pages plus known L3 pages). */
+    public static final Setting<Long> INDEX_ENTRIES = Setting.longInteger("index.entries")
+        .byDefault("max(4 x pages, 65536)", v -> Math.max(4L * pages(v), 65_536L))
+        .min("the page count", EngineSettings::pages)
+        .max(1L << 30)
+        .documented("keys the index can hold: every pool page plus L3 pages it knows of");
+
+    /** A session idle this long loses its pins and reservations. */
+    public static final Setting<Duration> LEASE_SESSION_TIMEOUT = Setting.duration("lease.session-timeout")
+        .byDefault(Duration.ofSeconds(60))
+        .min(Duration.ofMillis(100))
+        .note("not shorter than lease.reservation-timeout")
+        .documented("a client silent this long loses its pins and its reservations");
+
+    /** A reservation not committed within this time is reclaimed. */
+    public static final Setting<Duration> LEASE_RESERVATION_TIMEOUT = Setting.duration("lease.reservation-timeout")
+        .byDefault(Duration.ofSeconds(30))
+        .min(Duration.ofMillis(100))
+        .note("not longer than lease.session-timeout")
+        .documented("a reserved page not committed in this time is reclaimed and never becomes visible");
+
+    /** How long a reclaimed page rests before reuse, so a late writer cannot scribble on a new page. */
+    public static final Setting<Duration> LEASE_QUARANTINE = Setting.duration("lease.quarantine")
+        .byDefault("lease.reservation-timeout", v -> v.get(LEASE_RESERVATION_TIMEOUT))
+        .documented("a reclaimed page rests this long before reuse, so a late writer cannot change another page");
+
+    /** When committed pages are copied to L3. */
+    public static final Setting<WritePolicy> POLICY_WRITE = Setting.choice("policy.write", WritePolicy.values(), WritePolicy::configName)
+        .byDefault(WritePolicy.WRITE_THROUGH)
+        .documented("when committed pages are copied to L3");
+
+    /** Hits before write-through-selective copies a page. */
+    public static final Setting<Integer> POLICY_WRITE_HIT_THRESHOLD = Setting.integer("policy.write.hit-threshold")
+        .byDefault(2)
+        .range(1, 1_000_000)
+        .documented("hits before write-through-selective copies a page");
+
+    /** How lookups prefetch L3 pages. */
+    public static final Setting<PrefetchMode> POLICY_PREFETCH = Setting.choice("policy.prefetch", PrefetchMode.values(), PrefetchMode::configName)
+        .byDefault(PrefetchMode.BEST_EFFORT)
+        .documented("whether a lookup loads its L3 pages into the pool and how long it waits for them");
+
+    /** L3 pages in a prefix before a lookup prefetches them. */
+    public static final Setting<Integer> POLICY_PREFETCH_THRESHOLD = Setting.integer("policy.prefetch.threshold-pages")
+        .byDefault(4)
+        .range(1, 1_000_000)
+        .documented("L3 pages a prefix must have before a lookup prefetches them");
+
+    /** Longest wait of the timeout prefetch mode. */
+    public static final Setting<Duration> POLICY_PREFETCH_TIMEOUT = Setting.duration("policy.prefetch.timeout")
+        .byDefault(Duration.ofSeconds(2))
+        .min(Duration.ofMillis(1))
+        .documented("longest wait of the timeout prefetch mode");
+
+    /** Most keys one session request can name. */
+    public static final Setting<Integer> SESSION_MAX_KEYS = Setting.integer("session.max-keys")
+        .byDefault(16_384)
+        .range(1, 1 << 20)
+        .documented("most pages one session request can name");
+
+    /** Keys past the index's knowledge that a lookup asks L3 about. */
+    public static final Setting<Integer> L3_PROBE_PAGES = Setting.integer("l3.probe-pages")
+        .byDefault("min(64, session.max-keys)", v -> Math.min(64, v.get(SESSION_MAX_KEYS)))
+        .min(0)
+        .max("session.max-keys", v -> v.get(SESSION_MAX_KEYS))
+        .documented("keys past what the index knows that a lookup asks L3 about (shared or restarted L3); 0 disables");
+
+    /** How long an L3 answer "not found" to a probe is trusted before asking again. */
+    public static final Setting<Duration> L3_NEGATIVE_PROBE_TTL = Setting.duration("l3.negative-probe-ttl")
+        .byDefault(Duration.ofSeconds(2))
+        .note("0 turns the memory off")
+        .documented("how long the engine trusts an L3 answer that a key is missing before probing it again (a key this engine"
+            + " backs up is forgotten at once; another node's writes show after this time)");
+
+    /** An L3 batch unanswered this long is reported and its waiters answered. */
+    public static final Setting<Duration> L3_IO_TIMEOUT = Setting.duration("l3.io-timeout")
+        .byDefault(Duration.ofSeconds(30))
+        .min(Duration.ofMillis(100))
+        .documented("an L3 batch unanswered this long is reported; its waiters get a miss");
+
+    /** Most pool pages pinned by backups in flight at once. */
+    public static final Setting<Integer> L3_MAX_BACKUP_PAGES = Setting.integer("l3.max-backup-pages")
+        .byDefault("a quarter of the pool's pages", v -> Math.max(1, (int)(pages(v) / 4)))
+        .range(1, 1 << 30)
+        .documented("most pool pages pinned by backups in flight at once (at most the pool's pages); more wait unpinned in a"
+            + " backlog, and one evicted before its backup starts is counted in backups_skipped (write-through) so that a slow L3"
+            + " never pins the whole pool");
+
+    /** Largest number of keys in one L3 batch. */
+    public static final Setting<Integer> L3_MAX_BATCH = Setting.integer("l3.max-batch")
+        .byDefault(256)
+        .range(1, 65_536)
+        .documented("most keys in one batch handed to a tier");
+
+    /** L3 batches in flight per tier. */
+    public static final Setting<Integer> L3_MAX_INFLIGHT = Setting.integer("l3.max-inflight-batches")
+        .byDefault(64)
+        .range(1, 4096)
+        .documented("batches in flight per tier; more requests wait in the engine");
+
+    /** Request ring slots. */
+    public static final Setting<Integer> PIPELINE_RING_SIZE = Setting.integer("pipeline.ring-size")
+        .byDefault(4096)
+        .range(64, 1 << 20)
+        .rule("a power of two", slots -> Integer.bitCount(slots) == 1)
+        .documented("request ring slots");
+
+    /** How the pipeline thread waits. */
+    public static final Setting<WaitStrategyKind> PIPELINE_WAIT_STRATEGY = Setting.choice("pipeline.wait-strategy", WaitStrategyKind.values(),
+            WaitStrategyKind::configName)
+        .byDefault(WaitStrategyKind.PARK)
+        .documented("how the pipeline thread waits for work");
+
+    /** Housekeeping period: leases, timeouts, heartbeat. */
+    public static final Setting<Duration> PIPELINE_TICK = Setting.duration("pipeline.tick-interval")
+        .byDefault(Duration.ofMillis(10))
+        .range(Duration.ofMillis(1), Duration.ofSeconds(1))
+        .documented("housekeeping period: leases, timeouts, heartbeat");
+
+    /** Every engine setting, in the order docs/config.md lists them. */
+    public static final List<Setting<?>> ALL = List.of(
+        POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, INDEX_ENTRIES,
+        LEASE_SESSION_TIMEOUT, LEASE_RESERVATION_TIMEOUT, LEASE_QUARANTINE,
+        POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
+        L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
+        PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS);
+
+    /**
+     * @param settings the other settings
+     * @return pages in the pool: pool.size over pool.page-size, rounded down
+     */
+    static long pages(final Setting.Lookup settings)
+    {
+        return settings.get(POOL_SIZE) / settings.get(POOL_PAGE_SIZE);
+    }
+}
