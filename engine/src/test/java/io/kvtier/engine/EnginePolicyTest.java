@@ -86,6 +86,8 @@ class EnginePolicyTest
         settings.put(EngineConfig.POOL_EVICT_HIGH, "0.8");
         settings.put(EngineConfig.POOL_EVICT_LOW, "0.5");
         settings.put(EngineConfig.L3_MAX_BACKUP_PAGES, "10");
+        // Which four pages go first is LRU's answer; the default policy's order is tested on its own.
+        settings.put(EngineConfig.POLICY_EVICTION, "lru");
         try (Engine engine = EngineFixture.start(settings);
              Session session = engine.openSession())
         {

@@ -135,6 +135,8 @@ class EnginePoolTest
         final Map<String, String> settings = EngineFixture.settings(null, 20);
         settings.put(EngineConfig.POOL_EVICT_HIGH, "0.9");
         settings.put(EngineConfig.POOL_EVICT_LOW, "0.5");
+        // The victims named below are LRU's; the default policy's order is tested on its own.
+        settings.put(EngineConfig.POLICY_EVICTION, "lru");
         try (Engine engine = EngineFixture.start(settings);
              Session session = engine.openSession())
         {

@@ -3,6 +3,7 @@ package io.kvtier.engine;
 import io.kvtier.engine.client.PageStatus;
 
 import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.eviction.EvictionPolicies;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
@@ -39,19 +40,26 @@ class EngineStressTest
         {
             for (final long seed : new long[] {1, 2, 3})
             {
-                runs.add(Arguments.of(policy, seed));
+                runs.add(Arguments.of(policy, EvictionPolicies.DEFAULT, seed));
+            }
+            // Every eviction policy under the same races: the order pages leave in must not matter to what is served.
+            long seed = 4;
+            for (final String eviction : EvictionPolicies.names())
+            {
+                runs.add(Arguments.of(policy, eviction, seed++));
             }
         }
         return runs.stream();
     }
 
-    @ParameterizedTest(name = "{0}, seed {1}")
+    @ParameterizedTest(name = "{0}, {1} eviction, seed {2}")
     @MethodSource("runs")
-    void shouldServeOnlyTheBytesOfEachKeyAndLeakNothing(final String policy, final long seed) throws Exception
+    void shouldServeOnlyTheBytesOfEachKeyAndLeakNothing(final String policy, final String eviction, final long seed) throws Exception
     {
-        final String tier = "stress" + policy.hashCode() + "x" + seed;
+        final String tier = "stress" + policy.hashCode() + eviction + "x" + seed;
         final Map<String, String> settings = EngineFixture.settings(tier, PAGES);
         settings.put(EngineConfig.POLICY_WRITE, policy);
+        settings.put(EngineConfig.POLICY_EVICTION, eviction);
         settings.put(EngineConfig.POLICY_PREFETCH, seed % 2 == 0 ? "best-effort" : "off");
         settings.put(EngineConfig.LEASE_QUARANTINE, "0");
         final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();

@@ -49,6 +49,8 @@ public final class EngineConfig
     public static final String POLICY_WRITE = EngineSettings.POLICY_WRITE.key();
     /** Hits before write-through-selective copies a page. */
     public static final String POLICY_WRITE_HIT_THRESHOLD = EngineSettings.POLICY_WRITE_HIT_THRESHOLD.key();
+    /** The order in which resident pages leave the pool. */
+    public static final String POLICY_EVICTION = EngineSettings.POLICY_EVICTION.key();
     /** How lookups prefetch L3 pages. */
     public static final String POLICY_PREFETCH = EngineSettings.POLICY_PREFETCH.key();
     /** L3 pages in a prefix before a lookup prefetches them. */
@@ -91,6 +93,7 @@ public final class EngineConfig
     private final Duration reservationTimeout;
     private final Duration quarantine;
     private final WritePolicy writePolicy;
+    private final String evictionPolicy;
     private final int writeHitThreshold;
     private final PrefetchMode prefetchMode;
     private final int prefetchThresholdPages;
@@ -140,6 +143,7 @@ public final class EngineConfig
         }
         quarantine = v.get(EngineSettings.LEASE_QUARANTINE);
         writePolicy = v.get(EngineSettings.POLICY_WRITE);
+        evictionPolicy = v.get(EngineSettings.POLICY_EVICTION);
         writeHitThreshold = v.get(EngineSettings.POLICY_WRITE_HIT_THRESHOLD);
         prefetchMode = v.get(EngineSettings.POLICY_PREFETCH);
         prefetchThresholdPages = v.get(EngineSettings.POLICY_PREFETCH_THRESHOLD);
@@ -301,6 +305,12 @@ public final class EngineConfig
     public Duration quarantine()
     {
         return quarantine;
+    }
+
+    /** @return the eviction policy's name, one of {@link io.kvtier.engine.eviction.EvictionPolicies#names()} */
+    public String evictionPolicy()
+    {
+        return evictionPolicy;
     }
 
     /** @return when pages are copied to L3 */

@@ -1,5 +1,6 @@
 package io.kvtier.engine.config;
 
+import io.kvtier.engine.eviction.EvictionPolicies;
 import io.kvtier.spi.ConfigValues;
 
 import java.nio.file.Path;
@@ -102,6 +103,13 @@ public final class EngineSettings
         .byDefault(WritePolicy.WRITE_THROUGH)
         .documented("when committed pages are copied to L3");
 
+    /** The order in which resident pages leave the pool. */
+    public static final Setting<String> POLICY_EVICTION = Setting.oneOf("policy.eviction", EvictionPolicies.names())
+        .byDefault(EvictionPolicies.DEFAULT)
+        .documented("the order in which resident pages leave the pool: adaptive picks, as the workload goes, whichever of the"
+            + " chain-aware settings (chain, probation, admission, frequency) a sampled simulation says hits most; lru is plain"
+            + " recency (docs/PERFORMANCE.md, Eviction policies)");
+
     /** Hits before write-through-selective copies a page. */
     public static final Setting<Integer> POLICY_WRITE_HIT_THRESHOLD = Setting.integer("policy.write.hit-threshold")
         .byDefault(2)
@@ -194,7 +202,7 @@ public final class EngineSettings
     public static final List<Setting<?>> ALL = List.of(
         POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, INDEX_ENTRIES,
         LEASE_SESSION_TIMEOUT, LEASE_RESERVATION_TIMEOUT, LEASE_QUARANTINE,
-        POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
+        POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
         PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS);
 

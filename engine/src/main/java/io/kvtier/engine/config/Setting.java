@@ -149,6 +149,16 @@ public final class Setting<T>
         return new Builder<>(key, SettingType.choice(values, name));
     }
 
+    /**
+     * @param key   the setting's key
+     * @param names the names allowed, in documentation order, lower case
+     * @return a setting that takes one of the names
+     */
+    public static Builder<String> oneOf(final String key, final java.util.List<String> names)
+    {
+        return new Builder<>(key, SettingType.oneOf(names));
+    }
+
     /** @return the key, e.g. {@code pool.page-size} */
     public String key()
     {

@@ -80,6 +80,25 @@ public record SettingType<T>(Class<T> javaType, String noun, Function<String, T>
     }
 
     /**
+     * @param names the names allowed, in documentation order, lower case
+     * @return a type whose values are those names, matched ignoring case and given back in lower case
+     */
+    public static SettingType<String> oneOf(final List<String> names)
+    {
+        final List<String> allowed = List.copyOf(names);
+        final Function<String, String> parser = text ->
+        {
+            final String name = text.toLowerCase(Locale.ROOT);
+            if (!allowed.contains(name))
+            {
+                throw new IllegalArgumentException("no such choice: " + text);
+            }
+            return name;
+        };
+        return new SettingType<>(String.class, "one of " + String.join(", ", allowed), parser, Function.identity(), null, null, false);
+    }
+
+    /**
      * @param duration a non-negative duration
      * @return it in the largest of s, ms, us, ns that keeps it exact, e.g. {@code 60s}, {@code 100ms}; {@code 0} for zero
      */

@@ -77,7 +77,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         final Residency residency = new Residency(pool, index);
 
         this.sessions = new SessionTable(counters, config.sessionTimeout().toNanos(), maxClients);
-        this.space = new PoolSpace(pool, index, counters, clock, EvictionPolicies.forName("lru", pool.pageCount()), config.evictHigh(), config.evictLow(), config.quarantine().toNanos(),
+        this.space = new PoolSpace(pool, index, counters, clock, EvictionPolicies.forName(config.evictionPolicy(), pool.pageCount()), config.evictHigh(), config.evictLow(), config.quarantine().toNanos(),
             config.l3IoTimeout().toNanos(), maxClients);
         this.reservations = new Reservations(residency, counters, clock, space, config.reservationTimeout().toNanos(), writePolicy);
         this.acquires = new Acquires(residency, counters, clock, space, writePolicy, config.writeHitThreshold());
