@@ -182,7 +182,7 @@ public final class DemoCommand implements Callable<Integer>
         if (!json)
         {
             out.println("kvtier demo: pool " + config.pageCount() + " pages of " + ConfigValues.formatSize(config.pageSize())
-                + " in " + config.poolPath() + ", POSIX L3 in " + l3 + ", write policy " + config.writePolicy().configName()
+                + " in " + config.poolPath() + ", POSIX L3 in " + l3 + ", write policy " + config.writePolicy().configName() + ", eviction policy " + config.evictionPolicy()
                 + ", prefetch " + config.prefetchMode().configName());
             out.print(report.toText());
             for (final Map.Entry<String, TierUsage> tier : usage.entrySet())
@@ -207,6 +207,7 @@ public final class DemoCommand implements Callable<Integer>
                     g.writeNumberField("page_size_bytes", config.pageSize());
                     g.writeEndObject();
                     g.writeStringField("write_policy", config.writePolicy().configName());
+                    g.writeStringField("eviction_policy", config.evictionPolicy());
                     g.writeStringField("prefetch", config.prefetchMode().configName());
                     g.writeObjectFieldStart("l3");
                     for (final Map.Entry<String, TierUsage> tier : usage.entrySet())

@@ -87,7 +87,7 @@ public final class ServeCommand implements Callable<Integer>
         Runtime.getRuntime().addShutdownHook(hook);
         final EngineConfig running = engine.config();
         out.println("kvtier serving: pool " + running.poolPath() + " (" + running.pageCount() + " pages of " + ConfigValues.formatSize(running.pageSize())
-            + "), tiers " + engine.tiers().stream().map(TierHandle::name).toList() + ", write policy " + running.writePolicy().configName()
+            + "), tiers " + engine.tiers().stream().map(TierHandle::name).toList() + ", write policy " + running.writePolicy().configName() + ", eviction policy " + running.evictionPolicy()
             + ". Stop with Ctrl-C or SIGTERM.");
         out.flush();
         try

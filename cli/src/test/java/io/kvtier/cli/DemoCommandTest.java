@@ -54,6 +54,8 @@ class DemoCommandTest
         assertThat(result.out()).contains("\"latency_us\"").contains("\"p99\"").contains("\"l3_corrupt\":0");
         assertThat(result.out()).as("time per client step").contains("\"client_time_ms\":{\"keys\":").contains("\"client_time_share\":{\"keys\":")
             .contains("\"lookup\":").contains("\"acquire\":").contains("\"reserve\":").contains("\"commit\":").contains("\"total\":");
+        assertThat(result.out()).as("the demo runs the engine's default eviction policy and says so")
+            .contains("\"eviction_policy\":\"" + io.kvtier.engine.eviction.EvictionPolicies.DEFAULT + "\"");
     }
 
     @Test
