@@ -47,6 +47,10 @@ public class LoadBenchmark
     @Param({"16"})
     int pages;
 
+    /** The engine's eviction policy: each evicted page and each load is heard by it (the default against plain LRU). */
+    @Param({"adaptive", "lru"})
+    String eviction;
+
     @Param({"16384"})
     int pageSize;
 
@@ -69,6 +73,7 @@ public class LoadBenchmark
         settings.put("tier.shm.type", "posix");
         settings.put("tier.shm.dir", l3.toString());
         settings.put(EngineConfig.POLICY_WRITE, "write-through");
+        settings.put(EngineConfig.POLICY_EVICTION, eviction);
         engine = BenchEngines.start(settings);
         session = engine.openSession();
         for (int i = 0; i < pages; i++)

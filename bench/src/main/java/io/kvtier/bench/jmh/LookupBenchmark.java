@@ -2,6 +2,7 @@ package io.kvtier.bench.jmh;
 
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
+import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.spi.PageKey;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -37,6 +38,10 @@ public class LookupBenchmark
     @Param({"64"})
     int pages;
 
+    /** The engine's eviction policy: every hit of an acquire is heard by it (the default against plain LRU). */
+    @Param({"adaptive", "lru"})
+    String eviction;
+
     private Engine engine;
     private Session session;
     private final Map<PageKey, Integer> baseline = new HashMap<>();
@@ -46,7 +51,9 @@ public class LookupBenchmark
     @Setup
     public void setUp() throws Exception
     {
-        engine = BenchEngines.start(BenchEngines.poolOnly("lookup", "16MiB", 4096));
+        final Map<String, String> settings = BenchEngines.poolOnly("lookup", "16MiB", 4096);
+        settings.put(EngineConfig.POLICY_EVICTION, eviction);
+        engine = BenchEngines.start(settings);
         session = engine.openSession();
         high = new long[pages];
         low = new long[pages];
