@@ -2,10 +2,10 @@ package io.kvtier.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.engine.pool.Counters;
+import io.kvtier.engine.pool.CountersDescriptor;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PagePoolDescriptor;
-import io.kvtier.engine.status.EngineCounter;
-import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.spi.ConfigValues;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,7 +16,8 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -43,6 +44,10 @@ public final class StatCommand implements Callable<Integer>
     @Option(names = "--count", paramLabel = "N", description = "With --watch, stop after N samples.")
     Integer count;
 
+    @Option(names = "--describe", description = "Also print each counter's type (counter or gauge) and what it counts,"
+        + " as the pool's counters region records them.")
+    boolean describe;
+
     @Override
     public Integer call() throws Exception
     {
@@ -65,7 +70,7 @@ public final class StatCommand implements Callable<Integer>
             int samples = 0;
             while (true)
             {
-                print(out, attached, new EngineCounters(attached.counters()).snapshot());
+                print(out, attached, read(new Counters(attached.counters())));
                 samples++;
                 if (every.isZero() || (count != null && samples >= count))
                 {
@@ -114,7 +119,21 @@ public final class StatCommand implements Callable<Integer>
         };
     }
 
-    private void print(final PrintWriter out, final PagePool pool, final Map<EngineCounter, Long> values) throws IOException
+    /** One counter as the pool's counters region names it: this command needs none of the engine's own list. */
+    private record Counter(String name, String type, String description, long value)
+    {
+    }
+
+    private static List<Counter> read(final Counters counters)
+    {
+        final List<Counter> list = new ArrayList<>();
+        counters.forEach((id, typeId, name, description, value) -> list.add(new Counter(name,
+            typeId == CountersDescriptor.TYPE_GAUGE ? "gauge" : typeId == CountersDescriptor.TYPE_COUNTER ? "counter" : "type " + typeId,
+            description, value)));
+        return list;
+    }
+
+    private void print(final PrintWriter out, final PagePool pool, final List<Counter> values) throws IOException
     {
         final long heartbeatAge = Math.max(0, System.currentTimeMillis() - pool.header().heartbeatAcquire());
         final int state = pool.header().poolStateAcquire();
@@ -136,11 +155,23 @@ public final class StatCommand implements Callable<Integer>
                 g.writeNumberField("page_size_bytes", pool.pageSize());
                 g.writeNumberField("index_entries", pool.index().size());
                 g.writeObjectFieldStart("counters");
-                for (final Map.Entry<EngineCounter, Long> value : values.entrySet())
+                for (final Counter counter : values)
                 {
-                    g.writeNumberField(value.getKey().label(), value.getValue());
+                    g.writeNumberField(counter.name(), counter.value());
                 }
                 g.writeEndObject();
+                if (describe)
+                {
+                    g.writeObjectFieldStart("counter_types");
+                    for (final Counter counter : values)
+                    {
+                        g.writeObjectFieldStart(counter.name());
+                        g.writeStringField("type", counter.type());
+                        g.writeStringField("description", counter.description());
+                        g.writeEndObject();
+                    }
+                    g.writeEndObject();
+                }
                 g.writeEndObject();
             }
             out.println();
@@ -150,9 +181,16 @@ public final class StatCommand implements Callable<Integer>
             out.printf("pool %s (%s, epoch %d): engine pid %d (%s, heartbeat %d ms ago), %d pages of %s, %d index entries%n", pool.path(),
                 stateName(state), pool.header().epochPlain(), pool.header().creatorPidPlain(), alive ? "alive" : "not running", heartbeatAge, pool.pageCount(),
                 ConfigValues.formatSize(pool.pageSize()), pool.index().size());
-            for (final Map.Entry<EngineCounter, Long> value : values.entrySet())
+            for (final Counter counter : values)
             {
-                out.printf("  %-26s %,d%n", value.getKey().label(), value.getValue());
+                if (describe)
+                {
+                    out.printf("  %-26s %,15d  %-7s %s%n", counter.name(), counter.value(), counter.type(), counter.description());
+                }
+                else
+                {
+                    out.printf("  %-26s %,d%n", counter.name(), counter.value());
+                }
             }
         }
         out.flush();

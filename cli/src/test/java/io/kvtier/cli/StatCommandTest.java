@@ -3,6 +3,8 @@ package io.kvtier.cli;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.pool.Counters;
+import io.kvtier.engine.pool.CountersDescriptor;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -26,6 +28,30 @@ class StatCommandTest
             assertThat(result.exitCode()).as(result.err()).isEqualTo(ExitCode.OK);
             assertThat(result.out()).contains("\"engine_alive\":true").contains("\"pages_committed\":1").contains("\"pages\":16")
                 .contains("\"engine_pid\":" + ProcessHandle.current().pid());
+        }
+    }
+
+    @Test
+    void shouldListWhateverCountersThePoolNamesNotTheEnginesOwnList() throws Exception
+    {
+        final String pool = "/dev/shm/kvtier-stat-names-" + ProcessHandle.current().pid();
+        try (Engine engine = Engine.start(EngineConfig.from(Map.of("pool.path", pool, "pool.size", "1MiB", "pool.page-size", "64KiB"))))
+        {
+            // A counter no build of the engine knows, named only in the shared region: stat must list it.
+            final Counters counters = new Counters(engine.pool().counters());
+            counters.allocate(CountersDescriptor.MAX_COUNTERS - 1, CountersDescriptor.TYPE_GAUGE, "plugin_queue_depth", "Jobs a plugin holds.");
+            counters.valueOpaque(CountersDescriptor.MAX_COUNTERS - 1, 42);
+
+            final CliFixture.Result text = CliFixture.run("stat", "--pool", pool, "--describe");
+            assertThat(text.exitCode()).as(text.err()).isEqualTo(ExitCode.OK);
+            assertThat(text.out()).containsPattern("plugin_queue_depth +42 +gauge +Jobs a plugin holds\\.")
+                .containsPattern("pages_in_use +0 +gauge +Pages currently in use \\(not free\\)\\.")
+                .containsPattern("pages_committed +0 +counter +Pages committed\\.");
+
+            final CliFixture.Result json = CliFixture.run("stat", "--pool", pool, "--json", "--describe");
+            assertThat(json.exitCode()).as(json.err()).isEqualTo(ExitCode.OK);
+            assertThat(json.out()).contains("\"plugin_queue_depth\":42")
+                .contains("\"plugin_queue_depth\":{\"type\":\"gauge\",\"description\":\"Jobs a plugin holds.\"}");
         }
     }
 

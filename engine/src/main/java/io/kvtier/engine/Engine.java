@@ -42,6 +42,7 @@ public final class Engine implements AutoCloseable
         this.clock = clock;
         this.pool = pool;
         this.counters = new EngineCounters(pool.counters());
+        counters.allocateAll();
         this.tiers = tiers;
         this.pipeline = new Pipeline(config, clock, pool, counters, tiers, MAX_SESSIONS);
         pipelineHolder[0] = pipeline;

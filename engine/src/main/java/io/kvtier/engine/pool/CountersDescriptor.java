@@ -1,27 +1,49 @@
 package io.kvtier.engine.pool;
 
 /**
- * Layout of the counters region: 512 little-endian 8-byte values, counter {@code id} at
- * {@code 8 * id}. The engine thread is each counter's only writer (store-opaque); any process may read
- * them (load-opaque) for monitoring. Ids are listed in {@link io.kvtier.engine.status.EngineCounter}
- * and never reused.
+ * Layout of the counters region: the values first, then one metadata record per counter that names
+ * it, so that any process, in any language, lists the counters from shared memory alone (the model
+ * is Agrona's {@code CountersReader}). Little-endian. Counter {@code id}'s value is at
+ * {@code 8 * id}; its record at {@code Metadata Offset + 256 * id}.
  *
  * <pre>
+ * Region
+ * +--------------------------+ 0
+ * | Values                   |  Max Counters x 8 bytes
+ * +--------------------------+ Metadata Offset = 8 x Max Counters (4096)
+ * | Metadata records         |  Max Counters x 256 bytes
+ * +--------------------------+ Region Length (135168)
+ *
+ * Value (8 bytes): single writer (the engine thread, store-opaque); readers load-opaque
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                     Counter 0 value                           |  0
+ *  |                     Value (signed 64-bit)                     |  0
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                     Counter 1 value                           |  8
- *  |                                                               |
+ *
+ * Metadata record (256 bytes)
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |   Record State (0 unused, 1 allocated; store-release, last)   |   0
  *  +---------------------------------------------------------------+
- *  |                     ...                                       |
+ *  |   Type Id (1 counter: only grows; 2 gauge: a current level)   |   4
  *  +---------------------------------------------------------------+
- *  |                     Counter 511 value                         | 4088
- *  |                                                               |
+ *  |                     Name Length (bytes)                       |   8
+ *  +---------------------------------------------------------------+
+ *  |   Name: UTF-8, snake_case, up to 52 bytes, zero-padded       ...  12
+ *  +---------------------------------------------------------------+
+ *  |                     Description Length (bytes)                |  64
+ *  +---------------------------------------------------------------+
+ *  |   Description: UTF-8, up to 188 bytes, zero-padded           ...  68
  *  +---------------------------------------------------------------+
  * </pre>
+ *
+ * <p>A reader reads Record State with acquire semantics and, if it is allocated, every other field of
+ * the record after it. Ids are stable and never reused, so a record once allocated never changes: a
+ * reader may cache names by id. The engine's ids are those of
+ * {@link io.kvtier.engine.status.EngineCounter}, but nothing here needs that enum.
  */
 public final class CountersDescriptor
 {
@@ -29,8 +51,39 @@ public final class CountersDescriptor
     public static final int MAX_COUNTERS = 512;
     /** Length of one value. */
     public static final int VALUE_LENGTH = 8;
+    /** Where the metadata records start within the region. */
+    public static final int METADATA_OFFSET = MAX_COUNTERS * VALUE_LENGTH;
+    /** Length of one metadata record. */
+    public static final int RECORD_LENGTH = 256;
     /** Length of the region. */
-    public static final int REGION_LENGTH = MAX_COUNTERS * VALUE_LENGTH;
+    public static final int REGION_LENGTH = METADATA_OFFSET + MAX_COUNTERS * RECORD_LENGTH;
+
+    /** Offset of the record state within a record. */
+    public static final int RECORD_STATE_OFFSET = 0;
+    /** Offset of the type id within a record. */
+    public static final int TYPE_ID_OFFSET = 4;
+    /** Offset of the name's length within a record. */
+    public static final int NAME_LENGTH_OFFSET = 8;
+    /** Offset of the name within a record. */
+    public static final int NAME_OFFSET = 12;
+    /** Longest name, in bytes of UTF-8. */
+    public static final int MAX_NAME_LENGTH = 52;
+    /** Offset of the description's length within a record. */
+    public static final int DESCRIPTION_LENGTH_OFFSET = 64;
+    /** Offset of the description within a record. */
+    public static final int DESCRIPTION_OFFSET = 68;
+    /** Longest description, in bytes of UTF-8. */
+    public static final int MAX_DESCRIPTION_LENGTH = RECORD_LENGTH - DESCRIPTION_OFFSET;
+
+    /** Record state: no counter has this id. */
+    public static final int RECORD_UNUSED = 0;
+    /** Record state: the record names a counter. */
+    public static final int RECORD_ALLOCATED = 1;
+
+    /** Type id: a count that only grows. */
+    public static final int TYPE_COUNTER = 1;
+    /** Type id: a current level (pages in use, backups in flight), which goes up and down. */
+    public static final int TYPE_GAUGE = 2;
 
     private CountersDescriptor()
     {
@@ -38,14 +91,29 @@ public final class CountersDescriptor
 
     /**
      * @param id a counter id
-     * @return its offset within the region
+     * @return its value's offset within the region
      */
     public static long valueOffset(final int id)
+    {
+        checkId(id);
+        return (long)id * VALUE_LENGTH;
+    }
+
+    /**
+     * @param id a counter id
+     * @return its metadata record's offset within the region
+     */
+    public static long recordOffset(final int id)
+    {
+        checkId(id);
+        return METADATA_OFFSET + (long)id * RECORD_LENGTH;
+    }
+
+    private static void checkId(final int id)
     {
         if (id < 0 || id >= MAX_COUNTERS)
         {
             throw new IllegalArgumentException("counter id=" + id + " outside [0, " + MAX_COUNTERS + ")");
         }
-        return (long)id * VALUE_LENGTH;
     }
 }

@@ -11,8 +11,8 @@ import io.kvtier.collections.KeyTableDescriptor;
  * +--------------------------+ 0
  * | Header (4 KiB)           |
  * +--------------------------+ 4096
- * | Counters (4 KiB)         |  CountersDescriptor: 512 x 8-byte values
- * +--------------------------+ 8192 = Client Slots Offset
+ * | Counters (132 KiB)       |  CountersDescriptor: 512 x 8-byte values, then 512 x 256-byte records naming them
+ * +--------------------------+ 139264 = Client Slots Offset
  * | Client Slots             |  ClientSlotDescriptor: Client Slot Count x 64 bytes, padded to 4 KiB
  * +--------------------------+ Metadata Offset
  * | Page Metadata            |  PageMetadataDescriptor: Page Count x 64 bytes, padded to 4 KiB
@@ -104,7 +104,7 @@ public final class PagePoolDescriptor
     /** "KVTPOOL1" as a little-endian long. */
     public static final long MAGIC = 0x314C4F4F5054564BL;
     /** Layout this code writes and reads: 2 added the epoch, client slots and the client pin table. */
-    public static final int LAYOUT_VERSION = 2;
+    public static final int LAYOUT_VERSION = 3;
     /** Pool state: mapped by a running engine. */
     public static final int STATE_OPEN = 1;
     /** Pool state: the engine closed it cleanly. */

@@ -1,101 +1,171 @@
 package io.kvtier.engine.status;
 
+import io.kvtier.engine.pool.CountersDescriptor;
+
 /**
- * Every engine counter, with the id that locates it in the pool's counters region. Ids are stable
- * and never reused; new counters take new ids.
+ * Every engine counter, with the id that locates it in the pool's counters region, its type and what
+ * it counts; the engine writes all of that into the region at start, so readers do not need this enum.
+ * Ids are stable and never reused; new counters take new ids.
  */
 public enum EngineCounter
 {
     /** Requests taken off the ring. */
-    REQUESTS(0, "requests"),
+    REQUESTS(0, "requests", Type.COUNTER,
+        "Requests taken off the ring."),
     /** Lookup requests. */
-    LOOKUPS(1, "lookups"),
+    LOOKUPS(1, "lookups", Type.COUNTER,
+        "Lookup requests."),
     /** Keys named by acquire requests. */
-    ACQUIRE_PAGES_REQUESTED(2, "acquire_pages_requested"),
+    ACQUIRE_PAGES_REQUESTED(2, "acquire_pages_requested", Type.COUNTER,
+        "Keys named by acquire requests."),
     /** Acquired pages that were already in the pool. */
-    L2_HIT_PAGES(3, "l2_hit_pages"),
+    L2_HIT_PAGES(3, "l2_hit_pages", Type.COUNTER,
+        "Acquired pages that were already in the pool."),
     /** Acquired pages loaded from L3 and verified. */
-    L3_HIT_PAGES(4, "l3_hit_pages"),
+    L3_HIT_PAGES(4, "l3_hit_pages", Type.COUNTER,
+        "Acquired pages loaded from L3 and verified."),
     /** Pages reserved for writing. */
-    PAGES_RESERVED(5, "pages_reserved"),
+    PAGES_RESERVED(5, "pages_reserved", Type.COUNTER,
+        "Pages reserved for writing."),
     /** Pages committed. */
-    PAGES_COMMITTED(6, "pages_committed"),
+    PAGES_COMMITTED(6, "pages_committed", Type.COUNTER,
+        "Pages committed."),
     /** Reservations aborted by their writer. */
-    PAGES_ABORTED(7, "pages_aborted"),
+    PAGES_ABORTED(7, "pages_aborted", Type.COUNTER,
+        "Reservations aborted by their writer."),
     /** Reserve requests that found no free page and nothing to evict. */
-    RESERVE_POOL_FULL(8, "reserve_pool_full"),
+    RESERVE_POOL_FULL(8, "reserve_pool_full", Type.COUNTER,
+        "Reserve requests that found no free page and nothing to evict."),
     /** Pages evicted from the pool. */
-    PAGES_EVICTED(9, "pages_evicted"),
+    PAGES_EVICTED(9, "pages_evicted", Type.COUNTER,
+        "Pages evicted from the pool."),
     /** Page reads issued to L3. */
-    L3_READS(10, "l3_reads"),
+    L3_READS(10, "l3_reads", Type.COUNTER,
+        "Page reads issued to L3."),
     /** L3 reads that found nothing. */
-    L3_READ_MISSES(11, "l3_read_misses"),
+    L3_READ_MISSES(11, "l3_read_misses", Type.COUNTER,
+        "L3 reads that found nothing."),
     /** L3 reads whose frame failed verification (bad trailer, wrong key, CRC mismatch) or that the tier reported corrupt. */
-    L3_CORRUPT(12, "l3_corrupt"),
+    L3_CORRUPT(12, "l3_corrupt", Type.COUNTER,
+        "L3 reads whose frame failed verification (bad trailer, wrong key, CRC mismatch) or that the tier reported corrupt."),
     /** L3 operations that failed with an I/O error, a timeout or a plugin exception. */
-    L3_ERRORS(13, "l3_errors"),
+    L3_ERRORS(13, "l3_errors", Type.COUNTER,
+        "L3 operations that failed with an I/O error, a timeout or a plugin exception."),
     /** Backups (pool → L3 writes) started. */
-    BACKUPS_STARTED(14, "backups_started"),
+    BACKUPS_STARTED(14, "backups_started", Type.COUNTER,
+        "Backups (pool → L3 writes) started."),
     /** Backups completed. */
-    BACKUPS_COMPLETED(15, "backups_completed"),
+    BACKUPS_COMPLETED(15, "backups_completed", Type.COUNTER,
+        "Backups completed."),
     /** Backups that failed. */
-    BACKUPS_FAILED(16, "backups_failed"),
+    BACKUPS_FAILED(16, "backups_failed", Type.COUNTER,
+        "Backups that failed."),
     /** Pages loaded by prefetch. */
-    PREFETCH_PAGES(17, "prefetch_pages"),
+    PREFETCH_PAGES(17, "prefetch_pages", Type.COUNTER,
+        "Pages loaded by prefetch."),
     /** Keys probed in L3 by lookups. */
-    PROBE_KEYS(18, "probe_keys"),
+    PROBE_KEYS(18, "probe_keys", Type.COUNTER,
+        "Keys probed in L3 by lookups."),
     /** Probed keys that L3 had. */
-    PROBE_HITS(19, "probe_hits"),
+    PROBE_HITS(19, "probe_hits", Type.COUNTER,
+        "Probed keys that L3 had."),
     /** Sessions whose lease expired. */
-    SESSIONS_EXPIRED(20, "sessions_expired"),
+    SESSIONS_EXPIRED(20, "sessions_expired", Type.COUNTER,
+        "Sessions whose lease expired."),
     /** Reservations reclaimed after their lease lapsed. */
-    RESERVATIONS_EXPIRED(21, "reservations_expired"),
+    RESERVATIONS_EXPIRED(21, "reservations_expired", Type.COUNTER,
+        "Reservations reclaimed after their lease lapsed."),
     /** L3 knowledge dropped because the index was full. */
-    INDEX_FULL(22, "index_full"),
+    INDEX_FULL(22, "index_full", Type.COUNTER,
+        "L3 knowledge dropped because the index was full."),
     /** L3 batches that outlived l3.io-timeout. */
-    L3_TIMEOUTS(23, "l3_timeouts"),
+    L3_TIMEOUTS(23, "l3_timeouts", Type.COUNTER,
+        "L3 batches that outlived l3.io-timeout."),
     /** Exceptions thrown by tier plugins. */
-    PLUGIN_ERRORS(24, "plugin_errors"),
+    PLUGIN_ERRORS(24, "plugin_errors", Type.COUNTER,
+        "Exceptions thrown by tier plugins."),
     /** Objects a tier reported it dropped on its own. */
-    L3_REMOVED_BY_TIER(25, "l3_removed_by_tier"),
+    L3_REMOVED_BY_TIER(25, "l3_removed_by_tier", Type.COUNTER,
+        "Objects a tier reported it dropped on its own."),
     /** Pages loaded from L3 (by acquire or prefetch) and verified. */
-    L3_PAGES_LOADED(26, "l3_pages_loaded"),
+    L3_PAGES_LOADED(26, "l3_pages_loaded", Type.COUNTER,
+        "Pages loaded from L3 (by acquire or prefetch) and verified."),
     /** Bytes read from L3 into the pool. */
-    L3_BYTES_READ(27, "l3_bytes_read"),
+    L3_BYTES_READ(27, "l3_bytes_read", Type.COUNTER,
+        "Bytes read from L3 into the pool."),
     /** Bytes written from the pool to L3. */
-    L3_BYTES_WRITTEN(28, "l3_bytes_written"),
+    L3_BYTES_WRITTEN(28, "l3_bytes_written", Type.COUNTER,
+        "Bytes written from the pool to L3."),
     /** Requests rejected as malformed. */
-    REQUESTS_INVALID(29, "requests_invalid"),
+    REQUESTS_INVALID(29, "requests_invalid", Type.COUNTER,
+        "Requests rejected as malformed."),
     /** Pages currently in use (not free): a gauge. */
-    PAGES_IN_USE(30, "pages_in_use"),
+    PAGES_IN_USE(30, "pages_in_use", Type.GAUGE,
+        "Pages currently in use (not free)."),
     /** Backups in flight: a gauge. */
-    BACKUPS_IN_FLIGHT(31, "backups_in_flight"),
+    BACKUPS_IN_FLIGHT(31, "backups_in_flight", Type.GAUGE,
+        "Backups in flight."),
     /** Reclaimed pages resting in quarantine: a gauge. */
-    PAGES_QUARANTINED(32, "pages_quarantined"),
+    PAGES_QUARANTINED(32, "pages_quarantined", Type.GAUGE,
+        "Reclaimed pages resting in quarantine."),
     /** Client processes holding a client slot of the pool: a gauge. */
-    CLIENTS_ATTACHED(33, "clients_attached"),
+    CLIENTS_ATTACHED(33, "clients_attached", Type.GAUGE,
+        "Client processes holding a client slot of the pool."),
     /** Client slots taken back from processes that died or stopped heartbeating. */
-    CLIENTS_RECLAIMED(34, "clients_reclaimed"),
+    CLIENTS_RECLAIMED(34, "clients_reclaimed", Type.COUNTER,
+        "Client slots taken back from processes that died or stopped heartbeating."),
     /** Pins given back with those slots. */
-    CLIENT_PINS_RECLAIMED(35, "client_pins_reclaimed"),
+    CLIENT_PINS_RECLAIMED(35, "client_pins_reclaimed", Type.COUNTER,
+        "Pins given back with those slots."),
     /** Write-back pages dropped from the pool without an L3 copy after their backups kept failing. */
-    BACKUPS_LOST(36, "backups_lost"),
+    BACKUPS_LOST(36, "backups_lost", Type.COUNTER,
+        "Write-back pages dropped from the pool without an L3 copy after their backups kept failing."),
     /** Lookups and acquires answered from remembered negative probes instead of asking L3 again. */
-    PROBES_SKIPPED(37, "probes_skipped"),
+    PROBES_SKIPPED(37, "probes_skipped", Type.COUNTER,
+        "Lookups and acquires answered from remembered negative probes instead of asking L3 again."),
     /** Keys known only from L3 that the index forgot to make room (found again by probing). */
-    INDEX_FORGOTTEN(38, "index_forgotten"),
+    INDEX_FORGOTTEN(38, "index_forgotten", Type.COUNTER,
+        "Keys known only from L3 that the index forgot to make room (found again by probing)."),
     /** Pages waiting, unpinned, for a backup to start (l3.max-backup-pages in flight): a gauge. */
-    BACKUPS_QUEUED(39, "backups_queued"),
+    BACKUPS_QUEUED(39, "backups_queued", Type.GAUGE,
+        "Pages waiting, unpinned, for a backup to start (l3.max-backup-pages in flight)."),
     /** Write-through copies that never started: the page left the pool while its backup waited. */
-    BACKUPS_SKIPPED(40, "backups_skipped");
+    BACKUPS_SKIPPED(40, "backups_skipped", Type.COUNTER,
+        "Write-through copies that never started: the page left the pool while its backup waited.");
+
+    /** What a counter's value means, as recorded in shared memory beside its name. */
+    public enum Type
+    {
+        /** A count that only grows. */
+        COUNTER(CountersDescriptor.TYPE_COUNTER),
+        /** A current level, which goes up and down. */
+        GAUGE(CountersDescriptor.TYPE_GAUGE);
+
+        private final int typeId;
+
+        Type(final int typeId)
+        {
+            this.typeId = typeId;
+        }
+
+        /** @return the type id written in the counter's metadata record */
+        public int typeId()
+        {
+            return typeId;
+        }
+    }
 
     private final int id;
     private final String label;
+    private final Type type;
+    private final String description;
 
-    EngineCounter(final int id, final String label)
+    EngineCounter(final int id, final String label, final Type type, final String description)
     {
         this.id = id;
         this.label = label;
+        this.type = type;
+        this.description = description;
     }
 
     /** @return the counter's slot in the counters region */
@@ -104,9 +174,21 @@ public enum EngineCounter
         return id;
     }
 
-    /** @return the counter's name in reports and JSON */
+    /** @return the counter's name in reports and JSON, and in its metadata record */
     public String label()
     {
         return label;
+    }
+
+    /** @return whether it only grows or is a level */
+    public Type type()
+    {
+        return type;
+    }
+
+    /** @return what it counts, one sentence */
+    public String description()
+    {
+        return description;
     }
 }

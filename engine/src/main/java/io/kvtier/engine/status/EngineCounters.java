@@ -1,35 +1,39 @@
 package io.kvtier.engine.status;
 
-import io.kvtier.engine.pool.CountersDescriptor;
+import io.kvtier.engine.pool.Counters;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * Writes and reads the counters region. The engine thread is the only writer of every counter, so an
- * increment is a plain read plus a store-opaque, not an atomic add; readers in any thread or process
- * load-opaque.
+ * The engine's counters, by {@link EngineCounter}, over the pool's counters region. The engine thread
+ * is the only writer of every counter, so an increment is a plain read plus a store-opaque, not an
+ * atomic add; readers in any thread or process load-opaque, and find each counter's name, type and
+ * description in the region itself ({@link Counters#forEach}).
  */
 public final class EngineCounters
 {
-    private static final VarHandle VALUE = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
-
-    private final MemorySegment region;
+    private final Counters counters;
 
     /**
      * @param region the counters region of a pool
      */
     public EngineCounters(final MemorySegment region)
     {
-        if (region.byteSize() < CountersDescriptor.REGION_LENGTH)
+        this.counters = new Counters(region);
+    }
+
+    /**
+     * Writes every counter's metadata record, so that other processes can list them. The pool's
+     * owner calls it once, at start.
+     */
+    public void allocateAll()
+    {
+        for (final EngineCounter counter : EngineCounter.values())
         {
-            throw new IllegalArgumentException("counters region of " + region.byteSize() + " bytes, need " + CountersDescriptor.REGION_LENGTH);
+            counters.allocate(counter.id(), counter.type().typeId(), counter.label(), counter.description());
         }
-        this.region = region;
     }
 
     /**
@@ -40,8 +44,7 @@ public final class EngineCounters
      */
     public void add(final EngineCounter counter, final long delta)
     {
-        final long offset = CountersDescriptor.valueOffset(counter.id());
-        VALUE.setOpaque(region, offset, (long)VALUE.get(region, offset) + delta);
+        counters.addOpaque(counter.id(), delta);
     }
 
     /**
@@ -51,7 +54,7 @@ public final class EngineCounters
      */
     public void increment(final EngineCounter counter)
     {
-        add(counter, 1);
+        counters.addOpaque(counter.id(), 1);
     }
 
     /**
@@ -62,7 +65,7 @@ public final class EngineCounters
      */
     public void set(final EngineCounter counter, final long value)
     {
-        VALUE.setOpaque(region, CountersDescriptor.valueOffset(counter.id()), value);
+        counters.valueOpaque(counter.id(), value);
     }
 
     /**
@@ -71,7 +74,7 @@ public final class EngineCounters
      */
     public long getOpaque(final EngineCounter counter)
     {
-        return (long)VALUE.getOpaque(region, CountersDescriptor.valueOffset(counter.id()));
+        return counters.valueOpaque(counter.id());
     }
 
     /** @return every counter's current value */

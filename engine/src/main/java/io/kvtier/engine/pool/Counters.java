@@ -1,0 +1,159 @@
+package io.kvtier.engine.pool;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+
+import static io.kvtier.engine.pool.LittleEndian.INT;
+import static io.kvtier.engine.pool.LittleEndian.INT_HANDLE;
+import static io.kvtier.engine.pool.LittleEndian.LONG_HANDLE;
+
+/**
+ * Reads and writes the counters region as {@link CountersDescriptor} lays it out: values, and the
+ * records that name them. The engine allocates each counter once, at start, then is the single writer
+ * of its value; any process reads names and values from the region alone.
+ */
+public final class Counters
+{
+    private final MemorySegment region;
+
+    /**
+     * @param region the counters region of a pool, {@link CountersDescriptor#REGION_LENGTH} bytes
+     */
+    public Counters(final MemorySegment region)
+    {
+        if (region.byteSize() < CountersDescriptor.REGION_LENGTH)
+        {
+            throw new IllegalArgumentException("counters region of " + region.byteSize() + " bytes, need " + CountersDescriptor.REGION_LENGTH);
+        }
+        this.region = region;
+    }
+
+    /** Receives each allocated counter. */
+    @FunctionalInterface
+    public interface CounterConsumer
+    {
+        /**
+         * @param id          the counter's id
+         * @param typeId      {@link CountersDescriptor#TYPE_COUNTER} or {@link CountersDescriptor#TYPE_GAUGE}
+         * @param name        its name
+         * @param description what it counts
+         * @param value       its value, read opaque
+         */
+        void accept(int id, int typeId, String name, String description, long value);
+    }
+
+    /**
+     * Names a counter and makes it visible to readers (the record state goes last, with release
+     * semantics). Owner only, at start.
+     *
+     * @param id          a counter id
+     * @param typeId      its type
+     * @param name        its name, at most {@link CountersDescriptor#MAX_NAME_LENGTH} bytes of UTF-8
+     * @param description what it counts, cut to {@link CountersDescriptor#MAX_DESCRIPTION_LENGTH} bytes
+     */
+    public void allocate(final int id, final int typeId, final String name, final String description)
+    {
+        final long record = CountersDescriptor.recordOffset(id);
+        final byte[] nameBytes = name.getBytes(StandardCharsets.UTF_8);
+        if (nameBytes.length > CountersDescriptor.MAX_NAME_LENGTH)
+        {
+            throw new IllegalArgumentException("counter name '" + name + "' is longer than " + CountersDescriptor.MAX_NAME_LENGTH + " bytes");
+        }
+        final byte[] descriptionBytes = cut(description.getBytes(StandardCharsets.UTF_8), CountersDescriptor.MAX_DESCRIPTION_LENGTH);
+        region.asSlice(record, CountersDescriptor.RECORD_LENGTH).fill((byte)0);
+        region.set(INT, record + CountersDescriptor.TYPE_ID_OFFSET, typeId);
+        region.set(INT, record + CountersDescriptor.NAME_LENGTH_OFFSET, nameBytes.length);
+        MemorySegment.copy(nameBytes, 0, region, ValueLayout.JAVA_BYTE, record + CountersDescriptor.NAME_OFFSET, nameBytes.length);
+        region.set(INT, record + CountersDescriptor.DESCRIPTION_LENGTH_OFFSET, descriptionBytes.length);
+        MemorySegment.copy(descriptionBytes, 0, region, ValueLayout.JAVA_BYTE, record + CountersDescriptor.DESCRIPTION_OFFSET, descriptionBytes.length);
+        INT_HANDLE.setRelease(region, record + CountersDescriptor.RECORD_STATE_OFFSET, CountersDescriptor.RECORD_ALLOCATED);
+    }
+
+    /** Cuts UTF-8 bytes to a length without splitting a character. */
+    private static byte[] cut(final byte[] utf8, final int max)
+    {
+        if (utf8.length <= max)
+        {
+            return utf8;
+        }
+        int end = max;
+        while (end > 0 && (utf8[end] & 0xC0) == 0x80)
+        {
+            end--;
+        }
+        return java.util.Arrays.copyOf(utf8, end);
+    }
+
+    /**
+     * @param id a counter id
+     * @return its record state, read with acquire semantics
+     */
+    public int recordStateAcquire(final int id)
+    {
+        return (int)INT_HANDLE.getAcquire(region, CountersDescriptor.recordOffset(id) + CountersDescriptor.RECORD_STATE_OFFSET);
+    }
+
+    /**
+     * @param id a counter id
+     * @return its value, read opaque (any thread, any process)
+     */
+    public long valueOpaque(final int id)
+    {
+        return (long)LONG_HANDLE.getOpaque(region, CountersDescriptor.valueOffset(id));
+    }
+
+    /**
+     * Single writer only.
+     *
+     * @param id    a counter id
+     * @param value its new value, stored opaque
+     */
+    public void valueOpaque(final int id, final long value)
+    {
+        LONG_HANDLE.setOpaque(region, CountersDescriptor.valueOffset(id), value);
+    }
+
+    /**
+     * Adds to a value; single writer only, so a plain read and an opaque store, not an atomic add.
+     *
+     * @param id    a counter id
+     * @param delta the amount
+     */
+    public void addOpaque(final int id, final long delta)
+    {
+        final long offset = CountersDescriptor.valueOffset(id);
+        LONG_HANDLE.setOpaque(region, offset, (long)LONG_HANDLE.get(region, offset) + delta);
+    }
+
+    /**
+     * Reads every allocated counter, in id order. Allocates (the names): for readers, not for the
+     * engine's hot path.
+     *
+     * @param consumer receives each
+     */
+    public void forEach(final CounterConsumer consumer)
+    {
+        for (int id = 0; id < CountersDescriptor.MAX_COUNTERS; id++)
+        {
+            if (recordStateAcquire(id) != CountersDescriptor.RECORD_ALLOCATED)
+            {
+                continue;
+            }
+            final long record = CountersDescriptor.recordOffset(id);
+            consumer.accept(id, region.get(INT, record + CountersDescriptor.TYPE_ID_OFFSET),
+                text(record + CountersDescriptor.NAME_OFFSET, region.get(INT, record + CountersDescriptor.NAME_LENGTH_OFFSET),
+                    CountersDescriptor.MAX_NAME_LENGTH),
+                text(record + CountersDescriptor.DESCRIPTION_OFFSET, region.get(INT, record + CountersDescriptor.DESCRIPTION_LENGTH_OFFSET),
+                    CountersDescriptor.MAX_DESCRIPTION_LENGTH),
+                valueOpaque(id));
+        }
+    }
+
+    private String text(final long offset, final int length, final int max)
+    {
+        final byte[] bytes = new byte[Math.clamp(length, 0, max)];
+        MemorySegment.copy(region, ValueLayout.JAVA_BYTE, offset, bytes, 0, bytes.length);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}
