@@ -3,6 +3,7 @@ package io.kvtier.engine.core;
 import io.kvtier.engine.ManualClock;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.client.RequestOp;
+import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.engine.config.PrefetchMode;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.index.PageIndex;
@@ -151,6 +152,11 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     {
         final TestPort port = new TestPort(Math.max(keys, 1)).keys(salt, keys);
         sessions.open(port, now());
+        if (port.status != RequestStatus.OK)
+        {
+            throw new IllegalStateException("no client slot left");
+        }
+        port.completions = 0;
         return port;
     }
 
