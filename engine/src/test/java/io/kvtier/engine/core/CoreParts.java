@@ -11,7 +11,7 @@ import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
-import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.PageKey;
 
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
@@ -236,6 +236,25 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
         index.bindPage(high, low, page);
         space.touch(page);
         return page;
+    }
+
+    /**
+     * Puts a key's sealed frame in tiers' stores and their bits in the index, as if this engine had
+     * written it there once and evicted it since; the pool does not have it.
+     */
+    void inL3(final long high, final long low, final int... tierIds)
+    {
+        final int page = serve(high, low);
+        final byte[] frame = pool.frames().frame(page).toArray(ValueLayout.JAVA_BYTE);
+        if (!space.evict(page, pool.metadata().stateWordAcquire(page)))
+        {
+            throw new IllegalStateException("page " + page + " did not leave");
+        }
+        for (final int t : tierIds)
+        {
+            tiers[t].objects.put(new PageKey(high, low), frame.clone());
+            index.addTier(high, low, t);
+        }
     }
 
     int state(final int page)
