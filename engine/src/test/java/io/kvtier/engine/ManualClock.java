@@ -3,8 +3,11 @@ package io.kvtier.engine;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** An engine clock that moves only when a test moves it, so that timeouts fire when the test says. */
-final class ManualClock implements EngineClock
+/**
+ * An engine clock that moves only when a test moves it, so that timeouts fire when the test says.
+ * Public for the engine thread's part tests in {@code io.kvtier.engine.core}.
+ */
+public final class ManualClock implements EngineClock
 {
     private final AtomicLong now = new AtomicLong(1_000_000_000_000L);
 
@@ -17,7 +20,7 @@ final class ManualClock implements EngineClock
     /**
      * @param by how far to move the clock
      */
-    void advance(final Duration by)
+    public void advance(final Duration by)
     {
         now.addAndGet(by.toNanos());
     }

@@ -12,6 +12,8 @@ final class NegativeProbeCache
     private final long[] high;
     private final long[] low;
     private final long[] expiresNanos;
+    /** Whether a slot holds a key: an empty slot's zeroes are not the key (0, 0), whatever the clock reads. */
+    private final boolean[] taken;
     private final int mask;
     private final long ttlNanos;
 
@@ -25,6 +27,7 @@ final class NegativeProbeCache
         this.high = new long[size];
         this.low = new long[size];
         this.expiresNanos = new long[size];
+        this.taken = new boolean[size];
         this.mask = size - 1;
         this.ttlNanos = ttlNanos;
     }
@@ -48,7 +51,7 @@ final class NegativeProbeCache
             return false;
         }
         final int i = slot(keyHigh, keyLow);
-        return high[i] == keyHigh && low[i] == keyLow && expiresNanos[i] - nowNanos > 0;
+        return taken[i] && high[i] == keyHigh && low[i] == keyLow && expiresNanos[i] - nowNanos > 0;
     }
 
     /**
@@ -66,6 +69,7 @@ final class NegativeProbeCache
         high[i] = keyHigh;
         low[i] = keyLow;
         expiresNanos[i] = nowNanos + ttlNanos;
+        taken[i] = true;
     }
 
     /**
@@ -83,6 +87,7 @@ final class NegativeProbeCache
         final int i = slot(keyHigh, keyLow);
         if (high[i] == keyHigh && low[i] == keyLow)
         {
+            taken[i] = false;
             expiresNanos[i] = 0;
             high[i] = 0;
             low[i] = 0;

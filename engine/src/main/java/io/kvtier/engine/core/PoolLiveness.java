@@ -6,6 +6,8 @@ import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 
+import java.util.function.LongSupplier;
+
 /**
  * What other processes read to know the engine and its clients are alive: the pool's heartbeat, and
  * the client slots of processes that pin pages directly, whose pins it takes back when they die or
@@ -21,15 +23,32 @@ final class PoolLiveness implements TimedPart
     private final EngineCounters counters;
     private final ClientSlotReaper reaper;
     private final long[] reclaims = new long[2];
-    private long lastBeatNanos = System.nanoTime();
+    private final LongSupplier realNanos;
+    private final LongSupplier wallMillis;
+    private long lastBeatNanos;
     private Runnable spaceFreed;
 
     PoolLiveness(final PagePool pool, final PageIndex index, final EngineCounters counters, final long clientTimeoutMillis)
+    {
+        this(pool, index, counters, clientTimeoutMillis, System::nanoTime, System::currentTimeMillis);
+    }
+
+    /**
+     * With the real time it runs on given, so that a test can move it.
+     *
+     * @param realNanos  monotonic real time, for the period ({@link System#nanoTime()} in production)
+     * @param wallMillis wall-clock time, for the heartbeat and client slots ({@link System#currentTimeMillis()})
+     */
+    PoolLiveness(final PagePool pool, final PageIndex index, final EngineCounters counters, final long clientTimeoutMillis,
+                 final LongSupplier realNanos, final LongSupplier wallMillis)
     {
         this.pool = pool;
         this.index = index;
         this.counters = counters;
         this.reaper = new ClientSlotReaper(pool, clientTimeoutMillis);
+        this.realNanos = realNanos;
+        this.wallMillis = wallMillis;
+        this.lastBeatNanos = realNanos.getAsLong();
     }
 
     void connect(final Runnable onSpaceFreed)
@@ -40,13 +59,13 @@ final class PoolLiveness implements TimedPart
     @Override
     public void onTime(final long nowNanos)
     {
-        final long realNow = System.nanoTime();
+        final long realNow = realNanos.getAsLong();
         if (realNow - lastBeatNanos < PERIOD_NS)
         {
             return;
         }
         lastBeatNanos = realNow;
-        final long nowMillis = System.currentTimeMillis();
+        final long nowMillis = wallMillis.getAsLong();
         pool.header().heartbeatRelease(nowMillis);
         reclaims[0] = 0;
         reclaims[1] = 0;

@@ -93,6 +93,8 @@ final class Reservations implements TimedPart
             pool.metadata().keyPlain(page, high, low);
             pool.metadata().reservationPlain(page, r.id, deadline);
             pool.metadata().hitCountPlain(page, 0);
+            // Forget the seal of the page's last use: a commit must find one made for this reservation.
+            pool.metadata().payloadInfoPlain(page, 0, 0);
             pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(generation, 0, PageStateWord.WRITING));
             index.bindPage(high, low, page);
             addDeadline(page, generation, deadline);

@@ -293,12 +293,11 @@ final class TierIo implements TimedPart
             counters.increment(EngineCounter.L3_TIMEOUTS);
             LOG.log(System.Logger.Level.WARNING, "tier {0} has not finished a {1} of {2} keys after {3} ms; waiters get a miss, pages stay held until it answers",
                 tierNames.get(batch.tier), TierIoBatch.opName(batch.op), batch.size, (nowNanos - batch.submittedNanos) / 1_000_000);
+            // Every key, including those the tier already completed: until the whole batch is handed
+            // back, no key's answer reaches its waiters, and a probe of a timed-out batch is answered
+            // only here (Lookups.onExistsDone does not answer it again).
             for (int i = 0; i < batch.size; i++)
             {
-                if (batch.status[i] != null)
-                {
-                    continue;
-                }
                 if (batch.op == TierIoBatch.READ)
                 {
                     loads.abandon(batch.page[i]);

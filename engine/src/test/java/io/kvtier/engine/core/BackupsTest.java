@@ -1,0 +1,330 @@
+package io.kvtier.engine.core;
+
+import io.kvtier.engine.client.RequestOp;
+import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.engine.config.WritePolicy;
+import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.TierBatch;
+import io.kvtier.spi.TierStatus;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Copies from the pool to L3, driven on the part itself, over a tier that answers when the test says. */
+class BackupsTest
+{
+    @TempDir
+    Path dir;
+
+    private CoreParts parts;
+
+    private CoreParts parts(final Consumer<CoreParts.Settings> configure) throws IOException
+    {
+        parts = new CoreParts(dir, configure);
+        return parts;
+    }
+
+    @AfterEach
+    void close()
+    {
+        if (parts != null)
+        {
+            parts.close();
+        }
+    }
+
+    private TierBatch submittedWrite()
+    {
+        parts.flush();
+        assertThat(parts.tier(0).writes).isNotEmpty();
+        return parts.tier(0).writes.getLast();
+    }
+
+    private int pinned(final int... pages)
+    {
+        int n = 0;
+        for (final int page : pages)
+        {
+            n += parts.pins(page) > 0 ? 1 : 0;
+        }
+        return n;
+    }
+
+    private ClientRecord flush(final TestPort port)
+    {
+        final ClientRecord r = parts.begin(port, RequestOp.FLUSH, 0, 0);
+        parts.backups.flush(r);
+        return r;
+    }
+
+    @Test
+    void shouldCopyAPageL3LacksPinnedUntilTheCopyLands() throws IOException
+    {
+        parts(s -> s.writePolicy = WritePolicy.WRITE_THROUGH);
+        final int page = parts.serve(1, 1);
+
+        parts.backups.backupIfMissing(page);
+
+        assertThat(parts.pins(page)).isEqualTo(1);
+        assertThat(parts.backups.isCopying(page)).isTrue();
+        assertThat(parts.counter(EngineCounter.BACKUPS_STARTED)).isEqualTo(1);
+        assertThat(parts.counter(EngineCounter.BACKUPS_IN_FLIGHT)).isEqualTo(1);
+        final TierBatch write = submittedWrite();
+        assertThat(write.size()).isEqualTo(1);
+        assertThat(write.segment(0).byteSize()).as("payload and trailer, as a reader will verify it").isEqualTo(parts.pool.frameLength());
+        parts.tier(0).answer(write);
+        parts.deliver();
+
+        assertThat(parts.pins(page)).isZero();
+        assertThat(parts.backups.isCopying(page)).isFalse();
+        assertThat(parts.tierBits(1, 1)).isEqualTo(1);
+        assertThat(parts.counter(EngineCounter.BACKUPS_COMPLETED)).isEqualTo(1);
+        assertThat(parts.counter(EngineCounter.BACKUPS_IN_FLIGHT)).isZero();
+        assertThat(parts.counter(EngineCounter.L3_BYTES_WRITTEN)).isEqualTo(parts.pool.frameLength());
+        assertThat(parts.tier(0).objects.get(new PageKey(1, 1))).isEqualTo(parts.pool.frames().frame(page).toArray(ValueLayout.JAVA_BYTE));
+
+        parts.backups.backupIfMissing(page);
+        assertThat(parts.counter(EngineCounter.BACKUPS_STARTED)).as("L3 has it now").isEqualTo(1);
+    }
+
+    @Test
+    void shouldPinNoMoreThanMaxBackupPagesAndKeepTheRestUnpinnedInABacklog() throws IOException
+    {
+        parts(s ->
+        {
+            s.writePolicy = WritePolicy.WRITE_THROUGH;
+            s.maxBackupPages = 2;
+        });
+        final int[] pages = new int[5];
+        for (int i = 0; i < 5; i++)
+        {
+            pages[i] = parts.serve(1, i + 1);
+            parts.backups.backupIfMissing(pages[i]);
+        }
+
+        assertThat(parts.backups.inFlight()).isEqualTo(2);
+        assertThat(pinned(pages)).isEqualTo(2);
+        assertThat(parts.counter(EngineCounter.BACKUPS_QUEUED)).isEqualTo(3);
+        parts.tier(0).answer(submittedWrite());
+        parts.deliver();
+        assertThat(parts.backups.inFlight()).as("two more start as two end").isEqualTo(2);
+        assertThat(pinned(pages)).isEqualTo(2);
+        assertThat(parts.counter(EngineCounter.BACKUPS_QUEUED)).isEqualTo(1);
+        parts.tier(0).answer(submittedWrite());
+        parts.deliver();
+        parts.tier(0).answer(submittedWrite());
+        parts.deliver();
+
+        assertThat(parts.counter(EngineCounter.BACKUPS_COMPLETED)).isEqualTo(5);
+        assertThat(parts.counter(EngineCounter.BACKUPS_QUEUED)).isZero();
+        assertThat(pinned(pages)).isZero();
+        for (int i = 0; i < 5; i++)
+        {
+            assertThat(parts.tierBits(1, i + 1)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldHoldAWriteBackPageUntilItsCopyLandsThenEvictIt() throws IOException
+    {
+        parts(s ->
+        {
+            s.pages = 1;
+            s.writePolicy = WritePolicy.WRITE_BACK;
+        });
+        final int page = parts.serve(1, 1);
+
+        assertThat(parts.space.allocate()).as("held for its copy").isEqualTo(PoolSpace.NONE);
+        assertThat(parts.backups.evictionsPending()).isEqualTo(1);
+        assertThat(parts.state(page)).isEqualTo(PageStateWord.SERVING);
+        parts.tier(0).answer(submittedWrite());
+        parts.deliver();
+
+        assertThat(parts.backups.evictionsPending()).isZero();
+        assertThat(parts.state(page)).isEqualTo(PageStateWord.FREE);
+        assertThat(parts.boundPage(1, 1)).as("in L3 only now").isNegative();
+        assertThat(parts.tierBits(1, 1)).isEqualTo(1);
+        assertThat(parts.space.allocate()).isEqualTo(page);
+    }
+
+    @Test
+    void shouldKeepAHeldPageThatAReaderPinnedMeanwhile() throws IOException
+    {
+        parts(s ->
+        {
+            s.pages = 1;
+            s.writePolicy = WritePolicy.WRITE_BACK;
+        });
+        final int page = parts.serve(1, 1);
+        parts.space.allocate();
+        final TierBatch write = submittedWrite();
+        assertThat(parts.pool.tryPin(page)).isTrue();
+
+        parts.tier(0).answer(write);
+        parts.deliver();
+
+        assertThat(parts.state(page)).isEqualTo(PageStateWord.SERVING);
+        assertThat(parts.pins(page)).isEqualTo(1);
+        assertThat(parts.backups.evictionsPending()).isZero();
+        parts.pool.unpin(page);
+        assertThat(parts.space.allocate()).as("back in the eviction order, and copied now").isEqualTo(page);
+    }
+
+    @Test
+    void shouldCountEachFailedCopyAndDropThePageAsLostAfterTheLastAttempt() throws IOException
+    {
+        parts(s ->
+        {
+            s.pages = 1;
+            s.writePolicy = WritePolicy.WRITE_BACK;
+        });
+        final int page = parts.serve(1, 1);
+        for (int attempt = 1; attempt < Backups.MAX_BACKUP_ATTEMPTS; attempt++)
+        {
+            assertThat(parts.space.allocate()).isEqualTo(PoolSpace.NONE);
+            RecordingTier.complete(submittedWrite(), TierStatus.IO_ERROR);
+            parts.deliver();
+            assertThat(parts.counter(EngineCounter.BACKUPS_FAILED)).isEqualTo(attempt);
+            assertThat(parts.state(page)).as("attempt " + attempt + " failed: it stays").isEqualTo(PageStateWord.SERVING);
+            assertThat(parts.pins(page)).isZero();
+            assertThat(parts.counter(EngineCounter.BACKUPS_LOST)).isZero();
+        }
+
+        assertThat(parts.space.allocate()).isEqualTo(PoolSpace.NONE);
+        RecordingTier.complete(submittedWrite(), TierStatus.IO_ERROR);
+        parts.deliver();
+
+        assertThat(parts.counter(EngineCounter.BACKUPS_STARTED)).isEqualTo(Backups.MAX_BACKUP_ATTEMPTS);
+        assertThat(parts.counter(EngineCounter.BACKUPS_FAILED)).isEqualTo(Backups.MAX_BACKUP_ATTEMPTS);
+        assertThat(parts.counter(EngineCounter.BACKUPS_LOST)).isEqualTo(1);
+        assertThat(parts.state(page)).isEqualTo(PageStateWord.FREE);
+        assertThat(parts.index.find(1, 1)).isNegative();
+    }
+
+    @Test
+    void shouldLetAPageWhoseWriteThroughCopiesKeptFailingLeaveAsLost() throws IOException
+    {
+        parts(s -> s.writePolicy = WritePolicy.WRITE_THROUGH);
+        final int page = parts.serve(1, 1);
+        assertThat(parts.backups.beforeEvict(page)).as("no copy needed yet").isEqualTo(PoolSpace.EvictionGate.EVICT);
+        parts.backups.backupIfMissing(page);
+        assertThat(parts.backups.beforeEvict(page)).as("being copied").isEqualTo(PoolSpace.EvictionGate.SKIP);
+        RecordingTier.complete(submittedWrite(), TierStatus.NO_SPACE);
+        parts.deliver();
+
+        assertThat(parts.backups.beforeEvict(page)).as("its copy failed: copy it before it leaves").isEqualTo(PoolSpace.EvictionGate.HELD);
+        for (int attempt = 2; attempt <= Backups.MAX_BACKUP_ATTEMPTS; attempt++)
+        {
+            RecordingTier.complete(submittedWrite(), TierStatus.NO_SPACE);
+            parts.deliver();
+            if (attempt < Backups.MAX_BACKUP_ATTEMPTS)
+            {
+                parts.backups.backupIfMissing(page);
+            }
+        }
+
+        assertThat(parts.counter(EngineCounter.BACKUPS_FAILED)).isEqualTo(Backups.MAX_BACKUP_ATTEMPTS);
+        assertThat(parts.backups.beforeEvict(page)).isEqualTo(PoolSpace.EvictionGate.EVICT_LOST);
+    }
+
+    @Test
+    void shouldLetAPageLeaveFreelyWhenNoCopyIsNeeded() throws IOException
+    {
+        parts(s -> s.writePolicy = WritePolicy.WRITE_BACK);
+        final int inL3 = parts.serve(1, 1);
+        parts.index.addTier(1, 1, 0);
+        assertThat(parts.backups.beforeEvict(inL3)).isEqualTo(PoolSpace.EvictionGate.EVICT);
+        close();
+
+        parts(s -> s.writePolicy = WritePolicy.NONE);
+        final int page = parts.serve(1, 1);
+        assertThat(parts.backups.beforeEvict(page)).isEqualTo(PoolSpace.EvictionGate.EVICT);
+    }
+
+    @Test
+    void shouldAnswerFlushAtOnceWhenNothingIsInFlight() throws IOException
+    {
+        parts(s -> s.writePolicy = WritePolicy.WRITE_THROUGH);
+        final TestPort port = parts.open(1, 1);
+        flush(port);
+        assertThat(port.completions).isEqualTo(1);
+        assertThat(port.status).isEqualTo(RequestStatus.OK);
+    }
+
+    @Test
+    void shouldAnswerFlushWhenTheLastCopyEndsAndTheBacklogIsEmpty() throws IOException
+    {
+        parts(s ->
+        {
+            s.writePolicy = WritePolicy.WRITE_THROUGH;
+            s.maxBackupPages = 1;
+        });
+        final TestPort port = parts.open(1, 1);
+        final int first = parts.serve(1, 1);
+        final int second = parts.serve(1, 2);
+        parts.backups.backupIfMissing(first);
+        parts.backups.backupIfMissing(second);
+        flush(port);
+        assertThat(port.completions).isZero();
+
+        // The waiting copy's page is evicted first: that copy will never be made.
+        assertThat(parts.space.evict(second, parts.pool.metadata().stateWordAcquire(second))).isTrue();
+        assertThat(parts.counter(EngineCounter.BACKUPS_SKIPPED)).isEqualTo(1);
+        assertThat(parts.counter(EngineCounter.BACKUPS_QUEUED)).isZero();
+        assertThat(port.completions).as("one copy still in flight").isZero();
+
+        parts.tier(0).answer(submittedWrite());
+        parts.deliver();
+        assertThat(port.completions).isEqualTo(1);
+        assertThat(port.status).isEqualTo(RequestStatus.OK);
+    }
+
+    @Test
+    void shouldNotCopyAPageFromAStaleBacklogEntryAfterItWasReused() throws IOException
+    {
+        parts(s ->
+        {
+            s.writePolicy = WritePolicy.WRITE_THROUGH;
+            s.maxBackupPages = 1;
+        });
+        final int first = parts.serve(1, 1);
+        final int second = parts.serve(1, 2);
+        parts.backups.backupIfMissing(first);
+        parts.backups.backupIfMissing(second);
+        assertThat(parts.space.evict(second, parts.pool.metadata().stateWordAcquire(second))).isTrue();
+        assertThat(parts.serve(1, 3)).as("the same page, for another key").isEqualTo(second);
+
+        parts.tier(0).answer(submittedWrite());
+        parts.deliver();
+
+        assertThat(parts.counter(EngineCounter.BACKUPS_STARTED)).isEqualTo(1);
+        assertThat(parts.backups.inFlight()).isZero();
+        assertThat(parts.pins(second)).isZero();
+        assertThat(parts.tierBits(1, 3)).isZero();
+    }
+
+    @Test
+    void shouldCopyTheClientsPoolPagesThatL3Lacks() throws IOException
+    {
+        parts(s -> s.writePolicy = WritePolicy.NONE);
+        final TestPort port = parts.open(1, 4);
+        parts.serve(1, 1);
+        parts.serve(1, 2);
+        parts.index.addTier(1, 2, 0);
+        parts.serve(1, 4);
+
+        parts.backups.backupKeys(parts.begin(port, RequestOp.BACKUP, 0, 4));
+
+        assertThat(port.resultCount).as("key 2 is in L3 already, key 3 is nowhere").isEqualTo(2);
+        assertThat(parts.counter(EngineCounter.BACKUPS_STARTED)).isEqualTo(2);
+    }
+}
