@@ -1,5 +1,7 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.engine.eviction.EvictionPolicies;
+
 import io.kvtier.engine.ManualClock;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.client.RequestOp;
@@ -40,6 +42,8 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
         int tiers = 1;
         WritePolicy writePolicy = WritePolicy.NONE;
         int writeHitThreshold = 2;
+        /** LRU: the tests that name a victim name LRU's. */
+        String evictionPolicy = "lru";
         double evictHigh = 1.0;
         double evictLow = 0.75;
         Duration quarantine = Duration.ofSeconds(3);
@@ -100,7 +104,7 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
         }
         final WritePolicy writePolicy = s.tiers == 0 ? WritePolicy.NONE : s.writePolicy;
         sessions = new SessionTable(counters, s.sessionTimeout.toNanos(), s.maxClients);
-        space = new PoolSpace(pool, index, counters, clock, s.evictHigh, s.evictLow, s.quarantine.toNanos(), s.ioTimeout.toNanos(), s.maxClients);
+        space = new PoolSpace(pool, index, counters, clock, EvictionPolicies.forName(s.evictionPolicy, pool.pageCount()), s.evictHigh, s.evictLow, s.quarantine.toNanos(), s.ioTimeout.toNanos(), s.maxClients);
         reservations = new Reservations(residency, counters, clock, space, s.reservationTimeout.toNanos(), writePolicy);
         acquires = new Acquires(residency, counters, clock, space, writePolicy, s.writeHitThreshold);
         lookups = new Lookups(residency, counters, clock, s.tiers, s.probePages, s.prefetch, s.prefetchThreshold, s.prefetchTimeout.toNanos(),
@@ -234,7 +238,7 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
         pool.metadata().compareAndSetStateWord(page, PageStateWord.word(generation, 0, PageStateWord.WRITING),
             PageStateWord.word(generation, 0, PageStateWord.SERVING));
         index.bindPage(high, low, page);
-        space.touch(page);
+        space.touch(page, PoolSpace.NONE);
         return page;
     }
 

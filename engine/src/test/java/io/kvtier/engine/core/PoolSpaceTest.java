@@ -1,5 +1,7 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.engine.eviction.EvictionPolicies;
+
 import io.kvtier.engine.ManualClock;
 import io.kvtier.engine.client.RequestOp;
 import io.kvtier.engine.index.PageIndex;
@@ -99,7 +101,7 @@ class PoolSpaceTest
         pool = PagePool.create(dir.resolve("pool"), 4096, pages, 4L * pages + 16, 2, Duration.ofSeconds(30));
         index = new PageIndex(pool.index(), pool.pageCount());
         counters = new EngineCounters(pool.counters());
-        final PoolSpace space = new PoolSpace(pool, index, counters, clock, evictHigh, evictLow, QUARANTINE.toNanos(), SPACE_WAIT.toNanos(), 4);
+        final PoolSpace space = new PoolSpace(pool, index, counters, clock, EvictionPolicies.forName("lru", pool.pageCount()), evictHigh, evictLow, QUARANTINE.toNanos(), SPACE_WAIT.toNanos(), 4);
         space.connect(gate, resumed::add);
         return space;
     }
@@ -113,7 +115,7 @@ class PoolSpaceTest
         pool.metadata().keyPlain(page, 7, low);
         assertThat(pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.SERVING))).isTrue();
         index.bindPage(7, low, page);
-        space.touch(page);
+        space.touch(page, PoolSpace.NONE);
         return page;
     }
 
