@@ -12,7 +12,6 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -22,7 +21,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -57,7 +55,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class PoolFile
 {
     private static final System.Logger LOG = System.getLogger(PoolFile.class.getName());
-    private static final String TEMP_INFIX = ".new.";
+    static final String TEMP_INFIX = ".new.";
     private static final AtomicLong TEMP_SEQUENCE = new AtomicLong();
     private static final int ZERO_CHUNK = 1 << 20;
 
@@ -106,10 +104,10 @@ final class PoolFile
     static PoolFile prepare(final Path path, final long fileLength) throws IOException
     {
         final Optional<LibC> libc = LibC.instance();
-        removeStaleTemps(path);
+        ExistingPoolFiles.removeStaleTemps(path);
         for (int attempt = 0; ; attempt++)
         {
-            final BasicFileAttributes attributes = attributes(path);
+            final BasicFileAttributes attributes = ExistingPoolFiles.attributes(path);
             Previous previous = null;
             long previousEpoch = 0;
             if (attributes != null)
@@ -188,24 +186,24 @@ final class PoolFile
         boolean keep = false;
         try
         {
-            final ByteBuffer header = readHeader(channel);
+            final ByteBuffer header = ExistingPoolFiles.readHeader(channel);
             if (header == null || header.getLong(PagePoolDescriptor.MAGIC_OFFSET) != PagePoolDescriptor.MAGIC)
             {
                 throw new PoolPathException("pool.path = \"" + path + "\" is an existing file of " + channel.size() + " bytes that is not a kvtier pool"
-                    + describeStart(channel) + "; kvtier never overwrites such a file: remove it yourself or choose another pool.path");
+                    + ExistingPoolFiles.describeStart(channel) + "; kvtier never overwrites such a file: remove it yourself or choose another pool.path");
             }
             if (libc.isPresent())
             {
                 final int rc = libc.get().ofdLock(fd, LibC.F_WRLCK, PagePoolDescriptor.ENGINE_LOCK_BYTE, 1);
                 if (rc == -LibC.EAGAIN || rc == -LibC.EACCES)
                 {
-                    throw new PoolOwnedException(describeOwner(path, header, "") + "; stop that engine or set pool.path to another file");
+                    throw new PoolOwnedException(ExistingPoolFiles.describeOwner(path, header, "") + "; stop that engine or set pool.path to another file");
                 }
                 if (rc != 0)
                 {
                     throw new IOException("cannot lock pool.path = \"" + path + "\": " + libc.get().strerror(rc));
                 }
-                if (!sameFile(path, Path.of("/proc/self/fd/" + fd)))
+                if (!ExistingPoolFiles.sameFile(path, Path.of("/proc/self/fd/" + fd)))
                 {
                     return null;
                 }
@@ -215,16 +213,16 @@ final class PoolFile
                 fallbackLock = tryFallbackLock(channel);
                 if (fallbackLock == null)
                 {
-                    throw new PoolOwnedException(describeOwner(path, header, "") + "; stop that engine or set pool.path to another file");
+                    throw new PoolOwnedException(ExistingPoolFiles.describeOwner(path, header, "") + "; stop that engine or set pool.path to another file");
                 }
             }
-            final ByteBuffer locked = readHeader(channel);
+            final ByteBuffer locked = ExistingPoolFiles.readHeader(channel);
             final int state = locked.getInt(PagePoolDescriptor.POOL_STATE_OFFSET);
             final long pid = locked.getLong(PagePoolDescriptor.CREATOR_PID_OFFSET);
             final long beatAge = System.currentTimeMillis() - locked.getLong(PagePoolDescriptor.HEARTBEAT_OFFSET);
-            if (state == PagePoolDescriptor.STATE_OPEN && beatAge < PagePool.HEARTBEAT_STALE_MS && processAlive(pid))
+            if (state == PagePoolDescriptor.STATE_OPEN && beatAge < PagePool.HEARTBEAT_STALE_MS && ExistingPoolFiles.processAlive(pid))
             {
-                throw new PoolOwnedException(describeOwner(path, locked, ", although its lock is free (an engine of an older kvtier, or one"
+                throw new PoolOwnedException(ExistingPoolFiles.describeOwner(path, locked, ", although its lock is free (an engine of an older kvtier, or one"
                     + " that lost its lock)") + "; stop that engine, or wait until its heartbeat is "
                     + PagePool.HEARTBEAT_STALE_MS + " ms old, or set pool.path to another file");
             }
@@ -438,7 +436,7 @@ final class PoolFile
     {
         try
         {
-            if (delete && published && sameFileKey(path, fileKey))
+            if (delete && published && ExistingPoolFiles.sameFileKey(path, fileKey))
             {
                 Files.deleteIfExists(path);
             }
@@ -492,124 +490,6 @@ final class PoolFile
         catch (final OverlappingFileLockException ex)
         {
             return null;
-        }
-    }
-
-    /** @return the header, or null when the file is too short to hold one */
-    private static ByteBuffer readHeader(final FileChannel channel) throws IOException
-    {
-        if (channel.size() < PagePoolDescriptor.HEADER_LENGTH)
-        {
-            return null;
-        }
-        final ByteBuffer header = ByteBuffer.allocate(PagePoolDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        while (header.hasRemaining())
-        {
-            if (channel.read(header, header.position()) < 0)
-            {
-                return null;
-            }
-        }
-        return header;
-    }
-
-    private static String describeStart(final FileChannel channel) throws IOException
-    {
-        final ByteBuffer start = ByteBuffer.allocate(8);
-        channel.read(start, 0);
-        if (start.position() == 0)
-        {
-            return "";
-        }
-        final byte[] bytes = new byte[start.position()];
-        start.flip().get(bytes);
-        return " (it starts with bytes " + HexFormat.ofDelimiter(" ").formatHex(bytes) + ")";
-    }
-
-    private static String describeOwner(final Path path, final ByteBuffer header, final String note)
-    {
-        final long pid = header.getLong(PagePoolDescriptor.CREATOR_PID_OFFSET);
-        final long beat = header.getLong(PagePoolDescriptor.HEARTBEAT_OFFSET);
-        return "pool file " + path + " is owned by a live engine (pid " + pid
-            + (pid == ProcessHandle.current().pid() ? ", this process" : "")
-            + ", heartbeat " + Math.max(0, System.currentTimeMillis() - beat) + " ms ago" + note + ")";
-    }
-
-    private static boolean processAlive(final long pid)
-    {
-        return pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    /** Removes temporary pool files that a dead engine left beside the path while it was starting. */
-    private static void removeStaleTemps(final Path path)
-    {
-        final Path directory = path.toAbsolutePath().getParent();
-        final String prefix = path.getFileName() + TEMP_INFIX;
-        if (directory == null || !Files.isDirectory(directory))
-        {
-            return;
-        }
-        try (DirectoryStream<Path> siblings = Files.newDirectoryStream(directory, entry -> entry.getFileName().toString().startsWith(prefix)))
-        {
-            for (final Path sibling : siblings)
-            {
-                final String rest = sibling.getFileName().toString().substring(prefix.length());
-                final int dot = rest.indexOf('.');
-                try
-                {
-                    final long pid = Long.parseLong(dot < 0 ? rest : rest.substring(0, dot));
-                    if (!processAlive(pid))
-                    {
-                        Files.deleteIfExists(sibling);
-                        LOG.log(System.Logger.Level.INFO, "removed " + sibling + ", a pool file engine pid " + pid + " was building when it died");
-                    }
-                }
-                catch (final NumberFormatException ignored)
-                {
-                    // not one of ours
-                }
-            }
-        }
-        catch (final IOException ex)
-        {
-            LOG.log(System.Logger.Level.DEBUG, "could not look for stale pool files beside " + path + ": " + ex.getMessage());
-        }
-    }
-
-    private static BasicFileAttributes attributes(final Path path) throws IOException
-    {
-        try
-        {
-            return Files.readAttributes(path, BasicFileAttributes.class);
-        }
-        catch (final NoSuchFileException ex)
-        {
-            return null;
-        }
-    }
-
-    private static boolean sameFile(final Path a, final Path b)
-    {
-        try
-        {
-            final Object key = Files.readAttributes(b, BasicFileAttributes.class).fileKey();
-            return sameFileKey(a, key);
-        }
-        catch (final IOException ex)
-        {
-            return false;
-        }
-    }
-
-    private static boolean sameFileKey(final Path path, final Object key)
-    {
-        try
-        {
-            return key != null && key.equals(Files.readAttributes(path, BasicFileAttributes.class).fileKey());
-        }
-        catch (final IOException ex)
-        {
-            return false;
         }
     }
 
