@@ -613,7 +613,7 @@ final class IpcConductor implements Runnable
         final int first = request.firstSlot();
         final int count = request.count();
         final boolean keysInBody = code == ErrorCode.OK && MessageType.carriesKeys(type) && (request.flags() & RequestDescriptor.FLAG_KEYS_IN_SLOTS) == 0;
-        if (keysInBody && holdsOtherKeys(client, request, first, count))
+        if (code == ErrorCode.OK && slotHeld(client, request, type, first, count, keysInBody))
         {
             code = ErrorCode.SLOT_HELD;
         }
@@ -680,8 +680,14 @@ final class IpcConductor implements Runnable
         return 1;
     }
 
-    /** SLOT_HELD: a slot that holds a pin or a reservation may only be given the same key again. */
-    private static boolean holdsOtherKeys(final RemoteClient client, final RequestDecoder request, final int first, final int count)
+    /**
+     * SLOT_HELD: a slot that holds a pin or a reservation may only be given the same key again; and,
+     * whatever the keys, a RESERVE may not name a pinned slot nor an ACQUIRE a reserved one, since the
+     * engine would write the new outcome over the slot's and so lose track of the pin (held until the
+     * client ends) or of the reservation (held until it lapses).
+     */
+    private static boolean slotHeld(final RemoteClient client, final RequestDecoder request, final int type, final int first, final int count,
+                                    final boolean keysInBody)
     {
         final byte[] statuses = client.statuses();
         final KeyChain keys = client.keys();
@@ -689,7 +695,13 @@ final class IpcConductor implements Runnable
         {
             final int slot = first + i;
             final PageStatus held = PageStatus.of(statuses[slot]);
-            if ((held.isPinned() || held == PageStatus.RESERVED) && (keys.high(slot) != request.keyHigh(i) || keys.low(slot) != request.keyLow(i)))
+            final boolean pinned = held.isPinned();
+            final boolean reserved = held == PageStatus.RESERVED;
+            if ((type == MessageType.RESERVE && pinned) || (type == MessageType.ACQUIRE && reserved))
+            {
+                return true;
+            }
+            if (keysInBody && (pinned || reserved) && (keys.high(slot) != request.keyHigh(i) || keys.low(slot) != request.keyLow(i)))
             {
                 return true;
             }

@@ -104,6 +104,8 @@ class IpcEndToEndTest
             assertThat(held.status()).isEqualTo(ErrorCode.SLOT_HELD.code());
             assertThat(held.pageIds()).isEmpty();
             assertThat(call(client, MessageType.RESERVE, 0, a, a).status()).isEqualTo(ErrorCode.OK.code());
+            assertThat(call(client, MessageType.ACQUIRE, 0, a, a).status()).as("an acquire would lose the reservation")
+                .isEqualTo(ErrorCode.SLOT_HELD.code());
 
             final Answer outOfRange = await(client, client.send(MessageType.RELEASE, 15, 2, 0));
             assertThat(outOfRange.status()).isEqualTo(ErrorCode.SLOT_RANGE.code());
