@@ -1,0 +1,629 @@
+package io.kvtier.engine.ipc;
+
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.IdleStrategy;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.RequestDecoder;
+import io.kvtier.client.protocol.RequestDescriptor;
+import io.kvtier.client.protocol.RequestValidator;
+import io.kvtier.client.protocol.ResponseDescriptor;
+import io.kvtier.client.protocol.ResponseEncoder;
+import io.kvtier.client.protocol.RingConsumer;
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.client.RequestOp;
+import io.kvtier.engine.core.Pipeline;
+import io.kvtier.engine.key.KeyChain;
+import io.kvtier.engine.pool.Counters;
+import io.kvtier.engine.pool.CountersDescriptor;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PageStateWord;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+
+/**
+ * The {@code kvtier-ipc} thread: accepts connections and answers their handshakes, reads each client's
+ * request ring one request at a time, validates it (docs/ipc-protocol.md section 4), copies its keys
+ * and lengths into the client's {@link RemoteClient} and publishes it into the engine's pipeline exactly
+ * as an in-process {@code Session} does, and notices clients that are gone: socket EOF (the process
+ * exited or was killed), a heartbeat that stopped, a response ring that stays full, broken framing. A
+ * dropped client's pins and reservations go back through the engine's own session path, reservations
+ * through quarantine. In between it idles per {@code ipc.idle-strategy} on the control file's Doorbell.
+ *
+ * <p>Commits are sealed (CRC32C, trailer) here, not on the engine thread, as an in-process session seals
+ * on its own thread: no per-byte work lands on the engine thread. Serving a request allocates nothing;
+ * handshakes and disconnects may.
+ */
+final class IpcConductor implements Runnable
+{
+    private static final System.Logger LOG = System.getLogger(IpcConductor.class.getName());
+    private static final long SELECT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long HOUSEKEEPING_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long HEARTBEAT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long SHUTDOWN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final IpcServer.Settings settings;
+    private final PagePool pool;
+    private final Pipeline pipeline;
+    private final ControlFile control;
+    private final IpcFiles files;
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final IpcHandshakes handshakes;
+    private final Counters counters;
+    private final int statsCount;
+    private final long clientTimeoutNanos;
+    private final long keepAliveNanos;
+    private final IdleStrategy idle;
+    private final IdleStrategy.WorkCheck anyRequest = this::anyRequestAcquire;
+    private final Consumer<SelectionKey> onSelected = this::onSelected;
+    private final RequestDecoder decoder = new RequestDecoder();
+    private final ByteBuffer scratch = ByteBuffer.allocateDirect(256);
+    private final List<RemoteClient> clients = new ArrayList<>();
+    private long now;
+    private long lastSelectNanos;
+    private long lastHousekeepingNanos;
+    private long lastBeatNanos;
+    private volatile boolean running = true;
+    private volatile int connected;
+
+    IpcConductor(final IpcServer.Settings settings, final PagePool pool, final Pipeline pipeline, final ControlFile control, final IpcFiles files,
+                 final ServerSocketChannel server) throws IOException
+    {
+        this.settings = settings;
+        this.pool = pool;
+        this.pipeline = pipeline;
+        this.control = control;
+        this.files = files;
+        this.server = server;
+        this.selector = Selector.open();
+        server.configureBlocking(false);
+        server.register(selector, SelectionKey.OP_ACCEPT);
+        this.handshakes = new IpcHandshakes(settings, pool, pipeline, control.path(), files);
+        this.counters = new Counters(pool.counters());
+        int allocated = 0;
+        while (allocated < CountersDescriptor.MAX_COUNTERS && counters.recordStateAcquire(allocated) == CountersDescriptor.RECORD_ALLOCATED)
+        {
+            allocated++;
+        }
+        this.statsCount = Math.min(allocated, (settings.ringBytes() / 2 - ResponseDescriptor.STATS_VALUES_OFFSET) / 8);
+        this.clientTimeoutNanos = settings.clientTimeout().toNanos();
+        this.keepAliveNanos = settings.sessionTimeout().toNanos() / 4;
+        this.idle = new IdleStrategy(settings.idleStrategy(), IdleStrategy.MAX_SLEEP_NANOS);
+    }
+
+    /** Asks the thread to disconnect every client (CLOSED) and stop. */
+    void stop()
+    {
+        running = false;
+        IdleStrategy.wake(control.doorbell());
+    }
+
+    @Override
+    public void run()
+    {
+        try
+        {
+            while (running)
+            {
+                if (doWork() > 0)
+                {
+                    idle.reset();
+                }
+                else
+                {
+                    idle.idle(control.doorbell(), anyRequest);
+                }
+            }
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "the IPC thread failed; IPC clients are disconnected", ex);
+        }
+        finally
+        {
+            shutdown();
+        }
+    }
+
+    int doWork()
+    {
+        now = System.nanoTime();
+        int work = 0;
+        if (now - lastBeatNanos >= HEARTBEAT_PERIOD_NANOS)
+        {
+            control.beatRelease();
+            lastBeatNanos = now;
+        }
+        if (now - lastSelectNanos >= SELECT_PERIOD_NANOS)
+        {
+            lastSelectNanos = now;
+            try
+            {
+                work += selector.selectNow(onSelected);
+            }
+            catch (final IOException ex)
+            {
+                LOG.log(System.Logger.Level.WARNING, "IPC selector failed", ex);
+            }
+        }
+        final boolean housekeeping = now - lastHousekeepingNanos >= HOUSEKEEPING_PERIOD_NANOS;
+        if (housekeeping)
+        {
+            lastHousekeepingNanos = now;
+            handshakes.expire(now);
+        }
+        for (int i = 0; i < clients.size(); i++)
+        {
+            final RemoteClient client = clients.get(i);
+            try
+            {
+                if (housekeeping)
+                {
+                    checkLiveness(client);
+                }
+                work += serve(client);
+            }
+            catch (final RuntimeException ex)
+            {
+                // One client's failure must not end the thread that serves every other.
+                LOG.log(System.Logger.Level.ERROR, "IPC client " + client.clientId() + " failed; dropping it", ex);
+                if (client.state == RemoteClient.State.ACTIVE || client.state == RemoteClient.State.CLOSING)
+                {
+                    drop(client, ErrorCode.INTERNAL_ERROR, "the engine failed serving it");
+                }
+                else if (!client.inFlightAcquire())
+                {
+                    forget(client);
+                }
+            }
+            if (client.state == RemoteClient.State.GONE)
+            {
+                clients.remove(i--);
+                connected = clients.size();
+            }
+        }
+        return work;
+    }
+
+    private boolean anyRequestAcquire()
+    {
+        for (int i = 0; i < clients.size(); i++)
+        {
+            final RemoteClient client = clients.get(i);
+            if (client.state == RemoteClient.State.ACTIVE && client.requests().hasRecordAcquire())
+            {
+                return true;
+            }
+        }
+        return !running;
+    }
+
+    // Sockets: accepts, handshakes, and EOF of connected clients.
+
+    private void onSelected(final SelectionKey key)
+    {
+        try
+        {
+            if (key.isAcceptable())
+            {
+                handshakes.accept(server, selector, now);
+            }
+            else if (key.isReadable() && key.attachment() instanceof IpcHandshakes.Handshake handshake)
+            {
+                final RemoteClient client = handshakes.read(key, handshake, now, running);
+                if (client != null)
+                {
+                    clients.add(client);
+                    connected = clients.size();
+                }
+            }
+            else if (key.isReadable() && key.attachment() instanceof RemoteClient client)
+            {
+                scratch.clear();
+                if (client.socket().read(scratch) < 0)
+                {
+                    // The process exited or was killed: the kernel closed its end.
+                    key.cancel();
+                    drop(client, ErrorCode.CLOSED, "its socket closed");
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            key.cancel();
+            if (key.attachment() instanceof RemoteClient client)
+            {
+                drop(client, ErrorCode.CLOSED, "its socket failed: " + ex.getMessage());
+            }
+            else
+            {
+                if (key.attachment() instanceof IpcHandshakes.Handshake handshake)
+                {
+                    handshakes.forget(handshake);
+                }
+                closeQuietly(key.channel());
+            }
+        }
+    }
+
+    // Clients.
+
+    private void checkLiveness(final RemoteClient client)
+    {
+        if (client.state != RemoteClient.State.ACTIVE)
+        {
+            return;
+        }
+        final long beat = client.clientHeartbeatOpaque();
+        if (beat != client.lastHeartbeat)
+        {
+            client.lastHeartbeat = beat;
+            client.heartbeatChangedNanos = now;
+        }
+        else if (now - client.heartbeatChangedNanos > clientTimeoutNanos)
+        {
+            drop(client, ErrorCode.TIMED_OUT, "its heartbeat stood still for " + settings.clientTimeout().toMillis() + " ms");
+            return;
+        }
+        if (!client.inFlightAcquire() && now - client.lastRequestNanos > keepAliveNanos)
+        {
+            // A live client that is only reading its pinned pages must not lose them to the engine's
+            // session lease: its heartbeat renews the lease on its behalf.
+            client.lastRequestNanos = now;
+            client.beginRequest(RequestOp.KEEP_ALIVE, 0, 0, 0, 0);
+            if (!pipeline.publish(client, RequestOp.KEEP_ALIVE, 0, 0))
+            {
+                client.abandonRequest();
+            }
+        }
+    }
+
+    /** Drops a client: it is disconnected once its request in flight (if any) has ended. */
+    void drop(final RemoteClient client, final ErrorCode reason, final String why)
+    {
+        if (client.state == RemoteClient.State.ACTIVE || client.state == RemoteClient.State.CLOSING)
+        {
+            LOG.log(System.Logger.Level.INFO, "IPC client {0} (pid {1}) disconnected, {2}: {3}", client.clientId(), client.pid(), reason, why);
+            client.state = RemoteClient.State.DYING;
+            client.disconnectReason = reason.code();
+        }
+    }
+
+    private int serve(final RemoteClient client)
+    {
+        switch (client.state)
+        {
+            case ACTIVE ->
+            {
+                return serveActive(client);
+            }
+            case CLOSING ->
+            {
+                if (!client.inFlightAcquire())
+                {
+                    remove(client);
+                    return 1;
+                }
+                return 0;
+            }
+            case DYING ->
+            {
+                if (client.inFlightAcquire())
+                {
+                    return 0;
+                }
+                client.disconnectReasonRelease(client.disconnectReason);
+                client.state = RemoteClient.State.DISCONNECTING;
+                client.beginRequest(RequestOp.DISCONNECT, 0, 0, 0, 0);
+                if (!pipeline.publish(client, RequestOp.DISCONNECT, 0, 0))
+                {
+                    client.abandonRequest(); // the engine stopped: it holds nothing for anyone any more
+                }
+                return 1;
+            }
+            case DISCONNECTING ->
+            {
+                if (!client.inFlightAcquire())
+                {
+                    remove(client);
+                    return 1;
+                }
+                return 0;
+            }
+            default ->
+            {
+                return 0;
+            }
+        }
+    }
+
+    private int serveActive(final RemoteClient client)
+    {
+        if (client.inFlightAcquire())
+        {
+            return 0;
+        }
+        if (client.responseLost())
+        {
+            drop(client, ErrorCode.NOT_READING, "its response ring had no room for an answer");
+            return 1;
+        }
+        if (client.isExpired())
+        {
+            drop(client, ErrorCode.LEASE_EXPIRED, "the engine took its lease back");
+            return 1;
+        }
+        final RingConsumer requests = client.requests();
+        final long offset = requests.poll();
+        if (offset == RingConsumer.EMPTY)
+        {
+            return 0;
+        }
+        if (offset == RingConsumer.SHORTER_THAN_HEADER)
+        {
+            drop(client, ErrorCode.MALFORMED, "a request record shorter than its header");
+            return 1;
+        }
+        if (offset < 0)
+        {
+            drop(client, ErrorCode.TOO_LONG, "a request record that does not fit its ring");
+            return 1;
+        }
+        final RequestDecoder request = decoder.wrap(client.ring(), offset, requests.currentLength());
+        ErrorCode code = RequestValidator.validate(request, client.lastRequestId, client.maxKeys(), client.namespaceCount(),
+            RequestDescriptor.maxMessageLength(client.maxKeys()));
+        if (code == ErrorCode.TOO_LONG)
+        {
+            drop(client, ErrorCode.TOO_LONG, "a request of " + requests.currentLength() + " bytes");
+            return 1;
+        }
+        // Each field read once: the client may rewrite the record under us, and only these values were checked.
+        final int type = request.type();
+        final long requestId = request.requestId();
+        final int first = request.firstSlot();
+        final int count = request.count();
+        final boolean keysInBody = code == ErrorCode.OK && MessageType.carriesKeys(type) && (request.flags() & RequestDescriptor.FLAG_KEYS_IN_SLOTS) == 0;
+        if (code == ErrorCode.OK && slotHeld(client, request, type, first, count, keysInBody))
+        {
+            code = ErrorCode.SLOT_HELD;
+        }
+        final int responseLength = code != ErrorCode.OK ? ResponseDescriptor.length(0)
+            : type == MessageType.STATS ? ResponseDescriptor.statsLength(statsCount)
+            : ResponseDescriptor.length(type == MessageType.FLUSH || type == MessageType.CLOSE ? 0 : count);
+        if (!client.responses().hasRoomAcquire(responseLength))
+        {
+            // The request stays in its ring until the client reads its earlier answers.
+            if (client.responseBlockedSinceNanos == 0)
+            {
+                client.responseBlockedSinceNanos = now;
+            }
+            else if (now - client.responseBlockedSinceNanos > clientTimeoutNanos)
+            {
+                drop(client, ErrorCode.NOT_READING, "its response ring stayed full for " + settings.clientTimeout().toMillis() + " ms");
+            }
+            return 0;
+        }
+        client.responseBlockedSinceNanos = 0;
+        if (code != ErrorCode.OK)
+        {
+            requests.advanceRelease();
+            answer(client, type, requestId, code.code());
+            return 1;
+        }
+        client.lastRequestId = requestId;
+        client.lastRequestNanos = now;
+        if (type == MessageType.STATS)
+        {
+            requests.advanceRelease();
+            answerStats(client, requestId);
+            return 1;
+        }
+        if (keysInBody)
+        {
+            final KeyChain keys = client.keys();
+            for (int i = 0; i < count; i++)
+            {
+                keys.set(first + i, request.keyHigh(i), request.keyLow(i));
+            }
+        }
+        else if (type == MessageType.COMMIT)
+        {
+            final int[] lengths = client.lengths();
+            for (int i = 0; i < count; i++)
+            {
+                lengths[first + i] = request.commitLength(i);
+            }
+            seal(client, first, count);
+        }
+        requests.advanceRelease();
+        if (type == MessageType.CLOSE)
+        {
+            client.state = RemoteClient.State.CLOSING;
+        }
+        // The protocol's operation codes are the engine's RequestOp codes (2..11, 13).
+        client.beginRequest(type, type, requestId, first, count);
+        if (!pipeline.publish(client, type, first, count))
+        {
+            client.abandonRequest();
+            answer(client, type, requestId, ErrorCode.CLOSED.code());
+        }
+        return 1;
+    }
+
+    /**
+     * SLOT_HELD: a slot that holds a pin or a reservation may only be given the same key again; and,
+     * whatever the keys, a RESERVE may not name a pinned slot nor an ACQUIRE a reserved one, since the
+     * engine would write the new outcome over the slot's and so lose track of the pin (held until the
+     * client ends) or of the reservation (held until it lapses).
+     */
+    private static boolean slotHeld(final RemoteClient client, final RequestDecoder request, final int type, final int first, final int count,
+                                    final boolean keysInBody)
+    {
+        final byte[] statuses = client.statuses();
+        final KeyChain keys = client.keys();
+        for (int i = 0; i < count; i++)
+        {
+            final int slot = first + i;
+            final PageStatus held = PageStatus.of(statuses[slot]);
+            final boolean pinned = held.isPinned();
+            final boolean reserved = held == PageStatus.RESERVED;
+            if ((type == MessageType.RESERVE && pinned) || (type == MessageType.ACQUIRE && reserved))
+            {
+                return true;
+            }
+            if (keysInBody && (pinned || reserved) && (keys.high(slot) != request.keyHigh(i) || keys.low(slot) != request.keyLow(i)))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Seals each reserved page of the commit, as {@code Session.commit} does on the client's thread. */
+    private void seal(final RemoteClient client, final int first, final int count)
+    {
+        final byte[] statuses = client.statuses();
+        final int[] pageIds = client.pageIds();
+        final int[] generations = client.generations();
+        final int[] lengths = client.lengths();
+        for (int slot = first; slot < first + count; slot++)
+        {
+            if (statuses[slot] != PageStatus.RESERVED.ordinal() || lengths[slot] < 1 || lengths[slot] > pool.pageSize())
+            {
+                continue; // the engine answers it NONE or INVALID
+            }
+            final int page = pageIds[slot];
+            final long word = pool.metadata().stateWordAcquire(page);
+            if (PageStateWord.state(word) == PageStateWord.WRITING && PageStateWord.generation(word) == generations[slot]
+                && pool.metadata().ownerPlain(page) == client.clientId())
+            {
+                pool.frames().seal(page, pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), lengths[slot]);
+            }
+        }
+    }
+
+    private void answer(final RemoteClient client, final int type, final long requestId, final int status)
+    {
+        final int length = ResponseDescriptor.length(0);
+        final ResponseEncoder encoder = client.claimResponse(type, length);
+        if (encoder == null)
+        {
+            drop(client, ErrorCode.NOT_READING, "its response ring had no room for an answer");
+            return;
+        }
+        encoder.header(length, type, requestId, status, 0, 0, 0, 0, 0, 0, 0);
+        client.publishResponse();
+    }
+
+    private void answerStats(final RemoteClient client, final long requestId)
+    {
+        final int length = ResponseDescriptor.statsLength(statsCount);
+        final ResponseEncoder encoder = client.claimResponse(MessageType.STATS, length);
+        if (encoder == null)
+        {
+            drop(client, ErrorCode.NOT_READING, "its response ring had no room for an answer");
+            return;
+        }
+        encoder.header(length, MessageType.STATS, requestId, ErrorCode.OK.code(), statsCount, 0, 0, 0, 0, 0, 0).statsCount(statsCount);
+        for (int i = 0; i < statsCount; i++)
+        {
+            encoder.statsValue(i, counters.valueOpaque(i));
+        }
+        client.publishResponse();
+    }
+
+    /** The client's end: its ring file is unlinked (mappings live on), its socket closed, the engine's mapping dropped. */
+    private void remove(final RemoteClient client)
+    {
+        client.state = RemoteClient.State.GONE;
+        if (!IpcFiles.unlink(client.ringPath()))
+        {
+            LOG.log(System.Logger.Level.WARNING, "could not unlink ring file {0}", client.ringPath());
+        }
+        closeQuietly(client.socket());
+        client.arena().close();
+    }
+
+    /** Last resort, when releasing a client itself failed: its files and mapping go, logged, whatever it held. */
+    private void forget(final RemoteClient client)
+    {
+        client.state = RemoteClient.State.GONE;
+        try
+        {
+            IpcFiles.unlink(client.ringPath());
+            closeQuietly(client.socket());
+            client.arena().close();
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "could not release IPC client " + client.clientId(), ex);
+        }
+    }
+
+    static void closeQuietly(final java.nio.channels.Channel channel)
+    {
+        try
+        {
+            channel.close();
+        }
+        catch (final IOException ignored)
+        {
+            // closing anyway
+        }
+    }
+
+    private void shutdown()
+    {
+        control.closedRelease();
+        closeQuietly(server);
+        handshakes.closeAll();
+        for (final RemoteClient client : clients)
+        {
+            drop(client, ErrorCode.CLOSED, "the engine is stopping");
+        }
+        final long deadline = System.nanoTime() + SHUTDOWN_WAIT_NANOS;
+        while (!clients.isEmpty() && System.nanoTime() - deadline < 0)
+        {
+            now = System.nanoTime();
+            for (int i = 0; i < clients.size(); i++)
+            {
+                final RemoteClient client = clients.get(i);
+                serve(client);
+                if (client.state == RemoteClient.State.GONE)
+                {
+                    clients.remove(i--);
+                }
+            }
+            LockSupport.parkNanos(100_000);
+        }
+        if (!clients.isEmpty())
+        {
+            LOG.log(System.Logger.Level.WARNING, "{0} IPC clients were still being released at shutdown", clients.size());
+        }
+        connected = clients.size();
+        try
+        {
+            selector.close();
+        }
+        catch (final IOException ignored)
+        {
+            // stopping anyway
+        }
+    }
+
+    /** @return clients connected or being released, as the IPC thread last counted them (any thread) */
+    int clientCount()
+    {
+        return connected;
+    }
+}
