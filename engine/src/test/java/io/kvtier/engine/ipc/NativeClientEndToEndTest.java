@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The C client ({@code native/client}) and its Python binding against a real engine with IPC on, each as
  * its own process: reserve, write in place, commit, acquire and compare every byte; a replayed request id
  * answered STALE_REQUEST_ID and a namespace the HELLO did not name answered NAMESPACE_DENIED; STATS;
- * the binding's context managers and both examples (two processes sharing a prefix among them).
+ * the binding's context managers and both examples (two processes sharing a prefix among them); a HELLO
+ * refused (NOT_ALLOWED) surfacing in Python with its code.
  * The native module builds the client at compile; where gcc, make or python3 is missing these skip and
  * say which.
  */
@@ -59,6 +60,27 @@ class NativeClientEndToEndTest
             assertThat(run.exit()).as(run.output()).isZero();
             assertThat(run.output()).contains("OK").doesNotContain("skipped");
             awaitNoClients(engine);
+        }
+    }
+
+    @Test
+    void aRefusedHelloSurfacesInPythonAsItsCodeAndTheEnginesMessage() throws Exception
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the native module builds it with gcc and make: apt-get install gcc make)");
+        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
+        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
+        settings.put("ipc.allowed-uids", String.valueOf(ownUid + 4242));
+        try (Engine engine = IpcTestSupport.start(settings))
+        {
+            final String script = "import sys, kvtier_client as kv\n"
+                + "try:\n    kv.Client(sys.argv[1])\nexcept kv.KvtierError as e:\n    print('refused', e.code, e.name, e)\n";
+            final Run run = run(List.of("python3", "-c", script, IpcTestSupport.socket(engine).toString()), CLIENT.resolve("python"),
+                Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
+            assertThat(run.exit()).as(run.output()).isZero();
+            assertThat(run.output()).contains("refused 33 NOT_ALLOWED");
+            assertThat(engine.ipc().orElseThrow().clientCount()).isZero();
         }
     }
 
