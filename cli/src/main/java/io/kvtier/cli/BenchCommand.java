@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks and workload replays.",
-    subcommands = {BenchReplayCommand.class})
+    subcommands = {BenchReplayCommand.class, BenchIpcCommand.class})
 public final class BenchCommand implements Runnable
 {
     @CommandLine.Spec
