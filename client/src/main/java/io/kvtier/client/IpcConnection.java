@@ -1,0 +1,520 @@
+package io.kvtier.client;
+
+import io.kvtier.client.protocol.ControlFileDescriptor;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.FutexWord;
+import io.kvtier.client.protocol.HandshakeDescriptor;
+import io.kvtier.client.protocol.IdleStrategy;
+import io.kvtier.client.protocol.LittleEndian;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.RequestDescriptor;
+import io.kvtier.client.protocol.RequestEncoder;
+import io.kvtier.client.protocol.ResponseDecoder;
+import io.kvtier.client.protocol.RingConsumer;
+import io.kvtier.client.protocol.RingFileDescriptor;
+import io.kvtier.client.protocol.RingProducer;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The low-level client of a running kvtier engine over the IPC protocol (docs/ipc-protocol.md): the
+ * socket handshake, the three mappings, and the request and response rings. It speaks the wire and
+ * nothing more: slots, keys and pages are the caller's to track.
+ *
+ * <pre>{@code
+ * try (IpcConnection c = IpcConnection.connect(socketPath, 64))
+ * {
+ *     long id = c.send(MessageType.RESERVE, 0, n, keyHighs, keyLows);   // keys into slots 0..n-1
+ *     ResponseDecoder r = c.awaitResponse(id);
+ *     int page = r.entryPageId(0);                                       // PageEntryStatus.RESERVED
+ *     c.releaseResponse();
+ *     c.page(page).copyFrom(bytes);                                      // write in place
+ *     c.awaitResponse(c.sendCommit(0, 1, lengths)); c.releaseResponse();
+ * }
+ * }</pre>
+ *
+ * <p>Not thread-safe: one thread sends and awaits (as with an in-process {@code Session}); a daemon
+ * thread only bumps the Client Heartbeat. Sending and awaiting allocate nothing.
+ */
+public final class IpcConnection implements AutoCloseable
+{
+    private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final SocketChannel socket;
+    private final Arena arena;
+    private final HandshakeDescriptor.Welcome welcome;
+    private final MemorySegment pool;
+    private final MemorySegment control;
+    private final MemorySegment ring;
+    private final RingProducer requests;
+    private final RingConsumer responses;
+    private final RequestEncoder encoder = new RequestEncoder();
+    private final ResponseDecoder decoder = new ResponseDecoder();
+    private final FutexWord doorbell;
+    private final FutexWord clientSleeping;
+    private final IdleStrategy idle = new IdleStrategy(IdleStrategy.Kind.BACKOFF, IdleStrategy.MAX_SLEEP_NANOS);
+    private final IdleStrategy.WorkCheck responseArrived;
+    private final IdleStrategy.WorkCheck requestRoom;
+    private final long timeoutNanos;
+    private final Thread heartbeat;
+    private int roomWanted;
+    private long lastRequestId;
+    private boolean responseHeld;
+    private volatile boolean closed;
+
+    private IpcConnection(final SocketChannel socket, final Arena arena, final HandshakeDescriptor.Welcome welcome, final MemorySegment pool,
+                          final MemorySegment control, final MemorySegment ring)
+    {
+        this.socket = socket;
+        this.arena = arena;
+        this.welcome = welcome;
+        this.pool = pool;
+        this.control = control;
+        this.ring = ring;
+        final int capacity = welcome.ringCapacity();
+        this.requests = new RingProducer(ring, RingFileDescriptor.requestRingOffset(), capacity,
+            RingFileDescriptor.REQUEST_TAIL_OFFSET, RingFileDescriptor.REQUEST_HEAD_OFFSET);
+        this.responses = new RingConsumer(ring, RingFileDescriptor.responseRingOffset(capacity), capacity,
+            RingFileDescriptor.RESPONSE_TAIL_OFFSET, RingFileDescriptor.RESPONSE_HEAD_OFFSET);
+        this.doorbell = new FutexWord(control, ControlFileDescriptor.DOORBELL_OFFSET);
+        this.clientSleeping = new FutexWord(ring, RingFileDescriptor.CLIENT_SLEEPING_OFFSET);
+        this.responseArrived = () -> responses.hasRecordAcquire() || disconnectReasonAcquire() != 0;
+        this.requestRoom = () -> requests.hasRoomAcquire(roomWanted) || disconnectReasonAcquire() != 0;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, welcome.clientTimeoutMs()));
+        final long beatMillis = Math.max(1, welcome.clientTimeoutMs() / 8);
+        this.heartbeat = Thread.ofPlatform().daemon(true).name("kvtier-ipc-heartbeat-" + welcome.clientId()).unstarted(() -> beat(beatMillis));
+        heartbeat.start();
+    }
+
+    /**
+     * Connects with no namespaces (Namespace Index 0 only).
+     *
+     * @param socketPath the engine's {@code ipc.socket-path}
+     * @param maxKeys    slots wanted (the engine may grant fewer)
+     * @return the connection
+     * @throws IpcException if the engine refused the HELLO
+     * @throws IOException  if the socket or a file cannot be reached
+     */
+    public static IpcConnection connect(final Path socketPath, final int maxKeys) throws IOException
+    {
+        return connect(socketPath, maxKeys, new byte[0], HandshakeDescriptor.MAJOR_VERSION);
+    }
+
+    /**
+     * Connects.
+     *
+     * @param socketPath     the engine's {@code ipc.socket-path}
+     * @param maxKeys        slots wanted
+     * @param namespaceRoots N namespace roots, 16 bytes each (keys.md)
+     * @param majorVersion   the major version to announce ({@link HandshakeDescriptor#MAJOR_VERSION}; others are refused)
+     * @return the connection
+     * @throws IpcException if the engine refused the HELLO
+     * @throws IOException  if the socket or a file cannot be reached
+     */
+    public static IpcConnection connect(final Path socketPath, final int maxKeys, final byte[] namespaceRoots, final int majorVersion) throws IOException
+    {
+        final HandshakeDescriptor.Hello hello = new HandshakeDescriptor.Hello(HandshakeDescriptor.HELLO_MAGIC, majorVersion,
+            HandshakeDescriptor.MINOR_VERSION, maxKeys, (int)ProcessHandle.current().pid(), 0, namespaceRoots);
+        final SocketChannel socket = SocketChannel.open(StandardProtocolFamily.UNIX);
+        try
+        {
+            socket.connect(UnixDomainSocketAddress.of(socketPath));
+            final HandshakeDescriptor.Welcome welcome = handshake(socket, hello.encode());
+            if (welcome.status() != ErrorCode.OK.code())
+            {
+                throw new IpcException(welcome.status(), "engine at " + socketPath + " refused the connection: " + welcome.poolPath());
+            }
+            final Arena arena = Arena.ofShared();
+            try
+            {
+                final MemorySegment pool = map(Path.of(welcome.poolPath()), arena);
+                final MemorySegment control = map(Path.of(welcome.controlPath()), arena);
+                final MemorySegment ring = map(Path.of(welcome.ringPath()), arena);
+                if (ring.get(LittleEndian.LONG, RingFileDescriptor.MAGIC_OFFSET) != RingFileDescriptor.MAGIC
+                    || ring.get(LittleEndian.INT, RingFileDescriptor.CLIENT_ID_OFFSET) != welcome.clientId())
+                {
+                    throw new IOException("ring file " + welcome.ringPath() + " is not this client's ring");
+                }
+                return new IpcConnection(socket, arena, welcome, pool, control, ring);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                arena.close();
+                throw ex;
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            socket.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Sends one HELLO and reads the WELCOME.
+     *
+     * @param socket a connected socket
+     * @param hello  the HELLO's bytes (any bytes: tests send broken ones)
+     * @return the engine's answer
+     * @throws IOException if the socket fails or closes first
+     */
+    public static HandshakeDescriptor.Welcome handshake(final SocketChannel socket, final ByteBuffer hello) throws IOException
+    {
+        while (hello.hasRemaining())
+        {
+            socket.write(hello);
+        }
+        final ByteBuffer header = readFully(socket, HandshakeDescriptor.WELCOME_HEADER_LENGTH);
+        final int status = header.order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(HandshakeDescriptor.WELCOME_STATUS_OFFSET);
+        final String[] paths = new String[status == 0 ? 3 : 1];
+        for (int i = 0; i < paths.length; i++)
+        {
+            final int length = readFully(socket, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(0);
+            if (length < 0 || length > HandshakeDescriptor.MAX_PATH_BYTES)
+            {
+                throw new IOException("WELCOME path field of " + length + " bytes");
+            }
+            paths[i] = StandardCharsets.UTF_8.decode(readFully(socket, length)).toString();
+        }
+        return HandshakeDescriptor.Welcome.decode(header, paths);
+    }
+
+    private static ByteBuffer readFully(final SocketChannel socket, final int length) throws IOException
+    {
+        final ByteBuffer buffer = ByteBuffer.allocate(length);
+        while (buffer.hasRemaining())
+        {
+            if (socket.read(buffer) < 0)
+            {
+                throw new EOFException("engine closed the socket after " + buffer.position() + " of " + length + " bytes");
+            }
+        }
+        return buffer.flip();
+    }
+
+    private static MemorySegment map(final Path path, final Arena arena) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            return channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), arena);
+        }
+    }
+
+    /** @return what the engine granted: ids, sizes, paths */
+    public HandshakeDescriptor.Welcome welcome()
+    {
+        return welcome;
+    }
+
+    /** @return slots granted */
+    public int maxKeys()
+    {
+        return welcome.maxKeys();
+    }
+
+    /**
+     * @param pageId a page a slot holds pinned or reserved
+     * @return its Page Size bytes in the mapped pool, read and written in place
+     */
+    public MemorySegment page(final int pageId)
+    {
+        if (pageId < 0 || pageId >= welcome.pageCount())
+        {
+            throw new IndexOutOfBoundsException("page " + pageId + " of " + welcome.pageCount());
+        }
+        return pool.asSlice(welcome.dataOffset() + pageId * welcome.frameLength(), welcome.pageSize());
+    }
+
+    /** @return the mapped ring file (header, then both rings) */
+    public MemorySegment ringFile()
+    {
+        return ring;
+    }
+
+    /** @return the mapped control file */
+    public MemorySegment controlFile()
+    {
+        return control;
+    }
+
+    /** @return the engine's reason for dropping this client (0 while connected), read with acquire */
+    public int disconnectReasonAcquire()
+    {
+        return (int)LittleEndian.INT_HANDLE.getAcquire(ring, (long)RingFileDescriptor.DISCONNECT_REASON_OFFSET);
+    }
+
+    /**
+     * Claims a request record, writes its header with the next request id, and returns the encoder for
+     * the body; then {@link #publish()}. Waits for room (the engine consumes as it goes).
+     *
+     * @param type           the operation
+     * @param firstSlot      first slot
+     * @param count          slots
+     * @param namespaceIndex the namespace
+     * @param flags          request flags
+     * @param bodyLength     body bytes that follow the header
+     * @return the encoder, wrapped on the record
+     * @throws IpcException if the engine dropped the client or did not make room within the client timeout
+     */
+    public RequestEncoder claim(final int type, final int firstSlot, final int count, final int namespaceIndex, final int flags, final int bodyLength)
+        throws IpcException
+    {
+        final int length = RequestDescriptor.HEADER_LENGTH + bodyLength;
+        roomWanted = length;
+        final long deadline = System.nanoTime() + timeoutNanos;
+        idle.reset();
+        long offset;
+        while ((offset = requests.tryClaim(type, length)) < 0)
+        {
+            checkConnected();
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IpcException(ErrorCode.NOT_READING.code(), "the engine did not read the request ring for " + welcome.clientTimeoutMs() + " ms");
+            }
+            idle.idle(clientSleeping, requestRoom);
+        }
+        lastRequestId++;
+        return encoder.wrap(ring, offset).header(length, type, lastRequestId, firstSlot, count, namespaceIndex, flags);
+    }
+
+    /**
+     * Publishes the claimed request (Request Tail, release) and rings the engine's Doorbell if it sleeps.
+     *
+     * @return the request's id, to pass to {@link #awaitResponse}
+     */
+    public long publish()
+    {
+        requests.commitRelease();
+        bumpHeartbeat();
+        IdleStrategy.wake(doorbell);
+        return lastRequestId;
+    }
+
+    /**
+     * Sends a request without a body (RELEASE, ABORT, FLUSH, CLOSE, STATS, or a keyed one with
+     * {@link RequestDescriptor#FLAG_KEYS_IN_SLOTS}).
+     *
+     * @param type      the operation
+     * @param firstSlot first slot
+     * @param count     slots
+     * @param flags     request flags
+     * @return its id
+     * @throws IpcException if the engine dropped the client
+     */
+    public long send(final int type, final int firstSlot, final int count, final int flags) throws IpcException
+    {
+        claim(type, firstSlot, count, 0, flags, 0);
+        return publish();
+    }
+
+    /**
+     * Sends a request carrying keys: slots {@code [firstSlot, firstSlot + count)} get
+     * {@code keyHighs[i], keyLows[i]} for {@code i < count}.
+     *
+     * @param type      LOOKUP, ACQUIRE, RESERVE, PREFETCH, BACKUP or EVICT
+     * @param firstSlot first slot
+     * @param count     keys
+     * @param keyHighs  the keys' high halves
+     * @param keyLows   their low halves
+     * @return its id
+     * @throws IpcException if the engine dropped the client
+     */
+    public long send(final int type, final int firstSlot, final int count, final long[] keyHighs, final long[] keyLows) throws IpcException
+    {
+        final RequestEncoder request = claim(type, firstSlot, count, 0, 0, count * RequestDescriptor.KEY_LENGTH);
+        for (int i = 0; i < count; i++)
+        {
+            request.key(i, keyHighs[i], keyLows[i]);
+        }
+        return publish();
+    }
+
+    /**
+     * Sends a COMMIT of slots {@code [firstSlot, firstSlot + count)} with their payload lengths.
+     *
+     * @param firstSlot first slot
+     * @param count     slots
+     * @param lengths   payload bytes written into slot {@code firstSlot + i}'s page
+     * @return its id
+     * @throws IpcException if the engine dropped the client
+     */
+    public long sendCommit(final int firstSlot, final int count, final int[] lengths) throws IpcException
+    {
+        final RequestEncoder request = claim(MessageType.COMMIT, firstSlot, count, 0, 0, count * RequestDescriptor.COMMIT_LENGTH_LENGTH);
+        for (int i = 0; i < count; i++)
+        {
+            request.commitLength(i, lengths[i]);
+        }
+        return publish();
+    }
+
+    /**
+     * Waits for the response to {@code requestId} (responses come in request order; earlier ones not
+     * awaited are skipped). Read it, then {@link #releaseResponse()}.
+     *
+     * @param requestId an id from {@link #publish()}
+     * @return the decoder, wrapped on the response
+     * @throws IpcException if the engine dropped the client or stayed silent for the client timeout
+     */
+    public ResponseDecoder awaitResponse(final long requestId) throws IpcException
+    {
+        if (responseHeld)
+        {
+            releaseResponse();
+        }
+        final long deadline = System.nanoTime() + timeoutNanos;
+        idle.reset();
+        while (true)
+        {
+            final long offset = responses.poll();
+            if (offset >= 0)
+            {
+                decoder.wrap(ring, offset);
+                if (decoder.requestId() == requestId)
+                {
+                    responseHeld = true;
+                    return decoder;
+                }
+                responses.advanceRelease();
+                continue;
+            }
+            if (offset != RingConsumer.EMPTY)
+            {
+                throw new IpcException(ErrorCode.MALFORMED.code(), "the engine's response ring is corrupt");
+            }
+            checkConnected();
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IpcException(ErrorCode.TIMED_OUT.code(), "no response to request " + requestId + " in " + welcome.clientTimeoutMs() + " ms");
+            }
+            idle.idle(clientSleeping, responseArrived);
+        }
+    }
+
+    /** Consumes the response {@link #awaitResponse} returned (Response Head, release). */
+    public void releaseResponse()
+    {
+        if (responseHeld)
+        {
+            responseHeld = false;
+            responses.advanceRelease();
+        }
+    }
+
+    private void checkConnected() throws IpcException
+    {
+        final int reason = disconnectReasonAcquire();
+        if (reason != 0)
+        {
+            throw new IpcException(reason, "the engine dropped client " + welcome.clientId());
+        }
+        if (ControlFileDescriptor.stateAcquire(control) == ControlFileDescriptor.STATE_CLOSED)
+        {
+            throw new IpcException(ErrorCode.CLOSED.code(), "the engine stopped");
+        }
+    }
+
+    private void bumpHeartbeat()
+    {
+        final long beat = (long)LittleEndian.LONG_HANDLE.getOpaque(ring, (long)RingFileDescriptor.CLIENT_HEARTBEAT_OFFSET);
+        LittleEndian.LONG_HANDLE.setRelease(ring, (long)RingFileDescriptor.CLIENT_HEARTBEAT_OFFSET, beat + 1);
+    }
+
+    private void beat(final long periodMillis)
+    {
+        // Client Timeout / 8: twice as often as the protocol's Client Timeout / 4 requires, so a late
+        // wake-up of this thread under load does not end the client.
+        while (!closed)
+        {
+            bumpHeartbeat();
+            try
+            {
+                Thread.sleep(periodMillis);
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Sends CLOSE and waits (briefly) for its answer, then closes the socket and unmaps everything.
+     * Every page address from {@link #page} becomes invalid. Idempotent.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        try
+        {
+            if (disconnectReasonAcquire() == 0 && ControlFileDescriptor.stateAcquire(control) == ControlFileDescriptor.STATE_OPEN)
+            {
+                final long id = send(MessageType.CLOSE, 0, 0, 0);
+                final long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+                while (System.nanoTime() - deadline < 0)
+                {
+                    final long offset = responses.poll();
+                    if (offset >= 0)
+                    {
+                        final boolean done = decoder.wrap(ring, offset).requestId() == id;
+                        responses.advanceRelease();
+                        if (done)
+                        {
+                            break;
+                        }
+                    }
+                    else if (offset != RingConsumer.EMPTY || disconnectReasonAcquire() != 0)
+                    {
+                        break;
+                    }
+                    else
+                    {
+                        idle.idle(clientSleeping, responseArrived);
+                    }
+                }
+            }
+        }
+        catch (final IpcException ex)
+        {
+            // Dropped already: the engine has given back everything this client held.
+        }
+        finally
+        {
+            closed = true;
+            heartbeat.interrupt();
+            try
+            {
+                heartbeat.join(1000);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+            try
+            {
+                socket.close();
+            }
+            catch (final IOException ignored)
+            {
+                // closing: nothing to do about it
+            }
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.kvtier.client.protocol;
+
+/**
+ * The Type of a record (docs/ipc-protocol.md section 4): 0 pads the ring to its end, every other
+ * value is an operation, carried by the request and echoed by its response. Codes 1 and 12 are the
+ * in-process session's OPEN and KEEP_ALIVE, which have no wire form: the socket opens a client and
+ * the Client Heartbeat keeps it alive.
+ */
+public final class MessageType
+{
+    /** A padding record: skip to the start of the ring's next lap. */
+    public static final int PADDING = 0;
+    /** Count the prefix in the pool, then in L3 after it. */
+    public static final int LOOKUP = 2;
+    /** Pin the longest prefix, loading L3 pages into the pool and verifying them. */
+    public static final int ACQUIRE = 3;
+    /** Drop the pins held in the slots. */
+    public static final int RELEASE = 4;
+    /** Reserve a page for each key to write. */
+    public static final int RESERVE = 5;
+    /** Seal and publish each reserved page of the slots. */
+    public static final int COMMIT = 6;
+    /** Give reserved pages back unwritten. */
+    public static final int ABORT = 7;
+    /** Start loading the L3 part of the prefix into the pool. */
+    public static final int PREFETCH = 8;
+    /** Copy the keys' pool pages to L3. */
+    public static final int BACKUP = 9;
+    /** Answer once every backup started so far has ended. */
+    public static final int FLUSH = 10;
+    /** Drop unpinned pages of the keys from the pool (admin). */
+    public static final int EVICT = 11;
+    /** Give everything back and end the client. */
+    public static final int CLOSE = 13;
+    /** Answer with the engine's counters. */
+    public static final int STATS = 14;
+
+    private MessageType()
+    {
+    }
+
+    /**
+     * @param type a record's Type
+     * @return whether it is an operation of the table (padding is not)
+     */
+    public static boolean isOperation(final int type)
+    {
+        return type >= LOOKUP && type <= STATS && type != 12;
+    }
+
+    /**
+     * @param type an operation
+     * @return whether its body carries Count keys (unless {@link RequestDescriptor#FLAG_KEYS_IN_SLOTS})
+     */
+    public static boolean carriesKeys(final int type)
+    {
+        return type == LOOKUP || type == ACQUIRE || type == RESERVE || type == PREFETCH || type == BACKUP || type == EVICT;
+    }
+
+    /**
+     * @param type an operation
+     * @return whether it names no slots: First and Count must both be 0
+     */
+    public static boolean isSlotless(final int type)
+    {
+        return type == FLUSH || type == CLOSE || type == STATS;
+    }
+
+    /**
+     * @param type a record's Type
+     * @return its name, for logs and messages
+     */
+    public static String name(final int type)
+    {
+        return switch (type)
+        {
+            case PADDING -> "PADDING";
+            case LOOKUP -> "LOOKUP";
+            case ACQUIRE -> "ACQUIRE";
+            case RELEASE -> "RELEASE";
+            case RESERVE -> "RESERVE";
+            case COMMIT -> "COMMIT";
+            case ABORT -> "ABORT";
+            case PREFETCH -> "PREFETCH";
+            case BACKUP -> "BACKUP";
+            case FLUSH -> "FLUSH";
+            case EVICT -> "EVICT";
+            case CLOSE -> "CLOSE";
+            case STATS -> "STATS";
+            default -> "TYPE_" + type;
+        };
+    }
+}

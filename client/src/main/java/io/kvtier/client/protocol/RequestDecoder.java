@@ -1,0 +1,114 @@
+package io.kvtier.client.protocol;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Reads a request record in place ({@link RequestDescriptor}). A flyweight: one per consumer, reused,
+ * allocation-free. It reads only within the length it was wrapped with (a field beyond it reads as 0),
+ * so a short or lying record cannot make it read outside the record. The record may live in memory
+ * another process writes: read each field once, validate it ({@link RequestValidator}) and use the
+ * value read, not a second read.
+ */
+public final class RequestDecoder
+{
+    private MemorySegment buffer;
+    private long offset;
+    private int limit;
+
+    /**
+     * @param segment      where the record is
+     * @param recordOffset its first byte
+     * @param length       bytes of it that may be read (the Length the ring checked)
+     * @return this
+     */
+    public RequestDecoder wrap(final MemorySegment segment, final long recordOffset, final int length)
+    {
+        this.buffer = segment;
+        this.offset = recordOffset;
+        this.limit = length;
+        return this;
+    }
+
+    /** @return the bytes this decoder may read */
+    public int limit()
+    {
+        return limit;
+    }
+
+    /** @return the record's Length field */
+    public int length()
+    {
+        return readInt(RecordDescriptor.LENGTH_OFFSET);
+    }
+
+    /** @return the operation */
+    public int type()
+    {
+        return readInt(RecordDescriptor.TYPE_OFFSET);
+    }
+
+    /** @return the request id (u64; compare unsigned) */
+    public long requestId()
+    {
+        return limit >= RequestDescriptor.REQUEST_ID_OFFSET + 8 ? buffer.get(LittleEndian.LONG, offset + RequestDescriptor.REQUEST_ID_OFFSET) : 0;
+    }
+
+    /** @return the first slot */
+    public int firstSlot()
+    {
+        return readInt(RequestDescriptor.FIRST_SLOT_OFFSET);
+    }
+
+    /** @return the slot count */
+    public int count()
+    {
+        return readInt(RequestDescriptor.COUNT_OFFSET);
+    }
+
+    /** @return the namespace index (u16) */
+    public int namespaceIndex()
+    {
+        return limit >= RequestDescriptor.NAMESPACE_INDEX_OFFSET + 2 ? buffer.get(LittleEndian.SHORT, offset + RequestDescriptor.NAMESPACE_INDEX_OFFSET) & 0xFFFF : 0;
+    }
+
+    /** @return the flags (u16) */
+    public int flags()
+    {
+        return limit >= RequestDescriptor.FLAGS_OFFSET + 2 ? buffer.get(LittleEndian.SHORT, offset + RequestDescriptor.FLAGS_OFFSET) & 0xFFFF : 0;
+    }
+
+    /**
+     * @param i a body key's position
+     * @return its high half (big-endian bytes 0..7), or 0 beyond the record
+     */
+    public long keyHigh(final int i)
+    {
+        final long at = RequestDescriptor.HEADER_LENGTH + (long)i * RequestDescriptor.KEY_LENGTH;
+        return i >= 0 && at + 8 <= limit ? buffer.get(BigEndianKey.LONG, offset + at) : 0;
+    }
+
+    /**
+     * @param i a body key's position
+     * @return its low half (big-endian bytes 8..15), or 0 beyond the record
+     */
+    public long keyLow(final int i)
+    {
+        final long at = RequestDescriptor.HEADER_LENGTH + (long)i * RequestDescriptor.KEY_LENGTH + 8;
+        return i >= 0 && at + 8 <= limit ? buffer.get(BigEndianKey.LONG, offset + at) : 0;
+    }
+
+    /**
+     * @param i a COMMIT body entry's position
+     * @return the payload length of slot First + i, or 0 beyond the record
+     */
+    public int commitLength(final int i)
+    {
+        final long at = RequestDescriptor.HEADER_LENGTH + (long)i * RequestDescriptor.COMMIT_LENGTH_LENGTH;
+        return i >= 0 && at + 4 <= limit ? buffer.get(LittleEndian.INT, offset + at) : 0;
+    }
+
+    private int readInt(final int fieldOffset)
+    {
+        return limit >= fieldOffset + 4 ? buffer.get(LittleEndian.INT, offset + fieldOffset) : 0;
+    }
+}

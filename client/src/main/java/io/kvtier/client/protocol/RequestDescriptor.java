@@ -1,0 +1,92 @@
+package io.kvtier.client.protocol;
+
+/**
+ * A request record, client to engine (docs/ipc-protocol.md section 4, Request): the framing header,
+ * then the request header, then a body whose length the Type and Count fix.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                          Length                               |  0
+ *  +---------------------------------------------------------------+
+ *  |                    Type (operation)                           |  4
+ *  +---------------------------------------------------------------+
+ *  |     Request Id (u64): greater than every earlier id of this    |  8
+ *  |     client; the response carries it back                       |
+ *  +---------------------------------------------------------------+
+ *  |                     First Slot (i32)                          | 16
+ *  +---------------------------------------------------------------+
+ *  |                        Count (i32)                            | 20
+ *  +-------------------------------+-------------------------------+
+ *  |  Namespace Index (u16)        |        Flags (u16)            | 24
+ *  +-------------------------------+-------------------------------+
+ *  |                       Reserved (0)                            | 28
+ *  +---------------------------------------------------------------+
+ *  |   Body: Count x 16-byte keys, or Count x i32 lengths, or none ... 32
+ *  +---------------------------------------------------------------+
+ * </pre>
+ */
+public final class RequestDescriptor
+{
+    /** Offset of the request id. */
+    public static final int REQUEST_ID_OFFSET = 8;
+    /** Offset of the first slot. */
+    public static final int FIRST_SLOT_OFFSET = 16;
+    /** Offset of the slot count. */
+    public static final int COUNT_OFFSET = 20;
+    /** Offset of the u16 namespace index. */
+    public static final int NAMESPACE_INDEX_OFFSET = 24;
+    /** Offset of the u16 flags. */
+    public static final int FLAGS_OFFSET = 26;
+    /** Offset of the reserved word. */
+    public static final int RESERVED_OFFSET = 28;
+    /** Length of the header: the body starts here. */
+    public static final int HEADER_LENGTH = 32;
+    /** Bytes of one key in a body: high then low, each big-endian (keys.md). */
+    public static final int KEY_LENGTH = 16;
+    /** Bytes of one COMMIT payload length. */
+    public static final int COMMIT_LENGTH_LENGTH = 4;
+
+    /** Flag: the keys are already in the slots; the body carries none. */
+    public static final int FLAG_KEYS_IN_SLOTS = 1;
+    /** Every flag this version defines. */
+    public static final int KNOWN_FLAGS = FLAG_KEYS_IN_SLOTS;
+
+    private RequestDescriptor()
+    {
+    }
+
+    /**
+     * @param type  an operation
+     * @param count its Count
+     * @param flags its Flags
+     * @return the exact Length the rules require, or -1 when no Length is right (an unknown Type, a
+     *         negative Count)
+     */
+    public static long expectedLength(final int type, final int count, final int flags)
+    {
+        if (!MessageType.isOperation(type) || count < 0)
+        {
+            return -1;
+        }
+        if (MessageType.carriesKeys(type))
+        {
+            return (flags & FLAG_KEYS_IN_SLOTS) != 0 ? HEADER_LENGTH : HEADER_LENGTH + (long)KEY_LENGTH * count;
+        }
+        if (type == MessageType.COMMIT)
+        {
+            return HEADER_LENGTH + (long)COMMIT_LENGTH_LENGTH * count;
+        }
+        return HEADER_LENGTH;
+    }
+
+    /**
+     * @param maxKeys the client's slots
+     * @return the longest request a client with that many slots can send: Max Message Length
+     */
+    public static int maxMessageLength(final int maxKeys)
+    {
+        return HEADER_LENGTH + KEY_LENGTH * maxKeys;
+    }
+}

@@ -1,0 +1,75 @@
+package io.kvtier.client.protocol;
+
+/**
+ * The rules of docs/ipc-protocol.md section 4 that need nothing but the record and what the handshake
+ * fixed, checked in this order, the first broken one answered:
+ * <ol>
+ *   <li>Length at least the 32-byte request header [MALFORMED] and at most Max Message Length [TOO_LONG];</li>
+ *   <li>Type an operation of the table [UNKNOWN_TYPE];</li>
+ *   <li>Flags: only {@code KEYS_IN_SLOTS}, and only on an operation that carries keys [MALFORMED];</li>
+ *   <li>{@code 0 <= First}, {@code 0 <= Count}, {@code First + Count <= Max Keys}, and both 0 for FLUSH,
+ *       CLOSE and STATS [SLOT_RANGE];</li>
+ *   <li>Length exactly {@code 32 + body} for the Type and Count [MALFORMED];</li>
+ *   <li>Request Id greater (unsigned) than the last one accepted [STALE_REQUEST_ID];</li>
+ *   <li>Namespace Index below the HELLO's N, or 0 when N was 0 [NAMESPACE_DENIED].</li>
+ * </ol>
+ * SLOT_HELD depends on what the client's slots hold, which only the engine knows; it checks it after
+ * these. Stateless and allocation-free; never throws, whatever the bytes.
+ */
+public final class RequestValidator
+{
+    private RequestValidator()
+    {
+    }
+
+    /**
+     * @param request          the record, wrapped with the Length its ring checked
+     * @param lastRequestId    the last request id accepted from this client (0 before the first)
+     * @param maxKeys          the client's slots (WELCOME's Max Keys)
+     * @param namespaceCount   N of the client's HELLO
+     * @param maxMessageLength WELCOME's Max Message Length
+     * @return {@link ErrorCode#OK}, or the rule broken
+     */
+    public static ErrorCode validate(final RequestDecoder request, final long lastRequestId, final int maxKeys, final int namespaceCount,
+                                     final int maxMessageLength)
+    {
+        final int length = request.limit();
+        if (length < RequestDescriptor.HEADER_LENGTH)
+        {
+            return ErrorCode.MALFORMED;
+        }
+        if (length > maxMessageLength)
+        {
+            return ErrorCode.TOO_LONG;
+        }
+        final int type = request.type();
+        if (!MessageType.isOperation(type))
+        {
+            return ErrorCode.UNKNOWN_TYPE;
+        }
+        final int flags = request.flags();
+        if ((flags & ~RequestDescriptor.KNOWN_FLAGS) != 0 || (flags != 0 && !MessageType.carriesKeys(type)))
+        {
+            return ErrorCode.MALFORMED;
+        }
+        final int first = request.firstSlot();
+        final int count = request.count();
+        if (first < 0 || count < 0 || (long)first + count > maxKeys || (MessageType.isSlotless(type) && (first != 0 || count != 0)))
+        {
+            return ErrorCode.SLOT_RANGE;
+        }
+        if (request.length() != length || RequestDescriptor.expectedLength(type, count, flags) != length)
+        {
+            return ErrorCode.MALFORMED;
+        }
+        if (Long.compareUnsigned(request.requestId(), lastRequestId) <= 0)
+        {
+            return ErrorCode.STALE_REQUEST_ID;
+        }
+        if (request.namespaceIndex() >= Math.max(1, namespaceCount))
+        {
+            return ErrorCode.NAMESPACE_DENIED;
+        }
+        return ErrorCode.OK;
+    }
+}

@@ -1,0 +1,87 @@
+package io.kvtier.client.protocol;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Each rule of docs/ipc-protocol.md section 4 that the record alone decides, broken by one crafted request. */
+class RequestValidatorTest
+{
+    private static final int MAX_KEYS = 8;
+    private static final int MAX_MESSAGE = RequestDescriptor.maxMessageLength(MAX_KEYS);
+
+    private final MemorySegment buffer = Arena.ofAuto().allocate(1024);
+    private final RequestEncoder encoder = new RequestEncoder();
+    private final RequestDecoder decoder = new RequestDecoder();
+
+    private ErrorCode check(final int length, final int type, final long id, final int first, final int count, final int namespace, final int flags,
+                            final long lastId, final int namespaces)
+    {
+        encoder.wrap(buffer, 0).header(length, type, id, first, count, namespace, flags);
+        return RequestValidator.validate(decoder.wrap(buffer, 0, length), lastId, MAX_KEYS, namespaces, MAX_MESSAGE);
+    }
+
+    @Test
+    void wellFormedRequestsOfEveryShapeAreAccepted()
+    {
+        assertThat(check(32 + 16 * 3, MessageType.RESERVE, 5, 2, 3, 0, 0, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(32, MessageType.ACQUIRE, 5, 0, 8, 0, RequestDescriptor.FLAG_KEYS_IN_SLOTS, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(32 + 4 * 2, MessageType.COMMIT, 5, 6, 2, 0, 0, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(32, MessageType.RELEASE, 5, 0, 8, 0, 0, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(32, MessageType.STATS, 5, 0, 0, 0, 0, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(32, MessageType.CLOSE, 5, 0, 0, 2, 0, 4, 3)).isEqualTo(ErrorCode.OK);
+    }
+
+    @Test
+    void lengthThatDoesNotMatchTheBodyIsMalformed()
+    {
+        assertThat(check(32 + 16 * 2, MessageType.LOOKUP, 5, 0, 3, 0, 0, 4, 0)).isEqualTo(ErrorCode.MALFORMED);
+        assertThat(check(40, MessageType.RELEASE, 5, 0, 1, 0, 0, 4, 0)).isEqualTo(ErrorCode.MALFORMED);
+        assertThat(check(24, MessageType.RELEASE, 5, 0, 1, 0, 0, 4, 0)).as("shorter than the header").isEqualTo(ErrorCode.MALFORMED);
+        assertThat(check(32, MessageType.LOOKUP, 5, 0, 0, 0, 2, 4, 0)).as("unknown flag").isEqualTo(ErrorCode.MALFORMED);
+        assertThat(check(32, MessageType.RELEASE, 5, 0, 1, 0, 1, 4, 0)).as("KEYS_IN_SLOTS without keys").isEqualTo(ErrorCode.MALFORMED);
+    }
+
+    @Test
+    void unknownTypesAreNamed()
+    {
+        assertThat(check(32, 1, 5, 0, 0, 0, 0, 4, 0)).isEqualTo(ErrorCode.UNKNOWN_TYPE);
+        assertThat(check(32, 12, 5, 0, 0, 0, 0, 4, 0)).isEqualTo(ErrorCode.UNKNOWN_TYPE);
+        assertThat(check(32, 99, 5, 0, 0, 0, 0, 4, 0)).isEqualTo(ErrorCode.UNKNOWN_TYPE);
+    }
+
+    @Test
+    void aRequestIdNotAboveTheLastIsStale()
+    {
+        assertThat(check(32, MessageType.RELEASE, 4, 0, 1, 0, 0, 4, 0)).isEqualTo(ErrorCode.STALE_REQUEST_ID);
+        assertThat(check(32, MessageType.RELEASE, 3, 0, 1, 0, 0, 4, 0)).isEqualTo(ErrorCode.STALE_REQUEST_ID);
+        assertThat(check(32, MessageType.RELEASE, -1L, 0, 1, 0, 0, 4, 0)).as("u64: above every signed id").isEqualTo(ErrorCode.OK);
+    }
+
+    @Test
+    void slotsOutsideTheClientsAreOutOfRange()
+    {
+        assertThat(check(32, MessageType.RELEASE, 5, -1, 1, 0, 0, 4, 0)).isEqualTo(ErrorCode.SLOT_RANGE);
+        assertThat(check(32, MessageType.RELEASE, 5, 0, -1, 0, 0, 4, 0)).isEqualTo(ErrorCode.SLOT_RANGE);
+        assertThat(check(32, MessageType.RELEASE, 5, 7, 2, 0, 0, 4, 0)).isEqualTo(ErrorCode.SLOT_RANGE);
+        assertThat(check(32, MessageType.RELEASE, 5, Integer.MAX_VALUE, Integer.MAX_VALUE, 0, 0, 4, 0)).isEqualTo(ErrorCode.SLOT_RANGE);
+        assertThat(check(32, MessageType.FLUSH, 5, 0, 1, 0, 0, 4, 0)).as("a slotless operation naming slots").isEqualTo(ErrorCode.SLOT_RANGE);
+    }
+
+    @Test
+    void aNamespaceIndexBeyondTheHellosIsDenied()
+    {
+        assertThat(check(32, MessageType.RELEASE, 5, 0, 1, 1, 0, 4, 0)).isEqualTo(ErrorCode.NAMESPACE_DENIED);
+        assertThat(check(32, MessageType.RELEASE, 5, 0, 1, 2, 0, 4, 2)).isEqualTo(ErrorCode.NAMESPACE_DENIED);
+        assertThat(check(32, MessageType.RELEASE, 5, 0, 1, 1, 0, 4, 2)).isEqualTo(ErrorCode.OK);
+    }
+
+    @Test
+    void aRecordLongerThanMaxMessageLengthIsTooLong()
+    {
+        assertThat(check(MAX_MESSAGE + 8, MessageType.LOOKUP, 5, 0, 9, 0, 0, 4, 0)).isEqualTo(ErrorCode.TOO_LONG);
+    }
+}
