@@ -1,7 +1,9 @@
 package io.kvtier.cli;
 
 import io.kvtier.engine.Engine;
+import io.kvtier.engine.config.ConfigFile;
 import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.config.EngineSettings;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.tier.TierHandle;
 import io.kvtier.spi.ConfigValues;
@@ -51,7 +53,7 @@ public final class ServeCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        final Engine engine = Engine.start(EngineConfig.load(config, settings.settings()));
+        final Engine engine = Engine.start(EngineConfig.load(config, withIpcOn(config, settings.settings())));
         final AtomicReference<String> signal = new AtomicReference<>();
         final AtomicBoolean closed = new AtomicBoolean();
         final Runnable stop = () ->
@@ -88,7 +90,7 @@ public final class ServeCommand implements Callable<Integer>
         final EngineConfig running = engine.config();
         out.println("kvtier serving: pool " + running.poolPath() + " (" + running.pageCount() + " pages of " + ConfigValues.formatSize(running.pageSize())
             + "), tiers " + engine.tiers().stream().map(TierHandle::name).toList() + ", write policy " + running.writePolicy().configName() + ", eviction policy " + running.evictionPolicy()
-            + ". Stop with Ctrl-C or SIGTERM.");
+            + engine.ipc().map(ipc -> ", IPC socket " + ipc.socketPath()).orElse(", IPC off") + ". Stop with Ctrl-C or SIGTERM.");
         out.flush();
         try
         {
@@ -115,6 +117,22 @@ public final class ServeCommand implements Callable<Integer>
             // the JVM is already shutting down: the hook has run stop() or finds it done
         }
         return ExitCode.OK;
+    }
+
+    /**
+     * A served engine exists for other processes: IPC is on unless the file or the command line says
+     * {@code ipc.enabled = false} (the embedded engine's default stays off).
+     */
+    private static Map<String, String> withIpcOn(final Path file, final Map<String, String> overrides)
+    {
+        final String key = EngineSettings.IPC_ENABLED.key();
+        if (overrides.containsKey(key) || (file != null && ConfigFile.read(file).containsKey(key)))
+        {
+            return overrides;
+        }
+        final Map<String, String> on = new java.util.LinkedHashMap<>(overrides);
+        on.put(key, "true");
+        return on;
     }
 
     private static String statsLine(final Map<EngineCounter, Long> counters)

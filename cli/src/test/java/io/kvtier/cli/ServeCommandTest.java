@@ -35,12 +35,18 @@ class ServeCommandTest
                 Thread.sleep(50);
             }
             assertThat(pool).exists();
+            final Path socket = Path.of(pool + ".sock");
+            assertThat(Files.readString(out)).as("serve turns IPC on and names its socket").contains("IPC socket " + socket);
+            assertThat(socket).exists();
+            assertThat(Path.of(pool + ".ipc")).as("the IPC control file").exists();
             process.destroy();
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("serve stopped after SIGTERM").isTrue();
             final String output = Files.readString(out);
             assertThat(output).contains("tiers [disk]").contains("kvtier: stopping on SIGTERM").contains("kvtier: stopped");
             assertThat(process.exitValue()).as("a clean stop on SIGTERM is a success, not 128 + 15").isZero();
             assertThat(pool).doesNotExist();
+            assertThat(socket).doesNotExist();
+            assertThat(Path.of(pool + ".ipc")).doesNotExist();
         }
         finally
         {

@@ -5,6 +5,8 @@ import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.engine.config.ConfigException;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.config.EngineSettings;
+import io.kvtier.engine.ipc.IpcServer;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PoolPathException;
 import io.kvtier.engine.status.EngineCounter;
@@ -35,6 +37,7 @@ public final class Engine implements AutoCloseable
     private final List<TierHandle> tiers;
     private final Pipeline pipeline;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private IpcServer ipc;
 
     private Engine(final EngineConfig config, final EngineClock clock, final PagePool pool, final List<TierHandle> tiers, final Pipeline[] pipelineHolder)
     {
@@ -98,6 +101,18 @@ public final class Engine implements AutoCloseable
                 }
             });
             final Engine engine = new Engine(config, clock, pool, tiers, pipelineHolder);
+            if (config.get(EngineSettings.IPC_ENABLED))
+            {
+                try
+                {
+                    engine.ipc = IpcServer.start(config, pool, engine.pipeline);
+                }
+                catch (final IOException | RuntimeException ex)
+                {
+                    engine.close();
+                    throw ex;
+                }
+            }
             LOG.log(System.Logger.Level.INFO, "kvtier engine started: pool {0} ({1} pages of {2} bytes), tiers {3}",
                 pool.path(), pool.pageCount(), pool.pageSize(), tiers.stream().map(t -> t.name() + "(" + t.type() + ")").toList());
             return engine;
@@ -135,6 +150,12 @@ public final class Engine implements AutoCloseable
             throw ex;
         }
         return session;
+    }
+
+    /** @return the IPC server, when {@code ipc.enabled} */
+    public java.util.Optional<IpcServer> ipc()
+    {
+        return java.util.Optional.ofNullable(ipc);
     }
 
     /** @return the settings the engine runs with */
@@ -194,6 +215,11 @@ public final class Engine implements AutoCloseable
         if (!closed.compareAndSet(false, true))
         {
             return;
+        }
+        if (ipc != null)
+        {
+            // First, while the pipeline still runs: IPC clients' pins and reservations go back through it.
+            ipc.close();
         }
         final Duration wait = config.l3IoTimeout();
         // Opened before the engine refuses new sessions: it is how close() waits for in-flight backups.

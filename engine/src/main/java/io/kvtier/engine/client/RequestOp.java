@@ -31,6 +31,12 @@ public final class RequestOp
     public static final int KEEP_ALIVE = 12;
     /** Drop everything the session holds and unregister it. */
     public static final int CLOSE = 13;
+    /**
+     * Engine-internal: the client is gone without a word (its process died, or it was dropped): its pins
+     * are dropped and its reservations go through quarantine, since it may have been writing them.
+     * Not an IPC protocol operation.
+     */
+    public static final int DISCONNECT = 64;
 
     private RequestOp()
     {
@@ -57,6 +63,7 @@ public final class RequestOp
             case EVICT -> "evict";
             case KEEP_ALIVE -> "keep-alive";
             case CLOSE -> "close";
+            case DISCONNECT -> "disconnect";
             default -> "op" + op;
         };
     }

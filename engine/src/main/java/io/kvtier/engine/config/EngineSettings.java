@@ -198,13 +198,90 @@ public final class EngineSettings
         .range(Duration.ofMillis(1), Duration.ofSeconds(1))
         .documented("housekeeping period: leases, timeouts, heartbeat");
 
+    /** Whether the engine takes clients of other processes over the IPC protocol (docs/ipc-protocol.md). */
+    public static final Setting<Boolean> IPC_ENABLED = Setting.flag("ipc.enabled")
+        .byDefault(false)
+        .note("kvtier serve turns it on unless set to false")
+        .documented("whether processes attach over the IPC protocol's socket and shared rings (docs/ipc-protocol.md); an engine"
+            + " embedded in a JVM serves that JVM's sessions either way");
+
+    /** The socket clients connect to. */
+    public static final Setting<Path> IPC_SOCKET_PATH = Setting.path("ipc.socket-path")
+        .byDefault("<pool.path>.sock", v -> Path.of(v.get(POOL_PATH) + ".sock"))
+        .note("in an existing directory; a stale socket file there is replaced")
+        .documented("the Unix domain socket IPC clients connect to for their handshake");
+
+    /** Users that may connect. */
+    public static final Setting<int[]> IPC_ALLOWED_UIDS = Setting.ids("ipc.allowed-uids")
+        .byDefault("(none)", v -> new int[0])
+        .documented("user ids (from the socket's SO_PEERCRED) that may connect; with ipc.allowed-gids also empty, only the"
+            + " engine's own user");
+
+    /** Groups that may connect. */
+    public static final Setting<int[]> IPC_ALLOWED_GIDS = Setting.ids("ipc.allowed-gids")
+        .byDefault("(none)", v -> new int[0])
+        .documented("group ids (the peer's primary group, from SO_PEERCRED) that may connect, besides ipc.allowed-uids");
+
+    /** The group of the IPC files. */
+    public static final Setting<String> IPC_GROUP = Setting.text("ipc.group")
+        .byDefault("(none)", v -> "")
+        .rule("a group of this host, or empty", EngineSettings::isGroupOrEmpty)
+        .documented("a group name: the socket, control and ring files get mode 0660 and this group instead of 0600, so that"
+            + " clients of other users in the group can open them; empty for 0600");
+
+    /** Bytes of each of a client's two rings. */
+    public static final Setting<Long> IPC_RING_BYTES = Setting.size("ipc.ring-bytes")
+        .byDefault(256 * KIB)
+        .range(4 * KIB, GIB)
+        .rule("a power of two", size -> Long.bitCount(size) == 1)
+        .documented("bytes of each of a client's two rings (requests, responses); a request naming every slot must fit half of one");
+
+    /** How the IPC thread waits for requests. */
+    public static final Setting<io.kvtier.client.protocol.IdleStrategy.Kind> IPC_IDLE_STRATEGY = Setting.choice("ipc.idle-strategy",
+            io.kvtier.client.protocol.IdleStrategy.Kind.values(), io.kvtier.client.protocol.IdleStrategy.Kind::configName)
+        .byDefault(io.kvtier.client.protocol.IdleStrategy.Kind.BACKOFF)
+        .documented("how the IPC thread waits for requests: backoff spins, yields, then sleeps on the control file's doorbell at most"
+            + " 1 ms at a time; spin never sleeps (a core); sleep sleeps at once");
+
+    /** Silence that ends an IPC client. */
+    public static final Setting<Duration> IPC_CLIENT_TIMEOUT = Setting.duration("ipc.client-timeout")
+        .byDefault(Duration.ofSeconds(10))
+        .range(Duration.ofMillis(100), Duration.ofHours(1))
+        .documented("an IPC client whose heartbeat stands still this long, or whose response ring stays full this long, is"
+            + " disconnected: its pins are dropped and its reservations go through quarantine");
+
+    /** Most slots an IPC client gets. */
+    public static final Setting<Integer> IPC_MAX_KEYS = Setting.integer("ipc.max-keys")
+        .byDefault("min(4096, session.max-keys)", v -> Math.min(4096, v.get(SESSION_MAX_KEYS)))
+        .range(1, 65_536)
+        .note("granted up to what fits half of ipc.ring-bytes and up to session.max-keys")
+        .documented("most key slots an IPC client gets, whatever its HELLO asks for");
+
     /** Every engine setting, in the order docs/config.md lists them. */
     public static final List<Setting<?>> ALL = List.of(
         POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, INDEX_ENTRIES,
         LEASE_SESSION_TIMEOUT, LEASE_RESERVATION_TIMEOUT, LEASE_QUARANTINE,
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
-        PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS);
+        PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
+        IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS);
+
+    private static boolean isGroupOrEmpty(final String group)
+    {
+        if (group.isEmpty())
+        {
+            return true;
+        }
+        try
+        {
+            java.nio.file.FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByGroupName(group);
+            return true;
+        }
+        catch (final java.io.IOException | UnsupportedOperationException ex)
+        {
+            return false;
+        }
+    }
 
     /**
      * @param settings the other settings

@@ -138,6 +138,33 @@ public final class Setting<T>
     }
 
     /**
+     * @param key the setting's key
+     * @return a true-or-false setting
+     */
+    public static Builder<Boolean> flag(final String key)
+    {
+        return new Builder<>(key, SettingType.BOOLEAN);
+    }
+
+    /**
+     * @param key the setting's key
+     * @return a free-text setting
+     */
+    public static Builder<String> text(final String key)
+    {
+        return new Builder<>(key, SettingType.TEXT);
+    }
+
+    /**
+     * @param key the setting's key
+     * @return a setting listing numeric ids
+     */
+    public static Builder<int[]> ids(final String key)
+    {
+        return new Builder<>(key, SettingType.ID_LIST);
+    }
+
+    /**
      * @param key    the setting's key
      * @param values the choices, in documentation order
      * @param name   each choice's name in settings

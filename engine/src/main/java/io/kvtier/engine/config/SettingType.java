@@ -52,6 +52,44 @@ public record SettingType<T>(Class<T> javaType, String noun, Function<String, T>
     public static final SettingType<Path> PATH = new SettingType<>(Path.class, "a file path", Path::of, Path::toString, null,
         "a file path", false);
 
+    /** {@code true} or {@code false}. */
+    public static final SettingType<Boolean> BOOLEAN = new SettingType<>(Boolean.class, "true or false", text ->
+    {
+        return switch (text.toLowerCase(Locale.ROOT))
+        {
+            case "true" -> Boolean.TRUE;
+            case "false" -> Boolean.FALSE;
+            default -> throw new IllegalArgumentException("not true or false: " + text);
+        };
+    }, String::valueOf, null, "true or false", false);
+
+    /** Free text, such as a group name; may be empty. */
+    public static final SettingType<String> TEXT = new SettingType<>(String.class, "a name", Function.identity(), Function.identity(), null, null, false);
+
+    /**
+     * Numeric user or group ids, comma-separated, e.g. {@code 1000,1001}; empty for none. Kept as an
+     * {@code int[]} (a copy per read is the caller's business: settings are read once, at start).
+     */
+    public static final SettingType<int[]> ID_LIST = new SettingType<>(int[].class, "a comma-separated list of numeric ids", text ->
+    {
+        if (text.isBlank())
+        {
+            return new int[0];
+        }
+        final String[] parts = text.split(",");
+        final int[] ids = new int[parts.length];
+        for (int i = 0; i < parts.length; i++)
+        {
+            ids[i] = Integer.parseInt(parts[i].trim());
+            if (ids[i] < 0)
+            {
+                throw new IllegalArgumentException("negative id " + ids[i]);
+            }
+        }
+        return ids;
+    }, ids -> java.util.Arrays.stream(ids).mapToObj(String::valueOf).collect(java.util.stream.Collectors.joining(",")), null,
+        "numeric ids separated by commas, such as 1000,1001, or nothing", false);
+
     /**
      * @param values the choices, in documentation order
      * @param name   each choice's name in settings; matched ignoring case

@@ -184,7 +184,8 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
             client.complete(client.isExpired() ? RequestStatus.LEASE_EXPIRED : RequestStatus.CLOSED, 0, 0, 0, 0, 0);
             return;
         }
-        if (closing && op != RequestOp.CLOSE && op != RequestOp.RELEASE && op != RequestOp.ABORT && op != RequestOp.FLUSH)
+        if (closing && op != RequestOp.CLOSE && op != RequestOp.DISCONNECT && op != RequestOp.RELEASE && op != RequestOp.ABORT
+            && op != RequestOp.FLUSH)
         {
             client.complete(RequestStatus.CLOSED, 0, 0, 0, 0, 0);
             return;
@@ -214,6 +215,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
             case RequestOp.EVICT -> r.finish(evictKeys(r));
             case RequestOp.KEEP_ALIVE -> r.finish(0);
             case RequestOp.CLOSE -> sessions.close(r);
+            case RequestOp.DISCONNECT -> sessions.disconnect(r);
             default ->
             {
                 counters.increment(EngineCounter.REQUESTS_INVALID);

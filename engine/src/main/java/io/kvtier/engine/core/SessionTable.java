@@ -95,6 +95,19 @@ final class SessionTable implements TimedPart
         port.complete(RequestStatus.OK, 0, 0, 0, 0, 0);
     }
 
+    /**
+     * Ends a client that is gone without a word (a shared-memory client whose process died or that was
+     * dropped): its pins go, and its reservations go through quarantine as an expired lease's do, since
+     * a half-written page must never become visible and the writer may still hold its mapping.
+     */
+    void disconnect(final ClientRecord r)
+    {
+        final ClientPort port = r.port;
+        releaseEverything(r, true);
+        unregister(r);
+        port.complete(RequestStatus.OK, 0, 0, 0, 0, 0);
+    }
+
     private void releaseEverything(final ClientRecord r, final boolean expired)
     {
         acquires.release(r, 0, r.holdLimit);

@@ -102,6 +102,24 @@ public final class KeyChain
     }
 
     /**
+     * Replaces the key at a position the chain already has (a slot of a shared-memory client, whose
+     * requests write keys into runs of slots).
+     *
+     * @param index   a position below {@link #size()}
+     * @param keyHigh the key's high half
+     * @param keyLow  its low half
+     * @return this
+     */
+    public KeyChain set(final int index, final long keyHigh, final long keyLow)
+    {
+        checkIndex(index);
+        high[index] = keyHigh;
+        low[index] = keyLow;
+        tokenCounts[index] = 0;
+        return this;
+    }
+
+    /**
      * Replaces the chain with the keys of {@code tokens} split into pages of {@code pageTokens}; a
      * last partial page gets its own key, distinct from any full page's.
      *

@@ -1,0 +1,98 @@
+package io.kvtier.engine.ipc;
+
+import io.kvtier.client.protocol.ControlFileDescriptor;
+import io.kvtier.client.protocol.FutexWord;
+import io.kvtier.client.protocol.HandshakeDescriptor;
+import io.kvtier.client.protocol.LittleEndian;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * The engine's control file, {@code <pool.path>.ipc} ({@link ControlFileDescriptor}): written whole
+ * under a temporary name and renamed into place, so a client never maps a half-written one and a client
+ * still mapping a dead engine's file keeps seeing that file's CLOSED state or stopped heartbeat. The
+ * State is stored last, with release.
+ */
+final class ControlFile implements AutoCloseable
+{
+    private final Path path;
+    private final Arena arena;
+    private final MemorySegment control;
+    private final FutexWord doorbell;
+    private long heartbeat;
+
+    private ControlFile(final Path path, final Arena arena, final MemorySegment control)
+    {
+        this.path = path;
+        this.arena = arena;
+        this.control = control;
+        this.doorbell = new FutexWord(control, ControlFileDescriptor.DOORBELL_OFFSET);
+    }
+
+    /**
+     * @param path  where it goes
+     * @param epoch the pool's epoch
+     * @param files the IPC files' mode and group
+     * @return the open control file, State OPEN
+     */
+    static ControlFile create(final Path path, final long epoch, final IpcFiles files) throws IOException
+    {
+        final Path temporary = path.resolveSibling(path.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        IpcFiles.unlink(temporary);
+        final Arena arena = Arena.ofShared();
+        try
+        {
+            final MemorySegment control = files.createMapped(temporary, ControlFileDescriptor.LENGTH, arena);
+            control.set(LittleEndian.LONG, ControlFileDescriptor.MAGIC_OFFSET, ControlFileDescriptor.MAGIC);
+            control.set(LittleEndian.SHORT, ControlFileDescriptor.MAJOR_VERSION_OFFSET, (short)HandshakeDescriptor.MAJOR_VERSION);
+            control.set(LittleEndian.SHORT, ControlFileDescriptor.MINOR_VERSION_OFFSET, (short)HandshakeDescriptor.MINOR_VERSION);
+            control.set(LittleEndian.LONG, ControlFileDescriptor.EPOCH_OFFSET, epoch);
+            control.set(LittleEndian.LONG, ControlFileDescriptor.ENGINE_PID_OFFSET, ProcessHandle.current().pid());
+            ControlFileDescriptor.stateRelease(control, ControlFileDescriptor.STATE_OPEN);
+            Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            return new ControlFile(path, arena, control);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            IpcFiles.unlink(temporary);
+            arena.close();
+            throw ex;
+        }
+    }
+
+    Path path()
+    {
+        return path;
+    }
+
+    FutexWord doorbell()
+    {
+        return doorbell;
+    }
+
+    /** Engine Heartbeat +1, release. */
+    void beatRelease()
+    {
+        ControlFileDescriptor.engineHeartbeatRelease(control, ++heartbeat);
+    }
+
+    /** State CLOSED (release): clients still mapping the file stop using the pool. */
+    void closedRelease()
+    {
+        ControlFileDescriptor.stateRelease(control, ControlFileDescriptor.STATE_CLOSED);
+    }
+
+    /** Marks it CLOSED, unlinks it and unmaps it. */
+    @Override
+    public void close()
+    {
+        closedRelease();
+        IpcFiles.unlink(path);
+        arena.close();
+    }
+}

@@ -1,0 +1,169 @@
+package io.kvtier.engine.ipc;
+
+import io.kvtier.client.protocol.IdleStrategy;
+import io.kvtier.client.protocol.RequestDescriptor;
+import io.kvtier.client.protocol.ResponseDescriptor;
+import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.config.EngineSettings;
+import io.kvtier.engine.core.Pipeline;
+import io.kvtier.engine.pool.PagePool;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The engine's end of the IPC protocol (docs/ipc-protocol.md): the socket at {@code ipc.socket-path},
+ * the control file {@code <pool.path>.ipc}, and the {@code kvtier-ipc} thread ({@link IpcConductor})
+ * that serves every connected client. Started by the engine when {@code ipc.enabled}; closing it marks
+ * the control file CLOSED, disconnects every client (their pins and reservations go back through the
+ * engine, which must still be running) and removes the socket and control files.
+ */
+public final class IpcServer implements AutoCloseable
+{
+    private static final System.Logger LOG = System.getLogger(IpcServer.class.getName());
+
+    /**
+     * The IPC settings, read once from the engine's.
+     *
+     * @param socketPath     {@code ipc.socket-path}
+     * @param allowedUids    {@code ipc.allowed-uids}
+     * @param allowedGids    {@code ipc.allowed-gids}
+     * @param group          {@code ipc.group}, empty for none
+     * @param ringBytes      {@code ipc.ring-bytes}
+     * @param idleStrategy   {@code ipc.idle-strategy}
+     * @param clientTimeout  {@code ipc.client-timeout}
+     * @param maxKeys        slots a client gets at most: {@code ipc.max-keys}, bounded by {@code session.max-keys} and by what
+     *                       fits half a ring
+     * @param sessionTimeout {@code lease.session-timeout}, which the IPC thread renews for live clients
+     */
+    public record Settings(Path socketPath, int[] allowedUids, int[] allowedGids, String group, int ringBytes, IdleStrategy.Kind idleStrategy,
+                           Duration clientTimeout, int maxKeys, Duration sessionTimeout)
+    {
+        /**
+         * @param config the engine's settings
+         * @return the IPC settings
+         */
+        public static Settings from(final EngineConfig config)
+        {
+            final int ringBytes = (int)(long)config.get(EngineSettings.IPC_RING_BYTES);
+            // Every request and every response must fit half a ring, so that one always fits whatever
+            // position the ring is at (a record never wraps).
+            final int half = ringBytes / 2;
+            final int ringFit = Math.min((half - RequestDescriptor.HEADER_LENGTH) / RequestDescriptor.KEY_LENGTH,
+                (half - ResponseDescriptor.HEADER_LENGTH) / ResponseDescriptor.ENTRY_LENGTH);
+            final int maxKeys = Math.max(1, Math.min(Math.min(config.get(EngineSettings.IPC_MAX_KEYS), config.sessionMaxKeys()), ringFit));
+            return new Settings(config.get(EngineSettings.IPC_SOCKET_PATH), config.get(EngineSettings.IPC_ALLOWED_UIDS).clone(),
+                config.get(EngineSettings.IPC_ALLOWED_GIDS).clone(), config.get(EngineSettings.IPC_GROUP), ringBytes,
+                config.get(EngineSettings.IPC_IDLE_STRATEGY), config.get(EngineSettings.IPC_CLIENT_TIMEOUT), maxKeys, config.sessionTimeout());
+        }
+    }
+
+    private final Settings settings;
+    private final ControlFile control;
+    private final IpcConductor conductor;
+    private final Thread thread;
+
+    private IpcServer(final Settings settings, final ControlFile control, final IpcConductor conductor)
+    {
+        this.settings = settings;
+        this.control = control;
+        this.conductor = conductor;
+        this.thread = Thread.ofPlatform().name("kvtier-ipc").daemon(true).unstarted(conductor);
+        thread.start();
+    }
+
+    /**
+     * Creates the control file and the socket and starts the {@code kvtier-ipc} thread.
+     *
+     * @param config   the engine's settings
+     * @param pool     the engine's pool
+     * @param pipeline the engine's pipeline, where client requests go
+     * @return the running server
+     * @throws IOException if a file or the socket cannot be created
+     */
+    public static IpcServer start(final EngineConfig config, final PagePool pool, final Pipeline pipeline) throws IOException
+    {
+        final Settings settings = Settings.from(config);
+        final IpcFiles files = new IpcFiles(settings.group());
+        if (!settings.group().isEmpty())
+        {
+            // Clients of other users in the group map the pool too.
+            files.restrict(pool.path());
+        }
+        final ControlFile control = ControlFile.create(Path.of(pool.path() + ".ipc"), pool.header().epochPlain(), files);
+        ServerSocketChannel server = null;
+        try
+        {
+            // A socket file left by a dead engine refuses bind; the pool file's lock already proved that no
+            // live engine uses this pool, hence this socket path.
+            Files.deleteIfExists(settings.socketPath());
+            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            server.bind(UnixDomainSocketAddress.of(settings.socketPath()));
+            files.restrict(settings.socketPath());
+            final IpcServer ipc = new IpcServer(settings, control, new IpcConductor(settings, pool, pipeline, control, files, server));
+            LOG.log(System.Logger.Level.INFO, "IPC: clients connect to {0} (control file {1}, {2} slots each, rings of {3} bytes)",
+                settings.socketPath(), control.path(), settings.maxKeys(), settings.ringBytes());
+            return ipc;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (server != null)
+            {
+                server.close();
+                IpcFiles.unlink(settings.socketPath());
+            }
+            control.close();
+            throw ex;
+        }
+    }
+
+    /** @return the socket clients connect to */
+    public Path socketPath()
+    {
+        return settings.socketPath();
+    }
+
+    /** @return the control file */
+    public Path controlPath()
+    {
+        return control.path();
+    }
+
+    /** @return the settings it runs with */
+    public Settings settings()
+    {
+        return settings;
+    }
+
+    /** @return IPC clients connected or still being released */
+    public int clientCount()
+    {
+        return conductor.clientCount();
+    }
+
+    /**
+     * Disconnects every client (State CLOSED, Disconnect Reason CLOSED), waits for the engine to release
+     * what they held, and removes the socket and the control file. Call while the engine still runs.
+     */
+    @Override
+    public void close()
+    {
+        conductor.stop();
+        try
+        {
+            thread.join(TimeUnit.SECONDS.toMillis(15));
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        IpcFiles.unlink(settings.socketPath());
+        control.close();
+    }
+}

@@ -1,0 +1,372 @@
+package io.kvtier.engine.ipc;
+
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.FutexWord;
+import io.kvtier.client.protocol.IdleStrategy;
+import io.kvtier.client.protocol.LittleEndian;
+import io.kvtier.client.protocol.ResponseDescriptor;
+import io.kvtier.client.protocol.ResponseEncoder;
+import io.kvtier.client.protocol.RingConsumer;
+import io.kvtier.client.protocol.RingFileDescriptor;
+import io.kvtier.client.protocol.RingProducer;
+import io.kvtier.engine.client.ClientPort;
+import io.kvtier.engine.client.RequestOp;
+import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.engine.key.KeyChain;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+
+/**
+ * One client of another process, as the engine sees it: a {@link ClientPort} whose keys and lengths
+ * the IPC thread fills from the client's request ring, and whose {@link #complete} (on the engine
+ * thread) encodes the per-slot results into the client's response ring and wakes it. The engine thread
+ * runs the same code for it as for an in-process {@code Session}.
+ *
+ * <p>One request at a time: the IPC thread publishes a request only when none is in flight and the
+ * response ring has room for its whole answer, so the engine thread never waits on a client and each
+ * response ring has one producer at a time (the engine thread while a request is in flight, the IPC
+ * thread, for the errors and STATS it answers itself, otherwise). {@link #inFlightAcquire()} is the
+ * hand-over: set with release by the IPC thread before publishing, cleared with release by the engine
+ * thread after the response is out.
+ */
+final class RemoteClient implements ClientPort
+{
+    private static final VarHandle IN_FLIGHT;
+
+    static
+    {
+        try
+        {
+            IN_FLIGHT = MethodHandles.lookup().findVarHandle(RemoteClient.class, "inFlight", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    /** Lifecycle, IPC thread only. */
+    enum State
+    {
+        /** Requests are read and served. */
+        ACTIVE,
+        /** A CLOSE is in flight; when it ends the client's files go. */
+        CLOSING,
+        /** Dropped: waiting for the request in flight to end before the engine releases everything. */
+        DYING,
+        /** The engine is releasing everything the client held (an internal DISCONNECT in flight). */
+        DISCONNECTING,
+        /** Gone; its files are unlinked. */
+        GONE
+    }
+
+    private final KeyChain keys;
+    private final int[] lengths;
+    private final byte[] statuses;
+    private final int[] pageIds;
+    private final int[] generations;
+    private final int maxKeys;
+    private final int namespaceCount;
+    private final int pid;
+    private final ResponseEncoder responseEncoder = new ResponseEncoder();
+    private int id;
+    private volatile boolean expired;
+
+    // The request in flight: written by the IPC thread before it publishes, read by the engine thread.
+    private int requestOp;
+    private int requestType;
+    private long requestId;
+    private int requestFirst;
+    private int requestCount;
+    private RequestStatus internalOutcome;
+    @SuppressWarnings("unused")
+    private volatile int inFlight;
+    private boolean responseLost;
+
+    // Set once the ring file exists (after the engine opened the client).
+    private Arena arena;
+    private MemorySegment ring;
+    private Path ringPath;
+    private RingConsumer requests;
+    private RingProducer responses;
+    private FutexWord clientSleeping;
+    private SocketChannel socket;
+
+    // IPC thread only.
+    State state = State.ACTIVE;
+    int disconnectReason;
+    long lastRequestId;
+    long lastHeartbeat;
+    long heartbeatChangedNanos;
+    long responseBlockedSinceNanos;
+    long lastRequestNanos;
+
+    RemoteClient(final int maxKeys, final int namespaceCount, final int pid)
+    {
+        this.maxKeys = maxKeys;
+        this.namespaceCount = namespaceCount;
+        this.pid = pid;
+        // Every slot is a position of the chain from the start: requests write keys into any run of them.
+        this.keys = new KeyChain(maxKeys);
+        for (int i = 0; i < maxKeys; i++)
+        {
+            keys.add(0, 0);
+        }
+        this.lengths = new int[maxKeys];
+        this.statuses = new byte[maxKeys];
+        this.pageIds = new int[maxKeys];
+        this.generations = new int[maxKeys];
+        java.util.Arrays.fill(pageIds, -1);
+    }
+
+    /** Maps the client's rings once its ring file exists. */
+    void attach(final Arena ringArena, final MemorySegment ringFile, final Path path, final int ringCapacity, final SocketChannel channel)
+    {
+        this.arena = ringArena;
+        this.ring = ringFile;
+        this.ringPath = path;
+        this.socket = channel;
+        this.requests = new RingConsumer(ringFile, RingFileDescriptor.requestRingOffset(), ringCapacity,
+            RingFileDescriptor.REQUEST_TAIL_OFFSET, RingFileDescriptor.REQUEST_HEAD_OFFSET);
+        this.responses = new RingProducer(ringFile, RingFileDescriptor.responseRingOffset(ringCapacity), ringCapacity,
+            RingFileDescriptor.RESPONSE_TAIL_OFFSET, RingFileDescriptor.RESPONSE_HEAD_OFFSET);
+        this.clientSleeping = new FutexWord(ringFile, RingFileDescriptor.CLIENT_SLEEPING_OFFSET);
+    }
+
+    int maxKeys()
+    {
+        return maxKeys;
+    }
+
+    int namespaceCount()
+    {
+        return namespaceCount;
+    }
+
+    int pid()
+    {
+        return pid;
+    }
+
+    Arena arena()
+    {
+        return arena;
+    }
+
+    MemorySegment ring()
+    {
+        return ring;
+    }
+
+    Path ringPath()
+    {
+        return ringPath;
+    }
+
+    RingConsumer requests()
+    {
+        return requests;
+    }
+
+    RingProducer responses()
+    {
+        return responses;
+    }
+
+    FutexWord clientSleeping()
+    {
+        return clientSleeping;
+    }
+
+    SocketChannel socket()
+    {
+        return socket;
+    }
+
+    /** @return whether a request (or an internal operation) is with the engine thread */
+    boolean inFlightAcquire()
+    {
+        return (int)IN_FLIGHT.getAcquire(this) != 0;
+    }
+
+    /** @return the outcome of the last internal operation (OPEN, KEEP_ALIVE, DISCONNECT) */
+    RequestStatus internalOutcome()
+    {
+        return internalOutcome;
+    }
+
+    /** @return whether the engine thread found no room for a response (the client moved its Head back) */
+    boolean responseLost()
+    {
+        return responseLost;
+    }
+
+    /** @return the client's heartbeat, read opaque: only whether it changes matters */
+    long clientHeartbeatOpaque()
+    {
+        return (long)LittleEndian.LONG_HANDLE.getOpaque(ring, (long)RingFileDescriptor.CLIENT_HEARTBEAT_OFFSET);
+    }
+
+    /** Writes why the engine dropped the client (release), then wakes it if it sleeps. */
+    void disconnectReasonRelease(final int reason)
+    {
+        LittleEndian.INT_HANDLE.setRelease(ring, (long)RingFileDescriptor.DISCONNECT_REASON_OFFSET, reason);
+        IdleStrategy.wake(clientSleeping);
+    }
+
+    /**
+     * Hands a request to the engine thread: what {@link #complete} will answer. IPC thread.
+     *
+     * @param op    the engine operation ({@link RequestOp})
+     * @param type  the protocol's Type to answer with, 0 for an internal operation that gets no response
+     * @param reqId the request id to echo
+     * @param first first slot
+     * @param count slots
+     */
+    void beginRequest(final int op, final int type, final long reqId, final int first, final int count)
+    {
+        requestOp = op;
+        requestType = type;
+        requestId = reqId;
+        requestFirst = first;
+        requestCount = count;
+        internalOutcome = null;
+        IN_FLIGHT.setRelease(this, 1);
+    }
+
+    /** The engine refused the publication (it stopped): the request is not in flight after all. */
+    void abandonRequest()
+    {
+        IN_FLIGHT.setRelease(this, 0);
+    }
+
+    /**
+     * Answers a request on the IPC thread (an error, STATS): only while none is in flight, and after
+     * checking there is room.
+     *
+     * @return the encoder, wrapped on the claimed record; then {@link #publishResponse()}
+     */
+    ResponseEncoder claimResponse(final int type, final int length)
+    {
+        final long offset = responses.tryClaim(type, length);
+        if (offset < 0)
+        {
+            return null;
+        }
+        return responseEncoder.wrap(ring, offset);
+    }
+
+    /** Publishes the claimed response (Response Tail, release) and wakes the client if it sleeps. */
+    void publishResponse()
+    {
+        responses.commitRelease();
+        IdleStrategy.wake(clientSleeping);
+    }
+
+    /**
+     * @param type  a request's Type
+     * @param count its Count
+     * @return the Length of its response
+     */
+    static int responseLength(final int type, final int count, final int statsCount)
+    {
+        return type == io.kvtier.client.protocol.MessageType.STATS ? ResponseDescriptor.statsLength(statsCount) : ResponseDescriptor.length(count);
+    }
+
+    @Override
+    public int clientId()
+    {
+        return id;
+    }
+
+    @Override
+    public void clientId(final int clientId)
+    {
+        this.id = clientId;
+    }
+
+    @Override
+    public boolean isExpired()
+    {
+        return expired;
+    }
+
+    @Override
+    public void expired()
+    {
+        expired = true;
+    }
+
+    @Override
+    public KeyChain keys()
+    {
+        return keys;
+    }
+
+    @Override
+    public int[] lengths()
+    {
+        return lengths;
+    }
+
+    @Override
+    public byte[] statuses()
+    {
+        return statuses;
+    }
+
+    @Override
+    public int[] pageIds()
+    {
+        return pageIds;
+    }
+
+    @Override
+    public int[] generations()
+    {
+        return generations;
+    }
+
+    /**
+     * Engine thread: encodes the response from the per-slot arrays into the response ring and wakes the
+     * client; an internal operation only records its outcome. Allocation-free, no lock: the IPC thread
+     * made sure the ring has room before publishing the request.
+     */
+    @Override
+    public void complete(final RequestStatus status, final int resultCount, final int l2Pages, final int l3Pages, final int fromPool, final int fromL3)
+    {
+        if (requestType == 0)
+        {
+            internalOutcome = status;
+            IN_FLIGHT.setRelease(this, 0);
+            return;
+        }
+        // RequestStatus ordinals are the protocol's codes 0..4 (OK, LEASE_EXPIRED, CLOSED, INVALID, INTERNAL_ERROR).
+        final int code = status.ordinal();
+        final int entries = code == ErrorCode.OK.code() && requestOp != RequestOp.FLUSH && requestOp != RequestOp.CLOSE ? requestCount : 0;
+        final int length = ResponseDescriptor.length(entries);
+        final long offset = responses.tryClaim(requestType, length);
+        if (offset < 0)
+        {
+            responseLost = true;
+        }
+        else
+        {
+            final ResponseEncoder encoder = responseEncoder.wrap(ring, offset)
+                .header(length, requestType, requestId, code, resultCount, requestFirst, entries, l2Pages, l3Pages, fromPool, fromL3);
+            for (int i = 0; i < entries; i++)
+            {
+                final int slot = requestFirst + i;
+                encoder.entry(i, pageIds[slot], generations[slot], statuses[slot]);
+            }
+            responses.commitRelease();
+            IdleStrategy.wake(clientSleeping);
+        }
+        IN_FLIGHT.setRelease(this, 0);
+    }
+}
