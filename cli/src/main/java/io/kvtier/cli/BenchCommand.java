@@ -15,6 +15,9 @@ public final class BenchCommand implements Runnable
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @CommandLine.ParentCommand
+    Main main;
+
     @Override
     public void run()
     {

@@ -51,6 +51,9 @@ public final class BenchIpcCommand implements Callable<Integer>
     @Mixin
     SettingsMixin settings;
 
+    @CommandLine.ParentCommand
+    BenchCommand bench;
+
     @Override
     public Integer call() throws Exception
     {
@@ -63,6 +66,11 @@ public final class BenchIpcCommand implements Callable<Integer>
         {
             spec.commandLine().getErr().println("kvtier: " + ex.getMessage());
             return ExitCode.USAGE;
+        }
+        if (!bench.main.verbose)
+        {
+            // The figures are the output; the engine's start-up and client-connect lines would only interleave with them.
+            Logging.atLeast(java.util.logging.Level.WARNING);
         }
         final Path directory = DemoCommand.defaultPoolDirectory();
         final Path pool = directory.resolve("kvtier-bench-ipc-" + ProcessHandle.current().pid());
