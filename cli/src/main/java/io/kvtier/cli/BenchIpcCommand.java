@@ -86,7 +86,7 @@ public final class BenchIpcCommand implements Callable<Integer>
         final IpcBenchmark.Result result;
         try (Engine engine = Engine.start(engineConfig))
         {
-            result = IpcBenchmark.measure(Path.of(config.get(IpcSettings.SOCKET_PATH)), directory, plan);
+            result = IpcBenchmark.measure(engine, Path.of(config.get(IpcSettings.SOCKET_PATH)), directory, plan);
         }
         finally
         {

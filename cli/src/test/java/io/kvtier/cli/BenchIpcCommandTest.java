@@ -16,7 +16,7 @@ class BenchIpcCommandTest
             "--batches", "20");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         for (final String key : List.of("rtt_p50_ns", "rtt_p99_ns", "rtt_p999_ns", "baseline_rtt_p50_ns", "baseline_rtt_p99_ns",
-            "baseline_rtt_p999_ns", "rtt_p50_ratio", "batched_keys_per_s"))
+            "baseline_rtt_p999_ns", "rtt_p50_ratio", "batched_keys_per_s", "inprocess_rtt_p50_ns"))
         {
             final String value = result.out().replaceAll("(?s).*\"" + key + "\":([0-9.Ee+-]+).*", "$1");
             assertThat(Double.parseDouble(value)).as(key + " in %s", result.out()).isPositive();

@@ -2,6 +2,7 @@ package io.kvtier.bench.ipc;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.engine.Engine;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -14,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code kvtier bench ipc}'s measurement, against an engine already serving IPC clients: the raw
- * ping-pong baseline ({@link PingPongBaseline}) and then the Java client in its own process
+ * ping-pong baseline ({@link PingPongBaseline}), the same lookup through an in-process session for
+ * reference ({@link InProcessLookupTiming}), and then the Java client in its own process
  * ({@link IpcBenchClient}), one after the other in the same run, with the same number of round trips.
  */
 public final class IpcBenchmark
@@ -50,11 +52,12 @@ public final class IpcBenchmark
      * @param rttP999Nanos    99.9th percentile
      * @param rttMaxNanos     slowest
      * @param baseline        the ping-pong's round trips
+     * @param inProcess       the same lookup through an in-process session of the same engine
      * @param batchedKeys     keys looked up by the batched lookups
      * @param batchedNanos    how long they took
      */
     public record Result(Plan plan, long roundTrips, long rttP50Nanos, long rttP99Nanos, long rttP999Nanos, long rttMaxNanos, Histogram baseline,
-                         long batchedKeys, long batchedNanos)
+                         Histogram inProcess, long batchedKeys, long batchedNanos)
     {
         /** @return the client's median round trip over the baseline's */
         public double rttP50Ratio()
@@ -86,6 +89,9 @@ public final class IpcBenchmark
                 json.writeNumberField("baseline_rtt_max_ns", baseline.getMaxValue());
                 json.writeNumberField("baseline_round_trips", baseline.getTotalCount());
                 json.writeNumberField("rtt_p50_ratio", Math.round(rttP50Ratio() * 1000) / 1000.0);
+                json.writeNumberField("inprocess_rtt_p50_ns", inProcess.getValueAtPercentile(50));
+                json.writeNumberField("inprocess_rtt_p99_ns", inProcess.getValueAtPercentile(99));
+                json.writeNumberField("inprocess_rtt_p999_ns", inProcess.getValueAtPercentile(99.9));
                 json.writeNumberField("batched_keys_per_s", Math.round(batchedKeysPerSecond()));
                 json.writeNumberField("batch_keys", plan.batchKeys());
                 json.writeNumberField("batches", plan.batches());
@@ -109,10 +115,13 @@ public final class IpcBenchmark
                 baseline: raw shared-memory ping-pong between two processes (%,d round trips)
                   p50 %,d ns   p99 %,d ns   p99.9 %,d ns   max %,d ns
                 p50 ratio (kvtier / baseline)   %.2f
+                for reference: the same lookup through an in-process Session of the same engine (no IPC)
+                  p50 %,d ns   p99 %,d ns   p99.9 %,d ns
                 batched LOOKUPs of %,d keys      %,.0f keys/s (%,d lookups)
                 """, roundTrips, rttP50Nanos, rttP99Nanos, rttP999Nanos, rttMaxNanos, baseline.getTotalCount(),
                 baseline.getValueAtPercentile(50), baseline.getValueAtPercentile(99), baseline.getValueAtPercentile(99.9), baseline.getMaxValue(),
-                rttP50Ratio(), plan.batchKeys(), batchedKeysPerSecond(), plan.batches());
+                rttP50Ratio(), inProcess.getValueAtPercentile(50), inProcess.getValueAtPercentile(99), inProcess.getValueAtPercentile(99.9),
+                plan.batchKeys(), batchedKeysPerSecond(), plan.batches());
         }
     }
 
@@ -121,6 +130,7 @@ public final class IpcBenchmark
     }
 
     /**
+     * @param engine        the engine, serving IPC, for the in-process reference
      * @param socketPath    the engine's IPC socket
      * @param baselineDir   where the baseline's shared file goes (/dev/shm, as the engine's pool)
      * @param plan          how much to measure
@@ -128,9 +138,10 @@ public final class IpcBenchmark
      * @throws IOException          if a process cannot be started or fails
      * @throws InterruptedException if interrupted while waiting for one
      */
-    public static Result measure(final Path socketPath, final Path baselineDir, final Plan plan) throws IOException, InterruptedException
+    public static Result measure(final Engine engine, final Path socketPath, final Path baselineDir, final Plan plan) throws IOException, InterruptedException
     {
         final Histogram baseline = PingPongBaseline.measure(baselineDir, plan.warmups(), plan.iterations());
+        final Histogram inProcess = InProcessLookupTiming.measure(engine, plan.warmups(), plan.iterations());
         final Process client = JavaProcesses.java(IpcBenchClient.class, socketPath.toString(), Integer.toString(plan.warmups()),
             Integer.toString(plan.iterations()), Integer.toString(plan.batchKeys()), Integer.toString(plan.batches())).start();
         try
@@ -144,7 +155,7 @@ public final class IpcBenchmark
             }
             final IpcBenchClient.IpcBenchFigures figures = IpcBenchClient.IpcBenchFigures.parse(output);
             return new Result(plan, figures.roundTrips(), figures.p50Nanos(), figures.p99Nanos(), figures.p999Nanos(), figures.maxNanos(), baseline,
-                figures.batchedKeys(), figures.batchedNanos());
+                inProcess, figures.batchedKeys(), figures.batchedNanos());
         }
         finally
         {
