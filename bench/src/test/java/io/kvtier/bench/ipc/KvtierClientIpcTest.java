@@ -155,6 +155,40 @@ class KvtierClientIpcTest
     }
 
     @Test
+    void shouldAllocateNothingPerRequestOnceWarm()
+    {
+        final PageKeyChain keys = chain(8);
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        try (KvtierClient client = connect())
+        {
+            final long[] allocated = new long[2];
+            for (int round = 0; round < 2; round++)
+            {
+                // round 0 warms up (leases, buffers, the JIT); round 1 is measured
+                final long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 2_000; i++)
+                {
+                    try (ReservedPages pages = client.reserve(keys))
+                    {
+                        pages.commit(64);
+                    }
+                    client.lookup(keys);
+                    try (PinnedPages pages = client.acquire(keys))
+                    {
+                        if (pages.count() != 8 || pages.payloadLength(7) != 64)
+                        {
+                            throw new AssertionError("the pages written are not all there");
+                        }
+                    }
+                    client.evict(0, keys, 0, 8);
+                }
+                allocated[round] = threads.getCurrentThreadAllocatedBytes() - before;
+            }
+            assertThat(allocated[1]).as("bytes allocated by 2,000 rounds of reserve, commit, lookup, acquire, release and evict").isLessThan(2_000);
+        }
+    }
+
+    @Test
     void shouldReportTheEnginesCountersAndFlush()
     {
         try (KvtierClient client = connect())
