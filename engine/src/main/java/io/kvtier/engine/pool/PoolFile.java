@@ -248,6 +248,14 @@ final class PoolFile
     private static PoolFile create(final Path path, final long fileLength, final Optional<LibC> libc, final long epoch, final Previous previous)
         throws IOException
     {
+        // Refuse a file that cannot fit before allocating any of it: on tmpfs the blocks are memory, and
+        // allocating up to the filesystem's limit first would push the whole machine into its OOM killer.
+        final long usable = Files.getFileStore(path.toAbsolutePath().getParent()).getUsableSpace();
+        final long replaced = Files.isRegularFile(path) ? Files.size(path) : 0;
+        if (fileLength > usable + replaced)
+        {
+            throw noSpace(path, fileLength, "it is larger than the free space");
+        }
         final Path temp = path.resolveSibling(path.getFileName() + TEMP_INFIX + ProcessHandle.current().pid() + "." + TEMP_SEQUENCE.incrementAndGet());
         int fd = -1;
         FileChannel channel = null;
