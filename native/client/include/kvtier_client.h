@@ -1,0 +1,218 @@
+/*
+ * kvtier C client: attaches to a running `kvtier serve` over the IPC protocol of
+ * docs/ipc-protocol.md (version 1.0) and reads and writes KV page bytes in place in the
+ * mapped page pool.
+ *
+ * Model (protocol section 1): a client has `max_keys` slots. A request writes keys into a run of
+ * slots [first, first + count); the engine's answer for each key (the page it pinned or reserved,
+ * that page's generation and a page status) stays in that slot until a later request changes it.
+ * kvt_slot_page() / kvt_slot_addr() read that answer back.
+ *
+ * Threads: a kvt_client is used by one thread at a time (callers serialise). Each client runs
+ * one background thread of its own that bumps its Client Heartbeat (protocol section 7).
+ *
+ * Errors: every call that talks to the engine returns a value >= 0 on success (the response's
+ * Result Count where there is one) and -1 on failure; kvt_last_error() then gives the code:
+ * the protocol's status and error codes (section 6: 1..35) or one of the client's own codes
+ * (KVT_ERR_*, 100 and above). kvt_error_name() names any code; kvt_last_error_message() says more.
+ */
+#ifndef KVTIER_CLIENT_H
+#define KVTIER_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- keys (docs/keys.md) ------------------------------------------------------------------ */
+
+/** A page key or namespace root: the 16 digest bytes in order (bytes 0..7 are `high`). */
+typedef struct kvt_key {
+    uint8_t bytes[16];
+} kvt_key;
+
+/** root = SHA-256("kvtier:ns:v1" || field(model) || field(layout) || u32le(rank) || field(salt))[0:16].
+ *  Strings are NUL-terminated UTF-8; salt may be NULL or "" for none. */
+void kvt_namespace_root(const char *model_id, const char *kv_layout, uint32_t tp_rank,
+                        const char *tenant_salt, kvt_key *root_out);
+
+/** Keys of the pages of `tokens` under `root`, `tokens_per_page` tokens per page, chained as in
+ *  keys.md. A last page with fewer tokens is keyed only when `include_partial` is non-zero.
+ *  Writes at most `max_keys` keys and returns how many pages there are (which may exceed
+ *  max_keys: call again with more room), or -1 when tokens_per_page is 0. */
+int64_t kvt_page_keys(const kvt_key *root, const uint32_t *tokens, size_t n_tokens,
+                      uint32_t tokens_per_page, int include_partial, kvt_key *keys_out,
+                      size_t max_keys);
+
+/** kvt_namespace_root() then kvt_page_keys(). */
+int64_t kvt_compute_keys(const char *model_id, const char *kv_layout, uint32_t tp_rank,
+                         const char *tenant_salt, const uint32_t *tokens, size_t n_tokens,
+                         uint32_t tokens_per_page, int include_partial, kvt_key *keys_out,
+                         size_t max_keys);
+
+/** The key's text form: 32 lowercase hex digits and a NUL into `out` (33 bytes). */
+void kvt_key_hex(const kvt_key *key, char out[33]);
+
+/* ---- codes (protocol section 6, then the client's own) ------------------------------------ */
+
+enum {
+    KVT_OK = 0,
+    KVT_LEASE_EXPIRED = 1,
+    KVT_CLOSED = 2,
+    KVT_INVALID = 3,
+    KVT_INTERNAL_ERROR = 4,
+    KVT_MALFORMED = 16,
+    KVT_UNKNOWN_TYPE = 17,
+    KVT_STALE_REQUEST_ID = 18,
+    KVT_SLOT_RANGE = 19,
+    KVT_SLOT_HELD = 20,
+    KVT_NAMESPACE_DENIED = 21,
+    KVT_TOO_LONG = 22,
+    KVT_NOT_READING = 23,
+    KVT_TIMED_OUT = 24,
+    KVT_VERSION = 32,
+    KVT_NOT_ALLOWED = 33,
+    KVT_TOO_MANY_CLIENTS = 34,
+    KVT_BAD_HELLO = 35,
+    /* the client's own codes: never sent on the wire */
+    KVT_ERR_SYSTEM = 100,       /* a system call failed (the message names it and errno) */
+    KVT_ERR_PROTOCOL = 101,     /* the engine sent something the protocol does not allow */
+    KVT_ERR_ARGUMENT = 102,     /* the caller's arguments (slot range, NULL, too many keys) */
+    KVT_ERR_ENGINE_GONE = 103,  /* control State CLOSED, heartbeat stopped or epoch changed */
+    KVT_ERR_DISCONNECTED = 104, /* this client was disconnected earlier or has closed */
+    KVT_ERR_TIMEOUT = 105       /* no response within the client's response timeout */
+};
+
+/** The code's name ("OK", "STALE_REQUEST_ID", "ERR_SYSTEM", ...), "UNKNOWN" for others. */
+const char *kvt_error_name(int code);
+
+/** Page statuses of a slot (protocol section 4, Response entries). */
+enum {
+    KVT_PAGE_NONE = 0,
+    KVT_PAGE_PINNED = 1,
+    KVT_PAGE_PINNED_FROM_L3 = 2,
+    KVT_PAGE_RESERVED = 3,
+    KVT_PAGE_COMMITTED = 4,
+    KVT_PAGE_EXISTS = 5,
+    KVT_PAGE_BUSY = 6,
+    KVT_PAGE_POOL_FULL = 7,
+    KVT_PAGE_MISS = 8,
+    KVT_PAGE_EXPIRED = 9,
+    KVT_PAGE_INVALID = 10,
+    KVT_PAGE_LOADED = 12
+};
+
+/** The page status's name ("PINNED", ...), "UNKNOWN" for others. */
+const char *kvt_page_status_name(int status);
+
+/* ---- connection ----------------------------------------------------------------------------- */
+
+typedef struct kvt_client kvt_client;
+
+/** The header fields of the last response (protocol section 4, Response). */
+typedef struct kvt_result {
+    int32_t status;       /* 0 OK, else a section 6 code */
+    int32_t result_count; /* pages pinned, reserved, committed, ... */
+    int32_t first_slot;
+    int32_t entry_count;
+    int32_t pool_pages;   /* LOOKUP: leading pages found in the pool */
+    int32_t l3_pages;     /* LOOKUP: pages found in L3 after them */
+    int32_t from_pool;    /* ACQUIRE: pages that were in the pool */
+    int32_t from_l3;      /* ACQUIRE: pages loaded from L3 and verified */
+} kvt_result;
+
+/** Connects to the engine listening on `socket_path` (ipc.socket-path, by default
+ *  `<pool.path>.sock`), sends HELLO with `namespaces[0..ns_count)` (0..16 roots) and asks for
+ *  `max_keys` slots (1..65536), maps the pool, control and ring files.
+ *  Returns the client or NULL; on NULL, `*error_out` (if not NULL) gets the code (a WELCOME
+ *  status such as KVT_NOT_ALLOWED, or a KVT_ERR_*) and `message_out` (if not NULL) a message of
+ *  at most `message_len` bytes including the NUL. */
+kvt_client *kvt_connect(const char *socket_path, const kvt_key *namespaces, uint32_t ns_count,
+                        uint32_t max_keys, int *error_out, char *message_out, size_t message_len);
+
+/** Sends CLOSE (when still connected), waits for its answer, stops the heartbeat thread,
+ *  unmaps everything and frees the client. Every pin and reservation is given back by the
+ *  engine. Returns 0, or -1 when the CLOSE could not be exchanged (the client is freed anyway). */
+int kvt_close(kvt_client *client);
+
+/** The code and message of the last failed call on this client (KVT_OK after a success). */
+int kvt_last_error(const kvt_client *client);
+const char *kvt_last_error_message(const kvt_client *client);
+
+/** What WELCOME granted. */
+uint32_t kvt_client_id(const kvt_client *client);
+uint32_t kvt_max_keys(const kvt_client *client);
+uint64_t kvt_epoch(const kvt_client *client);
+uint32_t kvt_page_size(const kvt_client *client);
+uint32_t kvt_page_count(const kvt_client *client);
+
+/** How long a call waits for its response before failing with KVT_ERR_TIMEOUT (default 60000 ms;
+ *  0 waits for ever). A timed-out client is unusable: the answer may still come. */
+void kvt_set_response_timeout_ms(kvt_client *client, uint32_t ms);
+
+/* ---- requests --------------------------------------------------------------------------------
+ * Keys go into slots [first_slot, first_slot + count) under namespace `ns` (an index into the
+ * HELLO's namespaces; 0 when none were given). keys == NULL sends the request with flag
+ * KEYS_IN_SLOTS: the keys already in those slots are used. `result` may be NULL.
+ * Each returns the response's Result Count, or -1 (kvt_last_error()). */
+
+int kvt_lookup(kvt_client *c, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
+               kvt_result *result);
+int kvt_acquire(kvt_client *c, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
+                kvt_result *result);
+int kvt_release(kvt_client *c, int32_t first_slot, int32_t count, kvt_result *result);
+int kvt_reserve(kvt_client *c, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
+                kvt_result *result);
+/** lengths[i] (1..page size) is how many bytes were written into slot first_slot + i's page. */
+int kvt_commit(kvt_client *c, int32_t first_slot, int32_t count, const int32_t *lengths,
+               kvt_result *result);
+int kvt_abort(kvt_client *c, int32_t first_slot, int32_t count, kvt_result *result);
+int kvt_prefetch(kvt_client *c, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
+                 kvt_result *result);
+int kvt_backup(kvt_client *c, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
+               kvt_result *result);
+int kvt_flush(kvt_client *c, kvt_result *result);
+int kvt_evict(kvt_client *c, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
+              kvt_result *result);
+/** The engine's counters 0..n-1: writes min(n, capacity) values and returns n, or -1. */
+int kvt_stats(kvt_client *c, int64_t *values, uint32_t capacity);
+
+/** Operation types (protocol section 4) for kvt_request(). */
+enum {
+    KVT_OP_LOOKUP = 2, KVT_OP_ACQUIRE = 3, KVT_OP_RELEASE = 4, KVT_OP_RESERVE = 5,
+    KVT_OP_COMMIT = 6, KVT_OP_ABORT = 7, KVT_OP_PREFETCH = 8, KVT_OP_BACKUP = 9,
+    KVT_OP_FLUSH = 10, KVT_OP_EVICT = 11, KVT_OP_CLOSE = 13, KVT_OP_STATS = 14
+};
+
+/** Any request, as it goes on the wire: `body` of `body_len` bytes after the 32-byte header.
+ *  The client checks nothing of it (the engine does); used by the others and by tests. */
+int kvt_request(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, int32_t first_slot,
+                int32_t count, const void *body, uint32_t body_len, kvt_result *result);
+
+/** The Request Id the next request carries (ids start at 1 and grow by 1). Setting it to one
+ *  already used makes the engine answer STALE_REQUEST_ID; for tests of that rule. */
+uint64_t kvt_next_request_id(const kvt_client *c);
+void kvt_set_next_request_id(kvt_client *c, uint64_t id);
+
+/* ---- slots and pages ------------------------------------------------------------------------ */
+
+/** What the last response said of `slot`: page id (-1 for none), generation, page status.
+ *  Out-of-range slots read as -1 / 0 / KVT_PAGE_NONE. */
+int32_t kvt_slot_page(const kvt_client *c, int32_t slot);
+int32_t kvt_slot_generation(const kvt_client *c, int32_t slot);
+int32_t kvt_slot_status(const kvt_client *c, int32_t slot);
+
+/** Address of the first byte of page `page_id` in the mapped pool (page size bytes), or NULL
+ *  for an id outside [0, page count). Read it while pinned; write it while reserved. */
+void *kvt_page_addr(const kvt_client *c, int32_t page_id);
+
+/** kvt_page_addr(kvt_slot_page(slot)): NULL when the slot holds no page. */
+void *kvt_slot_addr(const kvt_client *c, int32_t slot);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

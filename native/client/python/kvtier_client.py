@@ -1,0 +1,442 @@
+"""Python binding of the kvtier C client (ctypes and the standard library only).
+
+Attaches to a running ``kvtier serve`` over the IPC protocol (docs/ipc-protocol.md) through
+``libkvtier_client.so`` and gives page bytes as ``memoryview`` objects over the mapped pool: no
+copy between the engine's pool and the caller. The library is found at ``$KVTIER_CLIENT_LIB``, else
+at ``../build/libkvtier_client.so`` next to this file.
+
+    import kvtier_client as kv
+    root = kv.namespace_root("my-model@rev", "bf16/page16/tp1")
+    keys = kv.page_keys(root, tokens, 16)
+    with kv.Client("/dev/shm/kvtier.sock", namespaces=[root]) as c:
+        with c.reserved(keys) as r:              # COMMIT on success, ABORT on an exception
+            for i, page in r.pages():
+                page[:n] = my_bytes(i); r.set_length(i, n)
+        with c.pinned(keys) as pages:            # RELEASE at exit
+            data = bytes(pages[0][:n])
+
+Views handed out by ``pinned``/``reserved`` are released when the block ends, so using one later
+raises ``ValueError`` instead of reading a page that may hold another key by then. Views from
+``page()``/``slot_view()`` are the caller's to stop using once the slot is released.
+A Client is used by one thread at a time.
+"""
+
+import contextlib
+import ctypes
+import os
+
+__all__ = [
+    "KvtierError", "Client", "Result", "namespace_root", "page_keys", "compute_keys",
+    "error_name", "page_status_name", "load_library",
+    "OK", "STALE_REQUEST_ID", "NAMESPACE_DENIED", "SLOT_HELD", "SLOT_RANGE",
+    "PAGE_NONE", "PAGE_PINNED", "PAGE_PINNED_FROM_L3", "PAGE_RESERVED", "PAGE_COMMITTED",
+    "PAGE_EXISTS", "PAGE_BUSY", "PAGE_POOL_FULL", "PAGE_MISS", "PAGE_EXPIRED", "PAGE_INVALID",
+    "PAGE_LOADED",
+]
+
+# status and error codes (protocol section 6) and the client's own (100 and above)
+OK, LEASE_EXPIRED, CLOSED, INVALID, INTERNAL_ERROR = 0, 1, 2, 3, 4
+MALFORMED, UNKNOWN_TYPE, STALE_REQUEST_ID, SLOT_RANGE, SLOT_HELD, NAMESPACE_DENIED = 16, 17, 18, 19, 20, 21
+TOO_LONG, NOT_READING, TIMED_OUT = 22, 23, 24
+VERSION, NOT_ALLOWED, TOO_MANY_CLIENTS, BAD_HELLO = 32, 33, 34, 35
+ERR_SYSTEM, ERR_PROTOCOL, ERR_ARGUMENT, ERR_ENGINE_GONE, ERR_DISCONNECTED, ERR_TIMEOUT = 100, 101, 102, 103, 104, 105
+
+# page statuses (protocol section 4)
+(PAGE_NONE, PAGE_PINNED, PAGE_PINNED_FROM_L3, PAGE_RESERVED, PAGE_COMMITTED, PAGE_EXISTS, PAGE_BUSY,
+ PAGE_POOL_FULL, PAGE_MISS, PAGE_EXPIRED, PAGE_INVALID) = range(11)
+PAGE_LOADED = 12
+
+# operations (protocol section 4)
+OP_LOOKUP, OP_ACQUIRE, OP_RELEASE, OP_RESERVE, OP_COMMIT, OP_ABORT = 2, 3, 4, 5, 6, 7
+OP_PREFETCH, OP_BACKUP, OP_FLUSH, OP_EVICT, OP_CLOSE, OP_STATS = 8, 9, 10, 11, 13, 14
+
+KEY_BYTES = 16
+
+
+class _Key(ctypes.Structure):
+    _fields_ = [("bytes", ctypes.c_uint8 * KEY_BYTES)]
+
+
+class _Result(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int32) for name in (
+        "status", "result_count", "first_slot", "entry_count",
+        "pool_pages", "l3_pages", "from_pool", "from_l3")]
+
+
+class Result:
+    """The header of a response: status, result_count, first_slot, entry_count, pool_pages,
+    l3_pages, from_pool, from_l3."""
+
+    __slots__ = ("status", "result_count", "first_slot", "entry_count",
+                 "pool_pages", "l3_pages", "from_pool", "from_l3")
+
+    def __init__(self, raw):
+        for name in self.__slots__:
+            setattr(self, name, getattr(raw, name))
+
+    def __repr__(self):
+        return "Result(%s)" % ", ".join("%s=%d" % (n, getattr(self, n)) for n in self.__slots__)
+
+
+class KvtierError(Exception):
+    """A failed call: ``code`` (protocol section 6, or the client's own 100+), ``name``, ``result``
+    (the response's header when the engine answered)."""
+
+    def __init__(self, code, message, result=None):
+        self.code = code
+        self.name = error_name(code)
+        self.result = result
+        super().__init__("%s (%d): %s" % (self.name, code, message))
+
+
+_lib = None
+
+
+def _default_library_path():
+    env = os.environ.get("KVTIER_CLIENT_LIB")
+    if env:
+        return env
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "build", "libkvtier_client.so")
+
+
+def load_library(path=None):
+    """Loads libkvtier_client.so once (``path``, else ``$KVTIER_CLIENT_LIB``, else the build dir)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    lib = ctypes.CDLL(path or _default_library_path())
+    P, I32, U32, U16, U64, I64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32, ctypes.c_uint16, ctypes.c_uint64, ctypes.c_int64
+    KEYS = ctypes.POINTER(_Key)
+    RES = ctypes.POINTER(_Result)
+    sig = {
+        "kvt_namespace_root": (None, [ctypes.c_char_p, ctypes.c_char_p, U32, ctypes.c_char_p, KEYS]),
+        "kvt_page_keys": (I64, [KEYS, ctypes.POINTER(U32), ctypes.c_size_t, U32, ctypes.c_int, KEYS, ctypes.c_size_t]),
+        "kvt_error_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "kvt_page_status_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "kvt_connect": (P, [ctypes.c_char_p, KEYS, U32, U32, ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]),
+        "kvt_close": (ctypes.c_int, [P]),
+        "kvt_last_error": (ctypes.c_int, [P]),
+        "kvt_last_error_message": (ctypes.c_char_p, [P]),
+        "kvt_client_id": (U32, [P]),
+        "kvt_max_keys": (U32, [P]),
+        "kvt_epoch": (U64, [P]),
+        "kvt_page_size": (U32, [P]),
+        "kvt_page_count": (U32, [P]),
+        "kvt_set_response_timeout_ms": (None, [P, U32]),
+        "kvt_lookup": (ctypes.c_int, [P, U16, I32, KEYS, I32, RES]),
+        "kvt_acquire": (ctypes.c_int, [P, U16, I32, KEYS, I32, RES]),
+        "kvt_reserve": (ctypes.c_int, [P, U16, I32, KEYS, I32, RES]),
+        "kvt_prefetch": (ctypes.c_int, [P, U16, I32, KEYS, I32, RES]),
+        "kvt_backup": (ctypes.c_int, [P, U16, I32, KEYS, I32, RES]),
+        "kvt_evict": (ctypes.c_int, [P, U16, I32, KEYS, I32, RES]),
+        "kvt_release": (ctypes.c_int, [P, I32, I32, RES]),
+        "kvt_abort": (ctypes.c_int, [P, I32, I32, RES]),
+        "kvt_commit": (ctypes.c_int, [P, I32, I32, ctypes.POINTER(I32), RES]),
+        "kvt_flush": (ctypes.c_int, [P, RES]),
+        "kvt_stats": (ctypes.c_int, [P, ctypes.POINTER(I64), U32]),
+        "kvt_request": (ctypes.c_int, [P, I32, U16, U16, I32, I32, ctypes.c_char_p, U32, RES]),
+        "kvt_next_request_id": (U64, [P]),
+        "kvt_set_next_request_id": (None, [P, U64]),
+        "kvt_slot_page": (I32, [P, I32]),
+        "kvt_slot_generation": (I32, [P, I32]),
+        "kvt_slot_status": (I32, [P, I32]),
+        "kvt_page_addr": (P, [P, I32]),
+    }
+    for name, (restype, argtypes) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    _lib = lib
+    return lib
+
+
+def error_name(code):
+    return load_library().kvt_error_name(code).decode()
+
+
+def page_status_name(status):
+    return load_library().kvt_page_status_name(status).decode()
+
+
+def _text(s):
+    return s.encode("utf-8") if isinstance(s, str) else bytes(s)
+
+
+def _keys_array(keys):
+    keys = list(keys)
+    arr = (_Key * max(1, len(keys)))()
+    for i, k in enumerate(keys):
+        k = bytes(k)
+        if len(k) != KEY_BYTES:
+            raise ValueError("a key is %d bytes, not %d" % (KEY_BYTES, len(k)))
+        ctypes.memmove(arr[i].bytes, k, KEY_BYTES)
+    return arr, len(keys)
+
+
+def namespace_root(model_id, kv_layout, tp_rank=0, tenant_salt=""):
+    """The namespace root of docs/keys.md: 16 bytes."""
+    out = _Key()
+    load_library().kvt_namespace_root(_text(model_id), _text(kv_layout), tp_rank, _text(tenant_salt), ctypes.byref(out))
+    return bytes(out.bytes)
+
+
+def page_keys(root, tokens, tokens_per_page, include_partial=False):
+    """The keys (16 bytes each) of the pages of ``tokens`` (ints 0..2**32-1) under ``root``."""
+    if tokens_per_page <= 0:
+        raise ValueError("tokens_per_page must be positive")
+    tokens = list(tokens)
+    n = len(tokens)
+    pages = n // tokens_per_page + (1 if include_partial and n % tokens_per_page else 0)
+    toks = (ctypes.c_uint32 * max(1, n))(*tokens)
+    r = _Key()
+    ctypes.memmove(r.bytes, bytes(root), KEY_BYTES)
+    out = (_Key * max(1, pages))()
+    got = load_library().kvt_page_keys(ctypes.byref(r), toks, n, tokens_per_page, 1 if include_partial else 0, out, pages)
+    return [bytes(out[i].bytes) for i in range(got)]
+
+
+def compute_keys(model_id, kv_layout, tp_rank, tenant_salt, tokens, tokens_per_page, include_partial=False):
+    return page_keys(namespace_root(model_id, kv_layout, tp_rank, tenant_salt), tokens, tokens_per_page, include_partial)
+
+
+class Client:
+    """One connection to the engine (protocol sections 2-7). ``namespaces``: up to 16 roots
+    (``namespace_root``); requests name one by its index (``ns``)."""
+
+    def __init__(self, socket_path, namespaces=(), max_keys=256, timeout_ms=None):
+        lib = load_library()
+        self._lib = lib
+        arr, n = _keys_array(namespaces)
+        err = ctypes.c_int(0)
+        msg = ctypes.create_string_buffer(512)
+        handle = lib.kvt_connect(_text(socket_path), arr, n, max_keys, ctypes.byref(err), msg, len(msg))
+        if not handle:
+            raise KvtierError(err.value, msg.value.decode(errors="replace"))
+        self._c = handle
+        if timeout_ms is not None:
+            lib.kvt_set_response_timeout_ms(handle, timeout_ms)
+        self.page_size = lib.kvt_page_size(handle)
+        self.page_count = lib.kvt_page_count(handle)
+        self.max_keys = lib.kvt_max_keys(handle)
+        self.client_id = lib.kvt_client_id(handle)
+        self.epoch = lib.kvt_epoch(handle)
+
+    # -- life --
+
+    def close(self):
+        """CLOSE: the engine gives back every pin and reservation; the mappings go."""
+        if self._c:
+            handle, self._c = self._c, None
+            if self._lib.kvt_close(handle) != 0:
+                raise KvtierError(ERR_DISCONNECTED, "CLOSE was not answered")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _handle(self):
+        if not self._c:
+            raise KvtierError(ERR_DISCONNECTED, "the client is closed")
+        return self._c
+
+    def _check(self, rc, raw=None):
+        if rc < 0:
+            code = self._lib.kvt_last_error(self._c)
+            message = self._lib.kvt_last_error_message(self._c).decode(errors="replace")
+            raise KvtierError(code, message, Result(raw) if raw is not None and raw.status != 0 else None)
+        return rc
+
+    @property
+    def last_error(self):
+        return self._lib.kvt_last_error(self._handle())
+
+    # -- requests --
+
+    def _keyed(self, fn, keys, first_slot, ns, count):
+        raw = _Result()
+        if keys is None:
+            if count is None:
+                raise ValueError("count is needed when the keys are those already in the slots")
+            rc = fn(self._handle(), ns, first_slot, None, count, ctypes.byref(raw))
+        else:
+            arr, n = _keys_array(keys)
+            rc = fn(self._handle(), ns, first_slot, arr, n, ctypes.byref(raw))
+        self._check(rc, raw)
+        return Result(raw)
+
+    def lookup(self, keys, first_slot=0, ns=0, count=None):
+        """LOOKUP: ``pool_pages`` leading pages in the pool, ``l3_pages`` in L3 after them.
+        ``keys=None`` (with ``count``) uses the keys already in the slots."""
+        return self._keyed(self._lib.kvt_lookup, keys, first_slot, ns, count)
+
+    def acquire(self, keys, first_slot=0, ns=0, count=None):
+        """ACQUIRE: pins the longest prefix; ``result_count`` pages, read them with slot_view()."""
+        return self._keyed(self._lib.kvt_acquire, keys, first_slot, ns, count)
+
+    def reserve(self, keys, first_slot=0, ns=0, count=None):
+        """RESERVE: a page per key to write (slot status PAGE_RESERVED), then commit() or abort()."""
+        return self._keyed(self._lib.kvt_reserve, keys, first_slot, ns, count)
+
+    def prefetch(self, keys, first_slot=0, ns=0, count=None):
+        return self._keyed(self._lib.kvt_prefetch, keys, first_slot, ns, count)
+
+    def backup(self, keys, first_slot=0, ns=0, count=None):
+        return self._keyed(self._lib.kvt_backup, keys, first_slot, ns, count)
+
+    def evict(self, keys, first_slot=0, ns=0, count=None):
+        return self._keyed(self._lib.kvt_evict, keys, first_slot, ns, count)
+
+    def release(self, first_slot, count):
+        raw = _Result()
+        self._check(self._lib.kvt_release(self._handle(), first_slot, count, ctypes.byref(raw)), raw)
+        return Result(raw)
+
+    def abort(self, first_slot, count):
+        raw = _Result()
+        self._check(self._lib.kvt_abort(self._handle(), first_slot, count, ctypes.byref(raw)), raw)
+        return Result(raw)
+
+    def commit(self, first_slot, lengths):
+        """COMMIT: lengths[i] bytes (1..page_size) were written into slot first_slot + i's page."""
+        lengths = list(lengths)
+        arr = (ctypes.c_int32 * max(1, len(lengths)))(*lengths)
+        raw = _Result()
+        self._check(self._lib.kvt_commit(self._handle(), first_slot, len(lengths), arr, ctypes.byref(raw)), raw)
+        return Result(raw)
+
+    def flush(self):
+        raw = _Result()
+        self._check(self._lib.kvt_flush(self._handle(), ctypes.byref(raw)), raw)
+        return Result(raw)
+
+    def stats(self, capacity=1024):
+        """The engine's counters 0..n-1 as a list of ints."""
+        values = (ctypes.c_int64 * capacity)()
+        n = self._check(self._lib.kvt_stats(self._handle(), values, capacity))
+        return list(values[:min(n, capacity)])
+
+    def request(self, op, first_slot=0, count=0, body=b"", ns=0, flags=0):
+        """Any request as it goes on the wire (for tests and new operations)."""
+        raw = _Result()
+        body = bytes(body)
+        rc = self._lib.kvt_request(self._handle(), op, ns, flags, first_slot, count, body, len(body), ctypes.byref(raw))
+        self._check(rc, raw)
+        return Result(raw)
+
+    @property
+    def next_request_id(self):
+        return self._lib.kvt_next_request_id(self._handle())
+
+    @next_request_id.setter
+    def next_request_id(self, value):
+        self._lib.kvt_set_next_request_id(self._handle(), value)
+
+    # -- slots and pages --
+
+    def slot_page(self, slot):
+        return self._lib.kvt_slot_page(self._handle(), slot)
+
+    def slot_generation(self, slot):
+        return self._lib.kvt_slot_generation(self._handle(), slot)
+
+    def slot_status(self, slot):
+        return self._lib.kvt_slot_status(self._handle(), slot)
+
+    def page(self, page_id):
+        """A writable memoryview of page ``page_id``'s page_size bytes in the mapped pool (no copy)."""
+        addr = self._lib.kvt_page_addr(self._handle(), page_id)
+        if not addr:
+            raise ValueError("no page %d (the pool has %d)" % (page_id, self.page_count))
+        return memoryview((ctypes.c_char * self.page_size).from_address(addr)).cast("B")
+
+    def slot_view(self, slot):
+        """The page a slot holds as a memoryview, or None when it holds none."""
+        page_id = self.slot_page(slot)
+        return None if page_id < 0 else self.page(page_id)
+
+    # -- context managers --
+
+    @contextlib.contextmanager
+    def pinned(self, keys, first_slot=0, ns=0):
+        """ACQUIRE ``keys``; yields the pinned prefix's pages as memoryviews (the list may be
+        shorter than keys); RELEASEs the slots and the views at exit."""
+        keys = list(keys)
+        result = self.acquire(keys, first_slot, ns)
+        views = []
+        try:
+            for i in range(len(keys)):
+                if self.slot_status(first_slot + i) not in (PAGE_PINNED, PAGE_PINNED_FROM_L3):
+                    break
+                views.append(self.slot_view(first_slot + i))
+            yield _Pinned(views, result)
+        finally:
+            for v in views:
+                v.release()
+            if self._c:
+                self.release(first_slot, len(keys))
+
+    @contextlib.contextmanager
+    def reserved(self, keys, first_slot=0, ns=0):
+        """RESERVE ``keys``; yields a Reservation. At the end of the block the reserved pages are
+        COMMITted with the lengths set (page_size by default), or ABORTed if the block raised."""
+        keys = list(keys)
+        result = self.reserve(keys, first_slot, ns)
+        r = Reservation(self, first_slot, len(keys), result)
+        try:
+            yield r
+        except BaseException:
+            r._release_views()
+            if self._c:
+                self.abort(first_slot, len(keys))
+            raise
+        r._release_views()
+        r.commit_result = self.commit(first_slot, r.lengths)
+
+
+class _Pinned(list):
+    """The pinned pages (memoryviews), with ``result`` the ACQUIRE's header."""
+
+    def __init__(self, views, result):
+        super().__init__(views)
+        self.result = result
+
+
+class Reservation:
+    """Pages reserved by Client.reserved(): ``view(i)`` is key i's page (None when it was not
+    reserved: see ``status(i)``, e.g. PAGE_EXISTS), ``set_length(i, n)`` the bytes written."""
+
+    def __init__(self, client, first_slot, count, result):
+        self._client = client
+        self.first_slot = first_slot
+        self.count = count
+        self.result = result
+        self.commit_result = None
+        self._views = {}
+        self.lengths = [client.page_size if client.slot_status(first_slot + i) == PAGE_RESERVED else 1
+                        for i in range(count)]
+
+    def status(self, i):
+        return self._client.slot_status(self.first_slot + i)
+
+    def view(self, i):
+        if self.status(i) != PAGE_RESERVED:
+            return None
+        if i not in self._views:
+            self._views[i] = self._client.slot_view(self.first_slot + i)
+        return self._views[i]
+
+    def pages(self):
+        """(i, view) for each key whose page was reserved."""
+        return [(i, self.view(i)) for i in range(self.count) if self.status(i) == PAGE_RESERVED]
+
+    def set_length(self, i, n):
+        if not 1 <= n <= self._client.page_size:
+            raise ValueError("length %d outside 1..%d" % (n, self._client.page_size))
+        self.lengths[i] = n
+
+    def _release_views(self):
+        for v in self._views.values():
+            v.release()
+        self._views.clear()
