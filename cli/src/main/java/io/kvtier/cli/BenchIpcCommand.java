@@ -1,6 +1,7 @@
 package io.kvtier.cli;
 
 import io.kvtier.bench.ipc.IpcBenchmark;
+import io.kvtier.bench.ipc.PythonRoundTrips;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.config.EngineConfig;
 import picocli.CommandLine;
@@ -26,7 +27,9 @@ import java.util.concurrent.Callable;
             + " --batch-keys keys (keys/s).",
         "Before it, in the same run, the baseline: a raw ping-pong of two sequence words in a shared file between this process"
             + " and another JVM, each side spinning then yielding, with nothing of the protocol. It prints both side by side and"
-            + " the ratio of the two medians."},
+            + " the ratio of the two medians.",
+        "For reference it also times the same lookup through an in-process Session of the same engine and, when the checkout has"
+            + " it built, through the Python binding of the C client in another process (native/client/python)."},
     footer = {"", "Examples:", "  kvtier bench ipc", "  kvtier bench ipc --json --iterations 200000", "", ExitCode.HELP})
 public final class BenchIpcCommand implements Callable<Integer>
 {
@@ -44,6 +47,11 @@ public final class BenchIpcCommand implements Callable<Integer>
 
     @Option(names = "--batches", defaultValue = "5000", paramLabel = "N", description = "Batched lookups timed. Default: ${DEFAULT-VALUE}.")
     int batches;
+
+    @Option(names = "--python-binding", paramLabel = "DIR",
+        description = "Directory of the Python binding (kvtier_client.py) to time beside the Java client. Default: native/client/python of the"
+            + " checkout kvtier runs from, if any; without it the Python figure is reported missing.")
+    Path pythonBinding;
 
     @Option(names = "--json", description = "Print one JSON object: rtt_p50_ns, rtt_p99_ns, rtt_p999_ns, baseline_rtt_p50_ns, rtt_p50_ratio, batched_keys_per_s ...")
     boolean json;
@@ -86,7 +94,8 @@ public final class BenchIpcCommand implements Callable<Integer>
         final IpcBenchmark.Result result;
         try (Engine engine = Engine.start(engineConfig))
         {
-            result = IpcBenchmark.measure(engine, Path.of(config.get(IpcSettings.SOCKET_PATH)), directory, plan);
+            result = IpcBenchmark.measure(engine, Path.of(config.get(IpcSettings.SOCKET_PATH)), directory, plan,
+                pythonBinding != null ? pythonBinding : PythonRoundTrips.findBinding().orElse(null));
         }
         finally
         {

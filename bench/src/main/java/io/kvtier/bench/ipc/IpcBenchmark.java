@@ -53,11 +53,13 @@ public final class IpcBenchmark
      * @param rttMaxNanos     slowest
      * @param baseline        the ping-pong's round trips
      * @param inProcess       the same lookup through an in-process session of the same engine
+     * @param python          the same lookup through the Python binding, or null
+     * @param pythonMissing   why there is no Python figure, or null
      * @param batchedKeys     keys looked up by the batched lookups
      * @param batchedNanos    how long they took
      */
     public record Result(Plan plan, long roundTrips, long rttP50Nanos, long rttP99Nanos, long rttP999Nanos, long rttMaxNanos, Histogram baseline,
-                         Histogram inProcess, long batchedKeys, long batchedNanos)
+                         Histogram inProcess, PythonRoundTrips.Figures python, String pythonMissing, long batchedKeys, long batchedNanos)
     {
         /** @return the client's median round trip over the baseline's */
         public double rttP50Ratio()
@@ -92,6 +94,17 @@ public final class IpcBenchmark
                 json.writeNumberField("inprocess_rtt_p50_ns", inProcess.getValueAtPercentile(50));
                 json.writeNumberField("inprocess_rtt_p99_ns", inProcess.getValueAtPercentile(99));
                 json.writeNumberField("inprocess_rtt_p999_ns", inProcess.getValueAtPercentile(99.9));
+                if (python != null)
+                {
+                    json.writeNumberField("python_rtt_p50_ns", python.p50Nanos());
+                    json.writeNumberField("python_rtt_p99_ns", python.p99Nanos());
+                    json.writeNumberField("python_rtt_p999_ns", python.p999Nanos());
+                    json.writeNumberField("python_rtt_p50_ratio", Math.round(python.p50Nanos() * 1000.0 / Math.max(1, baseline.getValueAtPercentile(50))) / 1000.0);
+                }
+                else
+                {
+                    json.writeStringField("python_missing", pythonMissing);
+                }
                 json.writeNumberField("batched_keys_per_s", Math.round(batchedKeysPerSecond()));
                 json.writeNumberField("batch_keys", plan.batchKeys());
                 json.writeNumberField("batches", plan.batches());
@@ -108,6 +121,17 @@ public final class IpcBenchmark
 
         /** @return the figures, side by side */
         public String toText()
+        {
+            return javaText() + (python != null
+                ? String.format(Locale.ROOT, """
+                one-key LOOKUP round trip, Python binding of the C client in another process (%,d round trips)
+                  p50 %,d ns   p99 %,d ns   p99.9 %,d ns   max %,d ns   (p50 ratio to the baseline %.2f)
+                """, python.roundTrips(), python.p50Nanos(), python.p99Nanos(), python.p999Nanos(), python.maxNanos(),
+                python.p50Nanos() / (double)Math.max(1, baseline.getValueAtPercentile(50)))
+                : "Python binding: not measured: " + pythonMissing + System.lineSeparator());
+        }
+
+        private String javaText()
         {
             return String.format(Locale.ROOT, """
                 one-key LOOKUP round trip, Java client in another process (%,d round trips)
@@ -134,11 +158,13 @@ public final class IpcBenchmark
      * @param socketPath    the engine's IPC socket
      * @param baselineDir   where the baseline's shared file goes (/dev/shm, as the engine's pool)
      * @param plan          how much to measure
+     * @param pythonBinding the Python binding's directory (native/client/python), or null when there is none
      * @return the figures
      * @throws IOException          if a process cannot be started or fails
      * @throws InterruptedException if interrupted while waiting for one
      */
-    public static Result measure(final Engine engine, final Path socketPath, final Path baselineDir, final Plan plan) throws IOException, InterruptedException
+    public static Result measure(final Engine engine, final Path socketPath, final Path baselineDir, final Plan plan, final Path pythonBinding)
+        throws IOException, InterruptedException
     {
         final Histogram baseline = PingPongBaseline.measure(baselineDir, plan.warmups(), plan.iterations());
         final Histogram inProcess = InProcessLookupTiming.measure(engine, plan.warmups(), plan.iterations());
@@ -154,8 +180,11 @@ public final class IpcBenchmark
                     + "); its output: " + output);
             }
             final IpcBenchClient.IpcBenchFigures figures = IpcBenchClient.IpcBenchFigures.parse(output);
+            final String pythonMissing = PythonRoundTrips.missing(pythonBinding);
+            final PythonRoundTrips.Figures python = pythonMissing == null
+                ? PythonRoundTrips.measure(pythonBinding, socketPath, plan.warmups(), plan.iterations()) : null;
             return new Result(plan, figures.roundTrips(), figures.p50Nanos(), figures.p99Nanos(), figures.p999Nanos(), figures.maxNanos(), baseline,
-                inProcess, figures.batchedKeys(), figures.batchedNanos());
+                inProcess, python, pythonMissing, figures.batchedKeys(), figures.batchedNanos());
         }
         finally
         {
