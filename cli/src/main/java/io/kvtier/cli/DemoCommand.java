@@ -2,6 +2,7 @@ package io.kvtier.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.bench.ipc.PythonRoundTrips;
 import io.kvtier.bench.workload.ChatWorkload;
 import io.kvtier.bench.workload.ProcessWorkloadClient;
 import io.kvtier.bench.workload.WorkloadReport;
@@ -112,9 +113,11 @@ public final class DemoCommand implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "--client " + clientKind + " needs --ipc: without it the clients are sessions in this process");
         }
-        if (clientKind != ClientKind.java)
+        final Path pythonBinding = clientKind == ClientKind.python ? PythonRoundTrips.findBinding().orElse(null) : null;
+        final String missing = missingClient(clientKind, pythonBinding);
+        if (missing != null)
         {
-            err.println("kvtier: demo --ipc --client " + clientKind + ": " + missingClient(clientKind));
+            err.println("kvtier: demo --ipc --client " + clientKind + ": " + missing);
             return ExitCode.UNAVAILABLE;
         }
         if (!main.verbose)
@@ -123,6 +126,7 @@ public final class DemoCommand implements Callable<Integer>
             Logging.atLeast(java.util.logging.Level.WARNING);
         }
         Path temporaryL3 = null;
+        Path pythonScript = null;
         Thread cleanup = null;
         try
         {
@@ -168,9 +172,22 @@ public final class DemoCommand implements Callable<Integer>
                 final KeyNamespace namespace = new KeyNamespace("kvtier-demo/synthetic-chat", "demo/page" + pageTokens + "/" + pageSize, 0, "");
                 final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace);
                 final Path socket = Path.of(config.getOrDefault(IpcSettings.SOCKET_PATH, socketPath.toString()));
-                final WorkloadRunner runner = ipc
-                    ? new WorkloadRunner(engine, workload, options, index -> ProcessWorkloadClient.start(socket, pageTokens, namespace.modelId(), namespace.kvLayout()))
-                    : new WorkloadRunner(engine, workload, options);
+                final WorkloadRunner runner;
+                if (!ipc)
+                {
+                    runner = new WorkloadRunner(engine, workload, options);
+                }
+                else if (clientKind == ClientKind.python)
+                {
+                    final Path script = pythonScript = ProcessWorkloadClient.extractPythonClient();
+                    runner = new WorkloadRunner(engine, workload, options,
+                        index -> ProcessWorkloadClient.startPython(script, pythonBinding, socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
+                }
+                else
+                {
+                    runner = new WorkloadRunner(engine, workload, options,
+                        index -> ProcessWorkloadClient.start(socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
+                }
                 report = runner.run(bar, 100);
                 if (bar != null)
                 {
@@ -200,6 +217,10 @@ public final class DemoCommand implements Callable<Integer>
             if (temporaryL3 != null)
             {
                 deleteTree(temporaryL3);
+            }
+            if (pythonScript != null)
+            {
+                Files.deleteIfExists(pythonScript);
             }
         }
     }
@@ -276,18 +297,22 @@ public final class DemoCommand implements Callable<Integer>
     }
 
     /**
-     * @param kind a client library other than Java
-     * @return what this build lacks to run demo clients with it
+     * @param kind    a client library
+     * @param binding the Python binding's directory found in this checkout, or null
+     * @return what this build lacks to run demo clients with it, or null when nothing
      */
-    static String missingClient(final ClientKind kind)
+    static String missingClient(final ClientKind kind, final Path binding)
     {
         return switch (kind)
         {
+            case java -> null;
             case c -> "this build has no C demo client: a workload driver over the C client library (native/client,"
-                + " libkvtier_client.so) that speaks the demo's pipe protocol (WorkloadClientProcess) is missing; use --client java";
-            case python -> "this build has no Python demo client: a workload driver over the Python binding (native/client/python,"
-                + " kvtier_client.py) that speaks the demo's pipe protocol (WorkloadClientProcess) is missing; use --client java";
-            case java -> throw new IllegalArgumentException("the Java client is always present");
+                + " libkvtier_client.so) that speaks the demo's pipe protocol (WorkloadClientProcess) is missing; use --client java or python";
+            case python ->
+            {
+                final String missing = PythonRoundTrips.missing(binding);
+                yield missing == null ? null : "the Python demo client needs the Python binding and its library: " + missing;
+            }
         };
     }
 

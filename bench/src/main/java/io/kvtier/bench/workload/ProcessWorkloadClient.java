@@ -40,14 +40,58 @@ public final class ProcessWorkloadClient implements WorkloadClient
      */
     public static ProcessWorkloadClient start(final Path socketPath, final int pageTokens, final String modelId, final String kvLayout)
     {
+        return start(JavaProcesses.java(WorkloadClientProcess.class, socketPath.toString(), Integer.toString(pageTokens), modelId, kvLayout));
+    }
+
+    /**
+     * Starts a Python client process (the Python binding of the C client, running
+     * {@link #extractPythonClient the demo's Python driver}) and waits until it is ready.
+     *
+     * @param script     the driver, from {@link #extractPythonClient()}
+     * @param binding    the binding's directory (native/client/python)
+     * @param socketPath the engine's IPC socket
+     * @param pageTokens tokens per page
+     * @param modelId    the namespace's model id
+     * @param kvLayout   the namespace's KV layout
+     * @return the client
+     * @throws UncheckedIOException if the process cannot start or attach
+     */
+    public static ProcessWorkloadClient startPython(final Path script, final Path binding, final Path socketPath, final int pageTokens,
+                                                    final String modelId, final String kvLayout)
+    {
+        return start(new ProcessBuilder("python3", script.toString(), binding.toString(), socketPath.toString(), Integer.toString(pageTokens),
+            modelId, kvLayout).redirectError(ProcessBuilder.Redirect.INHERIT));
+    }
+
+    /**
+     * @return the demo's Python driver (WorkloadClientProcess's pipe protocol over the Python binding),
+     *         copied into a temporary file for python3 to run; the caller deletes it
+     * @throws IOException if it cannot be written
+     */
+    public static Path extractPythonClient() throws IOException
+    {
+        final Path script = java.nio.file.Files.createTempFile("kvtier-demo-client-", ".py");
+        try (java.io.InputStream in = ProcessWorkloadClient.class.getResourceAsStream("python_demo_client.py"))
+        {
+            if (in == null)
+            {
+                throw new IOException("python_demo_client.py is missing from the class path");
+            }
+            java.nio.file.Files.write(script, in.readAllBytes());
+        }
+        return script;
+    }
+
+    private static ProcessWorkloadClient start(final ProcessBuilder builder)
+    {
         final Process process;
         try
         {
-            process = JavaProcesses.start(WorkloadClientProcess.class, socketPath.toString(), Integer.toString(pageTokens), modelId, kvLayout);
+            process = builder.start();
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot start a client process", ex);
+            throw new UncheckedIOException("cannot start a client process (" + builder.command().getFirst() + ")", ex);
         }
         final ProcessWorkloadClient client = new ProcessWorkloadClient(process);
         try
