@@ -64,7 +64,7 @@ public final class IpcConnection implements AutoCloseable
     private final ResponseDecoder decoder = new ResponseDecoder();
     private final FutexWord doorbell;
     private final FutexWord clientSleeping;
-    private final IdleStrategy idle = new IdleStrategy(IdleStrategy.Kind.BACKOFF, IdleStrategy.MAX_SLEEP_NANOS);
+    private final IdleStrategy idle;
     private final IdleStrategy.WorkCheck responseArrived;
     private final IdleStrategy.WorkCheck requestRoom;
     private final long timeoutNanos;
@@ -75,8 +75,9 @@ public final class IpcConnection implements AutoCloseable
     private volatile boolean closed;
 
     private IpcConnection(final SocketChannel socket, final Arena arena, final HandshakeDescriptor.Welcome welcome, final MemorySegment pool,
-                          final MemorySegment control, final MemorySegment ring)
+                          final MemorySegment control, final MemorySegment ring, final IdleStrategy.Kind idleKind)
     {
+        this.idle = new IdleStrategy(idleKind, IdleStrategy.MAX_SLEEP_NANOS);
         this.socket = socket;
         this.arena = arena;
         this.welcome = welcome;
@@ -125,6 +126,25 @@ public final class IpcConnection implements AutoCloseable
      */
     public static IpcConnection connect(final Path socketPath, final int maxKeys, final byte[] namespaceRoots, final int majorVersion) throws IOException
     {
+        return connect(socketPath, maxKeys, namespaceRoots, majorVersion, IdleStrategy.Kind.BACKOFF);
+    }
+
+    /**
+     * Connects, waiting for responses and ring room per {@code idleKind}.
+     *
+     * @param socketPath     the engine's {@code ipc.socket-path}
+     * @param maxKeys        slots wanted
+     * @param namespaceRoots N namespace roots, 16 bytes each (keys.md)
+     * @param majorVersion   the major version to announce
+     * @param idleKind       how this client waits: {@code BACKOFF} (spin, yield, then sleep on its Client
+     *                       Sleeping word), {@code SPIN} (never sleeps: lowest latency, a core) or {@code SLEEP}
+     * @return the connection
+     * @throws IpcException if the engine refused the HELLO
+     * @throws IOException  if the socket or a file cannot be reached
+     */
+    public static IpcConnection connect(final Path socketPath, final int maxKeys, final byte[] namespaceRoots, final int majorVersion,
+                                        final IdleStrategy.Kind idleKind) throws IOException
+    {
         final HandshakeDescriptor.Hello hello = new HandshakeDescriptor.Hello(HandshakeDescriptor.HELLO_MAGIC, majorVersion,
             HandshakeDescriptor.MINOR_VERSION, maxKeys, (int)ProcessHandle.current().pid(), 0, namespaceRoots);
         final SocketChannel socket = SocketChannel.open(StandardProtocolFamily.UNIX);
@@ -147,7 +167,7 @@ public final class IpcConnection implements AutoCloseable
                 {
                     throw new IOException("ring file " + welcome.ringPath() + " is not this client's ring");
                 }
-                return new IpcConnection(socket, arena, welcome, pool, control, ring);
+                return new IpcConnection(socket, arena, welcome, pool, control, ring, idleKind);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -226,7 +246,8 @@ public final class IpcConnection implements AutoCloseable
 
     /**
      * @param pageId a page a slot holds pinned or reserved
-     * @return its Page Size bytes in the mapped pool, read and written in place
+     * @return its Page Size bytes in the mapped pool, read and written in place (a new slice each call;
+     *         {@link #pool()} and {@link #pageOffset} reach them without allocating)
      */
     public MemorySegment page(final int pageId)
     {
@@ -235,6 +256,25 @@ public final class IpcConnection implements AutoCloseable
             throw new IndexOutOfBoundsException("page " + pageId + " of " + welcome.pageCount());
         }
         return pool.asSlice(welcome.dataOffset() + pageId * welcome.frameLength(), welcome.pageSize());
+    }
+
+    /** @return the whole mapped pool file: with {@link #pageOffset} an allocation-free way to a page's bytes */
+    public MemorySegment pool()
+    {
+        return pool;
+    }
+
+    /**
+     * @param pageId a page a slot holds pinned or reserved
+     * @return where its Page Size bytes start in {@link #pool()}: Data Offset + page x Frame Length
+     */
+    public long pageOffset(final int pageId)
+    {
+        if (pageId < 0 || pageId >= welcome.pageCount())
+        {
+            throw new IndexOutOfBoundsException("page " + pageId + " of " + welcome.pageCount());
+        }
+        return welcome.dataOffset() + pageId * welcome.frameLength();
     }
 
     /** @return the mapped ring file (header, then both rings) */

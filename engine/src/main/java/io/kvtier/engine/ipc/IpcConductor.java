@@ -86,6 +86,7 @@ final class IpcConductor implements Runnable
     private final RequestDecoder decoder = new RequestDecoder();
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(256);
     private final List<RemoteClient> clients = new ArrayList<>();
+    private final List<Handshake> handshakes = new ArrayList<>();
     private long now;
     private long lastSelectNanos;
     private long lastHousekeepingNanos;
@@ -191,11 +192,27 @@ final class IpcConductor implements Runnable
         for (int i = 0; i < clients.size(); i++)
         {
             final RemoteClient client = clients.get(i);
-            if (housekeeping)
+            try
             {
-                checkLiveness(client);
+                if (housekeeping)
+                {
+                    checkLiveness(client);
+                }
+                work += serve(client);
             }
-            work += serve(client);
+            catch (final RuntimeException ex)
+            {
+                // One client's failure must not end the thread that serves every other.
+                LOG.log(System.Logger.Level.ERROR, "IPC client " + client.clientId() + " failed; dropping it", ex);
+                if (client.state == RemoteClient.State.ACTIVE || client.state == RemoteClient.State.CLOSING)
+                {
+                    drop(client, ErrorCode.INTERNAL_ERROR, "the engine failed serving it");
+                }
+                else if (!client.inFlightAcquire())
+                {
+                    forget(client);
+                }
+            }
             if (client.state == RemoteClient.State.GONE)
             {
                 clients.remove(i--);
@@ -252,6 +269,10 @@ final class IpcConductor implements Runnable
             }
             else
             {
+                if (key.attachment() instanceof Handshake handshake)
+                {
+                    handshakes.remove(handshake);
+                }
                 closeQuietly(key.channel());
             }
         }
@@ -260,11 +281,13 @@ final class IpcConductor implements Runnable
     /** A connection that has not sent its whole HELLO within the client timeout is closed. */
     private void expireHandshakes()
     {
-        for (final SelectionKey key : selector.keys())
+        // By index, not through the selector's key set, whose iterator would be garbage every 10 ms.
+        for (int i = 0; i < handshakes.size(); i++)
         {
-            if (key.attachment() instanceof Handshake handshake && now - handshake.startNanos > clientTimeoutNanos)
+            final Handshake handshake = handshakes.get(i);
+            if (now - handshake.startNanos > clientTimeoutNanos)
             {
-                key.cancel();
+                handshakes.remove(i--);
                 closeQuietly(handshake.channel);
             }
         }
@@ -278,7 +301,9 @@ final class IpcConductor implements Runnable
             return;
         }
         channel.configureBlocking(false);
-        channel.register(selector, SelectionKey.OP_READ, new Handshake(channel, now));
+        final Handshake handshake = new Handshake(channel, now);
+        handshakes.add(handshake);
+        channel.register(selector, SelectionKey.OP_READ, handshake);
     }
 
     /** A connection whose HELLO is still arriving. */
@@ -300,6 +325,7 @@ final class IpcConductor implements Runnable
     {
         if (h.channel.read(h.buffer) < 0)
         {
+            handshakes.remove(h);
             key.cancel();
             closeQuietly(h.channel);
             return;
@@ -320,6 +346,7 @@ final class IpcConductor implements Runnable
             }
             h.buffer = ByteBuffer.allocate(0);
         }
+        handshakes.remove(h);
         final byte[] roots = new byte[h.buffer.flip().remaining()];
         h.buffer.get(roots);
         welcome(key, h.channel, HandshakeDescriptor.Hello.decode(h.header, roots), HandshakeDescriptor.Hello.namespaceCount(h.header));
@@ -774,6 +801,22 @@ final class IpcConductor implements Runnable
         client.arena().close();
     }
 
+    /** Last resort, when releasing a client itself failed: its files and mapping go, logged, whatever it held. */
+    private void forget(final RemoteClient client)
+    {
+        client.state = RemoteClient.State.GONE;
+        try
+        {
+            IpcFiles.unlink(client.ringPath());
+            closeQuietly(client.socket());
+            client.arena().close();
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "could not release IPC client " + client.clientId(), ex);
+        }
+    }
+
     private static void closeQuietly(final java.nio.channels.Channel channel)
     {
         try
@@ -790,13 +833,11 @@ final class IpcConductor implements Runnable
     {
         control.closedRelease();
         closeQuietly(server);
-        for (final SelectionKey key : selector.keys())
+        for (final Handshake handshake : handshakes)
         {
-            if (key.attachment() instanceof Handshake handshake)
-            {
-                closeQuietly(handshake.channel);
-            }
+            closeQuietly(handshake.channel);
         }
+        handshakes.clear();
         for (final RemoteClient client : clients)
         {
             drop(client, ErrorCode.CLOSED, "the engine is stopping");

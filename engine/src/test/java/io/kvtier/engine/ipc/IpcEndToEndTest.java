@@ -17,6 +17,9 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 
 import static io.kvtier.engine.ipc.IpcTestSupport.Answer;
@@ -165,6 +168,32 @@ class IpcEndToEndTest
         {
             socket.connect(UnixDomainSocketAddress.of(IpcTestSupport.socket(engine)));
             return IpcConnection.handshake(socket, new HandshakeDescriptor.Hello(magic, major, 0, 8, 1, 0, new byte[0]).encode());
+        }
+    }
+
+    @Test
+    void theIpcFilesAreTheOwnersOnlyUnlessAGroupIsConfigured() throws Exception
+    {
+        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 16));
+             IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 8))
+        {
+            for (final Path file : List.of(IpcTestSupport.socket(engine), engine.ipc().orElseThrow().controlPath(), Path.of(client.welcome().ringPath())))
+            {
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).as(file.toString()).isEqualTo("rw-------");
+            }
+        }
+        final String group = Files.readAttributes(directory, PosixFileAttributes.class).group().getName();
+        final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
+        settings.put("ipc.group", group);
+        try (Engine engine = IpcTestSupport.start(settings);
+             IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 8))
+        {
+            for (final Path file : List.of(IpcTestSupport.socket(engine), engine.ipc().orElseThrow().controlPath(), Path.of(client.welcome().ringPath()),
+                engine.pool().path()))
+            {
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).as(file.toString()).isEqualTo("rw-rw----");
+                assertThat(Files.readAttributes(file, PosixFileAttributes.class).group().getName()).isEqualTo(group);
+            }
         }
     }
 

@@ -1,0 +1,157 @@
+package io.kvtier.engine.ipc;
+
+import io.kvtier.client.IpcConnection;
+import io.kvtier.client.IpcException;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
+import io.kvtier.client.protocol.RequestDescriptor;
+import io.kvtier.client.protocol.ResponseDecoder;
+import io.kvtier.engine.Engine;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Once warm, the IPC request path allocates nothing: not the client's thread ({@code IpcConnection}),
+ * not the {@code kvtier-ipc} thread that reads, validates, seals and publishes, not the engine thread
+ * that encodes the responses. Measured as {@code EngineAllocationTest} measures the in-process path:
+ * per-thread allocated bytes over windows of requests, the first window with none passing.
+ */
+class IpcAllocationTest
+{
+    private static final int ROUNDS = 2_000;
+    private static final int MAX_WINDOWS = 40;
+    private static final int PREFIX = 4;
+
+    @TempDir
+    Path directory;
+
+    private com.sun.management.ThreadMXBean threads;
+
+    @BeforeEach
+    void enableCounters()
+    {
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        threads = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported(), "no per-thread allocation counter");
+        threads.setThreadAllocatedMemoryEnabled(true);
+    }
+
+    @Test
+    void theRequestPathAllocatesNothingOnAnyThreadOnceWarm() throws Exception
+    {
+        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 64));
+             IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 16))
+        {
+            final long[] serverThreads = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> List.of("kvtier-ipc", "kvtier-pipeline").contains(t.getName()))
+                .sorted(java.util.Comparator.comparing(Thread::getName))
+                .mapToLong(Thread::threadId).toArray();
+            assertThat(serverThreads).hasSize(2);
+            final Workload workload = new Workload(client);
+            workload.setUp();
+            long least = Long.MAX_VALUE;
+            String perThread = "";
+            for (int window = 0; window < MAX_WINDOWS && least > 0; window++)
+            {
+                final long[] serverBefore = threads.getThreadAllocatedBytes(serverThreads);
+                final long clientBefore = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < ROUNDS; i++)
+                {
+                    workload.round();
+                }
+                final long clientBytes = threads.getCurrentThreadAllocatedBytes() - clientBefore;
+                final long[] serverAfter = threads.getThreadAllocatedBytes(serverThreads);
+                long bytes = clientBytes;
+                final long[] server = new long[serverThreads.length];
+                for (int t = 0; t < serverThreads.length; t++)
+                {
+                    server[t] = serverAfter[t] - serverBefore[t];
+                    bytes += server[t];
+                }
+                if (bytes < least)
+                {
+                    least = bytes;
+                    perThread = "client " + clientBytes + ", then kvtier-ipc and kvtier-pipeline " + Arrays.toString(server);
+                }
+            }
+            assertThat(least).as("bytes allocated over the cleanest window of %d rounds (%s)", ROUNDS, perThread).isZero();
+            assertThat(workload.committed).as("the rounds did their work").isGreaterThan(ROUNDS);
+        }
+    }
+
+    /** Lookup, acquire and release of a committed prefix; reserve, write, commit and evict of a fresh page. */
+    private static final class Workload
+    {
+        private final IpcConnection client;
+        private final long[] prefix = IpcTestSupport.keys(0x7000, PREFIX);
+        private final long[] fresh = new long[1];
+        private final int[] length = {64};
+        private long next = 0x8000;
+        long committed;
+
+        Workload(final IpcConnection client)
+        {
+            this.client = client;
+        }
+
+        void setUp() throws IpcException
+        {
+            ResponseDecoder r = client.awaitResponse(client.send(MessageType.RESERVE, 0, PREFIX, prefix, prefix));
+            final int[] pages = new int[PREFIX];
+            for (int i = 0; i < PREFIX; i++)
+            {
+                pages[i] = r.entryPageId(i);
+            }
+            client.releaseResponse();
+            final int[] lengths = new int[PREFIX];
+            Arrays.fill(lengths, 64);
+            for (int i = 0; i < PREFIX; i++)
+            {
+                IpcTestSupport.fill(client.page(pages[i]), prefix[i], prefix[i], 64);
+            }
+            r = client.awaitResponse(client.sendCommit(0, PREFIX, lengths));
+            assertThat(r.resultCount()).isEqualTo(PREFIX);
+            client.releaseResponse();
+        }
+
+        void round() throws IpcException
+        {
+            expect(client.awaitResponse(client.send(MessageType.LOOKUP, 0, PREFIX, RequestDescriptor.FLAG_KEYS_IN_SLOTS)).poolPages(), PREFIX);
+            expect(client.awaitResponse(client.send(MessageType.ACQUIRE, 0, PREFIX, RequestDescriptor.FLAG_KEYS_IN_SLOTS)).resultCount(), PREFIX);
+            expect(client.awaitResponse(client.send(MessageType.RELEASE, 0, PREFIX, 0)).resultCount(), PREFIX);
+            fresh[0] = next++;
+            ResponseDecoder r = client.awaitResponse(client.send(MessageType.RESERVE, 8, 1, fresh, fresh));
+            expect(r.entryStatus(0), PageEntryStatus.RESERVED);
+            final int page = r.entryPageId(0);
+            client.releaseResponse();
+            final long at = client.pageOffset(page);
+            for (int b = 0; b < 64; b += 8)
+            {
+                client.pool().set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + b, fresh[0] + b);
+            }
+            r = client.awaitResponse(client.sendCommit(8, 1, length));
+            expect(r.resultCount(), 1);
+            committed++;
+            expect(client.awaitResponse(client.send(MessageType.EVICT, 8, 1, RequestDescriptor.FLAG_KEYS_IN_SLOTS)).resultCount(), 1);
+        }
+
+        private void expect(final int actual, final int expected)
+        {
+            if (actual != expected)
+            {
+                throw new AssertionError("expected " + expected + " but was " + actual);
+            }
+            client.releaseResponse();
+        }
+    }
+}
