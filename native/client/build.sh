@@ -14,7 +14,7 @@ missing=""
 command -v gcc >/dev/null 2>&1 || missing="$missing gcc"
 command -v make >/dev/null 2>&1 || missing="$missing make"
 if [ -n "$missing" ]; then
-    echo "[kvtier-client] SKIPPED: the C client is not built because$missing not found; install with: apt-get install gcc make"
+    echo "[kvtier-client] SKIPPED: the C client is not built (not found:$missing); install with: apt-get install gcc make"
     exit 0
 fi
 case "$1" in

@@ -147,6 +147,8 @@ uint32_t kvt_max_keys(const kvt_client *client);
 uint64_t kvt_epoch(const kvt_client *client);
 uint32_t kvt_page_size(const kvt_client *client);
 uint32_t kvt_page_count(const kvt_client *client);
+uint32_t kvt_ring_capacity(const kvt_client *client);
+uint32_t kvt_client_timeout_ms(const kvt_client *client);
 
 /** How long a call waits for its response before failing with KVT_ERR_TIMEOUT (default 60000 ms;
  *  0 waits for ever). A timed-out client is unusable: the answer may still come. */

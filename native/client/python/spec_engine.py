@@ -26,7 +26,8 @@ TIMEOUT_MS = 30000
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
-SYS_futex, FUTEX_WAIT, FUTEX_WAKE = 202, 0, 1  # x86_64
+SYS_futex = {"x86_64": 202, "aarch64": 98, "riscv64": 98}.get(os.uname().machine, 202)
+FUTEX_WAIT, FUTEX_WAKE = 0, 1
 
 
 class Timespec(ctypes.Structure):

@@ -13,7 +13,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kvtier_client as kv  # noqa: E402
 
 SOCKET = os.environ.get("KVTIER_SOCKET")
-NO_ENGINE = "no engine: set KVTIER_SOCKET to the ipc socket of a running `kvtier serve` with ipc.enabled"
+NO_ENGINE = ("no engine here: set KVTIER_SOCKET to the ipc socket of a running `kvtier serve` (in ./mvnw verify, "
+             "engine/.../ipc/NativeClientEndToEndTest runs these against a real engine)")
 
 
 class KeysTest(unittest.TestCase):

@@ -524,6 +524,8 @@ uint32_t kvt_max_keys(const kvt_client *c) { return c->w.max_keys; }
 uint64_t kvt_epoch(const kvt_client *c) { return c->w.epoch; }
 uint32_t kvt_page_size(const kvt_client *c) { return c->w.page_size; }
 uint32_t kvt_page_count(const kvt_client *c) { return c->w.page_count; }
+uint32_t kvt_ring_capacity(const kvt_client *c) { return c->w.ring_capacity; }
+uint32_t kvt_client_timeout_ms(const kvt_client *c) { return c->w.client_timeout_ms; }
 void kvt_set_response_timeout_ms(kvt_client *c, uint32_t ms) { c->timeout_ms = ms; }
 uint64_t kvt_next_request_id(const kvt_client *c) { return c->next_id; }
 void kvt_set_next_request_id(kvt_client *c, uint64_t id) { c->next_id = id; }

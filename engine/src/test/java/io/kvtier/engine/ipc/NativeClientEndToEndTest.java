@@ -1,6 +1,8 @@
 package io.kvtier.engine.ipc;
 
 import io.kvtier.engine.Engine;
+import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +21,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The C client ({@code native/client}) and its Python binding against a real engine with IPC on, each as
  * its own process: reserve, write in place, commit, acquire and compare every byte; a replayed request id
  * answered STALE_REQUEST_ID and a namespace the HELLO did not name answered NAMESPACE_DENIED; STATS;
- * the binding's context managers and both examples (two processes sharing a prefix among them).
+ * the binding's context managers and both examples (two processes sharing a prefix among them); a HELLO
+ * refused (NOT_ALLOWED) surfacing in Python with its code.
  * The native module builds the client at compile; where gcc, make or python3 is missing these skip and
  * say which.
  */
@@ -60,6 +63,108 @@ class NativeClientEndToEndTest
             assertThat(run.output()).contains("OK").doesNotContain("skipped");
             awaitNoClients(engine);
         }
+    }
+
+    @Test
+    void aRefusedHelloSurfacesInPythonAsItsCodeAndTheEnginesMessage() throws Exception
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the native module builds it with gcc and make: apt-get install gcc make)");
+        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
+        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
+        settings.put("ipc.allowed-uids", String.valueOf(ownUid + 4242));
+        try (Engine engine = IpcTestSupport.start(settings))
+        {
+            final String script = "import sys, kvtier_client as kv\n"
+                + "try:\n    kv.Client(sys.argv[1])\nexcept kv.KvtierError as e:\n    print('refused', e.code, e.name, e)\n";
+            final Run run = run(List.of("python3", "-c", script, IpcTestSupport.socket(engine).toString()), CLIENT.resolve("python"),
+                Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
+            assertThat(run.exit()).as(run.output()).isZero();
+            assertThat(run.output()).contains("refused 33 NOT_ALLOWED");
+            assertThat(engine.ipc().orElseThrow().clientCount()).isZero();
+        }
+    }
+
+    /** A Python client holding 2 pins and 2 half-written reservations, then killed with SIGKILL. */
+    private static final String HOLDER = """
+        import os, sys, time, kvtier_client as kv
+        root = kv.namespace_root("killed-client", "bytes/page4", 0, "")
+        committed = kv.page_keys(root, range(0, 8), 4)
+        writing = kv.page_keys(root, range(100, 108), 4)
+        c = kv.Client(sys.argv[1], namespaces=[root], max_keys=16)
+        if sys.argv[2] == "hold":
+            with c.reserved(committed) as r:
+                for i, page in r.pages():
+                    page[:4] = b"kept"
+            c.acquire(committed, first_slot=4)
+            c.reserve(writing, first_slot=8)
+            for slot in (8, 9):
+                c.slot_view(slot)[:4] = b"torn"
+            print("READY", c.slot_page(4), c.slot_page(5), flush=True)
+            time.sleep(600)
+        else:
+            print("CHECK", c.lookup(committed).pool_pages, c.lookup(writing, first_slot=4).pool_pages, flush=True)
+            c.close()
+        """;
+
+    @Test
+    void aPythonClientKilledWithSigkillGivesBackItsPinsAndItsReservationsNeverBecomeVisible() throws Exception
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the native module builds it with gcc and make: apt-get install gcc make)");
+        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
+        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 64)))
+        {
+            final String socket = IpcTestSupport.socket(engine).toString();
+            final long expiredBefore = engine.counters().getOpaque(EngineCounter.RESERVATIONS_EXPIRED);
+            final Path out = directory.resolve("holder.out");
+            final ProcessBuilder builder = new ProcessBuilder("python3", "-c", HOLDER, socket, "hold")
+                .directory(CLIENT.resolve("python").toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
+            builder.environment().put("KVTIER_CLIENT_LIB", LIBRARY.toString());
+            final Process holder = builder.start();
+            final int[] pinned = new int[2];
+            try
+            {
+                final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+                while (!Files.readString(out).contains("\n") && holder.isAlive() && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(10);
+                }
+                final String ready = Files.readString(out);
+                assertThat(ready).startsWith("READY");
+                final String[] fields = ready.trim().split(" ");
+                for (int i = 0; i < 2; i++)
+                {
+                    pinned[i] = Integer.parseInt(fields[1 + i]);
+                    assertThat(pins(engine, pinned[i])).as("the holder's pin on page %d", pinned[i]).isEqualTo(1);
+                }
+            }
+            finally
+            {
+                holder.destroyForcibly();   // SIGKILL
+                assertThat(holder.waitFor(5, TimeUnit.MINUTES)).isTrue();
+            }
+            awaitNoClients(engine);
+            final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            while ((pins(engine, pinned[0]) != 0 || pins(engine, pinned[1]) != 0) && System.nanoTime() < deadline)
+            {
+                Thread.sleep(10);
+            }
+            assertThat(pins(engine, pinned[0]) + pins(engine, pinned[1])).as("the killed client's pins are given back").isZero();
+            assertThat(engine.counters().getOpaque(EngineCounter.RESERVATIONS_EXPIRED) - expiredBefore)
+                .as("its 2 reservations went through quarantine").isEqualTo(2);
+
+            final Run check = run(List.of("python3", "-c", HOLDER, socket, "check"), CLIENT.resolve("python"),
+                Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
+            assertThat(check.exit()).as(check.output()).isZero();
+            assertThat(check.output()).as("committed pages stay found; the half-written ones never appear").contains("CHECK 2 0");
+        }
+    }
+
+    private static int pins(final Engine engine, final int page)
+    {
+        return PageStateWord.pins(engine.pool().metadata().stateWordAcquire(page));
     }
 
     private record Run(int exit, String output)
