@@ -5,27 +5,22 @@ import io.kvtier.client.protocol.RequestEncoder;
 import io.kvtier.client.protocol.ResponseDecoder;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /** {@link RequestChannel} over an {@link IpcConnection}: its checked failures become {@link KvtierException}s. */
 final class IpcChannel implements RequestChannel
 {
     private final IpcConnection connection;
     private final HandshakeDescriptor.Welcome welcome;
-    private final Arena poolArena;
     private final MemorySegment pool;
     private long requestId;
 
-    private IpcChannel(final IpcConnection connection, final Arena poolArena, final MemorySegment pool)
+    private IpcChannel(final IpcConnection connection)
     {
         this.connection = connection;
         this.welcome = connection.welcome();
-        this.poolArena = poolArena;
-        this.pool = pool;
+        this.pool = connection.pool();
     }
 
     static IpcChannel connect(final Path socketPath, final ClientOptions options) throws IOException
@@ -36,27 +31,13 @@ final class IpcChannel implements RequestChannel
             System.arraycopy(options.namespaces().get(i).rootBytes(), 0, roots, i * HandshakeDescriptor.NAMESPACE_ROOT_LENGTH,
                 HandshakeDescriptor.NAMESPACE_ROOT_LENGTH);
         }
-        final IpcConnection connection;
         try
         {
-            connection = IpcConnection.connect(socketPath, options.maxKeys(), roots, HandshakeDescriptor.MAJOR_VERSION);
+            return new IpcChannel(IpcConnection.connect(socketPath, options.maxKeys(), roots, HandshakeDescriptor.MAJOR_VERSION));
         }
         catch (final IpcException ex)
         {
             throw new KvtierException(ex.code(), 0, ex.getMessage());
-        }
-        // The whole pool, mapped once more: IpcConnection hands out one page at a time, and a lease
-        // reads a pinned page's trailer (its payload length) right after the page's bytes.
-        final Arena arena = Arena.ofShared();
-        try (FileChannel file = FileChannel.open(Path.of(connection.welcome().poolPath()), StandardOpenOption.READ, StandardOpenOption.WRITE))
-        {
-            return new IpcChannel(connection, arena, file.map(FileChannel.MapMode.READ_WRITE, 0, file.size(), arena));
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            arena.close();
-            connection.close();
-            throw ex;
         }
     }
 
@@ -132,13 +113,6 @@ final class IpcChannel implements RequestChannel
     @Override
     public void close()
     {
-        try
-        {
-            connection.close();
-        }
-        finally
-        {
-            poolArena.close();
-        }
+        connection.close();
     }
 }
