@@ -71,6 +71,8 @@ public final class IpcConnection implements AutoCloseable
     private final Thread heartbeat;
     private int roomWanted;
     private long lastRequestId;
+    private long engineBeat;
+    private long engineBeatNanos;
     private boolean responseHeld;
     private volatile boolean closed;
 
@@ -306,23 +308,19 @@ public final class IpcConnection implements AutoCloseable
      * @param flags          request flags
      * @param bodyLength     body bytes that follow the header
      * @return the encoder, wrapped on the record
-     * @throws IpcException if the engine dropped the client or did not make room within the client timeout
+     * @throws IpcException if the engine dropped the client, stopped, or its heartbeat stood still for the client timeout
      */
     public RequestEncoder claim(final int type, final int firstSlot, final int count, final int namespaceIndex, final int flags, final int bodyLength)
         throws IpcException
     {
         final int length = RequestDescriptor.HEADER_LENGTH + bodyLength;
         roomWanted = length;
-        final long deadline = System.nanoTime() + timeoutNanos;
-        idle.reset();
+        startWaiting();
         long offset;
         while ((offset = requests.tryClaim(type, length)) < 0)
         {
+            // No deadline of its own: a live engine either makes room or drops this client (NOT_READING).
             checkConnected();
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new IpcException(ErrorCode.NOT_READING.code(), "the engine did not read the request ring for " + welcome.clientTimeoutMs() + " ms");
-            }
             idle.idle(clientSleeping, requestRoom);
         }
         lastRequestId++;
@@ -406,7 +404,8 @@ public final class IpcConnection implements AutoCloseable
      *
      * @param requestId an id from {@link #publish()}
      * @return the decoder, wrapped on the response
-     * @throws IpcException if the engine dropped the client or stayed silent for the client timeout
+     * @throws IpcException if the engine dropped the client, stopped, or its heartbeat stood still for the
+     *                     client timeout (a request may take longer than that: an acquire waits for L3)
      */
     public ResponseDecoder awaitResponse(final long requestId) throws IpcException
     {
@@ -414,8 +413,7 @@ public final class IpcConnection implements AutoCloseable
         {
             releaseResponse();
         }
-        final long deadline = System.nanoTime() + timeoutNanos;
-        idle.reset();
+        startWaiting();
         while (true)
         {
             final long offset = responses.poll();
@@ -435,10 +433,6 @@ public final class IpcConnection implements AutoCloseable
                 throw new IpcException(ErrorCode.MALFORMED.code(), "the engine's response ring is corrupt");
             }
             checkConnected();
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new IpcException(ErrorCode.TIMED_OUT.code(), "no response to request " + requestId + " in " + welcome.clientTimeoutMs() + " ms");
-            }
             idle.idle(clientSleeping, responseArrived);
         }
     }
@@ -453,6 +447,14 @@ public final class IpcConnection implements AutoCloseable
         }
     }
 
+    private void startWaiting()
+    {
+        idle.reset();
+        engineBeat = ControlFileDescriptor.engineHeartbeatAcquire(control);
+        engineBeatNanos = System.nanoTime();
+    }
+
+    /** Whether to go on waiting: not dropped, the engine open and its heartbeat moving (docs/ipc-protocol.md section 7). */
     private void checkConnected() throws IpcException
     {
         final int reason = disconnectReasonAcquire();
@@ -463,6 +465,17 @@ public final class IpcConnection implements AutoCloseable
         if (ControlFileDescriptor.stateAcquire(control) == ControlFileDescriptor.STATE_CLOSED)
         {
             throw new IpcException(ErrorCode.CLOSED.code(), "the engine stopped");
+        }
+        final long beat = ControlFileDescriptor.engineHeartbeatAcquire(control);
+        final long now = System.nanoTime();
+        if (beat != engineBeat)
+        {
+            engineBeat = beat;
+            engineBeatNanos = now;
+        }
+        else if (now - engineBeatNanos > timeoutNanos)
+        {
+            throw new IpcException(ErrorCode.CLOSED.code(), "the engine's heartbeat stood still for " + welcome.clientTimeoutMs() + " ms: it is gone");
         }
     }
 
@@ -506,6 +519,7 @@ public final class IpcConnection implements AutoCloseable
             if (disconnectReasonAcquire() == 0 && ControlFileDescriptor.stateAcquire(control) == ControlFileDescriptor.STATE_OPEN)
             {
                 final long id = send(MessageType.CLOSE, 0, 0, 0);
+                startWaiting();
                 final long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
                 while (System.nanoTime() - deadline < 0)
                 {
@@ -525,6 +539,7 @@ public final class IpcConnection implements AutoCloseable
                     }
                     else
                     {
+                        checkConnected();
                         idle.idle(clientSleeping, responseArrived);
                     }
                 }

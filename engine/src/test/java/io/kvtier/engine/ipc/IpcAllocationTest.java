@@ -85,7 +85,7 @@ class IpcAllocationTest
                 }
             }
             assertThat(least).as("bytes allocated over the cleanest window of %d rounds (%s)", ROUNDS, perThread).isZero();
-            assertThat(workload.committed).as("the rounds did their work").isGreaterThan(ROUNDS);
+            assertThat(workload.committed).as("the rounds did their work").isGreaterThanOrEqualTo(ROUNDS);
         }
     }
 
