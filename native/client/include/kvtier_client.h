@@ -150,8 +150,10 @@ uint32_t kvt_page_count(const kvt_client *client);
 uint32_t kvt_ring_capacity(const kvt_client *client);
 uint32_t kvt_client_timeout_ms(const kvt_client *client);
 
-/** How long a call waits for its response before failing with KVT_ERR_TIMEOUT (default 60000 ms;
- *  0 waits for ever). A timed-out client is unusable: the answer may still come. */
+/** How long a call waits for its response before failing with KVT_ERR_TIMEOUT. By default (0) it
+ *  waits as long as the engine lives: it fails only when the engine's heartbeat stops for Client
+ *  Timeout, its State becomes CLOSED or it disconnects this client, so an ACQUIRE loading from a slow
+ *  L3 or a long FLUSH is not cut short. A timed-out client is unusable: the answer may still come. */
 void kvt_set_response_timeout_ms(kvt_client *client, uint32_t ms);
 
 /* ---- requests --------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ dictionary for an index, no L3, no CRC, no leases. The real engine is tested end
 engine/.../IpcClientEndToEndTest.
 
     spec_engine.py DIR [--refuse CODE] [--disconnect-after N] [--ring-bytes B] [--clients N]
+                   [--die-on-request N]
 prints the socket path on its first line of stdout once it listens, then serves clients one after
 another (a refusal or a disconnect ends it)."""
 
@@ -170,6 +171,8 @@ class Session:
             rec = bytes(self.ring[data + at:data + at + length])
             self.req_head.value = head + align8(length)
             self.requests += 1
+            if self.e.args.die_on_request and self.requests == self.e.args.die_on_request:
+                os._exit(9)  # as a killed engine: no answer, no Disconnect Reason, the socket ends
             if self.e.args.disconnect_after and self.requests > self.e.args.disconnect_after:
                 self.disconnect.value = 24  # TIMED_OUT
                 self.wake()
@@ -315,6 +318,7 @@ def main():
     ap.add_argument("--refuse", type=int, default=0)
     ap.add_argument("--disconnect-after", type=int, default=0)
     ap.add_argument("--ring-bytes", type=int, default=4096)
+    ap.add_argument("--die-on-request", type=int, default=0, help="exit at once on the client's Nth request")
     ap.add_argument("--clients", type=int, default=0, help="serve this many clients, one after another (0: for ever)")
     Engine(ap.parse_args()).serve()
 

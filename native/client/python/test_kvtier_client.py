@@ -7,6 +7,7 @@ engine and sets it) and are skipped otherwise, saying so."""
 import os
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -85,7 +86,8 @@ class NamesAndErrorsTest(unittest.TestCase):
 class EndToEndTest(unittest.TestCase):
 
     def setUp(self):
-        self.root = kv.namespace_root("python-binding-test", "bytes/page4", 0, str(os.getpid()))
+        # a namespace of this test's own: new keys even on an engine that served earlier runs
+        self.root = kv.namespace_root("python-binding-test", "bytes/page4", 0, "%d-%d" % (os.getpid(), time.time_ns()))
         self.client = kv.Client(SOCKET, namespaces=[self.root], max_keys=32)
 
     def tearDown(self):

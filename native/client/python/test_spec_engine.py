@@ -72,6 +72,20 @@ class SpecEngineTest(unittest.TestCase):
             self.assertEqual(caught.exception.code, kv.ERR_DISCONNECTED)
             c.close()  # sends nothing more; frees the client
 
+    def test_an_engine_that_dies_mid_request_is_reported_gone(self):
+        with SpecEngine("--die-on-request", "2") as engine:
+            c = kv.Client(engine.socket, max_keys=8)
+            keys = kv.page_keys(kv.namespace_root("m", "l"), range(8), 4)
+            c.lookup(keys)
+            with self.assertRaises(kv.KvtierError) as caught:
+                c.lookup(keys)  # never answered: the engine's process ends
+            self.assertEqual(caught.exception.code, kv.ERR_ENGINE_GONE)
+            self.assertIn("closed the socket", str(caught.exception))
+            with self.assertRaises(kv.KvtierError) as caught:
+                c.lookup(keys)
+            self.assertEqual(caught.exception.code, kv.ERR_DISCONNECTED)
+            c.close()
+
     def test_ring_file_and_pool_mapped_zero_copy(self):
         with SpecEngine("--clients", "1") as engine:
             with kv.Client(engine.socket, max_keys=4) as c:

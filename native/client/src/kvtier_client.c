@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -273,7 +274,7 @@ kvt_client *kvt_connect(const char *socket_path, const kvt_key *namespaces, uint
     }
     c->sock = -1;
     c->next_id = 1;
-    c->timeout_ms = 60000;
+    c->timeout_ms = 0; /* wait as long as the engine lives */
     pthread_mutex_init(&c->stop_lock, NULL);
     pthread_cond_init(&c->stop_cond, NULL);
     char *paths[3] = {NULL, NULL, NULL};
@@ -326,6 +327,21 @@ static int check_alive(kvt_client *c) {
     return 0;
 }
 
+/* 0 while the engine's end of the socket is open. The engine closes it only after writing a
+ * Disconnect Reason (read first, by check_alive) or when its process ends. */
+static int check_socket(kvt_client *c) {
+    struct pollfd p = {c->sock, POLLIN | POLLRDHUP, 0};
+    if (poll(&p, 1, 0) <= 0) return 0;
+    char byte;
+    if ((p.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0 ||
+        ((p.revents & POLLIN) != 0 && recv(c->sock, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0)) {
+        if (check_alive(c) != 0) return -1; /* a Disconnect Reason written before the close */
+        c->dead = 1;
+        return fail(c, KVT_ERR_ENGINE_GONE, "the engine closed the socket (its process ended?)");
+    }
+    return 0;
+}
+
 /* Spins, yields, then sleeps: round 0, 1, 2, ... of a wait. */
 static void back_off(unsigned round) {
     if (round < 200) return;
@@ -367,7 +383,7 @@ static int exchange(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, in
         int r = kvt_ring_offer(&c->req, c->msg, (uint32_t)length);
         if (r == 1) break;
         if (r < 0) return fail(c, KVT_ERR_ARGUMENT, "the request can never fit the ring");
-        if (check_alive(c) != 0) return -1;
+        if (check_alive(c) != 0 || (round >= 400 && check_socket(c) != 0)) return -1;
         if (deadline_passed(c, start)) {
             c->dead = 1;
             return fail(c, KVT_ERR_TIMEOUT, "the request ring stayed full for %u ms", c->timeout_ms);
@@ -427,6 +443,7 @@ static int exchange(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, in
             return fail(c, KVT_ERR_TIMEOUT, "no response to request %llu within %u ms", (unsigned long long)id, c->timeout_ms);
         }
         if (round < 400) { back_off(round); continue; }
+        if (check_socket(c) != 0) return -1;
         /* sleep on Client Sleeping (section 5): store 1, full fence, look again, wait */
         atomic_store_explicit(sleeping, 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);

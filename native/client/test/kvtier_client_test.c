@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kvt_internal.h"
@@ -282,10 +283,16 @@ static void test_names(void) {
 static uint8_t pattern(int page, size_t i) { return (uint8_t)(page * 31 + i * 7 + 1); }
 
 static void test_engine(const char *socket_path) {
+    /* a namespace of this run's own (pid and clock as the tenant salt): new keys even on an engine
+     * that has served earlier runs */
     kvt_key root;
-    kvt_namespace_root("c-client-test", "bytes/page4", 0, "", &root);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    char salt[64];
+    snprintf(salt, sizeof salt, "run-%d-%lld-%ld", (int)getpid(), (long long)now.tv_sec, now.tv_nsec);
+    kvt_namespace_root("c-client-test", "bytes/page4", 0, salt, &root);
     uint32_t tokens[12];
-    for (int i = 0; i < 12; i++) tokens[i] = (uint32_t)(1000 + getpid() % 1000 * 16 + i);
+    for (int i = 0; i < 12; i++) tokens[i] = (uint32_t)(1000 + i);
     kvt_key keys[3];
     CHECK(kvt_page_keys(&root, tokens, 12, 4, 0, keys, 3) == 3, "3 keys");
 
