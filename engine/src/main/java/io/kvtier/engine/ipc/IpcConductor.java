@@ -1,9 +1,7 @@
 package io.kvtier.engine.ipc;
 
 import io.kvtier.client.protocol.ErrorCode;
-import io.kvtier.client.protocol.HandshakeDescriptor;
 import io.kvtier.client.protocol.IdleStrategy;
-import io.kvtier.client.protocol.LittleEndian;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.RequestDecoder;
 import io.kvtier.client.protocol.RequestDescriptor;
@@ -11,10 +9,8 @@ import io.kvtier.client.protocol.RequestValidator;
 import io.kvtier.client.protocol.ResponseDescriptor;
 import io.kvtier.client.protocol.ResponseEncoder;
 import io.kvtier.client.protocol.RingConsumer;
-import io.kvtier.client.protocol.RingFileDescriptor;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.key.KeyChain;
 import io.kvtier.engine.pool.Counters;
@@ -23,26 +19,16 @@ import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
-import java.nio.file.Path;
-import java.nio.file.attribute.GroupPrincipal;
-import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
-import jdk.net.ExtendedSocketOptions;
-import jdk.net.UnixDomainPrincipal;
 
 /**
  * The {@code kvtier-ipc} thread: accepts connections and answers their handshakes, reads each client's
@@ -63,7 +49,6 @@ final class IpcConductor implements Runnable
     private static final long SELECT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long HOUSEKEEPING_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long HEARTBEAT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    private static final long OPEN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long SHUTDOWN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final IpcServer.Settings settings;
@@ -73,9 +58,7 @@ final class IpcConductor implements Runnable
     private final IpcFiles files;
     private final ServerSocketChannel server;
     private final Selector selector;
-    private final UserPrincipal engineUser;
-    private final List<UserPrincipal> allowedUsers = new ArrayList<>();
-    private final List<GroupPrincipal> allowedGroups = new ArrayList<>();
+    private final IpcHandshakes handshakes;
     private final Counters counters;
     private final int statsCount;
     private final long clientTimeoutNanos;
@@ -86,7 +69,6 @@ final class IpcConductor implements Runnable
     private final RequestDecoder decoder = new RequestDecoder();
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(256);
     private final List<RemoteClient> clients = new ArrayList<>();
-    private final List<Handshake> handshakes = new ArrayList<>();
     private long now;
     private long lastSelectNanos;
     private long lastHousekeepingNanos;
@@ -106,16 +88,7 @@ final class IpcConductor implements Runnable
         this.selector = Selector.open();
         server.configureBlocking(false);
         server.register(selector, SelectionKey.OP_ACCEPT);
-        final var lookup = pool.path().getFileSystem().getUserPrincipalLookupService();
-        this.engineUser = java.nio.file.Files.getOwner(pool.path());
-        for (final int uid : settings.allowedUids())
-        {
-            allowedUsers.add(lookup.lookupPrincipalByName(Integer.toString(uid)));
-        }
-        for (final int gid : settings.allowedGids())
-        {
-            allowedGroups.add(lookup.lookupPrincipalByGroupName(Integer.toString(gid)));
-        }
+        this.handshakes = new IpcHandshakes(settings, pool, pipeline, control.path(), files);
         this.counters = new Counters(pool.counters());
         int allocated = 0;
         while (allocated < CountersDescriptor.MAX_COUNTERS && counters.recordStateAcquire(allocated) == CountersDescriptor.RECORD_ALLOCATED)
@@ -187,7 +160,7 @@ final class IpcConductor implements Runnable
         if (housekeeping)
         {
             lastHousekeepingNanos = now;
-            expireHandshakes();
+            handshakes.expire(now);
         }
         for (int i = 0; i < clients.size(); i++)
         {
@@ -243,11 +216,16 @@ final class IpcConductor implements Runnable
         {
             if (key.isAcceptable())
             {
-                accept();
+                handshakes.accept(server, selector, now);
             }
-            else if (key.isReadable() && key.attachment() instanceof Handshake handshake)
+            else if (key.isReadable() && key.attachment() instanceof IpcHandshakes.Handshake handshake)
             {
-                handshake(key, handshake);
+                final RemoteClient client = handshakes.read(key, handshake, now, running);
+                if (client != null)
+                {
+                    clients.add(client);
+                    connected = clients.size();
+                }
             }
             else if (key.isReadable() && key.attachment() instanceof RemoteClient client)
             {
@@ -269,238 +247,13 @@ final class IpcConductor implements Runnable
             }
             else
             {
-                if (key.attachment() instanceof Handshake handshake)
+                if (key.attachment() instanceof IpcHandshakes.Handshake handshake)
                 {
-                    handshakes.remove(handshake);
+                    handshakes.forget(handshake);
                 }
                 closeQuietly(key.channel());
             }
         }
-    }
-
-    /** A connection that has not sent its whole HELLO within the client timeout is closed. */
-    private void expireHandshakes()
-    {
-        // By index, not through the selector's key set, whose iterator would be garbage every 10 ms.
-        for (int i = 0; i < handshakes.size(); i++)
-        {
-            final Handshake handshake = handshakes.get(i);
-            if (now - handshake.startNanos > clientTimeoutNanos)
-            {
-                handshakes.remove(i--);
-                closeQuietly(handshake.channel);
-            }
-        }
-    }
-
-    private void accept() throws IOException
-    {
-        final SocketChannel channel = server.accept();
-        if (channel == null)
-        {
-            return;
-        }
-        channel.configureBlocking(false);
-        final Handshake handshake = new Handshake(channel, now);
-        handshakes.add(handshake);
-        channel.register(selector, SelectionKey.OP_READ, handshake);
-    }
-
-    /** A connection whose HELLO is still arriving. */
-    private static final class Handshake
-    {
-        final SocketChannel channel;
-        final long startNanos;
-        ByteBuffer buffer = ByteBuffer.allocate(HandshakeDescriptor.HELLO_HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        ByteBuffer header;
-
-        Handshake(final SocketChannel channel, final long startNanos)
-        {
-            this.channel = channel;
-            this.startNanos = startNanos;
-        }
-    }
-
-    private void handshake(final SelectionKey key, final Handshake h) throws IOException
-    {
-        if (h.channel.read(h.buffer) < 0)
-        {
-            handshakes.remove(h);
-            key.cancel();
-            closeQuietly(h.channel);
-            return;
-        }
-        if (h.buffer.hasRemaining())
-        {
-            return;
-        }
-        if (h.header == null)
-        {
-            h.header = h.buffer.flip();
-            final int namespaces = HandshakeDescriptor.Hello.namespaceCount(h.header);
-            if (h.header.getInt(HandshakeDescriptor.HELLO_MAGIC_OFFSET) == HandshakeDescriptor.HELLO_MAGIC
-                && namespaces > 0 && namespaces <= HandshakeDescriptor.MAX_NAMESPACES)
-            {
-                h.buffer = ByteBuffer.allocate(namespaces * HandshakeDescriptor.NAMESPACE_ROOT_LENGTH);
-                return;
-            }
-            h.buffer = ByteBuffer.allocate(0);
-        }
-        handshakes.remove(h);
-        final byte[] roots = new byte[h.buffer.flip().remaining()];
-        h.buffer.get(roots);
-        welcome(key, h.channel, HandshakeDescriptor.Hello.decode(h.header, roots), HandshakeDescriptor.Hello.namespaceCount(h.header));
-    }
-
-    private void welcome(final SelectionKey key, final SocketChannel channel, final HandshakeDescriptor.Hello hello, final int declaredNamespaces)
-        throws IOException
-    {
-        // From here the key stands for the client (or is cancelled with the refusal).
-        key.attach(null);
-        final UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
-        if (!allowed(peer))
-        {
-            refuse(channel, ErrorCode.NOT_ALLOWED, "user " + peer.user().getName() + " (group " + peer.group().getName()
-                + ") is not in ipc.allowed-uids / ipc.allowed-gids");
-            return;
-        }
-        if (hello.magic() != HandshakeDescriptor.HELLO_MAGIC)
-        {
-            refuse(channel, ErrorCode.BAD_HELLO, "HELLO magic " + Integer.toHexString(hello.magic()) + " is not " + Integer.toHexString(HandshakeDescriptor.HELLO_MAGIC));
-            return;
-        }
-        if (hello.majorVersion() != HandshakeDescriptor.MAJOR_VERSION)
-        {
-            refuse(channel, ErrorCode.VERSION, "this engine speaks major version " + HandshakeDescriptor.MAJOR_VERSION + ", not " + hello.majorVersion());
-            return;
-        }
-        final int namespaces = hello.namespaceCount();
-        if (hello.maxKeys() < 1 || hello.maxKeys() > HandshakeDescriptor.MAX_KEYS_LIMIT || declaredNamespaces < 0
-            || declaredNamespaces > HandshakeDescriptor.MAX_NAMESPACES || hello.reserved() != 0)
-        {
-            refuse(channel, ErrorCode.BAD_HELLO, "HELLO fields out of range: max keys " + hello.maxKeys() + ", namespaces " + declaredNamespaces
-                + ", reserved " + hello.reserved());
-            return;
-        }
-        if (!running || pipeline.isHalted())
-        {
-            refuse(channel, ErrorCode.CLOSED, "the engine is shutting down");
-            return;
-        }
-        final int granted = Math.min(hello.maxKeys(), settings.maxKeys());
-        final RemoteClient client = new RemoteClient(granted, namespaces, hello.clientPid());
-        final RequestStatus opened = internal(client, RequestOp.OPEN);
-        if (opened != RequestStatus.OK)
-        {
-            refuse(channel, opened == RequestStatus.INVALID ? ErrorCode.TOO_MANY_CLIENTS : ErrorCode.CLOSED,
-                opened == RequestStatus.INVALID ? "every client slot of the engine is taken" : "the engine is shutting down");
-            return;
-        }
-        final int capacity = settings.ringBytes();
-        final Path ringPath = Path.of(pool.path() + ".client-" + client.clientId() + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-        final Arena arena = Arena.ofShared();
-        final MemorySegment ring;
-        try
-        {
-            ring = files.createMapped(ringPath, RingFileDescriptor.fileLength(capacity), arena);
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            arena.close();
-            internal(client, RequestOp.DISCONNECT);
-            refuse(channel, ErrorCode.INTERNAL_ERROR, "cannot create the ring file " + ringPath + ": " + ex.getMessage());
-            return;
-        }
-        ring.set(LittleEndian.INT, RingFileDescriptor.CLIENT_ID_OFFSET, client.clientId());
-        ring.set(LittleEndian.INT, RingFileDescriptor.RING_CAPACITY_OFFSET, capacity);
-        ring.set(LittleEndian.LONG, RingFileDescriptor.EPOCH_OFFSET, pool.header().epochPlain());
-        LittleEndian.LONG_HANDLE.setRelease(ring, (long)RingFileDescriptor.MAGIC_OFFSET, RingFileDescriptor.MAGIC);
-        client.attach(arena, ring, ringPath, capacity, channel);
-        client.heartbeatChangedNanos = now;
-        client.lastRequestNanos = now;
-        final HandshakeDescriptor.Welcome welcome = new HandshakeDescriptor.Welcome(0, client.clientId(), granted, pool.header().epochPlain(),
-            (int)pool.pageSize(), pool.pageCount(), pool.layout().dataOffset(), pool.frameLength(), capacity, (int)settings.clientTimeout().toMillis(),
-            RequestDescriptor.maxMessageLength(granted), pool.path().toAbsolutePath().toString(), control.path().toAbsolutePath().toString(),
-            ringPath.toAbsolutePath().toString());
-        try
-        {
-            writeFully(channel, welcome.encode());
-            key.attach(client);
-        }
-        catch (final IOException ex)
-        {
-            clients.add(client);
-            drop(client, ErrorCode.CLOSED, "its socket failed during the handshake");
-            return;
-        }
-        clients.add(client);
-        connected = clients.size();
-        LOG.log(System.Logger.Level.INFO, "IPC client {0} connected: pid {1}, user {2}, {3} slots, ring file {4}",
-            client.clientId(), hello.clientPid(), peer.user().getName(), granted, ringPath);
-    }
-
-    private boolean allowed(final UnixDomainPrincipal peer)
-    {
-        if (allowedUsers.isEmpty() && allowedGroups.isEmpty())
-        {
-            return peer.user().equals(engineUser);
-        }
-        return allowedUsers.contains(peer.user()) || allowedGroups.contains(peer.group());
-    }
-
-    private void refuse(final SocketChannel channel, final ErrorCode code, final String message)
-    {
-        LOG.log(System.Logger.Level.INFO, "IPC connection refused ({0}): {1}", code, message);
-        try
-        {
-            writeFully(channel, HandshakeDescriptor.Welcome.refused(code, message).encode());
-        }
-        catch (final IOException ignored)
-        {
-            // the peer is gone already
-        }
-        closeQuietly(channel);
-    }
-
-    private void writeFully(final SocketChannel channel, final ByteBuffer bytes) throws IOException
-    {
-        // A WELCOME is far smaller than a socket buffer: a non-blocking write takes it whole unless the
-        // peer stopped reading with a full buffer, which a fresh connection cannot have.
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        while (bytes.hasRemaining())
-        {
-            if (channel.write(bytes) == 0)
-            {
-                if (System.nanoTime() - deadline > 0)
-                {
-                    throw new IOException("peer does not read its WELCOME");
-                }
-                LockSupport.parkNanos(100_000);
-            }
-        }
-    }
-
-    /** Runs an internal operation on the engine thread and waits for it (handshakes and shutdown only). */
-    private RequestStatus internal(final RemoteClient client, final int op)
-    {
-        client.beginRequest(op, 0, 0, 0, 0);
-        if (!pipeline.publish(client, op, 0, 0))
-        {
-            client.abandonRequest();
-            return RequestStatus.CLOSED;
-        }
-        final long deadline = System.nanoTime() + OPEN_WAIT_NANOS;
-        while (client.inFlightAcquire())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                LOG.log(System.Logger.Level.WARNING, "the engine did not answer an internal {0} in {1} s", RequestOp.name(op),
-                    TimeUnit.NANOSECONDS.toSeconds(OPEN_WAIT_NANOS));
-                return RequestStatus.INTERNAL_ERROR;
-            }
-            LockSupport.parkNanos(10_000);
-        }
-        return client.internalOutcome();
     }
 
     // Clients.
@@ -817,7 +570,7 @@ final class IpcConductor implements Runnable
         }
     }
 
-    private static void closeQuietly(final java.nio.channels.Channel channel)
+    static void closeQuietly(final java.nio.channels.Channel channel)
     {
         try
         {
@@ -833,11 +586,7 @@ final class IpcConductor implements Runnable
     {
         control.closedRelease();
         closeQuietly(server);
-        for (final Handshake handshake : handshakes)
-        {
-            closeQuietly(handshake.channel);
-        }
-        handshakes.clear();
+        handshakes.closeAll();
         for (final RemoteClient client : clients)
         {
             drop(client, ErrorCode.CLOSED, "the engine is stopping");

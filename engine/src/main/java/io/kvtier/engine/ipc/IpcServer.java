@@ -3,6 +3,7 @@ package io.kvtier.engine.ipc;
 import io.kvtier.client.protocol.IdleStrategy;
 import io.kvtier.client.protocol.RequestDescriptor;
 import io.kvtier.client.protocol.ResponseDescriptor;
+import io.kvtier.engine.config.ConfigException;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.EngineSettings;
 import io.kvtier.engine.core.Pipeline;
@@ -104,7 +105,16 @@ public final class IpcServer implements AutoCloseable
             // live engine uses this pool, hence this socket path.
             Files.deleteIfExists(settings.socketPath());
             server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-            server.bind(UnixDomainSocketAddress.of(settings.socketPath()));
+            try
+            {
+                server.bind(UnixDomainSocketAddress.of(settings.socketPath()));
+            }
+            catch (final IOException ex)
+            {
+                // Most often a path longer than a socket address holds (108 bytes on Linux), or a directory that is not there.
+                throw new ConfigException(EngineSettings.IPC_SOCKET_PATH.key(), "cannot listen on " + EngineSettings.IPC_SOCKET_PATH.key() + " = \""
+                    + settings.socketPath() + "\": " + ex.getMessage(), ex);
+            }
             files.restrict(settings.socketPath());
             final IpcServer ipc = new IpcServer(settings, control, new IpcConductor(settings, pool, pipeline, control, files, server));
             LOG.log(System.Logger.Level.INFO, "IPC: clients connect to {0} (control file {1}, {2} slots each, rings of {3} bytes)",

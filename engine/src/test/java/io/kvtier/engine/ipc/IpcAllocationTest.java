@@ -2,7 +2,6 @@ package io.kvtier.engine.ipc;
 
 import io.kvtier.client.IpcConnection;
 import io.kvtier.client.IpcException;
-import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.client.protocol.RequestDescriptor;

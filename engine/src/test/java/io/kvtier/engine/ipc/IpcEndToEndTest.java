@@ -198,6 +198,16 @@ class IpcEndToEndTest
     }
 
     @Test
+    void aSocketPathThatCannotBeBoundFailsTheStartNamingTheSetting() throws Exception
+    {
+        final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
+        settings.put("ipc.socket-path", directory.resolve("x".repeat(120) + ".sock").toString());
+        assertThatThrownBy(() -> IpcTestSupport.start(settings))
+            .isInstanceOfSatisfying(io.kvtier.engine.config.ConfigException.class, ex -> assertThat(ex.key()).isEqualTo("ipc.socket-path"));
+        assertThat(Files.list(directory).toList()).as("nothing is left behind").isEmpty();
+    }
+
+    @Test
     void aUserNotOnTheAllowListIsRefused() throws Exception
     {
         final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
