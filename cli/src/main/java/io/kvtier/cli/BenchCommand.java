@@ -9,11 +9,14 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks and workload replays.",
-    subcommands = {BenchReplayCommand.class})
+    subcommands = {BenchReplayCommand.class, BenchIpcCommand.class})
 public final class BenchCommand implements Runnable
 {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.ParentCommand
+    Main main;
 
     @Override
     public void run()

@@ -2,7 +2,9 @@ package io.kvtier.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.bench.ipc.PythonRoundTrips;
 import io.kvtier.bench.workload.ChatWorkload;
+import io.kvtier.bench.workload.ProcessWorkloadClient;
 import io.kvtier.bench.workload.WorkloadReport;
 import io.kvtier.bench.workload.WorkloadRunner;
 import io.kvtier.engine.Engine;
@@ -37,13 +39,22 @@ import java.util.stream.Stream;
         "Runs the engine with a small shared-memory pool and a POSIX L3 tier in a temporary directory, replays a built-in"
             + " multi-turn chat workload (shared system prompts, growing conversations) from concurrent clients, checks every"
             + " byte read back, and prints a summary: requests, pages written and read, hit rate per tier, throughput,"
-            + " latency percentiles, pages verified and corrupt."})
+            + " latency percentiles, pages verified and corrupt.",
+        "With --ipc the engine serves the IPC protocol (docs/ipc-protocol.md) and each client is an OS process of its own,"
+            + " attached over the socket and the shared-memory rings, reading and writing pages in place in the mapped pool;"
+            + " the workload, the byte checks and the summary are the same."})
 public final class DemoCommand implements Callable<Integer>
 {
     /** How to show progress. */
     enum Progress
     {
         auto, always, never
+    }
+
+    /** Which client library the --ipc clients use. */
+    enum ClientKind
+    {
+        java, c, python
     }
 
     @CommandLine.Spec
@@ -79,6 +90,13 @@ public final class DemoCommand implements Callable<Integer>
     @Option(names = "--progress", defaultValue = "auto", paramLabel = "WHEN", description = "Progress bar on stderr: auto (when stderr is a terminal), always, never. Default: ${DEFAULT-VALUE}.")
     Progress progress;
 
+    @Option(names = "--ipc", description = "Run each client as a separate process attached over the IPC protocol, not as a session in this process.")
+    boolean ipc;
+
+    @Option(names = "--client", defaultValue = "java", paramLabel = "LIBRARY",
+        description = "With --ipc, the client library of the client processes: java, c or python. Default: ${DEFAULT-VALUE}.")
+    ClientKind clientKind;
+
     @Mixin
     SettingsMixin settings;
 
@@ -91,18 +109,31 @@ public final class DemoCommand implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "--conversations, --clients and --page-tokens must be at least 1");
         }
+        if (!ipc && clientKind != ClientKind.java)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--client " + clientKind + " needs --ipc: without it the clients are sessions in this process");
+        }
+        final Path pythonBinding = clientKind == ClientKind.python ? PythonRoundTrips.findBinding().orElse(null) : null;
+        final String missing = missingClient(clientKind, pythonBinding);
+        if (missing != null)
+        {
+            err.println("kvtier: demo --ipc --client " + clientKind + ": " + missing);
+            return ExitCode.UNAVAILABLE;
+        }
         if (!main.verbose)
         {
             // The demo's own summary says what happened; engine start-up chatter would only bury it.
             Logging.atLeast(java.util.logging.Level.WARNING);
         }
         Path temporaryL3 = null;
+        Path pythonScript = null;
         Thread cleanup = null;
         try
         {
             final Path l3 = l3Dir != null ? l3Dir : (temporaryL3 = Files.createTempDirectory("kvtier-demo-l3-"));
             final Map<String, String> config = new LinkedHashMap<>();
-            config.put(EngineConfig.POOL_PATH, defaultPoolDirectory().resolve("kvtier-demo-" + ProcessHandle.current().pid()).toString());
+            final Path poolPath = defaultPoolDirectory().resolve("kvtier-demo-" + ProcessHandle.current().pid());
+            config.put(EngineConfig.POOL_PATH, poolPath.toString());
             config.put(EngineConfig.POOL_SIZE, poolSize.toString());
             config.put(EngineConfig.POOL_PAGE_SIZE, pageSize.toString());
             config.put("tier.l3.type", "posix");
@@ -110,6 +141,12 @@ public final class DemoCommand implements Callable<Integer>
             // The demo keeps some 15,000 pages: one fan-out level (256 directories, made at start) holds
             // them fine, where the default two would have the tier make 65,792 directories for a 2 s run.
             config.put("tier.l3.fanout-levels", "1");
+            final Path socketPath = Path.of(poolPath + ".sock");
+            if (ipc)
+            {
+                config.put(IpcSettings.ENABLED, "true");
+                config.put(IpcSettings.SOCKET_PATH, socketPath.toString());
+            }
             config.putAll(settings.settings());
             final EngineConfig engineConfig = EngineConfig.from(config);
             final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed, conversations));
@@ -132,8 +169,25 @@ public final class DemoCommand implements Callable<Integer>
                 final boolean showProgress = progress == Progress.always
                     || (progress == Progress.auto && System.console() != null && System.console().isTerminal());
                 final ProgressBar bar = showProgress ? new ProgressBar(err) : null;
-                final WorkloadRunner runner = new WorkloadRunner(engine, workload,
-                    new WorkloadRunner.Options(clients, pageTokens, new KeyNamespace("kvtier-demo/synthetic-chat", "demo/page" + pageTokens + "/" + pageSize, 0, "")));
+                final KeyNamespace namespace = new KeyNamespace("kvtier-demo/synthetic-chat", "demo/page" + pageTokens + "/" + pageSize, 0, "");
+                final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace);
+                final Path socket = Path.of(config.getOrDefault(IpcSettings.SOCKET_PATH, socketPath.toString()));
+                final WorkloadRunner runner;
+                if (!ipc)
+                {
+                    runner = new WorkloadRunner(engine, workload, options);
+                }
+                else if (clientKind == ClientKind.python)
+                {
+                    final Path script = pythonScript = ProcessWorkloadClient.extractPythonClient();
+                    runner = new WorkloadRunner(engine, workload, options,
+                        index -> ProcessWorkloadClient.startPython(script, pythonBinding, socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
+                }
+                else
+                {
+                    runner = new WorkloadRunner(engine, workload, options,
+                        index -> ProcessWorkloadClient.start(socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
+                }
                 report = runner.run(bar, 100);
                 if (bar != null)
                 {
@@ -164,6 +218,10 @@ public final class DemoCommand implements Callable<Integer>
             {
                 deleteTree(temporaryL3);
             }
+            if (pythonScript != null)
+            {
+                Files.deleteIfExists(pythonScript);
+            }
         }
     }
 
@@ -183,7 +241,7 @@ public final class DemoCommand implements Callable<Integer>
         {
             out.println("kvtier demo: pool " + config.pageCount() + " pages of " + ConfigValues.formatSize(config.pageSize())
                 + " in " + config.poolPath() + ", POSIX L3 in " + l3 + ", write policy " + config.writePolicy().configName() + ", eviction policy " + config.evictionPolicy()
-                + ", prefetch " + config.prefetchMode().configName());
+                + ", prefetch " + config.prefetchMode().configName() + ", clients " + clientTransport());
             out.print(report.toText());
             for (final Map.Entry<String, TierUsage> tier : usage.entrySet())
             {
@@ -209,6 +267,7 @@ public final class DemoCommand implements Callable<Integer>
                     g.writeStringField("write_policy", config.writePolicy().configName());
                     g.writeStringField("eviction_policy", config.evictionPolicy());
                     g.writeStringField("prefetch", config.prefetchMode().configName());
+                    g.writeStringField("client_transport", clientTransport());
                     g.writeObjectFieldStart("l3");
                     for (final Map.Entry<String, TierUsage> tier : usage.entrySet())
                     {
@@ -229,6 +288,32 @@ public final class DemoCommand implements Callable<Integer>
         }
         out.println();
         out.flush();
+    }
+
+    /** @return how the clients reach the engine: in-process sessions, or processes over IPC with a client library */
+    private String clientTransport()
+    {
+        return ipc ? "ipc-" + clientKind : "in-process";
+    }
+
+    /**
+     * @param kind    a client library
+     * @param binding the Python binding's directory found in this checkout, or null
+     * @return what this build lacks to run demo clients with it, or null when nothing
+     */
+    static String missingClient(final ClientKind kind, final Path binding)
+    {
+        return switch (kind)
+        {
+            case java -> null;
+            case c -> "this build has no C demo client: a workload driver over the C client library (native/client,"
+                + " libkvtier_client.so) that speaks the demo's pipe protocol (WorkloadClientProcess) is missing; use --client java or python";
+            case python ->
+            {
+                final String missing = PythonRoundTrips.missing(binding);
+                yield missing == null ? null : "the Python demo client needs the Python binding and its library: " + missing;
+            }
+        };
     }
 
     static Path defaultPoolDirectory()

@@ -1,14 +1,10 @@
 package io.kvtier.bench.workload;
 
 import io.kvtier.engine.Engine;
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.Session;
-import io.kvtier.engine.key.KeyChain;
 import io.kvtier.engine.key.KeyNamespace;
 import io.kvtier.engine.status.EngineCounter;
 import org.HdrHistogram.Histogram;
 
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -21,8 +17,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Drives a {@link ChatWorkload} through an engine the way an inference engine would, from several
- * client threads, each with its own session: key the prompt, look it up, acquire the cached prefix
- * and check every byte of it, then compute, write and commit the pages that were missing.
+ * client threads, each with its own {@link WorkloadClient} (an in-process session, or a client in
+ * another process): key the prompt, look it up, acquire the cached prefix and check every byte of it,
+ * then compute, write and commit the pages that were missing.
  */
 public final class WorkloadRunner
 {
@@ -51,7 +48,19 @@ public final class WorkloadRunner
     {
     }
 
+    /** Opens the clients of a run, one per client thread. */
+    @FunctionalInterface
+    public interface ClientFactory
+    {
+        /**
+         * @param index which client, from 0
+         * @return a client ready to serve requests
+         */
+        WorkloadClient open(int index);
+    }
+
     private final Engine engine;
+    private final ClientFactory clientFactory;
     private final ChatWorkload workload;
     private final Options options;
     private final AtomicLong requests = new AtomicLong();
@@ -72,7 +81,19 @@ public final class WorkloadRunner
      */
     public WorkloadRunner(final Engine engine, final ChatWorkload workload, final Options options)
     {
+        this(engine, workload, options, index -> new SessionWorkloadClient(engine, options.namespace().root(), options.pageTokens()));
+    }
+
+    /**
+     * @param engine        a running engine, whose counters the report includes
+     * @param workload      the requests to make
+     * @param options       how to run
+     * @param clientFactory opens each client, whichever way it reaches the engine
+     */
+    public WorkloadRunner(final Engine engine, final ChatWorkload workload, final Options options, final ClientFactory clientFactory)
+    {
         this.engine = engine;
+        this.clientFactory = clientFactory;
         this.workload = workload;
         this.options = options;
     }
@@ -87,16 +108,28 @@ public final class WorkloadRunner
      */
     public WorkloadReport run(final ProgressListener listener, final long progressPeriodMillis) throws InterruptedException
     {
-        final long[] root = options.namespace().root();
+        final List<WorkloadClient> opened = new ArrayList<>();
+        try
+        {
+            for (int c = 0; c < options.clients(); c++)
+            {
+                opened.add(clientFactory.open(c));
+            }
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            opened.forEach(WorkloadClient::close);
+            throw ex;
+        }
         final List<Thread> clients = new ArrayList<>();
         final List<Histogram> histograms = new ArrayList<>();
         final long start = System.nanoTime();
-        for (int c = 0; c < options.clients(); c++)
+        for (int c = 0; c < opened.size(); c++)
         {
             final Histogram histogram = new Histogram(3_600_000_000L, 3);
             histograms.add(histogram);
-            final Thread client = Thread.ofPlatform().name("kvtier-client-" + c).start(() -> runClient(root, histogram));
-            clients.add(client);
+            final WorkloadClient workloadClient = opened.get(c);
+            clients.add(Thread.ofPlatform().name("kvtier-client-" + c).start(() -> runClient(workloadClient, histogram)));
         }
         final long expected = workload.shape().expectedRequests();
         while (true)
@@ -147,27 +180,12 @@ public final class WorkloadRunner
             all.getMaxValue() / 1000, counters, steps);
     }
 
-    /**
-     * Adds the time since {@code since} to a step's total.
-     *
-     * @param step  the step that just ended
-     * @param since when it began
-     * @return now, when the next step begins
-     */
-    private long clock(final ClientStep step, final long since)
+    private void runClient(final WorkloadClient client, final Histogram histogram)
     {
-        final long now = System.nanoTime();
-        clientNanos.getAndAdd(step.ordinal(), now - since);
-        return now;
-    }
-
-    private void runClient(final long[] root, final Histogram histogram)
-    {
-        final int pageSize = (int)engine.pool().pageSize();
         final ChatWorkload.Request request = new ChatWorkload.Request();
-        try (Session session = engine.openSession())
+        final RequestTally tally = new RequestTally();
+        try (client)
         {
-            final KeyChain keys = session.keys();
             while (failure.get() == null)
             {
                 if (!workload.next(request))
@@ -179,58 +197,20 @@ public final class WorkloadRunner
                     LockSupport.parkNanos(100_000);
                     continue;
                 }
-                final long t0 = System.nanoTime();
-                keys.compute(root[0], root[1], request.tokens(), request.length(), options.pageTokens(), false);
-                final int n = keys.size();
-                long t = clock(ClientStep.KEYS, t0);
-                session.lookup(0, n);
-                t = clock(ClientStep.LOOKUP, t);
-                final int cached = session.acquire(0, n);
-                t = clock(ClientStep.ACQUIRE, t);
-                hitL2.addAndGet(session.acquiredFromPool());
-                hitL3.addAndGet(session.acquiredFromL3());
-                for (int i = 0; i < cached; i++)
+                tally.reset();
+                client.serve(request, tally);
+                hitL2.addAndGet(tally.hitL2);
+                hitL3.addAndGet(tally.hitL3);
+                verified.addAndGet(tally.verified);
+                corrupt.addAndGet(tally.corrupt);
+                notCached.addAndGet(tally.notCached);
+                written.addAndGet(tally.written);
+                for (int step = 0; step < tally.stepNanos.length; step++)
                 {
-                    final MemorySegment page = session.page(i);
-                    if (session.payloadLength(i) == pageSize && PagePattern.matches(page, keys.high(i), keys.low(i), pageSize))
-                    {
-                        verified.incrementAndGet();
-                    }
-                    else
-                    {
-                        corrupt.incrementAndGet();
-                    }
+                    clientNanos.getAndAdd(step, tally.stepNanos[step]);
                 }
-                t = clock(ClientStep.VERIFY, t);
-                session.release();
-                t = clock(ClientStep.RELEASE, t);
-                if (cached < n)
-                {
-                    session.reserve(cached, n - cached);
-                    t = clock(ClientStep.RESERVE, t);
-                    int mine = 0;
-                    for (int i = cached; i < n; i++)
-                    {
-                        if (session.status(i) == PageStatus.RESERVED)
-                        {
-                            PagePattern.fill(session.page(i), keys.high(i), keys.low(i), pageSize);
-                            session.payloadLength(i, pageSize);
-                            mine++;
-                        }
-                        else if (session.status(i) != PageStatus.EXISTS)
-                        {
-                            notCached.incrementAndGet();
-                        }
-                    }
-                    t = clock(ClientStep.FILL, t);
-                    if (mine > 0)
-                    {
-                        written.addAndGet(session.commit(cached, n - cached));
-                        clock(ClientStep.COMMIT, t);
-                    }
-                }
-                histogram.recordValue(Math.min(System.nanoTime() - t0, histogram.getHighestTrackableValue()));
-                pagesRequested.addAndGet(n);
+                histogram.recordValue(Math.min(tally.latencyNanos, histogram.getHighestTrackableValue()));
+                pagesRequested.addAndGet(tally.pagesRequested);
                 requests.incrementAndGet();
                 workload.answered(request);
             }

@@ -1,0 +1,97 @@
+package io.kvtier.bench.workload;
+
+import io.kvtier.engine.Engine;
+import io.kvtier.engine.Session;
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.key.KeyChain;
+
+import java.lang.foreign.MemorySegment;
+
+/** A workload client in the engine's own process, through a {@link Session}. */
+public final class SessionWorkloadClient implements WorkloadClient
+{
+    private final Session session;
+    private final KeyChain keys;
+    private final long rootHigh;
+    private final long rootLow;
+    private final int pageTokens;
+    private final int pageSize;
+
+    /**
+     * @param engine     a running engine
+     * @param root       the namespace root as {high, low}
+     * @param pageTokens tokens per page
+     */
+    public SessionWorkloadClient(final Engine engine, final long[] root, final int pageTokens)
+    {
+        this.session = engine.openSession();
+        this.keys = session.keys();
+        this.rootHigh = root[0];
+        this.rootLow = root[1];
+        this.pageTokens = pageTokens;
+        this.pageSize = (int)engine.pool().pageSize();
+    }
+
+    @Override
+    public void serve(final ChatWorkload.Request request, final RequestTally tally)
+    {
+        final long t0 = System.nanoTime();
+        keys.compute(rootHigh, rootLow, request.tokens(), request.length(), pageTokens, false);
+        final int n = keys.size();
+        long t = tally.clock(ClientStep.KEYS, t0);
+        session.lookup(0, n);
+        t = tally.clock(ClientStep.LOOKUP, t);
+        final int cached = session.acquire(0, n);
+        t = tally.clock(ClientStep.ACQUIRE, t);
+        tally.hitL2 += session.acquiredFromPool();
+        tally.hitL3 += session.acquiredFromL3();
+        for (int i = 0; i < cached; i++)
+        {
+            final MemorySegment page = session.page(i);
+            if (session.payloadLength(i) == pageSize && PagePattern.matches(page, keys.high(i), keys.low(i), pageSize))
+            {
+                tally.verified++;
+            }
+            else
+            {
+                tally.corrupt++;
+            }
+        }
+        t = tally.clock(ClientStep.VERIFY, t);
+        session.release();
+        t = tally.clock(ClientStep.RELEASE, t);
+        if (cached < n)
+        {
+            session.reserve(cached, n - cached);
+            t = tally.clock(ClientStep.RESERVE, t);
+            int mine = 0;
+            for (int i = cached; i < n; i++)
+            {
+                if (session.status(i) == PageStatus.RESERVED)
+                {
+                    PagePattern.fill(session.page(i), keys.high(i), keys.low(i), pageSize);
+                    session.payloadLength(i, pageSize);
+                    mine++;
+                }
+                else if (session.status(i) != PageStatus.EXISTS)
+                {
+                    tally.notCached++;
+                }
+            }
+            t = tally.clock(ClientStep.FILL, t);
+            if (mine > 0)
+            {
+                tally.written += session.commit(cached, n - cached);
+                tally.clock(ClientStep.COMMIT, t);
+            }
+        }
+        tally.latencyNanos = System.nanoTime() - t0;
+        tally.pagesRequested += n;
+    }
+
+    @Override
+    public void close()
+    {
+        session.close();
+    }
+}

@@ -1,0 +1,109 @@
+package io.kvtier.cli;
+
+import io.kvtier.bench.ipc.IpcBenchmark;
+import io.kvtier.bench.ipc.PythonRoundTrips;
+import io.kvtier.engine.Engine;
+import io.kvtier.engine.config.EngineConfig;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code kvtier bench ipc}: the IPC protocol's round trip against the bare cost of two processes
+ * talking through shared memory, in the same run: an engine serving IPC in this process, the Java
+ * client in a second one, and the raw ping-pong baseline between this process and a third.
+ */
+@Command(name = "ipc", mixinStandardHelpOptions = true,
+    description = {
+        "Starts an engine with ipc.enabled (pool in /dev/shm, or the temporary directory) and a Java client in another process,"
+            + " which writes --batch-keys pages, then times one-key LOOKUP round trips (p50, p99, p99.9) and batched LOOKUPs of"
+            + " --batch-keys keys (keys/s).",
+        "Before it, in the same run, the baseline: a raw ping-pong of two sequence words in a shared file between this process"
+            + " and another JVM, each side spinning then yielding, with nothing of the protocol. It prints both side by side and"
+            + " the ratio of the two medians.",
+        "For reference it also times the same lookup through an in-process Session of the same engine and, when the checkout has"
+            + " it built, through the Python binding of the C client in another process (native/client/python)."},
+    footer = {"", "Examples:", "  kvtier bench ipc", "  kvtier bench ipc --json --iterations 200000", "", ExitCode.HELP})
+public final class BenchIpcCommand implements Callable<Integer>
+{
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--iterations", defaultValue = "100000", paramLabel = "N", description = "Round trips timed, in each of the two. Default: ${DEFAULT-VALUE}.")
+    int iterations;
+
+    @Option(names = "--warmup", defaultValue = "20000", paramLabel = "N", description = "Round trips first, unrecorded, in each. Default: ${DEFAULT-VALUE}.")
+    int warmups;
+
+    @Option(names = "--batch-keys", defaultValue = "1024", paramLabel = "N", description = "Keys per batched lookup. Default: ${DEFAULT-VALUE}.")
+    int batchKeys;
+
+    @Option(names = "--batches", defaultValue = "5000", paramLabel = "N", description = "Batched lookups timed. Default: ${DEFAULT-VALUE}.")
+    int batches;
+
+    @Option(names = "--python-binding", paramLabel = "DIR",
+        description = "Directory of the Python binding (kvtier_client.py) to time beside the Java client. Default: native/client/python of the"
+            + " checkout kvtier runs from, if any; without it the Python figure is reported missing.")
+    Path pythonBinding;
+
+    @Option(names = "--json", description = "Print one JSON object: rtt_p50_ns, rtt_p99_ns, rtt_p999_ns, baseline_rtt_p50_ns, rtt_p50_ratio, batched_keys_per_s ...")
+    boolean json;
+
+    @Mixin
+    SettingsMixin settings;
+
+    @CommandLine.ParentCommand
+    BenchCommand bench;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final IpcBenchmark.Plan plan;
+        try
+        {
+            plan = new IpcBenchmark.Plan(warmups, iterations, batchKeys, batches);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            spec.commandLine().getErr().println("kvtier: " + ex.getMessage());
+            return ExitCode.USAGE;
+        }
+        if (!bench.main.verbose)
+        {
+            // The figures are the output; the engine's start-up and client-connect lines would only interleave with them.
+            Logging.atLeast(java.util.logging.Level.WARNING);
+        }
+        final Path directory = DemoCommand.defaultPoolDirectory();
+        final Path pool = directory.resolve("kvtier-bench-ipc-" + ProcessHandle.current().pid());
+        final Map<String, String> config = new LinkedHashMap<>();
+        config.put(EngineConfig.POOL_PATH, pool.toString());
+        // Room for the batch's pages (each a 4 KiB page in an 8 KiB frame) with the pool far from its eviction mark.
+        config.put(EngineConfig.POOL_PAGE_SIZE, "4KiB");
+        config.put(EngineConfig.POOL_SIZE, Math.max(4, 4L * batchKeys * 4096 / (1 << 20) + 1) + "MiB");
+        config.put(IpcSettings.ENABLED, "true");
+        config.put(IpcSettings.SOCKET_PATH, pool + ".sock");
+        config.putAll(settings.settings());
+        final EngineConfig engineConfig = EngineConfig.from(config);
+        final IpcBenchmark.Result result;
+        try (Engine engine = Engine.start(engineConfig))
+        {
+            result = IpcBenchmark.measure(engine, Path.of(config.get(IpcSettings.SOCKET_PATH)), directory, plan,
+                pythonBinding != null ? pythonBinding : PythonRoundTrips.findBinding().orElse(null));
+        }
+        finally
+        {
+            Files.deleteIfExists(Path.of(config.get(IpcSettings.SOCKET_PATH)));
+        }
+        final var out = spec.commandLine().getOut();
+        out.println(json ? result.toJson() : result.toText());
+        out.flush();
+        return ExitCode.OK;
+    }
+}

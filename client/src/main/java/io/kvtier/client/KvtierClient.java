@@ -1,0 +1,505 @@
+package io.kvtier.client;
+
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
+import io.kvtier.client.protocol.RequestDescriptor;
+import io.kvtier.client.protocol.RequestEncoder;
+import io.kvtier.client.protocol.ResponseDecoder;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+
+/**
+ * A process's connection to a running kvtier engine (docs/ipc-protocol.md), for an inference engine:
+ * look keys up, pin cached pages and read them in place, reserve pages, write them in place and commit
+ * them. Pins and reservations are leases closed with try-with-resources, so none outlives its use:
+ *
+ * <pre>{@code
+ * try (KvtierClient client = KvtierClient.connect(socket, ClientOptions.of(4096, namespace))) {
+ *     PageKeyChain keys = new PageKeyChain(4096).compute(namespace, tokens, n, 16, false);
+ *     try (PinnedPages cached = client.acquire(keys)) { ... cached.page(i) ... }
+ *     try (ReservedPages fresh = client.reserve(keys, cached, keys.size() - cached)) { ...; fresh.commit(pageSize); }
+ * }
+ * }</pre>
+ *
+ * <p>Each request takes a run of the client's slots (Max Keys of them) for its keys: a lease keeps its
+ * run until closed, the other requests give theirs back when answered. After warm-up a request
+ * allocates nothing: records are written and read in place, and leases and the lookup result are
+ * reused. Not thread-safe: one client per thread (the rings are single-producer, single-consumer).
+ * Errors are {@link KvtierException}s naming the protocol's error code.
+ */
+public final class KvtierClient implements AutoCloseable
+{
+    private final RequestChannel channel;
+    private final int namespaceCount;
+    private final SlotAllocator slots;
+    private final int maxKeysPerRequest;
+    private final MemorySegment pool;
+    private final int pageSize;
+    private final long dataOffset;
+    private final long frameLength;
+    private final LookupResult lookup = new LookupResult();
+    private final ArrayDeque<PinnedPages> idlePinned = new ArrayDeque<>();
+    private final ArrayDeque<ReservedPages> idleReserved = new ArrayDeque<>();
+    private boolean closed;
+
+    KvtierClient(final RequestChannel channel, final int namespaceCount)
+    {
+        this.channel = channel;
+        this.namespaceCount = namespaceCount;
+        this.slots = new SlotAllocator(channel.maxKeys());
+        // A request's keys must fit both its slots and the engine's longest record.
+        this.maxKeysPerRequest = Math.min(channel.maxKeys(),
+            (channel.maxMessageLength() - RequestDescriptor.HEADER_LENGTH) / RequestDescriptor.KEY_LENGTH);
+        this.pool = channel.pool();
+        this.pageSize = channel.pageSize();
+        this.dataOffset = channel.dataOffset();
+        this.frameLength = channel.frameLength();
+    }
+
+    /**
+     * Connects to the engine listening on {@code socketPath} ({@code ipc.socket-path}, by default
+     * {@code <pool.path>.sock}), and maps its pool and this client's rings.
+     *
+     * @param socketPath the engine's socket
+     * @param options    namespaces and slots
+     * @return the connected client
+     * @throws IOException     if the socket or the shared files cannot be reached
+     * @throws KvtierException if the engine refuses the client (NOT_ALLOWED, TOO_MANY_CLIENTS, VERSION, ...)
+     */
+    public static KvtierClient connect(final Path socketPath, final ClientOptions options) throws IOException
+    {
+        return new KvtierClient(IpcChannel.connect(socketPath, options), options.namespaces().size());
+    }
+
+    /** @return the pool file, mapped: every page's bytes, read and written in place */
+    public MemorySegment pool()
+    {
+        return pool;
+    }
+
+    /** @return payload bytes per page */
+    public int pageSize()
+    {
+        return pageSize;
+    }
+
+    /** @return slots the engine granted: the most keys all open leases hold together */
+    public int maxKeys()
+    {
+        return slots.slots();
+    }
+
+    /** @return the most keys one request carries (slots, and the engine's longest record) */
+    public int maxKeysPerRequest()
+    {
+        return maxKeysPerRequest;
+    }
+
+    /** @return slots held by open leases */
+    public int slotsInUse()
+    {
+        return slots.inUse();
+    }
+
+    /**
+     * @param pageId a pool page
+     * @return where its bytes start in {@link #pool()}
+     */
+    public long pageOffset(final int pageId)
+    {
+        return dataOffset + pageId * frameLength;
+    }
+
+    /**
+     * LOOKUP of all the chain's keys in namespace 0.
+     *
+     * @param keys the chain
+     * @return the counts, reused by the next lookup
+     */
+    public LookupResult lookup(final PageKeyChain keys)
+    {
+        return lookup(0, keys, 0, keys.size());
+    }
+
+    /**
+     * LOOKUP: counts the longest prefix of the keys in the pool, then in L3 after it.
+     *
+     * @param namespaceIndex the keys' namespace, an index into {@link ClientOptions#namespaces()}
+     * @param keys           the chain
+     * @param from           first key to send
+     * @param count          keys to send
+     * @return the counts, reused by the next lookup
+     */
+    public LookupResult lookup(final int namespaceIndex, final PageKeyChain keys, final int from, final int count)
+    {
+        lookup.poolPages = 0;
+        lookup.l3Pages = 0;
+        if (count == 0)
+        {
+            return lookup;
+        }
+        final int first = takeSlots(count);
+        try
+        {
+            final ResponseDecoder response = sendKeys(MessageType.LOOKUP, namespaceIndex, keys, from, count, first);
+            lookup.poolPages = response.poolPages();
+            lookup.l3Pages = response.l3Pages();
+            channel.finish();
+            return lookup;
+        }
+        finally
+        {
+            slots.free(first, count);
+        }
+    }
+
+    /**
+     * ACQUIRE of all the chain's keys in namespace 0.
+     *
+     * @param keys the chain
+     * @return the pinned prefix; close it to release the pins
+     */
+    public PinnedPages acquire(final PageKeyChain keys)
+    {
+        return acquire(0, keys, 0, keys.size());
+    }
+
+    /**
+     * ACQUIRE: pins the longest cached prefix of the keys, loading its L3 part into the pool and
+     * verifying it; answers once the bytes are in place.
+     *
+     * @param namespaceIndex the keys' namespace
+     * @param keys           the chain
+     * @param from           first key to send
+     * @param count          keys to send
+     * @return the pinned prefix; close it to release the pins
+     */
+    public PinnedPages acquire(final int namespaceIndex, final PageKeyChain keys, final int from, final int count)
+    {
+        final PinnedPages lease = idlePinned.isEmpty() ? new PinnedPages(this, maxKeysPerRequest) : idlePinned.pop();
+        lease.pinned = 0;
+        lease.fromPool = 0;
+        lease.fromL3 = 0;
+        lease.start(namespaceIndex, count == 0 ? 0 : takeSlots(count), count);
+        if (count == 0)
+        {
+            return lease;
+        }
+        try
+        {
+            final ResponseDecoder response = sendKeys(MessageType.ACQUIRE, namespaceIndex, keys, from, count, lease.firstSlot);
+            lease.readEntries(response);
+            lease.pinned = response.resultCount();
+            lease.fromPool = response.fromPool();
+            lease.fromL3 = response.fromL3();
+            channel.finish();
+            return lease;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // the engine changed nothing: the slots hold no pins
+            lease.open = false;
+            recycle(lease);
+            throw ex;
+        }
+    }
+
+    /**
+     * RESERVE of all the chain's keys in namespace 0.
+     *
+     * @param keys the chain
+     * @return the reservations; commit them, or close to abort
+     */
+    public ReservedPages reserve(final PageKeyChain keys)
+    {
+        return reserve(0, keys, 0, keys.size());
+    }
+
+    /**
+     * RESERVE in namespace 0.
+     *
+     * @param keys  the chain
+     * @param from  first key to reserve (after the cached prefix, typically)
+     * @param count keys to reserve
+     * @return the reservations; commit them, or close to abort
+     */
+    public ReservedPages reserve(final PageKeyChain keys, final int from, final int count)
+    {
+        return reserve(0, keys, from, count);
+    }
+
+    /**
+     * RESERVE: a page for each key to write, unless the pool holds it already (EXISTS) or another
+     * client is writing it (BUSY).
+     *
+     * @param namespaceIndex the keys' namespace
+     * @param keys           the chain
+     * @param from           first key to reserve
+     * @param count          keys to reserve
+     * @return the reservations; commit them, or close to abort
+     */
+    public ReservedPages reserve(final int namespaceIndex, final PageKeyChain keys, final int from, final int count)
+    {
+        final ReservedPages lease = idleReserved.isEmpty() ? new ReservedPages(this, maxKeysPerRequest) : idleReserved.pop();
+        lease.reserved = 0;
+        lease.committed = false;
+        lease.start(namespaceIndex, count == 0 ? 0 : takeSlots(count), count);
+        if (count == 0)
+        {
+            return lease;
+        }
+        try
+        {
+            final ResponseDecoder response = sendKeys(MessageType.RESERVE, namespaceIndex, keys, from, count, lease.firstSlot);
+            lease.readEntries(response);
+            lease.reserved = response.resultCount();
+            channel.finish();
+            return lease;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            lease.open = false;
+            recycle(lease);
+            throw ex;
+        }
+    }
+
+    /**
+     * PREFETCH: starts loading the L3 part of the keys' prefix into the pool.
+     *
+     * @param namespaceIndex the keys' namespace
+     * @param keys           the chain
+     * @param from           first key
+     * @param count          keys
+     * @return the engine's Result Count (pages it set loading)
+     */
+    public int prefetch(final int namespaceIndex, final PageKeyChain keys, final int from, final int count)
+    {
+        return keysOnly(MessageType.PREFETCH, namespaceIndex, keys, from, count);
+    }
+
+    /**
+     * BACKUP: copies the keys' pool pages to L3; {@link #flush()} waits for the copies.
+     *
+     * @param namespaceIndex the keys' namespace
+     * @param keys           the chain
+     * @param from           first key
+     * @param count          keys
+     * @return the engine's Result Count (backups started)
+     */
+    public int backup(final int namespaceIndex, final PageKeyChain keys, final int from, final int count)
+    {
+        return keysOnly(MessageType.BACKUP, namespaceIndex, keys, from, count);
+    }
+
+    /**
+     * EVICT (admin): drops the keys' unpinned pages from the pool.
+     *
+     * @param namespaceIndex the keys' namespace
+     * @param keys           the chain
+     * @param from           first key
+     * @param count          keys
+     * @return the engine's Result Count (pages dropped)
+     */
+    public int evict(final int namespaceIndex, final PageKeyChain keys, final int from, final int count)
+    {
+        return keysOnly(MessageType.EVICT, namespaceIndex, keys, from, count);
+    }
+
+    /** FLUSH: returns once every backup started so far has ended. */
+    public void flush()
+    {
+        check(MessageType.FLUSH, channel.begin(MessageType.FLUSH, 0, 0, 0, 0, 0));
+        channel.finish();
+    }
+
+    /**
+     * STATS: the engine's counters, in the order of the pool's counters region (whose descriptor
+     * names them).
+     *
+     * @return counter values (allocates: not a per-request call)
+     */
+    public long[] stats()
+    {
+        final ResponseDecoder response = check(MessageType.STATS, channel.begin(MessageType.STATS, 0, 0, 0, 0, 0));
+        final long[] values = new long[response.statsCount()];
+        for (int i = 0; i < values.length; i++)
+        {
+            values[i] = response.statsValue(i);
+        }
+        channel.finish();
+        return values;
+    }
+
+    /** Ends the client: the engine gives back every pin and reservation still held. */
+    @Override
+    public void close()
+    {
+        if (!closed)
+        {
+            closed = true;
+            channel.close();
+        }
+    }
+
+    // --- leases
+
+    void release(final PinnedPages lease)
+    {
+        try
+        {
+            if (lease.pinned > 0)
+            {
+                check(MessageType.RELEASE, channel.begin(MessageType.RELEASE, 0, lease.firstSlot, lease.count, lease.namespaceIndex, 0));
+                channel.finish();
+            }
+        }
+        finally
+        {
+            recycle(lease);
+        }
+    }
+
+    int commit(final ReservedPages lease, final int[] lengths, final int length)
+    {
+        if (!lease.open)
+        {
+            throw new IllegalStateException("the reservation is closed");
+        }
+        if (lease.committed)
+        {
+            throw new IllegalStateException("the reservation is already committed");
+        }
+        if (lease.reserved == 0)
+        {
+            lease.committed = true;
+            return 0;
+        }
+        final RequestEncoder request = channel.begin(MessageType.COMMIT, lease.count * RequestDescriptor.COMMIT_LENGTH_LENGTH,
+            lease.firstSlot, lease.count, lease.namespaceIndex, 0);
+        for (int i = 0; i < lease.count; i++)
+        {
+            // A slot without a reservation is answered NONE whatever its length; send a valid one anyway.
+            final boolean reserved = lease.statuses[i] == PageEntryStatus.RESERVED;
+            request.commitLength(i, reserved ? (lengths == null ? length : lengths[i]) : pageSize);
+        }
+        final ResponseDecoder response = check(MessageType.COMMIT, request);
+        lease.readEntries(response);
+        lease.committed = true;
+        final int committed = response.resultCount();
+        channel.finish();
+        return committed;
+    }
+
+    void finishReservation(final ReservedPages lease)
+    {
+        try
+        {
+            if (!lease.committed && lease.reserved > 0)
+            {
+                check(MessageType.ABORT, channel.begin(MessageType.ABORT, 0, lease.firstSlot, lease.count, lease.namespaceIndex, 0));
+                channel.finish();
+            }
+        }
+        finally
+        {
+            recycle(lease);
+        }
+    }
+
+    private void recycle(final PinnedPages lease)
+    {
+        if (lease.count > 0)
+        {
+            slots.free(lease.firstSlot, lease.count);
+        }
+        lease.count = 0;
+        idlePinned.push(lease);
+    }
+
+    private void recycle(final ReservedPages lease)
+    {
+        if (lease.count > 0)
+        {
+            slots.free(lease.firstSlot, lease.count);
+        }
+        lease.count = 0;
+        idleReserved.push(lease);
+    }
+
+    // --- requests
+
+    private int keysOnly(final int type, final int namespaceIndex, final PageKeyChain keys, final int from, final int count)
+    {
+        if (count == 0)
+        {
+            return 0;
+        }
+        final int first = takeSlots(count);
+        try
+        {
+            final int result = sendKeys(type, namespaceIndex, keys, from, count, first).resultCount();
+            channel.finish();
+            return result;
+        }
+        finally
+        {
+            slots.free(first, count);
+        }
+    }
+
+    private int takeSlots(final int count)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("the client is closed");
+        }
+        if (count < 0 || count > maxKeysPerRequest)
+        {
+            throw new IllegalArgumentException(count + " keys in one request; this client sends 0.." + maxKeysPerRequest);
+        }
+        final int first = slots.allocate(count);
+        if (first < 0)
+        {
+            throw new IllegalStateException("no run of " + count + " free slots of " + slots.slots() + " (" + slots.inUse()
+                + " held by open leases): close leases, or connect with more maxKeys");
+        }
+        return first;
+    }
+
+    private ResponseDecoder sendKeys(final int type, final int namespaceIndex, final PageKeyChain keys, final int from, final int count,
+                                     final int firstSlot)
+    {
+        if (from < 0 || from + count > keys.size())
+        {
+            throw new IndexOutOfBoundsException("keys " + from + ".." + (from + count) + " of a chain of " + keys.size());
+        }
+        if (namespaceIndex < 0 || namespaceIndex >= Math.max(1, namespaceCount))
+        {
+            throw new IllegalArgumentException("namespace index " + namespaceIndex + " of " + namespaceCount + " namespaces");
+        }
+        final RequestEncoder request = channel.begin(type, count * RequestDescriptor.KEY_LENGTH, firstSlot, count, namespaceIndex, 0);
+        for (int i = 0; i < count; i++)
+        {
+            request.key(i, keys.high(from + i), keys.low(from + i));
+        }
+        return check(type, request);
+    }
+
+    /** Sends the request begun last and checks its Status; on an error it is finished and thrown. */
+    private ResponseDecoder check(final int type, final RequestEncoder ignored)
+    {
+        final ResponseDecoder response = channel.sendAndAwait();
+        final int status = response.status();
+        if (status != ErrorCode.OK.code())
+        {
+            channel.finish();
+            throw new KvtierException(status, type, null);
+        }
+        return response;
+    }
+}
