@@ -150,4 +150,68 @@ class PageIndexTest
         assertThat(index.forgotten()).isEqualTo(1);
         assertThat(pageOf(index, 3)).isZero();
     }
+
+    @Test
+    void shouldForgetTheOneUntouchedEntryWhereverItsSlotIs()
+    {
+        for (long untouched = 1; untouched <= 4; untouched++)
+        {
+            final PageIndex index = index(8, 4);
+            for (long low = 1; low <= 4; low++)
+            {
+                index.addTier(HIGH, low, 0);
+            }
+            for (long low = 1; low <= 4; low++)
+            {
+                if (low != untouched)
+                {
+                    index.touch(index.find(HIGH, low));
+                }
+            }
+            index.addTier(HIGH, 5, 0);
+            for (long low = 1; low <= 4; low++)
+            {
+                assertThat(index.find(HIGH, low) != KeyTable.NONE).as("key " + low + " with key " + untouched + " untouched").isEqualTo(low != untouched);
+            }
+        }
+    }
+
+    @Test
+    void shouldCountTheL3OnlyBudgetApartFromBoundPages()
+    {
+        final PageIndex index = index(8, 4);
+        for (long low = 1; low <= 3; low++)
+        {
+            index.bindPage(HIGH, low, (int)low);
+        }
+        index.bindPage(HIGH, 1, 7);
+        for (long low = 10; low <= 13; low++)
+        {
+            index.addTier(HIGH, low, 0);
+        }
+        assertThat(index.forgotten()).as("four L3-only entries fit the budget of 8 - 4, whatever is bound").isZero();
+        index.addTier(HIGH, 14, 0);
+        assertThat(index.forgotten()).as("the fifth makes room by forgetting one").isEqualTo(1);
+
+        index.addTier(HIGH, 3, 0);
+        index.unbindPage(HIGH, 3, 3);
+        index.addTier(HIGH, 15, 0);
+        assertThat(index.forgotten()).as("key 3 is now L3-only too, so the budget is spent again").isEqualTo(2);
+        assertThat(pageOf(index, 1)).isEqualTo(7);
+        assertThat(pageOf(index, 2)).isEqualTo(2);
+    }
+
+    @Test
+    void shouldStillForgetOneWhenEveryEntryWasTouched()
+    {
+        final PageIndex index = index(8, 4);
+        for (long low = 1; low <= 4; low++)
+        {
+            index.addTier(HIGH, low, 0);
+            index.touch(index.find(HIGH, low));
+        }
+        assertThat(index.addTier(HIGH, 5, 0)).as("the sweep clears each reference on its way and takes one on its second pass").isTrue();
+        assertThat(index.forgotten()).isEqualTo(1);
+        assertThat(index.size()).isEqualTo(4);
+    }
 }
