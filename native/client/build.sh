@@ -20,7 +20,7 @@ fi
 case "$1" in
 build)
     make -s all
-    echo "[kvtier-client] built $(pwd)/build/libkvtier_client.so"
+    echo "[kvtier-client] built $(pwd)/build/libkvtier_client.so and build/kvtier_demo_client"
     ;;
 test)
     make -s all

@@ -114,7 +114,8 @@ public final class DemoCommand implements Callable<Integer>
             throw new CommandLine.ParameterException(spec.commandLine(), "--client " + clientKind + " needs --ipc: without it the clients are sessions in this process");
         }
         final Path pythonBinding = clientKind == ClientKind.python ? PythonRoundTrips.findBinding().orElse(null) : null;
-        final String missing = missingClient(clientKind, pythonBinding);
+        final Path cClient = clientKind == ClientKind.c ? ProcessWorkloadClient.findCClient().orElse(null) : null;
+        final String missing = missingClient(clientKind, clientKind == ClientKind.c ? cClient : pythonBinding);
         if (missing != null)
         {
             err.println("kvtier: demo --ipc --client " + clientKind + ": " + missing);
@@ -182,6 +183,11 @@ public final class DemoCommand implements Callable<Integer>
                     final Path script = pythonScript = ProcessWorkloadClient.extractPythonClient();
                     runner = new WorkloadRunner(engine, workload, options,
                         index -> ProcessWorkloadClient.startPython(script, pythonBinding, socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
+                }
+                else if (clientKind == ClientKind.c)
+                {
+                    runner = new WorkloadRunner(engine, workload, options,
+                        index -> ProcessWorkloadClient.startC(cClient, socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
                 }
                 else
                 {
@@ -298,7 +304,7 @@ public final class DemoCommand implements Callable<Integer>
 
     /**
      * @param kind    a client library
-     * @param binding the Python binding's directory found in this checkout, or null
+     * @param binding for python the Python binding's directory, for c the C demo driver, found in this checkout; or null
      * @return what this build lacks to run demo clients with it, or null when nothing
      */
     static String missingClient(final ClientKind kind, final Path binding)
@@ -306,8 +312,10 @@ public final class DemoCommand implements Callable<Integer>
         return switch (kind)
         {
             case java -> null;
-            case c -> "this build has no C demo client: a workload driver over the C client library (native/client,"
-                + " libkvtier_client.so) that speaks the demo's pipe protocol (WorkloadClientProcess) is missing; use --client java or python";
+            case c -> binding != null ? null
+                : "the C demo client " + ProcessWorkloadClient.C_CLIENT + " (the demo's driver over the C client library libkvtier_client.so)"
+                + " is not built in this checkout: ./mvnw -pl native compile or make -C native/client builds it (they need gcc and make);"
+                + " use --client java or python";
             case python ->
             {
                 final String missing = PythonRoundTrips.missing(binding);

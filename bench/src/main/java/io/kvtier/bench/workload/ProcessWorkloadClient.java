@@ -63,6 +63,56 @@ public final class ProcessWorkloadClient implements WorkloadClient
             modelId, kvLayout).redirectError(ProcessBuilder.Redirect.INHERIT));
     }
 
+    /** The C demo driver (native/client/demo/kvtier_demo_client.c) as native/client's Makefile builds it. */
+    public static final Path C_CLIENT = Path.of("native", "client", "build", "kvtier_demo_client");
+
+    /**
+     * Starts a C client process (the demo's C driver over the C client library) and waits until it is ready.
+     *
+     * @param binary     the driver, from {@link #findCClient()}
+     * @param socketPath the engine's IPC socket
+     * @param pageTokens tokens per page
+     * @param modelId    the namespace's model id
+     * @param kvLayout   the namespace's KV layout
+     * @return the client
+     * @throws UncheckedIOException if the process cannot start or attach
+     */
+    public static ProcessWorkloadClient startC(final Path binary, final Path socketPath, final int pageTokens, final String modelId, final String kvLayout)
+    {
+        return start(new ProcessBuilder(binary.toString(), socketPath.toString(), Integer.toString(pageTokens), modelId, kvLayout)
+            .redirectError(ProcessBuilder.Redirect.INHERIT));
+    }
+
+    /**
+     * @return the built C demo driver ({@link #C_CLIENT}) in the checkout this class runs from (or the
+     *         working directory's), or empty when native/client was not built (no gcc or make)
+     */
+    public static java.util.Optional<Path> findCClient()
+    {
+        final java.util.List<Path> starts = new java.util.ArrayList<>();
+        try
+        {
+            starts.add(Path.of(ProcessWorkloadClient.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath());
+        }
+        catch (final java.net.URISyntaxException | RuntimeException ex)
+        {
+            // no code source: the working directory alone
+        }
+        starts.add(Path.of("").toAbsolutePath());
+        for (final Path start : starts)
+        {
+            for (Path at = start; at != null; at = at.getParent())
+            {
+                final Path binary = at.resolve(C_CLIENT);
+                if (java.nio.file.Files.isRegularFile(binary) && java.nio.file.Files.isExecutable(binary))
+                {
+                    return java.util.Optional.of(binary);
+                }
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
     /**
      * @return the demo's Python driver (WorkloadClientProcess's pipe protocol over the Python binding),
      *         copied into a temporary file for python3 to run; the caller deletes it
