@@ -161,10 +161,13 @@ class KvtierClientIpcTest
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
         try (KvtierClient client = connect())
         {
-            final long[] allocated = new long[2];
-            for (int round = 0; round < 2; round++)
+            // Until the JIT has compiled the request path (escape analysis is C2's), a window can
+            // allocate; on a loaded machine that takes longer. So warm-up is not counted in rounds: the
+            // test asks for one window of 2,000 rounds that allocates (next to) nothing, within 30
+            // windows. A client that allocated per request would allocate in every window.
+            long fewest = Long.MAX_VALUE;
+            for (int window = 0; window < 30 && fewest >= 2_000; window++)
             {
-                // round 0 warms up (leases, buffers, the JIT); round 1 is measured
                 final long before = threads.getCurrentThreadAllocatedBytes();
                 for (int i = 0; i < 2_000; i++)
                 {
@@ -182,9 +185,9 @@ class KvtierClientIpcTest
                     }
                     client.evict(0, keys, 0, 8);
                 }
-                allocated[round] = threads.getCurrentThreadAllocatedBytes() - before;
+                fewest = Math.min(fewest, threads.getCurrentThreadAllocatedBytes() - before);
             }
-            assertThat(allocated[1]).as("bytes allocated by 2,000 rounds of reserve, commit, lookup, acquire, release and evict").isLessThan(2_000);
+            assertThat(fewest).as("fewest bytes allocated by a window of 2,000 rounds of reserve, commit, lookup, acquire, release and evict").isLessThan(2_000);
         }
     }
 
