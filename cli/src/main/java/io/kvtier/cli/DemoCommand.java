@@ -9,7 +9,7 @@ import io.kvtier.bench.workload.WorkloadReport;
 import io.kvtier.bench.workload.WorkloadRunner;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.config.EngineConfig;
-import io.kvtier.engine.key.KeyNamespace;
+import io.kvtier.client.Namespace;
 import io.kvtier.engine.tier.TierHandle;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierUsage;
@@ -170,7 +170,7 @@ public final class DemoCommand implements Callable<Integer>
                 final boolean showProgress = progress == Progress.always
                     || (progress == Progress.auto && System.console() != null && System.console().isTerminal());
                 final ProgressBar bar = showProgress ? new ProgressBar(err) : null;
-                final KeyNamespace namespace = new KeyNamespace("kvtier-demo/synthetic-chat", "demo/page" + pageTokens + "/" + pageSize, 0, "");
+                final Namespace namespace = new Namespace("kvtier-demo/synthetic-chat", "demo/page" + pageTokens + "/" + pageSize, 0, "");
                 final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace);
                 final Path socket = Path.of(config.getOrDefault(IpcSettings.SOCKET_PATH, socketPath.toString()));
                 final WorkloadRunner runner;

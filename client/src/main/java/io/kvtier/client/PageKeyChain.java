@@ -1,7 +1,5 @@
 package io.kvtier.client;
 
-import java.security.DigestException;
-import java.security.MessageDigest;
 import java.util.HexFormat;
 
 /**
@@ -14,17 +12,9 @@ import java.util.HexFormat;
  */
 public final class PageKeyChain
 {
-    /** Domain tag of page keys. */
-    public static final String PAGE_TAG = "kvtier:page:v1";
-
-    private static final byte[] PAGE_TAG_BYTES = PAGE_TAG.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
     private final long[] high;
     private final long[] low;
-    private final MessageDigest digest = Namespace.sha256();
-    private final byte[] parentAndCount = new byte[16 + 4];
-    private final byte[] digestOut = new byte[32];
-    private byte[] tokenBytes = new byte[4 * 64];
+    private final PageKeyHasher hasher = new PageKeyHasher();
     private int size;
 
     /**
@@ -151,40 +141,14 @@ public final class PageKeyChain
         for (int page = 0; page < pages; page++)
         {
             final int from = page * pageTokens;
-            hash(parentHigh, parentLow, tokens, from, Math.min(pageTokens, tokenCount - from));
-            parentHigh = bigEndianLong(digestOut, 0);
-            parentLow = bigEndianLong(digestOut, 8);
+            hasher.hash(parentHigh, parentLow, tokens, from, Math.min(pageTokens, tokenCount - from));
+            parentHigh = hasher.high();
+            parentLow = hasher.low();
             high[page] = parentHigh;
             low[page] = parentLow;
         }
         size = pages;
         return this;
-    }
-
-    private void hash(final long parentHigh, final long parentLow, final int[] tokens, final int from, final int count)
-    {
-        putBigEndianLong(parentAndCount, 0, parentHigh);
-        putBigEndianLong(parentAndCount, 8, parentLow);
-        putLittleEndianInt(parentAndCount, 16, count);
-        if (tokenBytes.length < 4 * count)
-        {
-            tokenBytes = new byte[Integer.highestOneBit(4 * count) << 1];
-        }
-        for (int i = 0; i < count; i++)
-        {
-            putLittleEndianInt(tokenBytes, 4 * i, tokens[from + i]);
-        }
-        digest.update(PAGE_TAG_BYTES);
-        digest.update(parentAndCount);
-        digest.update(tokenBytes, 0, 4 * count);
-        try
-        {
-            digest.digest(digestOut, 0, digestOut.length);
-        }
-        catch (final DigestException ex)
-        {
-            throw new IllegalStateException("a 32-byte buffer holds a SHA-256 digest", ex);
-        }
     }
 
     private void checkIndex(final int index)
@@ -193,31 +157,5 @@ public final class PageKeyChain
         {
             throw new IndexOutOfBoundsException("key " + index + " of a chain of " + size);
         }
-    }
-
-    private static void putBigEndianLong(final byte[] to, final int at, final long value)
-    {
-        for (int i = 0; i < 8; i++)
-        {
-            to[at + i] = (byte)(value >>> (56 - 8 * i));
-        }
-    }
-
-    private static void putLittleEndianInt(final byte[] to, final int at, final int value)
-    {
-        to[at] = (byte)value;
-        to[at + 1] = (byte)(value >>> 8);
-        to[at + 2] = (byte)(value >>> 16);
-        to[at + 3] = (byte)(value >>> 24);
-    }
-
-    private static long bigEndianLong(final byte[] from, final int at)
-    {
-        long value = 0;
-        for (int i = 0; i < 8; i++)
-        {
-            value = (value << 8) | (from[at + i] & 0xFF);
-        }
-        return value;
     }
 }

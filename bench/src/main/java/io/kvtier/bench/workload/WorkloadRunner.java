@@ -1,7 +1,7 @@
 package io.kvtier.bench.workload;
 
 import io.kvtier.engine.Engine;
-import io.kvtier.engine.key.KeyNamespace;
+import io.kvtier.client.Namespace;
 import io.kvtier.engine.status.EngineCounter;
 import org.HdrHistogram.Histogram;
 
@@ -44,7 +44,7 @@ public final class WorkloadRunner
      * @param pageTokens tokens per page
      * @param namespace  the key namespace of the pages
      */
-    public record Options(int clients, int pageTokens, KeyNamespace namespace)
+    public record Options(int clients, int pageTokens, Namespace namespace)
     {
     }
 
@@ -81,7 +81,7 @@ public final class WorkloadRunner
      */
     public WorkloadRunner(final Engine engine, final ChatWorkload workload, final Options options)
     {
-        this(engine, workload, options, index -> new SessionWorkloadClient(engine, options.namespace().root(), options.pageTokens()));
+        this(engine, workload, options, index -> new SessionWorkloadClient(engine, new long[] {options.namespace().rootHigh(), options.namespace().rootLow()}, options.pageTokens()));
     }
 
     /**

@@ -2,7 +2,7 @@ package io.kvtier.bench.workload;
 
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.config.EngineConfig;
-import io.kvtier.engine.key.KeyNamespace;
+import io.kvtier.client.Namespace;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 import org.junit.jupiter.api.Test;
@@ -26,7 +26,7 @@ class WorkloadRunnerTest
     private static WorkloadRunner runner(final Engine engine)
     {
         return new WorkloadRunner(engine, new ChatWorkload(ChatWorkload.Shape.demo(11, 40)),
-            new WorkloadRunner.Options(2, 256, new KeyNamespace("runner-test", "page256", 0, "")));
+            new WorkloadRunner.Options(2, 256, new Namespace("runner-test", "page256", 0, "")));
     }
 
     @Test

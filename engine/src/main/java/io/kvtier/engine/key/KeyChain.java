@@ -1,5 +1,7 @@
 package io.kvtier.engine.key;
 
+import io.kvtier.client.PageKeyHasher;
+
 import io.kvtier.spi.PageKey;
 
 /**
@@ -123,7 +125,7 @@ public final class KeyChain
      * Replaces the chain with the keys of {@code tokens} split into pages of {@code pageTokens}; a
      * last partial page gets its own key, distinct from any full page's.
      *
-     * @param rootHigh   the namespace root's high half ({@link KeyNamespace#root()})
+     * @param rootHigh   the namespace root's high half ({@link io.kvtier.client.Namespace#rootHigh()})
      * @param rootLow    the namespace root's low half
      * @param tokens     token ids
      * @param tokenCount how many of them

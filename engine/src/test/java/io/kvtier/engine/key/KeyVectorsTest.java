@@ -1,5 +1,7 @@
 package io.kvtier.engine.key;
 
+import io.kvtier.client.Namespace;
+
 import io.kvtier.spi.PageKey;
 import org.junit.jupiter.api.Test;
 
@@ -14,9 +16,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class KeyVectorsTest
 {
-    private static String[] chain(final KeyNamespace namespace, final int[] tokens, final int pageTokens)
+    private static String[] chain(final Namespace namespace, final int[] tokens, final int pageTokens)
     {
-        final long[] root = namespace.root();
+        final long[] root = {namespace.rootHigh(), namespace.rootLow()};
         final KeyChain chain = new KeyChain(16).compute(root[0], root[1], tokens, tokens.length, pageTokens, true);
         final String[] hex = new String[chain.size() + 1];
         hex[0] = new PageKey(root[0], root[1]).toHex();
@@ -30,7 +32,7 @@ class KeyVectorsTest
     @Test
     void shouldMatchTheBasicVector()
     {
-        assertThat(chain(new KeyNamespace("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, ""),
+        assertThat(chain(new Namespace("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, ""),
             IntStream.range(0, 40).toArray(), 16)).containsExactly(
             "0d8d5b6bec68e56e0fbbc9d39dcc0d8a",
             "a306ce302f3ed8d29a2b9b308d8a004e",
@@ -41,7 +43,7 @@ class KeyVectorsTest
     @Test
     void shouldMatchTheTenantSaltVector()
     {
-        assertThat(chain(new KeyNamespace("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, "tenant-a"),
+        assertThat(chain(new Namespace("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, "tenant-a"),
             IntStream.range(0, 40).toArray(), 16)).containsExactly(
             "02f0fbc3dbf959653fa7440cc0d3540b",
             "111b2ca5a20b5eb5192b6a75129009f1",
@@ -52,7 +54,7 @@ class KeyVectorsTest
     @Test
     void shouldMatchTheRankVector()
     {
-        assertThat(chain(new KeyNamespace("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp2", 1, ""),
+        assertThat(chain(new Namespace("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp2", 1, ""),
             IntStream.range(0, 40).toArray(), 16)).containsExactly(
             "f6e18b73798c10bacc34f49cd4d8b89c",
             "b3a2734ccb8c8046474967b920b473fa",
@@ -63,7 +65,7 @@ class KeyVectorsTest
     @Test
     void shouldMatchTheLargeIdVectorWithUnsignedTokens()
     {
-        assertThat(chain(new KeyNamespace("Qwen/Qwen3-8B", "fp8/page4", 3, ""), new int[] {0, 151643, (int)4294967295L, 7, 9}, 4))
+        assertThat(chain(new Namespace("Qwen/Qwen3-8B", "fp8/page4", 3, ""), new int[] {0, 151643, (int)4294967295L, 7, 9}, 4))
             .containsExactly(
                 "40737e99457318b2b3f67d7364f833d5",
                 "21d0ab516d55c6518418204168398d40",
@@ -73,7 +75,8 @@ class KeyVectorsTest
     @Test
     void shouldGiveAPartialLastPageAKeyOfItsOwn()
     {
-        final long[] root = new KeyNamespace("m", "l", 0, "").root();
+        final Namespace ns = new Namespace("m", "l", 0, "");
+        final long[] root = {ns.rootHigh(), ns.rootLow()};
         final int[] tokens = IntStream.range(0, 32).toArray();
         final KeyChain full = new KeyChain(4).compute(root[0], root[1], tokens, 32, 16, true);
         final KeyChain partial = new KeyChain(4).compute(root[0], root[1], tokens, 24, 16, true);
@@ -87,7 +90,8 @@ class KeyVectorsTest
     @Test
     void shouldRejectAChainLongerThanItsCapacity()
     {
-        final long[] root = new KeyNamespace("m", "l", 0, "").root();
+        final Namespace ns = new Namespace("m", "l", 0, "");
+        final long[] root = {ns.rootHigh(), ns.rootLow()};
         assertThatThrownBy(() -> new KeyChain(2).compute(root[0], root[1], new int[48], 48, 16, true))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("capacity of 2");

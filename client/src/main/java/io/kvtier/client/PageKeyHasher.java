@@ -1,4 +1,4 @@
-package io.kvtier.engine.key;
+package io.kvtier.client;
 
 import java.security.DigestException;
 import java.security.MessageDigest;
@@ -16,7 +16,7 @@ public final class PageKeyHasher
 
     private static final byte[] PAGE_TAG_BYTES = PAGE_TAG.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-    private final MessageDigest digest = KeyNamespace.sha256();
+    private final MessageDigest digest = Namespace.sha256();
     private final byte[] header = new byte[16 + 4];
     private byte[] tokenBytes = new byte[4 * 256];
     private final byte[] out = new byte[32];
