@@ -190,7 +190,8 @@ public final class EngineSettings
     public static final Setting<WaitStrategyKind> PIPELINE_WAIT_STRATEGY = Setting.choice("pipeline.wait-strategy", WaitStrategyKind.values(),
             WaitStrategyKind::configName)
         .byDefault(WaitStrategyKind.PARK)
-        .documented("how the pipeline thread waits for work");
+        .documented("how the pipeline thread waits for work; with ipc.enabled it waits per ipc.idle-strategy instead, since it"
+            + " also polls the IPC clients' rings");
 
     /** Housekeeping period: leases, timeouts, heartbeat. */
     public static final Setting<Duration> PIPELINE_TICK = Setting.duration("pipeline.tick-interval")
@@ -236,12 +237,13 @@ public final class EngineSettings
         .rule("a power of two", size -> Long.bitCount(size) == 1)
         .documented("bytes of each of a client's two rings (requests, responses); a request naming every slot must fit half of one");
 
-    /** How the IPC thread waits for requests. */
+    /** How the engine thread waits for requests when it serves IPC clients. */
     public static final Setting<io.kvtier.client.protocol.IdleStrategy.Kind> IPC_IDLE_STRATEGY = Setting.choice("ipc.idle-strategy",
             io.kvtier.client.protocol.IdleStrategy.Kind.values(), io.kvtier.client.protocol.IdleStrategy.Kind::configName)
         .byDefault(io.kvtier.client.protocol.IdleStrategy.Kind.BACKOFF)
-        .documented("how the IPC thread waits for requests: backoff spins, yields, then sleeps on the control file's doorbell at most"
-            + " 1 ms at a time; spin never sleeps (a core); sleep sleeps at once");
+        .documented("how the engine thread waits for requests when IPC is enabled (it polls the clients' rings itself): backoff"
+            + " spins, yields, then sleeps on the control file's doorbell at most 1 ms at a time; spin never sleeps (a core); sleep"
+            + " sleeps at once");
 
     /** Silence that ends an IPC client. */
     public static final Setting<Duration> IPC_CLIENT_TIMEOUT = Setting.duration("ipc.client-timeout")

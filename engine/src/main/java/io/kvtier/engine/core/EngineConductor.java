@@ -156,6 +156,25 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         }
     }
 
+    /** A request an {@link EngineDuty} read, handled as a one-event batch. */
+    void onDirectRequest(final ClientPort client, final int op, final int from, final int count)
+    {
+        try
+        {
+            onRequest(client, op, from, count);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "engine failed handling a client request; it keeps running", ex);
+            final ClientRecord r = sessions.recordOf(client);
+            if (r != null && r.inFlight)
+            {
+                r.complete(RequestStatus.INTERNAL_ERROR);
+            }
+        }
+        io.flush();
+    }
+
     private void onTick(final long nowNanos)
     {
         for (final TimedPart part : timed)

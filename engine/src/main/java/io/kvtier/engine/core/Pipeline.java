@@ -38,6 +38,7 @@ public final class Pipeline
     private final RingBuffer<EngineEvent> ring;
     private final Thread ticker;
     private final long tickNanos;
+    private final DutyCycleWaitStrategy dutyCycle;
     private volatile boolean halted;
 
     /**
@@ -54,12 +55,14 @@ public final class Pipeline
                     final int maxClients)
     {
         this.conductor = new EngineConductor(config, clock, pool, counters, tiers, maxClients);
+        // With IPC the engine thread polls the client rings itself (an EngineDuty) and waits the IPC way.
+        this.dutyCycle = config.get(io.kvtier.engine.config.EngineSettings.IPC_ENABLED) ? new DutyCycleWaitStrategy() : null;
         this.disruptor = new Disruptor<>(EngineEvent::new, config.ringSize(), runnable ->
         {
             final Thread thread = new Thread(runnable, "kvtier-pipeline");
             thread.setDaemon(true);
             return thread;
-        }, ProducerType.MULTI, waitStrategy(config));
+        }, ProducerType.MULTI, dutyCycle != null ? dutyCycle : waitStrategy(config));
         disruptor.handleEventsWith(conductor);
         disruptor.setDefaultExceptionHandler(new LoggingExceptionHandler());
         this.ring = disruptor.start();
@@ -105,6 +108,48 @@ public final class Pipeline
         {
             ring.publish(sequence);
         }
+        return true;
+    }
+
+    /**
+     * Gives the engine thread a duty to run between batches (the IPC adapter). Only with {@code ipc.enabled},
+     * whose engine thread waits the duty's way; {@code pipeline.wait-strategy} is then not used.
+     *
+     * @param duty the duty
+     * @throws IllegalStateException without {@code ipc.enabled}
+     */
+    public void installDuty(final EngineDuty duty)
+    {
+        if (dutyCycle == null)
+        {
+            throw new IllegalStateException("an engine duty needs ipc.enabled");
+        }
+        dutyCycle.install(duty);
+        ring.tryPublishEvent((event, sequence) -> event.type = EngineEvent.TICK); // wakes the thread into its new wait
+    }
+
+    /**
+     * Handles a client's request at once, on the engine thread, as if it had come through the ring: the
+     * way an {@link EngineDuty} hands over the requests it reads.
+     *
+     * @param client the requesting client
+     * @param op     a {@link io.kvtier.engine.client.RequestOp} code
+     * @param from   first key index
+     * @param count  number of keys
+     * @return false once the pipeline has stopped
+     * @throws IllegalStateException off the engine thread
+     */
+    public boolean handleOnEngineThread(final ClientPort client, final int op, final int from, final int count)
+    {
+        if (!conductor.isEngineThread())
+        {
+            throw new IllegalStateException("handleOnEngineThread called on " + Thread.currentThread().getName());
+        }
+        if (halted)
+        {
+            return false;
+        }
+        conductor.onDirectRequest(client, op, from, count);
         return true;
     }
 

@@ -21,15 +21,13 @@ import java.nio.file.StandardCopyOption;
 final class ControlFile implements AutoCloseable
 {
     private final Path path;
-    private final Arena arena;
     private final MemorySegment control;
     private final FutexWord doorbell;
     private long heartbeat;
 
-    private ControlFile(final Path path, final Arena arena, final MemorySegment control)
+    private ControlFile(final Path path, final MemorySegment control)
     {
         this.path = path;
-        this.arena = arena;
         this.control = control;
         this.doorbell = new FutexWord(control, ControlFileDescriptor.DOORBELL_OFFSET);
     }
@@ -44,7 +42,9 @@ final class ControlFile implements AutoCloseable
     {
         final Path temporary = path.resolveSibling(path.getFileName() + ".tmp-" + ProcessHandle.current().pid());
         IpcFiles.unlink(temporary);
-        final Arena arena = Arena.ofShared();
+        // Never unmapped by hand: the engine's ring producers wake the engine thread through the Doorbell
+        // with no lock, and may do so after close; the mapping (one page) goes when the engine is collected.
+        final Arena arena = Arena.ofAuto();
         try
         {
             final MemorySegment control = files.createMapped(temporary, ControlFileDescriptor.LENGTH, arena);
@@ -55,12 +55,11 @@ final class ControlFile implements AutoCloseable
             control.set(LittleEndian.LONG, ControlFileDescriptor.ENGINE_PID_OFFSET, ProcessHandle.current().pid());
             ControlFileDescriptor.stateRelease(control, ControlFileDescriptor.STATE_OPEN);
             Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            return new ControlFile(path, arena, control);
+            return new ControlFile(path, control);
         }
         catch (final IOException | RuntimeException ex)
         {
             IpcFiles.unlink(temporary);
-            arena.close();
             throw ex;
         }
     }
@@ -87,12 +86,11 @@ final class ControlFile implements AutoCloseable
         ControlFileDescriptor.stateRelease(control, ControlFileDescriptor.STATE_CLOSED);
     }
 
-    /** Marks it CLOSED, unlinks it and unmaps it. */
+    /** Marks it CLOSED and unlinks it; the mapping stays valid for wake-ups that race with the close. */
     @Override
     public void close()
     {
         closedRelease();
         IpcFiles.unlink(path);
-        arena.close();
     }
 }

@@ -11,12 +11,12 @@ import io.kvtier.client.protocol.ResponseEncoder;
 import io.kvtier.client.protocol.RingConsumer;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.client.RequestOp;
+import io.kvtier.engine.core.EngineDuty;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.key.KeyChain;
 import io.kvtier.engine.pool.Counters;
 import io.kvtier.engine.pool.CountersDescriptor;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -31,25 +31,30 @@ import java.util.function.Consumer;
 
 
 /**
- * The {@code kvtier-ipc} thread: accepts connections and answers their handshakes, reads each client's
- * request ring one request at a time, validates it (docs/ipc-protocol.md section 4), copies its keys
- * and lengths into the client's {@link RemoteClient} and publishes it into the engine's pipeline exactly
- * as an in-process {@code Session} does, and notices clients that are gone: socket EOF (the process
+ * The IPC adapter, run by the engine thread between its batches as an {@link EngineDuty} (Aeron's
+ * driver conductor reads its clients' command rings the same way): accepts connections and answers
+ * their handshakes, reads each client's request ring one request at a time, validates it
+ * (docs/ipc-protocol.md section 4), copies its keys and lengths into the client's {@link RemoteClient}
+ * and hands it to the engine at once, and notices clients that are gone: socket EOF (the process
  * exited or was killed), a heartbeat that stopped, a response ring that stays full, broken framing. A
  * dropped client's pins and reservations go back through the engine's own session path, reservations
- * through quarantine. In between it idles per {@code ipc.idle-strategy} on the control file's Doorbell.
+ * through quarantine. When the engine has nothing to do it idles per {@code ipc.idle-strategy} on the
+ * control file's Doorbell, which clients ring.
  *
- * <p>Commits are sealed (CRC32C, trailer) here, not on the engine thread, as an in-process session seals
- * on its own thread: no per-byte work lands on the engine thread. Serving a request allocates nothing;
- * handshakes and disconnects may.
+ * <p>Running here instead of on a thread of its own saves a thread hop on every request, and a
+ * spinning thread: on a machine with few cores, a third spinning thread between client and engine
+ * costs more than all the protocol's work. Commits are sealed (CRC32C, trailer) by the
+ * {@link CommitSealer}'s thread before the engine sees them, as an in-process session seals on its own
+ * thread: no per-byte work lands on the engine thread. Handshakes (a ring file created and mapped) do
+ * run here, once per connection. Serving a request allocates nothing; handshakes and disconnects may.
  */
-final class IpcConductor implements Runnable
+final class IpcConductor implements EngineDuty
 {
     private static final System.Logger LOG = System.getLogger(IpcConductor.class.getName());
     private static final long SELECT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long HOUSEKEEPING_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long HEARTBEAT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    private static final long SHUTDOWN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    static final long SHUTDOWN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final IpcServer.Settings settings;
     private final PagePool pool;
@@ -64,7 +69,9 @@ final class IpcConductor implements Runnable
     private final long clientTimeoutNanos;
     private final long keepAliveNanos;
     private final IdleStrategy idle;
-    private final IdleStrategy.WorkCheck anyRequest = this::anyRequestAcquire;
+    private final IdleStrategy.WorkCheck anyWork = this::anyWork;
+    private final CommitSealer sealer;
+    private IdleStrategy.WorkCheck ringHasWork;
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private final RequestDecoder decoder = new RequestDecoder();
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(256);
@@ -74,10 +81,13 @@ final class IpcConductor implements Runnable
     private long lastHousekeepingNanos;
     private long lastBeatNanos;
     private volatile boolean running = true;
+    private volatile boolean stopped;
     private volatile int connected;
+    private boolean shutdownBegun;
+    private long shutdownDeadlineNanos;
 
     IpcConductor(final IpcServer.Settings settings, final PagePool pool, final Pipeline pipeline, final ControlFile control, final IpcFiles files,
-                 final ServerSocketChannel server) throws IOException
+                 final ServerSocketChannel server, final int maxClients) throws IOException
     {
         this.settings = settings;
         this.pool = pool;
@@ -99,45 +109,72 @@ final class IpcConductor implements Runnable
         this.clientTimeoutNanos = settings.clientTimeout().toNanos();
         this.keepAliveNanos = settings.sessionTimeout().toNanos() / 4;
         this.idle = new IdleStrategy(settings.idleStrategy(), IdleStrategy.MAX_SLEEP_NANOS);
+        this.sealer = new CommitSealer(pool, pipeline, maxClients);
     }
 
-    /** Asks the thread to disconnect every client (CLOSED) and stop. */
+    /** Any thread: asks the adapter to disconnect every client (CLOSED) and stop; see {@link #awaitStopped}. */
     void stop()
     {
         running = false;
+        wake();
+    }
+
+    /**
+     * Waits for the engine thread to finish the stop: clients released, socket and selector closed.
+     *
+     * @param timeoutNanos how long to wait
+     * @return whether it finished
+     */
+    boolean awaitStopped(final long timeoutNanos)
+    {
+        final long deadline = System.nanoTime() + timeoutNanos;
+        while (!stopped && System.nanoTime() - deadline < 0)
+        {
+            wake();
+            LockSupport.parkNanos(1_000_000);
+        }
+        sealer.stop();
+        return stopped;
+    }
+
+    @Override
+    public void idle(final IdleStrategy.WorkCheck ringWork)
+    {
+        ringHasWork = ringWork;
+        idle.idle(control.doorbell(), anyWork);
+    }
+
+    @Override
+    public void resetIdle()
+    {
+        idle.reset();
+    }
+
+    @Override
+    public void wake()
+    {
         IdleStrategy.wake(control.doorbell());
     }
 
     @Override
-    public void run()
+    public boolean hasWork()
     {
-        try
-        {
-            while (running)
-            {
-                if (doWork() > 0)
-                {
-                    idle.reset();
-                }
-                else
-                {
-                    idle.idle(control.doorbell(), anyRequest);
-                }
-            }
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            LOG.log(System.Logger.Level.ERROR, "the IPC thread failed; IPC clients are disconnected", ex);
-        }
-        finally
-        {
-            shutdown();
-        }
+        return anyRequestAcquire();
     }
 
-    int doWork()
+    private boolean anyWork()
+    {
+        return (ringHasWork != null && ringHasWork.hasWork()) || anyRequestAcquire();
+    }
+
+    @Override
+    public int doWork()
     {
         now = System.nanoTime();
+        if (!running)
+        {
+            return stopping();
+        }
         int work = 0;
         if (now - lastBeatNanos >= HEARTBEAT_PERIOD_NANOS)
         {
@@ -281,7 +318,7 @@ final class IpcConductor implements Runnable
             // session lease: its heartbeat renews the lease on its behalf.
             client.lastRequestNanos = now;
             client.beginRequest(RequestOp.KEEP_ALIVE, 0, 0, 0, 0);
-            if (!pipeline.publish(client, RequestOp.KEEP_ALIVE, 0, 0))
+            if (!pipeline.handleOnEngineThread(client, RequestOp.KEEP_ALIVE, 0, 0))
             {
                 client.abandonRequest();
             }
@@ -325,7 +362,7 @@ final class IpcConductor implements Runnable
                 client.disconnectReasonRelease(client.disconnectReason);
                 client.state = RemoteClient.State.DISCONNECTING;
                 client.beginRequest(RequestOp.DISCONNECT, 0, 0, 0, 0);
-                if (!pipeline.publish(client, RequestOp.DISCONNECT, 0, 0))
+                if (!pipeline.handleOnEngineThread(client, RequestOp.DISCONNECT, 0, 0))
                 {
                     client.abandonRequest(); // the engine stopped: it holds nothing for anyone any more
                 }
@@ -443,7 +480,6 @@ final class IpcConductor implements Runnable
             {
                 lengths[first + i] = request.commitLength(i);
             }
-            seal(client, first, count);
         }
         requests.advanceRelease();
         if (type == MessageType.CLOSE)
@@ -452,7 +488,15 @@ final class IpcConductor implements Runnable
         }
         // The protocol's operation codes are the engine's RequestOp codes (2..11, 13).
         client.beginRequest(type, type, requestId, first, count);
-        if (!pipeline.publish(client, type, first, count))
+        if (type == MessageType.COMMIT)
+        {
+            if (!sealer.offer(client))
+            {
+                throw new IllegalStateException("the commit sealer's queue is full, which one request per client rules out");
+            }
+            return 1;
+        }
+        if (!pipeline.handleOnEngineThread(client, type, first, count))
         {
             client.abandonRequest();
             answer(client, type, requestId, ErrorCode.CLOSED.code());
@@ -487,29 +531,6 @@ final class IpcConductor implements Runnable
             }
         }
         return false;
-    }
-
-    /** Seals each reserved page of the commit, as {@code Session.commit} does on the client's thread. */
-    private void seal(final RemoteClient client, final int first, final int count)
-    {
-        final byte[] statuses = client.statuses();
-        final int[] pageIds = client.pageIds();
-        final int[] generations = client.generations();
-        final int[] lengths = client.lengths();
-        for (int slot = first; slot < first + count; slot++)
-        {
-            if (statuses[slot] != PageStatus.RESERVED.ordinal() || lengths[slot] < 1 || lengths[slot] > pool.pageSize())
-            {
-                continue; // the engine answers it NONE or INVALID
-            }
-            final int page = pageIds[slot];
-            final long word = pool.metadata().stateWordAcquire(page);
-            if (PageStateWord.state(word) == PageStateWord.WRITING && PageStateWord.generation(word) == generations[slot]
-                && pool.metadata().ownerPlain(page) == client.clientId())
-            {
-                pool.frames().seal(page, pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), lengths[slot]);
-            }
-        }
     }
 
     private void answer(final RemoteClient client, final int type, final long requestId, final int status)
@@ -582,35 +603,55 @@ final class IpcConductor implements Runnable
         }
     }
 
-    private void shutdown()
+    /**
+     * One step of the stop, on the engine thread: first the control file says CLOSED and every client
+     * is dropped; then clients are served until they are released (at most 10 s); then the selector
+     * closes and {@link #awaitStopped} returns.
+     */
+    private int stopping()
     {
-        control.closedRelease();
-        closeQuietly(server);
-        handshakes.closeAll();
-        for (final RemoteClient client : clients)
+        if (stopped)
         {
-            drop(client, ErrorCode.CLOSED, "the engine is stopping");
+            return 0;
         }
-        final long deadline = System.nanoTime() + SHUTDOWN_WAIT_NANOS;
-        while (!clients.isEmpty() && System.nanoTime() - deadline < 0)
+        if (!shutdownBegun)
         {
-            now = System.nanoTime();
-            for (int i = 0; i < clients.size(); i++)
+            shutdownBegun = true;
+            shutdownDeadlineNanos = now + SHUTDOWN_WAIT_NANOS;
+            control.closedRelease();
+            closeQuietly(server);
+            handshakes.closeAll();
+            for (final RemoteClient client : clients)
             {
-                final RemoteClient client = clients.get(i);
-                serve(client);
-                if (client.state == RemoteClient.State.GONE)
-                {
-                    clients.remove(i--);
-                }
+                drop(client, ErrorCode.CLOSED, "the engine is stopping");
             }
-            LockSupport.parkNanos(100_000);
+        }
+        for (int i = 0; i < clients.size(); i++)
+        {
+            final RemoteClient client = clients.get(i);
+            try
+            {
+                serve(client);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.log(System.Logger.Level.ERROR, "IPC client " + client.clientId() + " failed while stopping; forgetting it", ex);
+                forget(client);
+            }
+            if (client.state == RemoteClient.State.GONE)
+            {
+                clients.remove(i--);
+            }
+        }
+        connected = clients.size();
+        if (!clients.isEmpty() && now - shutdownDeadlineNanos < 0)
+        {
+            return 1;
         }
         if (!clients.isEmpty())
         {
             LOG.log(System.Logger.Level.WARNING, "{0} IPC clients were still being released at shutdown", clients.size());
         }
-        connected = clients.size();
         try
         {
             selector.close();
@@ -619,6 +660,8 @@ final class IpcConductor implements Runnable
         {
             // stopping anyway
         }
+        stopped = true;
+        return 1;
     }
 
     /** @return clients connected or being released, as the IPC thread last counted them (any thread) */

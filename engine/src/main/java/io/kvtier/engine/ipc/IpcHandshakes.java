@@ -43,7 +43,6 @@ import jdk.net.UnixDomainPrincipal;
 final class IpcHandshakes
 {
     private static final System.Logger LOG = System.getLogger(IpcHandshakes.class.getName());
-    private static final long OPEN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final IpcServer.Settings settings;
     private final PagePool pool;
@@ -314,25 +313,22 @@ final class IpcHandshakes
         }
     }
 
-    /** Runs an internal operation on the engine thread and waits for it (handshakes and shutdown only). */
+    /**
+     * Runs an internal operation (OPEN, DISCONNECT) at once: handshakes run on the engine thread, as
+     * part of the IPC adapter's duty, and these operations complete within the call.
+     */
     private RequestStatus internal(final RemoteClient client, final int op)
     {
         client.beginRequest(op, 0, 0, 0, 0);
-        if (!pipeline.publish(client, op, 0, 0))
+        if (!pipeline.handleOnEngineThread(client, op, 0, 0))
         {
             client.abandonRequest();
             return RequestStatus.CLOSED;
         }
-        final long deadline = System.nanoTime() + OPEN_WAIT_NANOS;
-        while (client.inFlightAcquire())
+        if (client.inFlightAcquire())
         {
-            if (System.nanoTime() - deadline > 0)
-            {
-                LOG.log(System.Logger.Level.WARNING, "the engine did not answer an internal {0} in {1} s", RequestOp.name(op),
-                    TimeUnit.NANOSECONDS.toSeconds(OPEN_WAIT_NANOS));
-                return RequestStatus.INTERNAL_ERROR;
-            }
-            LockSupport.parkNanos(10_000);
+            LOG.log(System.Logger.Level.WARNING, "the engine did not complete an internal {0} at once", RequestOp.name(op));
+            return RequestStatus.INTERNAL_ERROR;
         }
         return client.internalOutcome();
     }

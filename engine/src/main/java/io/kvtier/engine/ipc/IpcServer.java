@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The engine's end of the IPC protocol (docs/ipc-protocol.md): the socket at {@code ipc.socket-path},
- * the control file {@code <pool.path>.ipc}, and the {@code kvtier-ipc} thread ({@link IpcConductor})
- * that serves every connected client. Started by the engine when {@code ipc.enabled}; closing it marks
+ * the control file {@code <pool.path>.ipc}, and the IPC adapter ({@link IpcConductor}) that the engine
+ * thread runs between its batches to serve every connected client, with the {@code kvtier-ipc-seal}
+ * thread that checksums commits. Started by the engine when {@code ipc.enabled}; closing it marks
  * the control file CLOSED, disconnects every client (their pins and reservations go back through the
  * engine, which must still be running) and removes the socket and control files.
  */
@@ -41,7 +42,7 @@ public final class IpcServer implements AutoCloseable
      * @param clientTimeout  {@code ipc.client-timeout}
      * @param maxKeys        slots a client gets at most: {@code ipc.max-keys}, bounded by {@code session.max-keys} and by what
      *                       fits half a ring
-     * @param sessionTimeout {@code lease.session-timeout}, which the IPC thread renews for live clients
+     * @param sessionTimeout {@code lease.session-timeout}, which the IPC adapter renews for live clients
      */
     public record Settings(Path socketPath, int[] allowedUids, int[] allowedGids, String group, int ringBytes, IdleStrategy.Kind idleStrategy,
                            Duration clientTimeout, int maxKeys, Duration sessionTimeout)
@@ -68,27 +69,26 @@ public final class IpcServer implements AutoCloseable
     private final Settings settings;
     private final ControlFile control;
     private final IpcConductor conductor;
-    private final Thread thread;
 
-    private IpcServer(final Settings settings, final ControlFile control, final IpcConductor conductor)
+    private IpcServer(final Settings settings, final ControlFile control, final IpcConductor conductor, final Pipeline pipeline)
     {
         this.settings = settings;
         this.control = control;
         this.conductor = conductor;
-        this.thread = Thread.ofPlatform().name("kvtier-ipc").daemon(true).unstarted(conductor);
-        thread.start();
+        pipeline.installDuty(conductor);
     }
 
     /**
-     * Creates the control file and the socket and starts the {@code kvtier-ipc} thread.
+     * Creates the control file and the socket and gives the engine thread the IPC adapter to run.
      *
      * @param config   the engine's settings
      * @param pool     the engine's pool
-     * @param pipeline the engine's pipeline, where client requests go
+     * @param pipeline   the engine's pipeline, where client requests go
+     * @param maxClients the engine's client slots
      * @return the running server
      * @throws IOException if a file or the socket cannot be created
      */
-    public static IpcServer start(final EngineConfig config, final PagePool pool, final Pipeline pipeline) throws IOException
+    public static IpcServer start(final EngineConfig config, final PagePool pool, final Pipeline pipeline, final int maxClients) throws IOException
     {
         final Settings settings = Settings.from(config);
         final IpcFiles files = new IpcFiles(settings.group());
@@ -116,7 +116,7 @@ public final class IpcServer implements AutoCloseable
                     + settings.socketPath() + "\": " + ex.getMessage(), ex);
             }
             files.restrict(settings.socketPath());
-            final IpcServer ipc = new IpcServer(settings, control, new IpcConductor(settings, pool, pipeline, control, files, server));
+            final IpcServer ipc = new IpcServer(settings, control, new IpcConductor(settings, pool, pipeline, control, files, server, maxClients), pipeline);
             LOG.log(System.Logger.Level.INFO, "IPC: clients connect to {0} (control file {1}, {2} slots each, rings of {3} bytes)",
                 settings.socketPath(), control.path(), settings.maxKeys(), settings.ringBytes());
             return ipc;
@@ -165,13 +165,9 @@ public final class IpcServer implements AutoCloseable
     public void close()
     {
         conductor.stop();
-        try
+        if (!conductor.awaitStopped(IpcConductor.SHUTDOWN_WAIT_NANOS + TimeUnit.SECONDS.toNanos(5)))
         {
-            thread.join(TimeUnit.SECONDS.toMillis(15));
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
+            LOG.log(System.Logger.Level.WARNING, "the engine thread did not finish stopping IPC; removing its files anyway");
         }
         IpcFiles.unlink(settings.socketPath());
         control.close();

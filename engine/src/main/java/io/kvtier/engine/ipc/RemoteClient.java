@@ -77,7 +77,7 @@ final class RemoteClient implements ClientPort
     private int id;
     private volatile boolean expired;
 
-    // The request in flight: written by the IPC thread before it publishes, read by the engine thread.
+    // The request in flight: written before it is handed to the engine (or the sealer), read by whoever completes it.
     private int requestOp;
     private int requestType;
     private long requestId;
@@ -237,6 +237,18 @@ final class RemoteClient implements ClientPort
         requestCount = count;
         internalOutcome = null;
         IN_FLIGHT.setRelease(this, 1);
+    }
+
+    /** @return the first slot of the request in flight */
+    int requestFirst()
+    {
+        return requestFirst;
+    }
+
+    /** @return the slots of the request in flight */
+    int requestCount()
+    {
+        return requestCount;
     }
 
     /** The engine refused the publication (it stopped): the request is not in flight after all. */

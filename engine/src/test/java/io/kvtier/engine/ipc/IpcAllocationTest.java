@@ -52,7 +52,7 @@ class IpcAllocationTest
              IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 16))
         {
             final long[] serverThreads = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> List.of("kvtier-ipc", "kvtier-pipeline").contains(t.getName()))
+                .filter(t -> List.of("kvtier-ipc-seal", "kvtier-pipeline").contains(t.getName()))
                 .sorted(java.util.Comparator.comparing(Thread::getName))
                 .mapToLong(Thread::threadId).toArray();
             assertThat(serverThreads).hasSize(2);
@@ -80,7 +80,7 @@ class IpcAllocationTest
                 if (bytes < least)
                 {
                     least = bytes;
-                    perThread = "client " + clientBytes + ", then kvtier-ipc and kvtier-pipeline " + Arrays.toString(server);
+                    perThread = "client " + clientBytes + ", then kvtier-ipc-seal and kvtier-pipeline " + Arrays.toString(server);
                 }
             }
             assertThat(least).as("bytes allocated over the cleanest window of %d rounds (%s)", ROUNDS, perThread).isZero();
