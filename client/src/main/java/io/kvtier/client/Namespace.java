@@ -61,6 +61,28 @@ public record Namespace(String modelId, String kvLayout, int tpRank, String tena
         return root;
     }
 
+    /**
+     * The namespace's tag (docs/ipc-protocol.md section 8): what the engine stores with every page
+     * reserved under this namespace, so that it gives the page only to requests naming it.
+     *
+     * @return the root's first 8 bytes as a big-endian long, or 1 if those are 0 (0 means no namespace)
+     */
+    public long tag()
+    {
+        return tagOf(rootBytes(), 0);
+    }
+
+    /**
+     * @param roots  bytes holding a 16-byte root, as HELLO carries it
+     * @param offset where the root starts
+     * @return its tag, as {@link #tag()}
+     */
+    public static long tagOf(final byte[] roots, final int offset)
+    {
+        final long high = ByteBuffer.wrap(roots, offset, 8).getLong();
+        return high == 0 ? 1 : high;
+    }
+
     /** @return the root's first 8 bytes as a big-endian long (a key's {@code high}) */
     public long rootHigh()
     {

@@ -85,6 +85,9 @@ public final class Session implements AutoCloseable, ClientPort
     private volatile Thread waiter;
     private boolean busy;
     private boolean closed;
+    // Written by the client between requests; read by the engine thread when one begins.
+    private long namespaceTag;
+    private boolean scoped;
 
     Session(final Engine engine, final PagePool pool, final int maxKeys)
     {
@@ -144,6 +147,35 @@ public final class Session implements AutoCloseable, ClientPort
     public int[] generations()
     {
         return generations;
+    }
+
+    @Override
+    public long namespaceTag()
+    {
+        return namespaceTag;
+    }
+
+    @Override
+    public boolean seesAllNamespaces()
+    {
+        return !scoped;
+    }
+
+    /**
+     * Scopes the session's following requests to a namespace, as an IPC client's requests are
+     * (docs/ipc-protocol.md section 8): pages it reserves carry the namespace's tag, so IPC clients of
+     * that namespace are given them, and it is given only pages of that namespace. An unscoped session
+     * (the default, or {@code null} here) is the engine's own trusted code: it is given pages of every
+     * namespace, and the pages it writes carry no tag, which IPC clients naming a namespace are not given.
+     *
+     * @param namespace the namespace, or null for none
+     * @return this
+     */
+    public Session scope(final io.kvtier.client.Namespace namespace)
+    {
+        scoped = namespace != null;
+        namespaceTag = namespace == null ? 0 : namespace.tag();
+        return this;
     }
 
     /** @return the key chain requests refer to, by index */

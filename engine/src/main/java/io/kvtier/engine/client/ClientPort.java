@@ -57,4 +57,21 @@ public interface ClientPort
      * @param fromL3         an acquire's pages loaded from L3 and verified
      */
     void complete(RequestStatus status, int resultCount, int l2Pages, int l3Pages, int fromPool, int fromL3);
+
+    /**
+     * The namespace of the request in flight (docs/ipc-protocol.md section 8): pages it reserves carry
+     * this tag, and it is given only pages that carry it.
+     *
+     * @return the tag, 0 for no namespace
+     */
+    default long namespaceTag()
+    {
+        return 0;
+    }
+
+    /** @return whether the request in flight may be given pages of any namespace (a trusted in-process session) */
+    default boolean seesAllNamespaces()
+    {
+        return false;
+    }
 }

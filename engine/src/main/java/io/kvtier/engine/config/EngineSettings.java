@@ -223,6 +223,14 @@ public final class EngineSettings
         .byDefault("(none)", v -> new int[0])
         .documented("group ids (the peer's primary group, from SO_PEERCRED) that may connect, besides ipc.allowed-uids");
 
+    /** Which namespaces each user or group may name. */
+    public static final Setting<String> IPC_ALLOWED_NAMESPACES = Setting.text("ipc.allowed-namespaces")
+        .byDefault("(none)", v -> "")
+        .rule("empty, or comma-separated uid:<n>=<root>, gid:<n>=<root> or *=<root>, each root 32 hex digits",
+            EngineSettings::isNamespaceAllowList)
+        .documented("namespace roots (docs/keys.md; kvtier namespace prints one) each client's user or primary group may name in"
+            + " its HELLO; a HELLO naming another is refused (NAMESPACE_DENIED); empty: any namespace");
+
     /** The group of the IPC files. */
     public static final Setting<String> IPC_GROUP = Setting.text("ipc.group")
         .byDefault("(none)", v -> "")
@@ -266,7 +274,7 @@ public final class EngineSettings
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
         PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
-        IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS);
+        IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS);
 
     private static boolean isGroupOrEmpty(final String group)
     {
@@ -292,5 +300,10 @@ public final class EngineSettings
     static long pages(final Setting.Lookup settings)
     {
         return settings.get(POOL_SIZE) / settings.get(POOL_PAGE_SIZE);
+    }
+
+    private static boolean isNamespaceAllowList(final String text)
+    {
+        return text.isEmpty() || text.matches("\\s*(uid:\\d+|gid:\\d+|\\*)\\s*=\\s*[0-9a-fA-F]{32}\\s*(,\\s*(uid:\\d+|gid:\\d+|\\*)\\s*=\\s*[0-9a-fA-F]{32}\\s*)*");
     }
 }

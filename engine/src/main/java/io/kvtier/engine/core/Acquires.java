@@ -126,6 +126,11 @@ final class Acquires
      */
     boolean pin(final ClientRecord r, final int key, final int page, final PageStatus as)
     {
+        if (!residency.visibleTo(r, page))
+        {
+            counters.increment(EngineCounter.NAMESPACE_MISSES);
+            return false;
+        }
         final long word = pool.metadata().stateWordAcquire(page);
         if (!pool.tryPin(page, PageStateWord.generation(word)))
         {

@@ -194,7 +194,7 @@ final class Backups
         for (int i = r.from; i < r.from + r.count; i++)
         {
             final int page = residency.servingPage(index.find(keys.high(i), keys.low(i)), keys.high(i), keys.low(i));
-            if (page != NONE && (flags[page] & (IN_FLIGHT | QUEUED)) == 0 && !residency.inL3(page))
+            if (page != NONE && residency.visibleTo(r, page) && (flags[page] & (IN_FLIGHT | QUEUED)) == 0 && !residency.inL3(page))
             {
                 if (!start(page))
                 {

@@ -60,6 +60,10 @@ final class ClientRecord
     int l3Pages;
     int acquiredFromPool;
     int acquiredFromL3;
+    /** The request's namespace tag: what pages it reserves carry and what pages it may be given. */
+    long namespaceTag;
+    /** The request may be given pages of any namespace (a trusted in-process session). */
+    boolean allNamespaces;
 
     ClientRecord(final int id)
     {

@@ -210,6 +210,8 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
             return;
         }
         r.begin(op, from, count, now);
+        r.namespaceTag = client.namespaceTag();
+        r.allNamespaces = client.seesAllNamespaces();
         if (!valid(r, op, from, count))
         {
             counters.increment(EngineCounter.REQUESTS_INVALID);
@@ -261,8 +263,8 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
             final long low = r.keys.low(i);
             final int slot = index.find(high, low);
             final int page = slot < 0 || index.page(slot) == PageIndex.NO_PAGE ? -1 : index.page(slot);
-            if (page >= 0 && !backups.isCopying(page) && !loads.isLoading(page)
-                && space.evict(page, pool.metadata().stateWordAcquire(page)))
+            if (page >= 0 && (r.allNamespaces || pool.metadata().namespaceTagPlain(page) == r.namespaceTag)
+                && !backups.isCopying(page) && !loads.isLoading(page) && space.evict(page, pool.metadata().stateWordAcquire(page)))
             {
                 evicted++;
             }

@@ -178,6 +178,7 @@ final class Loads
         }
         final long word = pool.metadata().stateWordAcquire(page);
         pool.metadata().keyPlain(page, high, low);
+        pool.metadata().namespaceTagPlain(page, 0); // the frame's own tag replaces it once verified
         pool.metadata().reservationPlain(page, EngineConductor.ENGINE_OWNER, 0);
         pool.metadata().hitCountPlain(page, 0);
         pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.WRITING));

@@ -66,8 +66,9 @@ final class Lookups implements TimedPart
      * One pass over {@code [start, end)}: sets {@link #scanRun} to the end of the leading run of pool
      * pages and {@link #scanTotal} to the first key that is neither in the pool, nor loading, nor in L3.
      */
-    private void scanPrefix(final KeyChain keys, final int start, final int end)
+    private void scanPrefix(final ClientRecord r, final int start, final int end)
     {
+        final KeyChain keys = r.keys;
         int run = start;
         int i = start;
         for (; i < end; i++)
@@ -79,8 +80,14 @@ final class Lookups implements TimedPart
             {
                 break;
             }
-            if (residency.servingPage(slot, high, low) != NONE)
+            final int serving = residency.servingPage(slot, high, low);
+            if (serving != NONE)
             {
+                if (!residency.visibleTo(r, serving))
+                {
+                    counters.increment(EngineCounter.NAMESPACE_MISSES);
+                    break;
+                }
                 if (run == i)
                 {
                     run = i + 1;
@@ -105,7 +112,7 @@ final class Lookups implements TimedPart
         counters.increment(EngineCounter.LOOKUPS);
         r.resetStatuses();
         final int end = r.from + r.count;
-        scanPrefix(r.keys, r.from, end);
+        scanPrefix(r, r.from, end);
         r.lookupRun = scanRun;
         r.lookupTotal = scanTotal;
         if (probeRound(r, scanTotal, end))
@@ -164,7 +171,7 @@ final class Lookups implements TimedPart
     void afterProbe(final ClientRecord r)
     {
         // Probes only add L3 knowledge past the old total; the pool run found before them still holds.
-        scanPrefix(r.keys, r.lookupTotal, r.from + r.count);
+        scanPrefix(r, r.lookupTotal, r.from + r.count);
         r.lookupTotal = scanTotal;
         if (probeRound(r, scanTotal, r.from + r.count))
         {
@@ -199,7 +206,7 @@ final class Lookups implements TimedPart
     /** Answers a lookup that waited for its prefetch: loads landed or failed meanwhile, so count again. */
     void finishWaiting(final ClientRecord r)
     {
-        scanPrefix(r.keys, r.from, r.lookupTotal);
+        scanPrefix(r, r.from, r.lookupTotal);
         answer(r, scanRun, scanTotal);
     }
 
@@ -249,7 +256,7 @@ final class Lookups implements TimedPart
     /** Starts loading the L3 part of the request's prefix and answers at once with the loads started. */
     void prefetch(final ClientRecord r)
     {
-        scanPrefix(r.keys, r.from, r.from + r.count);
+        scanPrefix(r, r.from, r.from + r.count);
         final long before = counters.getOpaque(EngineCounter.L3_READS);
         startLoads(r, scanRun, scanTotal, (byte)0);
         r.finish((int)(counters.getOpaque(EngineCounter.L3_READS) - before));

@@ -71,7 +71,9 @@ final class Reservations implements TimedPart
                 {
                     continue;
                 }
-                r.status[i] = (byte)(residency.servingPage(slot, high, low) != NONE ? PageStatus.EXISTS : PageStatus.BUSY).ordinal();
+                // EXISTS only for a page the client may see: another namespace's page is a key it cannot have.
+                final int serving = residency.servingPage(slot, high, low);
+                r.status[i] = (byte)(serving != NONE && residency.visibleTo(r, serving) ? PageStatus.EXISTS : PageStatus.BUSY).ordinal();
                 continue;
             }
             final int page = space.allocate();
@@ -91,6 +93,7 @@ final class Reservations implements TimedPart
             final long word = pool.metadata().stateWordAcquire(page);
             final int generation = PageStateWord.generation(word);
             pool.metadata().keyPlain(page, high, low);
+            pool.metadata().namespaceTagPlain(page, r.namespaceTag);
             pool.metadata().reservationPlain(page, r.id, deadline);
             pool.metadata().hitCountPlain(page, 0);
             // Forget the seal of the page's last use: a commit must find one made for this reservation.

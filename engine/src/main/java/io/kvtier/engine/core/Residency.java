@@ -54,6 +54,20 @@ final class Residency
     }
 
     /**
+     * Whether a request may be given a page: only a page of the namespace the request named, unless
+     * the request may see all (docs/ipc-protocol.md section 8). Keys are chained from the namespace's
+     * root, so an honest client never names another namespace's key; this stops one that does.
+     *
+     * @param r    the request
+     * @param page a SERVING page
+     * @return whether the request may see the page
+     */
+    boolean visibleTo(final ClientRecord r, final int page)
+    {
+        return r.allNamespaces || pool.metadata().namespaceTagPlain(page) == r.namespaceTag;
+    }
+
+    /**
      * @param keys a request's key chain
      * @param key  a key of it
      * @return the SERVING page of the key before it in the chain, or {@link #NONE}: the page the

@@ -429,6 +429,7 @@ final class IpcConductor implements EngineDuty
         final long requestId = request.requestId();
         final int first = request.firstSlot();
         final int count = request.count();
+        final int namespaceIndex = request.namespaceIndex();
         final boolean keysInBody = code == ErrorCode.OK && MessageType.carriesKeys(type) && (request.flags() & RequestDescriptor.FLAG_KEYS_IN_SLOTS) == 0;
         if (code == ErrorCode.OK && slotHeld(client, request, type, first, count, keysInBody))
         {
@@ -487,6 +488,7 @@ final class IpcConductor implements EngineDuty
             client.state = RemoteClient.State.CLOSING;
         }
         // The protocol's operation codes are the engine's RequestOp codes (2..11, 13).
+        client.requestNamespace(namespaceIndex);
         client.beginRequest(type, type, requestId, first, count);
         if (type == MessageType.COMMIT)
         {

@@ -54,6 +54,9 @@ final class IpcHandshakes
     private final List<UserPrincipal> allowedUsers = new ArrayList<>();
     private final List<GroupPrincipal> allowedGroups = new ArrayList<>();
     private final List<Handshake> handshakes = new ArrayList<>();
+    private final NamespaceAllowList namespaces;
+    private final java.util.Map<Integer, UserPrincipal> namespaceUsers = new java.util.HashMap<>();
+    private final java.util.Map<Integer, GroupPrincipal> namespaceGroups = new java.util.HashMap<>();
 
     IpcHandshakes(final IpcServer.Settings settings, final PagePool pool, final Pipeline pipeline, final Path controlPath, final IpcFiles files)
         throws IOException
@@ -75,6 +78,15 @@ final class IpcHandshakes
         for (final int gid : settings.allowedGids())
         {
             allowedGroups.add(lookup.lookupPrincipalByGroupName(Integer.toString(gid)));
+        }
+        this.namespaces = NamespaceAllowList.parse(settings.allowedNamespaces());
+        for (final int uid : namespaces.userIds())
+        {
+            namespaceUsers.put(uid, lookup.lookupPrincipalByName(Integer.toString(uid)));
+        }
+        for (final int gid : namespaces.groupIds())
+        {
+            namespaceGroups.put(gid, lookup.lookupPrincipalByGroupName(Integer.toString(gid)));
         }
     }
 
@@ -163,8 +175,8 @@ final class IpcHandshakes
         handshakes.remove(h);
         final byte[] roots = new byte[h.buffer.flip().remaining()];
         h.buffer.get(roots);
-        return welcome(key, h.channel, HandshakeDescriptor.Hello.decode(h.header, roots), HandshakeDescriptor.Hello.namespaceCount(h.header), now,
-            running);
+        return welcome(key, h.channel, HandshakeDescriptor.Hello.decode(h.header, roots), HandshakeDescriptor.Hello.namespaceCount(h.header), roots,
+            now, running);
     }
 
     /** Forgets a handshake whose connection failed. */
@@ -184,7 +196,7 @@ final class IpcHandshakes
     }
 
     private RemoteClient welcome(final SelectionKey key, final SocketChannel channel, final HandshakeDescriptor.Hello hello, final int declaredNamespaces,
-                                 final long now, final boolean running) throws IOException
+                                 final byte[] roots, final long now, final boolean running) throws IOException
     {
         // From here the key stands for the client (or is cancelled with the refusal).
         key.attach(null);
@@ -218,8 +230,22 @@ final class IpcHandshakes
             refuse(channel, ErrorCode.CLOSED, "the engine is shutting down");
             return null;
         }
+        final int denied = this.namespaces.firstDenied(uid -> peer.user().equals(namespaceUsers.get(uid)),
+            gid -> peer.group().equals(namespaceGroups.get(gid)), roots);
+        if (denied >= 0)
+        {
+            refuse(channel, ErrorCode.NAMESPACE_DENIED, "namespace " + denied + " of the HELLO (root "
+                + java.util.HexFormat.of().formatHex(roots, 16 * denied, 16 * denied + 16) + ") is not allowed for user " + peer.user().getName()
+                + " (group " + peer.group().getName() + ") by ipc.allowed-namespaces");
+            return null;
+        }
+        final long[] tags = new long[namespaces];
+        for (int n = 0; n < namespaces; n++)
+        {
+            tags[n] = io.kvtier.client.Namespace.tagOf(roots, 16 * n);
+        }
         final int granted = Math.min(hello.maxKeys(), settings.maxKeys());
-        final RemoteClient client = new RemoteClient(granted, namespaces, hello.clientPid());
+        final RemoteClient client = new RemoteClient(granted, tags, hello.clientPid());
         final RequestStatus opened = internal(client, RequestOp.OPEN);
         if (opened != RequestStatus.OK)
         {

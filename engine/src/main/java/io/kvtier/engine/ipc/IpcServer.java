@@ -43,9 +43,10 @@ public final class IpcServer implements AutoCloseable
      * @param maxKeys        slots a client gets at most: {@code ipc.max-keys}, bounded by {@code session.max-keys} and by what
      *                       fits half a ring
      * @param sessionTimeout {@code lease.session-timeout}, which the IPC adapter renews for live clients
+     * @param allowedNamespaces {@code ipc.allowed-namespaces}
      */
     public record Settings(Path socketPath, int[] allowedUids, int[] allowedGids, String group, int ringBytes, IdleStrategy.Kind idleStrategy,
-                           Duration clientTimeout, int maxKeys, Duration sessionTimeout)
+                           Duration clientTimeout, int maxKeys, Duration sessionTimeout, String allowedNamespaces)
     {
         /**
          * @param config the engine's settings
@@ -62,7 +63,8 @@ public final class IpcServer implements AutoCloseable
             final int maxKeys = Math.max(1, Math.min(Math.min(config.get(EngineSettings.IPC_MAX_KEYS), config.sessionMaxKeys()), ringFit));
             return new Settings(config.get(EngineSettings.IPC_SOCKET_PATH), config.get(EngineSettings.IPC_ALLOWED_UIDS).clone(),
                 config.get(EngineSettings.IPC_ALLOWED_GIDS).clone(), config.get(EngineSettings.IPC_GROUP), ringBytes,
-                config.get(EngineSettings.IPC_IDLE_STRATEGY), config.get(EngineSettings.IPC_CLIENT_TIMEOUT), maxKeys, config.sessionTimeout());
+                config.get(EngineSettings.IPC_IDLE_STRATEGY), config.get(EngineSettings.IPC_CLIENT_TIMEOUT), maxKeys, config.sessionTimeout(),
+                config.get(EngineSettings.IPC_ALLOWED_NAMESPACES));
         }
     }
 

@@ -72,6 +72,7 @@ final class RemoteClient implements ClientPort
     private final int[] generations;
     private final int maxKeys;
     private final int namespaceCount;
+    private final long[] namespaceTags;
     private final int pid;
     private final ResponseEncoder responseEncoder = new ResponseEncoder();
     private int id;
@@ -83,6 +84,7 @@ final class RemoteClient implements ClientPort
     private long requestId;
     private int requestFirst;
     private int requestCount;
+    private long requestTag;
     private RequestStatus internalOutcome;
     @SuppressWarnings("unused")
     private volatile int inFlight;
@@ -106,10 +108,16 @@ final class RemoteClient implements ClientPort
     long responseBlockedSinceNanos;
     long lastRequestNanos;
 
-    RemoteClient(final int maxKeys, final int namespaceCount, final int pid)
+    /**
+     * @param maxKeys       slots granted
+     * @param namespaceTags the tags of the namespaces the HELLO named, in order
+     * @param pid           the client's process id
+     */
+    RemoteClient(final int maxKeys, final long[] namespaceTags, final int pid)
     {
         this.maxKeys = maxKeys;
-        this.namespaceCount = namespaceCount;
+        this.namespaceCount = namespaceTags.length;
+        this.namespaceTags = namespaceTags;
         this.pid = pid;
         // Every slot is a position of the chain from the start: requests write keys into any run of them.
         this.keys = new KeyChain(maxKeys);
@@ -237,6 +245,22 @@ final class RemoteClient implements ClientPort
         requestCount = count;
         internalOutcome = null;
         IN_FLIGHT.setRelease(this, 1);
+    }
+
+    /**
+     * Names the namespace of the next request: call before {@link #beginRequest}.
+     *
+     * @param index a validated Namespace Index (0 when the HELLO named none)
+     */
+    void requestNamespace(final int index)
+    {
+        requestTag = namespaceCount == 0 ? 0 : namespaceTags[index];
+    }
+
+    @Override
+    public long namespaceTag()
+    {
+        return requestTag;
     }
 
     /** @return the first slot of the request in flight */

@@ -16,7 +16,7 @@ package io.kvtier.engine.pool;
  * | zero padding to 4 KiB         |
  * +-------------------------------+ Page Size + 4096 = Frame Length
  *
- * Trailer
+ * Trailer (version 2)
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
@@ -34,7 +34,7 @@ package io.kvtier.engine.pool;
  *  +---------------------------------------------------------------+
  *  |                     Payload CRC32C                            | 32
  *  +---------------------------------------------------------------+
- *  |                     Frame Version (1)                         | 36
+ *  |                     Frame Version (2)                         | 36
  *  +---------------------------------------------------------------+
  *  |                     Page Size                                 | 40
  *  |                                                               |
@@ -42,10 +42,16 @@ package io.kvtier.engine.pool;
  *  |                     Commit Time (epoch ms)                    | 48
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                     Trailer CRC32C (of bytes 0..55)           | 56
+ *  |                     Namespace Tag (0: none)                   | 56
+ *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                     Reserved                                  | 60
+ *  |                     Trailer CRC32C (of bytes 0..63)           | 64
  *  +---------------------------------------------------------------+
+ *  |                     Reserved (0)                              | 68
+ *  +---------------------------------------------------------------+
+ *
+ * Version 1 (still read, never written) had no Namespace Tag: its Trailer CRC32C is at 56 and covers
+ * bytes 0..55, and its pages read as tagged 0.
  * </pre>
  *
  * <p>A frame read back from L3 is used only if the magic, version and page size match, the key is
@@ -56,12 +62,16 @@ public final class PageFrameDescriptor
 {
     /** "KVTPAGE1" as a little-endian long. */
     public static final long MAGIC = 0x314547415054564BL;
-    /** Frame format this code writes and reads. */
-    public static final int FRAME_VERSION = 1;
+    /** Frame format this code writes (and reads, with {@link #FRAME_VERSION_1}). */
+    public static final int FRAME_VERSION = 2;
+    /** The first frame format, without a namespace tag: still read, as tag 0. */
+    public static final int FRAME_VERSION_1 = 1;
     /** Length of the trailer block, keeping frames 4 KiB multiples. */
     public static final int TRAILER_BLOCK_LENGTH = 4096;
     /** Bytes of the trailer covered by its own CRC. */
-    public static final int TRAILER_CHECKED_LENGTH = 56;
+    public static final int TRAILER_CHECKED_LENGTH = 64;
+    /** Bytes of a version 1 trailer covered by its own CRC. */
+    public static final int TRAILER_CHECKED_LENGTH_V1 = 56;
 
     /** Offset of the magic within the trailer. */
     public static final int MAGIC_OFFSET = 0;
@@ -79,8 +89,12 @@ public final class PageFrameDescriptor
     public static final int PAGE_SIZE_OFFSET = 40;
     /** Offset of the commit time within the trailer. */
     public static final int COMMIT_TIME_OFFSET = 48;
+    /** Offset of the namespace tag within the trailer. */
+    public static final int NAMESPACE_TAG_OFFSET = 56;
     /** Offset of the trailer's CRC within the trailer. */
-    public static final int TRAILER_CRC_OFFSET = 56;
+    public static final int TRAILER_CRC_OFFSET = 64;
+    /** Offset of the trailer's CRC within a version 1 trailer. */
+    public static final int TRAILER_CRC_OFFSET_V1 = 56;
 
     private PageFrameDescriptor()
     {

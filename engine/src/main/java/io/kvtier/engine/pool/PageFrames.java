@@ -69,7 +69,8 @@ public final class PageFrames
     /**
      * Seals a written frame: zeroes the payload's unused tail (so no earlier page's bytes leak into
      * L3), computes the payload CRC32C, writes the trailer, and records length and CRC in the
-     * metadata. Call before the CAS that makes the page SERVING.
+     * metadata. The trailer carries the namespace tag the metadata holds for the page. Call before the
+     * CAS that makes the page SERVING.
      *
      * @param page    a WRITING page
      * @param keyHigh its key's high half
@@ -94,7 +95,9 @@ public final class PageFrames
         frame.set(INT, t + PageFrameDescriptor.FRAME_VERSION_OFFSET, PageFrameDescriptor.FRAME_VERSION);
         frame.set(LONG, t + PageFrameDescriptor.PAGE_SIZE_OFFSET, pageSize);
         frame.set(LONG, t + PageFrameDescriptor.COMMIT_TIME_OFFSET, System.currentTimeMillis());
+        frame.set(LONG, t + PageFrameDescriptor.NAMESPACE_TAG_OFFSET, metadata.namespaceTagPlain(page));
         frame.set(INT, t + PageFrameDescriptor.TRAILER_CRC_OFFSET, checksum.crc(page, t, PageFrameDescriptor.TRAILER_CHECKED_LENGTH));
+        frame.set(INT, t + PageFrameDescriptor.TRAILER_CRC_OFFSET + 4, 0);
         metadata.payloadInfoPlain(page, length, crc);
         return crc;
     }
@@ -118,6 +121,7 @@ public final class PageFrames
             && frame.get(LONG, t + PageFrameDescriptor.KEY_HIGH_OFFSET) == keyHigh
             && frame.get(LONG, t + PageFrameDescriptor.KEY_LOW_OFFSET) == keyLow
             && frame.get(LONG, t + PageFrameDescriptor.PAYLOAD_LENGTH_OFFSET) == length
+            && frame.get(LONG, t + PageFrameDescriptor.NAMESPACE_TAG_OFFSET) == metadata.namespaceTagPlain(page)
             && metadata.payloadLengthPlain(page) == length;
     }
 
@@ -155,8 +159,8 @@ public final class PageFrames
     }
 
     /**
-     * Checks a frame read from L3 before it may become visible; on success records its length and CRC
-     * in the metadata. Safe to call from I/O threads (each thread has its own checksum views).
+     * Checks a frame read from L3 before it may become visible; on success records its length, CRC and
+     * namespace tag in the metadata. Frames of version 1 are read too, as tagged 0. Safe to call from I/O threads (each thread has its own checksum views).
      *
      * @param page    a WRITING page holding the bytes read
      * @param keyHigh the key that was asked for, high half
@@ -167,13 +171,17 @@ public final class PageFrames
     {
         final MemorySegment frame = frames[page];
         final long t = pageSize;
+        final int version = frame.get(INT, t + PageFrameDescriptor.FRAME_VERSION_OFFSET);
         if (frame.get(LONG, t + PageFrameDescriptor.MAGIC_OFFSET) != PageFrameDescriptor.MAGIC
-            || frame.get(INT, t + PageFrameDescriptor.FRAME_VERSION_OFFSET) != PageFrameDescriptor.FRAME_VERSION
+            || (version != PageFrameDescriptor.FRAME_VERSION && version != PageFrameDescriptor.FRAME_VERSION_1)
             || frame.get(LONG, t + PageFrameDescriptor.PAGE_SIZE_OFFSET) != pageSize)
         {
             return FrameCheck.BAD_TRAILER;
         }
-        if (checksum.crc(page, t, PageFrameDescriptor.TRAILER_CHECKED_LENGTH) != frame.get(INT, t + PageFrameDescriptor.TRAILER_CRC_OFFSET))
+        final boolean first = version == PageFrameDescriptor.FRAME_VERSION_1;
+        final int checked = first ? PageFrameDescriptor.TRAILER_CHECKED_LENGTH_V1 : PageFrameDescriptor.TRAILER_CHECKED_LENGTH;
+        final int trailerCrcAt = first ? PageFrameDescriptor.TRAILER_CRC_OFFSET_V1 : PageFrameDescriptor.TRAILER_CRC_OFFSET;
+        if (checksum.crc(page, t, checked) != frame.get(INT, t + trailerCrcAt))
         {
             return FrameCheck.CRC_MISMATCH;
         }
@@ -192,6 +200,7 @@ public final class PageFrames
             return FrameCheck.CRC_MISMATCH;
         }
         metadata.payloadInfoPlain(page, (int)length, crc);
+        metadata.namespaceTagPlain(page, first ? 0 : frame.get(LONG, t + PageFrameDescriptor.NAMESPACE_TAG_OFFSET));
         return FrameCheck.VALID;
     }
 

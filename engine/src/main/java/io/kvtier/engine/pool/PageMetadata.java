@@ -10,6 +10,7 @@ import static io.kvtier.engine.pool.PageMetadataDescriptor.HIT_COUNT_OFFSET;
 import static io.kvtier.engine.pool.PageMetadataDescriptor.KEY_HIGH_OFFSET;
 import static io.kvtier.engine.pool.PageMetadataDescriptor.KEY_LOW_OFFSET;
 import static io.kvtier.engine.pool.PageMetadataDescriptor.LAST_ACCESS_OFFSET;
+import static io.kvtier.engine.pool.PageMetadataDescriptor.NAMESPACE_TAG_OFFSET;
 import static io.kvtier.engine.pool.PageMetadataDescriptor.LEASE_DEADLINE_OFFSET;
 import static io.kvtier.engine.pool.PageMetadataDescriptor.OWNER_OFFSET;
 import static io.kvtier.engine.pool.PageMetadataDescriptor.PAYLOAD_CRC_OFFSET;
@@ -207,5 +208,25 @@ public final class PageMetadata
     public void lastAccessPlain(final int page, final long nanos)
     {
         table.set(LONG, entry(page) + LAST_ACCESS_OFFSET, nanos);
+    }
+
+    /**
+     * @param page a page
+     * @return the namespace tag of the page's key (0: none)
+     */
+    public long namespaceTagPlain(final int page)
+    {
+        return table.get(LONG, entry(page) + NAMESPACE_TAG_OFFSET);
+    }
+
+    /**
+     * Written with the key, before the page is published SERVING.
+     *
+     * @param page a WRITING page
+     * @param tag  its namespace tag
+     */
+    public void namespaceTagPlain(final int page, final long tag)
+    {
+        table.set(LONG, entry(page) + NAMESPACE_TAG_OFFSET, tag);
     }
 }

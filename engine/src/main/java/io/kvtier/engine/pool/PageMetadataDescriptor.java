@@ -32,13 +32,16 @@ package io.kvtier.engine.pool;
  *  |         Last Access (CLOCK_MONOTONIC ns)                      | 48
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                     Reserved (8 bytes)                        | 56
+ *  |         Namespace Tag (0: none)                               | 56
+ *  |                                                               |
  *  +---------------------------------------------------------------+
  * </pre>
  *
  * <p>The first 8 bytes are read and written as one 64-bit word; see {@link PageStateWord}. Key,
  * length and CRC are written before the CAS that makes the page SERVING and are stable while it is
- * SERVING, so a reader that pins the page and then re-reads the key sees the committed values.
+ * SERVING, so a reader that pins the page and then re-reads the key sees the committed values. The
+ * Namespace Tag is written with the key (at reserve, or from the frame trailer of a load) and says which
+ * clients may be given the page (docs/ipc-protocol.md section 8).
  */
 public final class PageMetadataDescriptor
 {
@@ -62,6 +65,8 @@ public final class PageMetadataDescriptor
     public static final int LEASE_DEADLINE_OFFSET = 40;
     /** Offset of the last access time. */
     public static final int LAST_ACCESS_OFFSET = 48;
+    /** Offset of the namespace tag. */
+    public static final int NAMESPACE_TAG_OFFSET = 56;
 
     private PageMetadataDescriptor()
     {

@@ -131,7 +131,10 @@ public enum EngineCounter
         "Pages waiting, unpinned, for a backup to start (l3.max-backup-pages in flight)."),
     /** Write-through copies that never started: the page left the pool while its backup waited. */
     BACKUPS_SKIPPED(40, "backups_skipped", Type.COUNTER,
-        "Write-through copies that never started: the page left the pool while its backup waited.");
+        "Write-through copies that never started: the page left the pool while its backup waited."),
+    /** Keys a client named whose page belongs to a namespace it did not name: answered as misses. */
+    NAMESPACE_MISSES(41, "namespace_misses", Type.COUNTER,
+        "Keys a client named whose page belongs to a namespace it did not name: answered as misses, never served.");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */
     public enum Type

@@ -162,6 +162,44 @@ class PageFramesTest
         assertThat(pool.metadata().payloadCrcPlain(1)).isEqualTo(crc);
     }
 
+    @Test
+    void shouldCarryTheNamespaceTagFromTheMetadataIntoTheTrailerAndBack()
+    {
+        write(0, 1000);
+        pool.metadata().namespaceTagPlain(0, 0x1234_5678_9ABC_DEF0L);
+        frames.seal(0, HIGH, LOW, 1000);
+        final MemorySegment trailer = frames.frame(0).asSlice(PAGE_SIZE);
+        assertThat(trailer.get(LONG, PageFrameDescriptor.NAMESPACE_TAG_OFFSET)).isEqualTo(0x1234_5678_9ABC_DEF0L);
+        assertThat(frames.isSealed(0, HIGH, LOW, 1000)).isTrue();
+        pool.metadata().namespaceTagPlain(0, 7);
+        assertThat(frames.isSealed(0, HIGH, LOW, 1000)).as("a seal made under another namespace").isFalse();
+
+        assertThat(frames.verify(0, HIGH, LOW)).isEqualTo(PageFrames.FrameCheck.VALID);
+        assertThat(pool.metadata().namespaceTagPlain(0)).as("the frame's tag, not what the metadata held").isEqualTo(0x1234_5678_9ABC_DEF0L);
+
+        trailer.set(LONG, PageFrameDescriptor.NAMESPACE_TAG_OFFSET, 99L);
+        assertThat(frames.verify(0, HIGH, LOW)).as("a tag changed after the trailer CRC").isEqualTo(PageFrames.FrameCheck.CRC_MISMATCH);
+    }
+
+    @Test
+    void shouldReadAVersionOneFrameAsUntagged()
+    {
+        write(1, 700);
+        pool.metadata().namespaceTagPlain(1, 42);
+        frames.seal(1, HIGH, LOW, 700);
+        // Rewrite the trailer as version 1 wrote it: no tag, its CRC at 56 over bytes 0..55.
+        final MemorySegment trailer = frames.frame(1).asSlice(PAGE_SIZE);
+        trailer.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), PageFrameDescriptor.FRAME_VERSION_OFFSET,
+            PageFrameDescriptor.FRAME_VERSION_1);
+        final CRC32C crc = new CRC32C();
+        crc.update(trailer.asSlice(0, PageFrameDescriptor.TRAILER_CHECKED_LENGTH_V1).asByteBuffer());
+        trailer.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), PageFrameDescriptor.TRAILER_CRC_OFFSET_V1, (int)crc.getValue());
+        assertThat(frames.verify(1, HIGH, LOW)).isEqualTo(PageFrames.FrameCheck.VALID);
+        assertThat(pool.metadata().namespaceTagPlain(1)).isZero();
+        trailer.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), PageFrameDescriptor.TRAILER_CRC_OFFSET_V1, (int)crc.getValue() ^ 1);
+        assertThat(frames.verify(1, HIGH, LOW)).as("a version 1 trailer CRC is checked too").isEqualTo(PageFrames.FrameCheck.CRC_MISMATCH);
+    }
+
     private static void resealTrailerCrc(final MemorySegment trailer)
     {
         final CRC32C crc = new CRC32C();

@@ -39,6 +39,7 @@ class PoolLayoutBytesTest
             metadata.reservationPlain(page, 5, 123_456_789L);
             metadata.hitCountPlain(page, 9);
             metadata.lastAccessPlain(page, 987_654_321L);
+            metadata.namespaceTagPlain(page, 0x7A6L);
             assertThat(metadata.compareAndSetStateWord(page, metadata.stateWordAcquire(page), PageStateWord.word(7, 0, PageStateWord.WRITING)))
                 .isTrue();
             final MemorySegment payload = pool.frames().payload(page);
@@ -84,6 +85,7 @@ class PoolLayoutBytesTest
             assertThat(file.getInt(entry + PageMetadataDescriptor.HIT_COUNT_OFFSET)).isEqualTo(9);
             assertThat(file.getLong(entry + PageMetadataDescriptor.LEASE_DEADLINE_OFFSET)).isEqualTo(123_456_789L);
             assertThat(file.getLong(entry + PageMetadataDescriptor.LAST_ACCESS_OFFSET)).isEqualTo(987_654_321L);
+            assertThat(file.getLong(entry + PageMetadataDescriptor.NAMESPACE_TAG_OFFSET)).isEqualTo(0x7A6L);
 
             final int frame = (int)(layout.dataOffset() + page * layout.frameLength());
             assertThat(bytes(file, frame, text.length)).isEqualTo(text);
@@ -99,6 +101,10 @@ class PoolLayoutBytesTest
             assertThat(crc).as("payload CRC32C").isEqualTo((int)expected.getValue());
             assertThat(file.getInt(trailer + PageFrameDescriptor.FRAME_VERSION_OFFSET)).isEqualTo(PageFrameDescriptor.FRAME_VERSION);
             assertThat(file.getLong(trailer + PageFrameDescriptor.PAGE_SIZE_OFFSET)).isEqualTo(PAGE_SIZE);
+            assertThat(file.getLong(trailer + PageFrameDescriptor.NAMESPACE_TAG_OFFSET)).isEqualTo(0x7A6L);
+            final java.util.zip.CRC32C trailerCrc = new java.util.zip.CRC32C();
+            trailerCrc.update(bytes(file, trailer, PageFrameDescriptor.TRAILER_CHECKED_LENGTH));
+            assertThat(file.getInt(trailer + PageFrameDescriptor.TRAILER_CRC_OFFSET)).as("trailer CRC32C of bytes 0..63").isEqualTo((int)trailerCrc.getValue());
 
             final int slot = (int)ClientSlotDescriptor.slotOffset(layout.clientSlotsOffset(), 1);
             assertThat(file.getLong(slot + ClientSlotDescriptor.HEARTBEAT_OFFSET)).isEqualTo(42L);
