@@ -105,7 +105,7 @@ public final class Engine implements AutoCloseable
             {
                 try
                 {
-                    engine.ipc = IpcServer.start(config, pool, engine.pipeline, MAX_SESSIONS);
+                    engine.ipc = IpcServer.start(config, pool, engine.pipeline);
                 }
                 catch (final IOException | RuntimeException ex)
                 {

@@ -61,11 +61,26 @@ public final class FutexWord
      * @param expected     the value announcing the sleep (1)
      * @param timeoutNanos the longest sleep
      */
+    private static volatile boolean failureReported;
+
     public void await(final int expected, final long timeoutNanos)
     {
         if (FUTEX != null)
         {
-            FUTEX.waitShared(word, expected, timeoutNanos);
+            final int result = FUTEX.waitShared(word, expected, timeoutNanos);
+            if (result < 0 && result != -Futex.EAGAIN && result != -Futex.ETIMEDOUT && result != -Futex.EINTR)
+            {
+                // The futex itself failed (EFAULT, EINVAL, ENOSYS...): say so once, and sleep this wait
+                // out with a timed park rather than come straight back and spin.
+                if (!failureReported)
+                {
+                    failureReported = true;
+                    System.getLogger(FutexWord.class.getName()).log(System.Logger.Level.WARNING,
+                        "FUTEX_WAIT failed with errno {0}; waits fall back to timed parks of at most {1} µs when it does",
+                        -result, POLL_PARK_NANOS / 1000);
+                }
+                LockSupport.parkNanos(Math.min(timeoutNanos, POLL_PARK_NANOS));
+            }
             return;
         }
         final long deadline = System.nanoTime() + timeoutNanos;

@@ -267,6 +267,13 @@ public final class EngineSettings
         .note("granted up to what fits half of ipc.ring-bytes and up to session.max-keys")
         .documented("most key slots an IPC client gets, whatever its HELLO asks for");
 
+    /** How many IPC clients may be connected at once. */
+    public static final Setting<Integer> IPC_MAX_CLIENTS = Setting.integer("ipc.max-clients")
+        .byDefault(256)
+        .range(1, 4000)
+        .note("each client's ring file takes twice ipc.ring-bytes in the pool's filesystem")
+        .documented("most IPC clients connected at once; the next HELLO is refused with TOO_MANY_CLIENTS");
+
     /** Every engine setting, in the order docs/config.md lists them. */
     public static final List<Setting<?>> ALL = List.of(
         POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, INDEX_ENTRIES,
@@ -274,7 +281,7 @@ public final class EngineSettings
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
         PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
-        IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS);
+        IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS);
 
     private static boolean isGroupOrEmpty(final String group)
     {

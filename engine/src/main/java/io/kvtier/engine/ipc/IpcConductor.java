@@ -87,7 +87,7 @@ final class IpcConductor implements EngineDuty
     private long shutdownDeadlineNanos;
 
     IpcConductor(final IpcServer.Settings settings, final PagePool pool, final Pipeline pipeline, final ControlFile control, final IpcFiles files,
-                 final ServerSocketChannel server, final int maxClients) throws IOException
+                 final ServerSocketChannel server) throws IOException
     {
         this.settings = settings;
         this.pool = pool;
@@ -109,7 +109,7 @@ final class IpcConductor implements EngineDuty
         this.clientTimeoutNanos = settings.clientTimeout().toNanos();
         this.keepAliveNanos = settings.sessionTimeout().toNanos() / 4;
         this.idle = new IdleStrategy(settings.idleStrategy(), IdleStrategy.MAX_SLEEP_NANOS);
-        this.sealer = new CommitSealer(pool, pipeline, maxClients);
+        this.sealer = new CommitSealer(pool, pipeline, settings.maxClients());
     }
 
     /** Any thread: asks the adapter to disconnect every client (CLOSED) and stop; see {@link #awaitStopped}. */
@@ -257,7 +257,7 @@ final class IpcConductor implements EngineDuty
             }
             else if (key.isReadable() && key.attachment() instanceof IpcHandshakes.Handshake handshake)
             {
-                final RemoteClient client = handshakes.read(key, handshake, now, running);
+                final RemoteClient client = handshakes.read(key, handshake, now, running, clients.size());
                 if (client != null)
                 {
                     clients.add(client);

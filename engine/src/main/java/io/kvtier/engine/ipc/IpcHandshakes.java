@@ -147,7 +147,7 @@ final class IpcHandshakes
      * @param running whether the IPC server still takes clients
      * @return the client, connected and welcomed, or null (the HELLO is not whole yet, or was refused)
      */
-    RemoteClient read(final SelectionKey key, final Handshake h, final long now, final boolean running) throws IOException
+    RemoteClient read(final SelectionKey key, final Handshake h, final long now, final boolean running, final int connected) throws IOException
     {
         if (h.channel.read(h.buffer) < 0)
         {
@@ -176,7 +176,7 @@ final class IpcHandshakes
         final byte[] roots = new byte[h.buffer.flip().remaining()];
         h.buffer.get(roots);
         return welcome(key, h.channel, HandshakeDescriptor.Hello.decode(h.header, roots), HandshakeDescriptor.Hello.namespaceCount(h.header), roots,
-            now, running);
+            now, running, connected);
     }
 
     /** Forgets a handshake whose connection failed. */
@@ -196,7 +196,7 @@ final class IpcHandshakes
     }
 
     private RemoteClient welcome(final SelectionKey key, final SocketChannel channel, final HandshakeDescriptor.Hello hello, final int declaredNamespaces,
-                                 final byte[] roots, final long now, final boolean running) throws IOException
+                                 final byte[] roots, final long now, final boolean running, final int connected) throws IOException
     {
         // From here the key stands for the client (or is cancelled with the refusal).
         key.attach(null);
@@ -243,6 +243,11 @@ final class IpcHandshakes
         for (int n = 0; n < namespaces; n++)
         {
             tags[n] = io.kvtier.client.Namespace.tagOf(roots, 16 * n);
+        }
+        if (connected >= settings.maxClients())
+        {
+            refuse(channel, ErrorCode.TOO_MANY_CLIENTS, connected + " clients are connected, which is ipc.max-clients");
+            return null;
         }
         final int granted = Math.min(hello.maxKeys(), settings.maxKeys());
         final RemoteClient client = new RemoteClient(granted, tags, hello.clientPid());

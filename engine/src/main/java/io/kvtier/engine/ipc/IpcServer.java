@@ -44,9 +44,11 @@ public final class IpcServer implements AutoCloseable
      *                       fits half a ring
      * @param sessionTimeout {@code lease.session-timeout}, which the IPC adapter renews for live clients
      * @param allowedNamespaces {@code ipc.allowed-namespaces}
+     * @param maxClients     {@code ipc.max-clients}
      */
     public record Settings(Path socketPath, int[] allowedUids, int[] allowedGids, String group, int ringBytes, IdleStrategy.Kind idleStrategy,
-                           Duration clientTimeout, int maxKeys, Duration sessionTimeout, String allowedNamespaces)
+                           Duration clientTimeout, int maxKeys, Duration sessionTimeout, String allowedNamespaces,
+                           int maxClients)
     {
         /**
          * @param config the engine's settings
@@ -64,7 +66,7 @@ public final class IpcServer implements AutoCloseable
             return new Settings(config.get(EngineSettings.IPC_SOCKET_PATH), config.get(EngineSettings.IPC_ALLOWED_UIDS).clone(),
                 config.get(EngineSettings.IPC_ALLOWED_GIDS).clone(), config.get(EngineSettings.IPC_GROUP), ringBytes,
                 config.get(EngineSettings.IPC_IDLE_STRATEGY), config.get(EngineSettings.IPC_CLIENT_TIMEOUT), maxKeys, config.sessionTimeout(),
-                config.get(EngineSettings.IPC_ALLOWED_NAMESPACES));
+                config.get(EngineSettings.IPC_ALLOWED_NAMESPACES), config.get(EngineSettings.IPC_MAX_CLIENTS));
         }
     }
 
@@ -85,12 +87,11 @@ public final class IpcServer implements AutoCloseable
      *
      * @param config   the engine's settings
      * @param pool     the engine's pool
-     * @param pipeline   the engine's pipeline, where client requests go
-     * @param maxClients the engine's client slots
+     * @param pipeline the engine's pipeline, where client requests go
      * @return the running server
      * @throws IOException if a file or the socket cannot be created
      */
-    public static IpcServer start(final EngineConfig config, final PagePool pool, final Pipeline pipeline, final int maxClients) throws IOException
+    public static IpcServer start(final EngineConfig config, final PagePool pool, final Pipeline pipeline) throws IOException
     {
         final Settings settings = Settings.from(config);
         final IpcFiles files = new IpcFiles(settings.group());
@@ -107,18 +108,8 @@ public final class IpcServer implements AutoCloseable
             // live engine uses this pool, hence this socket path.
             Files.deleteIfExists(settings.socketPath());
             server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-            try
-            {
-                server.bind(UnixDomainSocketAddress.of(settings.socketPath()));
-            }
-            catch (final IOException ex)
-            {
-                // Most often a path longer than a socket address holds (108 bytes on Linux), or a directory that is not there.
-                throw new ConfigException(EngineSettings.IPC_SOCKET_PATH.key(), "cannot listen on " + EngineSettings.IPC_SOCKET_PATH.key() + " = \""
-                    + settings.socketPath() + "\": " + ex.getMessage(), ex);
-            }
-            files.restrict(settings.socketPath());
-            final IpcServer ipc = new IpcServer(settings, control, new IpcConductor(settings, pool, pipeline, control, files, server, maxClients), pipeline);
+            bindRestricted(server, settings.socketPath(), files);
+            final IpcServer ipc = new IpcServer(settings, control, new IpcConductor(settings, pool, pipeline, control, files, server), pipeline);
             LOG.log(System.Logger.Level.INFO, "IPC: clients connect to {0} (control file {1}, {2} slots each, rings of {3} bytes)",
                 settings.socketPath(), control.path(), settings.maxKeys(), settings.ringBytes());
             return ipc;
@@ -133,6 +124,44 @@ public final class IpcServer implements AutoCloseable
             control.close();
             throw ex;
         }
+    }
+
+    /**
+     * Binds the socket under a temporary name, gives it the IPC mode, and only then renames it to its
+     * path, so that no client can connect while it still has the mode the umask gave it. A path too
+     * long for its temporary name is bound in place and restricted right after (logged).
+     */
+    private static void bindRestricted(final ServerSocketChannel server, final Path path, final IpcFiles files) throws IOException
+    {
+        final Path temporary = path.resolveSibling(path.getFileName() + ".tmp");
+        try
+        {
+            Files.deleteIfExists(temporary);
+            server.bind(UnixDomainSocketAddress.of(temporary));
+            files.restrict(temporary);
+            Files.move(temporary, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            return;
+        }
+        catch (final IOException ex)
+        {
+            IpcFiles.unlink(temporary);
+            if (server.getLocalAddress() != null)
+            {
+                throw ex;
+            }
+            LOG.log(System.Logger.Level.DEBUG, "binding {0} under a temporary name failed ({1}); binding it in place", path, ex.getMessage());
+        }
+        try
+        {
+            server.bind(UnixDomainSocketAddress.of(path));
+        }
+        catch (final IOException ex)
+        {
+            // Most often a path longer than a socket address holds (108 bytes on Linux), or a directory that is not there.
+            throw new ConfigException(EngineSettings.IPC_SOCKET_PATH.key(), "cannot listen on " + EngineSettings.IPC_SOCKET_PATH.key() + " = \""
+                + path + "\": " + ex.getMessage(), ex);
+        }
+        files.restrict(path);
     }
 
     /** @return the socket clients connect to */

@@ -220,4 +220,30 @@ class IpcEndToEndTest
             assertThat(engine.ipc().orElseThrow().clientCount()).isZero();
         }
     }
+
+    @Test
+    void aClientBeyondIpcMaxClientsIsRefusedAndOneGoingFreesItsPlace() throws Exception
+    {
+        final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
+        settings.put("ipc.max-clients", "1");
+        try (Engine engine = IpcTestSupport.start(settings))
+        {
+            try (IpcConnection first = IpcConnection.connect(IpcTestSupport.socket(engine), 8))
+            {
+                assertThatThrownBy(() -> IpcConnection.connect(IpcTestSupport.socket(engine), 8))
+                    .isInstanceOfSatisfying(IpcException.class, ex -> assertThat(ex.errorCode()).isEqualTo(ErrorCode.TOO_MANY_CLIENTS))
+                    .hasMessageContaining("ipc.max-clients");
+                assertThat(await(first, first.send(MessageType.STATS, 0, 0, 0)).status()).as("the first is served on").isZero();
+            }
+            final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            while (engine.ipc().orElseThrow().clientCount() > 0 && System.nanoTime() < deadline)
+            {
+                Thread.sleep(5);
+            }
+            try (IpcConnection next = IpcConnection.connect(IpcTestSupport.socket(engine), 8))
+            {
+                assertThat(next.maxKeys()).isEqualTo(8);
+            }
+        }
+    }
 }

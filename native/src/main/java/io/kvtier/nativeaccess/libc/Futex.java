@@ -35,18 +35,29 @@ public final class Futex
     /** {@code FUTEX_WAKE} (shared). */
     public static final int FUTEX_WAKE = 1;
 
+    /** errno: the word did not hold the expected value. */
+    public static final int EAGAIN = 11;
+    /** errno: a signal interrupted the wait. */
+    public static final int EINTR = 4;
+    /** errno: the timeout passed. */
+    public static final int ETIMEDOUT = 110;
+
+    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    private static final java.lang.invoke.VarHandle ERRNO$vh = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final StructLayout TIMESPEC = MemoryLayout.structLayout(JAVA_LONG.withName("tv_sec"), JAVA_LONG.withName("tv_nsec"));
     private static final Optional<Futex> INSTANCE = load();
 
     private final long sysFutex;
     private final MethodHandle syscall$mh;
     private final ThreadLocal<MemorySegment> timespec = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(TIMESPEC));
+    private final ThreadLocal<MemorySegment> captureState = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE_LAYOUT));
 
     private Futex(final long sysFutex)
     {
         this.sysFutex = sysFutex;
         this.syscall$mh = NativeAccess.downcall(Linker.nativeLinker().defaultLookup(), "syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS), Linker.Option.firstVariadicArg(1));
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS), Linker.Option.captureCallState("errno"),
+            Linker.Option.firstVariadicArg(1));
     }
 
     /**
@@ -106,8 +117,9 @@ public final class Futex
      * @param word         the 4-aligned futex word, in a shared mapping
      * @param expected     the value to sleep on
      * @param timeoutNanos the longest sleep, positive
-     * @return 0 when woken, -1 otherwise (the word differed, the timeout passed, a signal came): the
-     *         caller looks at the word either way, so errno is not captured
+     * @return 0 when woken, else {@code -errno}: {@link #EAGAIN} (the word differed), {@link #ETIMEDOUT},
+     *         {@link #EINTR} are the ordinary ones, after which the caller looks at the word again;
+     *         anything else (EFAULT, EINVAL, ENOSYS) means the futex cannot work here
      */
     public int waitShared(final MemorySegment word, final int expected, final long timeoutNanos)
     {
@@ -122,7 +134,7 @@ public final class Futex
      *
      * @param word  the futex word
      * @param count most waiters to wake
-     * @return waiters woken, or -1
+     * @return waiters woken, or {@code -errno}
      */
     public int wakeShared(final MemorySegment word, final int count)
     {
@@ -133,10 +145,10 @@ public final class Futex
     {
         try
         {
-            // syscall(2) returns -1 and sets errno; the kernel's own -errno is lost, so report -1 as a
-            // failure without its cause: callers treat every failure alike (look at the word again).
-            final long result = (long)syscall$mh.invokeExact(sysFutex, word, (long)op, value, timeout);
-            return (int)result;
+            final MemorySegment state = captureState.get();
+            final long result = (long)syscall$mh.invokeExact(state, sysFutex, word, (long)op, value, timeout);
+            // syscall(2) returns -1 and leaves the kernel's error in errno, captured by the linker.
+            return result == -1 ? -(int)ERRNO$vh.get(state, 0L) : (int)result;
         }
         catch (final Throwable ex)
         {

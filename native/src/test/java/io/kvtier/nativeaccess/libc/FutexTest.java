@@ -35,6 +35,19 @@ class FutexTest
     }
 
     @Test
+    void aWaitThatTimesOutSaysSoAndAMisalignedWordIsRefusedWithItsErrno() throws Exception
+    {
+        try (Arena arena = Arena.ofShared())
+        {
+            final MemorySegment word = mapped(arena);
+            INT.setVolatile(word, 0L, 1);
+            assertThat(Futex.instance().orElseThrow().waitShared(word, 1, TimeUnit.MILLISECONDS.toNanos(1))).isEqualTo(-Futex.ETIMEDOUT);
+            // A futex word must be 4-aligned: the kernel answers EINVAL (22), which the caller now sees.
+            assertThat(Futex.instance().orElseThrow().waitShared(word.asSlice(1), 1, TimeUnit.MILLISECONDS.toNanos(1))).isEqualTo(-22);
+        }
+    }
+
+    @Test
     void aWaitOnAWordThatDiffersReturnsAtOnceAndAWakeWithoutSleepersWakesNone() throws Exception
     {
         try (Arena arena = Arena.ofShared())
@@ -42,7 +55,7 @@ class FutexTest
             final MemorySegment word = mapped(arena);
             INT.setVolatile(word, 0L, 0);
             // Sleeping "while it holds 1" on a word holding 0: the kernel refuses at once (EAGAIN).
-            assertThat(Futex.instance().orElseThrow().waitShared(word, 1, TimeUnit.SECONDS.toNanos(30))).isEqualTo(-1);
+            assertThat(Futex.instance().orElseThrow().waitShared(word, 1, TimeUnit.SECONDS.toNanos(30))).isEqualTo(-Futex.EAGAIN);
             assertThat(Futex.instance().orElseThrow().wakeShared(word, Integer.MAX_VALUE)).isZero();
         }
     }
@@ -77,7 +90,7 @@ class FutexTest
                 sleeper.join(10);
             }
             assertThat(sleeper.isAlive()).isFalse();
-            assertThat(result.get()).as("woken (0), or it saw the word change (-1), or it never slept").isIn(0, -1, Integer.MIN_VALUE);
+            assertThat(result.get()).as("woken (0), or it saw the word change (-EAGAIN), or it never slept").isIn(0, -Futex.EAGAIN, Integer.MIN_VALUE);
         }
     }
 
