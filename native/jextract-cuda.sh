@@ -32,6 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$jextract" --output "$tmp" --target-package "$pkg" --header-class-name cudart_h \
     --include-function cudaGetDeviceCount --include-function cudaGetErrorString \
     --include-function cudaRuntimeGetVersion --include-function cudaDriverGetVersion --include-function cudaSetDevice \
+    --include-function cudaMalloc --include-function cudaFree \
     --include-function cudaHostRegister --include-function cudaHostUnregister \
     --include-function cudaStreamCreateWithFlags --include-function cudaStreamDestroy --include-function cudaStreamSynchronize \
     --include-function cudaMemcpyAsync --include-function cudaMemcpy2DAsync \

@@ -41,7 +41,7 @@ public final class Cuda
 
     /** The functions the front needs before it reports a device; the batch copy is optional. */
     static final List<String> REQUIRED_SYMBOLS = List.of("cudaGetDeviceCount", "cudaGetErrorString", "cudaRuntimeGetVersion",
-        "cudaDriverGetVersion", "cudaSetDevice", "cudaHostRegister", "cudaHostUnregister", "cudaStreamCreateWithFlags",
+        "cudaDriverGetVersion", "cudaSetDevice", "cudaMalloc", "cudaFree", "cudaHostRegister", "cudaHostUnregister", "cudaStreamCreateWithFlags",
         "cudaStreamDestroy", "cudaStreamSynchronize", "cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaEventCreateWithFlags",
         "cudaEventRecord", "cudaEventQuery", "cudaEventSynchronize", "cudaEventDestroy", "cudaIpcGetMemHandle",
         "cudaIpcOpenMemHandle", "cudaIpcCloseMemHandle");
@@ -239,6 +239,26 @@ public final class Cuda
     public void setDevice(final int device)
     {
         check("cudaSetDevice", cudaSetDevice(device));
+    }
+
+    /**
+     * Allocates device memory on the calling thread's device. The engine itself copies into
+     * allocations its clients export ({@link #ipcOpenMemHandle}); this is for tests and tools.
+     *
+     * @param bytes size
+     * @return the device pointer
+     */
+    public long malloc(final long bytes)
+    {
+        final MemorySegment out = scratch.get();
+        check("cudaMalloc", cudaMalloc(out, bytes));
+        return out.get(ValueLayout.ADDRESS, 0).address();
+    }
+
+    /** @param devicePointer a pointer from {@link #malloc} */
+    public void free(final long devicePointer)
+    {
+        check("cudaFree", cudaFree(MemorySegment.ofAddress(devicePointer)));
     }
 
     /**

@@ -266,6 +266,97 @@ public class cudart_h {
         }
     }
 
+    private static class cudaMalloc {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            C_INT,
+            C_POINTER,
+            C_LONG
+        );
+
+        static final String ADDR_NAME = "cudaMalloc";
+
+        public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
+
+        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+    }
+
+    /**
+     * Function descriptor for: cudaMalloc
+     */
+    public static FunctionDescriptor cudaMalloc$descriptor() {
+        return cudaMalloc.DESC;
+    }
+
+    /**
+     * Downcall method handle for: cudaMalloc
+     */
+    public static MethodHandle cudaMalloc$handle() {
+        return cudaMalloc.HANDLE;
+    }
+
+    /**
+     * Address for: cudaMalloc
+     */
+    public static MemorySegment cudaMalloc$address() {
+        return cudaMalloc.ADDR;
+    }
+
+    public static int cudaMalloc(MemorySegment devPtr, long size) {
+        var mh$ = cudaMalloc.HANDLE;
+        try {
+            return (int)mh$.invokeExact(devPtr, size);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class cudaFree {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            C_INT,
+            C_POINTER
+        );
+
+        static final String ADDR_NAME = "cudaFree";
+
+        public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
+
+        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+    }
+
+    /**
+     * Function descriptor for: cudaFree
+     */
+    public static FunctionDescriptor cudaFree$descriptor() {
+        return cudaFree.DESC;
+    }
+
+    /**
+     * Downcall method handle for: cudaFree
+     */
+    public static MethodHandle cudaFree$handle() {
+        return cudaFree.HANDLE;
+    }
+
+    /**
+     * Address for: cudaFree
+     */
+    public static MemorySegment cudaFree$address() {
+        return cudaFree.ADDR;
+    }
+
+    public static int cudaFree(MemorySegment devPtr) {
+        var mh$ = cudaFree.HANDLE;
+        try {
+            return (int)mh$.invokeExact(devPtr);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class cudaHostRegister {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             C_INT,
