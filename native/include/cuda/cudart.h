@@ -4,9 +4,10 @@
  *
  * Copied from the CUDA 13.0 toolkit headers (/usr/local/cuda-13.0/include/cuda_runtime_api.h and
  * driver_types.h), with the export macros (CUDARTAPI, __host__, __dv) dropped and only the
- * declarations, types and constants kvtier uses kept. The layouts are checked against the real
- * headers by CudaAbiTest (native/src/test), so an edit here that drifts from them fails the build
- * wherever the toolkit headers are installed.
+ * declarations, types and constants kvtier uses kept. CudaAbiTest (native/src/test) compiles these
+ * function declarations after the real headers, where gcc rejects any that conflicts, checks that the
+ * Java bindings have the same arities, and compares struct layouts and constants; so an edit here that
+ * drifts from the toolkit fails the build wherever its headers are installed.
  *
  * cudaMemcpyBatchAsync appears twice: CUDA 12.8 and 12.9 declare it with a failIdx argument before
  * the stream, 13.0 without it. Both resolve to the same symbol; the caller picks the signature from

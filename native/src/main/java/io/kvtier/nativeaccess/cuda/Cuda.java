@@ -46,6 +46,30 @@ public final class Cuda
         "cudaEventRecord", "cudaEventQuery", "cudaEventSynchronize", "cudaEventDestroy", "cudaIpcGetMemHandle",
         "cudaIpcOpenMemHandle", "cudaIpcCloseMemHandle");
 
+    /** Which {@code cudaMemcpyBatchAsync} a runtime version has. */
+    public enum BatchCopy
+    {
+        /** None: before CUDA 12.8. */
+        NONE,
+        /** CUDA 12.8 and 12.9: nine arguments, a {@code size_t *failIdx} before the stream. */
+        WITH_FAIL_INDEX,
+        /** CUDA 13.0 and later: eight arguments. */
+        WITHOUT_FAIL_INDEX;
+
+        /**
+         * @param runtimeVersion {@code cudaRuntimeGetVersion}, e.g. 12080
+         * @return the signature that version exports
+         */
+        public static BatchCopy forRuntime(final int runtimeVersion)
+        {
+            if (runtimeVersion >= BATCH_WITHOUT_FAIL_INDEX_VERSION)
+            {
+                return WITHOUT_FAIL_INDEX;
+            }
+            return runtimeVersion >= BATCH_FIRST_VERSION ? WITH_FAIL_INDEX : NONE;
+        }
+    }
+
     /** Whether devices are usable, and if not, why. */
     public enum Availability
     {
@@ -85,10 +109,10 @@ public final class Cuda
             return availability == Availability.DEVICES;
         }
 
-        /** @return whether the runtime supports {@code cudaMemcpyBatchAsync} */
-        public boolean hasBatchCopy()
+        /** @return which {@code cudaMemcpyBatchAsync} the runtime has */
+        public BatchCopy batchCopy()
         {
-            return runtimeVersion >= BATCH_FIRST_VERSION;
+            return BatchCopy.forRuntime(runtimeVersion);
         }
     }
 
@@ -117,7 +141,7 @@ public final class Cuda
     private Cuda(final Discovery discovery)
     {
         this.discovery = discovery;
-        this.batchPresent = discovery.hasBatchCopy() && CudartLibrary.lookup().find("cudaMemcpyBatchAsync").isPresent();
+        this.batchPresent = discovery.batchCopy() != BatchCopy.NONE && CudartLibrary.lookup().find("cudaMemcpyBatchAsync").isPresent();
     }
 
     /** @return this process's device discovery, run once */
@@ -372,7 +396,7 @@ public final class Cuda
         final MemorySegment attrsIdxs = scratch.allocate(ValueLayout.JAVA_LONG);
         attrsIdxs.set(ValueLayout.JAVA_LONG, 0, 0L);
         final int rc;
-        if (discovery.runtimeVersion() >= BATCH_WITHOUT_FAIL_INDEX_VERSION)
+        if (discovery.batchCopy() == BatchCopy.WITHOUT_FAIL_INDEX)
         {
             rc = cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, 1L, stream.handle());
         }

@@ -10,12 +10,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.lang.foreign.FunctionDescriptor;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -135,6 +140,78 @@ class CudaAbiTest
         }
         // The headers' version decides which cudaMemcpyBatchAsync they declare; the bindings carry both.
         assertThat(c.get("CUDART_VERSION")).isGreaterThanOrEqualTo(12000L);
+    }
+
+    /** A function of the trimmed header: its C text, name and parameter count. */
+    private record Declaration(String text, String name, int parameters, boolean returnsPointer)
+    {
+    }
+
+    private static List<Declaration> trimmedHeaderFunctions() throws IOException
+    {
+        // Maven runs the tests in the module's directory.
+        final String header = Files.readString(Path.of("include/cuda/cudart.h"));
+        final String functions = header.substring(header.indexOf("/* cuda_runtime_api.h */"));
+        final Matcher m = Pattern.compile("(cudaError_t|const char \\*)\\s*(\\w+)\\(([^)]*)\\);").matcher(functions);
+        final List<Declaration> declarations = new ArrayList<>();
+        while (m.find())
+        {
+            final String parameters = m.group(3).strip();
+            final int count = parameters.isEmpty() || parameters.equals("void") ? 0 : parameters.split(",").length;
+            declarations.add(new Declaration(m.group(), m.group(2), count, m.group(1).startsWith("const char")));
+        }
+        return declarations;
+    }
+
+    @Test
+    void shouldDeclareEveryFunctionAsTheToolkitsHeadersDo(@TempDir final Path dir) throws Exception
+    {
+        final Optional<Path> include = cudaInclude();
+        Assumptions.assumeTrue(include.isPresent(),
+            "skipped: the CUDA runtime headers (cuda_runtime_api.h) are not under /usr/local/cuda*/include; install NVIDIA's "
+                + "cuda-cudart-dev-13-0 package (or the CUDA toolkit) to check the bindings against them");
+        final List<Declaration> declarations = trimmedHeaderFunctions();
+        assertThat(declarations).extracting(Declaration::name).contains("cudaGetDeviceCount", "cudaMemcpyBatchAsync",
+            "cudaMemcpyBatchAsync_v12080", "cudaIpcOpenMemHandle");
+
+        // C accepts a second declaration of a function only when its type is compatible with the first,
+        // so gcc rejects ("conflicting types") any trimmed declaration that drifted from the toolkit's.
+        final StringBuilder source = new StringBuilder("#include <cuda_runtime_api.h>\n#include <stdio.h>\n");
+        for (final Declaration declaration : declarations)
+        {
+            if (declaration.name().equals("cudaMemcpyBatchAsync"))
+            {
+                source.append("#if CUDART_VERSION >= 13000\n").append(declaration.text()).append("\n#endif\n");
+            }
+            else if (declaration.name().equals("cudaMemcpyBatchAsync_v12080"))
+            {
+                source.append("#if CUDART_VERSION >= 12080 && CUDART_VERSION < 13000\n")
+                    .append(declaration.text().replace("cudaMemcpyBatchAsync_v12080", "cudaMemcpyBatchAsync")).append("\n#endif\n");
+            }
+            else
+            {
+                source.append(declaration.text()).append('\n');
+            }
+        }
+        source.append("int main(void) { printf(\"declarations %d\\n\", ").append(declarations.size()).append("); return 0; }\n");
+
+        final Map<String, Long> c = AbiProbe.run(dir, "cuda_decls", source.toString(), "-I" + include.get());
+
+        assertThat(c.get("declarations")).isEqualTo((long)declarations.size());
+    }
+
+    @Test
+    void shouldBindEveryFunctionWithTheTrimmedHeadersArity() throws Exception
+    {
+        Assumptions.assumeTrue(CudartLibrary.loaded().symbols().isPresent(),
+            () -> "skipped: the bindings look their symbols up on first use and no libcudart is here: " + CudartLibrary.location());
+        for (final Declaration declaration : trimmedHeaderFunctions())
+        {
+            final FunctionDescriptor descriptor = (FunctionDescriptor)cudart_h.class.getMethod(declaration.name() + "$descriptor").invoke(null);
+            assertThat(descriptor.argumentLayouts()).as(declaration.name()).hasSize(declaration.parameters());
+            assertThat(descriptor.returnLayout()).as(declaration.name())
+                .contains(declaration.returnsPointer() ? cudart_h.C_POINTER : cudart_h.C_INT);
+        }
     }
 
     private static long fact(final Map<String, Long> facts, final String name)

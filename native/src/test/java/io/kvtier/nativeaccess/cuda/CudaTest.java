@@ -75,6 +75,16 @@ class CudaTest
     }
 
     @Test
+    void shouldChooseTheBatchCopySignatureByRuntimeVersion()
+    {
+        assertThat(Cuda.BatchCopy.forRuntime(12060)).isEqualTo(Cuda.BatchCopy.NONE);
+        assertThat(Cuda.BatchCopy.forRuntime(12080)).isEqualTo(Cuda.BatchCopy.WITH_FAIL_INDEX);
+        assertThat(Cuda.BatchCopy.forRuntime(12090)).isEqualTo(Cuda.BatchCopy.WITH_FAIL_INDEX);
+        assertThat(Cuda.BatchCopy.forRuntime(13000)).isEqualTo(Cuda.BatchCopy.WITHOUT_FAIL_INDEX);
+        assertThat(Cuda.BatchCopy.forRuntime(13020)).isEqualTo(Cuda.BatchCopy.WITHOUT_FAIL_INDEX);
+    }
+
+    @Test
     void shouldFormatVersionsAsMajorDotMinor()
     {
         assertThat(Cuda.version(13000)).isEqualTo("13.0");
