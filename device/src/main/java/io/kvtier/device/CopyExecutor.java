@@ -1,6 +1,9 @@
 package io.kvtier.device;
 
+import io.kvtier.nativeaccess.cuda.Cuda;
+
 import java.lang.foreign.MemorySegment;
+import java.util.Optional;
 
 /**
  * Runs copy plans between device memory and host memory (the pool mapping).
@@ -50,11 +53,11 @@ public interface CopyExecutor extends AutoCloseable
      */
     static CopyExecutor open(final int device, final MemorySegment emulatedDeviceMemory)
     {
-        final var cuda = io.kvtier.nativeaccess.cuda.Cuda.instance();
+        final Optional<Cuda> cuda = Cuda.instance();
         if (cuda.isPresent())
         {
             return new CudaCopyExecutor(cuda.get(), device);
         }
-        return new EmulatedCopyExecutor(emulatedDeviceMemory, io.kvtier.nativeaccess.cuda.Cuda.discovery().reason());
+        return new EmulatedCopyExecutor(emulatedDeviceMemory, Cuda.discovery().reason());
     }
 }

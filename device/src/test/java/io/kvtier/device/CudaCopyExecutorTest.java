@@ -39,11 +39,13 @@ class CudaCopyExecutorTest
         final int valid = 11;
         final int block = 2;
         final int target = 0;
-        final CudaCopyExecutor executor = new CudaCopyExecutor(cuda, 0);
-        final long deviceBase = cuda.malloc(KvFixtures.layout(kind, shape, BLOCKS, 1).extent());
-        try (Arena arena = Arena.ofShared(); CudaStream setup = cuda.createStream(cudart_h.cudaStreamNonBlocking()))
+        final LayerFirstLayout layout = KvFixtures.layout(kind, shape, BLOCKS, 1);
+        final long deviceBase = cuda.malloc(layout.extent());
+        // Closed in reverse: the stream, then the executor (which unregisters the host memory), then the memory.
+        try (Arena arena = Arena.ofShared();
+             CudaCopyExecutor executor = new CudaCopyExecutor(cuda, 0);
+             CudaStream setup = cuda.createStream(cudart_h.cudaStreamNonBlocking()))
         {
-            final LayerFirstLayout layout = KvFixtures.layout(kind, shape, BLOCKS, 1);
             final long pageOffset = 4096;
             final MemorySegment staging = arena.allocate(layout.extent(), 4096);
             final MemorySegment host = arena.allocate(pageOffset + shape.pageBytes(), 4096);
@@ -72,7 +74,6 @@ class CudaCopyExecutorTest
             setup.synchronize();
             assertThat(KvFixtures.firstDifference(staging, KvFixtures.expectedDevice(staging.byteSize(), layout, block, target, valid)))
                 .isEqualTo(-1);
-            executor.close();
         }
         finally
         {

@@ -156,6 +156,10 @@ public final class Cuda
         return Holder.INSTANCE;
     }
 
+    /**
+     * Runs discovery. The calls go through the bindings, which use the process's library
+     * ({@link CudartLibrary#loaded()}): pass that, or a missing one (as tests do) to see its report.
+     */
     static Discovery discover(final CudartLibrary.Loaded loaded)
     {
         final Optional<String> denied = NativeAccess.unavailableReason();
