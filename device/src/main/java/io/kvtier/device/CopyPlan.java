@@ -3,9 +3,8 @@ package io.kvtier.device;
 import java.util.List;
 
 /**
- * The copies that move one block between the layer-first device buffers and a page-first pool page,
- * in ascending host order. Destination ranges never overlap, so the copies may run in any order or
- * all at once.
+ * The copies that move blocks between the layer-first device buffers and page-first pool pages.
+ * Destination ranges never overlap, so the copies may run in any order or all at once.
  *
  * @param direction which way the bytes go
  * @param ops       the copies

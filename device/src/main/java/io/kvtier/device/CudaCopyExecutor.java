@@ -9,6 +9,7 @@ import io.kvtier.nativeaccess.cuda.gen.cudart_h;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,7 +21,9 @@ import java.util.List;
  *
  * <p>Host memory must be registered ({@link #registerHost}) so the copies are DMA from pinned pages
  * and truly asynchronous; an unregistered pageable source would make the runtime stage it
- * synchronously. Used by one thread at a time, like the stream it owns.
+ * synchronously. Used by one thread at a time, like the stream it owns; the batch arrays and the
+ * events of closed completions are reused, so a steady stream of plans allocates only the
+ * completion objects.
  */
 public final class CudaCopyExecutor implements CopyExecutor
 {
@@ -28,6 +31,11 @@ public final class CudaCopyExecutor implements CopyExecutor
     private final CudaStream stream;
     private final String description;
     private final List<MemorySegment> registered = new ArrayList<>();
+    /** Events whose completion was closed, recorded again by later plans instead of created anew. */
+    private final ArrayDeque<CudaEvent> idleEvents = new ArrayDeque<>();
+    private MemorySegment batchDsts = MemorySegment.NULL;
+    private MemorySegment batchSrcs = MemorySegment.NULL;
+    private MemorySegment batchSizes = MemorySegment.NULL;
 
     /**
      * @param cuda   the front
@@ -69,9 +77,11 @@ public final class CudaCopyExecutor implements CopyExecutor
     {
         final boolean toHost = plan.direction() == CopyDirection.TO_HOST;
         final int kind = toHost ? cudart_h.cudaMemcpyDeviceToHost() : cudart_h.cudaMemcpyHostToDevice();
-        final List<CopyOp> contiguous = new ArrayList<>();
-        for (final CopyOp op : plan.ops())
+        final List<CopyOp> ops = plan.ops();
+        int contiguous = 0;
+        for (int i = 0; i < ops.size(); i++)
         {
+            final CopyOp op = ops.get(i);
             // The runtime gets raw addresses: check the host side against the segment here, as a
             // MemorySegment copy would.
             final long hostEnd = op.hostOffset() + (op.height() - 1) * op.hostPitch() + op.width();
@@ -79,58 +89,59 @@ public final class CudaCopyExecutor implements CopyExecutor
             {
                 throw new IndexOutOfBoundsException("copy " + op + " reaches past the host segment of " + host.byteSize() + " bytes");
             }
-            if (op.isContiguous())
-            {
-                contiguous.add(op);
-                continue;
-            }
+            contiguous += op.isContiguous() ? 1 : 0;
+        }
+        final boolean batched = contiguous > 1 && cuda.hasBatchCopy();
+        if (batched)
+        {
+            ensureBatchCapacity(contiguous);
+        }
+        int n = 0;
+        for (int i = 0; i < ops.size(); i++)
+        {
+            final CopyOp op = ops.get(i);
             final long device = deviceBase + op.deviceAddress();
             final long hostAddress = host.address() + op.hostOffset();
-            if (toHost)
+            final long dst = toHost ? hostAddress : device;
+            final long src = toHost ? device : hostAddress;
+            if (!op.isContiguous())
             {
-                cuda.memcpy2DAsync(hostAddress, op.hostPitch(), device, op.devicePitch(), op.width(), op.height(), kind, stream);
+                final long dstPitch = toHost ? op.hostPitch() : op.devicePitch();
+                final long srcPitch = toHost ? op.devicePitch() : op.hostPitch();
+                cuda.memcpy2DAsync(dst, dstPitch, src, srcPitch, op.width(), op.height(), kind, stream);
+            }
+            else if (batched)
+            {
+                batchDsts.setAtIndex(ValueLayout.JAVA_LONG, n, dst);
+                batchSrcs.setAtIndex(ValueLayout.JAVA_LONG, n, src);
+                batchSizes.setAtIndex(ValueLayout.JAVA_LONG, n, op.width());
+                n++;
             }
             else
             {
-                cuda.memcpy2DAsync(device, op.devicePitch(), hostAddress, op.hostPitch(), op.width(), op.height(), kind, stream);
+                cuda.memcpyAsync(dst, src, op.width(), kind, stream);
             }
         }
-        if (contiguous.size() > 1 && cuda.hasBatchCopy())
+        if (batched)
         {
-            batch(contiguous, toHost, deviceBase, host);
+            cuda.memcpyBatchAsync(batchDsts, batchSrcs, batchSizes, n, stream);
         }
-        else
-        {
-            for (final CopyOp op : contiguous)
-            {
-                final long device = deviceBase + op.deviceAddress();
-                final long hostAddress = host.address() + op.hostOffset();
-                cuda.memcpyAsync(toHost ? hostAddress : device, toHost ? device : hostAddress, op.width(), kind, stream);
-            }
-        }
-        final CudaEvent event = cuda.createEvent(cudart_h.cudaEventDisableTiming());
+        final CudaEvent event = idleEvents.isEmpty() ? cuda.createEvent(cudart_h.cudaEventDisableTiming()) : idleEvents.pop();
         event.record(stream);
-        return new EventCompletion(event);
+        return new EventCompletion(event, idleEvents);
     }
 
-    private void batch(final List<CopyOp> ops, final boolean toHost, final long deviceBase, final MemorySegment host)
+    /** Grows the batch call's address and size arrays, which are reused from one plan to the next. */
+    private void ensureBatchCapacity(final int copies)
     {
-        // The runtime reads the arrays during the call, so they live only as long as it.
-        try (Arena arena = Arena.ofConfined())
+        if (batchDsts.byteSize() < copies * (long)Long.BYTES)
         {
-            final MemorySegment dsts = arena.allocate(ValueLayout.ADDRESS, ops.size());
-            final MemorySegment srcs = arena.allocate(ValueLayout.ADDRESS, ops.size());
-            final MemorySegment sizes = arena.allocate(ValueLayout.JAVA_LONG, ops.size());
-            for (int i = 0; i < ops.size(); i++)
-            {
-                final CopyOp op = ops.get(i);
-                final MemorySegment device = MemorySegment.ofAddress(deviceBase + op.deviceAddress());
-                final MemorySegment hostAddress = MemorySegment.ofAddress(host.address() + op.hostOffset());
-                dsts.setAtIndex(ValueLayout.ADDRESS, i, toHost ? hostAddress : device);
-                srcs.setAtIndex(ValueLayout.ADDRESS, i, toHost ? device : hostAddress);
-                sizes.setAtIndex(ValueLayout.JAVA_LONG, i, op.width());
-            }
-            cuda.memcpyBatchAsync(dsts, srcs, sizes, ops.size(), stream, arena);
+            final long capacity = Math.max(copies, 2 * batchDsts.byteSize() / Long.BYTES);
+            final Arena arena = Arena.ofAuto();
+            // Pointers are 8 bytes on every platform this runs on (x86_64, aarch64), like size_t.
+            batchDsts = arena.allocate(ValueLayout.JAVA_LONG, capacity);
+            batchSrcs = arena.allocate(ValueLayout.JAVA_LONG, capacity);
+            batchSizes = arena.allocate(ValueLayout.JAVA_LONG, capacity);
         }
     }
 
@@ -149,17 +160,24 @@ public final class CudaCopyExecutor implements CopyExecutor
                 cuda.hostUnregister(host);
             }
             registered.clear();
+            while (!idleEvents.isEmpty())
+            {
+                idleEvents.pop().close();
+            }
         }
     }
 
     private static final class EventCompletion implements CopyCompletion
     {
         private final CudaEvent event;
+        private final ArrayDeque<CudaEvent> idle;
         private boolean done;
+        private boolean closed;
 
-        EventCompletion(final CudaEvent event)
+        EventCompletion(final CudaEvent event, final ArrayDeque<CudaEvent> idle)
         {
             this.event = event;
+            this.idle = idle;
         }
 
         @Override
@@ -185,8 +203,12 @@ public final class CudaCopyExecutor implements CopyExecutor
         @Override
         public void close()
         {
-            await();
-            event.close();
+            if (!closed)
+            {
+                await();
+                closed = true;
+                idle.push(event);
+            }
         }
     }
 }

@@ -99,6 +99,52 @@ class CopyPlannerTest
     }
 
     @Test
+    void shouldFoldConsecutiveBlocksOfUnrelatedAllocationsIntoOneStridedCopyPerSlot()
+    {
+        final long[] bases = new long[SHAPE.slots()];
+        for (int i = 0; i < bases.length; i++)
+        {
+            bases[i] = (bases.length - i) * 1_000_000L;
+        }
+        final LayerFirstLayout layout = LayerFirstLayout.separate(SHAPE, 10, bases);
+        final long page = SHAPE.pageBytes() + 4096;
+
+        final CopyPlan plan = CopyPlanner.plan(layout, new int[] {3, 4, 5}, new long[] {0, page, 2 * page}, 16, CopyDirection.TO_HOST);
+
+        // Slot by slot, block b+1 is S further on the device and a page further on the host.
+        assertThat(plan.ops()).hasSize(SHAPE.slots()).allSatisfy(op -> assertThat(op.height()).isEqualTo(3));
+        assertThat(plan.ops().get(0)).isEqualTo(new CopyOp(bases[0] + 3 * S, S, 0, page, S, 3));
+        assertThat(plan.totalBytes()).isEqualTo(3 * SHAPE.pageBytes());
+    }
+
+    @Test
+    void shouldKeepBlockByBlockCopiesWhenThatIsFewer()
+    {
+        final LayerFirstLayout layout = LayerFirstLayout.contiguous(SHAPE, 10, 0);
+        final long page = SHAPE.pageBytes();
+
+        final CopyPlan plan = CopyPlanner.plan(layout, new int[] {7, 2}, new long[] {5 * page, page}, 3, CopyDirection.TO_DEVICE);
+
+        assertThat(plan.ops()).containsExactly(
+            new CopyOp(7 * S, 10 * S, 5 * page, S, S, 8),
+            new CopyOp(2 * S, 10 * S, page, S, 3 * SHAPE.tokenBytes(), 8));
+    }
+
+    @Test
+    void shouldRefuseTwoCopiesIntoOneBlockOrOverlappingPages()
+    {
+        final LayerFirstLayout layout = LayerFirstLayout.contiguous(SHAPE, 10, 0);
+        final long page = SHAPE.pageBytes();
+
+        assertThatThrownBy(() -> CopyPlanner.plan(layout, new int[] {1, 1}, new long[] {0, page}, 16, CopyDirection.TO_DEVICE))
+            .hasMessageContaining("block=1 appears twice");
+        assertThatThrownBy(() -> CopyPlanner.plan(layout, new int[] {1, 2}, new long[] {page, 2 * page - 1}, 16, CopyDirection.TO_HOST))
+            .hasMessageContaining("closer than pageLength");
+        assertThatThrownBy(() -> CopyPlanner.plan(layout, new int[] {1, 2}, new long[] {0}, 16, CopyDirection.TO_HOST))
+            .hasMessageContaining("must be equal");
+    }
+
+    @Test
     void shouldRefuseABlockOrTokenCountOutsideTheLayout()
     {
         final LayerFirstLayout layout = LayerFirstLayout.contiguous(SHAPE, 2, 0);

@@ -109,18 +109,28 @@ final class KvFixtures
     /** The host segment after block {@code block}'s first {@code valid} tokens went to the page at {@code pageOffset}. */
     static byte[] expectedHost(final long hostBytes, final KvShape shape, final int block, final int valid, final long pageOffset)
     {
+        return expectedHost(hostBytes, shape, new int[] {block}, new long[] {pageOffset}, valid);
+    }
+
+    /** The host segment after each block went to its page, the last one's first {@code lastValid} tokens only. */
+    static byte[] expectedHost(final long hostBytes, final KvShape shape, final int[] blocks, final long[] pageOffsets, final int lastValid)
+    {
         final byte[] image = new byte[Math.toIntExact(hostBytes)];
         java.util.Arrays.fill(image, HOST_SENTINEL);
-        for (int l = 0; l < shape.layers(); l++)
+        for (int b = 0; b < blocks.length; b++)
         {
-            for (int t = 0; t < shape.tensorsPerLayer(); t++)
+            final int valid = b == blocks.length - 1 ? lastValid : shape.blockTokens();
+            for (int l = 0; l < shape.layers(); l++)
             {
-                for (int n = 0; n < valid; n++)
+                for (int t = 0; t < shape.tensorsPerLayer(); t++)
                 {
-                    final long at = pageOffset + KvPageDescriptor.tokenOffset(shape, l, t, n);
-                    for (long i = 0; i < shape.tokenBytes(); i++)
+                    for (int n = 0; n < valid; n++)
                     {
-                        image[Math.toIntExact(at + i)] = pattern(l, t, block, n, i);
+                        final long at = pageOffsets[b] + KvPageDescriptor.tokenOffset(shape, l, t, n);
+                        for (long i = 0; i < shape.tokenBytes(); i++)
+                        {
+                            image[Math.toIntExact(at + i)] = pattern(l, t, blocks[b], n, i);
+                        }
                     }
                 }
             }
@@ -131,18 +141,28 @@ final class KvFixtures
     /** Zeroed device memory after block {@code from}'s first {@code valid} tokens were loaded into block {@code to}. */
     static byte[] expectedDevice(final long deviceBytes, final LayerFirstLayout layout, final int from, final int to, final int valid)
     {
+        return expectedDevice(deviceBytes, layout, new int[] {from}, new int[] {to}, valid);
+    }
+
+    /** Zeroed device memory after each {@code from[i]} was loaded into {@code to[i]}, the last one's first {@code lastValid} tokens only. */
+    static byte[] expectedDevice(final long deviceBytes, final LayerFirstLayout layout, final int[] from, final int[] to, final int lastValid)
+    {
         final KvShape shape = layout.shape();
         final byte[] image = new byte[Math.toIntExact(deviceBytes)];
-        for (int l = 0; l < shape.layers(); l++)
+        for (int b = 0; b < from.length; b++)
         {
-            for (int t = 0; t < shape.tensorsPerLayer(); t++)
+            final int valid = b == from.length - 1 ? lastValid : shape.blockTokens();
+            for (int l = 0; l < shape.layers(); l++)
             {
-                for (int n = 0; n < valid; n++)
+                for (int t = 0; t < shape.tensorsPerLayer(); t++)
                 {
-                    final long at = layout.tokenAddress(l, t, to, n);
-                    for (long i = 0; i < shape.tokenBytes(); i++)
+                    for (int n = 0; n < valid; n++)
                     {
-                        image[Math.toIntExact(at + i)] = pattern(l, t, from, n, i);
+                        final long at = layout.tokenAddress(l, t, to[b], n);
+                        for (long i = 0; i < shape.tokenBytes(); i++)
+                        {
+                            image[Math.toIntExact(at + i)] = pattern(l, t, from[b], n, i);
+                        }
                     }
                 }
             }
@@ -159,11 +179,32 @@ final class KvFixtures
     /** Checks the plan's own properties: bytes, disjoint destinations, everything inside the page and the layout. */
     static void checkPlan(final CopyPlan plan, final LayerFirstLayout layout, final int valid, final long pageOffset)
     {
+        checkPlan(plan, layout, new long[] {pageOffset}, valid);
+    }
+
+    private static boolean coveredByPages(final long start, final long length, final long[] pageOffsets, final long pageBytes)
+    {
+        final long[] sorted = pageOffsets.clone();
+        java.util.Arrays.sort(sorted);
+        long at = start;
+        for (final long page : sorted)
+        {
+            if (page <= at && at < page + pageBytes)
+            {
+                at = page + pageBytes;
+            }
+        }
+        return at >= start + length;
+    }
+
+    /** The same for a plan of several blocks, each row inside the pages. */
+    static void checkPlan(final CopyPlan plan, final LayerFirstLayout layout, final long[] pageOffsets, final int lastValid)
+    {
         final KvShape shape = layout.shape();
-        final long expectedBytes = (long)shape.slots() * valid * shape.tokenBytes();
+        final long expectedBytes = (pageOffsets.length - 1) * shape.pageBytes() + (long)shape.slots() * lastValid * shape.tokenBytes();
         if (plan.totalBytes() != expectedBytes)
         {
-            throw new AssertionError("plan moves " + plan.totalBytes() + " bytes, the block has " + expectedBytes + ": " + plan);
+            throw new AssertionError("plan moves " + plan.totalBytes() + " bytes, the blocks have " + expectedBytes + ": " + plan);
         }
         final boolean toHost = plan.direction() == CopyDirection.TO_HOST;
         final List<long[]> destinations = new ArrayList<>();
@@ -173,9 +214,11 @@ final class KvFixtures
             {
                 final long device = op.deviceAddress() + row * op.devicePitch();
                 final long host = op.hostOffset() + row * op.hostPitch();
-                if (host < pageOffset || host + op.width() > pageOffset + shape.pageBytes())
+                // A row may run on from one page into the next when both sides are contiguous: check it
+                // against the pages' union.
+                if (!coveredByPages(host, op.width(), pageOffsets, shape.pageBytes()))
                 {
-                    throw new AssertionError("row " + row + " of " + op + " leaves the page at " + pageOffset);
+                    throw new AssertionError("row " + row + " of " + op + " is not inside the pages " + java.util.Arrays.toString(pageOffsets));
                 }
                 if (device < 0 || device + op.width() > layout.extent())
                 {

@@ -39,6 +39,10 @@ public final class Cuda
     /** The first runtime version with {@code cudaMemcpyBatchAsync}. */
     public static final int BATCH_FIRST_VERSION = 12080;
 
+    private static final long BATCH_ATTRS_IDX_OFFSET = 32;
+    private static final long BATCH_FAIL_IDX_OFFSET = 40;
+    private static final long BATCH_ARGS_LENGTH = 48;
+
     /** The functions the front needs before it reports a device; the batch copy is optional. */
     static final List<String> REQUIRED_SYMBOLS = List.of("cudaGetDeviceCount", "cudaGetErrorString", "cudaRuntimeGetVersion",
         "cudaDriverGetVersion", "cudaSetDevice", "cudaMalloc", "cudaFree", "cudaHostRegister", "cudaHostUnregister", "cudaStreamCreateWithFlags",
@@ -136,7 +140,10 @@ public final class Cuda
 
     private final Discovery discovery;
     private final boolean batchPresent;
+    /** Out-parameters of one call (a pointer or an int), per thread. */
     private final ThreadLocal<MemorySegment> scratch = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(64, 8));
+    /** The batch call's attribute (24 bytes), attribute index and fail index, per thread. */
+    private final ThreadLocal<MemorySegment> batchArgs = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(BATCH_ARGS_LENGTH, 8));
 
     private Cuda(final Discovery discovery)
     {
@@ -378,26 +385,27 @@ public final class Cuda
     /**
      * Queues {@code count} independent copies in one call (CUDA 12.8 and later), all with one attribute:
      * sources are read in stream order. Uses the 13.0 signature, or the 12.8/12.9 one with its
-     * {@code failIdx}, by the runtime version.
+     * {@code failIdx}, by the runtime version ({@link BatchCopy}).
      *
-     * @param dsts    {@code count} destination addresses
-     * @param srcs    {@code count} source addresses
-     * @param sizes   {@code count} lengths
-     * @param count   copies
-     * @param stream  a non-blocking stream (the batch call rejects the legacy default stream)
-     * @param scratch where the attribute and index arrays are written; must outlive the call only
+     * @param dsts   {@code count} destination addresses
+     * @param srcs   {@code count} source addresses
+     * @param sizes  {@code count} lengths
+     * @param count  copies
+     * @param stream a non-blocking stream (the batch call rejects the legacy default stream)
      */
     public void memcpyBatchAsync(final MemorySegment dsts, final MemorySegment srcs, final MemorySegment sizes, final long count,
-                                 final CudaStream stream, final Arena scratch)
+                                 final CudaStream stream)
     {
         if (!batchPresent)
         {
             throw new UnsupportedOperationException("cudaMemcpyBatchAsync needs CUDA 12.8 or newer; this runtime is "
                 + version(discovery.runtimeVersion()));
         }
-        final MemorySegment attrs = cudaMemcpyAttributes.allocate(scratch);
+        // The runtime reads the attribute and index arrays during the call only, so one per thread serves.
+        final MemorySegment args = batchArgs.get();
+        final MemorySegment attrs = args.asSlice(0, cudaMemcpyAttributes.sizeof());
         cudaMemcpyAttributes.srcAccessOrder(attrs, cudaMemcpySrcAccessOrderStream());
-        final MemorySegment attrsIdxs = scratch.allocate(ValueLayout.JAVA_LONG);
+        final MemorySegment attrsIdxs = args.asSlice(BATCH_ATTRS_IDX_OFFSET, Long.BYTES);
         attrsIdxs.set(ValueLayout.JAVA_LONG, 0, 0L);
         final int rc;
         if (discovery.batchCopy() == BatchCopy.WITHOUT_FAIL_INDEX)
@@ -406,7 +414,7 @@ public final class Cuda
         }
         else
         {
-            final MemorySegment failIdx = scratch.allocate(ValueLayout.JAVA_LONG);
+            final MemorySegment failIdx = args.asSlice(BATCH_FAIL_IDX_OFFSET, Long.BYTES);
             rc = cudaMemcpyBatchAsync_v12080(dsts, srcs, sizes, count, attrs, attrsIdxs, 1L, failIdx, stream.handle());
         }
         check("cudaMemcpyBatchAsync", rc);
