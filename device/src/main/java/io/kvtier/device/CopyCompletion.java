@@ -1,0 +1,17 @@
+package io.kvtier.device;
+
+/**
+ * The completion of a submitted plan: polled by the engine thread, or waited for.
+ */
+public interface CopyCompletion extends AutoCloseable
+{
+    /** @return whether every copy of the plan has finished */
+    boolean isDone();
+
+    /** Waits until every copy of the plan has finished. */
+    void await();
+
+    /** Releases what tracks the completion (a CUDA event); waits first if the copies are still running. */
+    @Override
+    void close();
+}

@@ -1,0 +1,214 @@
+package io.kvtier.device;
+
+import io.kvtier.nativeaccess.NativeAccess;
+import io.kvtier.nativeaccess.cuda.Cuda;
+import io.kvtier.nativeaccess.cuda.CudaEvent;
+import io.kvtier.nativeaccess.cuda.CudaStream;
+import io.kvtier.nativeaccess.cuda.gen.cudart_h;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs copy plans with the CUDA runtime on one non-blocking stream of one device: a strided copy is
+ * one {@code cudaMemcpy2DAsync}; the contiguous copies of a plan go in one
+ * {@code cudaMemcpyBatchAsync} where the runtime has it (12.8+), else one {@code cudaMemcpyAsync}
+ * each. An event recorded after the plan's copies is its completion.
+ *
+ * <p>Host memory must be registered ({@link #registerHost}) so the copies are DMA from pinned pages
+ * and truly asynchronous; an unregistered pageable source would make the runtime stage it
+ * synchronously. Used by one thread at a time, like the stream it owns; the batch arrays and the
+ * events of closed completions are reused, so a steady stream of plans allocates only the
+ * completion objects.
+ */
+public final class CudaCopyExecutor implements CopyExecutor
+{
+    private final Cuda cuda;
+    private final CudaStream stream;
+    private final String description;
+    private final List<MemorySegment> registered = new ArrayList<>();
+    /** Events whose completion was closed, recorded again by later plans instead of created anew. */
+    private final ArrayDeque<CudaEvent> idleEvents = new ArrayDeque<>();
+    private MemorySegment batchDsts = MemorySegment.NULL;
+    private MemorySegment batchSrcs = MemorySegment.NULL;
+    private MemorySegment batchSizes = MemorySegment.NULL;
+
+    /**
+     * @param cuda   the front
+     * @param device the device whose memory the plans address
+     */
+    public CudaCopyExecutor(final Cuda cuda, final int device)
+    {
+        this.cuda = cuda;
+        cuda.setDevice(device);
+        this.stream = cuda.createStream(cudart_h.cudaStreamNonBlocking());
+        this.description = "CUDA device " + device + " (" + cuda.info().reason() + "), "
+            + (cuda.hasBatchCopy() ? "contiguous copies batched with cudaMemcpyBatchAsync" : "one cudaMemcpyAsync per contiguous copy");
+        NativeAccess.logChoice("device tier", description);
+    }
+
+    @Override
+    public String description()
+    {
+        return description;
+    }
+
+    @Override
+    public boolean isDevice()
+    {
+        return true;
+    }
+
+    @Override
+    public void registerHost(final MemorySegment host)
+    {
+        if (cuda.hostRegister(host, cudart_h.cudaHostRegisterPortable()))
+        {
+            registered.add(host);
+        }
+    }
+
+    @Override
+    public CopyCompletion submit(final CopyPlan plan, final long deviceBase, final MemorySegment host)
+    {
+        final boolean toHost = plan.direction() == CopyDirection.TO_HOST;
+        final int kind = toHost ? cudart_h.cudaMemcpyDeviceToHost() : cudart_h.cudaMemcpyHostToDevice();
+        final List<CopyOp> ops = plan.ops();
+        int contiguous = 0;
+        for (int i = 0; i < ops.size(); i++)
+        {
+            final CopyOp op = ops.get(i);
+            // The runtime gets raw addresses: check the host side against the segment here, as a
+            // MemorySegment copy would.
+            final long hostEnd = op.hostOffset() + (op.height() - 1) * op.hostPitch() + op.width();
+            if (op.hostOffset() < 0 || hostEnd > host.byteSize())
+            {
+                throw new IndexOutOfBoundsException("copy " + op + " reaches past the host segment of " + host.byteSize() + " bytes");
+            }
+            contiguous += op.isContiguous() ? 1 : 0;
+        }
+        final boolean batched = contiguous > 1 && cuda.hasBatchCopy();
+        if (batched)
+        {
+            ensureBatchCapacity(contiguous);
+        }
+        int n = 0;
+        for (int i = 0; i < ops.size(); i++)
+        {
+            final CopyOp op = ops.get(i);
+            final long device = deviceBase + op.deviceAddress();
+            final long hostAddress = host.address() + op.hostOffset();
+            final long dst = toHost ? hostAddress : device;
+            final long src = toHost ? device : hostAddress;
+            if (!op.isContiguous())
+            {
+                final long dstPitch = toHost ? op.hostPitch() : op.devicePitch();
+                final long srcPitch = toHost ? op.devicePitch() : op.hostPitch();
+                cuda.memcpy2DAsync(dst, dstPitch, src, srcPitch, op.width(), op.height(), kind, stream);
+            }
+            else if (batched)
+            {
+                batchDsts.setAtIndex(ValueLayout.JAVA_LONG, n, dst);
+                batchSrcs.setAtIndex(ValueLayout.JAVA_LONG, n, src);
+                batchSizes.setAtIndex(ValueLayout.JAVA_LONG, n, op.width());
+                n++;
+            }
+            else
+            {
+                cuda.memcpyAsync(dst, src, op.width(), kind, stream);
+            }
+        }
+        if (batched)
+        {
+            cuda.memcpyBatchAsync(batchDsts, batchSrcs, batchSizes, n, stream);
+        }
+        final CudaEvent event = idleEvents.isEmpty() ? cuda.createEvent(cudart_h.cudaEventDisableTiming()) : idleEvents.pop();
+        event.record(stream);
+        return new EventCompletion(event, idleEvents);
+    }
+
+    /** Grows the batch call's address and size arrays, which are reused from one plan to the next. */
+    private void ensureBatchCapacity(final int copies)
+    {
+        if (batchDsts.byteSize() < copies * (long)Long.BYTES)
+        {
+            final long capacity = Math.max(copies, 2 * batchDsts.byteSize() / Long.BYTES);
+            final Arena arena = Arena.ofAuto();
+            // Pointers are 8 bytes on every platform this runs on (x86_64, aarch64), like size_t.
+            batchDsts = arena.allocate(ValueLayout.JAVA_LONG, capacity);
+            batchSrcs = arena.allocate(ValueLayout.JAVA_LONG, capacity);
+            batchSizes = arena.allocate(ValueLayout.JAVA_LONG, capacity);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        try
+        {
+            stream.synchronize();
+            stream.close();
+        }
+        finally
+        {
+            for (final MemorySegment host : registered)
+            {
+                cuda.hostUnregister(host);
+            }
+            registered.clear();
+            while (!idleEvents.isEmpty())
+            {
+                idleEvents.pop().close();
+            }
+        }
+    }
+
+    private static final class EventCompletion implements CopyCompletion
+    {
+        private final CudaEvent event;
+        private final ArrayDeque<CudaEvent> idle;
+        private boolean done;
+        private boolean closed;
+
+        EventCompletion(final CudaEvent event, final ArrayDeque<CudaEvent> idle)
+        {
+            this.event = event;
+            this.idle = idle;
+        }
+
+        @Override
+        public boolean isDone()
+        {
+            if (!done)
+            {
+                done = event.isComplete();
+            }
+            return done;
+        }
+
+        @Override
+        public void await()
+        {
+            if (!done)
+            {
+                event.synchronize();
+                done = true;
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            if (!closed)
+            {
+                await();
+                closed = true;
+                idle.push(event);
+            }
+        }
+    }
+}
