@@ -474,6 +474,13 @@ public final class io_uring_h
         return IORING_FEAT_SUBMIT_STABLE;
     }
 
+    private static final int IORING_FEAT_RW_CUR_POS = 1 << 3;
+    /** @return {@code IORING_FEAT_RW_CUR_POS}: Linux 5.6, the release that added {@code IORING_OP_READ} and {@code IORING_OP_WRITE} */
+    public static int IORING_FEAT_RW_CUR_POS()
+    {
+        return IORING_FEAT_RW_CUR_POS;
+    }
+
     // io_uring_register(2) opcodes
 
     private static final int IORING_REGISTER_BUFFERS = 0;
