@@ -64,4 +64,9 @@ interface FileStore
 
     /** @return how many times a write found its directory missing and made it; read by tests once writes are complete */
     long directoriesMade();
+
+    /** Releases what the store holds beyond its path buffers (a ring); called once its worker has stopped. */
+    default void close()
+    {
+    }
 }
