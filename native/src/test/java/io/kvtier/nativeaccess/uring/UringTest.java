@@ -311,6 +311,32 @@ class UringTest
     }
 
     @Test
+    void shouldReportAFullDeviceAsEnospcForThatWriteOnly() throws IOException
+    {
+        Assumptions.assumeTrue(Files.isWritable(Path.of("/dev/full")), "no /dev/full to write to");
+        try (Arena arena = Arena.ofConfined(); Uring ring = Uring.open(4))
+        {
+            final int full = libc.open(arena.allocateFrom("/dev/full"), LibC.O_WRONLY | LibC.O_CLOEXEC, 0);
+            final int good = open(arena, tmp.resolve("beside-full"), LibC.O_RDWR | LibC.O_CREAT);
+            try
+            {
+                final MemorySegment buffer = pattern(arena, 4096, 9);
+                final UringBatch batch = new UringBatch(2);
+                final int toFull = batch.addWrite(full, buffer, 0);
+                final int fine = batch.addWrite(good, buffer, 0);
+                ring.execute(batch);
+                assertThat(batch.result(toFull)).isEqualTo(-LibC.ENOSPC);
+                assertThat(batch.result(fine)).isEqualTo(4096);
+            }
+            finally
+            {
+                libc.close(full);
+                libc.close(good);
+            }
+        }
+    }
+
+    @Test
     void shouldReportAMisalignedDirectReadAsEinval() throws IOException
     {
         try (Arena arena = Arena.ofConfined(); Uring ring = Uring.open(4))
