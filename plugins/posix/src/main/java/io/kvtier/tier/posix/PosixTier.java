@@ -100,6 +100,7 @@ public final class PosixTier implements StorageTier
     private final boolean usesLibc;
     private final IoPath ioPath;
     private final String ioDescription;
+    private final String ioFallback;
     private final Set<TierCapability> capabilities;
     private final Worker[] workers;
     private final Thread[] threads;
@@ -205,6 +206,7 @@ public final class PosixTier implements StorageTier
                     + settings.io.settingValue + " cannot be used (" + why + "); falling back to io=" + path.settingValue);
             }
             this.ioPath = path;
+            this.ioFallback = path == settings.io ? "" : "fell back from " + settings.io.settingValue + ": " + why;
             this.usesLibc = path != IoPath.CHANNEL;
             this.ioDescription = switch (path)
             {
@@ -212,7 +214,7 @@ public final class PosixTier implements StorageTier
                     + " slice, not fixed buffers: the SPI passes per-key slices)";
                 case LIBC -> "libc (pread/pwrite from the pool slice, zero-copy)";
                 case CHANNEL -> "channel (FileChannel)";
-            } + (path == settings.io ? "" : "; fell back from " + settings.io.settingValue + ": " + why);
+            } + (ioFallback.isEmpty() ? "" : "; " + ioFallback);
             workers = new Worker[settings.ioThreads];
             for (int i = 0; i < workers.length; i++)
             {
@@ -676,6 +678,15 @@ public final class PosixTier implements StorageTier
     public String describeIo()
     {
         return ioDescription;
+    }
+
+    /** @return the I/O path first (with the reason of any fallback), then O_DIRECT and the directory: what {@code kvtier stat} shows */
+    @Override
+    public String describe()
+    {
+        // Short, with the fallback's reason before the rest: the pool keeps only the first 188 bytes.
+        return "io=" + ioPath.settingValue + (ioFallback.isEmpty() ? "" : " (" + ioFallback + ")")
+            + ", direct-io " + (directIo.active() ? "on" : "off") + ", dir=" + settings.dir;
     }
 
     @Override

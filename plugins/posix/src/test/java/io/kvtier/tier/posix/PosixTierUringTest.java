@@ -117,6 +117,7 @@ class PosixTierUringTest
         assertThat(tier.ioPath()).isEqualTo(IoPath.URING);
         assertThat(tier.describeIo()).startsWith("uring (one ring").doesNotContain("fell back");
         assertThat(tier.toString()).contains("io=uring");
+        assertThat(tier.describe()).startsWith("io=uring, direct-io off, dir=");
         assertThat(logger.messages(System.Logger.Level.INFO)).anySatisfy(line -> assertThat(line).contains("ready").contains("io path: uring"));
         roundTrip(tier, 3);
     }
@@ -128,6 +129,7 @@ class PosixTierUringTest
             "run Linux 5.6 or newer built with CONFIG_IO_URING=y"));
         assertThat(tier.ioPath()).isEqualTo(IoPath.LIBC);
         assertThat(tier.describeIo()).startsWith("libc").contains("fell back from uring").contains("ENOSYS").contains("CONFIG_IO_URING=y");
+        assertThat(tier.describe()).as("what kvtier stat shows").startsWith("io=libc (fell back from uring: io_uring unavailable: simulated");
         assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
             .contains("tier.t.io=uring cannot be used").contains("ENOSYS").contains("falling back to io=libc"));
         roundTrip(tier, 5);
