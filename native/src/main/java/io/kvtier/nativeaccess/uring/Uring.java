@@ -114,6 +114,8 @@ public final class Uring implements AutoCloseable
     private long[] bufferLength = new long[0];
     private int registeredFiles;
     private long fixedBufferOperations;
+    private long enterCalls;
+    private int largestSubmission;
     private boolean closed;
 
     private Uring(final int entries, final long maxSqeBytes)
@@ -418,8 +420,10 @@ public final class Uring implements AutoCloseable
         while (true)
         {
             final long rc = io_uring_enter(capturedState, ringFd, toSubmit, minComplete, flags, MemorySegment.NULL, 0);
+            enterCalls++;
             if (rc >= 0)
             {
+                largestSubmission = Math.max(largestSubmission, (int)rc);
                 sqSubmitted += (int)rc;
                 inFlight += (int)rc;
                 return (int)rc;
@@ -489,6 +493,18 @@ public final class Uring implements AutoCloseable
     public long fixedBufferOperations()
     {
         return fixedBufferOperations;
+    }
+
+    /** @return {@code io_uring_enter} calls made by {@link #submit}, since the ring was set up */
+    public long enterCalls()
+    {
+        return enterCalls;
+    }
+
+    /** @return the most SQEs one {@link #submit} handed to the kernel, since the ring was set up */
+    public int largestSubmission()
+    {
+        return largestSubmission;
     }
 
     /** @return submitted operations whose completion has not been reaped */

@@ -39,14 +39,14 @@ class LibcFileStore implements FileStore
     private static final int DIRECTORY_MODE = 0755;
     private static final int MAX_ATTEMPTS = 8;
 
-    private final LibC libc;
+    final LibC libc;
     private final PathLayout layout;
     private final boolean fsync;
-    private final DirectIo direct;
+    final DirectIo direct;
     private final IoErrorLog errors;
     private final long token;
     private final byte[] path;
-    private final MemorySegment pagePath;
+    final MemorySegment pagePath;
     private final MemorySegment tempPath;
     private final MemorySegment directoryPath;
     private int pageLength;
@@ -405,7 +405,7 @@ class LibcFileStore implements FileStore
         return directoriesMade;
     }
 
-    private void preparePagePath(final long keyHigh, final long keyLow)
+    void preparePagePath(final long keyHigh, final long keyLow)
     {
         pageLength = layout.writePagePath(keyHigh, keyLow, path);
         LibC.putCString(pagePath, 0, path, pageLength);

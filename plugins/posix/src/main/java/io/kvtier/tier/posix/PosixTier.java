@@ -797,6 +797,12 @@ public final class PosixTier implements StorageTier
         private final int consumerIndex;
         private final FileStore store;
         private final FileIndex.Victims victims = new FileIndex.Victims(VICTIMS_PER_ROUND);
+        private final int readBatch;
+        private final long[] readHigh;
+        private final long[] readLow;
+        private final MemorySegment[] readDestinations;
+        private final int[] readCommits;
+        private final TierStatus[] readStatuses;
 
         /**
          * @param consumerIndex the worker's index among the job queue's consumers
@@ -806,6 +812,12 @@ public final class PosixTier implements StorageTier
         {
             this.consumerIndex = consumerIndex;
             this.store = store;
+            readBatch = Math.max(1, store.readBatchSize());
+            readHigh = new long[readBatch];
+            readLow = new long[readBatch];
+            readDestinations = new MemorySegment[readBatch];
+            readCommits = new int[readBatch];
+            readStatuses = new TierStatus[readBatch];
         }
 
         /**
@@ -849,14 +861,23 @@ public final class PosixTier implements StorageTier
                         }
                     }
                 }
-                final int i = job.cursor.getAndIncrement();
+                // A read job's keys go in claims of the store's read batch (one io_uring submission for all); others one by one.
+                final int claim = job.operation == READ ? readBatch : 1;
+                final int i = claim == 1 ? job.cursor.getAndIncrement() : job.cursor.getAndAdd(claim);
                 if (i >= job.size)
                 {
                     job.release(1, jobPool);
                     job = null;
                     continue;
                 }
-                process(job.operation, job.batch, i);
+                if (claim == 1)
+                {
+                    process(job.operation, job.batch, i);
+                }
+                else
+                {
+                    readClaimed(job.batch, i, Math.min(i + claim, job.size));
+                }
                 if (!job.urgent && setAside == null)
                 {
                     final Job urgent = lanes.pollUrgent();
@@ -891,6 +912,70 @@ public final class PosixTier implements StorageTier
                 }
             }
             complete(batch, i, status);
+        }
+
+        /**
+         * Reads the keys {@code [from, to)} of a batch through {@link FileStore#readPages}, with the index
+         * bookkeeping of {@link #read} around each, and completes them.
+         */
+        private void readClaimed(final TierBatch batch, final int from, final int to)
+        {
+            final int count = to - from;
+            try
+            {
+                if (closed)
+                {
+                    for (int k = 0; k < count; k++)
+                    {
+                        complete(batch, from + k, TierStatus.CLOSED);
+                    }
+                    return;
+                }
+                for (int k = 0; k < count; k++)
+                {
+                    readHigh[k] = batch.keyHigh(from + k);
+                    readLow[k] = batch.keyLow(from + k);
+                    readDestinations[k] = batch.segment(from + k);
+                }
+                synchronized (indexLock)
+                {
+                    for (int k = 0; k < count; k++)
+                    {
+                        readCommits[k] = index.commitOf(readHigh[k], readLow[k]);
+                    }
+                }
+                store.readPages(readHigh, readLow, readDestinations, count, readStatuses);
+            }
+            catch (final RuntimeException ex)
+            {
+                for (int k = 0; k < count; k++)
+                {
+                    readStatuses[k] = readStatuses[k] == null ? TierStatus.IO_ERROR : readStatuses[k];
+                }
+                if (errors.shouldLog())
+                {
+                    logger.log(System.Logger.Level.ERROR, "posix tier " + name + ": unexpected failure reading keys " + from + " to "
+                        + (to - 1) + " -> IO_ERROR", ex);
+                }
+            }
+            for (int k = 0; k < count; k++)
+            {
+                final TierStatus status = readStatuses[k] == null ? TierStatus.IO_ERROR : readStatuses[k];
+                if (status == TierStatus.OK)
+                {
+                    synchronized (indexLock)
+                    {
+                        index.touch(readHigh[k], readLow[k]);
+                    }
+                }
+                else if (status == TierStatus.NOT_FOUND && readCommits[k] != 0)
+                {
+                    forget(readHigh[k], readLow[k], readCommits[k]);
+                }
+                readStatuses[k] = null;
+                readDestinations[k] = null;
+                complete(batch, from + k, status);
+            }
         }
 
         /** A shared directory's probe (or one the overflowed index cannot answer): a stat of the file. */

@@ -177,6 +177,55 @@ class PosixTierUringTest
     }
 
     @Test
+    void shouldReadAClaimOfPagesWithOneSubmissionAndGiveEachItsOwnStatus() throws Exception
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final Uring ring = Uring.open(UringFileStore.RING_ENTRIES);
+        final Arena arena = Arena.ofConfined();
+        resources.add(ring);
+        resources.add(arena);
+        final PathLayout layout = new PathLayout(tmp, 0);
+        final UringFileStore store = new UringFileStore(libc, ring, layout, arena, false, new DirectIo(false, logger),
+            new IoErrorLog(logger, 1, TimeUnit.SECONDS));
+        final int count = UringFileStore.RING_ENTRIES;
+        final long[] high = new long[count];
+        final long[] low = new long[count];
+        final MemorySegment[] destinations = new MemorySegment[count];
+        for (int k = 0; k < count; k++)
+        {
+            high[k] = 40 + k;
+            low[k] = k;
+            final MemorySegment source = arena.allocate(SIZE, 4096);
+            PageBytes.fill(source, 1000 + k);
+            assertThat(store.writeTemp(high[k], low[k], source)).isEqualTo(TierStatus.OK);
+            assertThat(store.publishTemp()).isEqualTo(TierStatus.OK);
+            destinations[k] = arena.allocate(SIZE, 4096);
+        }
+        Files.delete(layout.pagePath(high[2], low[2]));
+        try (var file = java.nio.channels.FileChannel.open(layout.pagePath(high[5], low[5]), java.nio.file.StandardOpenOption.WRITE))
+        {
+            file.truncate(SIZE / 2);
+        }
+
+        final TierStatus[] statuses = new TierStatus[count];
+        final long entersBefore = ring.enterCalls();
+        store.readPages(high, low, destinations, count, statuses);
+        assertThat(statuses).containsExactly(TierStatus.OK, TierStatus.OK, TierStatus.NOT_FOUND, TierStatus.OK, TierStatus.OK,
+            TierStatus.CORRUPT, TierStatus.OK, TierStatus.OK);
+        for (int k = 0; k < count; k++)
+        {
+            if (statuses[k] == TierStatus.OK)
+            {
+                PageBytes.assertContent(destinations[k], 1000 + k, "page " + k);
+            }
+        }
+        assertThat(ring.largestSubmission()).as("the six readable pages in one io_uring_enter").isEqualTo(6);
+        assertThat(ring.enterCalls() - entersBefore).isPositive();
+        assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
+            .contains("has " + SIZE / 2 + " bytes, expected " + SIZE + " -> CORRUPT"));
+    }
+
+    @Test
     void shouldReportAFullDiskAsNoSpaceForThatWrite() throws Exception
     {
         assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
