@@ -57,6 +57,7 @@ class PosixTierTest
     /** Which file I/O the tier uses. */
     enum Io
     {
+        URING,
         LIBC,
         CHANNEL
     }
@@ -93,13 +94,14 @@ class PosixTierTest
 
     private static StorageTierProvider provider(final Io io)
     {
-        return new PosixTierProvider(io == Io.LIBC);
+        return new PosixTierProvider(io != Io.CHANNEL);
     }
 
     private PosixTier open(final Io io, final ContractTierContext context, final Path dir, final String... settings)
     {
         final Map<String, String> config = new HashMap<>();
         config.put("dir", dir.toString());
+        config.put("io", io.name().toLowerCase(java.util.Locale.ROOT));
         for (int i = 0; i < settings.length; i += 2)
         {
             config.put(settings[i], settings[i + 1]);
