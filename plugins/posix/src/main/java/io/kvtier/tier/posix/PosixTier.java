@@ -200,6 +200,11 @@ public final class PosixTier implements StorageTier
                     path = IoPath.LIBC;
                 }
             }
+            String fixedBuffers = "";
+            if (path == IoPath.URING)
+            {
+                fixedBuffers = registerTransferMemory(rings, context);
+            }
             if (path != settings.io)
             {
                 logger.log(System.Logger.Level.WARNING, "posix tier " + name + ": " + config.qualified(PosixSettings.IO) + "="
@@ -210,8 +215,7 @@ public final class PosixTier implements StorageTier
             this.usesLibc = path != IoPath.CHANNEL;
             this.ioDescription = switch (path)
             {
-                case URING -> "uring (one ring of " + UringFileStore.RING_ENTRIES + " entries per I/O thread, page I/O from the pool"
-                    + " slice, not fixed buffers: the SPI passes per-key slices)";
+                case URING -> "uring (one ring of " + UringFileStore.RING_ENTRIES + " entries per I/O thread, " + fixedBuffers + ")";
                 case LIBC -> "libc (pread/pwrite from the pool slice, zero-copy)";
                 case CHANNEL -> "channel (FileChannel)";
             } + (ioFallback.isEmpty() ? "" : "; " + ioFallback);
@@ -314,6 +318,55 @@ public final class PosixTier implements StorageTier
                 rings[i] = null;
             }
         }
+    }
+
+    /** Registered buffers are at most 1 GiB each (the kernel's limit), so the region goes in frame-aligned chunks. */
+    private static final long MAX_FIXED_BUFFER = 1L << 30;
+
+    /**
+     * Registers the memory the engine moves pages through (its pool frames) as fixed buffers of every
+     * ring, so page reads and writes go as READ_FIXED/WRITE_FIXED and the kernel pins the pool once
+     * instead of per transfer. Failing that (RLIMIT_MEMLOCK, a kernel refusing the mapping), the rings
+     * keep moving bytes straight from the pool slices, unregistered, and the reason is logged.
+     *
+     * @return how the rings address page memory, for the tier's description
+     */
+    private String registerTransferMemory(final Uring[] rings, final TierContext context)
+    {
+        final java.util.Optional<MemorySegment> offered = context.transferMemory();
+        if (offered.isEmpty())
+        {
+            return "page I/O from the pool slices, not fixed buffers: the engine offered no transfer memory";
+        }
+        final MemorySegment region = offered.get();
+        final long chunk = Math.max(objectSize, MAX_FIXED_BUFFER / objectSize * objectSize);
+        final int count = (int)((region.byteSize() + chunk - 1) / chunk);
+        final MemorySegment[] buffers = new MemorySegment[count];
+        for (int c = 0; c < count; c++)
+        {
+            buffers[c] = region.asSlice(c * chunk, Math.min(chunk, region.byteSize() - c * chunk));
+        }
+        for (final Uring ring : rings)
+        {
+            final int rc = ring.registerBuffers(buffers);
+            if (rc < 0)
+            {
+                for (final Uring registered : rings)
+                {
+                    if (registered == ring)
+                    {
+                        break;
+                    }
+                    registered.unregisterBuffers();
+                }
+                final String why = "registering the " + (region.byteSize() >> 20) + " MiB of transfer memory as fixed buffers failed with errno "
+                    + -rc + (rc == -12 ? " (ENOMEM: RLIMIT_MEMLOCK is below it; raise ulimit -l, or give the engine CAP_IPC_LOCK)" : "");
+                logger.log(System.Logger.Level.WARNING, "posix tier " + name + ": " + why + "; page I/O goes from the pool slices unregistered");
+                return "page I/O from the pool slices, not fixed buffers: " + why;
+            }
+        }
+        return "fixed buffers: the " + (region.byteSize() >> 20) + " MiB of transfer memory in " + count + " registered buffer"
+            + (count == 1 ? "" : "s") + " per ring, READ_FIXED/WRITE_FIXED";
     }
 
     /**
@@ -678,6 +731,20 @@ public final class PosixTier implements StorageTier
     public String describeIo()
     {
         return ioDescription;
+    }
+
+    /** @return page transfers that went as READ_FIXED/WRITE_FIXED, over every worker's ring */
+    long fixedBufferOperations()
+    {
+        long operations = 0;
+        for (final Worker worker : workers)
+        {
+            if (worker.store instanceof UringFileStore uring)
+            {
+                operations += uring.fixedBufferOperations();
+            }
+        }
+        return operations;
     }
 
     /** @return the I/O path first (with the reason of any fallback), then O_DIRECT and the directory: what {@code kvtier stat} shows */

@@ -23,9 +23,10 @@ import java.lang.foreign.MemorySegment;
  * wrong. Writes stay one key at a time: each takes the key's place in the index and its stripe lock
  * for the rename.
  *
- * <p>The pool frames are not registered as fixed buffers: the SPI hands a tier one pool slice per
- * key ({@code TierBatch.segment}) and never the pool's whole segment, so there is nothing stable to
- * register once, and registering per key would cost a system call more than it saves. Page files are
+ * <p>The tier registers the engine's transfer memory (its pool frames, {@code TierContext.transferMemory})
+ * as fixed buffers of this ring at start, so a page slice inside it goes as READ_FIXED/WRITE_FIXED and
+ * the kernel does not pin and unpin its pages per transfer; a slice outside it, or every slice when the
+ * registration failed (RLIMIT_MEMLOCK), goes as a plain READ/WRITE from the same memory. Page files are
  * not registered as fixed files either: each is opened for one transfer and closed, so registration
  * would add two calls per page to save a file-table lookup.
  */
@@ -143,6 +144,12 @@ final class UringFileStore extends LibcFileStore
         batch.addFsync(fd, true);
         ring.execute(batch);
         return (int)batch.result(0);
+    }
+
+    /** @return page transfers this ring ran as READ_FIXED/WRITE_FIXED */
+    long fixedBufferOperations()
+    {
+        return ring.fixedBufferOperations();
     }
 
     @Override

@@ -71,6 +71,11 @@ class PosixTierUringTest
 
     private PosixTier open(final Supplier<UringAvailability> availability, final String... settings)
     {
+        return open(availability, null, settings);
+    }
+
+    private PosixTier open(final Supplier<UringAvailability> availability, final MemorySegment transferMemory, final String... settings)
+    {
         final Map<String, String> config = new HashMap<>();
         config.put("dir", tmp.resolve("tier").toString());
         for (int i = 0; i < settings.length; i += 2)
@@ -96,6 +101,12 @@ class PosixTierUringTest
             {
                 return logger;
             }
+
+            @Override
+            public java.util.Optional<MemorySegment> transferMemory()
+            {
+                return java.util.Optional.ofNullable(transferMemory);
+            }
         };
         final PosixTier tier = (PosixTier)new PosixTierProvider(true, availability).create(new TierConfig("t", config), context);
         tiers.add(tier);
@@ -120,6 +131,33 @@ class PosixTierUringTest
         assertThat(tier.describe()).startsWith("io=uring, direct-io off, dir=");
         assertThat(logger.messages(System.Logger.Level.INFO)).anySatisfy(line -> assertThat(line).contains("ready").contains("io path: uring"));
         roundTrip(tier, 3);
+    }
+
+    @Test
+    void shouldRegisterTheTransferMemoryAsFixedBuffersAndMovePagesInsideItWithFixedOperations()
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final PageArena pool = arena(8);
+        final PosixTier tier = open(Uring::availability, pool.region());
+        assumeTrue(tier.describeIo().contains("fixed buffers: "), () -> "registration refused here: " + tier.describeIo());
+        final List<PageKey> keys = List.of(new PageKey(77, 1), new PageKey(77, 2), new PageKey(77, 3));
+        final List<MemorySegment> sources = pool.slices(3, SIZE);
+        for (int i = 0; i < 3; i++)
+        {
+            PageBytes.fill(sources.get(i), 77 + i);
+        }
+        assertThat(await(tier, "write", keys, sources, true).statuses()).containsOnly(TierStatus.OK);
+        final RecordingTierBatch readBack = await(tier, "read", keys, pool.slices(3, SIZE), false);
+        assertThat(readBack.statuses()).containsOnly(TierStatus.OK);
+        for (int i = 0; i < 3; i++)
+        {
+            PageBytes.assertContent(readBack.slice(i), 77 + i, "key " + i);
+        }
+        assertThat(tier.fixedBufferOperations()).as("3 writes and 3 reads inside the registered memory").isGreaterThanOrEqualTo(6);
+
+        final long before = tier.fixedBufferOperations();
+        roundTrip(tier, 5); // slices of another arena: plain READ/WRITE, the same bytes
+        assertThat(tier.fixedBufferOperations()).as("slices outside the registered memory").isEqualTo(before);
     }
 
     @Test
