@@ -66,7 +66,7 @@ public final class BenchTierCommand implements Callable<Integer>
     @Option(names = "--ops", split = ",", paramLabel = "OP", description = "Which to report: write, read or both (a read case always writes its pages first). Default: write,read.")
     List<String> ops;
 
-    @Option(names = "--runs", defaultValue = "1", paramLabel = "N", description = "Runs per case, alternating with fio; medians are reported. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--runs", defaultValue = "1", paramLabel = "N", description = "Runs per case, alternating with fio; medians are reported (the ratio: the median of the runs' ratios). Default: ${DEFAULT-VALUE}.")
     int runs;
 
     @Option(names = "--max-batch", defaultValue = "" + TierBenchmark.DEFAULT_MAX_BATCH, paramLabel = "N",

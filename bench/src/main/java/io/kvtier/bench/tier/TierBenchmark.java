@@ -81,7 +81,7 @@ public final class TierBenchmark
      * @param queueDepths  keys in flight
      * @param caseBytes    bytes written (and read) per case: pages = max(this / page size, queue depth)
      * @param ops          {@code write} and/or {@code read}
-     * @param runs         times each case is measured, in alternating order with fio; medians are reported
+     * @param runs         times each case is measured, in alternating order with fio; medians are reported, and the ratio is the median of each run's ratio
      * @param maxBatch     most keys per batch
      * @param fioBinary    fio's name or path, or null to leave fio out
      */
@@ -152,8 +152,9 @@ public final class TierBenchmark
      * @param pages       objects per run
      * @param kvtierNanos median time of the tier's runs
      * @param fio         fio's figures (the median run's), or null without fio
+     * @param ratio       the median over runs of the tier's throughput over fio's in the same run, or NaN without fio
      */
-    public record Case(String op, long pageBytes, int queueDepth, int pages, long kvtierNanos, Fio.Figures fio)
+    public record Case(String op, long pageBytes, int queueDepth, int pages, long kvtierNanos, Fio.Figures fio, double ratio)
     {
         /** @return bytes moved per run */
         public long bytes()
@@ -179,11 +180,6 @@ public final class TierBenchmark
             return fio == null ? Double.NaN : fio.bytesPerSecond() / 1e6;
         }
 
-        /** @return the tier's throughput over fio's, or NaN without fio */
-        public double ratio()
-        {
-            return fio == null ? Double.NaN : kvtierMbs() / fioMbs();
-        }
     }
 
     /**
@@ -426,8 +422,20 @@ public final class TierBenchmark
                         for (final String op : plan.ops())
                         {
                             final boolean isWrite = op.equals("write");
-                            final Case c = new Case(op, pageSize, depth, pages, median(isWrite ? writeNanos : readNanos),
-                                fioMissing == null ? medianFigures(isWrite ? fioWrites : fioReads) : null);
+                            final long[] nanos = isWrite ? writeNanos : readNanos;
+                            final Fio.Figures[] fios = isWrite ? fioWrites : fioReads;
+                            double ratio = Double.NaN;
+                            if (fioMissing == null)
+                            {
+                                final double[] ratios = new double[plan.runs()];
+                                for (int run = 0; run < ratios.length; run++)
+                                {
+                                    ratios[run] = (double)pages * pageSize / Math.max(1, nanos[run]) * 1e9 / fios[run].bytesPerSecond();
+                                }
+                                Arrays.sort(ratios);
+                                ratio = ratios[(ratios.length - 1) / 2];
+                            }
+                            final Case c = new Case(op, pageSize, depth, pages, median(nanos), fioMissing == null ? medianFigures(fios) : null, ratio);
                             cases.add(c);
                             if (progress != null)
                             {
