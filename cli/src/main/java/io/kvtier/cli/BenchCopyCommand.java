@@ -22,9 +22,9 @@ import java.util.concurrent.Callable;
             + " libc memcpy called by FFM on the same slices.",
         "For each page size both loops are warmed up (compiled) first; then --rounds rounds each time a block of copies with each"
             + " method, in alternating order, so load from elsewhere on the machine falls on both alike. It prints the median GB/s of"
-            + " each and the median of the rounds' ratios (goal: at least " + PageCopyBenchmark.GOAL_RATIO + "). Every destination"
+            + " each, the median of the rounds' ratios (goal: at least " + PageCopyBenchmark.GOAL_RATIO + ") and each one's fastest block. Every destination"
             + " page is checked against its source at the end."},
-    footer = {"", "Examples:", "  kvtier bench copy", "  kvtier bench copy --json --page-sizes 64KiB,4MiB --rounds 60"})
+    footer = {"", "Examples:", "  kvtier bench copy", "  kvtier bench copy --json --page-sizes 64KiB,4MiB --rounds 500"})
 public final class BenchCopyCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -38,11 +38,11 @@ public final class BenchCopyCommand implements Callable<Integer>
         description = "About how large each page size's pool is (at least 4 pages): copies walk all of it. Default: ${DEFAULT-VALUE}.")
     ByteSize poolSize;
 
-    @Option(names = "--rounds", defaultValue = "30", paramLabel = "N", description = "Timed rounds per page size. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--rounds", defaultValue = "200", paramLabel = "N", description = "Timed rounds per page size. Default: ${DEFAULT-VALUE}.")
     int rounds;
 
-    @Option(names = "--block", defaultValue = "10ms", paramLabel = "DURATION",
-        description = "About how long one timed block of copies takes. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--block", defaultValue = "2ms", paramLabel = "DURATION",
+        description = "About how long one timed block of copies takes; short, so that on a loaded machine most rounds run undisturbed. Default: ${DEFAULT-VALUE}.")
     Duration block;
 
     @Option(names = "--dir", paramLabel = "DIR", description = "Where the pools go. Default: /dev/shm, or the temporary directory without it.")

@@ -24,7 +24,7 @@ class BenchCopyCommandTest
             .doesNotContainKey("results.2.page_bytes");
         for (int i = 0; i < 2; i++)
         {
-            for (final String key : new String[] {"kvtier_gb_s", "memcpy_gb_s", "ratio"})
+            for (final String key : new String[] {"kvtier_gb_s", "memcpy_gb_s", "ratio", "kvtier_best_gb_s", "memcpy_best_gb_s", "best_ratio"})
             {
                 final String value = json.get("results." + i + "." + key);
                 assertThat(value).as(key + " in %s", result.out()).isNotNull();
