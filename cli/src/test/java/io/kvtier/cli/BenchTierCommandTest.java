@@ -36,6 +36,7 @@ class BenchTierCommandTest
             assertThat(Double.parseDouble(json.get(at + "kvtier_iops"))).as(at + "kvtier_iops").isPositive();
         }
         assertThat(json).doesNotContainKey("results.4.op");
+        assertThat(json).as("no fio, no goal figures").containsEntry("goal.write.geomean_ratio", null).containsEntry("goal.read.cases", "0");
         try (var left = Files.list(dir))
         {
             assertThat(left).as("the run deletes what it made").isEmpty();

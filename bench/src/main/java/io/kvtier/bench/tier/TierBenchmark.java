@@ -194,6 +194,45 @@ public final class TierBenchmark
      */
     public record Result(Plan plan, Map<String, String> settings, Set<TierCapability> capabilities, String fioVersion, String fioMissing, List<Case> cases)
     {
+        /**
+         * @param op read or write
+         * @return the geometric mean of the ratios of the op's cases with pages of at least {@link #GOAL_MIN_PAGE_BYTES}, or NaN
+         *         without fio or such cases
+         */
+        public double goalGeomean(final String op)
+        {
+            double logs = 0;
+            int n = 0;
+            for (final Case c : cases)
+            {
+                if (c.op().equals(op) && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && !Double.isNaN(c.ratio()))
+                {
+                    logs += Math.log(c.ratio());
+                    n++;
+                }
+            }
+            return n == 0 ? Double.NaN : Math.exp(logs / n);
+        }
+
+        /**
+         * @param op read or write
+         * @return {cases meeting the goal, cases the goal applies to} among the op's cases with fio figures
+         */
+        public int[] goalCount(final String op)
+        {
+            int met = 0;
+            int of = 0;
+            for (final Case c : cases)
+            {
+                if (c.op().equals(op) && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && !Double.isNaN(c.ratio()))
+                {
+                    of++;
+                    met += c.ratio() >= GOAL_RATIO ? 1 : 0;
+                }
+            }
+            return new int[] {met, of};
+        }
+
         /** @return the figures as one JSON object with a {@code results} array */
         public String toJson()
         {
@@ -248,6 +287,24 @@ public final class TierBenchmark
                     json.writeEndObject();
                 }
                 json.writeEndArray();
+                json.writeObjectFieldStart("goal");
+                for (final String op : plan.ops())
+                {
+                    json.writeObjectFieldStart(op);
+                    final double geomean = goalGeomean(op);
+                    if (Double.isNaN(geomean))
+                    {
+                        json.writeNullField("geomean_ratio");
+                    }
+                    else
+                    {
+                        json.writeNumberField("geomean_ratio", Math.round(geomean * 1000) / 1000.0);
+                    }
+                    json.writeNumberField("cases_met", goalCount(op)[0]);
+                    json.writeNumberField("cases", goalCount(op)[1]);
+                    json.writeEndObject();
+                }
+                json.writeEndObject();
                 json.writeEndObject();
             }
             catch (final IOException ex)
@@ -299,6 +356,15 @@ public final class TierBenchmark
                     c.fio() == null ? "n/a" : String.format(Locale.ROOT, "%.0f", c.fio().iops()),
                     c.fio() == null ? "n/a" : String.format(Locale.ROOT, "%.3f", c.ratio()),
                     c.fio() != null && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && c.ratio() < GOAL_RATIO ? "  (below the goal of " + GOAL_RATIO + ")" : ""));
+            }
+            for (final String op : plan.ops())
+            {
+                final int[] count = goalCount(op);
+                if (count[1] > 0)
+                {
+                    out.append(String.format(Locale.ROOT, "%s, pages of %s and more: geometric mean of the ratios %.3f; %d of %d cases at least %s%n", op,
+                        ConfigValues.formatSize(GOAL_MIN_PAGE_BYTES), goalGeomean(op), count[0], count[1], GOAL_RATIO));
+                }
             }
             return out.toString();
         }
