@@ -2,6 +2,7 @@ package io.kvtier.cli;
 
 import io.kvtier.bench.tier.Fio;
 import io.kvtier.bench.tier.TierBenchmark;
+import io.kvtier.engine.tier.TierRegistry;
 import io.kvtier.spi.TierConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -40,7 +41,7 @@ public final class BenchTierCommand implements Callable<Integer>
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--backend", defaultValue = "posix", paramLabel = "TYPE",
-        description = "The tier provider's type, as in tier.<name>.type; any provider on the class path (ServiceLoader). Default: ${DEFAULT-VALUE}.")
+        description = "The tier provider's type, as in tier.<name>.type; any provider on the class path, found as the engine finds them (ServiceLoader). Default: ${DEFAULT-VALUE}.")
     String backend;
 
     @Option(names = "--tier-setting", paramLabel = "KEY=VALUE",
@@ -103,9 +104,9 @@ public final class BenchTierCommand implements Callable<Integer>
             err.println("kvtier: " + ex.getMessage());
             return ExitCode.USAGE;
         }
-        if (!TierBenchmark.providers().containsKey(backend))
+        if (!TierRegistry.providers().containsKey(backend))
         {
-            err.println("kvtier: --backend " + backend + ": no tier provider of that type; found: " + String.join(", ", TierBenchmark.providers().keySet()));
+            err.println("kvtier: --backend " + backend + ": no tier provider of that type; found: " + String.join(", ", TierRegistry.providers().keySet()));
             return ExitCode.USAGE;
         }
         if (bench == null || !bench.main.verbose)

@@ -99,25 +99,33 @@ public final class Fio
      */
     public static Figures run(final Job job) throws IOException, InterruptedException
     {
-        final Process process = new ProcessBuilder(job.command()).redirectErrorStream(false).start();
+        // fio's notes and errors go to a file, so a chatty stderr can never fill a pipe nobody reads.
+        final Path errors = Files.createTempFile("kvtier-fio-", ".err");
         try
         {
-            process.getOutputStream().close();
-            final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            final String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0)
+            final Process process = new ProcessBuilder(job.command()).redirectError(errors.toFile()).start();
+            try
             {
-                throw new IOException("fio failed (" + (process.isAlive() ? "still running" : "exit code " + process.exitValue()) + "): "
-                    + String.join(" ", job.command()) + System.lineSeparator() + err.strip());
+                process.getOutputStream().close();
+                final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!process.waitFor(10, TimeUnit.MINUTES) || process.exitValue() != 0)
+                {
+                    throw new IOException("fio failed (" + (process.isAlive() ? "still running" : "exit code " + process.exitValue()) + "): "
+                        + String.join(" ", job.command()) + System.lineSeparator() + Files.readString(errors).strip());
+                }
+                return parse(out, job.op());
             }
-            return parse(out, job.op());
+            finally
+            {
+                if (process.isAlive())
+                {
+                    process.destroyForcibly();
+                }
+            }
         }
         finally
         {
-            if (process.isAlive())
-            {
-                process.destroyForcibly();
-            }
+            Files.deleteIfExists(errors);
         }
     }
 

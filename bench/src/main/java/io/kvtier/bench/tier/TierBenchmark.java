@@ -2,6 +2,7 @@ package io.kvtier.bench.tier;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.engine.tier.TierRegistry;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
@@ -27,7 +28,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.TreeSet;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -374,17 +374,6 @@ public final class TierBenchmark
     {
     }
 
-    /** @return the tier providers ServiceLoader finds, by type */
-    public static Map<String, StorageTierProvider> providers()
-    {
-        final Map<String, StorageTierProvider> found = new LinkedHashMap<>();
-        for (final StorageTierProvider provider : java.util.ServiceLoader.load(StorageTierProvider.class))
-        {
-            found.putIfAbsent(provider.type(), provider);
-        }
-        return found;
-    }
-
     /**
      * Runs every case.
      *
@@ -399,10 +388,10 @@ public final class TierBenchmark
      */
     public static Result measure(final Plan plan, final PrintWriter progress) throws IOException, InterruptedException
     {
-        final StorageTierProvider provider = providers().get(plan.backend());
+        final StorageTierProvider provider = TierRegistry.providers().get(plan.backend());
         if (provider == null)
         {
-            throw new IllegalArgumentException("no tier provider of type '" + plan.backend() + "'; found: " + new TreeSet<>(providers().keySet()));
+            throw new IllegalArgumentException("no tier provider of type '" + plan.backend() + "'; found: " + TierRegistry.providers().keySet());
         }
         final String fioMissing = plan.fioBinary() == null ? "not asked for (--no-fio)" : Fio.missing(plan.fioBinary()).orElse(null);
         Files.createDirectories(plan.directory());
