@@ -47,6 +47,7 @@ public final class PageCopyBenchmark
     public static final double GOAL_RATIO = 0.95;
 
     private static final int WARMUP_CALLS = 12_000;
+    private static final long WARMUP_MIN_NANOS = 500_000_000L;
 
     /**
      * How much to measure.
@@ -199,8 +200,10 @@ public final class PageCopyBenchmark
                 }
                 if (!warmed)
                 {
-                    // Compile both loops with C2 first, on short copies, so no timed block runs interpreted code.
-                    for (int i = 0; i < WARMUP_CALLS; i++)
+                    // Compile both loops with C2 first, on short copies, so no timed block runs interpreted or C1 code:
+                    // enough calls to reach C2's thresholds, and long enough for its compilations to be installed.
+                    final long until = System.nanoTime() + WARMUP_MIN_NANOS;
+                    for (int i = 0; i < WARMUP_CALLS || System.nanoTime() < until; i++)
                     {
                         copyBlock(sources, destinations, i, 4, 4096);
                         memcpyBlock(libc, sources, destinations, i, 4, 4096);
