@@ -1,5 +1,7 @@
 package io.kvtier.device;
 
+import io.kvtier.nativeaccess.libc.PageCopy;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -75,11 +77,11 @@ public final class EmulatedCopyExecutor implements CopyExecutor
                 final long hostOffset = op.hostOffset() + row * op.hostPitch();
                 if (toHost)
                 {
-                    MemorySegment.copy(deviceMemory, device, host, hostOffset, op.width());
+                    PageCopy.copy(deviceMemory, device, host, hostOffset, op.width());
                 }
                 else
                 {
-                    MemorySegment.copy(host, hostOffset, deviceMemory, device, op.width());
+                    PageCopy.copy(host, hostOffset, deviceMemory, device, op.width());
                 }
             }
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.kvtier.engine.pool.PageFrames;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.nativeaccess.libc.PageCopy;
 import io.kvtier.spi.ConfigValues;
 
 import java.io.IOException;
@@ -22,10 +23,11 @@ import java.util.Locale;
 
 /**
  * {@code kvtier bench copy}'s measurement. The engine never copies a page's bytes on its own threads:
- * clients write and read pool pages in place, and what copies page bytes is
- * {@link MemorySegment#copy(MemorySegment, long, MemorySegment, long, long)} (which
- * {@link MemorySegment#copyFrom} is) on the payload slices {@link PageFrames#payload} hands out, as
- * the Java client does into and out of a page. This times exactly that, from one page of a real pool
+ * clients write and read pool pages in place, and what copies page bytes is {@link PageCopy} (the
+ * JDK's {@link MemorySegment#copy(MemorySegment, long, MemorySegment, long, long)}, or libc's memcpy
+ * in the sizes where that is faster on this machine) on the payload slices {@link PageFrames#payload}
+ * hands out, as the device tier's emulation and a Java client do into and out of a page. This times
+ * exactly that, from one page of a real pool
  * (created in /dev/shm like the engine's) into another, against {@link LibC#memcpy} called through
  * FFM on the same two slices.
  *
@@ -115,7 +117,8 @@ public final class PageCopyBenchmark
             {
                 json.writeStartObject();
                 json.writeStringField("bench", "copy");
-                json.writeStringField("kvtier_path", "MemorySegment.copy between PageFrames.payload slices of one pool");
+                json.writeStringField("kvtier_path", "PageCopy.copy between PageFrames.payload slices of one pool (memcpy for "
+                    + PageCopy.memcpyRange() + ", MemorySegment.copy otherwise)");
                 json.writeStringField("baseline", "libc memcpy through FFM (LibC.memcpy), same slices");
                 json.writeStringField("pool_directory", directory.toString());
                 json.writeNumberField("pool_bytes", plan.poolBytes());
@@ -159,7 +162,8 @@ public final class PageCopyBenchmark
                 out.append(String.format(Locale.ROOT, "%10s %14.2f %14.2f %8.3f %11.2f, %8.2f%s%n", ConfigValues.formatSize(figure.pageBytes()),
                     figure.kvtierGbs(), figure.memcpyGbs(), figure.ratio(), figure.kvtierBestGbs(), figure.memcpyBestGbs(), figure.ratio() < GOAL_RATIO ? "  (below the goal of " + GOAL_RATIO + ")" : ""));
             }
-            out.append("kvtier: MemorySegment.copy between the pool's payload slices; memcpy: libc through FFM on the same slices")
+            out.append("kvtier: PageCopy.copy between the pool's payload slices (memcpy for " + PageCopy.memcpyRange()
+                + ", MemorySegment.copy otherwise); memcpy: libc through FFM on the same slices")
                 .append(System.lineSeparator());
             return out.toString();
         }
@@ -278,13 +282,13 @@ public final class PageCopyBenchmark
             Arrays.stream(memcpy).max().orElseThrow());
     }
 
-    /** The engine's copy path: {@code MemorySegment.copy} from one payload slice into another. */
+    /** kvtier's page copy ({@link PageCopy}: the JDK's copy, or memcpy in the sizes where that is faster) between payload slices. */
     static int copyBlock(final MemorySegment[] sources, final MemorySegment[] destinations, final int from, final int copies, final long length)
     {
         int pair = from % sources.length;
         for (int i = 0; i < copies; i++)
         {
-            MemorySegment.copy(sources[pair], 0, destinations[pair], 0, length);
+            PageCopy.copy(sources[pair], 0, destinations[pair], 0, length);
             if (++pair == sources.length)
             {
                 pair = 0;
