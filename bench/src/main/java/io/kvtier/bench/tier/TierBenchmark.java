@@ -188,11 +188,13 @@ public final class TierBenchmark
      * @param plan         what was measured
      * @param settings     the settings the tier of the first page size was created with
      * @param capabilities what the tier declared (for POSIX: ZERO_COPY when it does I/O through libc, DIRECT_IO when O_DIRECT is on)
+     * @param describe     the tier's own description of its I/O path ({@code StorageTier.describe})
      * @param fioVersion   fio's version, or null without fio
      * @param fioMissing   why there are no fio figures, or null
      * @param cases        one per op, page size and queue depth
      */
-    public record Result(Plan plan, Map<String, String> settings, Set<TierCapability> capabilities, String fioVersion, String fioMissing, List<Case> cases)
+    public record Result(Plan plan, Map<String, String> settings, Set<TierCapability> capabilities, String describe, String fioVersion, String fioMissing,
+                         List<Case> cases)
     {
         /**
          * @param op read or write
@@ -254,6 +256,7 @@ public final class TierBenchmark
                     json.writeString(capability.name());
                 }
                 json.writeEndArray();
+                json.writeStringField("tier_describe", describe);
                 json.writeStringField("directory", plan.directory().toString());
                 json.writeNumberField("case_bytes", plan.caseBytes());
                 json.writeNumberField("runs", plan.runs());
@@ -344,6 +347,7 @@ public final class TierBenchmark
             final StringBuilder out = new StringBuilder();
             out.append(String.format(Locale.ROOT, "tier %s (%s; declares %s), %s per case, %d run(s) each, alternating with fio%n",
                 plan.backend(), settings, capabilities, ConfigValues.formatSize(plan.caseBytes()), plan.runs()));
+            out.append("tier: ").append(describe).append(System.lineSeparator());
             out.append(fioMissing == null
                 ? "baseline: " + fioVersion + ", ioengine=io_uring direct=1, sequential, same file size, block size and iodepth" + System.lineSeparator()
                 : "baseline: n/a: " + fioMissing + System.lineSeparator());
@@ -399,6 +403,7 @@ public final class TierBenchmark
         final List<Case> cases = new ArrayList<>();
         Map<String, String> firstSettings = null;
         Set<TierCapability> capabilities = null;
+        String describe = null;
         String fioVersion = null;
         final SplittableRandom random = new SplittableRandom(0x5EEDL);
         try
@@ -412,13 +417,15 @@ public final class TierBenchmark
                 }
                 final int maxDepth = plan.queueDepths().stream().mapToInt(Integer::intValue).max().orElseThrow();
                 try (Arena arena = Arena.ofShared();
-                     StorageTier tier = provider.create(new TierConfig("bench", settings), context(pageSize)))
+                     SlotRegion region = new SlotRegion(arena, pageSize, maxDepth, random);
+                     StorageTier tier = provider.create(new TierConfig("bench", settings), context(pageSize, region.memory)))
                 {
                     if (capabilities == null)
                     {
                         capabilities = tier.capabilities();
+                        describe = tier.describe();
                     }
-                    final MemorySegment[] slots = slots(arena, pageSize, maxDepth, random);
+                    final MemorySegment[] slots = region.slots;
                     final MemorySegment pattern = arena.allocate(pageSize, 4096).copyFrom(slots[0]);
                     // Warm-up, untimed: the tier's and this class's code paths compiled before the first timed case.
                     final int warmPages = (int)Math.max(16, Math.min(256, (32L << 20) / pageSize));
@@ -507,10 +514,11 @@ public final class TierBenchmark
         {
             deleteTree(workspace);
         }
-        return new Result(plan, firstSettings, capabilities, fioVersion, fioMissing, cases);
+        return new Result(plan, firstSettings, capabilities, describe, fioVersion, fioMissing, cases);
     }
 
-    private static TierContext context(final long pageSize)
+    /** What the engine offers a tier, including its page memory as transfer memory (the slots stand for the pool). */
+    private static TierContext context(final long pageSize, final MemorySegment transferMemory)
     {
         return new TierContext()
         {
@@ -525,13 +533,37 @@ public final class TierBenchmark
             {
                 return pageSize;
             }
+
+            @Override
+            public java.util.Optional<MemorySegment> transferMemory()
+            {
+                return java.util.Optional.of(transferMemory);
+            }
         };
     }
 
-    /** One 4 KiB-aligned buffer per key in flight, each holding the same random bytes. */
-    private static MemorySegment[] slots(final Arena arena, final long pageSize, final int count, final SplittableRandom random)
+    /** The keys-in-flight buffers, allocated before the tier so that it can be offered them as transfer memory. */
+    private static final class SlotRegion implements AutoCloseable
     {
-        final MemorySegment region = arena.allocate(pageSize * count, 4096);
+        final MemorySegment memory;
+        final MemorySegment[] slots;
+
+        SlotRegion(final Arena arena, final long pageSize, final int count, final SplittableRandom random)
+        {
+            this.memory = arena.allocate(pageSize * count, 4096);
+            this.slots = slots(memory, pageSize, count, random);
+        }
+
+        @Override
+        public void close()
+        {
+            // the arena frees it
+        }
+    }
+
+    /** One 4 KiB-aligned buffer per key in flight, each holding the same random bytes. */
+    private static MemorySegment[] slots(final MemorySegment region, final long pageSize, final int count, final SplittableRandom random)
+    {
         final MemorySegment[] slots = new MemorySegment[count];
         for (int i = 0; i < count; i++)
         {

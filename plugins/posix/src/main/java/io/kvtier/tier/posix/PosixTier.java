@@ -100,6 +100,7 @@ public final class PosixTier implements StorageTier
     private final boolean usesLibc;
     private final IoPath ioPath;
     private final String ioDescription;
+    private boolean fixedBuffers;
     private final String ioFallback;
     private final Set<TierCapability> capabilities;
     private final Worker[] workers;
@@ -365,6 +366,7 @@ public final class PosixTier implements StorageTier
                 return "page I/O from the pool slices, not fixed buffers: " + why;
             }
         }
+        fixedBuffers = true;
         return "fixed buffers: the " + (region.byteSize() >> 20) + " MiB of transfer memory in " + count + " registered buffer"
             + (count == 1 ? "" : "s") + " per ring, READ_FIXED/WRITE_FIXED";
     }
@@ -753,6 +755,7 @@ public final class PosixTier implements StorageTier
     {
         // Short, with the fallback's reason before the rest: the pool keeps only the first 188 bytes.
         return "io=" + ioPath.settingValue + (ioFallback.isEmpty() ? "" : " (" + ioFallback + ")")
+            + (ioPath == IoPath.URING ? (fixedBuffers ? " fixed buffers" : " unregistered buffers") : "")
             + ", direct-io " + (directIo.active() ? "on" : "off") + ", dir=" + settings.dir;
     }
 

@@ -128,7 +128,7 @@ class PosixTierUringTest
         assertThat(tier.ioPath()).isEqualTo(IoPath.URING);
         assertThat(tier.describeIo()).startsWith("uring (one ring").doesNotContain("fell back");
         assertThat(tier.toString()).contains("io=uring");
-        assertThat(tier.describe()).startsWith("io=uring, direct-io off, dir=");
+        assertThat(tier.describe()).startsWith("io=uring unregistered buffers, direct-io off, dir=");
         assertThat(logger.messages(System.Logger.Level.INFO)).anySatisfy(line -> assertThat(line).contains("ready").contains("io path: uring"));
         roundTrip(tier, 3);
     }
@@ -139,7 +139,7 @@ class PosixTierUringTest
         assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
         final PageArena pool = arena(8);
         final PosixTier tier = open(Uring::availability, pool.region());
-        assumeTrue(tier.describeIo().contains("fixed buffers: "), () -> "registration refused here: " + tier.describeIo());
+        assumeTrue(tier.describe().contains("uring fixed buffers"), () -> "registration refused here: " + tier.describeIo());
         final List<PageKey> keys = List.of(new PageKey(77, 1), new PageKey(77, 2), new PageKey(77, 3));
         final List<MemorySegment> sources = pool.slices(3, SIZE);
         for (int i = 0; i < 3; i++)
