@@ -9,6 +9,7 @@ import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierContext;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,12 +52,14 @@ public final class TierRegistry
      *
      * @param tiers       the tier settings, in order
      * @param objectSize  bytes per object (one page frame)
+     * @param hostMemory  the pool's frames, every segment tiers are handed is a slice of (TierContext#hostMemory)
      * @param listener    told of objects a tier drops by itself
      * @return the started tiers
      * @throws ConfigException      for an unknown type
      * @throws TierConfigException  for a setting a tier rejects
      */
-    public static List<TierHandle> start(final List<EngineConfig.TierSettings> tiers, final long objectSize, final RemovalListener listener)
+    public static List<TierHandle> start(final List<EngineConfig.TierSettings> tiers, final long objectSize, final MemorySegment hostMemory,
+                                         final RemovalListener listener)
     {
         final Map<String, StorageTierProvider> providers = providers();
         final List<TierHandle> started = new ArrayList<>();
@@ -83,6 +86,12 @@ public final class TierRegistry
                     public long objectSize()
                     {
                         return objectSize;
+                    }
+
+                    @Override
+                    public MemorySegment hostMemory()
+                    {
+                        return hostMemory;
                     }
 
                     @Override
