@@ -136,14 +136,9 @@ public final class MooncakeLibrary
         synchronized (LOCK)
         {
             final String description = location.library() + " (" + location.source() + ")";
-            if (bound != null)
+            if (bound != null && boundDescription.startsWith(location.library() + " "))
             {
-                if (boundDescription.startsWith(location.library() + " "))
-                {
-                    return boundDescription;
-                }
-                throw new MooncakeUnavailableException("cannot bind " + description + ": this process already uses " + boundDescription
-                    + "; one process binds one " + LIBRARY_FILE + ", so give every mooncake tier the same library");
+                return boundDescription;
             }
             final SymbolLookup lookup;
             try
@@ -170,6 +165,11 @@ public final class MooncakeLibrary
                 throw new MooncakeUnavailableException(description + " lacks " + absent.size() + " of the " + store_c_h.Symbols.NAMES.size()
                     + " functions of store_c.h " + absent + ": it is not a Mooncake Store C library of the ABI these bindings were made for "
                     + "(Mooncake 3b5a594 or later, built with WITH_STORE_C_SHARED=ON)");
+            }
+            if (bound != null)
+            {
+                throw new MooncakeUnavailableException("cannot bind " + description + ": this process already uses " + boundDescription
+                    + "; one process binds one " + LIBRARY_FILE + ", so give every mooncake tier the same library");
             }
             boundDescription = description;
             bound = lookup;

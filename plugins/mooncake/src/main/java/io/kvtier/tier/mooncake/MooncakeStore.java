@@ -24,11 +24,8 @@ final class MooncakeStore
     /** Read by {@code RealClient::setup} on every call: attempts before it gives up on the master. */
     static final String SETUP_RETRIES_ENV_NAME = "MC_STORE_CLIENT_SETUP_RETRIES";
 
-    /**
-     * Serialises setups in this process: the retry count travels through the process environment,
-     * which setup reads once at its start, so two tiers starting at once must not interleave.
-     */
-    private static final Object SETUP_LOCK = new Object();
+    /** libc's setenv is not thread-safe against itself: tiers starting at once take turns. */
+    private static final Object ENV_LOCK = new Object();
 
     private final MemorySegment handle;
     private final String segmentName;
@@ -137,23 +134,29 @@ final class MooncakeStore
         }
     }
 
+    /**
+     * Setup reads the retry count from the environment once, as it starts. No lock is held across the
+     * call: a setup may retry for minutes, and other tiers must not wait for it. Two tiers of one
+     * process starting at the same instant with different {@code setup-retries} may each see the
+     * other's count; one engine has one Mooncake tier, so that is left as it is.
+     */
     private static int setup(final MemorySegment handle, final MooncakeSettings settings)
     {
-        synchronized (SETUP_LOCK)
+        try (Arena arena = Arena.ofConfined())
         {
-            try (Arena arena = Arena.ofConfined())
+            synchronized (ENV_LOCK)
             {
                 setenv(arena, SETUP_RETRIES_ENV_NAME, Integer.toString(settings.setupRetries));
-                return store_c_h.mooncake_store_setup(handle, arena.allocateFrom(settings.localHostname), arena.allocateFrom(settings.metadataServer),
-                    settings.globalSegmentSize, settings.localBufferSize, arena.allocateFrom(settings.protocol),
-                    arena.allocateFrom(settings.deviceName), arena.allocateFrom(settings.master));
             }
+            return store_c_h.mooncake_store_setup(handle, arena.allocateFrom(settings.localHostname), arena.allocateFrom(settings.metadataServer),
+                settings.globalSegmentSize, settings.localBufferSize, arena.allocateFrom(settings.protocol),
+                arena.allocateFrom(settings.deviceName), arena.allocateFrom(settings.master));
         }
     }
 
     /**
      * Mooncake reads its tuning from the process environment, which Java cannot change: libc's
-     * setenv can. Only ever called under {@link #SETUP_LOCK}, right before the setup that reads it.
+     * setenv can. Only ever called under {@link #ENV_LOCK}, right before the setup that reads it.
      */
     private static void setenv(final Arena arena, final String name, final String value)
     {
