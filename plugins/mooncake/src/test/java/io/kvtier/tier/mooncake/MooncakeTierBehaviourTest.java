@@ -25,6 +25,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,8 +53,16 @@ class MooncakeTierBehaviourTest
     @BeforeAll
     static void startMaster()
     {
+        if (MooncakeTestSupport.missing() == null)
+        {
+            master = MooncakeTestSupport.startMaster(MooncakeTestSupport.logDir("behaviour"));
+        }
+    }
+
+    @BeforeEach
+    void assumeStore()
+    {
         MooncakeTestSupport.assumeStoreAvailable();
-        master = MooncakeTestSupport.startMaster(MooncakeTestSupport.logDir("behaviour"));
     }
 
     @AfterAll

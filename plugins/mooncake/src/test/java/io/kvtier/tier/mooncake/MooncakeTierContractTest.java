@@ -24,8 +24,11 @@ class MooncakeTierContractTest extends AbstractStorageTierContractTest
     @BeforeAll
     static void startMaster()
     {
-        MooncakeTestSupport.assumeStoreAvailable();
-        master = MooncakeTestSupport.startMaster(MooncakeTestSupport.logDir("contract"));
+        // Without a store each test skips from validConfig, one by one with the reason, rather than the class vanishing.
+        if (MooncakeTestSupport.missing() == null)
+        {
+            master = MooncakeTestSupport.startMaster(MooncakeTestSupport.logDir("contract"));
+        }
     }
 
     @AfterAll
@@ -47,6 +50,7 @@ class MooncakeTierContractTest extends AbstractStorageTierContractTest
     @Override
     protected Map<String, String> validConfig(final Path scratchDir)
     {
+        MooncakeTestSupport.assumeStoreAvailable();
         return MooncakeTestSupport.config(master, "64MiB");
     }
 
