@@ -520,6 +520,9 @@ public final class MooncakeTier implements StorageTier
         private final int[] attempts = new int[capacity];
         private final byte[] hex = new byte[PageKey.HEX_LENGTH];
         private final List<MemorySegment> registeredSlices = new ArrayList<>();
+        /** Which keys of the current chunk the worker completed or handed on, so a failure completes only the rest. */
+        private final boolean[] handled = new boolean[capacity];
+        private int chunkFrom;
 
         Worker()
         {
@@ -556,6 +559,8 @@ public final class MooncakeTier implements StorageTier
                     completeAll(chunk.batch(), chunk.from(), chunk.to(), TierStatus.CLOSED);
                     continue;
                 }
+                java.util.Arrays.fill(handled, false);
+                chunkFrom = chunk.from();
                 try
                 {
                     switch (chunk.op())
@@ -569,16 +574,12 @@ public final class MooncakeTier implements StorageTier
                 catch (final RuntimeException | Error ex)
                 {
                     logger.log(System.Logger.Level.ERROR, "tier " + name + ": a " + opName(chunk.op()) + " chunk failed", ex);
-                    // Keys the chunk already completed throw IllegalStateException; the rest get IO_ERROR.
+                    // Keys the chunk completed (or handed to the lease thread) are not the worker's any more.
                     for (int i = chunk.from(); i < chunk.to(); i++)
                     {
-                        try
+                        if (!handled[i - chunk.from()])
                         {
                             chunk.batch().complete(i, TierStatus.IO_ERROR);
-                        }
-                        catch (final IllegalStateException alreadyCompleted)
-                        {
-                            // completed before the failure
                         }
                     }
                 }
@@ -587,6 +588,12 @@ public final class MooncakeTier implements StorageTier
                     unregisterSlices();
                 }
             }
+        }
+
+        private void finish(final TierBatch batch, final int index, final TierStatus status)
+        {
+            handled[index - chunkFrom] = true;
+            batch.complete(index, status);
         }
 
         /** Writes key {@code index} of the batch into array slot {@code slot}. */
@@ -622,11 +629,11 @@ public final class MooncakeTier implements StorageTier
                 final int index = chunk.from() + slot;
                 if (rc != 0)
                 {
-                    batch.complete(index, MooncakeErrors.failure(rc));
+                    finish(batch, index, MooncakeErrors.failure(rc));
                     continue;
                 }
                 final int answer = results.getAtIndex(ValueLayout.JAVA_INT, slot);
-                batch.complete(index, answer == 1 ? TierStatus.OK : answer == 0 ? TierStatus.NOT_FOUND : MooncakeErrors.failure(answer));
+                finish(batch, index, answer == 1 ? TierStatus.OK : answer == 0 ? TierStatus.NOT_FOUND : MooncakeErrors.failure(answer));
             }
             if (rc != 0)
             {
@@ -678,7 +685,7 @@ public final class MooncakeTier implements StorageTier
                 final int index = slots[slot];
                 if (rc != 0)
                 {
-                    batch.complete(index, MooncakeErrors.failure(rc));
+                    finish(batch, index, MooncakeErrors.failure(rc));
                     continue;
                 }
                 final long got = results.getAtIndex(ValueLayout.JAVA_LONG, slot);
@@ -688,29 +695,29 @@ public final class MooncakeTier implements StorageTier
                     if (outlivedLease)
                     {
                         stats.leaseExpiredReads.incrementAndGet();
-                        batch.complete(index, TierStatus.NOT_FOUND);
+                        finish(batch, index, TierStatus.NOT_FOUND);
                     }
                     else
                     {
-                        batch.complete(index, TierStatus.OK);
+                        finish(batch, index, TierStatus.OK);
                     }
                 }
                 else if (got >= 0)
                 {
-                    batch.complete(index, TierStatus.CORRUPT); // a smaller object: not a whole page
+                    finish(batch, index, TierStatus.CORRUPT); // a smaller object: not a whole page
                 }
                 else if (MooncakeErrors.isMiss(got))
                 {
-                    batch.complete(index, TierStatus.NOT_FOUND);
+                    finish(batch, index, TierStatus.NOT_FOUND);
                 }
                 else if (got == MooncakeErrors.INVALID_PARAMS)
                 {
                     // Also what a buffer too small for the object gets: ask the object's size to tell.
-                    batch.complete(index, sizeStatus(store_c_h.mooncake_store_get_size(handle, key(slot)), expected, TierStatus.IO_ERROR));
+                    finish(batch, index, sizeStatus(store_c_h.mooncake_store_get_size(handle, key(slot)), expected, TierStatus.IO_ERROR));
                 }
                 else
                 {
-                    batch.complete(index, MooncakeErrors.failure(got));
+                    finish(batch, index, MooncakeErrors.failure(got));
                 }
             }
             if (rc != 0)
@@ -734,7 +741,7 @@ public final class MooncakeTier implements StorageTier
             {
                 return true;
             }
-            batch.complete(index, status);
+            finish(batch, index, status);
             return false;
         }
 
@@ -797,7 +804,7 @@ public final class MooncakeTier implements StorageTier
                 {
                     logger.log(System.Logger.Level.WARNING, "tier {0}: probing a key before its write failed with {1}", name,
                         MooncakeErrors.name(answer));
-                    batch.complete(index, MooncakeErrors.failure(answer));
+                    finish(batch, index, MooncakeErrors.failure(answer));
                     continue;
                 }
                 if (existed[slot])
@@ -805,7 +812,7 @@ public final class MooncakeTier implements StorageTier
                     final TierStatus removed = removeForReplace(slot);
                     if (removed != null)
                     {
-                        batch.complete(index, removed);
+                        finish(batch, index, removed);
                         continue;
                     }
                 }
@@ -888,7 +895,7 @@ public final class MooncakeTier implements StorageTier
                         {
                             objects.incrementAndGet();
                         }
-                        batch.complete(index, TierStatus.OK);
+                        finish(batch, index, TierStatus.OK);
                         continue;
                     }
                     final boolean full = MooncakeErrors.isFull(result);
@@ -904,7 +911,7 @@ public final class MooncakeTier implements StorageTier
                             final TierStatus removed = removeForReplace(slot);
                             if (removed != null)
                             {
-                                batch.complete(index, removed);
+                                finish(batch, index, removed);
                                 continue;
                             }
                         }
@@ -917,12 +924,12 @@ public final class MooncakeTier implements StorageTier
                         stats.noSpace.incrementAndGet();
                         logger.log(System.Logger.Level.WARNING, "tier {0}: the store is full ({1}) after {2} attempt(s); the write is NO_SPACE",
                             name, MooncakeErrors.name(result), attempts[slot] + 1);
-                        batch.complete(index, TierStatus.NO_SPACE);
+                        finish(batch, index, TierStatus.NO_SPACE);
                     }
                     else
                     {
                         logger.log(System.Logger.Level.WARNING, "tier {0}: put failed with {1}", name, MooncakeErrors.name(result));
-                        batch.complete(index, closing && raced ? TierStatus.CLOSED : MooncakeErrors.failure(result));
+                        finish(batch, index, closing && raced ? TierStatus.CLOSED : MooncakeErrors.failure(result));
                     }
                 }
                 count = retry;
@@ -948,15 +955,18 @@ public final class MooncakeTier implements StorageTier
                     stats.leaseRefusals.incrementAndGet();
                     if (force)
                     {
+                        handled[index - chunkFrom] = true;
                         completeRemoval(batch, index, forceRemove(key(scratch), batch.keyHigh(index), batch.keyLow(index)), true);
                     }
                     else
                     {
                         final long backoff = Math.max(settings.writeBackoff.toNanos(), TimeUnit.MILLISECONDS.toNanos(50));
+                        handled[index - chunkFrom] = true;
                         scheduleLeasedRemoval(new LeasedRemoval(batch, index, batch.keyHigh(index), batch.keyLow(index), keyBytes(scratch), System.nanoTime() + settings.leaseWait.toNanos(), backoff));
                     }
                     continue;
                 }
+                handled[index - chunkFrom] = true;
                 completeRemoval(batch, index, rc, false);
             }
         }
