@@ -39,12 +39,13 @@ final class MooncakeSettings
     static final String LEASE_WAIT = "lease-wait";
     static final String WRITE_RETRIES = "write-retries";
     static final String WRITE_BACKOFF = "write-backoff";
+    static final String REPLACE_EXISTING = "replace-existing";
     static final String IO_THREADS = "io-threads";
     static final String BATCH_KEYS = "batch-keys";
 
     static final Set<String> KNOWN = Set.of(LIB, MASTER, METADATA_SERVER, LOCAL_HOSTNAME, PROTOCOL, DEVICE_NAME, GLOBAL_SEGMENT_SIZE,
         LOCAL_BUFFER_SIZE, KEY_PREFIX, REPLICAS, SOFT_PIN, HARD_PIN, PREFERRED_SEGMENTS, PREFER_LOCAL_SEGMENT, SETUP_RETRIES,
-        SETUP_TIMEOUT, LEASE_TTL, LEASE_WAIT, WRITE_RETRIES, WRITE_BACKOFF, IO_THREADS, BATCH_KEYS);
+        SETUP_TIMEOUT, LEASE_TTL, LEASE_WAIT, WRITE_RETRIES, WRITE_BACKOFF, REPLACE_EXISTING, IO_THREADS, BATCH_KEYS);
 
     /** Mooncake's own name for "no metadata service: peers exchange segment descriptors directly". */
     static final String METADATA_SERVER_DEFAULT = "P2PHANDSHAKE";
@@ -88,6 +89,7 @@ final class MooncakeSettings
     final Duration leaseWait;
     final int writeRetries;
     final Duration writeBackoff;
+    final boolean replaceExisting;
     final int ioThreads;
     final int batchKeys;
 
@@ -124,6 +126,7 @@ final class MooncakeSettings
         leaseWait = config.duration(LEASE_WAIT, Duration.ZERO);
         writeRetries = config.integer(WRITE_RETRIES, WRITE_RETRIES_DEFAULT, 0, 100);
         writeBackoff = config.duration(WRITE_BACKOFF, WRITE_BACKOFF_DEFAULT);
+        replaceExisting = config.bool(REPLACE_EXISTING, true);
         ioThreads = config.integer(IO_THREADS, IO_THREADS_DEFAULT, 1, 64);
         batchKeys = config.integer(BATCH_KEYS, BATCH_KEYS_DEFAULT, 1, 4096);
     }
@@ -259,6 +262,7 @@ final class MooncakeSettings
             + ", lease-wait=" + leaseWait
             + ", write-retries=" + writeRetries
             + ", write-backoff=" + writeBackoff
+            + ", replace-existing=" + replaceExisting
             + ", io-threads=" + ioThreads
             + ", batch-keys=" + batchKeys;
     }

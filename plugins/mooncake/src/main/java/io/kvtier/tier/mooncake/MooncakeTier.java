@@ -46,7 +46,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *   <li><b>No overwrite.</b> A put on an existing key returns 0 and keeps the first value. A write
  *       probes its keys first ({@code batch_is_exist}); a present key is removed, forced if a lease
  *       holds it, and then put. A key that cannot be removed fails its write: it is never reported OK
- *       while the old bytes stay.</li>
+ *       while the old bytes stay. With {@code replace-existing = false} a present key is left as it is
+ *       and its write completes OK: equal keys are equal bytes, so engines on a cluster backing up the
+ *       same shared prefix need not remove each other's copies (forcing past remote readers' leases).</li>
  *   <li><b>Leases.</b> A read leases the object (the master's {@code default_kv_lease_ttl}); a remove
  *       without force during it returns {@code OBJECT_HAS_LEASE}. {@code remove} retries it off the
  *       workers until {@code lease-wait} has passed and then forces it; with the default
@@ -122,6 +124,8 @@ public final class MooncakeTier implements StorageTier
     {
         /** Present keys removed before a write put them again (Mooncake keeps a key's first value). */
         final AtomicLong replacedBeforeWrite = new AtomicLong();
+        /** Present keys a write left as they were ({@code replace-existing = false}). */
+        final AtomicLong keptExisting = new AtomicLong();
         /** Removals refused with OBJECT_HAS_LEASE, each then retried or forced. */
         final AtomicLong leaseRefusals = new AtomicLong();
         /** Removals forced past a lease. */
@@ -136,7 +140,7 @@ public final class MooncakeTier implements StorageTier
         @Override
         public String toString()
         {
-            return "replaced-before-write=" + replacedBeforeWrite + ", lease-refusals=" + leaseRefusals + ", forced-removals=" + forcedRemovals
+            return "replaced-before-write=" + replacedBeforeWrite + ", kept-existing=" + keptExisting + ", lease-refusals=" + leaseRefusals + ", forced-removals=" + forcedRemovals
                 + ", lease-expired-reads=" + leaseExpiredReads + ", full-refusals=" + fullRefusals + ", no-space=" + noSpace;
         }
     }
@@ -773,7 +777,7 @@ public final class MooncakeTier implements StorageTier
             // Mooncake keeps a key's first value: find the keys that are there so they can be removed first.
             final int probe = store_c_h.mooncake_store_batch_is_exist(handle, keyPointers, count, results);
             long mask = 0;
-            for (int slot = 0; slot < count; slot++)
+            for (int slot = 0; slot < count && settings.replaceExisting; slot++)
             {
                 if (probe != 0 || results.getAtIndex(ValueLayout.JAVA_INT, slot) != 0)
                 {
@@ -805,6 +809,13 @@ public final class MooncakeTier implements StorageTier
                     logger.log(System.Logger.Level.WARNING, "tier {0}: probing a key before its write failed with {1}", name,
                         MooncakeErrors.name(answer));
                     finish(batch, index, MooncakeErrors.failure(answer));
+                    continue;
+                }
+                if (existed[slot] && !settings.replaceExisting)
+                {
+                    // Equal keys are equal bytes (docs/keys.md): the stored copy serves as well as ours would.
+                    stats.keptExisting.incrementAndGet();
+                    finish(batch, index, TierStatus.OK);
                     continue;
                 }
                 if (existed[slot])

@@ -15,7 +15,7 @@ import java.util.Map;
  * {@code local-buffer-size}, {@code key-prefix}, {@code replicas}, {@code soft-pin}, {@code hard-pin},
  * {@code preferred-segments}, {@code prefer-local-segment}, {@code setup-retries},
  * {@code setup-timeout}, {@code lease-ttl}, {@code lease-wait}, {@code write-retries},
- * {@code write-backoff}, {@code io-threads} and {@code batch-keys}; docs/plugins/mooncake.md gives
+ * {@code write-backoff}, {@code replace-existing}, {@code io-threads} and {@code batch-keys}; docs/plugins/mooncake.md gives
  * their defaults and meaning.
  */
 public final class MooncakeTierProvider implements StorageTierProvider

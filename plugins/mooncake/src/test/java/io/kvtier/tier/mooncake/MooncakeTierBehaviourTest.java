@@ -112,6 +112,19 @@ class MooncakeTierBehaviourTest
     }
 
     @Test
+    void shouldLeaveAStoredKeyAloneWhenToldNotToReplace()
+    {
+        final MooncakeTier tier = open(Map.of("replace-existing", "false"));
+        final PageKey key = newKey();
+        final long first = random.nextLong();
+        assertThat(write(tier, key, first)).isEqualTo(TierStatus.OK);
+        assertThat(write(tier, key, random.nextLong())).as("a second write of a stored key").isEqualTo(TierStatus.OK);
+        PageBytes.assertContent(read(tier, key).slice(0), first, "the key after a second write with replace-existing = false");
+        assertThat(tier.stats().keptExisting).hasValue(1);
+        assertThat(tier.stats().replacedBeforeWrite).hasValue(0);
+    }
+
+    @Test
     void shouldForceARemovalRefusedByTheLeaseOfARead()
     {
         final MooncakeTier tier = open(Map.of());
