@@ -127,9 +127,14 @@ public final class MooncakeMaster implements AutoCloseable
         return process.isAlive();
     }
 
+    /**
+     * Stops the master, after this process's Mooncake clients finished unmounting their segments (a
+     * few seconds at most), so none is left calling a master that is gone.
+     */
     @Override
     public void close()
     {
+        MooncakeStore.awaitDestroyed(TimeUnit.SECONDS.toNanos(5));
         process.destroy();
         try
         {

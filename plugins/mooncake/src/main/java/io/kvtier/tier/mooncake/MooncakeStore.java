@@ -27,6 +27,10 @@ final class MooncakeStore
     /** libc's setenv is not thread-safe against itself: tiers starting at once take turns. */
     private static final Object ENV_LOCK = new Object();
 
+    /** Clients being destroyed in the background, for {@link #awaitDestroyed}. */
+    private static final Object DESTROYS = new Object();
+    private static int destroying;
+
     private final MemorySegment handle;
     private final String segmentName;
 
@@ -202,7 +206,58 @@ final class MooncakeStore
      */
     void destroyInBackground()
     {
-        Thread.ofPlatform().daemon().name("kvtier-mooncake-destroy").start(() -> destroy(handle));
+        synchronized (DESTROYS)
+        {
+            destroying++;
+        }
+        Thread.ofPlatform().daemon().name("kvtier-mooncake-destroy").start(() ->
+        {
+            try
+            {
+                destroy(handle);
+            }
+            finally
+            {
+                synchronized (DESTROYS)
+                {
+                    destroying--;
+                    DESTROYS.notifyAll();
+                }
+            }
+        });
+    }
+
+    /**
+     * Waits for this process's background destroys, so a master stopped right after its clients
+     * closed sees them unmount their segments instead of losing them mid-call.
+     *
+     * @param timeoutNanos the most to wait
+     * @return whether none is left
+     */
+    static boolean awaitDestroyed(final long timeoutNanos)
+    {
+        final long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (DESTROYS)
+        {
+            while (destroying > 0)
+            {
+                final long left = deadline - System.nanoTime();
+                if (left <= 0)
+                {
+                    return false;
+                }
+                try
+                {
+                    TimeUnit.NANOSECONDS.timedWait(DESTROYS, left);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     private static void destroy(final MemorySegment handle)
