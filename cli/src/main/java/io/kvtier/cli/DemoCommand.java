@@ -13,6 +13,9 @@ import io.kvtier.client.Namespace;
 import io.kvtier.engine.tier.TierHandle;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierUsage;
+import io.kvtier.tier.mooncake.MooncakeLibrary;
+import io.kvtier.tier.mooncake.MooncakeMaster;
+import io.kvtier.tier.mooncake.MooncakeUnavailableException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -27,6 +30,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -42,13 +46,24 @@ import java.util.stream.Stream;
             + " latency percentiles, pages verified and corrupt.",
         "With --ipc the engine serves the IPC protocol (docs/ipc-protocol.md) and each client is an OS process of its own,"
             + " attached over the socket and the shared-memory rings, reading and writing pages in place in the mapped pool;"
-            + " the workload, the byte checks and the summary are the same."})
+            + " the workload, the byte checks and the summary are the same.",
+        "With --l3 mooncake the L3 tier is a Mooncake Store (docs/plugins/mooncake.md): the demo starts mooncake_master on loopback"
+            + " from $KVTIER_MOONCAKE_HOME, or uses the master --mooncake-master names."})
 public final class DemoCommand implements Callable<Integer>
 {
+    /** The lease of the master the demo starts: Mooncake's default. */
+    private static final java.time.Duration MOONCAKE_LEASE_TTL = java.time.Duration.ofSeconds(10);
+
     /** How to show progress. */
     enum Progress
     {
         auto, always, never
+    }
+
+    /** Which L3 tier the demo runs. */
+    enum L3Kind
+    {
+        posix, mooncake
     }
 
     /** Which client library the --ipc clients use. */
@@ -86,6 +101,16 @@ public final class DemoCommand implements Callable<Integer>
 
     @Option(names = "--l3-dir", paramLabel = "DIR", description = "Directory of the POSIX L3 tier. Default: a new temporary directory, removed at the end.")
     Path l3Dir;
+
+    @Option(names = "--l3", defaultValue = "posix", paramLabel = "TYPE",
+        description = "The L3 tier: posix (files in --l3-dir) or mooncake (a Mooncake Store: a master started from $KVTIER_MOONCAKE_HOME on"
+            + " loopback, or the one --mooncake-master names; the library from KVTIER_MOONCAKE_LIB or KVTIER_MOONCAKE_HOME)."
+            + " Default: ${DEFAULT-VALUE}.")
+    L3Kind l3Kind;
+
+    @Option(names = "--mooncake-master", paramLabel = "HOST:PORT",
+        description = "With --l3 mooncake, the master to use instead of starting one.")
+    String mooncakeMaster;
 
     @Option(names = "--progress", defaultValue = "auto", paramLabel = "WHEN", description = "Progress bar on stderr: auto (when stderr is a terminal), always, never. Default: ${DEFAULT-VALUE}.")
     Progress progress;
@@ -126,22 +151,68 @@ public final class DemoCommand implements Callable<Integer>
             // The demo's own summary says what happened; engine start-up chatter would only bury it.
             Logging.atLeast(java.util.logging.Level.WARNING);
         }
+        if (mooncakeMaster != null && l3Kind != L3Kind.mooncake)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--mooncake-master needs --l3 mooncake");
+        }
+        if (l3Dir != null && l3Kind != L3Kind.posix)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--l3-dir is the POSIX tier's directory: it needs --l3 posix");
+        }
         Path temporaryL3 = null;
         Path pythonScript = null;
         Thread cleanup = null;
+        MooncakeMaster startedMaster = null;
         try
         {
-            final Path l3 = l3Dir != null ? l3Dir : (temporaryL3 = Files.createTempDirectory("kvtier-demo-l3-"));
+            final String mooncakeAddress;
+            if (l3Kind == L3Kind.mooncake && mooncakeMaster == null)
+            {
+                final Optional<Path> home = MooncakeMaster.homeFromEnvironment(System.getenv());
+                if (home.isEmpty())
+                {
+                    err.println("kvtier: demo --l3 mooncake: set " + MooncakeLibrary.HOME_ENV_NAME + " to a Mooncake install (bin/mooncake_master,"
+                        + " lib/libmooncake_store.so) so the demo can start a master, or name a running one with --mooncake-master HOST:PORT");
+                    return ExitCode.UNAVAILABLE;
+                }
+                try
+                {
+                    startedMaster = MooncakeMaster.start(home.get(), MOONCAKE_LEASE_TTL,
+                        Files.createTempDirectory("kvtier-demo-mooncake-").resolve("mooncake_master.log"));
+                }
+                catch (final MooncakeUnavailableException ex)
+                {
+                    err.println("kvtier: demo --l3 mooncake: " + ex.getMessage());
+                    return ExitCode.UNAVAILABLE;
+                }
+                mooncakeAddress = startedMaster.address();
+            }
+            else
+            {
+                mooncakeAddress = mooncakeMaster;
+            }
+            final Path l3 = l3Kind == L3Kind.mooncake ? null : l3Dir != null ? l3Dir : (temporaryL3 = Files.createTempDirectory("kvtier-demo-l3-"));
             final Map<String, String> config = new LinkedHashMap<>();
             final Path poolPath = defaultPoolDirectory().resolve("kvtier-demo-" + ProcessHandle.current().pid());
             config.put(EngineConfig.POOL_PATH, poolPath.toString());
             config.put(EngineConfig.POOL_SIZE, poolSize.toString());
             config.put(EngineConfig.POOL_PAGE_SIZE, pageSize.toString());
-            config.put("tier.l3.type", "posix");
-            config.put("tier.l3.dir", l3.toString());
-            // The demo keeps some 15,000 pages: one fan-out level (256 directories, made at start) holds
-            // them fine, where the default two would have the tier make 65,792 directories for a 2 s run.
-            config.put("tier.l3.fanout-levels", "1");
+            if (l3Kind == L3Kind.mooncake)
+            {
+                config.put("tier.l3.type", "mooncake");
+                config.put("tier.l3.master", mooncakeAddress);
+                // The demo keeps some 15,000 frames of 20 KiB: this node's segment holds them all.
+                config.put("tier.l3.global-segment-size", "512MiB");
+                config.put("tier.l3.key-prefix", "kvtier-demo/");
+            }
+            else
+            {
+                config.put("tier.l3.type", "posix");
+                config.put("tier.l3.dir", l3.toString());
+                // The demo keeps some 15,000 pages: one fan-out level (256 directories, made at start) holds
+                // them fine, where the default two would have the tier make 65,792 directories for a 2 s run.
+                config.put("tier.l3.fanout-levels", "1");
+            }
             final Path socketPath = Path.of(poolPath + ".sock");
             if (ipc)
             {
@@ -158,12 +229,17 @@ public final class DemoCommand implements Callable<Integer>
                 // Ctrl-C ends the JVM (exit code 130) without unwinding this method: close the engine and
                 // remove the temporary L3 on the way out, so no pool file is left in /dev/shm.
                 final Path removeOnExit = temporaryL3;
+                final MooncakeMaster stopOnExit = startedMaster;
                 cleanup = new Thread(() ->
                 {
                     engine.close();
                     if (removeOnExit != null)
                     {
                         deleteTree(removeOnExit);
+                    }
+                    if (stopOnExit != null)
+                    {
+                        stopOnExit.close();
                     }
                 }, "kvtier-demo-cleanup");
                 Runtime.getRuntime().addShutdownHook(cleanup);
@@ -203,7 +279,7 @@ public final class DemoCommand implements Callable<Integer>
                 {
                     usage.put(tier.name(), tier.tier().usage());
                 }
-                print(out, report, engineConfig, l3, usage);
+                print(out, report, engineConfig, l3 != null ? "POSIX L3 in " + l3 : "Mooncake L3 on master " + mooncakeAddress, usage);
             }
             return exitCode(report);
         }
@@ -224,6 +300,10 @@ public final class DemoCommand implements Callable<Integer>
             {
                 deleteTree(temporaryL3);
             }
+            if (startedMaster != null)
+            {
+                startedMaster.close();
+            }
             if (pythonScript != null)
             {
                 Files.deleteIfExists(pythonScript);
@@ -240,13 +320,13 @@ public final class DemoCommand implements Callable<Integer>
         return report.pagesCorrupt() > 0 ? ExitCode.CORRUPT : ExitCode.OK;
     }
 
-    private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final Path l3, final Map<String, TierUsage> usage)
+    private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final String l3, final Map<String, TierUsage> usage)
         throws IOException
     {
         if (!json)
         {
             out.println("kvtier demo: pool " + config.pageCount() + " pages of " + ConfigValues.formatSize(config.pageSize())
-                + " in " + config.poolPath() + ", POSIX L3 in " + l3 + ", write policy " + config.writePolicy().configName() + ", eviction policy " + config.evictionPolicy()
+                + " in " + config.poolPath() + ", " + l3 + ", write policy " + config.writePolicy().configName() + ", eviction policy " + config.evictionPolicy()
                 + ", prefetch " + config.prefetchMode().configName() + ", clients " + clientTransport());
             out.print(report.toText());
             for (final Map.Entry<String, TierUsage> tier : usage.entrySet())
@@ -278,8 +358,15 @@ public final class DemoCommand implements Callable<Integer>
                     for (final Map.Entry<String, TierUsage> tier : usage.entrySet())
                     {
                         g.writeObjectFieldStart(tier.getKey());
-                        g.writeStringField("type", "posix");
-                        g.writeStringField("dir", l3.toString());
+                        g.writeStringField("type", l3Kind.name());
+                        if (l3Kind == L3Kind.mooncake)
+                        {
+                            g.writeStringField("master", tierSetting(config, tier.getKey(), "master"));
+                        }
+                        else
+                        {
+                            g.writeStringField("dir", tierSetting(config, tier.getKey(), "dir"));
+                        }
                         g.writeNumberField("objects", tier.getValue().objects());
                         g.writeNumberField("used_bytes", tier.getValue().usedBytes());
                         g.writeEndObject();
@@ -294,6 +381,11 @@ public final class DemoCommand implements Callable<Integer>
         }
         out.println();
         out.flush();
+    }
+
+    private static String tierSetting(final EngineConfig config, final String tier, final String key)
+    {
+        return config.tiers().stream().filter(t -> t.name().equals(tier)).map(t -> t.settings().get(key)).findFirst().orElse("");
     }
 
     /** @return how the clients reach the engine: in-process sessions, or processes over IPC with a client library */

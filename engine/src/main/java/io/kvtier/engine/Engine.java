@@ -112,7 +112,7 @@ public final class Engine implements AutoCloseable
         List<TierHandle> tiers = List.of();
         try
         {
-            tiers = TierRegistry.start(config.tiers(), pool.frameLength(), pool.frameRegion(), (tier, high, low) ->
+            tiers = TierRegistry.start(config.tiers(), pool.frameLength(), pool.frames().data(), (tier, high, low) ->
             {
                 final Pipeline running = pipelineHolder[0];
                 if (running != null)

@@ -32,8 +32,9 @@ public interface TierContext
      * The memory every {@link TierBatch#segment} slice handed to this tier lies inside (the engine's
      * page frames), for a tier whose I/O layer registers memory once to move bytes without copies:
      * io_uring fixed buffers, Mooncake's {@code register_buffer}, 3FS's {@code hf3fs_iovwrap}. A tier
-     * may register it at start and must then still accept a slice outside it (treat it as unregistered
-     * memory), since a context may offer none.
+     * may register it at start, and then unregisters it in {@link StorageTier#close()}, before the
+     * engine unmaps it; it must still accept a slice outside it (treat it as unregistered memory, for
+     * example by registering that for the duration of a batch), since a context may offer none.
      *
      * @return the region, 4 KiB aligned, living as long as the tier; empty when the engine offers none
      */

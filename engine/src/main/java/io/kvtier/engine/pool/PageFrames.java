@@ -22,6 +22,7 @@ public final class PageFrames
     private static final MemorySegment ZEROS = Arena.global().allocate(64 << 10, 4096).asReadOnly();
 
     private final long pageSize;
+    private final MemorySegment data;
     private final MemorySegment[] frames;
     private final MemorySegment[] payloads;
     private final PageChecksum checksum;
@@ -37,6 +38,7 @@ public final class PageFrames
     public PageFrames(final MemorySegment data, final long pageSize, final long frameLength, final int pageCount, final PageMetadata metadata)
     {
         this.pageSize = pageSize;
+        this.data = data;
         this.metadata = metadata;
         this.frames = new MemorySegment[pageCount];
         this.payloads = new MemorySegment[pageCount];
@@ -46,6 +48,12 @@ public final class PageFrames
             payloads[page] = frames[page].asSlice(0, pageSize);
         }
         this.checksum = new PageChecksum(data, frameLength, pageCount);
+    }
+
+    /** @return the whole data region, every frame: what tiers are offered as transfer memory to register once */
+    public MemorySegment data()
+    {
+        return data;
     }
 
     /**
