@@ -29,6 +29,7 @@ final class FakeUsrbio
     static final int STAT_WRAPPED = 4;
 
     private static final String PROPERTY = "kvtier.3fs.fake-lib";
+    private static final String KIT_MOUNT_PROPERTY = "kvtier.3fs.kit-mount";
 
     private FakeUsrbio()
     {
@@ -52,6 +53,29 @@ final class FakeUsrbio
     {
         Assumptions.assumeTrue(Files.isRegularFile(library()), "skipped: the fake USRBIO library " + library() + " was not built"
             + " (native/hf3fs-fake/build.sh needs gcc and make; install with: apt-get install gcc make)");
+    }
+
+    /**
+     * @param root a scratch directory
+     * @return where a contract test puts its pages: a fresh directory under {@value #KIT_MOUNT_PROPERTY} when it
+     *         names a real 3FS mount, else {@link #mount}'s fake one
+     */
+    static Path pageDirectory(final Path root)
+    {
+        final String real = System.getProperty(KIT_MOUNT_PROPERTY, "");
+        if (real.isBlank())
+        {
+            return mount(root);
+        }
+        try
+        {
+            // One directory per scratch directory, so tests that reopen a scratch directory find their pages.
+            return Files.createDirectories(Path.of(real, "kit-" + Integer.toHexString(root.toAbsolutePath().toString().hashCode())));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /**
@@ -107,9 +131,19 @@ final class FakeUsrbio
         }
     }
 
-    /** Clears every fault. */
+    /** @return whether the library under test is the fake, with its fault switches (not a real 3FS client library) */
+    static boolean isFake()
+    {
+        return Files.isRegularFile(library()) && NativeAccess.library(library().toString()).find("hf3fs_fake_reset").isPresent();
+    }
+
+    /** Clears every fault; nothing to clear when the library is a real one. */
     static void reset()
     {
+        if (!isFake())
+        {
+            return;
+        }
         try
         {
             Controls.RESET.invokeExact();

@@ -10,7 +10,9 @@ import java.util.Map;
 
 /**
  * The kit against the USRBIO path, through the real FFM binding and the fake library (native/hf3fs-fake):
- * bounded (SELF_EVICTING), with small rings so that batches span several chunks.
+ * bounded (SELF_EVICTING), with small rings so that batches span several chunks. Pointed at a real client
+ * library and mount with -Dkvtier.3fs.fake-lib and -Dkvtier.3fs.kit-mount, it runs against real 3FS
+ * (docs/plugins/3fs.md).
  */
 class ThreeFsUsrbioContractTest extends ThreeFsContract
 {
@@ -31,7 +33,7 @@ class ThreeFsUsrbioContractTest extends ThreeFsContract
     protected Map<String, String> validConfig(final Path scratchDir)
     {
         final Map<String, String> config = new HashMap<>();
-        config.put("dir", FakeUsrbio.mount(scratchDir).toString());
+        config.put("dir", FakeUsrbio.pageDirectory(scratchDir).toString());
         config.put("lib", FakeUsrbio.library().toString());
         config.put("usrbio", "on");
         config.put("capacity", "256MiB");
