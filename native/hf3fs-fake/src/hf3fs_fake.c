@@ -136,6 +136,21 @@ bool hf3fs_is_hf3fs(int fd)
         return false;
     }
     path[n] = '\0';
+    /* A file renamed over or unlinked since it was opened reads "<path> (deleted)": its directory still tells
+       the mount, as the real check (an ioctl on the descriptor) still works on such a file. */
+    static const char deleted[] = " (deleted)";
+    size_t len = (size_t)n;
+    if (len > sizeof(deleted) - 1 && strcmp(path + len - (sizeof(deleted) - 1), deleted) == 0) {
+        path[len - (sizeof(deleted) - 1)] = '\0';
+    }
+    if (find_mount(path, mount, sizeof(mount)) == 0) {
+        return true;
+    }
+    char *slash = strrchr(path, '/');
+    if (slash == NULL || slash == path) {
+        return false;
+    }
+    *slash = '\0';
     return find_mount(path, mount, sizeof(mount)) == 0;
 }
 
