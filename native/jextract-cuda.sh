@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates the CUDA runtime bindings (src/main/java/io/kvtier/nativeaccess/cuda/gen) from the trimmed
+# Regenerates the CUDA runtime bindings (src/main/java/io/kvtier/nativeaccess/cuda/bindings) from the trimmed
 # header include/cuda/cudart.h with jextract, then applies the two rewrites the project needs:
 #   - SYMBOL_LOOKUP binds the libcudart that io.kvtier.nativeaccess.cuda.CudartLibrary located (explicit
 #     path, KVTIER_CUDA_LIB, CUDA install, loader search) instead of jextract's fixed --library;
@@ -10,7 +10,7 @@
 # The committed files were written by hand in jextract 22's shape, because jextract is not installable on
 # the build machines (it ships only as binaries from jdk.java.net/jextract). Real jextract output has the
 # same public names and signatures, so callers compile unchanged; after running this, review the diff
-# (git diff src/main/java/io/kvtier/nativeaccess/cuda/gen) and run CudaAbiTest.
+# (git diff src/main/java/io/kvtier/nativeaccess/cuda/bindings) and run CudaAbiTest.
 #
 # Usage: native/jextract-cuda.sh [path/to/jextract]   (or JEXTRACT=... ; default: jextract on PATH)
 set -eu
@@ -18,7 +18,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 jextract=${1:-${JEXTRACT:-jextract}}
 out="$here/src/main/java"
-pkg=io.kvtier.nativeaccess.cuda.gen
+pkg=io.kvtier.nativeaccess.cuda.bindings
 dir="$out/$(echo "$pkg" | tr . /)"
 
 if ! command -v "$jextract" >/dev/null 2>&1; then

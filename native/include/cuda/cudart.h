@@ -1,6 +1,6 @@
 /*
  * The subset of the CUDA runtime API that kvtier binds, and nothing else: the input of
- * native/jextract-cuda.sh, which generates io.kvtier.nativeaccess.cuda.gen from it.
+ * native/jextract-cuda.sh, which generates io.kvtier.nativeaccess.cuda.bindings from it.
  *
  * Copied from the CUDA 13.0 toolkit headers (/usr/local/cuda-13.0/include/cuda_runtime_api.h and
  * driver_types.h), with the export macros (CUDARTAPI, __host__, __dv) dropped and only the

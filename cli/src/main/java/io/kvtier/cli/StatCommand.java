@@ -128,9 +128,16 @@ public final class StatCommand implements Callable<Integer>
     {
         final List<Counter> list = new ArrayList<>();
         counters.forEach((id, typeId, name, description, value) -> list.add(new Counter(name,
-            typeId == CountersDescriptor.TYPE_GAUGE ? "gauge" : typeId == CountersDescriptor.TYPE_COUNTER ? "counter" : "type " + typeId,
+            typeId == CountersDescriptor.TYPE_GAUGE ? "gauge" : typeId == CountersDescriptor.TYPE_COUNTER ? "counter"
+                : typeId == CountersDescriptor.TYPE_INFO ? "info" : "type " + typeId,
             description, value)));
         return list;
+    }
+
+    /** Info records are facts, not numbers: shown as lines of their own (a tier's I/O path), not among the counters. */
+    private static boolean isInfo(final Counter counter)
+    {
+        return counter.type().equals("info");
     }
 
     private void print(final PrintWriter out, final PagePool pool, final List<Counter> values) throws IOException
@@ -154,10 +161,22 @@ public final class StatCommand implements Callable<Integer>
                 g.writeNumberField("pages", pool.pageCount());
                 g.writeNumberField("page_size_bytes", pool.pageSize());
                 g.writeNumberField("index_entries", pool.index().size());
+                g.writeObjectFieldStart("info");
+                for (final Counter counter : values)
+                {
+                    if (isInfo(counter))
+                    {
+                        g.writeStringField(counter.name(), counter.description());
+                    }
+                }
+                g.writeEndObject();
                 g.writeObjectFieldStart("counters");
                 for (final Counter counter : values)
                 {
-                    g.writeNumberField(counter.name(), counter.value());
+                    if (!isInfo(counter))
+                    {
+                        g.writeNumberField(counter.name(), counter.value());
+                    }
                 }
                 g.writeEndObject();
                 if (describe)
@@ -165,6 +184,10 @@ public final class StatCommand implements Callable<Integer>
                     g.writeObjectFieldStart("counter_types");
                     for (final Counter counter : values)
                     {
+                        if (isInfo(counter))
+                        {
+                            continue;
+                        }
                         g.writeObjectFieldStart(counter.name());
                         g.writeStringField("type", counter.type());
                         g.writeStringField("description", counter.description());
@@ -183,6 +206,17 @@ public final class StatCommand implements Callable<Integer>
                 ConfigValues.formatSize(pool.pageSize()), pool.index().size());
             for (final Counter counter : values)
             {
+                if (isInfo(counter))
+                {
+                    out.printf("  %-26s %s%n", counter.name(), counter.description());
+                }
+            }
+            for (final Counter counter : values)
+            {
+                if (isInfo(counter))
+                {
+                    continue;
+                }
                 if (describe)
                 {
                     out.printf("  %-26s %,15d  %-7s %s%n", counter.name(), counter.value(), counter.type(), counter.description());

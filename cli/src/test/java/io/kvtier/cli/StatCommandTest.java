@@ -56,6 +56,25 @@ class StatCommandTest
     }
 
     @Test
+    void shouldSayHowEachTierRunsAsItDescribesItself(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final String pool = "/dev/shm/kvtier-stat-tiers-" + ProcessHandle.current().pid();
+        try (Engine engine = Engine.start(EngineConfig.from(Map.of("pool.path", pool, "pool.size", "1MiB", "pool.page-size", "64KiB",
+            "tier.disk.type", "posix", "tier.disk.dir", dir.toString(), "tier.disk.io", "libc"))))
+        {
+            final CliFixture.Result text = CliFixture.run("stat", "--pool", pool);
+            assertThat(text.exitCode()).as(text.err()).isEqualTo(ExitCode.OK);
+            assertThat(text.out()).containsPattern("tier_disk +posix: io=libc, direct-io off, dir=" + java.util.regex.Pattern.quote(dir.toString()))
+                .doesNotContainPattern("tier_disk +0");
+
+            final CliFixture.Result json = CliFixture.run("stat", "--pool", pool, "--json");
+            assertThat(json.exitCode()).as(json.err()).isEqualTo(ExitCode.OK);
+            assertThat(json.out()).contains("\"info\":{\"tier_disk\":\"posix: io=libc, direct-io off, dir=")
+                .doesNotContain("\"tier_disk\":0");
+        }
+    }
+
+    @Test
     void shouldSayWhenThereIsNoPool()
     {
         final CliFixture.Result result = CliFixture.run("stat", "--pool", "/dev/shm/kvtier-no-such-pool");

@@ -4,7 +4,7 @@ import io.kvtier.nativeaccess.NativeAccess;
 import io.kvtier.nativeaccess.cuda.Cuda;
 import io.kvtier.nativeaccess.cuda.CudaEvent;
 import io.kvtier.nativeaccess.cuda.CudaStream;
-import io.kvtier.nativeaccess.cuda.gen.cudart_h;
+import io.kvtier.nativeaccess.cuda.bindings.cudart_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

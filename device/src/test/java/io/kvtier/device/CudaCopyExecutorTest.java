@@ -2,7 +2,7 @@ package io.kvtier.device;
 
 import io.kvtier.nativeaccess.cuda.Cuda;
 import io.kvtier.nativeaccess.cuda.CudaStream;
-import io.kvtier.nativeaccess.cuda.gen.cudart_h;
+import io.kvtier.nativeaccess.cuda.bindings.cudart_h;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

@@ -46,9 +46,29 @@ public final class Engine implements AutoCloseable
         this.pool = pool;
         this.counters = new EngineCounters(pool.counters());
         counters.allocateAll();
+        for (final TierHandle tier : tiers)
+        {
+            counters.describeTier(tier.index(), tier.name(), describe(tier));
+        }
         this.tiers = tiers;
         this.pipeline = new Pipeline(config, clock, pool, counters, tiers, MAX_SESSIONS);
         pipelineHolder[0] = pipeline;
+    }
+
+    /** @return the tier's type, and its own description of how it runs when it gives one */
+    private static String describe(final TierHandle tier)
+    {
+        String line;
+        try
+        {
+            line = tier.tier().describe();
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(System.Logger.Level.WARNING, "tier " + tier.name() + ": describe() failed", ex);
+            line = null;
+        }
+        return line == null || line.isBlank() ? tier.type() : tier.type() + ": " + line;
     }
 
     /**
@@ -92,7 +112,7 @@ public final class Engine implements AutoCloseable
         List<TierHandle> tiers = List.of();
         try
         {
-            tiers = TierRegistry.start(config.tiers(), pool.frameLength(), (tier, high, low) ->
+            tiers = TierRegistry.start(config.tiers(), pool.frameLength(), pool.frameRegion(), (tier, high, low) ->
             {
                 final Pipeline running = pipelineHolder[0];
                 if (running != null)

@@ -26,6 +26,18 @@ public interface StorageTier extends AutoCloseable
     }
 
     /**
+     * One line on how the tier runs here, beyond its settings: for example which I/O path it uses
+     * and, when it fell back from the one configured, why. The engine records it in the pool, where
+     * {@code kvtier stat} shows it next to the tier's name (the first 188 bytes of UTF-8).
+     *
+     * @return the description; empty by default
+     */
+    default String describe()
+    {
+        return "";
+    }
+
+    /**
      * Checks which keys are stored: {@link TierStatus#OK} when present, {@link TierStatus#NOT_FOUND}
      * when not, or a failure status ({@link TierStatus#CORRUPT} for an object that cannot be a whole
      * page, {@link TierStatus#IO_ERROR}, ...) when the tier cannot tell.

@@ -1,5 +1,8 @@
 package io.kvtier.spi;
 
+import java.lang.foreign.MemorySegment;
+import java.util.Optional;
+
 /**
  * What the engine tells a tier when creating it, and how the tier talks back.
  */
@@ -23,6 +26,20 @@ public interface TierContext
      */
     default void objectRemoved(final long keyHigh, final long keyLow)
     {
+    }
+
+    /**
+     * The memory every {@link TierBatch#segment} slice handed to this tier lies inside (the engine's
+     * page frames), for a tier whose I/O layer registers memory once to move bytes without copies:
+     * io_uring fixed buffers, Mooncake's {@code register_buffer}, 3FS's {@code hf3fs_iovwrap}. A tier
+     * may register it at start and must then still accept a slice outside it (treat it as unregistered
+     * memory), since a context may offer none.
+     *
+     * @return the region, 4 KiB aligned, living as long as the tier; empty when the engine offers none
+     */
+    default Optional<MemorySegment> transferMemory()
+    {
+        return Optional.empty();
     }
 
     /** @return a logger named after the tier */

@@ -562,6 +562,33 @@ public abstract class AbstractStorageTierContractTest
         arena.assertGuardsIntact();
     }
 
+    /**
+     * A tier offered transfer memory, as the engine offers its page frames, moves bytes through slices
+     * of it (a tier may register it with its I/O layer at start), and still takes slices outside it.
+     */
+    @Test
+    public void shouldMoveBytesThroughSlicesOfTheTransferMemoryItIsOffered()
+    {
+        final PageArena offered = newArena(2 * OBJECTS, objectSize());
+        final StorageTier registered = openTier(validConfig(scratchDir("transfer-memory")),
+            new ContractTierContext(tierName(), objectSize(), offered.region()));
+        final List<PageKey> keys = newKeys(OBJECTS);
+        final List<Long> seeds = newSeeds(OBJECTS);
+        assertAll(write(registered, "write from offered memory", keys, seeds, offered), TierStatus.OK);
+        final RecordingTierBatch inside = read(registered, "read into offered memory", keys, offered);
+        assertAll(inside, TierStatus.OK);
+        final PageArena outside = newArena(OBJECTS, objectSize());
+        final RecordingTierBatch elsewhere = read(registered, "read into other memory", keys, outside);
+        assertAll(elsewhere, TierStatus.OK);
+        for (int i = 0; i < OBJECTS; i++)
+        {
+            PageBytes.assertContent(inside.slice(i), seeds.get(i), "key " + i + " read into offered memory");
+            PageBytes.assertContent(elsewhere.slice(i), seeds.get(i), "key " + i + " read into other memory");
+        }
+        offered.assertGuardsIntact();
+        outside.assertGuardsIntact();
+    }
+
     /** A key never written is NOT_FOUND for read, exists and remove, and a failed read writes nothing outside its slice. */
     @Test
     public void shouldReportNotFoundForAMissingKey()

@@ -3,7 +3,9 @@ package io.kvtier.tck;
 import io.kvtier.spi.PageKey;
 import io.kvtier.spi.TierContext;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -15,6 +17,7 @@ public final class ContractTierContext implements TierContext
     private final String tierName;
     private final long objectSize;
     private final ConcurrentLinkedQueue<PageKey> removed = new ConcurrentLinkedQueue<>();
+    private final MemorySegment transferMemory;
 
     /**
      * @param tierName   the tier's configured name
@@ -22,12 +25,29 @@ public final class ContractTierContext implements TierContext
      */
     public ContractTierContext(final String tierName, final long objectSize)
     {
+        this(tierName, objectSize, null);
+    }
+
+    /**
+     * @param tierName       the tier's configured name
+     * @param objectSize     the size of every object, a positive multiple of 4096
+     * @param transferMemory what {@link #transferMemory()} offers, or null for none
+     */
+    public ContractTierContext(final String tierName, final long objectSize, final MemorySegment transferMemory)
+    {
         if (objectSize <= 0 || objectSize % 4096 != 0)
         {
             throw new IllegalArgumentException("objectSize=" + objectSize + " must be a positive multiple of 4096");
         }
         this.tierName = tierName;
         this.objectSize = objectSize;
+        this.transferMemory = transferMemory;
+    }
+
+    @Override
+    public Optional<MemorySegment> transferMemory()
+    {
+        return Optional.ofNullable(transferMemory);
     }
 
     @Override

@@ -48,6 +48,12 @@ public final class PageArena implements AutoCloseable
         }
     }
 
+    /** @return the whole arena, slices and guards: what a context offers as transfer memory */
+    public MemorySegment region()
+    {
+        return region;
+    }
+
     /**
      * @param slices    how many slices
      * @param sliceSize the size of each

@@ -28,7 +28,8 @@ package io.kvtier.engine.pool;
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *  |   Record State (0 unused, 1 allocated; store-release, last)   |   0
  *  +---------------------------------------------------------------+
- *  |   Type Id (1 counter: only grows; 2 gauge: a current level)   |   4
+ *  |   Type Id (1 counter: only grows; 2 gauge: a current level;    |   4
+ *  |            3 info: a fact in the description, value unused)   |
  *  +---------------------------------------------------------------+
  *  |                     Name Length (bytes)                       |   8
  *  +---------------------------------------------------------------+
@@ -43,7 +44,9 @@ package io.kvtier.engine.pool;
  * <p>A reader reads Record State with acquire semantics and, if it is allocated, every other field of
  * the record after it. Ids are stable and never reused, so a record once allocated never changes: a
  * reader may cache names by id. The engine's ids are those of
- * {@link io.kvtier.engine.status.EngineCounter}, but nothing here needs that enum.
+ * {@link io.kvtier.engine.status.EngineCounter}, but nothing here needs that enum; ids from
+ * {@link #FIRST_TIER_INFO_ID} hold one info record per configured tier, in order, named
+ * {@code tier_<name>}, whose description is the tier's type and its {@code describe()} line.
  */
 public final class CountersDescriptor
 {
@@ -74,6 +77,12 @@ public final class CountersDescriptor
     public static final int DESCRIPTION_OFFSET = 68;
     /** Longest description, in bytes of UTF-8. */
     public static final int MAX_DESCRIPTION_LENGTH = RECORD_LENGTH - DESCRIPTION_OFFSET;
+
+    /** Type id: not a number but a fact, in the description (a tier's I/O path, say); the value stays 0. */
+    public static final int TYPE_INFO = 3;
+
+    /** The id of the first tier's info record; the tiers' follow in configuration order (at most 30). */
+    public static final int FIRST_TIER_INFO_ID = 448;
 
     /** Record state: no counter has this id. */
     public static final int RECORD_UNUSED = 0;

@@ -38,6 +38,7 @@ public final class PagePool implements AutoCloseable
     private final PoolHeader header;
     private final PageMetadata metadata;
     private final PageFrames frames;
+    private final MemorySegment frameRegion;
     private final ClientSlots clientSlots;
     private final PinTable pinTable;
     private final KeyTable index;
@@ -58,7 +59,8 @@ public final class PagePool implements AutoCloseable
         this.header = new PoolHeader(file.asSlice(0, PagePoolDescriptor.HEADER_LENGTH));
         this.metadata = new PageMetadata(
             file.asSlice(layout.metadataOffset(), (long)layout.pageCount() * PageMetadataDescriptor.ENTRY_LENGTH), layout.pageCount());
-        this.frames = new PageFrames(file.asSlice(layout.dataOffset(), (long)layout.pageCount() * layout.frameLength()),
+        this.frameRegion = file.asSlice(layout.dataOffset(), (long)layout.pageCount() * layout.frameLength());
+        this.frames = new PageFrames(frameRegion,
             layout.pageSize(), layout.frameLength(), layout.pageCount(), metadata);
         this.clientSlots = new ClientSlots(
             file.asSlice(layout.clientSlotsOffset(), (long)layout.clientSlots() * ClientSlotDescriptor.SLOT_LENGTH), layout.clientSlots());
@@ -190,6 +192,12 @@ public final class PagePool implements AutoCloseable
     public PageMetadata metadata()
     {
         return metadata;
+    }
+
+    /** @return every page frame, one region: what the tiers move bytes to and from */
+    public MemorySegment frameRegion()
+    {
+        return frameRegion;
     }
 
     /** @return the page frames and their codec */

@@ -1,8 +1,10 @@
 package io.kvtier.engine.status;
 
 import io.kvtier.engine.pool.Counters;
+import io.kvtier.engine.pool.CountersDescriptor;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -34,6 +36,27 @@ public final class EngineCounters
         {
             counters.allocate(counter.id(), counter.type().typeId(), counter.label(), counter.description());
         }
+    }
+
+    /**
+     * Records how a tier runs, as an info record ({@link CountersDescriptor#TYPE_INFO}) that
+     * {@code kvtier stat} shows. The pool's owner calls it once per tier, at start.
+     *
+     * @param index       the tier's index in configuration order
+     * @param name        its name
+     * @param description its type and {@code describe()} line
+     */
+    public void describeTier(final int index, final String name, final String description)
+    {
+        final byte[] full = ("tier_" + name).getBytes(StandardCharsets.UTF_8);
+        // A record's name holds 52 bytes; a longer tier name is cut at a character boundary.
+        int length = Math.min(full.length, CountersDescriptor.MAX_NAME_LENGTH);
+        while (length < full.length && length > 0 && (full[length] & 0xC0) == 0x80)
+        {
+            length--;
+        }
+        counters.allocate(CountersDescriptor.FIRST_TIER_INFO_ID + index, CountersDescriptor.TYPE_INFO,
+            new String(full, 0, length, StandardCharsets.UTF_8), description);
     }
 
     /**

@@ -9,9 +9,11 @@ import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierContext;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 
@@ -51,12 +53,14 @@ public final class TierRegistry
      *
      * @param tiers       the tier settings, in order
      * @param objectSize  bytes per object (one page frame)
+     * @param transferMemory the pool's frames, which every slice handed to a tier lies in, or null
      * @param listener    told of objects a tier drops by itself
      * @return the started tiers
      * @throws ConfigException      for an unknown type
      * @throws TierConfigException  for a setting a tier rejects
      */
-    public static List<TierHandle> start(final List<EngineConfig.TierSettings> tiers, final long objectSize, final RemovalListener listener)
+    public static List<TierHandle> start(final List<EngineConfig.TierSettings> tiers, final long objectSize, final MemorySegment transferMemory,
+                                         final RemovalListener listener)
     {
         final Map<String, StorageTierProvider> providers = providers();
         final List<TierHandle> started = new ArrayList<>();
@@ -89,6 +93,12 @@ public final class TierRegistry
                     public void objectRemoved(final long keyHigh, final long keyLow)
                     {
                         listener.objectRemoved(index, keyHigh, keyLow);
+                    }
+
+                    @Override
+                    public Optional<MemorySegment> transferMemory()
+                    {
+                        return Optional.ofNullable(transferMemory);
                     }
                 };
                 final StorageTier tier;

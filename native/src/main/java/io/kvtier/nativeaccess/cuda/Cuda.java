@@ -1,8 +1,8 @@
 package io.kvtier.nativeaccess.cuda;
 
 import io.kvtier.nativeaccess.NativeAccess;
-import io.kvtier.nativeaccess.cuda.gen.cudaIpcMemHandle_t;
-import io.kvtier.nativeaccess.cuda.gen.cudaMemcpyAttributes;
+import io.kvtier.nativeaccess.cuda.bindings.cudaIpcMemHandle_t;
+import io.kvtier.nativeaccess.cuda.bindings.cudaMemcpyAttributes;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 
-import static io.kvtier.nativeaccess.cuda.gen.cudart_h.*;
+import static io.kvtier.nativeaccess.cuda.bindings.cudart_h.*;
 
 /**
  * The CUDA runtime front: finds libcudart ({@link CudartLibrary}), reports honestly whether there is a

@@ -2,11 +2,11 @@ package io.kvtier.nativeaccess.cuda;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.kvtier.nativeaccess.cuda.gen.cudart_h.cudaErrorNotReady;
-import static io.kvtier.nativeaccess.cuda.gen.cudart_h.cudaEventDestroy;
-import static io.kvtier.nativeaccess.cuda.gen.cudart_h.cudaEventQuery;
-import static io.kvtier.nativeaccess.cuda.gen.cudart_h.cudaEventRecord;
-import static io.kvtier.nativeaccess.cuda.gen.cudart_h.cudaEventSynchronize;
+import static io.kvtier.nativeaccess.cuda.bindings.cudart_h.cudaErrorNotReady;
+import static io.kvtier.nativeaccess.cuda.bindings.cudart_h.cudaEventDestroy;
+import static io.kvtier.nativeaccess.cuda.bindings.cudart_h.cudaEventQuery;
+import static io.kvtier.nativeaccess.cuda.bindings.cudart_h.cudaEventRecord;
+import static io.kvtier.nativeaccess.cuda.bindings.cudart_h.cudaEventSynchronize;
 
 /**
  * A CUDA event, destroyed on close: recorded after a batch of copies on a stream, it tells when

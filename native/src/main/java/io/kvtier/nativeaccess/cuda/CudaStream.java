@@ -2,8 +2,8 @@ package io.kvtier.nativeaccess.cuda;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.kvtier.nativeaccess.cuda.gen.cudart_h.cudaStreamDestroy;
-import static io.kvtier.nativeaccess.cuda.gen.cudart_h.cudaStreamSynchronize;
+import static io.kvtier.nativeaccess.cuda.bindings.cudart_h.cudaStreamDestroy;
+import static io.kvtier.nativeaccess.cuda.bindings.cudart_h.cudaStreamSynchronize;
 
 /**
  * A CUDA stream, destroyed on close. Copies queued on one stream run in order; different streams

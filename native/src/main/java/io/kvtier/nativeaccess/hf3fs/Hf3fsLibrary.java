@@ -1,7 +1,7 @@
 package io.kvtier.nativeaccess.hf3fs;
 
 import io.kvtier.nativeaccess.NativeAccess;
-import io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h;
+import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
@@ -18,7 +18,7 @@ import java.util.Optional;
  * tier (its {@code lib} setting, else {@value #LIBRARY_ENV_NAME}, else the dynamic loader's search for
  * {@value #SONAME}). {@link #check} loads a candidate into an arena of its own and reports every missing
  * function without binding anything, so a wrong library fails a tier's start with a message naming it and
- * the missing symbols. {@link #bind} then makes it the process's library: the bindings in {@code gen}
+ * the missing symbols. {@link #bind} then makes it the process's library: the bindings in {@code bindings}
  * resolve their functions through {@link #bound()} on first use. One process binds one library, as a 3FS
  * client install has one; a second tier naming another is refused, since the two would disagree on
  * registered file descriptors and shared memory.

@@ -132,6 +132,7 @@ public final class LibC
     private final MethodHandle posix_fallocate$mh;
     private final MethodHandle ftruncate$mh;
     private final MethodHandle kill$mh;
+    private final MethodHandle memcpy$mh;
 
     private final ThreadLocal<MemorySegment> captureState = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE_LAYOUT));
     private final ThreadLocal<MemorySegment> flock = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(FLOCK_LAYOUT));
@@ -156,6 +157,8 @@ public final class LibC
         posix_fallocate$mh = NativeAccess.downcall(libc, "posix_fallocate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
         ftruncate$mh = NativeAccess.downcall(libc, "ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), CAPTURE_ERRNO);
         kill$mh = NativeAccess.downcall(libc, "kill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+        // memcpy cannot fail and sets no errno: a plain downcall, its returned pointer (dst) ignored.
+        memcpy$mh = NativeAccess.downcall(libc, "memcpy", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
     }
 
     private static Optional<LibC> load()
@@ -535,6 +538,33 @@ public final class LibC
         {
             final int rc = (int)kill$mh.invokeExact(state, pid, signal);
             return rc == 0 ? 0 : -errno(state);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Copies bytes with the C library's {@code memcpy}; the baseline that {@code kvtier bench copy}
+     * holds the engine's own copies ({@link MemorySegment#copy}) against.
+     *
+     * @param dst    native memory to copy into
+     * @param src    native memory to copy from, not overlapping {@code dst}
+     * @param length bytes to copy
+     * @throws IndexOutOfBoundsException if {@code length} is negative or exceeds either segment
+     * @throws IllegalArgumentException  if either segment is on the Java heap
+     */
+    public void memcpy(final MemorySegment dst, final MemorySegment src, final long length)
+    {
+        if (length < 0 || length > dst.byteSize() || length > src.byteSize())
+        {
+            throw new IndexOutOfBoundsException("memcpy of " + length + " bytes from a segment of " + src.byteSize()
+                + " into one of " + dst.byteSize());
+        }
+        try
+        {
+            final MemorySegment ignored = (MemorySegment)memcpy$mh.invokeExact(dst, src, length);
         }
         catch (final Throwable t)
         {

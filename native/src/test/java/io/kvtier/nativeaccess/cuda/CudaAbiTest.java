@@ -1,10 +1,10 @@
 package io.kvtier.nativeaccess.cuda;
 
 import io.kvtier.nativeaccess.abi.AbiProbe;
-import io.kvtier.nativeaccess.cuda.gen.cudaIpcMemHandle_t;
-import io.kvtier.nativeaccess.cuda.gen.cudaMemLocation;
-import io.kvtier.nativeaccess.cuda.gen.cudaMemcpyAttributes;
-import io.kvtier.nativeaccess.cuda.gen.cudart_h;
+import io.kvtier.nativeaccess.cuda.bindings.cudaIpcMemHandle_t;
+import io.kvtier.nativeaccess.cuda.bindings.cudaMemLocation;
+import io.kvtier.nativeaccess.cuda.bindings.cudaMemcpyAttributes;
+import io.kvtier.nativeaccess.cuda.bindings.cudart_h;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

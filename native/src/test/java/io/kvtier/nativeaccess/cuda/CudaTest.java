@@ -1,6 +1,6 @@
 package io.kvtier.nativeaccess.cuda;
 
-import io.kvtier.nativeaccess.cuda.gen.cudart_h;
+import io.kvtier.nativeaccess.cuda.bindings.cudart_h;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,11 +1,11 @@
 package io.kvtier.nativeaccess.hf3fs;
 
 import io.kvtier.nativeaccess.abi.AbiProbe;
-import io.kvtier.nativeaccess.hf3fs.gen.hf3fs_cqe;
-import io.kvtier.nativeaccess.hf3fs.gen.hf3fs_ior;
-import io.kvtier.nativeaccess.hf3fs.gen.hf3fs_iov;
-import io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h;
-import io.kvtier.nativeaccess.hf3fs.gen.timespec;
+import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_cqe;
+import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_ior;
+import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_iov;
+import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h;
+import io.kvtier.nativeaccess.hf3fs.bindings.timespec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

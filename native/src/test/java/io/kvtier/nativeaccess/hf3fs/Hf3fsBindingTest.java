@@ -1,9 +1,9 @@
 package io.kvtier.nativeaccess.hf3fs;
 
-import io.kvtier.nativeaccess.hf3fs.gen.hf3fs_cqe;
-import io.kvtier.nativeaccess.hf3fs.gen.hf3fs_ior;
-import io.kvtier.nativeaccess.hf3fs.gen.hf3fs_iov;
-import io.kvtier.nativeaccess.hf3fs.gen.timespec;
+import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_cqe;
+import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_ior;
+import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_iov;
+import io.kvtier.nativeaccess.hf3fs.bindings.timespec;
 import io.kvtier.nativeaccess.libc.LibC;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,16 +15,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_dereg_fd;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_extract_mount_point;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_iorcreate4;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_iordestroy;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_iovcreate;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_iovdestroy;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_prep_io;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_reg_fd;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_submit_ios;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_wait_for_ios;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_dereg_fd;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_extract_mount_point;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iorcreate4;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iordestroy;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovcreate;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_prep_io;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_reg_fd;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_submit_ios;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_wait_for_ios;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

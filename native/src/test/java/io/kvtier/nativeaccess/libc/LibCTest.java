@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class LibCTest
 {
@@ -58,6 +59,28 @@ class LibCTest
             libc.close(rd);
             assertThat(libc.unlink(dst)).isZero();
             assertThat(Files.exists(dir.resolve("a"))).isFalse();
+        }
+    }
+
+    @Test
+    void shouldCopyBytesWithMemcpyAndRefuseLengthsBeyondEitherSegment()
+    {
+        final LibC libc = LibC.instance().orElseThrow();
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment src = arena.allocate(70_000);
+            for (int i = 0; i < 70_000; i++)
+            {
+                src.set(ValueLayout.JAVA_BYTE, i, (byte)(i * 31 + 7));
+            }
+            final MemorySegment dst = arena.allocate(70_001);
+            libc.memcpy(dst.asSlice(1), src, 70_000);
+            assertThat(dst.asSlice(1).mismatch(src)).isEqualTo(-1);
+            assertThat(dst.get(ValueLayout.JAVA_BYTE, 0)).isZero();
+            assertThatThrownBy(() -> libc.memcpy(src, dst, 70_001))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> libc.memcpy(dst, src, -1))
+                .isInstanceOf(IndexOutOfBoundsException.class);
         }
     }
 

@@ -1,6 +1,6 @@
 package io.kvtier.tier.threefs;
 
-import io.kvtier.nativeaccess.hf3fs.gen.hf3fs_iov;
+import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_iov;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -14,15 +14,17 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_iovdestroy;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_iovwrap;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovwrap;
 
 /**
  * Wraps the pool's memory as USRBIO iovs, once per mapping, so that pages move between 3FS and the pool with
  * no copy.
  *
- * <p>The SPI hands a tier only slices ({@link io.kvtier.spi.TierBatch#segment}), not the pool, so the first
- * slice seen in a mapping finds that mapping in {@code /proc/self/maps}. The engine's pool is a file in
+ * <p>The engine offers its page frames through {@link io.kvtier.spi.TierContext#transferMemory}, which the
+ * tier passes here at start; a context may offer none, so any slice ({@link io.kvtier.spi.TierBatch#segment})
+ * outside what is known is looked up the same way. Either finds its mapping in {@code /proc/self/maps}: the
+ * 3FS client maps the memory itself, from its file, so the memory's address is not enough. The engine's pool is a file in
  * {@code /dev/shm} mapped from offset 0: such a mapping is registered with the 3FS client the way
  * {@code hf3fs_iovcreate} registers its own shared memory (a symlink {@code <mount>/3fs-virt/iovs/<id>} to the
  * file) and wrapped with {@code hf3fs_iovwrap}. Any other memory (anonymous, a file elsewhere, a mapping not
@@ -70,7 +72,7 @@ final class PoolRegions
     }
 
     /**
-     * @param slice a page's memory
+     * @param slice a page's memory, or the whole transfer memory
      * @return the iov wrapping it, or null when it must be staged
      */
     synchronized MemorySegment iovOf(final MemorySegment slice)

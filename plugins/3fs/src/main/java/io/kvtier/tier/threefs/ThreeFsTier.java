@@ -32,8 +32,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_dereg_fd;
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_reg_fd;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_dereg_fd;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_reg_fd;
 
 /**
  * The 3FS tier on USRBIO: page files on the mount in the POSIX tier's layout, their bytes moved by the 3FS
@@ -198,6 +198,8 @@ final class ThreeFsTier implements StorageTier
         final int evicted = evict(victims);
         reader.ring = newRing(true);
         writer.ring = newRing(false);
+        // The engine's page frames, which every slice lies in: wrapped now rather than on the first page.
+        context.transferMemory().ifPresent(regions::iovOf);
         logger.log(System.Logger.Level.INFO, "3fs tier " + name + " ready: " + settings + "; io=USRBIO through " + library + " on mount " + mount
             + " (read and write rings of " + settings.entries + " entries)"
             + "; found " + scan.pages.size() + " page files from earlier runs or other nodes (" + ConfigValues.formatSize(index.usedBytes())
@@ -843,7 +845,7 @@ final class ThreeFsTier implements StorageTier
             for (int j = 0; j < got; j++)
             {
                 final MemorySegment cqe = ring.cqe(j);
-                final int k = (int)io.kvtier.nativeaccess.hf3fs.gen.hf3fs_cqe.userdata(cqe).address();
+                final int k = (int)io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_cqe.userdata(cqe).address();
                 if (k < 0 || k >= entries || !inFlight[k])
                 {
                     continue;
@@ -854,7 +856,7 @@ final class ThreeFsTier implements StorageTier
                 {
                     continue;
                 }
-                final long result = io.kvtier.nativeaccess.hf3fs.gen.hf3fs_cqe.result(cqe);
+                final long result = io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_cqe.result(cqe);
                 final long len = segment[k].byteSize();
                 if (result == len)
                 {

@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.Optional;
 
-import static io.kvtier.nativeaccess.hf3fs.gen.hf3fs_usrbio_h.hf3fs_extract_mount_point;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_extract_mount_point;
 
 /**
  * The {@code 3fs} tier type: pages as files in a directory on a 3FS mount, their bytes moved by 3FS's USRBIO

@@ -35,6 +35,31 @@ interface FileStore
      */
     TierStatus read(long keyHigh, long keyLow, MemorySegment destination);
 
+    /** @return how many pages {@link #readPages} reads at once; 1, the default, means one at a time */
+    default int readBatchSize()
+    {
+        return 1;
+    }
+
+    /**
+     * Reads several pages, each as {@link #read} would; a store that can overlap them (one io_uring
+     * submission for all) overrides it.
+     *
+     * @param keyHigh      the keys' high halves
+     * @param keyLow       the keys' low halves
+     * @param destinations the pool slices to fill
+     * @param count        how many, at most {@link #readBatchSize()}
+     * @param statuses     receives each page's status
+     */
+    default void readPages(final long[] keyHigh, final long[] keyLow, final MemorySegment[] destinations, final int count,
+                           final TierStatus[] statuses)
+    {
+        for (int k = 0; k < count; k++)
+        {
+            statuses[k] = read(keyHigh[k], keyLow[k], destinations[k]);
+        }
+    }
+
     /**
      * Writes the segment to a new temp file next to the page's final name, flushed when configured.
      *
@@ -64,4 +89,9 @@ interface FileStore
 
     /** @return how many times a write found its directory missing and made it; read by tests once writes are complete */
     long directoriesMade();
+
+    /** Releases what the store holds beyond its path buffers (a ring); called once its worker has stopped. */
+    default void close()
+    {
+    }
 }

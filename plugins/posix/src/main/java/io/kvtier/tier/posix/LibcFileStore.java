@@ -1,6 +1,8 @@
 package io.kvtier.tier.posix;
 
 import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.nativeaccess.uring.DirectIoAlignment;
+import io.kvtier.nativeaccess.uring.Uring;
 import io.kvtier.spi.TierStatus;
 
 import java.lang.foreign.Arena;
@@ -31,20 +33,20 @@ import static io.kvtier.nativeaccess.libc.LibC.O_WRONLY;
  * copy, O_DIRECT when on), paths built in preallocated native buffers. Nothing here allocates on
  * success; failures allocate their log message, rate-limited.
  */
-final class LibcFileStore implements FileStore
+class LibcFileStore implements FileStore
 {
     private static final int FILE_MODE = 0644;
     private static final int DIRECTORY_MODE = 0755;
     private static final int MAX_ATTEMPTS = 8;
 
-    private final LibC libc;
+    final LibC libc;
     private final PathLayout layout;
     private final boolean fsync;
-    private final DirectIo direct;
+    final DirectIo direct;
     private final IoErrorLog errors;
     private final long token;
     private final byte[] path;
-    private final MemorySegment pagePath;
+    final MemorySegment pagePath;
     private final MemorySegment tempPath;
     private final MemorySegment directoryPath;
     private int pageLength;
@@ -80,20 +82,61 @@ final class LibcFileStore implements FileStore
     }
 
     /**
-     * Proves O_DIRECT works in a directory: an aligned write and read of a probe file.
+     * Asks the kernel what O_DIRECT needs of a file in the directory ({@code statx STATX_DIOALIGN},
+     * Linux 6.1+), with a probe file.
      *
      * @param libc the libc front
-     * @param io   positional reads and writes
      * @param dir  the tier's directory
-     * @return why O_DIRECT cannot be used, or empty when it can
+     * @return the alignments; 4096 for both when the kernel or filesystem does not say
      */
-    static Optional<String> probeDirectIo(final LibC libc, final Path dir)
+    static DirectIoAlignment directIoAlignment(final LibC libc, final Path dir)
     {
         final Path probe = dir.resolve(PathLayout.PROBE_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong()) + PathLayout.TEMP_SUFFIX);
         try (Arena arena = Arena.ofConfined())
         {
             final MemorySegment name = arena.allocateFrom(probe.toString(), StandardCharsets.UTF_8);
-            final MemorySegment buffer = arena.allocate(DirectIo.ALIGNMENT, DirectIo.ALIGNMENT);
+            final int fd = libc.open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, FILE_MODE);
+            if (fd < 0)
+            {
+                return new DirectIoAlignment(DirectIo.ALIGNMENT, DirectIo.ALIGNMENT, false);
+            }
+            try
+            {
+                return Uring.directIoAlignment(fd);
+            }
+            catch (final RuntimeException | LinkageError ex)
+            {
+                // statx could not be bound: the safe default.
+                return new DirectIoAlignment(DirectIo.ALIGNMENT, DirectIo.ALIGNMENT, false);
+            }
+            finally
+            {
+                libc.close(fd);
+                libc.unlink(name);
+            }
+        }
+    }
+
+    /**
+     * Proves O_DIRECT works in a directory: an aligned write and read of a probe file.
+     *
+     * @param libc      the libc front
+     * @param dir       the tier's directory
+     * @param alignment what the kernel says O_DIRECT needs there
+     * @return why O_DIRECT cannot be used, or empty when it can
+     */
+    static Optional<String> probeDirectIo(final LibC libc, final Path dir, final DirectIoAlignment alignment)
+    {
+        if (!alignment.supported())
+        {
+            return Optional.of("statx(STATX_DIOALIGN) says files in " + dir + " do not support O_DIRECT");
+        }
+        final Path probe = dir.resolve(PathLayout.PROBE_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong()) + PathLayout.TEMP_SUFFIX);
+        final long length = Math.max(DirectIo.ALIGNMENT, alignment.offset());
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment name = arena.allocateFrom(probe.toString(), StandardCharsets.UTF_8);
+            final MemorySegment buffer = arena.allocate(length, Math.max(DirectIo.ALIGNMENT, alignment.memory()));
             int fd = libc.open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_DIRECT, FILE_MODE);
             if (fd < 0)
             {
@@ -114,7 +157,7 @@ final class LibcFileStore implements FileStore
                 }
                 final long read = libc.preadFully(fd, buffer, 0);
                 libc.close(fd);
-                if (read != DirectIo.ALIGNMENT)
+                if (read != length)
                 {
                     return Optional.of("an aligned O_DIRECT read of " + probe + " failed: "
                         + (read < 0 ? libc.strerror((int)read) : read + " bytes"));
@@ -195,7 +238,7 @@ final class LibcFileStore implements FileStore
             {
                 return corrupt(size, destination.byteSize());
             }
-            final long read = libc.preadFully(fd, destination, 0);
+            final long read = readFully(fd, destination);
             if (read == -EINVAL && useDirect)
             {
                 direct.refused("read of " + describe(pageLength));
@@ -252,7 +295,7 @@ final class LibcFileStore implements FileStore
                 }
                 return failure("open", tempLength, fd);
             }
-            final long written = libc.pwriteFully(fd, source, 0);
+            final long written = writeFully(fd, source);
             if (written < 0)
             {
                 libc.close(fd);
@@ -267,7 +310,7 @@ final class LibcFileStore implements FileStore
             }
             if (fsync)
             {
-                final int rc = libc.fdatasync(fd);
+                final int rc = datasync(fd);
                 if (rc < 0)
                 {
                     libc.close(fd);
@@ -286,6 +329,39 @@ final class LibcFileStore implements FileStore
             return TierStatus.OK;
         }
         return failure("open", tempLength, -EEXIST);
+    }
+
+    /**
+     * Moves a page's bytes from the file; {@link UringFileStore} does it through its ring.
+     *
+     * @param fd          the page file, open for reading
+     * @param destination the pool slice; its size is the count
+     * @return bytes read (fewer only at end of file), or {@code -errno}
+     */
+    long readFully(final int fd, final MemorySegment destination)
+    {
+        return libc.preadFully(fd, destination, 0);
+    }
+
+    /**
+     * Moves a page's bytes to the file; {@link UringFileStore} does it through its ring.
+     *
+     * @param fd     the temp file, open for writing
+     * @param source the pool slice
+     * @return bytes written (all of them), or {@code -errno}
+     */
+    long writeFully(final int fd, final MemorySegment source)
+    {
+        return libc.pwriteFully(fd, source, 0);
+    }
+
+    /**
+     * @param fd the temp file
+     * @return 0, or {@code -errno}
+     */
+    int datasync(final int fd)
+    {
+        return libc.fdatasync(fd);
     }
 
     @Override
@@ -329,7 +405,7 @@ final class LibcFileStore implements FileStore
         return directoriesMade;
     }
 
-    private void preparePagePath(final long keyHigh, final long keyLow)
+    void preparePagePath(final long keyHigh, final long keyLow)
     {
         pageLength = layout.writePagePath(keyHigh, keyLow, path);
         LibC.putCString(pagePath, 0, path, pageLength);

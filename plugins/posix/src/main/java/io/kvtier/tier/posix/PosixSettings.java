@@ -33,9 +33,10 @@ final class PosixSettings
     static final String SHARED = "shared";
     static final String TMP_MAX_AGE = "tmp-max-age";
     static final String INDEX_ENTRIES = "index-entries";
+    static final String IO = "io";
 
     static final Set<String> KNOWN = Set.of(DIR, CAPACITY, EVICT_HIGH, EVICT_LOW, FANOUT_LEVELS, IO_THREADS, FSYNC, DIRECT_IO,
-        SHARED, TMP_MAX_AGE, INDEX_ENTRIES);
+        SHARED, TMP_MAX_AGE, INDEX_ENTRIES, IO);
 
     static final double EVICT_HIGH_DEFAULT = 0.90;
     static final double EVICT_LOW_DEFAULT = 0.80;
@@ -65,6 +66,7 @@ final class PosixSettings
     final boolean shared;
     final Duration tmpMaxAge;
     final int indexEntries;
+    final IoPath io;
 
     private PosixSettings(final TierConfig config, final long objectSize)
     {
@@ -98,6 +100,7 @@ final class PosixSettings
         shared = config.bool(SHARED, false);
         tmpMaxAge = config.duration(TMP_MAX_AGE, TMP_MAX_AGE_DEFAULT);
         indexEntries = config.integer(INDEX_ENTRIES, defaultIndexEntries(), INDEX_ENTRIES_MIN, INDEX_ENTRIES_MAX);
+        io = ioPath(config);
         prepareDirectory(config, configured);
     }
 
@@ -125,6 +128,19 @@ final class PosixSettings
                 + " (the engine's page frame), or unbounded", null);
         }
         return capacity;
+    }
+
+    private static IoPath ioPath(final TierConfig config)
+    {
+        final String value = config.string(IO, IoPath.URING.settingValue).strip().toLowerCase(Locale.ROOT);
+        for (final IoPath path : IoPath.values())
+        {
+            if (path.settingValue.equals(value))
+            {
+                return path;
+            }
+        }
+        throw config.invalid(IO, config.string(IO), "one of uring (the default), libc or channel", null);
     }
 
     private int defaultIndexEntries()
@@ -227,6 +243,7 @@ final class PosixSettings
             + ", direct-io=" + directIo
             + ", shared=" + shared
             + ", tmp-max-age=" + tmpMaxAge
-            + ", index-entries=" + indexEntries;
+            + ", index-entries=" + indexEntries
+            + ", io=" + io.settingValue;
     }
 }

@@ -2,6 +2,10 @@ package io.kvtier.tier.posix;
 
 import io.kvtier.collections.ParkingQueue;
 import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.nativeaccess.uring.DirectIoAlignment;
+import io.kvtier.nativeaccess.uring.Uring;
+import io.kvtier.nativeaccess.uring.UringAvailability;
+import io.kvtier.nativeaccess.uring.UringException;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.TierBatch;
@@ -23,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * An L3 tier storing each page as a file under a directory: local NVMe, or a shared filesystem
@@ -93,6 +98,9 @@ public final class PosixTier implements StorageTier
     private final ParkingQueue<Job> jobPool = new ParkingQueue<>(JOB_POOL_SIZE, 0);
     private final DirectIo directIo;
     private final boolean usesLibc;
+    private final IoPath ioPath;
+    private final String ioDescription;
+    private final String ioFallback;
     private final Set<TierCapability> capabilities;
     private final Worker[] workers;
     private final Thread[] threads;
@@ -105,7 +113,7 @@ public final class PosixTier implements StorageTier
     private boolean released;
 
     private PosixTier(final TierConfig config, final PosixSettings settings, final TierContext context, final Optional<LibC> libc,
-                      final String fallbackReason)
+                      final String fallbackReason, final Supplier<UringAvailability> uringAvailability)
     {
         this.name = config.tierName();
         this.context = context;
@@ -114,7 +122,6 @@ public final class PosixTier implements StorageTier
         this.logger = context.logger();
         this.errors = new IoErrorLog(logger, 1, TimeUnit.SECONDS);
         this.layout = new PathLayout(settings.dir, settings.fanoutLevels);
-        this.usesLibc = libc.isPresent();
         for (int i = 0; i < STRIPES; i++)
         {
             stripes[i] = new Object();
@@ -126,8 +133,27 @@ public final class PosixTier implements StorageTier
         // One consumer index per worker, so each parks in a slot of its own.
         lanes = new JobLanes<>(QUEUE_CAPACITY, settings.ioThreads);
 
+        // The I/O path as configured, or the next one down, with the reason, when it cannot run here.
+        IoPath path = settings.io;
+        String why = "configured: " + config.qualified(PosixSettings.IO) + "=" + settings.io.settingValue;
+        if (path != IoPath.CHANNEL && libc.isEmpty())
+        {
+            why = settings.io.settingValue + " needs LibC, which is unavailable: " + fallbackReason;
+            path = IoPath.CHANNEL;
+        }
+        if (path == IoPath.URING)
+        {
+            final UringAvailability availability = uringAvailability.get();
+            if (!availability.available())
+            {
+                why = "io_uring unavailable: " + availability.describe();
+                path = IoPath.LIBC;
+            }
+        }
+
         String directNote = "off";
         boolean direct = false;
+        DirectIoAlignment alignment = new DirectIoAlignment(DirectIo.ALIGNMENT, DirectIo.ALIGNMENT, false);
         if (settings.directIo)
         {
             if (libc.isEmpty())
@@ -136,9 +162,12 @@ public final class PosixTier implements StorageTier
             }
             else
             {
-                final Optional<String> refusal = LibcFileStore.probeDirectIo(libc.get(), settings.dir);
+                alignment = LibcFileStore.directIoAlignment(libc.get(), settings.dir);
+                final Optional<String> refusal = LibcFileStore.probeDirectIo(libc.get(), settings.dir, alignment);
                 direct = refusal.isEmpty();
-                directNote = refusal.map(reason -> "off (" + reason + ")").orElse("on");
+                final String aligned = "memory " + alignment.memory() + ", offset " + alignment.offset()
+                    + (alignment.fromKernel() ? " from statx" : " (default: statx reports no STATX_DIOALIGN here)");
+                directNote = refusal.map(reason -> "off (" + reason + ")").orElse("on, aligned to " + aligned);
             }
             if (!direct)
             {
@@ -146,18 +175,59 @@ public final class PosixTier implements StorageTier
                     + directNote + "; using buffered I/O");
             }
         }
-        directIo = new DirectIo(direct, logger);
+        directIo = direct
+            ? new DirectIo(true, Math.max(alignment.memory(), 1), Math.max(alignment.offset(), 1), logger)
+            : new DirectIo(false, logger);
 
         arena = Arena.ofShared();
+        final Uring[] rings = new Uring[settings.ioThreads];
         try
         {
             index = new FileIndex(arena, settings.indexEntries, settings.capacity, settings.highWaterBytes(), settings.lowWaterBytes());
+            if (path == IoPath.URING)
+            {
+                try
+                {
+                    for (int i = 0; i < rings.length; i++)
+                    {
+                        rings[i] = Uring.open(UringFileStore.RING_ENTRIES);
+                    }
+                }
+                catch (final UringException ex)
+                {
+                    closeAll(rings);
+                    why = "setting up a ring per I/O thread failed: " + ex.getMessage() + " (raise ulimit -l if ENOMEM)";
+                    path = IoPath.LIBC;
+                }
+            }
+            String fixedBuffers = "";
+            if (path == IoPath.URING)
+            {
+                fixedBuffers = registerTransferMemory(rings, context);
+            }
+            if (path != settings.io)
+            {
+                logger.log(System.Logger.Level.WARNING, "posix tier " + name + ": " + config.qualified(PosixSettings.IO) + "="
+                    + settings.io.settingValue + " cannot be used (" + why + "); falling back to io=" + path.settingValue);
+            }
+            this.ioPath = path;
+            this.ioFallback = path == settings.io ? "" : "fell back from " + settings.io.settingValue + ": " + why;
+            this.usesLibc = path != IoPath.CHANNEL;
+            this.ioDescription = switch (path)
+            {
+                case URING -> "uring (one ring of " + UringFileStore.RING_ENTRIES + " entries per I/O thread, " + fixedBuffers + ")";
+                case LIBC -> "libc (pread/pwrite from the pool slice, zero-copy)";
+                case CHANNEL -> "channel (FileChannel)";
+            } + (ioFallback.isEmpty() ? "" : "; " + ioFallback);
             workers = new Worker[settings.ioThreads];
             for (int i = 0; i < workers.length; i++)
             {
-                workers[i] = new Worker(i, libc.isPresent()
-                    ? new LibcFileStore(libc.get(), layout, arena, settings.fsync, directIo, errors)
-                    : new ChannelFileStore(layout, settings.fsync, errors));
+                workers[i] = new Worker(i, switch (path)
+                {
+                    case URING -> new UringFileStore(libc.get(), rings[i], layout, arena, settings.fsync, directIo, errors);
+                    case LIBC -> new LibcFileStore(libc.get(), layout, arena, settings.fsync, directIo, errors);
+                    case CHANNEL -> new ChannelFileStore(layout, settings.fsync, errors);
+                });
             }
             final StartupScan scan;
             try
@@ -209,7 +279,7 @@ public final class PosixTier implements StorageTier
                 threads[i].setDaemon(true);
             }
             logger.log(System.Logger.Level.INFO, "posix tier " + name + " ready: " + settings
-                + "; io=" + (usesLibc ? "LibC (zero-copy)" : "FileChannel (" + fallbackReason + ")")
+                + "; io path: " + ioDescription
                 + "; direct-io " + directNote
                 + "; found " + scan.pages.size() + " page files from earlier runs or other nodes (" + ConfigValues.formatSize(index.usedBytes())
                 + " kept, " + evictedAtStart + " evicted to fit the capacity)"
@@ -232,9 +302,71 @@ public final class PosixTier implements StorageTier
         }
         catch (final RuntimeException | Error ex)
         {
+            closeAll(rings);
             arena.close();
             throw ex;
         }
+    }
+
+    private static void closeAll(final Uring[] rings)
+    {
+        for (int i = 0; i < rings.length; i++)
+        {
+            if (rings[i] != null)
+            {
+                rings[i].close();
+                rings[i] = null;
+            }
+        }
+    }
+
+    /** Registered buffers are at most 1 GiB each (the kernel's limit), so the region goes in frame-aligned chunks. */
+    private static final long MAX_FIXED_BUFFER = 1L << 30;
+
+    /**
+     * Registers the memory the engine moves pages through (its pool frames) as fixed buffers of every
+     * ring, so page reads and writes go as READ_FIXED/WRITE_FIXED and the kernel pins the pool once
+     * instead of per transfer. Failing that (RLIMIT_MEMLOCK, a kernel refusing the mapping), the rings
+     * keep moving bytes straight from the pool slices, unregistered, and the reason is logged.
+     *
+     * @return how the rings address page memory, for the tier's description
+     */
+    private String registerTransferMemory(final Uring[] rings, final TierContext context)
+    {
+        final java.util.Optional<MemorySegment> offered = context.transferMemory();
+        if (offered.isEmpty())
+        {
+            return "page I/O from the pool slices, not fixed buffers: the engine offered no transfer memory";
+        }
+        final MemorySegment region = offered.get();
+        final long chunk = Math.max(objectSize, MAX_FIXED_BUFFER / objectSize * objectSize);
+        final int count = (int)((region.byteSize() + chunk - 1) / chunk);
+        final MemorySegment[] buffers = new MemorySegment[count];
+        for (int c = 0; c < count; c++)
+        {
+            buffers[c] = region.asSlice(c * chunk, Math.min(chunk, region.byteSize() - c * chunk));
+        }
+        for (final Uring ring : rings)
+        {
+            final int rc = ring.registerBuffers(buffers);
+            if (rc < 0)
+            {
+                for (final Uring registered : rings)
+                {
+                    if (registered == ring)
+                    {
+                        break;
+                    }
+                    registered.unregisterBuffers();
+                }
+                final String why = "registering the " + (region.byteSize() >> 20) + " MiB of transfer memory as fixed buffers failed with errno "
+                    + -rc + (rc == -12 ? " (ENOMEM: RLIMIT_MEMLOCK is below it; raise ulimit -l, or give the engine CAP_IPC_LOCK)" : "");
+                logger.log(System.Logger.Level.WARNING, "posix tier " + name + ": " + why + "; page I/O goes from the pool slices unregistered");
+                return "page I/O from the pool slices, not fixed buffers: " + why;
+            }
+        }
+        return "fixed buffers: the " + (region.byteSize() >> 20) + " MiB of transfer memory in " + count + " registered buffer"
+            + (count == 1 ? "" : "s") + " per ring, READ_FIXED/WRITE_FIXED";
     }
 
     /**
@@ -245,12 +377,13 @@ public final class PosixTier implements StorageTier
      * @param context  the engine's side
      * @param libc           the libc front, or empty to use FileChannel
      * @param fallbackReason why libc is empty, for the log
+     * @param uringAvailability whether io_uring can be used (a test hook makes it fail)
      * @return the running tier
      */
     static PosixTier open(final TierConfig config, final PosixSettings settings, final TierContext context, final Optional<LibC> libc,
-                          final String fallbackReason)
+                          final String fallbackReason, final Supplier<UringAvailability> uringAvailability)
     {
-        return new PosixTier(config, settings, context, libc, fallbackReason);
+        return new PosixTier(config, settings, context, libc, fallbackReason, uringAvailability);
     }
 
     private int adopt(final StartupScan scan)
@@ -552,6 +685,10 @@ public final class PosixTier implements StorageTier
             }
             if (stopped)
             {
+                for (final Worker worker : workers)
+                {
+                    worker.store.close();
+                }
                 arena.close();
                 logger.log(System.Logger.Level.DEBUG, "posix tier " + name + " closed");
             }
@@ -579,6 +716,50 @@ public final class PosixTier implements StorageTier
     boolean directIoActive()
     {
         return directIo.active();
+    }
+
+    /** @return the I/O path the workers run, after any fallback */
+    IoPath ioPath()
+    {
+        return ioPath;
+    }
+
+    /**
+     * @return the I/O path and why, as the start-up log line says it: for example
+     *         {@code libc (...); fell back from uring: io_uring unavailable: ...}
+     */
+    public String describeIo()
+    {
+        return ioDescription;
+    }
+
+    /** @return page transfers that went as READ_FIXED/WRITE_FIXED, over every worker's ring */
+    long fixedBufferOperations()
+    {
+        long operations = 0;
+        for (final Worker worker : workers)
+        {
+            if (worker.store instanceof UringFileStore uring)
+            {
+                operations += uring.fixedBufferOperations();
+            }
+        }
+        return operations;
+    }
+
+    /** @return the I/O path first (with the reason of any fallback), then O_DIRECT and the directory: what {@code kvtier stat} shows */
+    @Override
+    public String describe()
+    {
+        // Short, with the fallback's reason before the rest: the pool keeps only the first 188 bytes.
+        return "io=" + ioPath.settingValue + (ioFallback.isEmpty() ? "" : " (" + ioFallback + ")")
+            + ", direct-io " + (directIo.active() ? "on" : "off") + ", dir=" + settings.dir;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "posix tier " + name + " (" + settings.dir + ", io=" + ioDescription + ")";
     }
 
     /** @return whether I/O goes through LibC, for tests */
@@ -683,6 +864,12 @@ public final class PosixTier implements StorageTier
         private final int consumerIndex;
         private final FileStore store;
         private final FileIndex.Victims victims = new FileIndex.Victims(VICTIMS_PER_ROUND);
+        private final int readBatch;
+        private final long[] readHigh;
+        private final long[] readLow;
+        private final MemorySegment[] readDestinations;
+        private final int[] readCommits;
+        private final TierStatus[] readStatuses;
 
         /**
          * @param consumerIndex the worker's index among the job queue's consumers
@@ -692,6 +879,12 @@ public final class PosixTier implements StorageTier
         {
             this.consumerIndex = consumerIndex;
             this.store = store;
+            readBatch = Math.max(1, store.readBatchSize());
+            readHigh = new long[readBatch];
+            readLow = new long[readBatch];
+            readDestinations = new MemorySegment[readBatch];
+            readCommits = new int[readBatch];
+            readStatuses = new TierStatus[readBatch];
         }
 
         /**
@@ -735,14 +928,23 @@ public final class PosixTier implements StorageTier
                         }
                     }
                 }
-                final int i = job.cursor.getAndIncrement();
+                // A read job's keys go in claims of the store's read batch (one io_uring submission for all); others one by one.
+                final int claim = job.operation == READ ? readBatch : 1;
+                final int i = claim == 1 ? job.cursor.getAndIncrement() : job.cursor.getAndAdd(claim);
                 if (i >= job.size)
                 {
                     job.release(1, jobPool);
                     job = null;
                     continue;
                 }
-                process(job.operation, job.batch, i);
+                if (claim == 1)
+                {
+                    process(job.operation, job.batch, i);
+                }
+                else
+                {
+                    readClaimed(job.batch, i, Math.min(i + claim, job.size));
+                }
                 if (!job.urgent && setAside == null)
                 {
                     final Job urgent = lanes.pollUrgent();
@@ -777,6 +979,70 @@ public final class PosixTier implements StorageTier
                 }
             }
             complete(batch, i, status);
+        }
+
+        /**
+         * Reads the keys {@code [from, to)} of a batch through {@link FileStore#readPages}, with the index
+         * bookkeeping of {@link #read} around each, and completes them.
+         */
+        private void readClaimed(final TierBatch batch, final int from, final int to)
+        {
+            final int count = to - from;
+            try
+            {
+                if (closed)
+                {
+                    for (int k = 0; k < count; k++)
+                    {
+                        complete(batch, from + k, TierStatus.CLOSED);
+                    }
+                    return;
+                }
+                for (int k = 0; k < count; k++)
+                {
+                    readHigh[k] = batch.keyHigh(from + k);
+                    readLow[k] = batch.keyLow(from + k);
+                    readDestinations[k] = batch.segment(from + k);
+                }
+                synchronized (indexLock)
+                {
+                    for (int k = 0; k < count; k++)
+                    {
+                        readCommits[k] = index.commitOf(readHigh[k], readLow[k]);
+                    }
+                }
+                store.readPages(readHigh, readLow, readDestinations, count, readStatuses);
+            }
+            catch (final RuntimeException ex)
+            {
+                for (int k = 0; k < count; k++)
+                {
+                    readStatuses[k] = readStatuses[k] == null ? TierStatus.IO_ERROR : readStatuses[k];
+                }
+                if (errors.shouldLog())
+                {
+                    logger.log(System.Logger.Level.ERROR, "posix tier " + name + ": unexpected failure reading keys " + from + " to "
+                        + (to - 1) + " -> IO_ERROR", ex);
+                }
+            }
+            for (int k = 0; k < count; k++)
+            {
+                final TierStatus status = readStatuses[k] == null ? TierStatus.IO_ERROR : readStatuses[k];
+                if (status == TierStatus.OK)
+                {
+                    synchronized (indexLock)
+                    {
+                        index.touch(readHigh[k], readLow[k]);
+                    }
+                }
+                else if (status == TierStatus.NOT_FOUND && readCommits[k] != 0)
+                {
+                    forget(readHigh[k], readLow[k], readCommits[k]);
+                }
+                readStatuses[k] = null;
+                readDestinations[k] = null;
+                complete(batch, from + k, status);
+            }
         }
 
         /** A shared directory's probe (or one the overflowed index cannot answer): a stat of the file. */

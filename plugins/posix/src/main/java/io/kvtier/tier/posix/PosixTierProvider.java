@@ -1,28 +1,32 @@
 package io.kvtier.tier.posix;
 
 import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.nativeaccess.uring.Uring;
+import io.kvtier.nativeaccess.uring.UringAvailability;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierContext;
 
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The {@code posix} tier type: pages as files under a directory on local NVMe or a shared
  * filesystem. Settings ({@code tier.<name>.*}): {@code dir} (required), {@code capacity},
  * {@code evict-high}, {@code evict-low}, {@code fanout-levels}, {@code io-threads}, {@code fsync},
- * {@code direct-io}, {@code shared}, {@code tmp-max-age} and {@code index-entries}; the module's
+ * {@code direct-io}, {@code shared}, {@code tmp-max-age}, {@code index-entries} and {@code io}; the module's
  * README gives their defaults and meaning.
  */
 public final class PosixTierProvider implements StorageTierProvider
 {
     private final boolean useLibc;
+    private final Supplier<UringAvailability> uringAvailability;
 
-    /** The provider {@link java.util.ServiceLoader} creates: LibC when it is available. */
+    /** The provider {@link java.util.ServiceLoader} creates: the configured I/O path, where it can run. */
     public PosixTierProvider()
     {
-        this(true);
+        this(true, Uring::availability);
     }
 
     /**
@@ -30,7 +34,18 @@ public final class PosixTierProvider implements StorageTierProvider
      */
     PosixTierProvider(final boolean useLibc)
     {
+        this(useLibc, Uring::availability);
+    }
+
+    /**
+     * @param useLibc           false to force the FileChannel fallback, for tests
+     * @param uringAvailability whether io_uring can be used; tests pass an unavailable answer to
+     *                          act as a kernel without io_uring
+     */
+    PosixTierProvider(final boolean useLibc, final Supplier<UringAvailability> uringAvailability)
+    {
         this.useLibc = useLibc;
+        this.uringAvailability = uringAvailability;
     }
 
     @Override
@@ -51,6 +66,6 @@ public final class PosixTierProvider implements StorageTierProvider
         final PosixSettings settings = PosixSettings.parse(config, context.objectSize());
         final Optional<LibC> libc = useLibc ? LibC.instance() : Optional.empty();
         final String fallbackReason = useLibc ? "LibC unavailable, see the LibC log line for why" : "LibC turned off for this provider";
-        return PosixTier.open(config, settings, context, libc, fallbackReason);
+        return PosixTier.open(config, settings, context, libc, fallbackReason, uringAvailability);
     }
 }

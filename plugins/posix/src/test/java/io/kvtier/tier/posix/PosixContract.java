@@ -58,6 +58,7 @@ abstract class PosixContract extends AbstractStorageTierContractTest
             new InvalidConfig("shared not a flag", Map.of("dir", dir, "shared", "perhaps"), qualifiedKey("shared")),
             new InvalidConfig("tmp-max-age without a unit", Map.of("dir", dir, "tmp-max-age", "10"), qualifiedKey("tmp-max-age")),
             new InvalidConfig("tmp-max-age with an unknown unit", Map.of("dir", dir, "tmp-max-age", "10 parsecs"), qualifiedKey("tmp-max-age")),
-            new InvalidConfig("index-entries too few", Map.of("dir", dir, "index-entries", "0"), qualifiedKey("index-entries")));
+            new InvalidConfig("index-entries too few", Map.of("dir", dir, "index-entries", "0"), qualifiedKey("index-entries")),
+            new InvalidConfig("io not a known path", Map.of("dir", dir, "io", "aio"), qualifiedKey("io")));
     }
 }

@@ -24,6 +24,7 @@ class PosixTierContractTest extends PosixContract
             "dir", scratchDir.toString(),
             "capacity", "256MiB",
             "shared", "true",
-            "direct-io", "true");
+            "direct-io", "true",
+            "io", "libc");
     }
 }

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * The kit against the LibC path with the defaults: a directory that is this tier's alone (probes are
+ * The kit against the LibC path (io = libc) with the other defaults: a directory that is this tier's alone (probes are
  * answered from the index), unbounded, buffered, two fan-out levels created at start.
  */
 class PosixTierLocalContractTest extends PosixContract
@@ -20,6 +20,6 @@ class PosixTierLocalContractTest extends PosixContract
     @Override
     protected Map<String, String> validConfig(final Path scratchDir)
     {
-        return Map.of("dir", scratchDir.toString());
+        return Map.of("dir", scratchDir.toString(), "io", "libc");
     }
 }

@@ -1,35 +1,34 @@
 // Generated in the shape of jextract 22 from native/include/cuda/cudart.h by native/jextract-cuda.sh; see that
 // script before editing.
 
-package io.kvtier.nativeaccess.cuda.gen;
+package io.kvtier.nativeaccess.cuda.bindings;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
-import java.lang.foreign.SequenceLayout;
+import java.lang.foreign.ValueLayout.OfInt;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
  * {@snippet lang=c :
- * typedef struct cudaIpcMemHandle_st {
- *     char reserved[64];
- * } cudaIpcMemHandle_t
+ * struct cudaMemLocation {
+ *     enum cudaMemLocationType type;
+ *     int id;
  * }
- *
- * <p>Opaque to the holder: 64 bytes that another process on the same node passes to
- * {@code cudaIpcOpenMemHandle}, by value, to map the exporter's device allocation.
+ * }
  */
-public class cudaIpcMemHandle_t {
+public class cudaMemLocation {
 
-    cudaIpcMemHandle_t() {
+    cudaMemLocation() {
         // Should not be called directly
     }
 
     private static final GroupLayout $LAYOUT = MemoryLayout.structLayout(
-        MemoryLayout.sequenceLayout(64, cudart_h.C_CHAR).withName("reserved")
-    ).withName("cudaIpcMemHandle_st");
+        cudart_h.C_INT.withName("type"),
+        cudart_h.C_INT.withName("id")
+    ).withName("cudaMemLocation");
 
     /**
      * The layout of this struct
@@ -38,24 +37,44 @@ public class cudaIpcMemHandle_t {
         return $LAYOUT;
     }
 
-    private static final SequenceLayout reserved$LAYOUT = (SequenceLayout)$LAYOUT.select(groupElement("reserved"));
+    private static final OfInt type$LAYOUT = (OfInt)$LAYOUT.select(groupElement("type"));
 
-    public static final SequenceLayout reserved$layout() {
-        return reserved$LAYOUT;
+    public static final OfInt type$layout() {
+        return type$LAYOUT;
     }
 
-    private static final long reserved$OFFSET = 0;
+    private static final long type$OFFSET = 0;
 
-    public static final long reserved$offset() {
-        return reserved$OFFSET;
+    public static final long type$offset() {
+        return type$OFFSET;
     }
 
-    public static MemorySegment reserved(MemorySegment struct) {
-        return struct.asSlice(reserved$OFFSET, reserved$LAYOUT.byteSize());
+    public static int type(MemorySegment struct) {
+        return struct.get(type$LAYOUT, type$OFFSET);
     }
 
-    public static void reserved(MemorySegment struct, MemorySegment fieldValue) {
-        MemorySegment.copy(fieldValue, 0L, struct, reserved$OFFSET, reserved$LAYOUT.byteSize());
+    public static void type(MemorySegment struct, int fieldValue) {
+        struct.set(type$LAYOUT, type$OFFSET, fieldValue);
+    }
+
+    private static final OfInt id$LAYOUT = (OfInt)$LAYOUT.select(groupElement("id"));
+
+    public static final OfInt id$layout() {
+        return id$LAYOUT;
+    }
+
+    private static final long id$OFFSET = 4;
+
+    public static final long id$offset() {
+        return id$OFFSET;
+    }
+
+    public static int id(MemorySegment struct) {
+        return struct.get(id$LAYOUT, id$OFFSET);
+    }
+
+    public static void id(MemorySegment struct, int fieldValue) {
+        struct.set(id$LAYOUT, id$OFFSET, fieldValue);
     }
 
     /**

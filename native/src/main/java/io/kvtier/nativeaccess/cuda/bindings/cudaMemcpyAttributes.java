@@ -1,7 +1,7 @@
 // Generated in the shape of jextract 22 from native/include/cuda/cudart.h by native/jextract-cuda.sh; see that
 // script before editing.
 
-package io.kvtier.nativeaccess.cuda.gen;
+package io.kvtier.nativeaccess.cuda.bindings;
 
 import java.lang.foreign.GroupLayout;
 import java.lang.foreign.MemoryLayout;

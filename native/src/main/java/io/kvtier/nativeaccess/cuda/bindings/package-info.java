@@ -5,4 +5,4 @@
  * {@code cuda} front should not call them: the front finds the library, reports device discovery
  * and turns error codes into exceptions.
  */
-package io.kvtier.nativeaccess.cuda.gen;
+package io.kvtier.nativeaccess.cuda.bindings;

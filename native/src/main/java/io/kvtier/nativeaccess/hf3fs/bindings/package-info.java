@@ -5,4 +5,4 @@
  * struct. Mind the return conventions the header lists: {@code hf3fs_reg_fd} returns a positive errno on
  * failure where the others return {@code -errno}.
  */
-package io.kvtier.nativeaccess.hf3fs.gen;
+package io.kvtier.nativeaccess.hf3fs.bindings;

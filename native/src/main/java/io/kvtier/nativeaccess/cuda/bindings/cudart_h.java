@@ -1,7 +1,7 @@
 // Generated in the shape of jextract 22 from native/include/cuda/cudart.h by native/jextract-cuda.sh; see that
 // script before editing. Functions are looked up lazily, each on first use, through SYMBOL_LOOKUP.
 
-package io.kvtier.nativeaccess.cuda.gen;
+package io.kvtier.nativeaccess.cuda.bindings;
 
 import io.kvtier.nativeaccess.NativeAccess;
 import io.kvtier.nativeaccess.cuda.CudartLibrary;

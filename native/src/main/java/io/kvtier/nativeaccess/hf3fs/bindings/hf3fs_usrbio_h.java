@@ -2,7 +2,7 @@
 // installable on the build machines); Hf3fsAbiTest compares these layouts with gcc's. Functions are looked
 // up lazily, each on first use, through SYMBOL_LOOKUP.
 
-package io.kvtier.nativeaccess.hf3fs.gen;
+package io.kvtier.nativeaccess.hf3fs.bindings;
 
 import io.kvtier.nativeaccess.NativeAccess;
 import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;

@@ -1,0 +1,675 @@
+package io.kvtier.bench.tier;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.engine.tier.TierRegistry;
+import io.kvtier.spi.ConfigValues;
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.StorageTierProvider;
+import io.kvtier.spi.TierCapability;
+import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierContext;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * {@code kvtier bench tier}'s measurement: pages written, then read back, through a tier's SPI
+ * ({@link StorageTier#write}, {@link StorageTier#read}) the way the engine's {@code TierIo} drives
+ * it: reusable batches of at most {@link Plan#maxBatch} keys (the engine's {@code l3.max-batch}), as
+ * many in flight as make up the queue depth, and a batch handed back as soon as its last key
+ * completes is refilled and submitted again. Every key is a new random one, so each write makes a
+ * new object, and the reads read those objects back.
+ *
+ * <p>Beside each case, in the same run and in alternating order, fio does the same: one file of
+ * the case's size, the page as block size, the queue depth as {@code iodepth}, {@code
+ * ioengine=io_uring}, {@code direct=1}, sequential {@code rw=write} into a file it has just created,
+ * then {@code rw=read} of it. The POSIX tier is given {@code direct-io=true} unless told otherwise,
+ * so that both sides' reads come from the device and not the page cache (dropping caches needs root
+ * on the host, which a container has not).
+ *
+ * <p>The run checks its own result: every key must complete OK, and after each read case every
+ * buffer read into must hold the bytes written.
+ */
+public final class TierBenchmark
+{
+    /** Page sizes measured when none are given. */
+    public static final List<Long> DEFAULT_PAGE_SIZES = List.of(64L << 10, 256L << 10, 1L << 20, 4L << 20);
+    /** Queue depths measured when none are given. */
+    public static final List<Integer> DEFAULT_QUEUE_DEPTHS = List.of(1, 4, 16, 64);
+    /** The goal: at least this fraction of fio's throughput... */
+    public static final double GOAL_RATIO = 0.9;
+    /** ...for pages at least this large. */
+    public static final long GOAL_MIN_PAGE_BYTES = 256L << 10;
+    /** The engine's default {@code l3.max-batch}. */
+    public static final int DEFAULT_MAX_BATCH = 256;
+
+    /** Settings the benchmark gives a backend unless {@code --tier-setting} says otherwise. */
+    private static final Map<String, Map<String, String>> BACKEND_DEFAULTS = Map.of(
+        // direct-io: reads from the device, as fio's direct=1; one fan-out level: 256 directories made at start, not 65,792.
+        "posix", Map.of("direct-io", "true", "fanout-levels", "1"));
+    /** Backends that keep their objects under a {@code dir} setting, which the benchmark points into its directory. */
+    private static final Set<String> DIRECTORY_BACKENDS = Set.of("posix");
+    private static final long COMPLETION_TIMEOUT_SECONDS = 120;
+
+    /**
+     * How much to measure.
+     *
+     * @param backend      the tier provider's type, as found by ServiceLoader
+     * @param tierSettings settings for the tier, over the benchmark's defaults
+     * @param directory    where the tier's objects (for a directory backend) and fio's file go
+     * @param pageSizes    object sizes, multiples of 4096
+     * @param queueDepths  keys in flight
+     * @param caseBytes    bytes written (and read) per case: pages = max(this / page size, queue depth)
+     * @param ops          {@code write} and/or {@code read}
+     * @param runs         times each case is measured, in alternating order with fio; medians are reported, and the ratio is the median of each run's ratio
+     * @param maxBatch     most keys per batch
+     * @param fioBinary    fio's name or path, or null to leave fio out
+     */
+    public record Plan(String backend, Map<String, String> tierSettings, Path directory, List<Long> pageSizes, List<Integer> queueDepths,
+                       long caseBytes, List<String> ops, int runs, int maxBatch, String fioBinary)
+    {
+        /** Validates. */
+        public Plan
+        {
+            tierSettings = Map.copyOf(tierSettings);
+            pageSizes = List.copyOf(pageSizes);
+            queueDepths = List.copyOf(queueDepths);
+            ops = List.copyOf(ops);
+            if (pageSizes.isEmpty() || queueDepths.isEmpty() || ops.isEmpty())
+            {
+                throw new IllegalArgumentException("give at least one page size, queue depth and op");
+            }
+            for (final long size : pageSizes)
+            {
+                if (size <= 0 || size % 4096 != 0)
+                {
+                    throw new IllegalArgumentException("page size " + size + " must be a positive multiple of 4096 (4KiB)");
+                }
+            }
+            for (final int depth : queueDepths)
+            {
+                if (depth < 1 || depth > 4096)
+                {
+                    throw new IllegalArgumentException("queue depth " + depth + " must be from 1 to 4096");
+                }
+            }
+            for (final String op : ops)
+            {
+                if (!op.equals("read") && !op.equals("write"))
+                {
+                    throw new IllegalArgumentException("op '" + op + "' must be read or write");
+                }
+            }
+            if (caseBytes < 1 || runs < 1 || maxBatch < 1)
+            {
+                throw new IllegalArgumentException("caseBytes=" + caseBytes + ", runs=" + runs + " and maxBatch=" + maxBatch + " must be at least 1");
+            }
+        }
+
+        /**
+         * @param pageSize  the page size of a tier
+         * @param workspace the run's own directory
+         * @return the settings the tier of that page size is created with
+         */
+        public Map<String, String> settingsFor(final long pageSize, final Path workspace)
+        {
+            final Map<String, String> settings = new LinkedHashMap<>(BACKEND_DEFAULTS.getOrDefault(backend, Map.of()));
+            if (DIRECTORY_BACKENDS.contains(backend))
+            {
+                settings.put("dir", workspace.resolve("tier-" + ConfigValues.formatSize(pageSize)).toString());
+            }
+            settings.putAll(tierSettings);
+            return settings;
+        }
+    }
+
+    /**
+     * One case's figures.
+     *
+     * @param op          read or write
+     * @param pageBytes   object size
+     * @param queueDepth  keys in flight
+     * @param pages       objects per run
+     * @param kvtierNanos median time of the tier's runs
+     * @param fio         fio's figures (the median run's), or null without fio
+     * @param ratio       the median over runs of the tier's throughput over fio's in the same run, or NaN without fio
+     */
+    public record Case(String op, long pageBytes, int queueDepth, int pages, long kvtierNanos, Fio.Figures fio, double ratio)
+    {
+        /** @return bytes moved per run */
+        public long bytes()
+        {
+            return pages * pageBytes;
+        }
+
+        /** @return the tier's MB/s (10^6 bytes per second) */
+        public double kvtierMbs()
+        {
+            return bytes() * 1e3 / Math.max(1, kvtierNanos);
+        }
+
+        /** @return the tier's operations per second */
+        public double kvtierIops()
+        {
+            return pages * 1e9 / Math.max(1, kvtierNanos);
+        }
+
+        /** @return fio's MB/s, or NaN without fio */
+        public double fioMbs()
+        {
+            return fio == null ? Double.NaN : fio.bytesPerSecond() / 1e6;
+        }
+
+    }
+
+    /**
+     * The figures of one run.
+     *
+     * @param plan         what was measured
+     * @param settings     the settings the tier of the first page size was created with
+     * @param capabilities what the tier declared (for POSIX: ZERO_COPY when it does I/O through libc, DIRECT_IO when O_DIRECT is on)
+     * @param fioVersion   fio's version, or null without fio
+     * @param fioMissing   why there are no fio figures, or null
+     * @param cases        one per op, page size and queue depth
+     */
+    public record Result(Plan plan, Map<String, String> settings, Set<TierCapability> capabilities, String fioVersion, String fioMissing, List<Case> cases)
+    {
+        /**
+         * @param op read or write
+         * @return the geometric mean of the ratios of the op's cases with pages of at least {@link #GOAL_MIN_PAGE_BYTES}, or NaN
+         *         without fio or such cases
+         */
+        public double goalGeomean(final String op)
+        {
+            double logs = 0;
+            int n = 0;
+            for (final Case c : cases)
+            {
+                if (c.op().equals(op) && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && !Double.isNaN(c.ratio()))
+                {
+                    logs += Math.log(c.ratio());
+                    n++;
+                }
+            }
+            return n == 0 ? Double.NaN : Math.exp(logs / n);
+        }
+
+        /**
+         * @param op read or write
+         * @return {cases meeting the goal, cases the goal applies to} among the op's cases with fio figures
+         */
+        public int[] goalCount(final String op)
+        {
+            int met = 0;
+            int of = 0;
+            for (final Case c : cases)
+            {
+                if (c.op().equals(op) && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && !Double.isNaN(c.ratio()))
+                {
+                    of++;
+                    met += c.ratio() >= GOAL_RATIO ? 1 : 0;
+                }
+            }
+            return new int[] {met, of};
+        }
+
+        /** @return the figures as one JSON object with a {@code results} array */
+        public String toJson()
+        {
+            final StringWriter text = new StringWriter();
+            try (JsonGenerator json = new JsonFactory().createGenerator(text))
+            {
+                json.writeStartObject();
+                json.writeStringField("bench", "tier");
+                json.writeStringField("backend", plan.backend());
+                json.writeObjectFieldStart("tier_settings");
+                for (final Map.Entry<String, String> setting : settings.entrySet())
+                {
+                    json.writeStringField(setting.getKey(), setting.getValue());
+                }
+                json.writeEndObject();
+                json.writeArrayFieldStart("tier_capabilities");
+                for (final TierCapability capability : capabilities)
+                {
+                    json.writeString(capability.name());
+                }
+                json.writeEndArray();
+                json.writeStringField("directory", plan.directory().toString());
+                json.writeNumberField("case_bytes", plan.caseBytes());
+                json.writeNumberField("runs", plan.runs());
+                json.writeNumberField("max_batch", plan.maxBatch());
+                writeNullable(json, "fio_version", fioVersion);
+                writeNullable(json, "fio_missing", fioMissing);
+                json.writeStringField("fio_job", "ioengine=io_uring direct=1 rw=write|read (sequential, one file of the case's bytes) bs=page iodepth=queue depth");
+                json.writeNumberField("goal_ratio", GOAL_RATIO);
+                json.writeNumberField("goal_min_page_bytes", GOAL_MIN_PAGE_BYTES);
+                json.writeArrayFieldStart("results");
+                for (final Case c : cases)
+                {
+                    json.writeStartObject();
+                    json.writeStringField("op", c.op());
+                    json.writeNumberField("page_bytes", c.pageBytes());
+                    json.writeNumberField("queue_depth", c.queueDepth());
+                    json.writeNumberField("pages", c.pages());
+                    json.writeNumberField("bytes", c.bytes());
+                    json.writeNumberField("kvtier_mb_s", round(c.kvtierMbs()));
+                    json.writeNumberField("kvtier_iops", round(c.kvtierIops()));
+                    writeNullable(json, "fio_mb_s", c.fioMbs());
+                    writeNullable(json, "fio_iops", c.fio() == null ? Double.NaN : c.fio().iops());
+                    if (c.fio() == null)
+                    {
+                        json.writeNullField("ratio");
+                    }
+                    else
+                    {
+                        json.writeNumberField("ratio", Math.round(c.ratio() * 1000) / 1000.0);
+                    }
+                    json.writeEndObject();
+                }
+                json.writeEndArray();
+                json.writeObjectFieldStart("goal");
+                for (final String op : plan.ops())
+                {
+                    json.writeObjectFieldStart(op);
+                    final double geomean = goalGeomean(op);
+                    if (Double.isNaN(geomean))
+                    {
+                        json.writeNullField("geomean_ratio");
+                    }
+                    else
+                    {
+                        json.writeNumberField("geomean_ratio", Math.round(geomean * 1000) / 1000.0);
+                    }
+                    json.writeNumberField("cases_met", goalCount(op)[0]);
+                    json.writeNumberField("cases", goalCount(op)[1]);
+                    json.writeEndObject();
+                }
+                json.writeEndObject();
+                json.writeEndObject();
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException("a StringWriter does not fail", ex);
+            }
+            return text.toString();
+        }
+
+        private static void writeNullable(final JsonGenerator json, final String name, final String value) throws IOException
+        {
+            if (value == null)
+            {
+                json.writeNullField(name);
+            }
+            else
+            {
+                json.writeStringField(name, value);
+            }
+        }
+
+        private static void writeNullable(final JsonGenerator json, final String name, final double value) throws IOException
+        {
+            if (Double.isNaN(value))
+            {
+                json.writeNullField(name);
+            }
+            else
+            {
+                json.writeNumberField(name, round(value));
+            }
+        }
+
+        /** @return the figures as a table */
+        public String toText()
+        {
+            final StringBuilder out = new StringBuilder();
+            out.append(String.format(Locale.ROOT, "tier %s (%s; declares %s), %s per case, %d run(s) each, alternating with fio%n",
+                plan.backend(), settings, capabilities, ConfigValues.formatSize(plan.caseBytes()), plan.runs()));
+            out.append(fioMissing == null
+                ? "baseline: " + fioVersion + ", ioengine=io_uring direct=1, sequential, same file size, block size and iodepth" + System.lineSeparator()
+                : "baseline: n/a: " + fioMissing + System.lineSeparator());
+            out.append(String.format(Locale.ROOT, "%-6s %8s %4s %12s %10s %12s %10s %7s%n", "op", "page", "qd", "kvtier MB/s", "IOPS", "fio MB/s", "IOPS",
+                "ratio"));
+            for (final Case c : cases)
+            {
+                out.append(String.format(Locale.ROOT, "%-6s %8s %4d %12.1f %10.0f %12s %10s %7s%s%n", c.op(), ConfigValues.formatSize(c.pageBytes()),
+                    c.queueDepth(), c.kvtierMbs(), c.kvtierIops(), c.fio() == null ? "n/a" : String.format(Locale.ROOT, "%.1f", c.fioMbs()),
+                    c.fio() == null ? "n/a" : String.format(Locale.ROOT, "%.0f", c.fio().iops()),
+                    c.fio() == null ? "n/a" : String.format(Locale.ROOT, "%.3f", c.ratio()),
+                    c.fio() != null && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && c.ratio() < GOAL_RATIO ? "  (below the goal of " + GOAL_RATIO + ")" : ""));
+            }
+            for (final String op : plan.ops())
+            {
+                final int[] count = goalCount(op);
+                if (count[1] > 0)
+                {
+                    out.append(String.format(Locale.ROOT, "%s, pages of %s and more: geometric mean of the ratios %.3f; %d of %d cases at least %s%n", op,
+                        ConfigValues.formatSize(GOAL_MIN_PAGE_BYTES), goalGeomean(op), count[0], count[1], GOAL_RATIO));
+                }
+            }
+            return out.toString();
+        }
+    }
+
+    private TierBenchmark()
+    {
+    }
+
+    /**
+     * Runs every case.
+     *
+     * @param plan     what to measure
+     * @param progress where a line per case goes as it ends, or null
+     * @return the figures
+     * @throws IllegalArgumentException if the backend is unknown (the message lists the known ones)
+     * @throws io.kvtier.spi.TierConfigException if the tier rejects its settings
+     * @throws IOException           if the directory cannot be made or fio fails
+     * @throws IllegalStateException if a key does not complete OK, completes late, or reads back wrong bytes
+     * @throws InterruptedException  if interrupted
+     */
+    public static Result measure(final Plan plan, final PrintWriter progress) throws IOException, InterruptedException
+    {
+        final StorageTierProvider provider = TierRegistry.providers().get(plan.backend());
+        if (provider == null)
+        {
+            throw new IllegalArgumentException("no tier provider of type '" + plan.backend() + "'; found: " + TierRegistry.providers().keySet());
+        }
+        final String fioMissing = plan.fioBinary() == null ? "not asked for (--no-fio)" : Fio.missing(plan.fioBinary()).orElse(null);
+        Files.createDirectories(plan.directory());
+        final Path workspace = Files.createTempDirectory(plan.directory(), "kvtier-bench-tier-");
+        final List<Case> cases = new ArrayList<>();
+        Map<String, String> firstSettings = null;
+        Set<TierCapability> capabilities = null;
+        String fioVersion = null;
+        final SplittableRandom random = new SplittableRandom(0x5EEDL);
+        try
+        {
+            for (final long pageSize : plan.pageSizes())
+            {
+                final Map<String, String> settings = plan.settingsFor(pageSize, workspace);
+                if (firstSettings == null)
+                {
+                    firstSettings = settings;
+                }
+                final int maxDepth = plan.queueDepths().stream().mapToInt(Integer::intValue).max().orElseThrow();
+                try (Arena arena = Arena.ofShared();
+                     StorageTier tier = provider.create(new TierConfig("bench", settings), context(pageSize)))
+                {
+                    if (capabilities == null)
+                    {
+                        capabilities = tier.capabilities();
+                    }
+                    final MemorySegment[] slots = slots(arena, pageSize, maxDepth, random);
+                    final MemorySegment pattern = arena.allocate(pageSize, 4096).copyFrom(slots[0]);
+                    // Warm-up, untimed: the tier's and this class's code paths compiled before the first timed case.
+                    final int warmPages = (int)Math.max(16, Math.min(256, (32L << 20) / pageSize));
+                    final long[][] warmKeys = keys(random, warmPages);
+                    drive(tier, "write", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
+                    drive(tier, "read", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
+                    for (final int depth : plan.queueDepths())
+                    {
+                        final int pages = (int)Math.max(depth, Math.min(Integer.MAX_VALUE, plan.caseBytes() / pageSize));
+                        final Path fioFile = workspace.resolve("fio-" + ConfigValues.formatSize(pageSize) + ".dat");
+                        final long[] writeNanos = new long[plan.runs()];
+                        final long[] readNanos = new long[plan.runs()];
+                        final Fio.Figures[] fioWrites = new Fio.Figures[plan.runs()];
+                        final Fio.Figures[] fioReads = new Fio.Figures[plan.runs()];
+                        for (int run = 0; run < plan.runs(); run++)
+                        {
+                            final boolean fioFirst = ((cases.size() / plan.ops().size() + run) & 1) == 1;
+                            final long[][] keys = keys(random, pages);
+                            final Fio.Job write = new Fio.Job(plan.fioBinary(), fioFile, (long)pages * pageSize, pageSize, depth, "write");
+                            final Fio.Job read = new Fio.Job(plan.fioBinary(), fioFile, (long)pages * pageSize, pageSize, depth, "read");
+                            if (fioFirst && fioMissing == null)
+                            {
+                                Files.deleteIfExists(fioFile);
+                                fioWrites[run] = Fio.run(write);
+                            }
+                            // The previous read case cleared the buffers: every write source holds the pattern again.
+                            for (final MemorySegment slot : slots)
+                            {
+                                slot.copyFrom(pattern);
+                            }
+                            writeNanos[run] = drive(tier, "write", keys, depth, plan.maxBatch(), slots);
+                            if (!fioFirst && fioMissing == null)
+                            {
+                                Files.deleteIfExists(fioFile);
+                                fioWrites[run] = Fio.run(write);
+                            }
+                            if (fioFirst && fioMissing == null)
+                            {
+                                fioReads[run] = Fio.run(read);
+                            }
+                            for (final MemorySegment slot : slots)
+                            {
+                                slot.fill((byte)0);
+                            }
+                            readNanos[run] = drive(tier, "read", keys, depth, plan.maxBatch(), slots);
+                            checkReadBack(slots, pattern, Math.min(depth, pages), pageSize);
+                            if (!fioFirst && fioMissing == null)
+                            {
+                                fioReads[run] = Fio.run(read);
+                            }
+                        }
+                        if (fioMissing == null)
+                        {
+                            fioVersion = fioWrites[0].version();
+                        }
+                        for (final String op : plan.ops())
+                        {
+                            final boolean isWrite = op.equals("write");
+                            final long[] nanos = isWrite ? writeNanos : readNanos;
+                            final Fio.Figures[] fios = isWrite ? fioWrites : fioReads;
+                            double ratio = Double.NaN;
+                            if (fioMissing == null)
+                            {
+                                final double[] ratios = new double[plan.runs()];
+                                for (int run = 0; run < ratios.length; run++)
+                                {
+                                    ratios[run] = (double)pages * pageSize / Math.max(1, nanos[run]) * 1e9 / fios[run].bytesPerSecond();
+                                }
+                                Arrays.sort(ratios);
+                                ratio = ratios[(ratios.length - 1) / 2];
+                            }
+                            final Case c = new Case(op, pageSize, depth, pages, median(nanos), fioMissing == null ? medianFigures(fios) : null, ratio);
+                            cases.add(c);
+                            if (progress != null)
+                            {
+                                progress.printf(Locale.ROOT, "kvtier: %s %s qd %d: %.1f MB/s, fio %s%n", op, ConfigValues.formatSize(pageSize), depth,
+                                    c.kvtierMbs(), c.fio() == null ? "n/a" : String.format(Locale.ROOT, "%.1f MB/s", c.fioMbs()));
+                                progress.flush();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        finally
+        {
+            deleteTree(workspace);
+        }
+        return new Result(plan, firstSettings, capabilities, fioVersion, fioMissing, cases);
+    }
+
+    private static TierContext context(final long pageSize)
+    {
+        return new TierContext()
+        {
+            @Override
+            public String tierName()
+            {
+                return "bench";
+            }
+
+            @Override
+            public long objectSize()
+            {
+                return pageSize;
+            }
+        };
+    }
+
+    /** One 4 KiB-aligned buffer per key in flight, each holding the same random bytes. */
+    private static MemorySegment[] slots(final Arena arena, final long pageSize, final int count, final SplittableRandom random)
+    {
+        final MemorySegment region = arena.allocate(pageSize * count, 4096);
+        final MemorySegment[] slots = new MemorySegment[count];
+        for (int i = 0; i < count; i++)
+        {
+            slots[i] = region.asSlice(i * pageSize, pageSize);
+        }
+        for (long at = 0; at < pageSize; at += Long.BYTES)
+        {
+            slots[0].set(ValueLayout.JAVA_LONG_UNALIGNED, at, random.nextLong());
+        }
+        for (int i = 1; i < count; i++)
+        {
+            slots[i].copyFrom(slots[0]);
+        }
+        return slots;
+    }
+
+    private static long[][] keys(final SplittableRandom random, final int count)
+    {
+        final long[][] keys = new long[2][count];
+        for (int i = 0; i < count; i++)
+        {
+            keys[0][i] = random.nextLong();
+            keys[1][i] = random.nextLong();
+        }
+        return keys;
+    }
+
+    /**
+     * Writes or reads every key through the tier with {@code depth} keys in flight, in batches of at
+     * most {@code maxBatch}; each batch goes back out as soon as its last key completes.
+     *
+     * @return nanoseconds from the first submission to the last completion
+     */
+    static long drive(final StorageTier tier, final String op, final long[][] keys, final int depth, final int maxBatch, final MemorySegment[] slots)
+        throws InterruptedException
+    {
+        final int count = keys[0].length;
+        final int batchSize = Math.min(depth, maxBatch);
+        final LinkedBlockingQueue<BenchTierBatch> done = new LinkedBlockingQueue<>();
+        final List<BenchTierBatch> batches = new ArrayList<>();
+        for (int from = 0; from < depth; from += batchSize)
+        {
+            batches.add(new BenchTierBatch(Arrays.copyOfRange(slots, from, Math.min(depth, from + batchSize)), done::add));
+        }
+        final boolean write = op.equals("write");
+        int next = 0;
+        int inflight = 0;
+        final long start = System.nanoTime();
+        for (final BenchTierBatch batch : batches)
+        {
+            if (next == count)
+            {
+                break;
+            }
+            next = submit(tier, write, batch, keys, next);
+            inflight++;
+        }
+        while (inflight > 0)
+        {
+            final BenchTierBatch batch = done.poll(COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            if (batch == null)
+            {
+                throw new IllegalStateException("the tier completed no batch of " + op + " in " + COMPLETION_TIMEOUT_SECONDS + " s");
+            }
+            inflight--;
+            final String failure = batch.firstFailure();
+            if (failure != null)
+            {
+                throw new IllegalStateException(op + " failed: " + failure);
+            }
+            if (next < count)
+            {
+                next = submit(tier, write, batch, keys, next);
+                inflight++;
+            }
+        }
+        return System.nanoTime() - start;
+    }
+
+    private static int submit(final StorageTier tier, final boolean write, final BenchTierBatch batch, final long[][] keys, final int next)
+    {
+        final int n = Math.min(batch.capacity(), keys[0].length - next);
+        batch.load(keys[0], keys[1], next, n);
+        if (write)
+        {
+            tier.write(batch);
+        }
+        else
+        {
+            tier.read(batch);
+        }
+        return next + n;
+    }
+
+    private static void checkReadBack(final MemorySegment[] slots, final MemorySegment pattern, final int used, final long pageSize)
+    {
+        for (int i = 0; i < used; i++)
+        {
+            final long mismatch = slots[i].mismatch(pattern);
+            if (mismatch != -1)
+            {
+                throw new IllegalStateException("a page read back differs from what was written at byte " + mismatch + " ("
+                    + ConfigValues.formatSize(pageSize) + " pages)");
+            }
+        }
+    }
+
+    static long median(final long[] values)
+    {
+        final long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[(sorted.length - 1) / 2];
+    }
+
+    private static Fio.Figures medianFigures(final Fio.Figures[] figures)
+    {
+        final Fio.Figures[] sorted = figures.clone();
+        Arrays.sort(sorted, Comparator.comparingDouble(Fio.Figures::bytesPerSecond));
+        return sorted[(sorted.length - 1) / 2];
+    }
+
+    private static double round(final double value)
+    {
+        return Math.round(value * 10) / 10.0;
+    }
+
+    private static void deleteTree(final Path root) throws IOException
+    {
+        if (!Files.exists(root))
+        {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root))
+        {
+            for (final Path path : paths.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+}

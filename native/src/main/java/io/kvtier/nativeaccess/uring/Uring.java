@@ -1,0 +1,896 @@
+package io.kvtier.nativeaccess.uring;
+
+import io.kvtier.nativeaccess.NativeAccess;
+import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.nativeaccess.uring.bindings.io_cqring_offsets;
+import io.kvtier.nativeaccess.uring.bindings.io_sqring_offsets;
+import io.kvtier.nativeaccess.uring.bindings.io_uring_params;
+import io.kvtier.nativeaccess.uring.bindings.iovec;
+import io.kvtier.nativeaccess.uring.bindings.statx;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+import static io.kvtier.nativeaccess.uring.UringDescriptor.CQE_FLAGS_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.CQE_LENGTH;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.CQE_RES_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.CQE_USER_DATA_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_ADDR3_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_ADDR_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_BUF_INDEX_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_FD_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_FILE_INDEX_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_FLAGS_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_IOPRIO_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_LENGTH;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_LEN_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_OFF_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_OPCODE_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_PERSONALITY_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_RW_FLAGS_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_USER_DATA_OFFSET;
+import static io.kvtier.nativeaccess.uring.UringDescriptor.SQ_ARRAY_SLOT_LENGTH;
+import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.*;
+
+/**
+ * The io_uring front: one ring, its submission and completion queues driven from Java over the
+ * kernel's shared mappings, with no liburing (Debian 12's has no FFI-callable helpers) and no JNI.
+ *
+ * <p>Check {@link #availability()} first: it is unavailable, with the reason and what would enable
+ * it (logged once), when native access is off, the kernel has no io_uring ({@code ENOSYS}), the
+ * {@code kernel.io_uring_disabled} sysctl or a seccomp filter refuses it ({@code EPERM}), or the
+ * kernel predates the features used here (Linux 5.6). Callers then fall back to plain system calls.
+ *
+ * <h2>Ordering</h2>
+ * Single producer, single consumer on each ring, the kernel being the other side: SQEs are written
+ * with plain stores, then the SQ tail is published with {@code putIntRelease} so the kernel sees the
+ * entries before the tail that covers them; the kernel's SQ head and CQ tail are read with
+ * {@code getIntAcquire} so the CQEs read after the tail are the kernel's, and the CQ head is
+ * published with {@code putIntRelease} only after the CQEs are read, so the kernel never overwrites
+ * one still being read. No SQPOLL thread is used, so {@code io_uring_enter} is the kernel's only
+ * reader of the SQ tail and no full fence is needed before it.
+ *
+ * <h2>Overflow</h2>
+ * {@link #execute} never has more operations in flight than the CQ ring holds. A caller of the
+ * lower-level {@link #submit} can; the kernel ({@code IORING_FEAT_NODROP}, required here) then keeps
+ * the excess, sets {@code IORING_SQ_CQ_OVERFLOW} and answers {@code EBUSY} to new submissions;
+ * {@link #reap} sees the flag and enters with {@code GETEVENTS} to move them into the ring.
+ *
+ * <p>A ring belongs to one thread at a time. Steady-state submission and completion allocate
+ * nothing.
+ */
+public final class Uring implements AutoCloseable
+{
+    /** Receives completions from {@link #reap}. */
+    @FunctionalInterface
+    public interface CompletionHandler
+    {
+        /**
+         * @param userData the submission's tag
+         * @param res      its result: a count, or {@code -errno}
+         * @param flags    the CQE's flags
+         */
+        void onCompletion(long userData, int res, int flags);
+    }
+
+    /** The largest transfer one SQE asks for; a longer operation is carried on as if short. */
+    static final long MAX_SQE_BYTES = 1L << 30;
+
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final int REQUIRED_FEATURES = IORING_FEAT_NODROP() | IORING_FEAT_SUBMIT_STABLE() | IORING_FEAT_RW_CUR_POS();
+    private static final String ARCH = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+
+    private final Arena arena;
+    private final MemorySegment capturedState;
+    private final int ringFd;
+    private final int features;
+    private final boolean singleMmap;
+    private final MemorySegment sqRing;
+    private final MemorySegment cqRing;
+    private final MemorySegment sqes;
+    private final int sqEntries;
+    private final int sqMask;
+    private final int cqEntries;
+    private final int cqMask;
+    private final long sqHeadOffset;
+    private final long sqTailOffset;
+    private final long sqFlagsOffset;
+    private final long cqHeadOffset;
+    private final long cqTailOffset;
+    private final long cqesOffset;
+    private final long maxSqeBytes;
+    private final BatchCompletions batchCompletions = new BatchCompletions();
+
+    private int sqTail;
+    private int sqSubmitted;
+    private int inFlight;
+    private long[] bufferAddress = new long[0];
+    private long[] bufferLength = new long[0];
+    private int registeredFiles;
+    private long fixedBufferOperations;
+    private long enterCalls;
+    private int largestSubmission;
+    private boolean closed;
+
+    private Uring(final int entries, final long maxSqeBytes)
+    {
+        this.maxSqeBytes = maxSqeBytes;
+        arena = Arena.ofShared();
+        int fd = -1;
+        try
+        {
+            capturedState = arena.allocate(errno$layout());
+            final MemorySegment params = io_uring_params.allocate(arena);
+            io_uring_params.flags(params, IORING_SETUP_CLAMP());
+            final long rc = io_uring_setup(capturedState, entries, params);
+            if (rc < 0)
+            {
+                final int errno = errno(capturedState);
+                throw new UringException("io_uring_setup(" + entries + ") failed: " + strerror(errno) + " (errno " + errno + ")", errno);
+            }
+            fd = (int)rc;
+            ringFd = fd;
+            features = io_uring_params.features(params);
+            if ((features & REQUIRED_FEATURES) != REQUIRED_FEATURES)
+            {
+                throw new UringException("the kernel's io_uring lacks features kvtier needs (NODROP, SUBMIT_STABLE, RW_CUR_POS of Linux 5.6):"
+                    + " features=0x" + Integer.toHexString(features), ENOSYS());
+            }
+            sqEntries = io_uring_params.sq_entries(params);
+            cqEntries = io_uring_params.cq_entries(params);
+            final MemorySegment sqOff = io_uring_params.sq_off(params);
+            final MemorySegment cqOff = io_uring_params.cq_off(params);
+            sqHeadOffset = io_sqring_offsets.head(sqOff);
+            sqTailOffset = io_sqring_offsets.tail(sqOff);
+            sqFlagsOffset = io_sqring_offsets.flags(sqOff);
+            cqHeadOffset = io_cqring_offsets.head(cqOff);
+            cqTailOffset = io_cqring_offsets.tail(cqOff);
+            cqesOffset = io_cqring_offsets.cqes(cqOff);
+
+            final long sqRingBytes = io_sqring_offsets.array(sqOff) + (long)sqEntries * SQ_ARRAY_SLOT_LENGTH;
+            final long cqRingBytes = cqesOffset + (long)cqEntries * CQE_LENGTH;
+            singleMmap = (features & IORING_FEAT_SINGLE_MMAP()) != 0;
+            if (singleMmap)
+            {
+                sqRing = map(Math.max(sqRingBytes, cqRingBytes), IORING_OFF_SQ_RING());
+                cqRing = sqRing;
+            }
+            else
+            {
+                sqRing = map(sqRingBytes, IORING_OFF_SQ_RING());
+                cqRing = map(cqRingBytes, IORING_OFF_CQ_RING());
+            }
+            sqes = map((long)sqEntries * SQE_LENGTH, IORING_OFF_SQES());
+            sqMask = sqRing.get(ValueLayout.JAVA_INT, io_sqring_offsets.ring_mask(sqOff));
+            cqMask = cqRing.get(ValueLayout.JAVA_INT, io_cqring_offsets.ring_mask(cqOff));
+            // The indirection array, set once to the identity: slot i always names SQE i.
+            final long array = io_sqring_offsets.array(sqOff);
+            for (int i = 0; i < sqEntries; i++)
+            {
+                sqRing.set(ValueLayout.JAVA_INT, array + (long)i * SQ_ARRAY_SLOT_LENGTH, i);
+            }
+            sqTail = getIntAcquire(sqRing, sqTailOffset);
+            sqSubmitted = sqTail;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            if (fd >= 0)
+            {
+                final int toClose = fd;
+                LibC.instance().ifPresent(libc -> libc.close(toClose));
+            }
+            arena.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Sets up a ring. Check {@link #availability()} first.
+     *
+     * @param entries SQ entries wanted (the kernel rounds up to a power of two and clamps); the CQ ring gets twice as many
+     * @return the ring, owned by the caller
+     * @throws UringException when setup or mapping fails
+     */
+    public static Uring open(final int entries)
+    {
+        return new Uring(entries, MAX_SQE_BYTES);
+    }
+
+    /**
+     * As {@link #open(int)}, asking each SQE for at most {@code maxSqeBytes}, so that tests see
+     * operations carried on over several completions as a short transfer is.
+     *
+     * @param entries     SQ entries wanted
+     * @param maxSqeBytes the most bytes one SQE transfers
+     * @return the ring
+     */
+    static Uring open(final int entries, final long maxSqeBytes)
+    {
+        return new Uring(entries, maxSqeBytes);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Availability
+
+    /**
+     * @return whether io_uring can be used here, probed once by setting up and closing a small ring;
+     *         when it cannot, the reason is logged once
+     */
+    public static UringAvailability availability()
+    {
+        return Probe.RESULT;
+    }
+
+    private static final class Probe
+    {
+        static final UringAvailability RESULT = probe();
+    }
+
+    private static UringAvailability probe()
+    {
+        final UringAvailability result = classify();
+        if (result.available())
+        {
+            NativeAccess.logChoice("Uring", "io_uring through FFM system calls");
+        }
+        else
+        {
+            NativeAccess.logFallback("Uring", result.describe());
+        }
+        return result;
+    }
+
+    private static UringAvailability classify()
+    {
+        final var denied = NativeAccess.unavailableReason();
+        if (denied.isPresent())
+        {
+            return UringAvailability.unavailable(denied.get(), "enable native access as the reason says");
+        }
+        if (!ARCH.equals("amd64") && !ARCH.equals("x86_64"))
+        {
+            return UringAvailability.unavailable("the io_uring bindings are generated for x86_64 (system call numbers differ by"
+                + " architecture), this is " + ARCH, "regenerate the bindings for this architecture with native/jextract.sh");
+        }
+        try (Uring ring = new Uring(2, MAX_SQE_BYTES))
+        {
+            return UringAvailability.AVAILABLE;
+        }
+        catch (final UringException ex)
+        {
+            return classify(ex.errno(), ex.getMessage());
+        }
+        catch (final LinkageError | UnsupportedOperationException | IllegalCallerException ex)
+        {
+            return UringAvailability.unavailable("io_uring's system calls could not be bound: " + ex, "run on Linux with glibc");
+        }
+    }
+
+    /**
+     * @param errno   why a probe ring failed
+     * @param message the failure
+     * @return what to tell the operator
+     */
+    static UringAvailability classify(final int errno, final String message)
+    {
+        if (errno == ENOSYS())
+        {
+            return UringAvailability.unavailable("the kernel has no io_uring: " + message,
+                "run Linux 5.6 or newer built with CONFIG_IO_URING=y");
+        }
+        if (errno == EPERM())
+        {
+            return UringAvailability.unavailable("io_uring_setup was refused (EPERM), kernel.io_uring_disabled=" + sysctl("io_uring_disabled")
+                + ": " + message, "sysctl -w kernel.io_uring_disabled=0 (or 1 with this user in kernel.io_uring_group),"
+                + " or allow io_uring_setup in the container's seccomp profile");
+        }
+        if (errno == ENOMEM())
+        {
+            return UringAvailability.unavailable("io_uring could not lock the memory of its rings (ENOMEM): " + message,
+                "raise the locked-memory limit (ulimit -l, LimitMEMLOCK= in systemd)");
+        }
+        return UringAvailability.unavailable(message, "see the error; io_uring needs Linux 5.6 or newer");
+    }
+
+    private static String sysctl(final String name)
+    {
+        try
+        {
+            return Files.readString(Path.of("/proc/sys/kernel", name)).strip();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return "(unreadable)";
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Ring facts
+
+    /** @return SQ entries, as the kernel sized them */
+    public int sqEntries()
+    {
+        return sqEntries;
+    }
+
+    /** @return CQ entries, as the kernel sized them */
+    public int cqEntries()
+    {
+        return cqEntries;
+    }
+
+    /** @return {@code io_uring_params.features} */
+    public int features()
+    {
+        return features;
+    }
+
+    /** @return whether the SQ and CQ rings share one mapping ({@code IORING_FEAT_SINGLE_MMAP}) */
+    public boolean singleMmap()
+    {
+        return singleMmap;
+    }
+
+    /** @return whether the kernel has completions it could not fit in the CQ ring ({@code IORING_SQ_CQ_OVERFLOW}) */
+    public boolean cqOverflowed()
+    {
+        return (getIntAcquire(sqRing, sqFlagsOffset) & IORING_SQ_CQ_OVERFLOW()) != 0;
+    }
+
+    /** @return free SQ slots */
+    public int sqSpace()
+    {
+        return sqEntries - (sqTail - getIntAcquire(sqRing, sqHeadOffset));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Submission
+
+    /**
+     * Writes one SQE and makes it pending; {@link #submit} hands it to the kernel.
+     *
+     * @param opcode     {@code IORING_OP_*}
+     * @param sqeFlags   {@code IOSQE_*}
+     * @param fd         a file descriptor, or a registered file's index with {@code IOSQE_FIXED_FILE}
+     * @param address    the buffer's address
+     * @param length     bytes
+     * @param fileOffset where in the file
+     * @param opFlags    {@code rw_flags} / {@code fsync_flags}
+     * @param bufIndex   the registered buffer's index, for {@code READ_FIXED}/{@code WRITE_FIXED}
+     * @param userData   the tag the completion carries back
+     * @return false, with nothing written, when the SQ ring is full
+     */
+    public boolean prepare(final int opcode, final int sqeFlags, final int fd, final long address, final int length, final long fileOffset,
+                           final int opFlags, final int bufIndex, final long userData)
+    {
+        ensureOpen();
+        if (sqSpace() == 0)
+        {
+            return false;
+        }
+        final long sqe = (long)(sqTail & sqMask) * SQE_LENGTH;
+        sqes.set(ValueLayout.JAVA_BYTE, sqe + SQE_OPCODE_OFFSET, (byte)opcode);
+        sqes.set(ValueLayout.JAVA_BYTE, sqe + SQE_FLAGS_OFFSET, (byte)sqeFlags);
+        sqes.set(ValueLayout.JAVA_SHORT, sqe + SQE_IOPRIO_OFFSET, (short)0);
+        sqes.set(ValueLayout.JAVA_INT, sqe + SQE_FD_OFFSET, fd);
+        sqes.set(ValueLayout.JAVA_LONG, sqe + SQE_OFF_OFFSET, fileOffset);
+        sqes.set(ValueLayout.JAVA_LONG, sqe + SQE_ADDR_OFFSET, address);
+        sqes.set(ValueLayout.JAVA_INT, sqe + SQE_LEN_OFFSET, length);
+        sqes.set(ValueLayout.JAVA_INT, sqe + SQE_RW_FLAGS_OFFSET, opFlags);
+        sqes.set(ValueLayout.JAVA_LONG, sqe + SQE_USER_DATA_OFFSET, userData);
+        sqes.set(ValueLayout.JAVA_SHORT, sqe + SQE_BUF_INDEX_OFFSET, (short)bufIndex);
+        sqes.set(ValueLayout.JAVA_SHORT, sqe + SQE_PERSONALITY_OFFSET, (short)0);
+        sqes.set(ValueLayout.JAVA_INT, sqe + SQE_FILE_INDEX_OFFSET, 0);
+        sqes.set(ValueLayout.JAVA_LONG, sqe + SQE_ADDR3_OFFSET, 0L);
+        sqes.set(ValueLayout.JAVA_LONG, sqe + SQE_ADDR3_OFFSET + Long.BYTES, 0L);
+        sqTail++;
+        return true;
+    }
+
+    /**
+     * @param userData the tag
+     * @return false when the SQ ring is full
+     */
+    public boolean prepareNop(final long userData)
+    {
+        return prepare(IORING_OP_NOP(), 0, -1, 0, 0, 0, 0, 0, userData);
+    }
+
+    /**
+     * Hands the pending SQEs to the kernel and, with {@code minComplete > 0}, waits until that many
+     * completions are in the CQ ring. {@code EINTR} is retried here.
+     *
+     * @param minComplete completions to wait for
+     * @return SQEs the kernel consumed, or {@code -EAGAIN}/{@code -EBUSY} when it has no room for
+     *         more now (reap, then submit again), or another {@code -errno}
+     */
+    public int submit(final int minComplete)
+    {
+        ensureOpen();
+        // Publish the SQEs written by prepare before the tail that covers them.
+        putIntRelease(sqRing, sqTailOffset, sqTail);
+        final int toSubmit = sqTail - sqSubmitted;
+        final int flags = minComplete > 0 || cqOverflowed() ? IORING_ENTER_GETEVENTS() : 0;
+        while (true)
+        {
+            final long rc = io_uring_enter(capturedState, ringFd, toSubmit, minComplete, flags, MemorySegment.NULL, 0);
+            enterCalls++;
+            if (rc >= 0)
+            {
+                largestSubmission = Math.max(largestSubmission, (int)rc);
+                sqSubmitted += (int)rc;
+                inFlight += (int)rc;
+                return (int)rc;
+            }
+            final int errno = errno(capturedState);
+            if (errno != EINTR())
+            {
+                return -errno;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Completion
+
+    /**
+     * Hands every completion in the CQ ring to {@code handler}, and those the kernel kept aside on
+     * overflow too.
+     *
+     * @param handler receives each completion, in order
+     * @return how many completions were handled
+     */
+    public int reap(final CompletionHandler handler)
+    {
+        ensureOpen();
+        int reaped = 0;
+        while (true)
+        {
+            int head = (int)INT.get(cqRing, cqHeadOffset);
+            // Acquire: the CQEs up to this tail are the kernel's, complete.
+            final int tail = getIntAcquire(cqRing, cqTailOffset);
+            while (head != tail)
+            {
+                final long cqe = cqesOffset + (long)(head & cqMask) * CQE_LENGTH;
+                final long userData = cqRing.get(ValueLayout.JAVA_LONG, cqe + CQE_USER_DATA_OFFSET);
+                final int res = cqRing.get(ValueLayout.JAVA_INT, cqe + CQE_RES_OFFSET);
+                final int flags = cqRing.get(ValueLayout.JAVA_INT, cqe + CQE_FLAGS_OFFSET);
+                head++;
+                // Release after the reads: the kernel may reuse the slot as soon as it sees the head.
+                putIntRelease(cqRing, cqHeadOffset, head);
+                inFlight--;
+                reaped++;
+                handler.onCompletion(userData, res, flags);
+            }
+            if (!cqOverflowed())
+            {
+                return reaped;
+            }
+            // The kernel holds completions that did not fit: entering with GETEVENTS moves them into the ring.
+            flushOverflow();
+        }
+    }
+
+    private void flushOverflow()
+    {
+        while (true)
+        {
+            final long rc = io_uring_enter(capturedState, ringFd, 0, 0, IORING_ENTER_GETEVENTS(), MemorySegment.NULL, 0);
+            if (rc >= 0 || errno(capturedState) != EINTR())
+            {
+                return;
+            }
+        }
+    }
+
+    /** @return SQEs {@link #execute} sent as {@code READ_FIXED}/{@code WRITE_FIXED}, since the ring was set up */
+    public long fixedBufferOperations()
+    {
+        return fixedBufferOperations;
+    }
+
+    /** @return {@code io_uring_enter} calls made by {@link #submit}, since the ring was set up */
+    public long enterCalls()
+    {
+        return enterCalls;
+    }
+
+    /** @return the most SQEs one {@link #submit} handed to the kernel, since the ring was set up */
+    public int largestSubmission()
+    {
+        return largestSubmission;
+    }
+
+    /** @return submitted operations whose completion has not been reaped */
+    public int inFlight()
+    {
+        return inFlight;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Batches
+
+    /**
+     * Runs every operation of the batch to its final result (see {@link UringBatch}), submitting
+     * as many at once as the rings hold and entering the kernel once per round, not once per
+     * operation. Buffers inside a registered buffer go as {@code READ_FIXED}/{@code WRITE_FIXED}.
+     *
+     * @param batch the operations; their results are set on return
+     */
+    public void execute(final UringBatch batch)
+    {
+        ensureOpen();
+        batch.resetResults();
+        final int size = batch.size;
+        int next = 0;
+        // Operations to submit again (short transfers, EAGAIN, EINTR): a ring of indexes, each at most once.
+        final BatchCompletions completions = batchCompletions;
+        completions.begin(batch);
+        while (batch.finishedCount < size)
+        {
+            // Never more in flight than the CQ ring holds, so completions never overflow.
+            while (sqSpace() > 0 && inFlight + (sqTail - sqSubmitted) < cqEntries)
+            {
+                final int i;
+                if (completions.retryCount > 0)
+                {
+                    i = completions.takeRetry();
+                }
+                else if (next < size)
+                {
+                    i = next++;
+                }
+                else
+                {
+                    break;
+                }
+                prepareOperation(batch, i);
+            }
+            final boolean mustWait = sqTail == sqSubmitted || sqSpace() == 0 || inFlight + (sqTail - sqSubmitted) >= cqEntries
+                || (completions.retryCount == 0 && next >= size);
+            final int rc = submit(mustWait && inFlight + (sqTail - sqSubmitted) > 0 ? 1 : 0);
+            if (rc < 0 && rc != -EAGAIN() && rc != -EBUSY())
+            {
+                failUnsubmitted(batch, rc);
+                return;
+            }
+            reap(completions);
+        }
+    }
+
+    private void prepareOperation(final UringBatch batch, final int i)
+    {
+        final byte operation = batch.operation[i];
+        final int sqeFlags = batch.fixedFile[i] ? IOSQE_FIXED_FILE() : 0;
+        if (operation == UringBatch.FSYNC || operation == UringBatch.FDATASYNC)
+        {
+            prepare(IORING_OP_FSYNC(), sqeFlags, batch.fd[i], 0, 0, 0,
+                operation == UringBatch.FDATASYNC ? IORING_FSYNC_DATASYNC() : 0, 0, i);
+            return;
+        }
+        final long done = batch.done[i];
+        final long address = batch.address[i] + done;
+        final int length = (int)Math.min(batch.length[i] - done, maxSqeBytes);
+        final int buffer = registeredBufferIndex(address, length);
+        if (buffer >= 0)
+        {
+            fixedBufferOperations++;
+        }
+        final boolean read = operation == UringBatch.READ;
+        final int opcode = buffer >= 0
+            ? (read ? IORING_OP_READ_FIXED() : IORING_OP_WRITE_FIXED())
+            : (read ? IORING_OP_READ() : IORING_OP_WRITE());
+        prepare(opcode, sqeFlags, batch.fd[i], address, length, batch.fileOffset[i] + done, 0, Math.max(buffer, 0), i);
+    }
+
+    /** io_uring_enter failed outright: every operation not yet finished fails with its errno, and the ring is drained. */
+    private void failUnsubmitted(final UringBatch batch, final int rc)
+    {
+        // Drop the SQEs the kernel did not take: rewind the tail to what it consumed.
+        sqTail = sqSubmitted;
+        putIntRelease(sqRing, sqTailOffset, sqTail);
+        while (inFlight > 0)
+        {
+            if (submit(1) < 0 && reap(batchCompletions) == 0)
+            {
+                break;
+            }
+            reap(batchCompletions);
+        }
+        for (int i = 0; i < batch.size; i++)
+        {
+            if (!batch.finished[i])
+            {
+                batch.finished[i] = true;
+                batch.result[i] = rc;
+                batch.finishedCount++;
+            }
+        }
+    }
+
+    /** Applies completions to the batch being executed; preallocated, so executing allocates nothing. */
+    private static final class BatchCompletions implements CompletionHandler
+    {
+        private UringBatch batch;
+        private int[] retries = new int[0];
+        private int retryHead;
+        private int retryCount;
+
+        void begin(final UringBatch batch)
+        {
+            this.batch = batch;
+            if (retries.length < batch.capacity())
+            {
+                retries = new int[batch.capacity()];
+            }
+            retryHead = 0;
+            retryCount = 0;
+        }
+
+        int takeRetry()
+        {
+            final int i = retries[retryHead];
+            retryHead = (retryHead + 1) % retries.length;
+            retryCount--;
+            return i;
+        }
+
+        private void retry(final int i)
+        {
+            retries[(retryHead + retryCount) % retries.length] = i;
+            retryCount++;
+            batch.resubmissions++;
+        }
+
+        @Override
+        public void onCompletion(final long userData, final int res, final int flags)
+        {
+            final int i = (int)userData;
+            final UringBatch b = batch;
+            if (b == null || i < 0 || i >= b.size || b.finished[i])
+            {
+                return;
+            }
+            if (res == -EAGAIN() || res == -EINTR())
+            {
+                retry(i);
+                return;
+            }
+            final byte operation = b.operation[i];
+            if (res < 0 || operation == UringBatch.FSYNC || operation == UringBatch.FDATASYNC)
+            {
+                finish(b, i, res);
+                return;
+            }
+            if (res == 0 && b.length[i] > b.done[i])
+            {
+                // A read: end of file, the bytes so far are the result. A write that wrote nothing would loop: an error.
+                finish(b, i, operation == UringBatch.READ ? b.done[i] : -EIO());
+                return;
+            }
+            b.done[i] += res;
+            if (b.done[i] < b.length[i])
+            {
+                retry(i);
+            }
+            else
+            {
+                finish(b, i, b.done[i]);
+            }
+        }
+
+        private static void finish(final UringBatch b, final int i, final long result)
+        {
+            b.result[i] = result;
+            b.finished[i] = true;
+            b.finishedCount++;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Registration
+
+    /**
+     * Registers buffers for {@code READ_FIXED}/{@code WRITE_FIXED}: the kernel pins their pages once
+     * instead of per operation. {@link #execute} then uses the fixed opcodes for any operation whose
+     * buffer lies inside one of them. Replaces any earlier registration.
+     *
+     * @param buffers native segments, each at most 1 GiB, at most 16384 of them
+     * @return 0, or {@code -errno} ({@code -ENOMEM} when the pinned pages exceed RLIMIT_MEMLOCK); on error nothing is registered
+     */
+    public int registerBuffers(final MemorySegment... buffers)
+    {
+        ensureOpen();
+        if (bufferAddress.length > 0)
+        {
+            unregisterBuffers();
+        }
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment iovecs = iovec.allocateArray(buffers.length, scratch);
+            for (int i = 0; i < buffers.length; i++)
+            {
+                final MemorySegment iov = iovec.asSlice(iovecs, i);
+                iovec.iov_base(iov, buffers[i]);
+                iovec.iov_len(iov, buffers[i].byteSize());
+            }
+            final long rc = io_uring_register(capturedState, ringFd, IORING_REGISTER_BUFFERS(), iovecs, buffers.length);
+            if (rc < 0)
+            {
+                return -errno(capturedState);
+            }
+        }
+        final long[] addresses = new long[buffers.length];
+        final long[] lengths = new long[buffers.length];
+        for (int i = 0; i < buffers.length; i++)
+        {
+            addresses[i] = buffers[i].address();
+            lengths[i] = buffers[i].byteSize();
+        }
+        bufferAddress = addresses;
+        bufferLength = lengths;
+        return 0;
+    }
+
+    /** @return 0, or {@code -errno} */
+    public int unregisterBuffers()
+    {
+        ensureOpen();
+        bufferAddress = new long[0];
+        bufferLength = new long[0];
+        final long rc = io_uring_register(capturedState, ringFd, IORING_UNREGISTER_BUFFERS(), MemorySegment.NULL, 0);
+        return rc < 0 ? -errno(capturedState) : 0;
+    }
+
+    /**
+     * @param address a buffer's address
+     * @param length  its length
+     * @return the index of the registered buffer that holds it whole, or -1
+     */
+    public int registeredBufferIndex(final long address, final long length)
+    {
+        final long[] addresses = bufferAddress;
+        for (int i = 0; i < addresses.length; i++)
+        {
+            final long start = addresses[i];
+            if (address >= start && address + length <= start + bufferLength[i])
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Registers files: an operation then names one by its index with {@code IOSQE_FIXED_FILE}, which
+     * saves the kernel a file-table lookup and reference per operation. Worth it for files used for
+     * many operations; replaces any earlier registration.
+     *
+     * @param fds open file descriptors
+     * @return 0, or {@code -errno}
+     */
+    public int registerFiles(final int... fds)
+    {
+        ensureOpen();
+        if (registeredFiles > 0)
+        {
+            unregisterFiles();
+        }
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment array = scratch.allocateFrom(ValueLayout.JAVA_INT, fds);
+            final long rc = io_uring_register(capturedState, ringFd, IORING_REGISTER_FILES(), array, fds.length);
+            if (rc < 0)
+            {
+                return -errno(capturedState);
+            }
+        }
+        registeredFiles = fds.length;
+        return 0;
+    }
+
+    /** @return 0, or {@code -errno} */
+    public int unregisterFiles()
+    {
+        ensureOpen();
+        registeredFiles = 0;
+        final long rc = io_uring_register(capturedState, ringFd, IORING_UNREGISTER_FILES(), MemorySegment.NULL, 0);
+        return rc < 0 ? -errno(capturedState) : 0;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // O_DIRECT alignment
+
+    /**
+     * @param fd an open file
+     * @return its O_DIRECT alignment from {@code statx(STATX_DIOALIGN)}, or 4096 for both when the
+     *         kernel or filesystem does not report it
+     */
+    public static DirectIoAlignment directIoAlignment(final int fd)
+    {
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment state = scratch.allocate(errno$layout());
+            final MemorySegment buffer = statx.allocate(scratch);
+            final MemorySegment empty = scratch.allocateFrom("");
+            final int rc = statx(state, fd, empty, AT_EMPTY_PATH(), STATX_DIOALIGN(), buffer);
+            if (rc == 0 && (statx.stx_mask(buffer) & STATX_DIOALIGN()) != 0)
+            {
+                return new DirectIoAlignment(Integer.toUnsignedLong(statx.stx_dio_mem_align(buffer)),
+                    Integer.toUnsignedLong(statx.stx_dio_offset_align(buffer)), true);
+            }
+            return new DirectIoAlignment(DirectIoAlignment.DEFAULT, DirectIoAlignment.DEFAULT, false);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    /** Unmaps the rings and closes the ring's descriptor; the kernel drops registrations with it. */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        unmap(sqes);
+        if (cqRing != sqRing)
+        {
+            unmap(cqRing);
+        }
+        unmap(sqRing);
+        LibC.instance().ifPresent(libc -> libc.close(ringFd));
+        arena.close();
+    }
+
+    private void ensureOpen()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("ring is closed");
+        }
+    }
+
+    @SuppressWarnings("restricted")
+    private MemorySegment map(final long length, final long offset)
+    {
+        final MemorySegment address = mmap(capturedState, MemorySegment.NULL, length, PROT_READ() | PROT_WRITE(),
+            MAP_SHARED() | MAP_POPULATE(), ringFd, offset);
+        if (address.address() == -1L)
+        {
+            final int errno = errno(capturedState);
+            throw new UringException("mmap of the ring at offset 0x" + Long.toHexString(offset) + " failed: " + strerror(errno), errno);
+        }
+        return address.reinterpret(length);
+    }
+
+    private void unmap(final MemorySegment mapping)
+    {
+        if (mapping != null)
+        {
+            munmap(capturedState, mapping, mapping.byteSize());
+        }
+    }
+
+    private static String strerror(final int errno)
+    {
+        return LibC.instance().map(libc -> libc.strerror(errno)).orElse("errno " + errno);
+    }
+
+    private static int getIntAcquire(final MemorySegment segment, final long offset)
+    {
+        return (int)INT.getAcquire(segment, offset);
+    }
+
+    private static void putIntRelease(final MemorySegment segment, final long offset, final int value)
+    {
+        INT.setRelease(segment, offset, value);
+    }
+}

@@ -1,0 +1,406 @@
+package io.kvtier.tier.posix;
+
+import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.nativeaccess.uring.Uring;
+import io.kvtier.nativeaccess.uring.UringAvailability;
+import io.kvtier.nativeaccess.uring.bindings.io_uring_h;
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierContext;
+import io.kvtier.spi.TierStatus;
+import io.kvtier.tck.PageArena;
+import io.kvtier.tck.PageBytes;
+import io.kvtier.tck.RecordingTierBatch;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.text.MessageFormat;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ResourceBundle;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The io_uring path of the tier, and how it degrades: without io_uring, when the filesystem refuses
+ * O_DIRECT, and when a page's transfer fails. Each failure is that operation's own status; nothing
+ * committed before is lost.
+ */
+class PosixTierUringTest
+{
+    private static final long SIZE = 16 * 1024;
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    @TempDir
+    Path tmp;
+
+    private final RecordingLogger logger = new RecordingLogger();
+    private final List<PosixTier> tiers = new ArrayList<>();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private LibC libc;
+
+    @BeforeEach
+    void requireLibc()
+    {
+        assumeTrue(LibC.instance().isPresent(), "LibC is unavailable in this JVM (start it with --enable-native-access=ALL-UNNAMED)");
+        libc = LibC.instance().get();
+    }
+
+    @AfterEach
+    void closeAll() throws Exception
+    {
+        tiers.forEach(PosixTier::close);
+        for (final AutoCloseable resource : resources.reversed())
+        {
+            resource.close();
+        }
+    }
+
+    private PosixTier open(final Supplier<UringAvailability> availability, final String... settings)
+    {
+        return open(availability, null, settings);
+    }
+
+    private PosixTier open(final Supplier<UringAvailability> availability, final MemorySegment transferMemory, final String... settings)
+    {
+        final Map<String, String> config = new HashMap<>();
+        config.put("dir", tmp.resolve("tier").toString());
+        for (int i = 0; i < settings.length; i += 2)
+        {
+            config.put(settings[i], settings[i + 1]);
+        }
+        final TierContext context = new TierContext()
+        {
+            @Override
+            public String tierName()
+            {
+                return "t";
+            }
+
+            @Override
+            public long objectSize()
+            {
+                return SIZE;
+            }
+
+            @Override
+            public System.Logger logger()
+            {
+                return logger;
+            }
+
+            @Override
+            public java.util.Optional<MemorySegment> transferMemory()
+            {
+                return java.util.Optional.ofNullable(transferMemory);
+            }
+        };
+        final PosixTier tier = (PosixTier)new PosixTierProvider(true, availability).create(new TierConfig("t", config), context);
+        tiers.add(tier);
+        return tier;
+    }
+
+    private PageArena arena(final int slices)
+    {
+        final PageArena arena = new PageArena(PageArena.bytesFor(slices, SIZE));
+        resources.add(arena);
+        return arena;
+    }
+
+    @Test
+    void shouldRunIoUringByDefaultAndSaySo()
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final PosixTier tier = open(Uring::availability);
+        assertThat(tier.ioPath()).isEqualTo(IoPath.URING);
+        assertThat(tier.describeIo()).startsWith("uring (one ring").doesNotContain("fell back");
+        assertThat(tier.toString()).contains("io=uring");
+        assertThat(tier.describe()).startsWith("io=uring, direct-io off, dir=");
+        assertThat(logger.messages(System.Logger.Level.INFO)).anySatisfy(line -> assertThat(line).contains("ready").contains("io path: uring"));
+        roundTrip(tier, 3);
+    }
+
+    @Test
+    void shouldRegisterTheTransferMemoryAsFixedBuffersAndMovePagesInsideItWithFixedOperations()
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final PageArena pool = arena(8);
+        final PosixTier tier = open(Uring::availability, pool.region());
+        assumeTrue(tier.describeIo().contains("fixed buffers: "), () -> "registration refused here: " + tier.describeIo());
+        final List<PageKey> keys = List.of(new PageKey(77, 1), new PageKey(77, 2), new PageKey(77, 3));
+        final List<MemorySegment> sources = pool.slices(3, SIZE);
+        for (int i = 0; i < 3; i++)
+        {
+            PageBytes.fill(sources.get(i), 77 + i);
+        }
+        assertThat(await(tier, "write", keys, sources, true).statuses()).containsOnly(TierStatus.OK);
+        final RecordingTierBatch readBack = await(tier, "read", keys, pool.slices(3, SIZE), false);
+        assertThat(readBack.statuses()).containsOnly(TierStatus.OK);
+        for (int i = 0; i < 3; i++)
+        {
+            PageBytes.assertContent(readBack.slice(i), 77 + i, "key " + i);
+        }
+        assertThat(tier.fixedBufferOperations()).as("3 writes and 3 reads inside the registered memory").isGreaterThanOrEqualTo(6);
+
+        final long before = tier.fixedBufferOperations();
+        roundTrip(tier, 5); // slices of another arena: plain READ/WRITE, the same bytes
+        assertThat(tier.fixedBufferOperations()).as("slices outside the registered memory").isEqualTo(before);
+    }
+
+    @Test
+    void shouldFallBackToLibcNamingWhyAndHowToEnableWhenTheKernelHasNoIoUring()
+    {
+        final PosixTier tier = open(() -> UringAvailability.unavailable("simulated: io_uring_setup failed: Function not implemented (ENOSYS)",
+            "run Linux 5.6 or newer built with CONFIG_IO_URING=y"));
+        assertThat(tier.ioPath()).isEqualTo(IoPath.LIBC);
+        assertThat(tier.describeIo()).startsWith("libc").contains("fell back from uring").contains("ENOSYS").contains("CONFIG_IO_URING=y");
+        assertThat(tier.describe()).as("what kvtier stat shows").startsWith("io=libc (fell back from uring: io_uring unavailable: simulated");
+        assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
+            .contains("tier.t.io=uring cannot be used").contains("ENOSYS").contains("falling back to io=libc"));
+        roundTrip(tier, 5);
+    }
+
+    @Test
+    void shouldUseLibcOrChannelWhenConfiguredWithoutMentioningAFallback()
+    {
+        final PosixTier tier = open(Uring::availability, "io", "libc");
+        assertThat(tier.ioPath()).isEqualTo(IoPath.LIBC);
+        assertThat(tier.describeIo()).doesNotContain("fell back");
+        assertThat(logger.messages(System.Logger.Level.WARNING)).noneSatisfy(line -> assertThat(line).contains("falling back"));
+        assertThat(open(Uring::availability, "io", "channel", "dir", tmp.resolve("other").toString()).ioPath()).isEqualTo(IoPath.CHANNEL);
+    }
+
+    @Test
+    void shouldFailOnlyTheWriteWhoseTransferFailedAndKeepWhatWasCommittedBefore() throws Exception
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final Uring ring = Uring.open(UringFileStore.RING_ENTRIES);
+        final Arena arena = Arena.ofConfined();
+        resources.add(ring);
+        resources.add(arena);
+        final UringFileStore store = new UringFileStore(libc, ring, new PathLayout(tmp, 0), arena, false,
+            new DirectIo(false, logger), new IoErrorLog(logger, 1, TimeUnit.SECONDS));
+        final MemorySegment committed = arena.allocate(SIZE, 4096);
+        PageBytes.fill(committed, 100);
+        assertThat(store.writeTemp(9, 9, committed)).isEqualTo(TierStatus.OK);
+        assertThat(store.publishTemp()).isEqualTo(TierStatus.OK);
+
+        // The same key again, from memory the kernel cannot read (PROT_NONE): the write's completion
+        // carries EFAULT, as a failing disk's would carry EIO. It fails that write alone.
+        assertThat(store.writeTemp(9, 9, unreadable(SIZE))).isEqualTo(TierStatus.IO_ERROR);
+        store.discardTemp();
+        assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
+            .contains("write").contains("failed: Bad address (errno 14) -> IO_ERROR"));
+        try (var files = Files.list(tmp))
+        {
+            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX))).as("the failed write's temp file").isEmpty();
+        }
+
+        final MemorySegment readBack = arena.allocate(SIZE, 4096);
+        assertThat(store.read(9, 9, readBack)).isEqualTo(TierStatus.OK);
+        PageBytes.assertContent(readBack, 100, "the object committed before the failed write");
+    }
+
+    @Test
+    void shouldReadAClaimOfPagesWithOneSubmissionAndGiveEachItsOwnStatus() throws Exception
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final Uring ring = Uring.open(UringFileStore.RING_ENTRIES);
+        final Arena arena = Arena.ofConfined();
+        resources.add(ring);
+        resources.add(arena);
+        final PathLayout layout = new PathLayout(tmp, 0);
+        final UringFileStore store = new UringFileStore(libc, ring, layout, arena, false, new DirectIo(false, logger),
+            new IoErrorLog(logger, 1, TimeUnit.SECONDS));
+        final int count = UringFileStore.RING_ENTRIES;
+        final long[] high = new long[count];
+        final long[] low = new long[count];
+        final MemorySegment[] destinations = new MemorySegment[count];
+        for (int k = 0; k < count; k++)
+        {
+            high[k] = 40 + k;
+            low[k] = k;
+            final MemorySegment source = arena.allocate(SIZE, 4096);
+            PageBytes.fill(source, 1000 + k);
+            assertThat(store.writeTemp(high[k], low[k], source)).isEqualTo(TierStatus.OK);
+            assertThat(store.publishTemp()).isEqualTo(TierStatus.OK);
+            destinations[k] = arena.allocate(SIZE, 4096);
+        }
+        Files.delete(layout.pagePath(high[2], low[2]));
+        try (var file = java.nio.channels.FileChannel.open(layout.pagePath(high[5], low[5]), java.nio.file.StandardOpenOption.WRITE))
+        {
+            file.truncate(SIZE / 2);
+        }
+
+        final TierStatus[] statuses = new TierStatus[count];
+        final long entersBefore = ring.enterCalls();
+        store.readPages(high, low, destinations, count, statuses);
+        assertThat(statuses).containsExactly(TierStatus.OK, TierStatus.OK, TierStatus.NOT_FOUND, TierStatus.OK, TierStatus.OK,
+            TierStatus.CORRUPT, TierStatus.OK, TierStatus.OK);
+        for (int k = 0; k < count; k++)
+        {
+            if (statuses[k] == TierStatus.OK)
+            {
+                PageBytes.assertContent(destinations[k], 1000 + k, "page " + k);
+            }
+        }
+        assertThat(ring.largestSubmission()).as("the six readable pages in one io_uring_enter").isEqualTo(6);
+        assertThat(ring.enterCalls() - entersBefore).isPositive();
+        assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
+            .contains("has " + SIZE / 2 + " bytes, expected " + SIZE + " -> CORRUPT"));
+    }
+
+    @Test
+    void shouldReportAFullDiskAsNoSpaceForThatWrite() throws Exception
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        assumeTrue(Files.isWritable(Path.of("/dev/full")), "no /dev/full to write to");
+        final Uring ring = Uring.open(UringFileStore.RING_ENTRIES);
+        final Arena arena = Arena.ofConfined();
+        resources.add(ring);
+        resources.add(arena);
+        final UringFileStore store = new UringFileStore(libc, ring, new PathLayout(tmp, 0), arena, false,
+            new DirectIo(false, logger), new IoErrorLog(logger, 1, TimeUnit.SECONDS));
+        final int full = libc.open(arena.allocateFrom("/dev/full"), LibC.O_WRONLY | LibC.O_CLOEXEC, 0);
+        assertThat(full).isNotNegative();
+        try
+        {
+            final long written = store.writeFully(full, arena.allocate(SIZE, 4096));
+            assertThat(written).isEqualTo(-LibC.ENOSPC);
+            assertThat(LibcFileStore.statusOf((int)-written)).isEqualTo(TierStatus.NO_SPACE);
+        }
+        finally
+        {
+            libc.close(full);
+        }
+    }
+
+    @Test
+    void shouldGoBufferedAndLogItWhenTheFilesystemRefusesDirectIo() throws Exception
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final Uring ring = Uring.open(UringFileStore.RING_ENTRIES);
+        final Arena arena = Arena.ofConfined();
+        resources.add(ring);
+        resources.add(arena);
+        // A DirectIo that believes any alignment will do: the kernel refuses the misaligned O_DIRECT
+        // transfer with EINVAL, as a filesystem without O_DIRECT support refuses it at open.
+        final DirectIo direct = new DirectIo(true, 1, 1, logger);
+        final UringFileStore store = new UringFileStore(libc, ring, new PathLayout(tmp, 0), arena, false, direct,
+            new IoErrorLog(logger, 1, TimeUnit.SECONDS));
+        final MemorySegment source = arena.allocate(8192, 4096).asSlice(1, 1000);
+        for (int i = 0; i < 1000; i++)
+        {
+            source.set(ValueLayout.JAVA_BYTE, i, (byte)(i * 7));
+        }
+        final int fd = libc.open(arena.allocateFrom(tmp.resolve("probe").toString()), LibC.O_WRONLY | LibC.O_CREAT | LibC.O_DIRECT, 0644);
+        assumeTrue(fd >= 0, () -> tmp + " refuses O_DIRECT at open, so the refusal of a transfer cannot be shown here");
+        libc.close(fd);
+
+        assertThat(store.writeTemp(7, 7, source)).isEqualTo(TierStatus.OK);
+        assertThat(store.publishTemp()).isEqualTo(TierStatus.OK);
+        assertThat(direct.active()).as("O_DIRECT off for good after EINVAL").isFalse();
+        assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
+            .contains("direct-io turned off").contains("EINVAL").contains("buffered"));
+
+        final MemorySegment copy = arena.allocate(8192, 4096).asSlice(3, 1000);
+        assertThat(store.read(7, 7, copy)).isEqualTo(TierStatus.OK);
+        assertThat(copy.mismatch(source)).isEqualTo(-1);
+    }
+
+    private void roundTrip(final PosixTier tier, final long seed)
+    {
+        final PageArena arena = arena(8);
+        final List<PageKey> keys = List.of(new PageKey(seed, 1), new PageKey(seed, 2), new PageKey(seed, 3));
+        final List<MemorySegment> sources = arena.slices(3, SIZE);
+        for (int i = 0; i < 3; i++)
+        {
+            PageBytes.fill(sources.get(i), seed + i);
+        }
+        assertThat(await(tier, "write", keys, sources, true).statuses()).containsOnly(TierStatus.OK);
+        final RecordingTierBatch readBack = await(tier, "read", keys, arena.slices(3, SIZE), false);
+        assertThat(readBack.statuses()).containsOnly(TierStatus.OK);
+        for (int i = 0; i < 3; i++)
+        {
+            PageBytes.assertContent(readBack.slice(i), seed + i, "key " + i);
+        }
+    }
+
+    private static RecordingTierBatch await(final PosixTier tier, final String label, final List<PageKey> keys,
+                                            final List<MemorySegment> segments, final boolean write)
+    {
+        final RecordingTierBatch batch = new RecordingTierBatch(label, keys, segments);
+        if (write)
+        {
+            tier.write(batch);
+        }
+        else
+        {
+            tier.read(batch);
+        }
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    /** Anonymous memory mapped PROT_NONE: a buffer any system call fails on with EFAULT. */
+    @SuppressWarnings("restricted")
+    private MemorySegment unreadable(final long bytes)
+    {
+        final Arena arena = Arena.ofConfined();
+        final MemorySegment state = arena.allocate(io_uring_h.errno$layout());
+        final int protNone = 0;
+        final int mapPrivateAnonymous = 0x02 | 0x20;
+        final MemorySegment mapping = io_uring_h.mmap(state, MemorySegment.NULL, bytes, protNone, mapPrivateAnonymous, -1, 0);
+        assertThat(mapping.address()).as("mmap(PROT_NONE)").isNotEqualTo(-1L);
+        resources.add(arena);
+        resources.add(() -> io_uring_h.munmap(state, mapping, bytes));
+        return mapping.reinterpret(bytes);
+    }
+
+    /** Keeps what the tier logs, formatted, so tests can check the reasons it gives. */
+    static final class RecordingLogger implements System.Logger
+    {
+        private final List<Map.Entry<Level, String>> lines = new ArrayList<>();
+
+        synchronized List<String> messages(final Level level)
+        {
+            return lines.stream().filter(line -> line.getKey() == level).map(Map.Entry::getValue).toList();
+        }
+
+        @Override
+        public String getName()
+        {
+            return "recording";
+        }
+
+        @Override
+        public boolean isLoggable(final Level level)
+        {
+            return true;
+        }
+
+        @Override
+        public synchronized void log(final Level level, final ResourceBundle bundle, final String msg, final Throwable thrown)
+        {
+            lines.add(Map.entry(level, msg + (thrown == null ? "" : " " + thrown)));
+        }
+
+        @Override
+        public synchronized void log(final Level level, final ResourceBundle bundle, final String format, final Object... params)
+        {
+            lines.add(Map.entry(level, params == null || params.length == 0 ? format : MessageFormat.format(format, params)));
+        }
+    }
+}
