@@ -1,5 +1,6 @@
 package io.kvtier.tier.threefs;
 
+import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
@@ -106,14 +107,14 @@ final class ThreeFsSettings
             libFrom = config.qualified(LIB);
             if (lib.get().isBlank())
             {
-                throw config.invalid(LIB, lib.get(), "a path to " + io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary.SONAME, null);
+                throw config.invalid(LIB, lib.get(), "a path to " + Hf3fsLibrary.SONAME, null);
             }
         }
         else
         {
-            final String fromEnvironment = environment.get(io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary.LIBRARY_ENV_NAME);
+            final String fromEnvironment = environment.get(Hf3fsLibrary.LIBRARY_ENV_NAME);
             lib = fromEnvironment == null || fromEnvironment.isBlank() ? Optional.empty() : Optional.of(fromEnvironment);
-            libFrom = io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary.LIBRARY_ENV_NAME;
+            libFrom = Hf3fsLibrary.LIBRARY_ENV_NAME;
         }
         usrbio = usrbio(config);
         capacity = capacity(config, objectSize);
@@ -250,7 +251,7 @@ final class ThreeFsSettings
     {
         return "dir=" + dir
             + ", usrbio=" + usrbio.name().toLowerCase(Locale.ROOT)
-            + ", lib=" + lib.map(l -> l + " (" + libFrom + ")").orElse("(loader search for " + io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary.SONAME + ")")
+            + ", lib=" + lib.map(l -> l + " (" + libFrom + ")").orElse("(loader search for " + Hf3fsLibrary.SONAME + ")")
             + ", capacity=" + (isBounded() ? ConfigValues.formatSize(capacity) : "unbounded")
             + ", evict-high=" + evictHigh
             + ", evict-low=" + evictLow

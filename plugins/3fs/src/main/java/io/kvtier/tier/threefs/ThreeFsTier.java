@@ -314,7 +314,19 @@ final class ThreeFsTier implements StorageTier
             boolean interrupted = false;
             for (final Worker worker : new Worker[] {reader, writer, meta})
             {
-                worker.queue.add(POISON);
+                // put, not add: a full queue drains (its worker completes what it takes CLOSED now), so this returns.
+                while (true)
+                {
+                    try
+                    {
+                        worker.queue.put(POISON);
+                        break;
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        interrupted = true;
+                    }
+                }
             }
             final long waitMillis = settings.timeout.plus(settings.drainTimeout).toMillis() + 5_000;
             for (final Worker worker : new Worker[] {reader, writer, meta})

@@ -316,6 +316,15 @@ class ThreeFsTierTest
     }
 
     @Test
+    void shouldLogThatItUsesUsrbioAndThroughWhichLibrary()
+    {
+        final RecordingContext recording = new RecordingContext("t", SIZE);
+        opened.add(new ThreeFsTierProvider(Map.of()).create(new TierConfig("t", usrbio()), recording));
+
+        assertThat(recording.lines()).anySatisfy(line -> assertThat(line).startsWith("INFO").contains("io=USRBIO through " + FakeUsrbio.library()));
+    }
+
+    @Test
     void shouldReleaseEveryRegistrationAndRingOnClose()
     {
         final long ringsBefore = FakeUsrbio.stat(FakeUsrbio.STAT_RINGS);
@@ -381,9 +390,15 @@ class ThreeFsTierTest
     {
         org.junit.jupiter.api.Assumptions.assumeTrue(Hf3fsLibrary.check(Hf3fsLibrary.SONAME).isPresent(), "skipped: a real USRBIO library is installed");
 
-        final StorageTier tier = open(Map.of("dir", dir.toString(), "fanout-levels", "1"));
+        final RecordingContext recording = new RecordingContext("t", SIZE);
+        final StorageTier tier = new ThreeFsTierProvider(Map.of()).create(new TierConfig("t", Map.of("dir", dir.toString(), "fanout-levels", "1")),
+            recording);
+        opened.add(tier);
 
         assertThat(tier.getClass().getSimpleName()).isEqualTo("PosixTier");
+        assertThat(recording.lines()).as("the log says POSIX I/O is used, and why")
+            .anySatisfy(line -> assertThat(line).startsWith("WARNING").contains("not using USRBIO").contains(Hf3fsLibrary.SONAME)
+                .contains("POSIX I/O on " + dir));
         final List<PageKey> keys = keys(1);
         assertThat(run(tier::write, "write", keys, filled(1)).statuses()).containsOnly(TierStatus.OK);
     }
