@@ -112,7 +112,7 @@ final class ThreeFsTier implements StorageTier
     private final PageIndex index;
     private final Object[] stripes = new Object[STRIPES];
     private final PoolRegions regions;
-    private final Set<TierCapability> capabilities;
+    private Set<TierCapability> capabilities;
     private final RingWorker reader;
     private final RingWorker writer;
     private final MetaWorker meta;
@@ -138,12 +138,6 @@ final class ThreeFsTier implements StorageTier
         {
             stripes[i] = new Object();
         }
-        final EnumSet<TierCapability> declared = EnumSet.of(TierCapability.PERSISTENT, TierCapability.SHARED);
-        if (settings.isBounded())
-        {
-            declared.add(TierCapability.SELF_EVICTING);
-        }
-        capabilities = Collections.unmodifiableSet(declared);
         regions = new PoolRegions(mount, logger, name);
         reader = new RingWorker(true);
         writer = new RingWorker(false);
@@ -199,9 +193,21 @@ final class ThreeFsTier implements StorageTier
         reader.ring = newRing(true);
         writer.ring = newRing(false);
         // The engine's page frames, which every slice lies in: wrapped now rather than on the first page.
-        context.transferMemory().ifPresent(regions::iovOf);
+        final boolean zeroCopy = context.transferMemory().map(regions::iovOf).isPresent();
+        final EnumSet<TierCapability> declared = EnumSet.of(TierCapability.PERSISTENT, TierCapability.SHARED);
+        if (settings.isBounded())
+        {
+            declared.add(TierCapability.SELF_EVICTING);
+        }
+        if (zeroCopy)
+        {
+            declared.add(TierCapability.ZERO_COPY);
+        }
+        // Set before the threads start, which publishes it to them and to callers of the running tier.
+        capabilities = Collections.unmodifiableSet(declared);
         logger.log(System.Logger.Level.INFO, "3fs tier " + name + " ready: " + settings + "; io=USRBIO through " + library + " on mount " + mount
-            + " (read and write rings of " + settings.entries + " entries)"
+            + " (read and write rings of " + settings.entries + " entries; " + (zeroCopy ? "the engine's page frames wrapped: zero copy"
+                : "no page frames offered or wrappable: pages are staged with a copy") + ")"
             + "; found " + scan.pages.size() + " page files from earlier runs or other nodes (" + ConfigValues.formatSize(index.usedBytes())
             + " kept, " + evicted + " evicted to fit the capacity), deleted " + scan.deletedTemps + " temp files older than "
             + settings.tmpMaxAge + ", kept " + scan.youngTemps + " younger ones");

@@ -4,6 +4,7 @@ import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
 import io.kvtier.spi.PageKey;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.TierBatch;
+import io.kvtier.spi.TierCapability;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
@@ -140,6 +141,7 @@ class ThreeFsTierTest
         // Relative: a test that abandons a ring leaves its registrations behind on purpose.
         final long registeredBefore = FakeUsrbio.stat(FakeUsrbio.STAT_REGISTERED);
         final StorageTier tier = open(usrbio());
+        assertThat(tier.capabilities()).as("nothing offered to wrap").doesNotContain(TierCapability.ZERO_COPY);
         final List<PageKey> keys = keys(2);
         assertThat(run(tier::write, "write", keys, filled(1, 2)).statuses()).containsOnly(TierStatus.OK);
 
@@ -248,6 +250,7 @@ class ThreeFsTierTest
             context = new ContractTierContext("t", SIZE, pool);
             final StorageTier tier = open(usrbio());
             assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED)).as("iovs wrapped at start").isEqualTo(wrappedBefore + 1);
+            assertThat(tier.capabilities()).contains(TierCapability.ZERO_COPY);
             final List<PageKey> keys = keys(4);
             final List<MemorySegment> sources = new ArrayList<>();
             final List<MemorySegment> destinations = new ArrayList<>();
