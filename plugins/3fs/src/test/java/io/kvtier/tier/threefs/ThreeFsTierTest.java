@@ -319,6 +319,32 @@ class ThreeFsTierTest
     }
 
     @Test
+    void shouldAdoptPagesAndDeleteStaleTempFilesLeftByAWriterThatDied() throws IOException
+    {
+        final List<PageKey> keys = keys(2);
+        final StorageTier before = open(usrbio());
+        assertThat(run(before::write, "write", keys, filled(1, 2)).statuses()).containsOnly(TierStatus.OK);
+        before.close();
+        final PageLayout layout = new PageLayout(dir, 1);
+        final Path page = layout.pagePath(keys.get(0).high(), keys.get(0).low());
+        final Path stale = layout.tempPath(page);
+        final Path young = layout.tempPath(page);
+        Files.write(stale, new byte[(int)SIZE / 2]);
+        Files.write(young, new byte[(int)SIZE / 2]);
+        Files.setLastModifiedTime(stale, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(Duration.ofHours(1))));
+
+        final StorageTier after = open(usrbio("tmp-max-age", "10m"));
+
+        assertThat(stale).as("a temp file older than tmp-max-age: its writer died").doesNotExist();
+        assertThat(young).as("a younger one may be a write in progress on another node").exists();
+        assertThat(after.usage().objects()).isEqualTo(2);
+        assertThat(after.usage().usedBytes()).isEqualTo(2 * SIZE);
+        final RecordingTierBatch read = run(after::read, "read after restart", keys, filled(0, 0));
+        assertThat(read.statuses()).containsOnly(TierStatus.OK);
+        PageBytes.assertContent(read.slice(0), 1, "a page kept across the restart, beside a torn temp file");
+    }
+
+    @Test
     void shouldLogThatItUsesUsrbioAndThroughWhichLibrary()
     {
         final RecordingContext recording = new RecordingContext("t", SIZE);
