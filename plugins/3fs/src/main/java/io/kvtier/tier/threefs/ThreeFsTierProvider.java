@@ -1,0 +1,145 @@
+package io.kvtier.tier.threefs;
+
+import io.kvtier.nativeaccess.NativeAccess;
+import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
+import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.StorageTierProvider;
+import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierContext;
+import io.kvtier.tier.posix.PosixTierProvider;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.Optional;
+
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_extract_mount_point;
+
+/**
+ * The {@code 3fs} tier type: pages as files in a directory on a 3FS mount, their bytes moved by 3FS's USRBIO
+ * API, or, where the USRBIO library is not installed, by the POSIX tier through the FUSE mount, on the same
+ * layout (logged, with the reason). Settings ({@code tier.<name>.*}): {@code dir} (required), {@code lib},
+ * {@code usrbio}, {@code entries}, {@code io-depth}, {@code timeout}, {@code drain-timeout}, and the POSIX
+ * tier's {@code capacity}, {@code evict-high}, {@code evict-low}, {@code fanout-levels}, {@code tmp-max-age}
+ * and {@code io-threads}; docs/plugins/3fs.md gives their defaults and meaning.
+ *
+ * <h2>Which I/O, and when start fails</h2>
+ * <ul>
+ *   <li>{@code usrbio = off}: the POSIX tier.</li>
+ *   <li>A library named by {@code lib} or {@code KVTIER_3FS_LIB} that is missing or lacks a USRBIO function
+ *       fails the start, naming the file and the missing symbols: an explicit choice is never silently
+ *       replaced.</li>
+ *   <li>None named: {@value Hf3fsLibrary#SONAME} through the dynamic loader. Not found, or native access
+ *       off: the POSIX tier, logged with why ({@code usrbio = on} makes that a start error instead).</li>
+ *   <li>With the library, {@code dir} must be on a 3FS mount ({@code hf3fs_extract_mount_point}), else the
+ *       start fails: I/O on a directory the client does not serve would fail page by page.</li>
+ * </ul>
+ */
+public final class ThreeFsTierProvider implements StorageTierProvider
+{
+    private final Map<String, String> environment;
+
+    /** The provider {@link java.util.ServiceLoader} creates, reading the process environment. */
+    public ThreeFsTierProvider()
+    {
+        this(System.getenv());
+    }
+
+    /**
+     * @param environment the environment to read {@code KVTIER_3FS_LIB} from, for tests
+     */
+    ThreeFsTierProvider(final Map<String, String> environment)
+    {
+        this.environment = environment;
+    }
+
+    @Override
+    public String type()
+    {
+        return "3fs";
+    }
+
+    @Override
+    public String description()
+    {
+        return "page files on a 3FS mount through the USRBIO API (POSIX I/O on the mount without the library)";
+    }
+
+    @Override
+    public StorageTier create(final TierConfig config, final TierContext context)
+    {
+        final ThreeFsSettings settings = ThreeFsSettings.parse(config, context.objectSize(), environment);
+        if (settings.usrbio == ThreeFsSettings.Usrbio.OFF)
+        {
+            return posix(settings, context, settings.qualified(ThreeFsSettings.USRBIO) + "=off");
+        }
+        final boolean required = settings.usrbio == ThreeFsSettings.Usrbio.ON;
+        final Optional<LibC> libc = LibC.instance();
+        if (libc.isEmpty())
+        {
+            final String why = "USRBIO needs native access, which is unavailable: "
+                + NativeAccess.unavailableReason().orElse("LibC could not be bound, see its log line");
+            if (required)
+            {
+                throw settings.invalid(ThreeFsSettings.USRBIO, "on", "auto or off, since " + why);
+            }
+            return posix(settings, context, why);
+        }
+        final String library = settings.lib.orElse(Hf3fsLibrary.SONAME);
+        final Optional<String> problem = Hf3fsLibrary.check(library);
+        if (problem.isPresent())
+        {
+            if (settings.lib.isPresent())
+            {
+                throw settings.invalid(ThreeFsSettings.LIB, library + " (from " + settings.libFrom + ")",
+                    "a 3FS USRBIO library (" + Hf3fsLibrary.SONAME + "), but " + problem.get());
+            }
+            if (required)
+            {
+                throw settings.invalid(ThreeFsSettings.USRBIO, "on", "auto or off, or name the library with " + settings.qualified(ThreeFsSettings.LIB)
+                    + " or " + Hf3fsLibrary.LIBRARY_ENV_NAME + ": " + problem.get());
+            }
+            return posix(settings, context, problem.get() + "; install the 3FS client library or name it with "
+                + settings.qualified(ThreeFsSettings.LIB) + " or " + Hf3fsLibrary.LIBRARY_ENV_NAME);
+        }
+        try
+        {
+            Hf3fsLibrary.bind(library);
+        }
+        catch (final IllegalStateException | IllegalArgumentException ex)
+        {
+            throw settings.invalid(ThreeFsSettings.LIB, library, "the library the other 3FS tiers of this process use: " + ex.getMessage());
+        }
+        final String mount = mountPoint(settings);
+        return ThreeFsTier.open(settings, context, libc.get(), mount, library);
+    }
+
+    private static String mountPoint(final ThreeFsSettings settings)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final int size = 4096;
+            final MemorySegment out = arena.allocate(size);
+            final int length = hf3fs_extract_mount_point(out, size, arena.allocateFrom(settings.dir.toString()));
+            if (length < 0)
+            {
+                throw settings.invalid(ThreeFsSettings.DIR, settings.dir.toString(), "a directory on a 3FS mount, but hf3fs_extract_mount_point"
+                    + " finds no 3FS mount above " + settings.dir + " (is 3FS mounted there? set " + settings.qualified(ThreeFsSettings.USRBIO)
+                    + "=off to use the directory with POSIX I/O)");
+            }
+            if (length > size)
+            {
+                throw settings.invalid(ThreeFsSettings.DIR, settings.dir.toString(), "a directory whose 3FS mount point is shorter than " + size + " bytes");
+            }
+            return out.getString(0);
+        }
+    }
+
+    private static StorageTier posix(final ThreeFsSettings settings, final TierContext context, final String why)
+    {
+        context.logger().log(System.Logger.Level.WARNING, "3fs tier " + settings.tierName + ": not using USRBIO (" + why + "); doing POSIX I/O on "
+            + settings.dir + " through the mount, with the posix tier on the same layout");
+        return new PosixTierProvider().create(settings.posixFallbackConfig(), context);
+    }
+}

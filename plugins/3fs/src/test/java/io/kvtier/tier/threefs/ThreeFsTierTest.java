@@ -1,0 +1,434 @@
+package io.kvtier.tier.threefs;
+
+import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.TierBatch;
+import io.kvtier.spi.TierCapability;
+import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierConfigException;
+import io.kvtier.spi.TierStatus;
+import io.kvtier.tck.ContractTierContext;
+import io.kvtier.tck.PageArena;
+import io.kvtier.tck.PageBytes;
+import io.kvtier.tck.RecordingTierBatch;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The USRBIO path's behaviour under the faults the fake library injects (EIO, I/Os that outlive the
+ * timeout, short transfers, a refused prep), its start errors, zero-copy wrapping of a /dev/shm pool, and
+ * that its files are the POSIX tier's.
+ */
+class ThreeFsTierTest
+{
+    private static final long SIZE = 64 * 1024;
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    @TempDir
+    Path root;
+    private Path dir;
+    private ContractTierContext context;
+    private PageArena arena;
+    private final List<StorageTier> opened = new ArrayList<>();
+
+    @BeforeEach
+    void setUp()
+    {
+        FakeUsrbio.assumeBuilt();
+        FakeUsrbio.reset();
+        dir = FakeUsrbio.mount(root);
+        context = new ContractTierContext("t", SIZE);
+        arena = new PageArena(PageArena.bytesFor(16, SIZE));
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        FakeUsrbio.reset();
+        opened.forEach(StorageTier::close);
+        if (arena != null)
+        {
+            arena.close();
+        }
+    }
+
+    private Map<String, String> usrbio(final String... extra)
+    {
+        final Map<String, String> config = new HashMap<>(Map.of("dir", dir.toString(), "lib", FakeUsrbio.library().toString(), "usrbio", "on",
+            "entries", "8", "fanout-levels", "1"));
+        for (int i = 0; i < extra.length; i += 2)
+        {
+            config.put(extra[i], extra[i + 1]);
+        }
+        return config;
+    }
+
+    private StorageTier open(final Map<String, String> config)
+    {
+        return open(config, Map.of());
+    }
+
+    private StorageTier open(final Map<String, String> config, final Map<String, String> environment)
+    {
+        final StorageTier tier = new ThreeFsTierProvider(environment).create(new TierConfig("t", config), context);
+        opened.add(tier);
+        return tier;
+    }
+
+    private static RecordingTierBatch run(final Consumer<TierBatch> operation, final String label, final List<PageKey> keys,
+                                          final List<MemorySegment> segments)
+    {
+        final RecordingTierBatch batch = new RecordingTierBatch(label, keys, segments);
+        operation.accept(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private static List<PageKey> keys(final int count)
+    {
+        final List<PageKey> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++)
+        {
+            keys.add(new PageKey(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()));
+        }
+        return keys;
+    }
+
+    private List<MemorySegment> filled(final long... seeds)
+    {
+        final List<MemorySegment> segments = new ArrayList<>();
+        for (final long seed : seeds)
+        {
+            final MemorySegment segment = arena.slice(SIZE);
+            PageBytes.fill(segment, seed);
+            segments.add(segment);
+        }
+        return segments;
+    }
+
+    private static List<Path> tempFiles(final Path under) throws IOException
+    {
+        try (Stream<Path> files = Files.walk(under))
+        {
+            return files.filter(f -> f.getFileName().toString().endsWith(".tmp")).toList();
+        }
+    }
+
+    @Test
+    void shouldReportEioOnReadAsIoErrorForThatPageOnlyAndStayUsable()
+    {
+        // Relative: a test that abandons a ring leaves its registrations behind on purpose.
+        final long registeredBefore = FakeUsrbio.stat(FakeUsrbio.STAT_REGISTERED);
+        final StorageTier tier = open(usrbio());
+        assertThat(tier.capabilities()).as("nothing offered to wrap").doesNotContain(TierCapability.ZERO_COPY);
+        final List<PageKey> keys = keys(2);
+        assertThat(run(tier::write, "write", keys, filled(1, 2)).statuses()).containsOnly(TierStatus.OK);
+
+        FakeUsrbio.inject(FakeUsrbio.EIO, FakeUsrbio.READ, 1, 0);
+        final RecordingTierBatch failed = run(tier::read, "read with EIO", keys, filled(7, 7));
+
+        assertThat(failed.statuses()).containsExactly(TierStatus.IO_ERROR, TierStatus.OK);
+        PageBytes.assertContent(failed.slice(1), 2, "the page without a fault");
+        final RecordingTierBatch again = run(tier::read, "read again", keys, filled(7, 7));
+        assertThat(again.statuses()).containsOnly(TierStatus.OK);
+        PageBytes.assertContent(again.slice(0), 1, "the page read again");
+        assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_REGISTERED)).as("descriptors left registered").isEqualTo(registeredBefore);
+    }
+
+    @Test
+    void shouldFailPagesStillInFlightAtTheDeadlineWithTimeoutAndStayUsable()
+    {
+        final StorageTier tier = open(usrbio("timeout", "100ms"));
+        final List<PageKey> keys = keys(2);
+        assertThat(run(tier::write, "write", keys, filled(1, 2)).statuses()).containsOnly(TierStatus.OK);
+
+        FakeUsrbio.inject(FakeUsrbio.DELAY, FakeUsrbio.READ, 1, 600);
+        final RecordingTierBatch late = run(tier::read, "read with a slow page", keys, filled(7, 7));
+
+        assertThat(late.statuses()).containsExactly(TierStatus.TIMEOUT, TierStatus.OK);
+        final RecordingTierBatch again = run(tier::read, "read again", keys, filled(7, 7));
+        assertThat(again.statuses()).containsOnly(TierStatus.OK);
+        PageBytes.assertContent(again.slice(0), 1, "the slow page, read again");
+    }
+
+    @Test
+    void shouldReplaceARingWhoseIoNeverComesBack()
+    {
+        final StorageTier tier = open(usrbio("timeout", "50ms", "drain-timeout", "50ms"));
+        final List<PageKey> keys = keys(1);
+        assertThat(run(tier::write, "write", keys, filled(1)).statuses()).containsOnly(TierStatus.OK);
+
+        FakeUsrbio.inject(FakeUsrbio.DELAY, FakeUsrbio.READ, 1, 3_600_000);
+        assertThat(run(tier::read, "read that hangs", keys, filled(7)).statuses()).containsExactly(TierStatus.TIMEOUT);
+
+        final RecordingTierBatch again = run(tier::read, "read on the new ring", keys, filled(7));
+        assertThat(again.statuses()).containsExactly(TierStatus.OK);
+        PageBytes.assertContent(again.slice(0), 1, "the page, read on the new ring");
+    }
+
+    @Test
+    void shouldNeverServeAShortRead()
+    {
+        final StorageTier tier = open(usrbio());
+        final List<PageKey> keys = keys(1);
+        assertThat(run(tier::write, "write", keys, filled(1)).statuses()).containsOnly(TierStatus.OK);
+
+        FakeUsrbio.inject(FakeUsrbio.SHORT, FakeUsrbio.READ, 1, 0);
+        final RecordingTierBatch shortRead = run(tier::read, "short read", keys, filled(7));
+
+        assertThat(shortRead.statuses()).containsExactly(TierStatus.IO_ERROR);
+        // Staged memory is copied to the page only for OK: the destination still holds what it held.
+        PageBytes.assertContent(shortRead.slice(0), 7, "the destination of a short read");
+    }
+
+    @Test
+    void shouldFailShortAndFailedWritesWithoutTouchingThePreviousObject() throws IOException
+    {
+        final StorageTier tier = open(usrbio());
+        final List<PageKey> keys = keys(1);
+        assertThat(run(tier::write, "first version", keys, filled(1)).statuses()).containsOnly(TierStatus.OK);
+
+        FakeUsrbio.inject(FakeUsrbio.SHORT, FakeUsrbio.WRITE, 1, 0);
+        assertThat(run(tier::write, "short write", keys, filled(2)).statuses()).containsExactly(TierStatus.IO_ERROR);
+        FakeUsrbio.inject(FakeUsrbio.EIO, FakeUsrbio.WRITE, 1, 0);
+        assertThat(run(tier::write, "write with EIO", keys, filled(3)).statuses()).containsExactly(TierStatus.IO_ERROR);
+        final List<PageKey> fresh = keys(1);
+        FakeUsrbio.inject(FakeUsrbio.SHORT, FakeUsrbio.WRITE, 1, 0);
+        assertThat(run(tier::write, "short write of a new key", fresh, filled(4)).statuses()).containsExactly(TierStatus.IO_ERROR);
+
+        final RecordingTierBatch read = run(tier::read, "read", keys, filled(7));
+        assertThat(read.statuses()).containsExactly(TierStatus.OK);
+        PageBytes.assertContent(read.slice(0), 1, "the first version, after failed rewrites");
+        assertThat(run(tier::exists, "exists", fresh, List.of(MemorySegment.NULL)).statuses()).containsExactly(TierStatus.NOT_FOUND);
+        assertThat(tempFiles(dir)).as("temp files of failed writes").isEmpty();
+        assertThat(tier.usage().objects()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldFailOnlyThePagesTheRingRefuses()
+    {
+        final StorageTier tier = open(usrbio());
+        FakeUsrbio.inject(FakeUsrbio.PREP_EAGAIN, FakeUsrbio.WRITE, 1, 0);
+        final List<PageKey> keys = keys(3);
+
+        assertThat(run(tier::write, "write", keys, filled(1, 2, 3)).statuses()).containsExactly(TierStatus.IO_ERROR, TierStatus.OK, TierStatus.OK);
+    }
+
+    @Test
+    void shouldMovePagesInAWrappedShmPoolWithNoCopy() throws IOException
+    {
+        final Path shm = Path.of("/dev/shm");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(shm), "skipped: no /dev/shm here");
+        final Path poolFile = shm.resolve("kvtier-3fs-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        final long wrappedBefore = FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED);
+        try (Arena mapping = Arena.ofShared();
+             FileChannel channel = FileChannel.open(poolFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final MemorySegment pool = channel.map(FileChannel.MapMode.READ_WRITE, 0, 8 * SIZE, mapping);
+            // Offered as the engine offers its page frames: wrapped at start, before any page moves.
+            context = new ContractTierContext("t", SIZE, pool);
+            final StorageTier tier = open(usrbio());
+            assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED)).as("iovs wrapped at start").isEqualTo(wrappedBefore + 1);
+            assertThat(tier.capabilities()).contains(TierCapability.ZERO_COPY);
+            final List<PageKey> keys = keys(4);
+            final List<MemorySegment> sources = new ArrayList<>();
+            final List<MemorySegment> destinations = new ArrayList<>();
+            for (int i = 0; i < 4; i++)
+            {
+                sources.add(pool.asSlice(i * SIZE, SIZE));
+                PageBytes.fill(sources.get(i), 10 + i);
+                destinations.add(pool.asSlice((4 + i) * SIZE, SIZE));
+            }
+
+            assertThat(run(tier::write, "write from the pool", keys, sources).statuses()).containsOnly(TierStatus.OK);
+            final RecordingTierBatch read = run(tier::read, "read into the pool", keys, destinations);
+
+            assertThat(read.statuses()).containsOnly(TierStatus.OK);
+            for (int i = 0; i < 4; i++)
+            {
+                PageBytes.assertContent(destinations.get(i), 10 + i, "page " + i + " read into the pool");
+            }
+            assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED)).as("iovs wrapped, once").isEqualTo(wrappedBefore + 1);
+            try (Stream<Path> links = Files.list(dir.resolveSibling("3fs-virt").resolve("iovs")))
+            {
+                assertThat(links.filter(l -> Files.isSymbolicLink(l) && readLink(l).equals(poolFile))).hasSize(1);
+            }
+            tier.close();
+            try (Stream<Path> links = Files.list(dir.resolveSibling("3fs-virt").resolve("iovs")))
+            {
+                assertThat(links.filter(l -> Files.isSymbolicLink(l) && readLink(l).equals(poolFile))).as("registration after close").isEmpty();
+            }
+        }
+        finally
+        {
+            Files.deleteIfExists(poolFile);
+        }
+    }
+
+    private static Path readLink(final Path link)
+    {
+        try
+        {
+            return Files.readSymbolicLink(link);
+        }
+        catch (final IOException ex)
+        {
+            return link;
+        }
+    }
+
+    @Test
+    void shouldShareFilesWithThePosixTierOnTheSameDirectory()
+    {
+        final List<PageKey> viaUsrbio = keys(2);
+        final List<PageKey> viaPosix = keys(2);
+        final StorageTier usrbioTier = open(usrbio());
+        assertThat(run(usrbioTier::write, "write via USRBIO", viaUsrbio, filled(1, 2)).statuses()).containsOnly(TierStatus.OK);
+        final StorageTier posixTier = open(Map.of("dir", dir.toString(), "usrbio", "off", "fanout-levels", "1"));
+        assertThat(posixTier.getClass().getSimpleName()).isEqualTo("PosixTier");
+        assertThat(run(posixTier::write, "write via POSIX", viaPosix, filled(3, 4)).statuses()).containsOnly(TierStatus.OK);
+
+        final RecordingTierBatch posixRead = run(posixTier::read, "read via POSIX", viaUsrbio, filled(0, 0));
+        final RecordingTierBatch usrbioRead = run(usrbioTier::read, "read via USRBIO", viaPosix, filled(0, 0));
+
+        assertThat(posixRead.statuses()).containsOnly(TierStatus.OK);
+        assertThat(usrbioRead.statuses()).containsOnly(TierStatus.OK);
+        PageBytes.assertContent(posixRead.slice(1), 2, "a USRBIO page read by the POSIX tier");
+        PageBytes.assertContent(usrbioRead.slice(1), 4, "a POSIX page read through USRBIO");
+    }
+
+    @Test
+    void shouldAdoptPagesAndDeleteStaleTempFilesLeftByAWriterThatDied() throws IOException
+    {
+        final List<PageKey> keys = keys(2);
+        final StorageTier before = open(usrbio());
+        assertThat(run(before::write, "write", keys, filled(1, 2)).statuses()).containsOnly(TierStatus.OK);
+        before.close();
+        final PageLayout layout = new PageLayout(dir, 1);
+        final Path page = layout.pagePath(keys.get(0).high(), keys.get(0).low());
+        final Path stale = layout.tempPath(page);
+        final Path young = layout.tempPath(page);
+        Files.write(stale, new byte[(int)SIZE / 2]);
+        Files.write(young, new byte[(int)SIZE / 2]);
+        Files.setLastModifiedTime(stale, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(Duration.ofHours(1))));
+
+        final StorageTier after = open(usrbio("tmp-max-age", "10m"));
+
+        assertThat(stale).as("a temp file older than tmp-max-age: its writer died").doesNotExist();
+        assertThat(young).as("a younger one may be a write in progress on another node").exists();
+        assertThat(after.usage().objects()).isEqualTo(2);
+        assertThat(after.usage().usedBytes()).isEqualTo(2 * SIZE);
+        final RecordingTierBatch read = run(after::read, "read after restart", keys, filled(0, 0));
+        assertThat(read.statuses()).containsOnly(TierStatus.OK);
+        PageBytes.assertContent(read.slice(0), 1, "a page kept across the restart, beside a torn temp file");
+    }
+
+    @Test
+    void shouldLogThatItUsesUsrbioAndThroughWhichLibrary()
+    {
+        final RecordingContext recording = new RecordingContext("t", SIZE);
+        opened.add(new ThreeFsTierProvider(Map.of()).create(new TierConfig("t", usrbio()), recording));
+
+        assertThat(recording.lines()).anySatisfy(line -> assertThat(line).startsWith("INFO").contains("io=USRBIO through " + FakeUsrbio.library()));
+    }
+
+    @Test
+    void shouldReleaseEveryRegistrationAndRingOnClose()
+    {
+        final long ringsBefore = FakeUsrbio.stat(FakeUsrbio.STAT_RINGS);
+        final long registeredBefore = FakeUsrbio.stat(FakeUsrbio.STAT_REGISTERED);
+        final StorageTier tier = open(usrbio());
+        assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_RINGS)).as("a read ring and a write ring").isEqualTo(ringsBefore + 2);
+        final List<PageKey> keys = keys(3);
+        assertThat(run(tier::write, "write", keys, filled(1, 2, 3)).statuses()).containsOnly(TierStatus.OK);
+        assertThat(run(tier::read, "read", keys, filled(0, 0, 0)).statuses()).containsOnly(TierStatus.OK);
+
+        tier.close();
+
+        assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_RINGS)).isEqualTo(ringsBefore);
+        assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_REGISTERED)).isEqualTo(registeredBefore);
+    }
+
+    @Test
+    void shouldRefuseToStartOnAMissingDirectory()
+    {
+        final Map<String, String> config = usrbio("dir", root.resolve("absent").toString());
+
+        assertThatThrownBy(() -> open(config)).isInstanceOf(TierConfigException.class)
+            .hasMessageContaining("tier.t.dir").hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void shouldRefuseToStartOnADirectoryNotOn3Fs() throws IOException
+    {
+        final Path plain = Files.createDirectories(root.resolve("plain"));
+
+        assertThatThrownBy(() -> open(usrbio("dir", plain.toString()))).isInstanceOf(TierConfigException.class)
+            .hasMessageContaining("tier.t.dir").hasMessageContaining("no 3FS mount").hasMessageContaining("usrbio=off");
+    }
+
+    @Test
+    void shouldNameTheLibraryAndWhatItLacks()
+    {
+        final String missing = root.resolve("lib/libhf3fs_api_shared.so").toString();
+
+        assertThatThrownBy(() -> open(usrbio("lib", missing))).isInstanceOf(TierConfigException.class)
+            .hasMessageContaining("tier.t.lib").hasMessageContaining(missing).hasMessageContaining("does not exist");
+        assertThatThrownBy(() -> open(usrbio("lib", FakeUsrbio.incompleteLibrary().toString()))).isInstanceOf(TierConfigException.class)
+            .hasMessageContaining("tier.t.lib").hasMessageContaining("lacks hf3fs_wait_for_ios");
+        final Map<String, String> fromEnvironment = usrbio();
+        fromEnvironment.remove("lib");
+        assertThatThrownBy(() -> open(fromEnvironment, Map.of(Hf3fsLibrary.LIBRARY_ENV_NAME, missing))).isInstanceOf(TierConfigException.class)
+            .hasMessageContaining(Hf3fsLibrary.LIBRARY_ENV_NAME).hasMessageContaining(missing);
+    }
+
+    @Test
+    void shouldFailWhenUsrbioIsRequiredButNoLibraryIsFound()
+    {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Hf3fsLibrary.check(Hf3fsLibrary.SONAME).isPresent(), "skipped: a real USRBIO library is installed");
+        final Map<String, String> config = usrbio();
+        config.remove("lib");
+
+        assertThatThrownBy(() -> open(config)).isInstanceOf(TierConfigException.class)
+            .hasMessageContaining("tier.t.usrbio").hasMessageContaining(Hf3fsLibrary.SONAME).hasMessageContaining(Hf3fsLibrary.LIBRARY_ENV_NAME);
+    }
+
+    @Test
+    void shouldFallBackToPosixIoWhenNoLibraryIsFound()
+    {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Hf3fsLibrary.check(Hf3fsLibrary.SONAME).isPresent(), "skipped: a real USRBIO library is installed");
+
+        final RecordingContext recording = new RecordingContext("t", SIZE);
+        final StorageTier tier = new ThreeFsTierProvider(Map.of()).create(new TierConfig("t", Map.of("dir", dir.toString(), "fanout-levels", "1")),
+            recording);
+        opened.add(tier);
+
+        assertThat(tier.getClass().getSimpleName()).isEqualTo("PosixTier");
+        assertThat(recording.lines()).as("the log says POSIX I/O is used, and why")
+            .anySatisfy(line -> assertThat(line).startsWith("WARNING").contains("not using USRBIO").contains(Hf3fsLibrary.SONAME)
+                .contains("POSIX I/O on " + dir));
+        final List<PageKey> keys = keys(1);
+        assertThat(run(tier::write, "write", keys, filled(1)).statuses()).containsOnly(TierStatus.OK);
+    }
+}
