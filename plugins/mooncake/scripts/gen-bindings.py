@@ -76,11 +76,15 @@ public class store_c_h {
      * KVTIER_MOONCAKE_HOME) and handles are made by {@link NativeAccess#downcall}, the project's one place
      * for restricted linker calls. MooncakeLibrary binds before anything here is touched.
      */
-    static final SymbolLookup SYMBOL_LOOKUP = MooncakeLibrary.lookup();
+    static final class Library {
+        // A holder, so that the layouts above (which the struct classes use) need no library: only a
+        // function's first call binds it.
+        static final SymbolLookup SYMBOL_LOOKUP = MooncakeLibrary.lookup();
+    }
 
     /**
      * Every function of store_c.h, in header order: MooncakeLibrary checks them all before it binds. A
-     * nested class, so reading the names does not initialise store_c_h (and its SYMBOL_LOOKUP).
+     * nested class, so reading the names does not bind the library.
      */
     public static final class Symbols {
         private Symbols() {
@@ -92,7 +96,7 @@ public class store_c_h {
     }
 
     static MemorySegment findOrThrow(String symbol) {
-        return SYMBOL_LOOKUP.find(symbol)
+        return Library.SYMBOL_LOOKUP.find(symbol)
             .orElseThrow(() -> new UnsatisfiedLinkError("unresolved symbol: " + symbol + " (" + MooncakeLibrary.location() + ")"));
     }
 '''
@@ -105,7 +109,7 @@ FUNC = '''
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }}
 
     /**

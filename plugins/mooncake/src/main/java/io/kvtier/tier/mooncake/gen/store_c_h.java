@@ -33,11 +33,15 @@ public class store_c_h {
      * KVTIER_MOONCAKE_HOME) and handles are made by {@link NativeAccess#downcall}, the project's one place
      * for restricted linker calls. MooncakeLibrary binds before anything here is touched.
      */
-    static final SymbolLookup SYMBOL_LOOKUP = MooncakeLibrary.lookup();
+    static final class Library {
+        // A holder, so that the layouts above (which the struct classes use) need no library: only a
+        // function's first call binds it.
+        static final SymbolLookup SYMBOL_LOOKUP = MooncakeLibrary.lookup();
+    }
 
     /**
      * Every function of store_c.h, in header order: MooncakeLibrary checks them all before it binds. A
-     * nested class, so reading the names does not initialise store_c_h (and its SYMBOL_LOOKUP).
+     * nested class, so reading the names does not bind the library.
      */
     public static final class Symbols {
         private Symbols() {
@@ -67,7 +71,7 @@ public class store_c_h {
     }
 
     static MemorySegment findOrThrow(String symbol) {
-        return SYMBOL_LOOKUP.find(symbol)
+        return Library.SYMBOL_LOOKUP.find(symbol)
             .orElseThrow(() -> new UnsatisfiedLinkError("unresolved symbol: " + symbol + " (" + MooncakeLibrary.location() + ")"));
     }
 
@@ -80,7 +84,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -138,7 +142,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -204,7 +208,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -266,7 +270,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -325,7 +329,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -388,7 +392,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -451,7 +455,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -516,7 +520,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -578,7 +582,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -642,7 +646,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -702,7 +706,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -764,7 +768,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -824,7 +828,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -885,7 +889,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -946,7 +950,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -1007,7 +1011,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -1067,7 +1071,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -1128,7 +1132,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
@@ -1188,7 +1192,7 @@ public class store_c_h {
 
         public static final MemorySegment ADDR = findOrThrow(ADDR_NAME);
 
-        public static final MethodHandle HANDLE = NativeAccess.downcall(SYMBOL_LOOKUP, ADDR_NAME, DESC);
+        public static final MethodHandle HANDLE = NativeAccess.downcall(Library.SYMBOL_LOOKUP, ADDR_NAME, DESC);
     }
 
     /**
