@@ -152,6 +152,27 @@ class WritingATierGuideTest
         assertThat(firstMatch(Files.readString(EXAMPLE.resolve("pom.xml")), "<kvtier.version>([^<]+)</kvtier.version>")).isEqualTo(kvtierVersion);
     }
 
+    @Test
+    void shouldKeepTheSpiAndTheKitFreeOfTheEnginesOwnModules() throws IOException
+    {
+        // A plugin author depends on these two alone; whatever they depend on of ours, a plugin drags in.
+        final Pattern ourArtifact = Pattern.compile("<groupId>io\\.kvtier</groupId>\\s*<artifactId>([^<]+)</artifactId>");
+        assertThat(ourArtifacts(ourArtifact, Path.of("..", "spi", "pom.xml"))).as("kvtier dependencies of spi").isEmpty();
+        assertThat(ourArtifacts(ourArtifact, Path.of("..", "tck", "pom.xml"))).as("kvtier dependencies of tck").containsExactly("kvtier-spi");
+    }
+
+    private static List<String> ourArtifacts(final Pattern ourArtifact, final Path pom) throws IOException
+    {
+        final String text = Files.readString(pom);
+        final Matcher dependency = ourArtifact.matcher(text.substring(text.indexOf("</parent>")));
+        final List<String> artifacts = new ArrayList<>();
+        while (dependency.find())
+        {
+            artifacts.add(dependency.group(1));
+        }
+        return artifacts;
+    }
+
     private static String firstMatch(final String text, final String regex)
     {
         final Matcher matcher = Pattern.compile(regex).matcher(text);

@@ -50,24 +50,6 @@ public final class TierRegistry
     }
 
     /**
-     * Starts every configured tier from the providers on the class path.
-     *
-     * @param tiers          the tier settings, in order
-     * @param objectSize     bytes per object (one page frame)
-     * @param transferMemory the pool's frames, which every slice handed to a tier lies in, or null
-     * @param listener       told of objects a tier drops by itself
-     * @return the started tiers
-     */
-    public static List<TierHandle> start(final List<EngineConfig.TierSettings> tiers, final long objectSize, final MemorySegment transferMemory,
-                                         final RemovalListener listener)
-    {
-        try (TierPlugins plugins = TierPlugins.discover(null))
-        {
-            return start(tiers, plugins, objectSize, transferMemory, listener);
-        }
-    }
-
-    /**
      * Starts every configured tier; if one fails, the ones already started are closed.
      *
      * @param tiers       the tier settings, in order
