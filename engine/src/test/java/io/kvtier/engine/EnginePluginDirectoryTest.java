@@ -36,9 +36,11 @@ class EnginePluginDirectoryTest
         try (Engine engine = EngineFixture.start(settings))
         {
             assertThat(engine.tiers()).extracting(TierHandle::type).containsExactly("scripted", "alpha", "beta");
-            final String spi = ", spi " + SpiVersion.current();
-            assertThat(engine.tiers().get(1).tier().describe()).isEqualTo("helper 1.0, engine visible: false" + spi);
-            assertThat(engine.tiers().get(2).tier().describe()).isEqualTo("helper 2.0, engine visible: false" + spi);
+            final String rest = ", engine visible: false, own context loader at create: true, spi " + SpiVersion.current();
+            assertThat(engine.tiers().get(1).tier().describe()).isEqualTo("helper 1.0" + rest);
+            assertThat(engine.tiers().get(2).tier().describe()).isEqualTo("helper 2.0" + rest);
+            assertThat(Thread.currentThread().getContextClassLoader()).as("the starting thread's loader, given back")
+                .isSameAs(EnginePluginDirectoryTest.class.getClassLoader());
             assertThat(engine.tiers().get(1).tier().getClass().getClassLoader())
                 .isNotSameAs(engine.tiers().get(2).tier().getClass().getClassLoader());
         }

@@ -99,6 +99,11 @@ public final class TierRegistry
                     }
                 };
                 final StorageTier tier;
+                // Libraries that look services up through the context class loader (gRPC, JAXB, ...) must
+                // find the plugin's own jars; threads the tier starts here inherit it too.
+                final Thread thread = Thread.currentThread();
+                final ClassLoader engineLoader = thread.getContextClassLoader();
+                thread.setContextClassLoader(provider.getClass().getClassLoader());
                 try
                 {
                     tier = provider.create(new TierConfig(settings.name(), settings.settings()), context);
@@ -111,6 +116,10 @@ public final class TierRegistry
                 {
                     throw new TierConfigException("tier." + settings.name(), "tier " + settings.name() + " (" + settings.type()
                         + ") failed to start: " + ex.getMessage(), ex);
+                }
+                finally
+                {
+                    thread.setContextClassLoader(engineLoader);
                 }
                 started.add(new TierHandle(index, settings.name(), settings.type(), tier, TierCapability.closure(tier.capabilities())));
             }

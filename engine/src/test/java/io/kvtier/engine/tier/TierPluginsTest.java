@@ -113,6 +113,16 @@ class TierPluginsTest
     }
 
     @Test
+    void shouldNameAPluginWhoseProviderCannotBeLoaded() throws IOException
+    {
+        final Path dir = pluginsDir();
+        final Path jar = PluginJars.jar(null, Map.of(), PluginJars.serviceFile("com.example.Missing"), dir.resolve("broken.jar"));
+        assertThatThrownBy(() -> TierPlugins.discover(dir)).isInstanceOf(ConfigException.class)
+            .hasMessageContaining("plugin jar " + jar + ": its tier provider cannot be loaded")
+            .hasMessageContaining("com.example.Missing");
+    }
+
+    @Test
     void shouldNameAPluginDirectoryWithoutJars() throws IOException
     {
         final Path dir = pluginsDir();

@@ -10,7 +10,8 @@ import java.util.Map;
 /**
  * A tier plugin jar built at test time: a provider of a given type whose tiers store nothing, whose
  * {@code describe()} reports the version of a bundled helper class ({@code com.example.shared.Helper},
- * the same name in every plugin) and whether the engine's classes are visible to it, and which declares
+ * the same name in every plugin), whether the engine's classes are visible to it and whether
+ * {@code create} ran with the plugin's loader as context class loader, and which declares
  * its SPI version in code, in its manifest, or not at all.
  */
 public final class TinyPlugin
@@ -130,13 +131,14 @@ public final class TinyPlugin
                 public StorageTier create(final TierConfig config, final TierContext context)
                 {
                     config.rejectUnknown(java.util.Set.of());
+                    final boolean ownContextLoader = Thread.currentThread().getContextClassLoader() == Provider.class.getClassLoader();
                     return new StorageTier()
                     {
                         public String name() { return config.tierName(); }
                         public String describe()
                         {
                             return "helper " + com.example.shared.Helper.version() + ", engine visible: " + visible("io.kvtier.engine.Engine")
-                                + ", spi " + context.spiVersion();
+                                + ", own context loader at create: " + ownContextLoader + ", spi " + context.spiVersion();
                         }
                         public void exists(final TierBatch b) { all(b, TierStatus.NOT_FOUND); }
                         public void read(final TierBatch b) { all(b, TierStatus.NOT_FOUND); }
