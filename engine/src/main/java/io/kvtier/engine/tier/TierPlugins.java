@@ -320,8 +320,10 @@ public final class TierPlugins implements AutoCloseable
             {
                 continue;
             }
-            add(provider, what, true);
+            final String type = add(provider, what, true);
             found++;
+            LOG.log(System.Logger.Level.INFO, "{0}: tier type ''{1}'' ({2})", what, type,
+                available.containsKey(type) ? "built for SPI " + available.get(type).builtFor() : "refused");
         }
         if (found == 0)
         {
@@ -329,7 +331,8 @@ public final class TierPlugins implements AutoCloseable
         }
     }
 
-    private void add(final StorageTierProvider provider, final String place, final boolean fromDirectory)
+    /** @return the provider's type, now either available or refused */
+    private String add(final StorageTierProvider provider, final String place, final boolean fromDirectory)
     {
         final String key = fromDirectory ? DIR_KEY : null;
         final String type;
@@ -362,7 +365,7 @@ public final class TierPlugins implements AutoCloseable
                 refused.put(type, "tier plugin '" + type + "' (" + place + ") declares no SPI version: its provider's spiVersion()"
                     + " must return new SpiVersion(SpiVersion.MAJOR, SpiVersion.MINOR), or its jar's manifest must carry "
                     + SpiVersion.MANIFEST_ATTRIBUTE + ": " + engineVersion);
-                return;
+                return type;
             }
             builtFor = engineVersion;
         }
@@ -371,9 +374,10 @@ public final class TierPlugins implements AutoCloseable
             refused.put(type, "tier plugin '" + type + "' (" + place + ") was built for SPI " + builtFor + " but this engine runs SPI "
                 + engineVersion + ", which takes plugins built for SPI " + engineVersion.major() + ".0 to " + engineVersion
                 + " (the same major version, a minor version no newer); rebuild the plugin against kvtier-spi " + engineVersion);
-            return;
+            return type;
         }
         available.put(type, new Found(provider, place, builtFor));
+        return type;
     }
 
     /** @return the version in the manifest of the jar a class came from, or {@link SpiVersion#UNDECLARED} */
