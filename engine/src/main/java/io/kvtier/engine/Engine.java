@@ -12,6 +12,7 @@ import io.kvtier.engine.pool.PoolPathException;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.engine.tier.TierHandle;
+import io.kvtier.engine.tier.TierPlugins;
 import io.kvtier.engine.tier.TierRegistry;
 
 import java.io.IOException;
@@ -35,12 +36,15 @@ public final class Engine implements AutoCloseable
     private final PagePool pool;
     private final EngineCounters counters;
     private final List<TierHandle> tiers;
+    private final TierPlugins plugins;
     private final Pipeline pipeline;
     private final AtomicBoolean closed = new AtomicBoolean();
     private IpcServer ipc;
 
-    private Engine(final EngineConfig config, final EngineClock clock, final PagePool pool, final List<TierHandle> tiers, final Pipeline[] pipelineHolder)
+    private Engine(final EngineConfig config, final EngineClock clock, final PagePool pool, final TierPlugins plugins, final List<TierHandle> tiers,
+                   final Pipeline[] pipelineHolder)
     {
+        this.plugins = plugins;
         this.config = config;
         this.clock = clock;
         this.pool = pool;
@@ -110,9 +114,11 @@ public final class Engine implements AutoCloseable
         }
         final Pipeline[] pipelineHolder = new Pipeline[1];
         List<TierHandle> tiers = List.of();
+        TierPlugins plugins = null;
         try
         {
-            tiers = TierRegistry.start(config.tiers(), pool.frameLength(), pool.frames().data(), (tier, high, low) ->
+            plugins = TierPlugins.discover(config.get(EngineSettings.PLUGINS_DIR));
+            tiers = TierRegistry.start(config.tiers(), plugins, pool.frameLength(), pool.frames().data(), (tier, high, low) ->
             {
                 final Pipeline running = pipelineHolder[0];
                 if (running != null)
@@ -120,7 +126,7 @@ public final class Engine implements AutoCloseable
                     running.objectRemoved(tier, high, low);
                 }
             });
-            final Engine engine = new Engine(config, clock, pool, tiers, pipelineHolder);
+            final Engine engine = new Engine(config, clock, pool, plugins, tiers, pipelineHolder);
             if (config.get(EngineSettings.IPC_ENABLED))
             {
                 try
@@ -142,6 +148,10 @@ public final class Engine implements AutoCloseable
             for (final TierHandle tier : tiers)
             {
                 tier.tier().close();
+            }
+            if (plugins != null)
+            {
+                plugins.close();
             }
             pool.close();
             throw ex;
@@ -291,6 +301,8 @@ public final class Engine implements AutoCloseable
                 LOG.log(System.Logger.Level.WARNING, "tier " + tier.name() + " failed to close", ex);
             }
         }
+        // Only now: a tier may load classes of its plugin until it is closed.
+        plugins.close();
         pool.close();
         LOG.log(System.Logger.Level.INFO, "kvtier engine stopped");
     }

@@ -1,6 +1,7 @@
 package io.kvtier.engine;
 
 import io.kvtier.spi.PageKey;
+import io.kvtier.spi.SpiVersion;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierBatch;
@@ -256,6 +257,12 @@ public final class ScriptedTier implements StorageTier
         public String type()
         {
             return "scripted";
+        }
+
+        @Override
+        public SpiVersion spiVersion()
+        {
+            return new SpiVersion(SpiVersion.MAJOR, SpiVersion.MINOR);
         }
 
         @Override

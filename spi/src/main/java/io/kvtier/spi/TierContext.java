@@ -29,6 +29,19 @@ public interface TierContext
     }
 
     /**
+     * The SPI version of the engine running the tier, so a plugin built for an older minor version can
+     * tell whether a newer engine offers more. The engine has already checked that it runs the version
+     * of {@link StorageTierProvider#spiVersion()}.
+     *
+     * @return the engine's SPI version
+     */
+    default SpiVersion spiVersion()
+    {
+        // The default body is the engine's: the SPI classes come from the engine's class loader.
+        return SpiVersion.current();
+    }
+
+    /**
      * The memory every {@link TierBatch#segment} slice handed to this tier lies inside (the engine's
      * page frames), for a tier whose I/O layer registers memory once to move bytes without copies:
      * io_uring fixed buffers, Mooncake's {@code register_buffer}, 3FS's {@code hf3fs_iovwrap}. A tier
@@ -38,6 +51,9 @@ public interface TierContext
      *
      * @return the region, 4 KiB aligned, living as long as the tier; empty when the engine offers none
      */
+    // Experimental because only the POSIX tier's io_uring path uses it so far: Mooncake and 3FS may
+    // need the region split per NUMA node or handed over as several ranges.
+    @Experimental(eta = "2027-06-30")
     default Optional<MemorySegment> transferMemory()
     {
         return Optional.empty();

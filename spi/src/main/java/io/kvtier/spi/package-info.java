@@ -9,7 +9,10 @@
  * payload byte is copied on the way in or out.
  *
  * <p>This package depends on the JDK only, and new capabilities arrive as default methods so
- * plugins built against an older SPI keep working. The {@code kvtier-tck} module holds the
+ * plugins built against an older SPI keep working; {@link io.kvtier.spi.SpiVersion} says which SPI a
+ * plugin was built for, and the engine refuses one it cannot run. A third-party plugin needs this
+ * package and the conformance kit, nothing else of kvtier; the engine loads it from its plugin
+ * directory with a class loader that shares only this package with the engine. The {@code kvtier-tck} module holds the
  * conformance kit that every plugin runs by extending one class.
  */
 package io.kvtier.spi;

@@ -1,6 +1,7 @@
 package io.kvtier.tck;
 
 import io.kvtier.spi.PageKey;
+import io.kvtier.spi.SpiVersion;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierCapability;
@@ -534,6 +535,23 @@ public abstract class AbstractStorageTierContractTest
     {
         assertThat(tier.name()).isEqualTo(tierName());
         assertThat(tier.capabilities()).as("capabilities()").isNotNull();
+    }
+
+    /**
+     * The provider says which SPI it was compiled against, and it is one this kit's SPI runs: an engine
+     * refuses a plugin from its plugin directory that declares none, or one it cannot run.
+     */
+    @Test
+    public void shouldDeclareTheSpiVersionItWasBuiltFor()
+    {
+        final SpiVersion builtFor = provider().spiVersion();
+        assertThat(builtFor.isDeclared())
+            .as("%s.spiVersion() declares no version; override it as: return new SpiVersion(SpiVersion.MAJOR, SpiVersion.MINOR);",
+                provider().getClass().getName())
+            .isTrue();
+        assertThat(SpiVersion.current().runs(builtFor))
+            .as("the provider was built for SPI %s, which SPI %s does not run", builtFor, SpiVersion.current())
+            .isTrue();
     }
 
     /** Pages written come back byte for byte, into slices of a shared arena, and the sources stay unchanged. */

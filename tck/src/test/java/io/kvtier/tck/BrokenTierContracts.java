@@ -178,6 +178,16 @@ final class BrokenTierContracts
         }
     }
 
+    /** The provider keeps the SPI's default spiVersion(), so an engine cannot tell what it was built for. */
+    static final class DeclaresNoSpiVersion extends BrokenContract
+    {
+        @Override
+        InMemoryTier.Fault[] faults()
+        {
+            return new InMemoryTier.Fault[] {InMemoryTier.Fault.DECLARE_NO_SPI_VERSION};
+        }
+    }
+
     /**
      * The kit run against a deliberately broken tier. Tagged so that no surefire run, whatever its
      * {@code -Dtest} filter, runs these as ordinary tests (their failures are the point); only

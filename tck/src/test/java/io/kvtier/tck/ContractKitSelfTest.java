@@ -53,7 +53,8 @@ class ContractKitSelfTest
             Arguments.of(BrokenTierContracts.TornOverwrite.class, Set.of("shouldNeverServeAPartialOverwrite")),
             Arguments.of(BrokenTierContracts.TouchesAfterCompletion.class, Set.of("shouldRemoveObjects")),
             Arguments.of(BrokenTierContracts.WritesAfterComplete.class, Set.of("shouldRoundTripRandomBytes")),
-            Arguments.of(BrokenTierContracts.ThrowsOnEmptyBatch.class, Set.of("shouldAcceptAnEmptyBatch")));
+            Arguments.of(BrokenTierContracts.ThrowsOnEmptyBatch.class, Set.of("shouldAcceptAnEmptyBatch")),
+            Arguments.of(BrokenTierContracts.DeclaresNoSpiVersion.class, Set.of("shouldDeclareTheSpiVersionItWasBuiltFor")));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,6 +1,7 @@
 package io.kvtier.tck;
 
 import io.kvtier.spi.PageKey;
+import io.kvtier.spi.SpiVersion;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierBatch;
@@ -69,7 +70,9 @@ final class InMemoryTier implements StorageTier
         /** A read completes each key, then writes one more byte into that key's segment. */
         WRITE_AFTER_COMPLETE,
         /** exists reads key 0 even of an empty batch, and throws. */
-        THROW_ON_EMPTY_BATCH
+        THROW_ON_EMPTY_BATCH,
+        /** The provider declares no SPI version. */
+        DECLARE_NO_SPI_VERSION
     }
 
     private static final Map<String, Volume> VOLUMES = new ConcurrentHashMap<>();
@@ -118,6 +121,16 @@ final class InMemoryTier implements StorageTier
         public String type()
         {
             return "in-memory";
+        }
+
+        @Override
+        public SpiVersion spiVersion()
+        {
+            if (faults.contains(Fault.DECLARE_NO_SPI_VERSION))
+            {
+                return StorageTierProvider.super.spiVersion();
+            }
+            return new SpiVersion(SpiVersion.MAJOR, SpiVersion.MINOR);
         }
 
         @Override

@@ -274,6 +274,15 @@ public final class EngineSettings
         .note("each client's ring file takes twice ipc.ring-bytes in the pool's filesystem")
         .documented("most IPC clients connected at once; the next HELLO is refused with TOO_MANY_CLIENTS");
 
+    /** Where third-party tier plugins are loaded from, each with a class loader of its own (docs/writing-a-tier.md). */
+    public static final Setting<Path> PLUGINS_DIR = Setting.path("plugins.dir")
+        .byDefault("(none)", v -> Path.of(""))
+        .note("empty for none; otherwise a readable directory")
+        .documented("tier plugins besides those on the class path: each subdirectory (its jars) or jar directly inside is one plugin,"
+            + " loaded with a class loader that sees only the SPI and the JDK of the engine's, so plugins may bundle conflicting"
+            + " libraries; a type found twice or a plugin without a provider stops the start, and a plugin built for an SPI this"
+            + " engine does not run is refused: the start fails if a tier uses its type (docs/writing-a-tier.md)");
+
     /** Every engine setting, in the order docs/config.md lists them. */
     public static final List<Setting<?>> ALL = List.of(
         POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, INDEX_ENTRIES,
@@ -281,7 +290,8 @@ public final class EngineSettings
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
         PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
-        IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS);
+        IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS,
+        PLUGINS_DIR);
 
     private static boolean isGroupOrEmpty(final String group)
     {

@@ -14,11 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceLoader;
-import java.util.TreeMap;
 
 /**
- * Starts the configured tiers from the providers on the class path.
+ * Starts the configured tiers from the providers {@link TierPlugins} found: on the class path and in
+ * {@code plugins.dir}.
  */
 public final class TierRegistry
 {
@@ -37,43 +36,41 @@ public final class TierRegistry
     {
     }
 
-    /** @return every provider on the class path, by type */
+    /**
+     * @return every provider on the class path that this engine runs, by type
+     * @throws ConfigException if two providers give one type, or one cannot be loaded
+     */
     public static Map<String, StorageTierProvider> providers()
     {
-        final Map<String, StorageTierProvider> byType = new TreeMap<>();
-        for (final StorageTierProvider provider : ServiceLoader.load(StorageTierProvider.class))
+        // The class path has no class loaders of its own to close, so the catalog can go at once.
+        try (TierPlugins plugins = TierPlugins.discover(null))
         {
-            byType.putIfAbsent(provider.type(), provider);
+            return plugins.providers();
         }
-        return byType;
     }
 
     /**
      * Starts every configured tier; if one fails, the ones already started are closed.
      *
      * @param tiers       the tier settings, in order
+     * @param plugins     the providers to start them from; close it only after the tiers
      * @param objectSize  bytes per object (one page frame)
      * @param transferMemory the pool's frames, which every slice handed to a tier lies in, or null
      * @param listener    told of objects a tier drops by itself
      * @return the started tiers
-     * @throws ConfigException      for an unknown type
+     * @throws ConfigException      for an unknown type, or one whose plugin is refused (its SPI version)
      * @throws TierConfigException  for a setting a tier rejects
      */
-    public static List<TierHandle> start(final List<EngineConfig.TierSettings> tiers, final long objectSize, final MemorySegment transferMemory,
-                                         final RemovalListener listener)
+    public static List<TierHandle> start(final List<EngineConfig.TierSettings> tiers, final TierPlugins plugins, final long objectSize,
+                                         final MemorySegment transferMemory, final RemovalListener listener)
     {
-        final Map<String, StorageTierProvider> providers = providers();
+        plugins.warnAboutRefused(tiers.stream().map(EngineConfig.TierSettings::type).toList());
         final List<TierHandle> started = new ArrayList<>();
         try
         {
             for (final EngineConfig.TierSettings settings : tiers)
             {
-                final StorageTierProvider provider = providers.get(settings.type());
-                if (provider == null)
-                {
-                    throw new ConfigException("tier." + settings.name() + ".type", "invalid tier." + settings.name() + ".type = \"" + settings.type()
-                        + "\": no tier plugin of that type on the class path; available types: " + providers.keySet());
-                }
+                final StorageTierProvider provider = plugins.provider(settings);
                 final int index = started.size();
                 final TierContext context = new TierContext()
                 {
@@ -102,6 +99,11 @@ public final class TierRegistry
                     }
                 };
                 final StorageTier tier;
+                // Libraries that look services up through the context class loader (gRPC, JAXB, ...) must
+                // find the plugin's own jars; threads the tier starts here inherit it too.
+                final Thread thread = Thread.currentThread();
+                final ClassLoader engineLoader = thread.getContextClassLoader();
+                thread.setContextClassLoader(provider.getClass().getClassLoader());
                 try
                 {
                     tier = provider.create(new TierConfig(settings.name(), settings.settings()), context);
@@ -114,6 +116,10 @@ public final class TierRegistry
                 {
                     throw new TierConfigException("tier." + settings.name(), "tier " + settings.name() + " (" + settings.type()
                         + ") failed to start: " + ex.getMessage(), ex);
+                }
+                finally
+                {
+                    thread.setContextClassLoader(engineLoader);
                 }
                 started.add(new TierHandle(index, settings.name(), settings.type(), tier, TierCapability.closure(tier.capabilities())));
             }

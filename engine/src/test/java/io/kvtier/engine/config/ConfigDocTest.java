@@ -27,7 +27,7 @@ class ConfigDocTest
 
     /** Rows for the tier settings, which each tier's plugin declares and validates (spi's TierConfig). */
     private static final List<String> TIER_ROWS = List.of(
-        row("tier.<name>.type", "(no tiers)", "a tier type found on the class path, e.g. posix",
+        row("tier.<name>.type", "(no tiers)", "a tier type found on the class path or in plugins.dir, e.g. posix",
             "adds an L3 tier named <name>; tiers are used in the order they appear"),
         "| `tier.<name>.<setting>` |  | see the tier's documentation | passed to the tier, e.g. tier.nvme.dir |");
 

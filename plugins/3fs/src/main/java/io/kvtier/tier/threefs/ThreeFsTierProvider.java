@@ -3,6 +3,7 @@ package io.kvtier.tier.threefs;
 import io.kvtier.nativeaccess.NativeAccess;
 import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
 import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.spi.SpiVersion;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierConfig;
@@ -52,6 +53,13 @@ public final class ThreeFsTierProvider implements StorageTierProvider
     ThreeFsTierProvider(final Map<String, String> environment)
     {
         this.environment = environment;
+    }
+
+    /** Compiled in: the SPI version this plugin was built against, which the engine checks. */
+    @Override
+    public SpiVersion spiVersion()
+    {
+        return new SpiVersion(SpiVersion.MAJOR, SpiVersion.MINOR);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.kvtier.tier.mooncake;
 
+import io.kvtier.spi.SpiVersion;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierConfig;
@@ -34,6 +35,13 @@ public final class MooncakeTierProvider implements StorageTierProvider
     MooncakeTierProvider(final Map<String, String> env)
     {
         this.env = Map.copyOf(env);
+    }
+
+    /** Compiled in: the SPI version this plugin was built against, which the engine checks. */
+    @Override
+    public SpiVersion spiVersion()
+    {
+        return new SpiVersion(SpiVersion.MAJOR, SpiVersion.MINOR);
     }
 
     @Override

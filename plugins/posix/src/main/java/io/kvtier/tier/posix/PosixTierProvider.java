@@ -3,6 +3,7 @@ package io.kvtier.tier.posix;
 import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.nativeaccess.uring.Uring;
 import io.kvtier.nativeaccess.uring.UringAvailability;
+import io.kvtier.spi.SpiVersion;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierConfig;
@@ -52,6 +53,12 @@ public final class PosixTierProvider implements StorageTierProvider
     public String type()
     {
         return "posix";
+    }
+
+    @Override
+    public SpiVersion spiVersion()
+    {
+        return new SpiVersion(SpiVersion.MAJOR, SpiVersion.MINOR);
     }
 
     @Override

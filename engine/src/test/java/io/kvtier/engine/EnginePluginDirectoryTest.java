@@ -1,0 +1,88 @@
+package io.kvtier.engine;
+
+import io.kvtier.engine.config.ConfigException;
+import io.kvtier.engine.config.EngineSettings;
+import io.kvtier.engine.tier.TierHandle;
+import io.kvtier.engine.tier.TinyPlugin;
+import io.kvtier.spi.SpiVersion;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Tiers from plugins in plugins.dir, started by a running engine next to those on the class path. */
+class EnginePluginDirectoryTest
+{
+    @TempDir
+    Path scratch;
+
+    @Test
+    void shouldRunTwoPluginsThatBundleConflictingVersionsOfOneHelperSideBySide() throws Exception
+    {
+        final Path plugins = Files.createDirectories(scratch.resolve("plugins"));
+        // One plugin as a directory of jars, one as a bare jar: both layouts of plugins.dir.
+        TinyPlugin.ofType("alpha").helperVersion("1.0").buildJar(plugins.resolve("alpha").resolve("alpha-tier.jar"), scratch);
+        TinyPlugin.ofType("beta").helperVersion("2.0").buildJar(plugins.resolve("beta.jar"), scratch);
+        final Map<String, String> settings = EngineFixture.settings("local", 16);
+        settings.put(EngineSettings.PLUGINS_DIR.key(), plugins.toString());
+        settings.put("tier.a.type", "alpha");
+        settings.put("tier.b.type", "beta");
+        try (Engine engine = EngineFixture.start(settings))
+        {
+            assertThat(engine.tiers()).extracting(TierHandle::type).containsExactly("scripted", "alpha", "beta");
+            final String rest = ", engine visible: false, own context loader at create: true, spi " + SpiVersion.current();
+            assertThat(engine.tiers().get(1).tier().describe()).isEqualTo("helper 1.0" + rest);
+            assertThat(engine.tiers().get(2).tier().describe()).isEqualTo("helper 2.0" + rest);
+            assertThat(Thread.currentThread().getContextClassLoader()).as("the starting thread's loader, given back")
+                .isSameAs(EnginePluginDirectoryTest.class.getClassLoader());
+            assertThat(engine.tiers().get(1).tier().getClass().getClassLoader())
+                .isNotSameAs(engine.tiers().get(2).tier().getClass().getClassLoader());
+        }
+    }
+
+    @Test
+    void shouldRefuseAtStartATierWhosePluginWasBuiltForAnotherMajorAndRunWithoutItWhenNoTierUsesIt() throws Exception
+    {
+        final Path plugins = Files.createDirectories(scratch.resolve("plugins"));
+        final Path jar = TinyPlugin.ofType("future").spiVersion("new SpiVersion(SpiVersion.MAJOR + 1, 0)").buildJar(plugins.resolve("future.jar"), scratch);
+        final Map<String, String> settings = EngineFixture.settings("local", 16);
+        settings.put(EngineSettings.PLUGINS_DIR.key(), plugins.toString());
+        settings.put("tier.far.type", "future");
+        assertThatThrownBy(() -> EngineFixture.start(settings).close())
+            .isInstanceOf(ConfigException.class)
+            .hasMessage("invalid tier.far.type = \"future\": tier plugin 'future' (plugin jar " + jar + ") was built for SPI "
+                + (SpiVersion.MAJOR + 1) + ".0 but this engine runs SPI " + SpiVersion.current() + ", which takes plugins built for SPI "
+                + SpiVersion.MAJOR + ".0 to " + SpiVersion.current() + " (the same major version, a minor version no newer); rebuild the"
+                + " plugin against kvtier-spi " + SpiVersion.current());
+        assertThat(EngineFixture.poolPath(settings)).doesNotExist();
+
+        // The same directory with no tier of that type: the refused plugin does not stop the others.
+        settings.remove("tier.far.type");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            assertThat(engine.tiers()).extracting(TierHandle::name).containsExactly("local");
+            EngineFixture.keys(session, 7, 2);
+            assertThat(EngineFixture.write(session, 0, 2)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void shouldFailTheStartWhenAPluginRepeatsATypeOfTheClassPath() throws Exception
+    {
+        final Path plugins = Files.createDirectories(scratch.resolve("plugins"));
+        final Path jar = TinyPlugin.ofType("posix").buildJar(plugins.resolve("posix.jar"), scratch);
+        final Map<String, String> settings = EngineFixture.settings(null, 16);
+        settings.put(EngineSettings.PLUGINS_DIR.key(), plugins.toString());
+        assertThatThrownBy(() -> EngineFixture.start(settings).close())
+            .isInstanceOf(ConfigException.class)
+            .hasMessageContaining("tier type 'posix' is provided twice: by the class path (")
+            .hasMessageContaining("and by plugin jar " + jar + "; remove one of them");
+    }
+}
