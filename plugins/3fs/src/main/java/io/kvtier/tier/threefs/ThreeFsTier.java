@@ -9,20 +9,19 @@ import io.kvtier.spi.TierCapability;
 import io.kvtier.spi.TierContext;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;
+import io.kvtier.tier.posix.PathLayout;
+import io.kvtier.tier.posix.StartupScan;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -103,7 +102,9 @@ final class ThreeFsTier implements StorageTier
     private final String name;
     private final TierContext context;
     private final ThreeFsSettings settings;
-    private final PageLayout layout;
+    private final PathLayout layout;
+    private final long tempToken = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+    private final java.util.concurrent.atomic.AtomicInteger tempCounter = new java.util.concurrent.atomic.AtomicInteger();
     private final LibC libc;
     private final String mount;
     private final String library;
@@ -132,7 +133,7 @@ final class ThreeFsTier implements StorageTier
         this.library = library;
         this.logger = context.logger();
         this.objectSize = context.objectSize();
-        this.layout = new PageLayout(settings.dir, settings.fanoutLevels);
+        this.layout = new PathLayout(settings.dir, settings.fanoutLevels);
         this.index = new PageIndex(settings.capacity, settings.highWaterBytes(), settings.lowWaterBytes());
         for (int i = 0; i < STRIPES; i++)
         {
@@ -171,18 +172,18 @@ final class ThreeFsTier implements StorageTier
 
     private void start()
     {
-        final Scan scan;
+        final StartupScan scan;
         try
         {
-            scan = scan();
+            scan = StartupScan.scan(layout, settings.tmpMaxAge, Instant.now(), logger);
         }
         catch (final IOException ex)
         {
             throw settings.invalid(ThreeFsSettings.DIR, settings.dir.toString(), "a readable directory, but scanning it failed: " + ex);
         }
-        for (final Scan.Page page : scan.pages)
+        for (final StartupScan.Page page : scan.pages())
         {
-            index.adopt(page.key, page.bytes);
+            index.adopt(page.key(), page.bytes());
         }
         final List<PageKey> victims = new ArrayList<>();
         if (index.aboveHighWater())
@@ -208,9 +209,9 @@ final class ThreeFsTier implements StorageTier
         logger.log(System.Logger.Level.INFO, "3fs tier " + name + " ready: " + settings + "; io=USRBIO through " + library + " on mount " + mount
             + " (read and write rings of " + settings.entries + " entries; " + (zeroCopy ? "the engine's page frames wrapped: zero copy"
                 : "no page frames offered or wrappable: pages are staged with a copy") + ")"
-            + "; found " + scan.pages.size() + " page files from earlier runs or other nodes (" + ConfigValues.formatSize(index.usedBytes())
-            + " kept, " + evicted + " evicted to fit the capacity), deleted " + scan.deletedTemps + " temp files older than "
-            + settings.tmpMaxAge + ", kept " + scan.youngTemps + " younger ones");
+            + "; found " + scan.pages().size() + " page files from earlier runs or other nodes (" + ConfigValues.formatSize(index.usedBytes())
+            + " kept, " + evicted + " evicted to fit the capacity), deleted " + scan.deletedTemps() + " temp files older than "
+            + settings.tmpMaxAge + ", kept " + scan.youngTemps() + " younger ones");
         reader.thread.start();
         writer.thread.start();
         meta.thread.start();
@@ -725,7 +726,7 @@ final class ThreeFsTier implements StorageTier
                 return;
             }
             reserved[k] = true;
-            temp[k] = layout.tempPath(page[k]);
+            temp[k] = PathLayout.tempPath(page[k], tempToken, tempCounter.getAndIncrement());
             final MemorySegment path = arena.allocateFrom(temp[k].toString());
             final int flags = LibC.O_WRONLY | LibC.O_CREAT | LibC.O_EXCL | LibC.O_CLOEXEC;
             int f = libc.open(path, flags, 0644);
@@ -981,72 +982,5 @@ final class ThreeFsTier implements StorageTier
             }
             return outcome;
         }
-    }
-
-    /** What the start-up scan found. */
-    private static final class Scan
-    {
-        record Page(PageKey key, long bytes, long lastModified)
-        {
-        }
-
-        final List<Page> pages = new ArrayList<>();
-        int deletedTemps;
-        int youngTemps;
-    }
-
-    /** Counts the pages left by earlier runs or other nodes, oldest first, and deletes temp files whose writer is long gone. */
-    private Scan scan() throws IOException
-    {
-        final Scan scan = new Scan();
-        final Instant tempCutoff = Instant.now().minus(settings.tmpMaxAge);
-        Files.walkFileTree(layout.dir(), EnumSet.noneOf(java.nio.file.FileVisitOption.class), layout.levels() + 1, new SimpleFileVisitor<>()
-        {
-            @Override
-            public FileVisitResult visitFile(final Path file, final BasicFileAttributes attributes)
-            {
-                if (!attributes.isRegularFile())
-                {
-                    return FileVisitResult.CONTINUE;
-                }
-                if (file.getFileName().toString().endsWith(PageLayout.TEMP_SUFFIX))
-                {
-                    if (attributes.lastModifiedTime().toInstant().isBefore(tempCutoff))
-                    {
-                        try
-                        {
-                            scan.deletedTemps += Files.deleteIfExists(file) ? 1 : 0;
-                        }
-                        catch (final IOException ex)
-                        {
-                            logger.log(System.Logger.Level.WARNING, "cannot delete stale temp file " + file + ": " + ex);
-                        }
-                    }
-                    else
-                    {
-                        scan.youngTemps++;
-                    }
-                    return FileVisitResult.CONTINUE;
-                }
-                final PageKey key = layout.pageKeyOf(file);
-                if (key != null)
-                {
-                    scan.pages.add(new Scan.Page(key, attributes.size(), attributes.lastModifiedTime().toMillis()));
-                }
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFileFailed(final Path file, final IOException ex)
-            {
-                if (!(ex instanceof NoSuchFileException))
-                {
-                    logger.log(System.Logger.Level.WARNING, "cannot read " + file + " while scanning: " + ex);
-                }
-                return FileVisitResult.CONTINUE;
-            }
-        });
-        scan.pages.sort(Comparator.comparingLong(Scan.Page::lastModified));
-        return scan;
     }
 }

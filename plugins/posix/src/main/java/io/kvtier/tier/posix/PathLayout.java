@@ -10,14 +10,16 @@ import java.nio.file.Path;
  * fan-out level taken from the key's leading hex digits (keys are hashes, so 256 directories per
  * level fill evenly). A write first goes to {@code <final name>.<24 hex>.tmp} in the same directory.
  *
- * <p>The byte form builds names into a caller's array without allocating, for the I/O path.
+ * <p>The byte form builds names into a caller's array without allocating, for the I/O path. Public
+ * because the 3FS tier keeps its pages on the mount in this same layout (a node without the 3FS client
+ * library runs the POSIX tier on the same directory, so both must name pages the same way).
  */
-final class PathLayout
+public final class PathLayout
 {
     /** Suffix of a page file. */
-    static final String PAGE_SUFFIX = ".kvp";
+    public static final String PAGE_SUFFIX = ".kvp";
     /** Suffix of a file being written, never read as a page. */
-    static final String TEMP_SUFFIX = ".tmp";
+    public static final String TEMP_SUFFIX = ".tmp";
     /** Length of a page file's name. */
     static final int PAGE_NAME_LENGTH = PageKey.HEX_LENGTH + PAGE_SUFFIX.length();
     /** Length of what a temp name adds to its page's name: a dot, 24 hex digits and the suffix. */
@@ -37,19 +39,21 @@ final class PathLayout
      * @param dir    the tier's directory, absolute
      * @param levels fan-out levels, 0 to 3
      */
-    PathLayout(final Path dir, final int levels)
+    public PathLayout(final Path dir, final int levels)
     {
         this.dir = dir;
         this.prefix = dir.toString().getBytes(StandardCharsets.UTF_8);
         this.levels = levels;
     }
 
-    Path dir()
+    /** @return the tier's directory */
+    public Path dir()
     {
         return dir;
     }
 
-    int levels()
+    /** @return fan-out levels */
+    public int levels()
     {
         return levels;
     }
@@ -114,6 +118,20 @@ final class PathLayout
     }
 
     /**
+     * The allocating form of {@link #appendTempSuffix}: a temp path next to a page that no other writer
+     * uses, here or on another node sharing the directory.
+     *
+     * @param pagePath a page's path
+     * @param token    identifies the writer (a random value per tier instance)
+     * @param counter  distinguishes the writer's temp files
+     * @return {@code <page name>.<16 hex token><8 hex counter>.tmp} beside the page
+     */
+    public static Path tempPath(final Path pagePath, final long token, final int counter)
+    {
+        return pagePath.resolveSibling(pagePath.getFileName() + "." + String.format("%016x%08x", token, counter) + TEMP_SUFFIX);
+    }
+
+    /**
      * @param level a fan-out level, 1 to {@link #levels()}
      * @return the length of the prefix of a page path that names that level's directory
      */
@@ -127,7 +145,7 @@ final class PathLayout
      * @param keyLow  the key's low half
      * @return the page's path, allocated, for the FileChannel fallback and for logs
      */
-    Path pagePath(final long keyHigh, final long keyLow)
+    public Path pagePath(final long keyHigh, final long keyLow)
     {
         final String hex = new PageKey(keyHigh, keyLow).toHex();
         Path path = dir;
@@ -144,7 +162,7 @@ final class PathLayout
      * @param file a file under {@link #dir()}
      * @return its key, or {@code null} when it is not a page file in its proper place
      */
-    PageKey pageKeyOf(final Path file)
+    public PageKey pageKeyOf(final Path file)
     {
         final String name = file.getFileName().toString();
         if (name.length() != PAGE_NAME_LENGTH || !name.endsWith(PAGE_SUFFIX))

@@ -20,9 +20,10 @@ import java.util.List;
  * The walk over a tier's directory at start: finds the page files an earlier run or another node
  * left (oldest first, to seed the LRU) and deletes temp files older than {@code tmp-max-age}, which
  * belong to writers that died. Younger temp files may be a write in progress on another node and
- * are left alone. Files that are not pages in their proper place are ignored, never deleted.
+ * are left alone. Files that are not pages in their proper place are ignored, never deleted. Public
+ * for the 3FS tier, which keeps its pages in the same layout ({@link PathLayout}).
  */
-final class StartupScan
+public final class StartupScan
 {
     /**
      * A page file found on disk.
@@ -31,7 +32,7 @@ final class StartupScan
      * @param bytes        its size
      * @param lastModified its modification time, for LRU order
      */
-    record Page(PageKey key, long bytes, long lastModified)
+    public record Page(PageKey key, long bytes, long lastModified)
     {
     }
 
@@ -40,6 +41,24 @@ final class StartupScan
     int youngTemps;
     int foreignFiles;
     int unreadable;
+
+    /** @return the page files found, oldest first */
+    public List<Page> pages()
+    {
+        return pages;
+    }
+
+    /** @return temp files deleted: older than tmp-max-age, their writers long gone */
+    public int deletedTemps()
+    {
+        return deletedTemps;
+    }
+
+    /** @return temp files left alone: perhaps a write in progress on another node */
+    public int youngTemps()
+    {
+        return youngTemps;
+    }
 
     private StartupScan()
     {
@@ -53,7 +72,7 @@ final class StartupScan
      * @return what was found, pages sorted oldest first
      * @throws IOException when the directory cannot be walked at all
      */
-    static StartupScan scan(final PathLayout layout, final Duration tmpMaxAge, final Instant now, final System.Logger logger) throws IOException
+    public static StartupScan scan(final PathLayout layout, final Duration tmpMaxAge, final Instant now, final System.Logger logger) throws IOException
     {
         final StartupScan scan = new StartupScan();
         final Instant tempCutoff = now.minus(tmpMaxAge);
