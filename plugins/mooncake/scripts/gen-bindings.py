@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the store_c.h bindings (src/main/java/io/kvtier/tier/mooncake/gen/store_c_h.java) in the shape
+"""Writes the store_c.h bindings (src/main/java/io/kvtier/tier/mooncake/bindings/store_c_h.java) in the shape
 jextract 22 generates, with the project's two rewrites: SYMBOL_LOOKUP is the libmooncake_store that
 MooncakeLibrary bound (tier setting `lib`, KVTIER_MOONCAKE_LIB, KVTIER_MOONCAKE_HOME), and handles are
 made by NativeAccess.downcall. jextract itself is not installable on the build machines; its real output
@@ -11,7 +11,7 @@ Usage: plugins/mooncake/scripts/gen-bindings.py
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "src", "main", "java", "io", "kvtier", "tier", "mooncake", "gen", "store_c_h.java")
+OUT = os.path.join(HERE, "..", "src", "main", "java", "io", "kvtier", "tier", "mooncake", "bindings", "store_c_h.java")
 
 P, I, L = "C_POINTER", "C_INT", "C_LONG"
 # (name, return layout or None for void, [(parameter layout, parameter name)])
@@ -44,7 +44,7 @@ JAVA_TYPE = {P: "MemorySegment", I: "int", L: "long"}
 HEAD = '''// Generated in the shape of jextract 22 from store_c.h (Mooncake 3b5a594) by plugins/mooncake/scripts/gen-bindings.py;
 // see that script before editing. Functions are looked up lazily, each on first use, through SYMBOL_LOOKUP.
 
-package io.kvtier.tier.mooncake.gen;
+package io.kvtier.tier.mooncake.bindings;
 
 import io.kvtier.nativeaccess.NativeAccess;
 import io.kvtier.tier.mooncake.MooncakeLibrary;

@@ -1,7 +1,7 @@
 package io.kvtier.tier.mooncake;
 
 import io.kvtier.nativeaccess.NativeAccess;
-import io.kvtier.tier.mooncake.gen.store_c_h;
+import io.kvtier.tier.mooncake.bindings.store_c_h;
 
 import java.io.IOException;
 import java.io.InputStream;

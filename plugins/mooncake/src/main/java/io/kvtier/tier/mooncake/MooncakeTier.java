@@ -7,8 +7,8 @@ import io.kvtier.spi.TierCapability;
 import io.kvtier.spi.TierContext;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;
-import io.kvtier.tier.mooncake.gen.mooncake_replicate_config;
-import io.kvtier.tier.mooncake.gen.store_c_h;
+import io.kvtier.tier.mooncake.bindings.mooncake_replicate_config;
+import io.kvtier.tier.mooncake.bindings.store_c_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -75,9 +75,9 @@ class MooncakeSettingsTest
     void shouldDescribeTheReplicateConfigLikeGcc()
     {
         // store_c.h's struct on LP64: size_t, int, int, pointer, size_t.
-        assertThat(io.kvtier.tier.mooncake.gen.mooncake_replicate_config.sizeof()).isEqualTo(32);
-        assertThat(io.kvtier.tier.mooncake.gen.mooncake_replicate_config.with_hard_pin$offset()).isEqualTo(12);
-        assertThat(io.kvtier.tier.mooncake.gen.mooncake_replicate_config.preferred_segments_count$offset()).isEqualTo(24);
-        assertThat(io.kvtier.tier.mooncake.gen.store_c_h.Symbols.NAMES).hasSize(19).doesNotHaveDuplicates();
+        assertThat(io.kvtier.tier.mooncake.bindings.mooncake_replicate_config.sizeof()).isEqualTo(32);
+        assertThat(io.kvtier.tier.mooncake.bindings.mooncake_replicate_config.with_hard_pin$offset()).isEqualTo(12);
+        assertThat(io.kvtier.tier.mooncake.bindings.mooncake_replicate_config.preferred_segments_count$offset()).isEqualTo(24);
+        assertThat(io.kvtier.tier.mooncake.bindings.store_c_h.Symbols.NAMES).hasSize(19).doesNotHaveDuplicates();
     }
 }

@@ -9,7 +9,7 @@ import io.kvtier.tck.ContractTierContext;
 import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
 import io.kvtier.tck.RecordingTierBatch;
-import io.kvtier.tier.mooncake.gen.store_c_h;
+import io.kvtier.tier.mooncake.bindings.store_c_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,7 +1,7 @@
 // Generated in the shape of jextract 22 from store_c.h (Mooncake 3b5a594), written by hand like the functions of
 // store_c_h (see plugins/mooncake/scripts/gen-bindings.py). Offsets are gcc's on x86-64 and aarch64 (LP64).
 
-package io.kvtier.tier.mooncake.gen;
+package io.kvtier.tier.mooncake.bindings;
 
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;

@@ -5,4 +5,4 @@
  * calls them: it binds the library first ({@link io.kvtier.tier.mooncake.MooncakeLibrary}) and turns
  * return codes into statuses and exceptions.
  */
-package io.kvtier.tier.mooncake.gen;
+package io.kvtier.tier.mooncake.bindings;

@@ -1,7 +1,7 @@
 // Generated in the shape of jextract 22 from store_c.h (Mooncake 3b5a594) by plugins/mooncake/scripts/gen-bindings.py;
 // see that script before editing. Functions are looked up lazily, each on first use, through SYMBOL_LOOKUP.
 
-package io.kvtier.tier.mooncake.gen;
+package io.kvtier.tier.mooncake.bindings;
 
 import io.kvtier.nativeaccess.NativeAccess;
 import io.kvtier.tier.mooncake.MooncakeLibrary;
