@@ -3,19 +3,13 @@ package io.kvtier.cli;
 import io.kvtier.tier.mooncake.MooncakeLibrary;
 import io.kvtier.tier.mooncake.MooncakeMaster;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code kvtier demo --l3 mooncake} against a real master on loopback: pages evicted from the small
@@ -31,7 +25,7 @@ class DemoMooncakeCommandTest
     @Test
     void shouldServeL3HitsFromAMooncakeStore() throws Exception
     {
-        final Path home = mooncakeHome();
+        final Path home = MooncakeHome.require();
         try (MooncakeMaster master = MooncakeMaster.start(home, Duration.ofSeconds(10), logs.resolve("mooncake_master.log")))
         {
             final CliFixture.Result result = CliFixture.run("demo", "--json", "--progress", "never", "--conversations", "40",
@@ -51,35 +45,5 @@ class DemoMooncakeCommandTest
         final CliFixture.Result result = CliFixture.run("demo", "--progress", "never", "--mooncake-master", "127.0.0.1:1");
         assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(result.err()).contains("--mooncake-master needs --l3 mooncake");
-    }
-
-    private static Path mooncakeHome() throws IOException, InterruptedException
-    {
-        final String env = System.getenv(MooncakeLibrary.HOME_ENV_NAME);
-        Optional<Path> home = env != null && !env.isBlank() ? Optional.of(Path.of(env)) : Optional.empty();
-        if (home.isEmpty())
-        {
-            Path dir = Path.of("").toAbsolutePath();
-            while (dir != null && !Files.isRegularFile(dir.resolve("mvnw")))
-            {
-                dir = dir.getParent();
-            }
-            if (dir != null && dir.getParent() != null)
-            {
-                home = Optional.of(dir.getParent().resolve("shared/vendor/mooncake/install"));
-            }
-        }
-        assumeTrue(home.isPresent() && Files.isRegularFile(home.get().resolve(MooncakeMaster.BINARY)),
-            "no Mooncake install: set " + MooncakeLibrary.HOME_ENV_NAME + " to one holding bin/mooncake_master and lib/libmooncake_store.so");
-        final Path library = home.get().resolve("lib").resolve(MooncakeLibrary.LIBRARY_FILE);
-        final Process ldd = new ProcessBuilder("ldd", library.toString()).redirectErrorStream(true).start();
-        final String output;
-        try (InputStream in = ldd.getInputStream())
-        {
-            output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        ldd.waitFor();
-        assumeTrue(!output.contains("not found"), "Mooncake's runtime packages are missing (ldd " + library + "): run plugins/mooncake/scripts/install-runtime.sh as root");
-        return home.get();
     }
 }
