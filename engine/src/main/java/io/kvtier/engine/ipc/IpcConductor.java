@@ -494,6 +494,8 @@ final class IpcConductor implements EngineDuty
         {
             if (!sealer.offer(client))
             {
+                // One request per client rules this out; should it happen, the client is dropped, not hung.
+                client.abandonRequest();
                 throw new IllegalStateException("the commit sealer's queue is full, which one request per client rules out");
             }
             return 1;
