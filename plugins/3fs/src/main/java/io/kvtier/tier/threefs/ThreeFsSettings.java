@@ -5,6 +5,7 @@ import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierUsage;
+import io.kvtier.tier.posix.Capacity;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,9 +28,9 @@ final class ThreeFsSettings
     static final String DIR = "dir";
     static final String LIB = "lib";
     static final String USRBIO = "usrbio";
-    static final String CAPACITY = "capacity";
-    static final String EVICT_HIGH = "evict-high";
-    static final String EVICT_LOW = "evict-low";
+    static final String CAPACITY = Capacity.CAPACITY;
+    static final String EVICT_HIGH = Capacity.EVICT_HIGH;
+    static final String EVICT_LOW = Capacity.EVICT_LOW;
     static final String FANOUT_LEVELS = "fanout-levels";
     static final String TMP_MAX_AGE = "tmp-max-age";
     static final String IO_THREADS = "io-threads";
@@ -41,8 +42,8 @@ final class ThreeFsSettings
     static final Set<String> KNOWN = Set.of(DIR, LIB, USRBIO, CAPACITY, EVICT_HIGH, EVICT_LOW, FANOUT_LEVELS, TMP_MAX_AGE, IO_THREADS,
         ENTRIES, IO_DEPTH, TIMEOUT, DRAIN_TIMEOUT);
 
-    static final double EVICT_HIGH_DEFAULT = 0.90;
-    static final double EVICT_LOW_DEFAULT = 0.80;
+    static final double EVICT_HIGH_DEFAULT = Capacity.EVICT_HIGH_DEFAULT;
+    static final double EVICT_LOW_DEFAULT = Capacity.EVICT_LOW_DEFAULT;
     static final int FANOUT_LEVELS_DEFAULT = 2;
     static final int IO_THREADS_DEFAULT = 2;
     static final Duration TMP_MAX_AGE_DEFAULT = Duration.ofMinutes(10);
@@ -117,20 +118,10 @@ final class ThreeFsSettings
             libFrom = Hf3fsLibrary.LIBRARY_ENV_NAME;
         }
         usrbio = usrbio(config);
-        capacity = capacity(config, objectSize);
-        evictHigh = config.ratio(EVICT_HIGH, EVICT_HIGH_DEFAULT);
-        if (evictHigh <= 0.0)
-        {
-            throw config.invalid(EVICT_HIGH, config.string(EVICT_HIGH), "a fraction above 0 and at most 1, such as 0.9", null);
-        }
-        evictLow = config.ratio(EVICT_LOW, EVICT_LOW_DEFAULT);
-        if (evictLow >= evictHigh)
-        {
-            throw config.has(EVICT_LOW)
-                ? config.invalid(EVICT_LOW, config.string(EVICT_LOW), "a fraction below " + config.qualified(EVICT_HIGH) + " (" + evictHigh + ")", null)
-                : config.invalid(EVICT_HIGH, config.string(EVICT_HIGH), "a fraction above " + config.qualified(EVICT_LOW)
-                    + " (default " + EVICT_LOW_DEFAULT + "); set both to lower the water levels", null);
-        }
+        final Capacity limits = Capacity.parse(config, objectSize);
+        capacity = limits.bytes();
+        evictHigh = limits.evictHigh();
+        evictLow = limits.evictLow();
         fanoutLevels = config.integer(FANOUT_LEVELS, FANOUT_LEVELS_DEFAULT, 0, 3);
         tmpMaxAge = config.duration(TMP_MAX_AGE, TMP_MAX_AGE_DEFAULT);
         ioThreads = config.integer(IO_THREADS, IO_THREADS_DEFAULT, 1, 64);
@@ -173,21 +164,6 @@ final class ThreeFsSettings
             throw config.invalid(key, config.string(key), "a duration of at least 1ms, such as 5s", null);
         }
         return value;
-    }
-
-    private static long capacity(final TierConfig config, final long objectSize)
-    {
-        if (!config.has(CAPACITY) || config.string(CAPACITY).toLowerCase(Locale.ROOT).equals("unbounded"))
-        {
-            return TierUsage.UNBOUNDED;
-        }
-        final long capacity = config.size(CAPACITY, TierUsage.UNBOUNDED, 1, Long.MAX_VALUE);
-        if (capacity < objectSize)
-        {
-            throw config.invalid(CAPACITY, config.string(CAPACITY), "at least one object, " + ConfigValues.formatSize(objectSize)
-                + " (the engine's page frame), or unbounded", null);
-        }
-        return capacity;
     }
 
     boolean isBounded()

@@ -23,9 +23,9 @@ import java.util.concurrent.ThreadLocalRandom;
 final class PosixSettings
 {
     static final String DIR = "dir";
-    static final String CAPACITY = "capacity";
-    static final String EVICT_HIGH = "evict-high";
-    static final String EVICT_LOW = "evict-low";
+    static final String CAPACITY = Capacity.CAPACITY;
+    static final String EVICT_HIGH = Capacity.EVICT_HIGH;
+    static final String EVICT_LOW = Capacity.EVICT_LOW;
     static final String FANOUT_LEVELS = "fanout-levels";
     static final String IO_THREADS = "io-threads";
     static final String FSYNC = "fsync";
@@ -38,8 +38,8 @@ final class PosixSettings
     static final Set<String> KNOWN = Set.of(DIR, CAPACITY, EVICT_HIGH, EVICT_LOW, FANOUT_LEVELS, IO_THREADS, FSYNC, DIRECT_IO,
         SHARED, TMP_MAX_AGE, INDEX_ENTRIES, IO);
 
-    static final double EVICT_HIGH_DEFAULT = 0.90;
-    static final double EVICT_LOW_DEFAULT = 0.80;
+    static final double EVICT_HIGH_DEFAULT = Capacity.EVICT_HIGH_DEFAULT;
+    static final double EVICT_LOW_DEFAULT = Capacity.EVICT_LOW_DEFAULT;
     static final int FANOUT_LEVELS_DEFAULT = 2;
     static final int IO_THREADS_DEFAULT = 2;
     static final Duration TMP_MAX_AGE_DEFAULT = Duration.ofMinutes(10);
@@ -79,20 +79,10 @@ final class PosixSettings
         {
             throw config.invalid(DIR, configured.toString(), "a path of at most " + DIR_MAX_BYTES + " bytes, so page paths fit in PATH_MAX", null);
         }
-        capacity = capacity(config, objectSize);
-        evictHigh = config.ratio(EVICT_HIGH, EVICT_HIGH_DEFAULT);
-        if (evictHigh <= 0.0)
-        {
-            throw config.invalid(EVICT_HIGH, config.string(EVICT_HIGH), "a fraction above 0 and at most 1, such as 0.9", null);
-        }
-        evictLow = config.ratio(EVICT_LOW, EVICT_LOW_DEFAULT);
-        if (evictLow >= evictHigh)
-        {
-            throw config.has(EVICT_LOW)
-                ? config.invalid(EVICT_LOW, config.string(EVICT_LOW), "a fraction below " + config.qualified(EVICT_HIGH) + " (" + evictHigh + ")", null)
-                : config.invalid(EVICT_HIGH, config.string(EVICT_HIGH), "a fraction above " + config.qualified(EVICT_LOW)
-                    + " (default " + EVICT_LOW_DEFAULT + "); set both to lower the water levels", null);
-        }
+        final Capacity limits = Capacity.parse(config, objectSize);
+        capacity = limits.bytes();
+        evictHigh = limits.evictHigh();
+        evictLow = limits.evictLow();
         fanoutLevels = config.integer(FANOUT_LEVELS, FANOUT_LEVELS_DEFAULT, 0, 3);
         ioThreads = config.integer(IO_THREADS, IO_THREADS_DEFAULT, 1, IO_THREADS_MAX);
         fsync = config.bool(FSYNC, false);
@@ -113,21 +103,6 @@ final class PosixSettings
     static PosixSettings parse(final TierConfig config, final long objectSize)
     {
         return new PosixSettings(config, objectSize);
-    }
-
-    private static long capacity(final TierConfig config, final long objectSize)
-    {
-        if (!config.has(CAPACITY) || config.string(CAPACITY).toLowerCase(Locale.ROOT).equals("unbounded"))
-        {
-            return TierUsage.UNBOUNDED;
-        }
-        final long capacity = config.size(CAPACITY, TierUsage.UNBOUNDED, 1, Long.MAX_VALUE);
-        if (capacity < objectSize)
-        {
-            throw config.invalid(CAPACITY, config.string(CAPACITY), "at least one object, " + ConfigValues.formatSize(objectSize)
-                + " (the engine's page frame), or unbounded", null);
-        }
-        return capacity;
     }
 
     private static IoPath ioPath(final TierConfig config)
