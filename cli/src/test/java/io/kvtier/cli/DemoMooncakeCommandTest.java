@@ -53,7 +53,7 @@ class DemoMooncakeCommandTest
         assertThat(result.err()).contains("--mooncake-master needs --l3 mooncake");
     }
 
-    private static Path mooncakeHome() throws IOException, InterruptedException
+    static Path mooncakeHome() throws IOException, InterruptedException
     {
         final String env = System.getenv(MooncakeLibrary.HOME_ENV_NAME);
         Optional<Path> home = env != null && !env.isBlank() ? Optional.of(Path.of(env)) : Optional.empty();
