@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -324,7 +325,7 @@ public final class MooncakeBaseline implements Baseline
         }
         final List<String> command = List.of(program.toString(), "client", masterAddress, op, Long.toString(workload.pageBytes()),
             Integer.toString(workload.pages()), Integer.toString(workload.queueDepth()), Integer.toString(workload.maxBatch()),
-            String.format("%016x", workload.tag()));
+            String.format(Locale.ROOT, "%016x", workload.tag()));
         final Exec run = exec(command, CLIENT_ENV, workspace.resolve("client.log"), Duration.ofMinutes(10));
         if (run.exit() != 0)
         {
