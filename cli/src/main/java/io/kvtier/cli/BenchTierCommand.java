@@ -17,7 +17,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code kvtier bench tier}: writes then reads pages through a tier's SPI at several page sizes and
- * queue depths, beside fio doing the same with io_uring and direct I/O in the same run.
+ * queue depths, beside a baseline doing the same outside kvtier in the same run: fio with io_uring and
+ * direct I/O for directory backends, Mooncake's own C client for {@code mooncake}.
  */
 @Command(name = "tier", mixinStandardHelpOptions = true,
     description = {
@@ -28,13 +29,21 @@ import java.util.concurrent.Callable;
         "Beside each case, in the same run and alternating which goes first, fio does the same: one file of the case's bytes in"
             + " --dir, block size = page size, iodepth = queue depth, ioengine=io_uring, direct=1, sequential write then read. Without"
             + " fio the fio columns are n/a (null in JSON) and the command that installs it is printed.",
+        "For --backend mooncake the baseline is instead a C program against the same libmooncake_store.so (compiled at bench time with"
+            + " --cc from the copy inside kvtier, against $KVTIER_MOONCAKE_HOME, else ../shared/vendor/mooncake/install beside the repository)"
+            + " making the same batch_put_from / batch_get_into calls from a registered buffer with the same page sizes, pages, queue depths"
+            + " and batch bound. Unless --tier-setting master=HOST:PORT names a master, the run starts mooncake_master on loopback and a C"
+            + " process holding the only segment; the tier and the C client hold none (global-segment-size=0), so on both sides every page"
+            + " crosses TCP. Each run's pages are removed after it (untimed). The JSON's baseline, baseline_describe and baseline_mb_s"
+            + " name the baseline and the topology for every backend.",
         "Reads bypass the page cache on both sides: the posix backend gets direct-io=true (and fanout-levels=1) unless"
             + " --tier-setting says otherwise, as fio gets direct=1. For the posix backend, --dir also holds the tier's files. Goal:"
             + " at least " + TierBenchmark.GOAL_RATIO + " of fio's throughput for pages of 256KiB and more. Every key must complete OK"
             + " and every page read back must hold the bytes written; everything the run made in --dir is deleted at its end."},
     footer = {"", "Examples:", "  kvtier bench tier --backend posix",
         "  kvtier bench tier --backend posix --json --page-sizes 1MiB --queue-depths 1,16 --bytes 1GiB",
-        "  kvtier bench tier --backend posix --tier-setting io-threads=8 --tier-setting fsync=true"})
+        "  kvtier bench tier --backend posix --tier-setting io-threads=8 --tier-setting fsync=true",
+        "  kvtier bench tier --backend mooncake --json"})
 public final class BenchTierCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -80,8 +89,16 @@ public final class BenchTierCommand implements Callable<Integer>
     @Option(names = "--no-fio", description = "Leave fio out (its columns are n/a).")
     boolean noFio;
 
+    @Option(names = "--cc", defaultValue = "gcc", paramLabel = "PATH",
+        description = "The C compiler that builds the mooncake backend's C baseline. Default: ${DEFAULT-VALUE} (on the PATH).")
+    String compiler;
+
+    @Option(names = "--no-baseline", description = "Leave the baseline out, whichever it is (fio or the C program; its columns are n/a).")
+    boolean noBaseline;
+
     @Option(names = "--json", description = "Print one JSON object whose results array has op, page_bytes, queue_depth, kvtier_mb_s, kvtier_iops,"
-        + " fio_mb_s, fio_iops and ratio per case (fio's null without fio).")
+        + " baseline_mb_s, baseline_iops, fio_mb_s, fio_iops and ratio per case (the baseline's null without it; fio's null when the"
+        + " baseline is not fio).")
     boolean json;
 
     @CommandLine.ParentCommand
@@ -97,7 +114,7 @@ public final class BenchTierCommand implements Callable<Integer>
             plan = new TierBenchmark.Plan(backend, tierSettings, directory != null ? directory : Path.of(System.getProperty("java.io.tmpdir")),
                 pageSizes == null ? TierBenchmark.DEFAULT_PAGE_SIZES : pageSizes.stream().map(ByteSize::bytes).toList(),
                 queueDepths == null ? TierBenchmark.DEFAULT_QUEUE_DEPTHS : queueDepths, bytes.bytes(), ops == null ? List.of("write", "read") : ops,
-                runs, maxBatch, noFio ? null : fio);
+                runs, maxBatch, noFio || noBaseline ? null : fio, noBaseline ? null : compiler);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -114,7 +131,7 @@ public final class BenchTierCommand implements Callable<Integer>
             // The figures are the output; the tier's start-up lines would only interleave with them.
             Logging.atLeast(java.util.logging.Level.WARNING);
         }
-        if (!noFio)
+        if (!noFio && !noBaseline && !backend.equals("mooncake"))
         {
             Fio.missing(fio).ifPresent(reason -> err.println("kvtier: fio figures will be n/a: " + reason));
         }

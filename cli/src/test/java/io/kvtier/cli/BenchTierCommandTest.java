@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** {@code kvtier bench tier} on tiny runs: argument handling, JSON shape, fio missing (the figures' values are the machine's). */
 class BenchTierCommandTest
@@ -24,14 +25,14 @@ class BenchTierCommandTest
         final Map<String, String> json = FlatJson.flatten(result.out());
         assertThat(json).containsEntry("backend", "posix").containsEntry("tier_settings.io-threads", "1")
             .containsEntry("tier_settings.direct-io", "false").containsEntry("tier_settings.fanout-levels", "1")
-            .containsEntry("fio_version", null).containsKey("fio_missing");
+            .containsEntry("fio_version", null).containsKey("fio_missing").containsEntry("baseline", "fio").containsKey("baseline_missing");
         final String[][] expected = {{"write", "1"}, {"read", "1"}, {"write", "3"}, {"read", "3"}};
         for (int i = 0; i < expected.length; i++)
         {
             final String at = "results." + i + ".";
             assertThat(json).containsEntry(at + "op", expected[i][0]).containsEntry(at + "page_bytes", "8192")
                 .containsEntry(at + "queue_depth", expected[i][1]).containsEntry(at + "fio_mb_s", null)
-                .containsEntry(at + "fio_iops", null).containsEntry(at + "ratio", null);
+                .containsEntry(at + "fio_iops", null).containsEntry(at + "ratio", null).containsEntry(at + "baseline_mb_s", null);
             assertThat(Double.parseDouble(json.get(at + "kvtier_mb_s"))).as(at + "kvtier_mb_s").isPositive();
             assertThat(Double.parseDouble(json.get(at + "kvtier_iops"))).as(at + "kvtier_iops").isPositive();
         }
@@ -41,6 +42,41 @@ class BenchTierCommandTest
         {
             assertThat(left).as("the run deletes what it made").isEmpty();
         }
+    }
+
+    @Test
+    void shouldMeasureMooncakeBesideItsCClientInOneTinyRun(@TempDir final Path dir) throws Exception
+    {
+        MooncakeHome.require();
+        assumeTrue(onPath("gcc"), "gcc is not on the PATH (apt-get install -y gcc): skipping the Mooncake C baseline");
+        final CliFixture.Result result = CliFixture.run("bench", "tier", "--backend", "mooncake", "--json", "--dir", dir.toString(),
+            "--page-sizes", "64KiB", "--queue-depths", "2", "--bytes", "256KiB");
+        assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
+        final Map<String, String> json = FlatJson.flatten(result.out());
+        assertThat(json).containsEntry("backend", "mooncake").containsEntry("baseline", "mooncake-c").containsEntry("baseline_missing", null)
+            .containsEntry("tier_settings.global-segment-size", "0").containsEntry("results.0.fio_mb_s", null);
+        assertThat(json.get("baseline_describe")).contains("every page crosses TCP");
+        for (final String at : new String[] {"results.0.", "results.1."})
+        {
+            assertThat(Double.parseDouble(json.get(at + "baseline_mb_s"))).as(at + "baseline_mb_s").isPositive();
+            assertThat(Double.parseDouble(json.get(at + "ratio"))).as(at + "ratio").isPositive();
+        }
+        try (var left = Files.list(dir))
+        {
+            assertThat(left).as("the run deletes what it made").isEmpty();
+        }
+    }
+
+    private static boolean onPath(final String name)
+    {
+        for (final String entry : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+        {
+            if (!entry.isEmpty() && Files.isExecutable(Path.of(entry, name)))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test

@@ -12,12 +12,17 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * fio, the baseline of {@code kvtier bench tier}: one job per case with the case's file size, block
- * size and queue depth, {@code ioengine=io_uring}, {@code direct=1}, sequential {@code rw=write} or
- * {@code rw=read} on one file, and its {@code --output-format=json} report read back.
+ * fio, the baseline of {@code kvtier bench tier} for directory backends: one job per case with the
+ * case's file size, block size and queue depth, {@code ioengine=io_uring}, {@code direct=1},
+ * sequential {@code rw=write} or {@code rw=read} on one file, and its {@code --output-format=json}
+ * report read back.
  */
-public final class Fio
+public final class Fio implements Baseline
 {
+    /** What the JSON's {@code fio_job} and the text say fio does. */
+    public static final String JOB_DESCRIPTION =
+        "ioengine=io_uring direct=1 rw=write|read (sequential, one file of the case's bytes) bs=page iodepth=queue depth";
+
     /** What fio is asked for: the fio binary, file, bytes, block size, depth and direction. */
     public record Job(String binary, Path file, long bytes, long blockBytes, int queueDepth, String op)
     {
@@ -43,8 +48,58 @@ public final class Fio
     {
     }
 
-    private Fio()
+    private final String binary;
+    private final Path directory;
+    private final String missing;
+    private String version;
+
+    /**
+     * @param binary    fio's name or path, or null to leave fio out
+     * @param directory where its file goes
+     */
+    public Fio(final String binary, final Path directory)
     {
+        this.binary = binary;
+        this.directory = directory;
+        this.missing = binary == null ? "not asked for (--no-fio)" : missing(binary).orElse(null);
+    }
+
+    @Override
+    public String name()
+    {
+        return "fio";
+    }
+
+    @Override
+    public Optional<String> missing()
+    {
+        return Optional.ofNullable(missing);
+    }
+
+    @Override
+    public String version()
+    {
+        return version;
+    }
+
+    @Override
+    public String describe()
+    {
+        return JOB_DESCRIPTION;
+    }
+
+    @Override
+    public Baseline.Figures run(final Workload workload, final String op) throws IOException, InterruptedException
+    {
+        final Path file = directory.resolve("fio-" + workload.pageBytes() + ".dat");
+        if (op.equals("write"))
+        {
+            // fio writes into a file it has just created, as the tier writes new objects.
+            Files.deleteIfExists(file);
+        }
+        final Figures figures = run(new Job(binary, file, workload.bytes(), workload.pageBytes(), workload.queueDepth(), op));
+        version = figures.version();
+        return new Baseline.Figures(figures.bytesPerSecond(), figures.iops());
     }
 
     /**

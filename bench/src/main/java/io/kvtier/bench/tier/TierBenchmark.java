@@ -40,12 +40,14 @@ import java.util.stream.Stream;
  * completes is refilled and submitted again. Every key is a new random one, so each write makes a
  * new object, and the reads read those objects back.
  *
- * <p>Beside each case, in the same run and in alternating order, fio does the same: one file of
- * the case's size, the page as block size, the queue depth as {@code iodepth}, {@code
- * ioengine=io_uring}, {@code direct=1}, sequential {@code rw=write} into a file it has just created,
- * then {@code rw=read} of it. The POSIX tier is given {@code direct-io=true} unless told otherwise,
- * so that both sides' reads come from the device and not the page cache (dropping caches needs root
- * on the host, which a container has not).
+ * <p>Beside each case, in the same run and in alternating order, a {@link Baseline} does the same
+ * work outside kvtier. For directory backends it is {@link Fio}: one file of the case's size, the
+ * page as block size, the queue depth as {@code iodepth}, {@code ioengine=io_uring}, {@code
+ * direct=1}, sequential {@code rw=write} into a file it has just created, then {@code rw=read} of it.
+ * The POSIX tier is given {@code direct-io=true} unless told otherwise, so that both sides' reads
+ * come from the device and not the page cache (dropping caches needs root on the host, which a
+ * container has not). For {@code mooncake} it is {@link MooncakeBaseline}, Mooncake's own C client
+ * making the same batched calls, in the same topology.
  *
  * <p>The run checks its own result: every key must complete OK, and after each read case every
  * buffer read into must hold the bytes written.
@@ -69,6 +71,8 @@ public final class TierBenchmark
         "posix", Map.of("direct-io", "true", "fanout-levels", "1"));
     /** Backends that keep their objects under a {@code dir} setting, which the benchmark points into its directory. */
     private static final Set<String> DIRECTORY_BACKENDS = Set.of("posix");
+    /** Backends whose objects fill memory the run must give back: the pages of each run are removed after it (untimed). */
+    private static final Set<String> MEMORY_BACKENDS = Set.of("mooncake");
     private static final long COMPLETION_TIMEOUT_SECONDS = 120;
 
     /**
@@ -84,9 +88,10 @@ public final class TierBenchmark
      * @param runs         times each case is measured, in alternating order with fio; medians are reported, and the ratio is the median of each run's ratio
      * @param maxBatch     most keys per batch
      * @param fioBinary    fio's name or path, or null to leave fio out
+     * @param compiler     the C compiler that builds a C baseline (mooncake), or null to leave it out
      */
     public record Plan(String backend, Map<String, String> tierSettings, Path directory, List<Long> pageSizes, List<Integer> queueDepths,
-                       long caseBytes, List<String> ops, int runs, int maxBatch, String fioBinary)
+                       long caseBytes, List<String> ops, int runs, int maxBatch, String fioBinary, String compiler)
     {
         /** Validates. */
         public Plan
@@ -129,15 +134,17 @@ public final class TierBenchmark
         /**
          * @param pageSize  the page size of a tier
          * @param workspace the run's own directory
+         * @param topology  settings that put the tier in the baseline's topology ({@link Baseline#tierSettings()})
          * @return the settings the tier of that page size is created with
          */
-        public Map<String, String> settingsFor(final long pageSize, final Path workspace)
+        public Map<String, String> settingsFor(final long pageSize, final Path workspace, final Map<String, String> topology)
         {
             final Map<String, String> settings = new LinkedHashMap<>(BACKEND_DEFAULTS.getOrDefault(backend, Map.of()));
             if (DIRECTORY_BACKENDS.contains(backend))
             {
                 settings.put("dir", workspace.resolve("tier-" + ConfigValues.formatSize(pageSize)).toString());
             }
+            settings.putAll(topology);
             settings.putAll(tierSettings);
             return settings;
         }
@@ -151,10 +158,10 @@ public final class TierBenchmark
      * @param queueDepth  keys in flight
      * @param pages       objects per run
      * @param kvtierNanos median time of the tier's runs
-     * @param fio         fio's figures (the median run's), or null without fio
-     * @param ratio       the median over runs of the tier's throughput over fio's in the same run, or NaN without fio
+     * @param baseline    the baseline's figures (the median run's), or null without a baseline
+     * @param ratio       the median over runs of the tier's throughput over the baseline's in the same run, or NaN without one
      */
-    public record Case(String op, long pageBytes, int queueDepth, int pages, long kvtierNanos, Fio.Figures fio, double ratio)
+    public record Case(String op, long pageBytes, int queueDepth, int pages, long kvtierNanos, Baseline.Figures baseline, double ratio)
     {
         /** @return bytes moved per run */
         public long bytes()
@@ -174,10 +181,16 @@ public final class TierBenchmark
             return pages * 1e9 / Math.max(1, kvtierNanos);
         }
 
-        /** @return fio's MB/s, or NaN without fio */
-        public double fioMbs()
+        /** @return the baseline's MB/s, or NaN without one */
+        public double baselineMbs()
         {
-            return fio == null ? Double.NaN : fio.bytesPerSecond() / 1e6;
+            return baseline == null ? Double.NaN : baseline.bytesPerSecond() / 1e6;
+        }
+
+        /** @return the baseline's operations per second, or NaN without one */
+        public double baselineIops()
+        {
+            return baseline == null ? Double.NaN : baseline.iops();
         }
 
     }
@@ -189,17 +202,19 @@ public final class TierBenchmark
      * @param settings     the settings the tier of the first page size was created with
      * @param capabilities what the tier declared (for POSIX: ZERO_COPY when it does I/O through libc, DIRECT_IO when O_DIRECT is on)
      * @param describe     the tier's own description of its I/O path ({@code StorageTier.describe})
-     * @param fioVersion   fio's version, or null without fio
-     * @param fioMissing   why there are no fio figures, or null
+     * @param baseline     the baseline's name ({@code fio}, {@code mooncake-c})
+     * @param baselineDescribe what the baseline does, and the topology measured
+     * @param baselineVersion the baseline's version, or null without figures
+     * @param baselineMissing why there are no baseline figures, or null
      * @param cases        one per op, page size and queue depth
      */
-    public record Result(Plan plan, Map<String, String> settings, Set<TierCapability> capabilities, String describe, String fioVersion, String fioMissing,
-                         List<Case> cases)
+    public record Result(Plan plan, Map<String, String> settings, Set<TierCapability> capabilities, String describe, String baseline,
+                         String baselineDescribe, String baselineVersion, String baselineMissing, List<Case> cases)
     {
         /**
          * @param op read or write
          * @return the geometric mean of the ratios of the op's cases with pages of at least {@link #GOAL_MIN_PAGE_BYTES}, or NaN
-         *         without fio or such cases
+         *         without a baseline or such cases
          */
         public double goalGeomean(final String op)
         {
@@ -218,7 +233,7 @@ public final class TierBenchmark
 
         /**
          * @param op read or write
-         * @return {cases meeting the goal, cases the goal applies to} among the op's cases with fio figures
+         * @return {cases meeting the goal, cases the goal applies to} among the op's cases with baseline figures
          */
         public int[] goalCount(final String op)
         {
@@ -261,9 +276,15 @@ public final class TierBenchmark
                 json.writeNumberField("case_bytes", plan.caseBytes());
                 json.writeNumberField("runs", plan.runs());
                 json.writeNumberField("max_batch", plan.maxBatch());
-                writeNullable(json, "fio_version", fioVersion);
-                writeNullable(json, "fio_missing", fioMissing);
-                json.writeStringField("fio_job", "ioengine=io_uring direct=1 rw=write|read (sequential, one file of the case's bytes) bs=page iodepth=queue depth");
+                final boolean fio = isFio();
+                json.writeStringField("baseline", baseline);
+                json.writeStringField("baseline_describe", baselineDescribe);
+                writeNullable(json, "baseline_version", baselineVersion);
+                writeNullable(json, "baseline_missing", baselineMissing);
+                // The fio fields from before the baseline was chosen by backend, kept for readers of posix runs.
+                writeNullable(json, "fio_version", fio ? baselineVersion : null);
+                writeNullable(json, "fio_missing", fio ? baselineMissing : "the " + plan.backend() + " backend's baseline is " + baseline + ", not fio");
+                json.writeStringField("fio_job", Fio.JOB_DESCRIPTION);
                 json.writeNumberField("goal_ratio", GOAL_RATIO);
                 json.writeNumberField("goal_min_page_bytes", GOAL_MIN_PAGE_BYTES);
                 json.writeArrayFieldStart("results");
@@ -277,9 +298,11 @@ public final class TierBenchmark
                     json.writeNumberField("bytes", c.bytes());
                     json.writeNumberField("kvtier_mb_s", round(c.kvtierMbs()));
                     json.writeNumberField("kvtier_iops", round(c.kvtierIops()));
-                    writeNullable(json, "fio_mb_s", c.fioMbs());
-                    writeNullable(json, "fio_iops", c.fio() == null ? Double.NaN : c.fio().iops());
-                    if (c.fio() == null)
+                    writeNullable(json, "baseline_mb_s", c.baselineMbs());
+                    writeNullable(json, "baseline_iops", c.baselineIops());
+                    writeNullable(json, "fio_mb_s", fio ? c.baselineMbs() : Double.NaN);
+                    writeNullable(json, "fio_iops", fio ? c.baselineIops() : Double.NaN);
+                    if (c.baseline() == null)
                     {
                         json.writeNullField("ratio");
                     }
@@ -341,25 +364,31 @@ public final class TierBenchmark
             }
         }
 
+        private boolean isFio()
+        {
+            return "fio".equals(baseline);
+        }
+
         /** @return the figures as a table */
         public String toText()
         {
             final StringBuilder out = new StringBuilder();
-            out.append(String.format(Locale.ROOT, "tier %s (%s; declares %s), %s per case, %d run(s) each, alternating with fio%n",
-                plan.backend(), settings, capabilities, ConfigValues.formatSize(plan.caseBytes()), plan.runs()));
+            out.append(String.format(Locale.ROOT, "tier %s (%s; declares %s), %s per case, %d run(s) each, alternating with %s%n",
+                plan.backend(), settings, capabilities, ConfigValues.formatSize(plan.caseBytes()), plan.runs(), baseline));
             out.append("tier: ").append(describe).append(System.lineSeparator());
-            out.append(fioMissing == null
-                ? "baseline: " + fioVersion + ", ioengine=io_uring direct=1, sequential, same file size, block size and iodepth" + System.lineSeparator()
-                : "baseline: n/a: " + fioMissing + System.lineSeparator());
-            out.append(String.format(Locale.ROOT, "%-6s %8s %4s %12s %10s %12s %10s %7s%n", "op", "page", "qd", "kvtier MB/s", "IOPS", "fio MB/s", "IOPS",
-                "ratio"));
+            out.append(baselineMissing == null
+                ? "baseline: " + baseline + " (" + baselineVersion + "): " + baselineDescribe + System.lineSeparator()
+                : "baseline: " + baseline + " n/a: " + baselineMissing + System.lineSeparator() + "  (" + baselineDescribe + ")" + System.lineSeparator());
+            out.append(String.format(Locale.ROOT, "%-6s %8s %4s %12s %10s %12s %10s %7s%n", "op", "page", "qd", "kvtier MB/s", "IOPS",
+                (isFio() ? "fio" : "base") + " MB/s", "IOPS", "ratio"));
             for (final Case c : cases)
             {
+                final boolean none = c.baseline() == null;
                 out.append(String.format(Locale.ROOT, "%-6s %8s %4d %12.1f %10.0f %12s %10s %7s%s%n", c.op(), ConfigValues.formatSize(c.pageBytes()),
-                    c.queueDepth(), c.kvtierMbs(), c.kvtierIops(), c.fio() == null ? "n/a" : String.format(Locale.ROOT, "%.1f", c.fioMbs()),
-                    c.fio() == null ? "n/a" : String.format(Locale.ROOT, "%.0f", c.fio().iops()),
-                    c.fio() == null ? "n/a" : String.format(Locale.ROOT, "%.3f", c.ratio()),
-                    c.fio() != null && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && c.ratio() < GOAL_RATIO ? "  (below the goal of " + GOAL_RATIO + ")" : ""));
+                    c.queueDepth(), c.kvtierMbs(), c.kvtierIops(), none ? "n/a" : String.format(Locale.ROOT, "%.1f", c.baselineMbs()),
+                    none ? "n/a" : String.format(Locale.ROOT, "%.0f", c.baselineIops()),
+                    none ? "n/a" : String.format(Locale.ROOT, "%.3f", c.ratio()),
+                    !none && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && c.ratio() < GOAL_RATIO ? "  (below the goal of " + GOAL_RATIO + ")" : ""));
             }
             for (final String op : plan.ops())
             {
@@ -386,7 +415,7 @@ public final class TierBenchmark
      * @return the figures
      * @throws IllegalArgumentException if the backend is unknown (the message lists the known ones)
      * @throws io.kvtier.spi.TierConfigException if the tier rejects its settings
-     * @throws IOException           if the directory cannot be made or fio fails
+     * @throws IOException           if the directory cannot be made or the baseline fails
      * @throws IllegalStateException if a key does not complete OK, completes late, or reads back wrong bytes
      * @throws InterruptedException  if interrupted
      */
@@ -397,20 +426,30 @@ public final class TierBenchmark
         {
             throw new IllegalArgumentException("no tier provider of type '" + plan.backend() + "'; found: " + TierRegistry.providers().keySet());
         }
-        final String fioMissing = plan.fioBinary() == null ? "not asked for (--no-fio)" : Fio.missing(plan.fioBinary()).orElse(null);
         Files.createDirectories(plan.directory());
         final Path workspace = Files.createTempDirectory(plan.directory(), "kvtier-bench-tier-");
         final List<Case> cases = new ArrayList<>();
         Map<String, String> firstSettings = null;
         Set<TierCapability> capabilities = null;
         String describe = null;
-        String fioVersion = null;
         final SplittableRandom random = new SplittableRandom(0x5EEDL);
+        final Baseline baseline;
         try
         {
+            baseline = baselineFor(plan, workspace);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            deleteTree(workspace);
+            throw ex;
+        }
+        final String baselineMissing = baseline.missing().orElse(null);
+        try (baseline)
+        {
+            final boolean removeAfterRun = MEMORY_BACKENDS.contains(plan.backend());
             for (final long pageSize : plan.pageSizes())
             {
-                final Map<String, String> settings = plan.settingsFor(pageSize, workspace);
+                final Map<String, String> settings = plan.settingsFor(pageSize, workspace, baseline.tierSettings());
                 if (firstSettings == null)
                 {
                     firstSettings = settings;
@@ -432,24 +471,26 @@ public final class TierBenchmark
                     final long[][] warmKeys = keys(random, warmPages);
                     drive(tier, "write", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
                     drive(tier, "read", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
+                    if (removeAfterRun)
+                    {
+                        drive(tier, "remove", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
+                    }
                     for (final int depth : plan.queueDepths())
                     {
                         final int pages = (int)Math.max(depth, Math.min(Integer.MAX_VALUE, plan.caseBytes() / pageSize));
-                        final Path fioFile = workspace.resolve("fio-" + ConfigValues.formatSize(pageSize) + ".dat");
                         final long[] writeNanos = new long[plan.runs()];
                         final long[] readNanos = new long[plan.runs()];
-                        final Fio.Figures[] fioWrites = new Fio.Figures[plan.runs()];
-                        final Fio.Figures[] fioReads = new Fio.Figures[plan.runs()];
+                        final Baseline.Figures[] baseWrites = new Baseline.Figures[plan.runs()];
+                        final Baseline.Figures[] baseReads = new Baseline.Figures[plan.runs()];
                         for (int run = 0; run < plan.runs(); run++)
                         {
-                            final boolean fioFirst = ((cases.size() / plan.ops().size() + run) & 1) == 1;
+                            final boolean baselineFirst = baselineMissing == null && ((cases.size() / plan.ops().size() + run) & 1) == 1;
+                            final boolean baselineSecond = baselineMissing == null && !baselineFirst;
                             final long[][] keys = keys(random, pages);
-                            final Fio.Job write = new Fio.Job(plan.fioBinary(), fioFile, (long)pages * pageSize, pageSize, depth, "write");
-                            final Fio.Job read = new Fio.Job(plan.fioBinary(), fioFile, (long)pages * pageSize, pageSize, depth, "read");
-                            if (fioFirst && fioMissing == null)
+                            final Baseline.Workload workload = new Baseline.Workload(pageSize, pages, depth, plan.maxBatch(), random.nextLong());
+                            if (baselineFirst)
                             {
-                                Files.deleteIfExists(fioFile);
-                                fioWrites[run] = Fio.run(write);
+                                baseWrites[run] = baseline.run(workload, "write");
                             }
                             // The previous read case cleared the buffers: every write source holds the pattern again.
                             for (final MemorySegment slot : slots)
@@ -457,14 +498,13 @@ public final class TierBenchmark
                                 slot.copyFrom(pattern);
                             }
                             writeNanos[run] = drive(tier, "write", keys, depth, plan.maxBatch(), slots);
-                            if (!fioFirst && fioMissing == null)
+                            if (baselineSecond)
                             {
-                                Files.deleteIfExists(fioFile);
-                                fioWrites[run] = Fio.run(write);
+                                baseWrites[run] = baseline.run(workload, "write");
                             }
-                            if (fioFirst && fioMissing == null)
+                            if (baselineFirst)
                             {
-                                fioReads[run] = Fio.run(read);
+                                baseReads[run] = baseline.run(workload, "read");
                             }
                             for (final MemorySegment slot : slots)
                             {
@@ -472,37 +512,37 @@ public final class TierBenchmark
                             }
                             readNanos[run] = drive(tier, "read", keys, depth, plan.maxBatch(), slots);
                             checkReadBack(slots, pattern, Math.min(depth, pages), pageSize);
-                            if (!fioFirst && fioMissing == null)
+                            if (removeAfterRun)
                             {
-                                fioReads[run] = Fio.run(read);
+                                drive(tier, "remove", keys, depth, plan.maxBatch(), slots);
                             }
-                        }
-                        if (fioMissing == null)
-                        {
-                            fioVersion = fioWrites[0].version();
+                            if (baselineSecond)
+                            {
+                                baseReads[run] = baseline.run(workload, "read");
+                            }
                         }
                         for (final String op : plan.ops())
                         {
                             final boolean isWrite = op.equals("write");
                             final long[] nanos = isWrite ? writeNanos : readNanos;
-                            final Fio.Figures[] fios = isWrite ? fioWrites : fioReads;
+                            final Baseline.Figures[] bases = isWrite ? baseWrites : baseReads;
                             double ratio = Double.NaN;
-                            if (fioMissing == null)
+                            if (baselineMissing == null)
                             {
                                 final double[] ratios = new double[plan.runs()];
                                 for (int run = 0; run < ratios.length; run++)
                                 {
-                                    ratios[run] = (double)pages * pageSize / Math.max(1, nanos[run]) * 1e9 / fios[run].bytesPerSecond();
+                                    ratios[run] = (double)pages * pageSize / Math.max(1, nanos[run]) * 1e9 / bases[run].bytesPerSecond();
                                 }
                                 Arrays.sort(ratios);
                                 ratio = ratios[(ratios.length - 1) / 2];
                             }
-                            final Case c = new Case(op, pageSize, depth, pages, median(nanos), fioMissing == null ? medianFigures(fios) : null, ratio);
+                            final Case c = new Case(op, pageSize, depth, pages, median(nanos), baselineMissing == null ? medianFigures(bases) : null, ratio);
                             cases.add(c);
                             if (progress != null)
                             {
-                                progress.printf(Locale.ROOT, "kvtier: %s %s qd %d: %.1f MB/s, fio %s%n", op, ConfigValues.formatSize(pageSize), depth,
-                                    c.kvtierMbs(), c.fio() == null ? "n/a" : String.format(Locale.ROOT, "%.1f MB/s", c.fioMbs()));
+                                progress.printf(Locale.ROOT, "kvtier: %s %s qd %d: %.1f MB/s, %s %s%n", op, ConfigValues.formatSize(pageSize), depth,
+                                    c.kvtierMbs(), baseline.name(), c.baseline() == null ? "n/a" : String.format(Locale.ROOT, "%.1f MB/s", c.baselineMbs()));
                                 progress.flush();
                             }
                         }
@@ -514,7 +554,34 @@ public final class TierBenchmark
         {
             deleteTree(workspace);
         }
-        return new Result(plan, firstSettings, capabilities, describe, fioVersion, fioMissing, cases);
+        return new Result(plan, firstSettings, capabilities, describe, baseline.name(), baseline.describe(), baseline.version(), baselineMissing, cases);
+    }
+
+    /**
+     * Chooses the baseline by backend: Mooncake's own C client for {@code mooncake} (which also sets up
+     * the topology both sides run in), fio for the directory backends and any other.
+     *
+     * @param plan      what is measured
+     * @param workspace the run's own directory
+     * @return the baseline, started
+     * @throws IOException if the baseline's setup fails in a way the tier cannot run without (no Mooncake master)
+     * @throws InterruptedException if interrupted
+     */
+    static Baseline baselineFor(final Plan plan, final Path workspace) throws IOException, InterruptedException
+    {
+        if (plan.backend().equals("mooncake"))
+        {
+            return MooncakeBaseline.start(plan.tierSettings(), plan.compiler(), segmentBytes(plan), workspace, System.getenv());
+        }
+        return new Fio(plan.fioBinary(), workspace);
+    }
+
+    /** @return a segment that holds every page of a run, of both sides, several times over: pages are removed after each run */
+    static long segmentBytes(final Plan plan)
+    {
+        final long maxPage = plan.pageSizes().stream().mapToLong(Long::longValue).max().orElseThrow();
+        final long maxDepth = plan.queueDepths().stream().mapToInt(Integer::intValue).max().orElseThrow();
+        return Math.max(1L << 30, 4 * Math.max(plan.caseBytes(), maxPage * maxDepth) + (64L << 20));
     }
 
     /** What the engine offers a tier, including its page memory as transfer memory (the slots stand for the pool). */
@@ -592,7 +659,7 @@ public final class TierBenchmark
     }
 
     /**
-     * Writes or reads every key through the tier with {@code depth} keys in flight, in batches of at
+     * Writes, reads or removes every key through the tier with {@code depth} keys in flight, in batches of at
      * most {@code maxBatch}; each batch goes back out as soon as its last key completes.
      *
      * @return nanoseconds from the first submission to the last completion
@@ -608,7 +675,6 @@ public final class TierBenchmark
         {
             batches.add(new BenchTierBatch(Arrays.copyOfRange(slots, from, Math.min(depth, from + batchSize)), done::add));
         }
-        final boolean write = op.equals("write");
         int next = 0;
         int inflight = 0;
         final long start = System.nanoTime();
@@ -618,7 +684,7 @@ public final class TierBenchmark
             {
                 break;
             }
-            next = submit(tier, write, batch, keys, next);
+            next = submit(tier, op, batch, keys, next);
             inflight++;
         }
         while (inflight > 0)
@@ -636,24 +702,23 @@ public final class TierBenchmark
             }
             if (next < count)
             {
-                next = submit(tier, write, batch, keys, next);
+                next = submit(tier, op, batch, keys, next);
                 inflight++;
             }
         }
         return System.nanoTime() - start;
     }
 
-    private static int submit(final StorageTier tier, final boolean write, final BenchTierBatch batch, final long[][] keys, final int next)
+    private static int submit(final StorageTier tier, final String op, final BenchTierBatch batch, final long[][] keys, final int next)
     {
         final int n = Math.min(batch.capacity(), keys[0].length - next);
         batch.load(keys[0], keys[1], next, n);
-        if (write)
+        switch (op)
         {
-            tier.write(batch);
-        }
-        else
-        {
-            tier.read(batch);
+            case "write" -> tier.write(batch);
+            case "read" -> tier.read(batch);
+            case "remove" -> tier.remove(batch);
+            default -> throw new IllegalArgumentException("op " + op);
         }
         return next + n;
     }
@@ -678,10 +743,10 @@ public final class TierBenchmark
         return sorted[(sorted.length - 1) / 2];
     }
 
-    private static Fio.Figures medianFigures(final Fio.Figures[] figures)
+    private static Baseline.Figures medianFigures(final Baseline.Figures[] figures)
     {
-        final Fio.Figures[] sorted = figures.clone();
-        Arrays.sort(sorted, Comparator.comparingDouble(Fio.Figures::bytesPerSecond));
+        final Baseline.Figures[] sorted = figures.clone();
+        Arrays.sort(sorted, Comparator.comparingDouble(Baseline.Figures::bytesPerSecond));
         return sorted[(sorted.length - 1) / 2];
     }
 
