@@ -1,6 +1,7 @@
 package io.kvtier.nativeaccess.uring;
 
 import io.kvtier.nativeaccess.libc.LibC;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,9 +51,33 @@ class UringTest
         return dirs.stream();
     }
 
+    private final List<Path> madeInShm = new ArrayList<>();
+
     private Path directory(final String name) throws IOException
     {
-        return name.equals("tmp") ? tmp : Files.createTempDirectory(Path.of(name), "kvtier-uring-test");
+        if (name.equals("tmp"))
+        {
+            return tmp;
+        }
+        final Path made = Files.createTempDirectory(Path.of(name), "kvtier-uring-test");
+        madeInShm.add(made);
+        return made;
+    }
+
+    /** /dev/shm is memory: what a test made there goes with it. */
+    @AfterEach
+    void removeWhatWasMadeInShm() throws IOException
+    {
+        for (final Path dir : madeInShm)
+        {
+            try (Stream<Path> files = Files.walk(dir))
+            {
+                for (final Path file : files.sorted(java.util.Comparator.reverseOrder()).toList())
+                {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
     }
 
     @Test

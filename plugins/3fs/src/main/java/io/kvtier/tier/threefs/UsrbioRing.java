@@ -13,6 +13,7 @@ import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iorcrea
 import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iordestroy;
 import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovcreate;
 import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
+import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovunlink;
 import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_prep_io;
 import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_submit_ios;
 import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_wait_for_ios;
@@ -175,9 +176,17 @@ final class UsrbioRing
         arena.close();
     }
 
-    /** Gives the ring up without destroying it: I/Os it could not drain may still complete into it. */
+    /**
+     * Gives the ring up without destroying it: I/Os it could not drain may still complete into it. Its
+     * staging iov's names go (hf3fs_iovunlink), so no shared-memory file outlives the process, while its
+     * memory stays mapped for those late completions.
+     */
     void abandon()
     {
         destroyed = true;
+        if (staging != null)
+        {
+            hf3fs_iovunlink(staging);
+        }
     }
 }

@@ -526,6 +526,7 @@ public final class MooncakeTier implements StorageTier
         private final List<MemorySegment> registeredSlices = new ArrayList<>();
         /** Which keys of the current chunk the worker completed or handed on, so a failure completes only the rest. */
         private final boolean[] handled = new boolean[capacity];
+        private final TierStatus[] deferred = new TierStatus[capacity];
         private int chunkFrom;
 
         Worker()
@@ -583,21 +584,46 @@ public final class MooncakeTier implements StorageTier
                     {
                         if (!handled[i - chunk.from()])
                         {
-                            chunk.batch().complete(i, TierStatus.IO_ERROR);
+                            finish(chunk.batch(), i, TierStatus.IO_ERROR);
                         }
                     }
                 }
                 finally
                 {
-                    unregisterSlices();
+                    try
+                    {
+                        unregisterSlices();
+                    }
+                    finally
+                    {
+                        completeDeferred(chunk);
+                    }
                 }
             }
         }
 
+        /**
+         * Records a read's or write's outcome; {@link #completeDeferred} hands it to the engine once the
+         * chunk is done with the key's memory, slices registered for it unregistered included: a key's
+         * segment belongs to the engine again the moment the key completes.
+         */
         private void finish(final TierBatch batch, final int index, final TierStatus status)
         {
             handled[index - chunkFrom] = true;
-            batch.complete(index, status);
+            deferred[index - chunkFrom] = status;
+        }
+
+        private void completeDeferred(final Chunk chunk)
+        {
+            for (int i = chunk.from(); i < chunk.to(); i++)
+            {
+                final TierStatus status = deferred[i - chunk.from()];
+                if (status != null)
+                {
+                    deferred[i - chunk.from()] = null;
+                    chunk.batch().complete(i, status);
+                }
+            }
         }
 
         /** Writes key {@code index} of the batch into array slot {@code slot}. */
