@@ -208,10 +208,6 @@ public final class TierPlugins implements AutoCloseable
             throw new ConfigException(DIR_KEY, "invalid " + setting + ": not a directory; it must be a directory holding one"
                 + " subdirectory or jar per plugin");
         }
-        if (!Files.isReadable(dir) || !Files.isExecutable(dir))
-        {
-            throw new ConfigException(DIR_KEY, "invalid " + setting + ": the directory cannot be read; check its permissions");
-        }
         for (final Path entry : list(dir, "invalid " + setting))
         {
             final String name = entry.getFileName().toString();
@@ -242,17 +238,14 @@ public final class TierPlugins implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new ConfigException(DIR_KEY, what + ": cannot list " + dir + ": " + ex, ex);
+            // An unreadable directory lands here too (AccessDeniedException), named with the OS's reason.
+            throw new ConfigException(DIR_KEY, what + ": cannot list " + dir + " (check its permissions): " + ex, ex);
         }
     }
 
     private static List<Path> jarsOf(final Path pluginDir)
     {
         final String what = "plugin directory " + pluginDir;
-        if (!Files.isReadable(pluginDir) || !Files.isExecutable(pluginDir))
-        {
-            throw new ConfigException(DIR_KEY, what + " cannot be read; check its permissions");
-        }
         final List<Path> jars = new ArrayList<>();
         for (final Path entry : list(pluginDir, what))
         {

@@ -10,12 +10,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /** How plugins are found in a plugin directory, which versions are refused, and how each layout mistake is reported. */
 class TierPluginsTest
@@ -173,23 +171,6 @@ class TierPluginsTest
         assertThatThrownBy(() -> TierPlugins.discover(file)).isInstanceOf(ConfigException.class)
             .hasMessageStartingWith("invalid plugins.dir = \"" + file + "\": not a directory")
             .extracting(ex -> ((ConfigException)ex).key()).isEqualTo("plugins.dir");
-    }
-
-    @Test
-    void shouldRejectAPluginsDirItCannotRead() throws IOException
-    {
-        final Path dir = pluginsDir();
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("---------"));
-        try
-        {
-            assumeFalse(Files.isReadable(dir), "permissions do not bind this user (root)");
-            assertThatThrownBy(() -> TierPlugins.discover(dir)).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("invalid plugins.dir = \"" + dir + "\": the directory cannot be read");
-        }
-        finally
-        {
-            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-        }
     }
 
     @Test
