@@ -97,6 +97,23 @@ public final class PageKeyChain
     }
 
     /**
+     * Replaces the key at a position the chain already has (the engine's record of a shared-memory
+     * client, whose requests write keys into runs of slots).
+     *
+     * @param index   a position below {@link #size()}
+     * @param keyHigh the key's high half
+     * @param keyLow  its low half
+     * @return this
+     */
+    public PageKeyChain set(final int index, final long keyHigh, final long keyLow)
+    {
+        checkIndex(index);
+        high[index] = keyHigh;
+        low[index] = keyLow;
+        return this;
+    }
+
+    /**
      * Replaces the chain with the keys of {@code tokens} split into pages of {@code pageTokens}.
      *
      * @param namespace  whose root the chain starts from

@@ -91,4 +91,15 @@ class KeyVectorsTest
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("capacity of 1");
         assertThatThrownBy(() -> new PageKeyChain(1).add(1, 2).add(3, 4)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void shouldReplaceAKeyItHoldsAndRefuseAPositionItDoesNot()
+    {
+        final PageKeyChain chain = new PageKeyChain(4).add(1, 2).add(3, 4);
+        chain.set(1, 5, 6);
+        assertThat(chain.high(1)).isEqualTo(5);
+        assertThat(chain.low(1)).isEqualTo(6);
+        assertThat(chain.high(0)).isEqualTo(1);
+        assertThatThrownBy(() -> chain.set(2, 7, 8)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
 }

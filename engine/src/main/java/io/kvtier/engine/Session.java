@@ -5,7 +5,7 @@ import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.engine.client.RequestOp;
 
 import io.kvtier.engine.client.ClientPort;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.PagePool;
 
 import java.lang.foreign.MemorySegment;
@@ -59,7 +59,7 @@ public final class Session implements AutoCloseable, ClientPort
 
     private final Engine engine;
     private final PagePool pool;
-    private final KeyChain keys;
+    private final PageKeyChain keys;
 
     // Written by the client before publishing; read by the engine thread.
     private final int[] lengths;
@@ -93,7 +93,7 @@ public final class Session implements AutoCloseable, ClientPort
     {
         this.engine = engine;
         this.pool = pool;
-        this.keys = new KeyChain(maxKeys);
+        this.keys = new PageKeyChain(maxKeys);
         this.lengths = new int[maxKeys];
         this.pageIds = new int[maxKeys];
         this.generations = new int[maxKeys];
@@ -180,7 +180,7 @@ public final class Session implements AutoCloseable, ClientPort
 
     /** @return the key chain requests refer to, by index */
     @Override
-    public KeyChain keys()
+    public PageKeyChain keys()
     {
         return keys;
     }

@@ -3,7 +3,7 @@ package io.kvtier.engine;
 import io.kvtier.engine.client.PageStatus;
 
 import io.kvtier.engine.config.EngineConfig;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -77,12 +77,18 @@ final class EngineFixture
     /** Fills the session's chain with keys {@code (salt, 0..n-1)}. */
     static void keys(final Session session, final long salt, final int n)
     {
-        final KeyChain keys = session.keys();
+        final PageKeyChain keys = session.keys();
         keys.clear();
         for (int i = 0; i < n; i++)
         {
             keys.add(salt, i * 0x9E3779B97F4A7C15L + 1);
         }
+    }
+
+    /** @return key {@code index} of the session's chain as a {@link io.kvtier.spi.PageKey}, as tiers see it */
+    static io.kvtier.spi.PageKey pageKey(final Session session, final int index)
+    {
+        return new io.kvtier.spi.PageKey(session.keys().high(index), session.keys().low(index));
     }
 
     static byte expectedByte(final long keyHigh, final long keyLow, final int offset)

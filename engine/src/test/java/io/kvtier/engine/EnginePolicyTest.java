@@ -74,7 +74,7 @@ class EnginePolicyTest
             session.acquire(0, 1);
             session.release();
             session.flush();
-            assertThat(ScriptedTier.get(name).objects).containsOnlyKeys(session.keys().key(0));
+            assertThat(ScriptedTier.get(name).objects).containsOnlyKeys(EngineFixture.pageKey(session, 0));
         }
     }
 
@@ -109,7 +109,7 @@ class EnginePolicyTest
             gate.countDown();
             session.flush();
             assertThat(ScriptedTier.get(name).objects)
-                .containsOnlyKeys(session.keys().key(0), session.keys().key(1), session.keys().key(2), session.keys().key(3));
+                .containsOnlyKeys(EngineFixture.pageKey(session, 0), EngineFixture.pageKey(session, 1), EngineFixture.pageKey(session, 2), EngineFixture.pageKey(session, 3));
             assertThat(engine.snapshot().get(EngineCounter.PAGES_IN_USE)).isEqualTo(5);
             assertThat(session.lookup(0, 3)).isEqualTo(3);
             assertThat(session.l2Pages()).isZero();

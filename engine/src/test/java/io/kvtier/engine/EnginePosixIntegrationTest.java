@@ -42,7 +42,7 @@ class EnginePosixIntegrationTest
 
     private static Path fileOf(final Path l3, final Session session, final int key) throws IOException
     {
-        final String hex = session.keys().key(key).toHex();
+        final String hex = EngineFixture.pageKey(session, key).toHex();
         return pageFiles(l3).stream().filter(p -> p.getFileName().toString().startsWith(hex)).findFirst().orElseThrow();
     }
 

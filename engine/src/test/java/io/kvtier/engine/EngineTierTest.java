@@ -104,7 +104,7 @@ class EngineTierTest
             session.flush();
             session.evict(0, 6);
             final ScriptedTier tier = ScriptedTier.get(name);
-            tier.corrupt(session.keys().key(3), 7);
+            tier.corrupt(EngineFixture.pageKey(session, 3), 7);
             assertThat(session.acquire(0, 6)).isEqualTo(3);
             assertThat(session.status(3)).isEqualTo(PageStatus.MISS);
             for (int i = 0; i < 3; i++)
@@ -114,7 +114,7 @@ class EngineTierTest
             session.release();
             assertThat(engine.snapshot().get(EngineCounter.L3_CORRUPT)).isEqualTo(1);
             // The broken object is removed and the index forgets it: a later lookup stops before it.
-            awaitTrue(() -> !tier.objects.containsKey(session.keys().key(3)), "corrupt object removed");
+            awaitTrue(() -> !tier.objects.containsKey(EngineFixture.pageKey(session, 3)), "corrupt object removed");
             assertThat(session.lookup(0, 6)).isEqualTo(3);
         }
     }
@@ -132,7 +132,7 @@ class EngineTierTest
             session.evict(0, 2);
             final ScriptedTier tier = ScriptedTier.get(name);
             // A misdirected object: page 0's key now holds page 1's intact frame.
-            tier.objects.put(session.keys().key(0), tier.objects.get(session.keys().key(1)).clone());
+            tier.objects.put(EngineFixture.pageKey(session, 0), tier.objects.get(EngineFixture.pageKey(session, 1)).clone());
             assertThat(session.acquire(0, 2)).isZero();
             assertThat(engine.snapshot().get(EngineCounter.L3_CORRUPT)).isEqualTo(1);
         }
@@ -149,7 +149,7 @@ class EngineTierTest
             write(session, 0, 4);
             session.flush();
             session.evict(0, 4);
-            ScriptedTier.get(name).objects.remove(session.keys().key(2));
+            ScriptedTier.get(name).objects.remove(EngineFixture.pageKey(session, 2));
             assertThat(session.acquire(0, 4)).isEqualTo(2);
             session.release();
             assertThat(engine.snapshot().get(EngineCounter.L3_READ_MISSES)).isEqualTo(1);
@@ -170,7 +170,7 @@ class EngineTierTest
             session.flush();
             session.evict(0, 3);
             assertThat(session.lookup(0, 3)).isEqualTo(3);
-            ScriptedTier.get(name).dropOnItsOwn(session.keys().key(1));
+            ScriptedTier.get(name).dropOnItsOwn(EngineFixture.pageKey(session, 1));
             awaitTrue(() -> engine.snapshot().get(EngineCounter.L3_REMOVED_BY_TIER) == 1, "removal reported");
             assertThat(session.lookup(0, 3)).isEqualTo(1);
         }
@@ -284,7 +284,7 @@ class EngineTierTest
             keys(session, 30, 3);
             assertThat(session.lookup(0, 3)).isEqualTo(3);
             // The first tier loses page 1 (it answers not found): the engine reads it from the second.
-            ScriptedTier.get(first).readFailures.put(session.keys().key(1), TierStatus.NOT_FOUND);
+            ScriptedTier.get(first).readFailures.put(EngineFixture.pageKey(session, 1), TierStatus.NOT_FOUND);
             assertThat(session.acquire(0, 3)).isEqualTo(3);
             for (int i = 0; i < 3; i++)
             {

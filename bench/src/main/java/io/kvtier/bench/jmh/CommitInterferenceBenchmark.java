@@ -3,7 +3,7 @@ package io.kvtier.bench.jmh;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -116,7 +116,7 @@ public class CommitInterferenceBenchmark
     public static class CommitterState
     {
         Session session;
-        KeyChain keys;
+        PageKeyChain keys;
         long next;
 
         @Setup(Level.Trial)

@@ -2,7 +2,7 @@ package io.kvtier.bench.jmh;
 
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -40,7 +40,7 @@ public class ReserveCommitBenchmark
 
     private Engine engine;
     private Session session;
-    private KeyChain keys;
+    private PageKeyChain keys;
     private long next;
     private final CRC32C crc = new CRC32C();
     private ByteBuffer page;

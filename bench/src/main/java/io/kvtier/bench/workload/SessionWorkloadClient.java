@@ -3,7 +3,7 @@ package io.kvtier.bench.workload;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 
 import java.lang.foreign.MemorySegment;
 
@@ -11,7 +11,7 @@ import java.lang.foreign.MemorySegment;
 public final class SessionWorkloadClient implements WorkloadClient
 {
     private final Session session;
-    private final KeyChain keys;
+    private final PageKeyChain keys;
     private final long rootHigh;
     private final long rootLow;
     private final int pageTokens;

@@ -1,6 +1,6 @@
 package io.kvtier.engine.client;
 
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 
 /**
  * The engine's view of one client, whatever process it runs in: where a request's keys and payload
@@ -32,7 +32,7 @@ public interface ClientPort
     void expired();
 
     /** @return the key chain requests refer to by index */
-    KeyChain keys();
+    PageKeyChain keys();
 
     /** @return payload lengths of reserved pages, written by the client before a commit */
     int[] lengths();

@@ -4,7 +4,7 @@ import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.index.PageIndex;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
@@ -68,7 +68,7 @@ final class Acquires
      */
     void walk(final ClientRecord r)
     {
-        final KeyChain keys = r.keys;
+        final PageKeyChain keys = r.keys;
         final int end = r.from + r.count;
         for (; r.cursor < end; r.cursor++)
         {

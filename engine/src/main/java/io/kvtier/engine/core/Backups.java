@@ -4,7 +4,7 @@ import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.client.RequestOp;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.index.PageIndex;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
@@ -189,7 +189,7 @@ final class Backups
     /** A client asks for copies of the pool pages of its keys that L3 lacks. */
     void backupKeys(final ClientRecord r)
     {
-        final KeyChain keys = r.keys;
+        final PageKeyChain keys = r.keys;
         int started = 0;
         for (int i = r.from; i < r.from + r.count; i++)
         {

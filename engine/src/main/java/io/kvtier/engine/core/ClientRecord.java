@@ -3,7 +3,7 @@ package io.kvtier.engine.core;
 import io.kvtier.engine.client.ClientPort;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.client.RequestStatus;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 
 /**
  * The engine's record of one open client and of its request in flight: everything the engine thread
@@ -26,7 +26,7 @@ final class ClientRecord
 
     final int id;
     ClientPort port;
-    KeyChain keys;
+    PageKeyChain keys;
     int[] lengths;
     byte[] status;
     int[] pageIds;

@@ -5,7 +5,7 @@ import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.config.PrefetchMode;
 import io.kvtier.engine.index.PageIndex;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.spi.TierStatus;
@@ -68,7 +68,7 @@ final class Lookups implements TimedPart
      */
     private void scanPrefix(final ClientRecord r, final int start, final int end)
     {
-        final KeyChain keys = r.keys;
+        final PageKeyChain keys = r.keys;
         int run = start;
         int i = start;
         for (; i < end; i++)
@@ -137,7 +137,7 @@ final class Lookups implements TimedPart
         {
             return false;
         }
-        final KeyChain keys = r.keys;
+        final PageKeyChain keys = r.keys;
         final long now = clock.nanoTime();
         int stop = Math.min(end, start + probePages);
         for (int i = start; i < stop; i++)
@@ -224,7 +224,7 @@ final class Lookups implements TimedPart
      */
     private int startLoads(final ClientRecord r, final int start, final int end, final byte waitKind)
     {
-        final KeyChain keys = r.keys;
+        final PageKeyChain keys = r.keys;
         int waiting = 0;
         for (int i = start; i < end; i++)
         {

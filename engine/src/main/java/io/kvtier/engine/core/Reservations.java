@@ -5,7 +5,7 @@ import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.index.PageIndex;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
@@ -55,7 +55,7 @@ final class Reservations implements TimedPart
     /** Reserves pages for the request's keys that the pool lacks, from the request's cursor on. */
     void reserve(final ClientRecord r)
     {
-        final KeyChain keys = r.keys;
+        final PageKeyChain keys = r.keys;
         final int end = r.from + r.count;
         final long deadline = clock.nanoTime() + reservationNanos;
         for (; r.cursor < end; r.cursor++)

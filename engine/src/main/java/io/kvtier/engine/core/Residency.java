@@ -2,7 +2,7 @@ package io.kvtier.engine.core;
 
 import io.kvtier.collections.KeyTable;
 import io.kvtier.engine.index.PageIndex;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
 
@@ -73,7 +73,7 @@ final class Residency
      * @return the SERVING page of the key before it in the chain, or {@link #NONE}: the page the
      *         eviction policy hears as its chain parent
      */
-    int chainParent(final KeyChain keys, final int key)
+    int chainParent(final PageKeyChain keys, final int key)
     {
         if (key <= 0)
         {

@@ -13,7 +13,7 @@ import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.client.RequestOp;
 import io.kvtier.engine.core.EngineDuty;
 import io.kvtier.engine.core.Pipeline;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.Counters;
 import io.kvtier.engine.pool.CountersDescriptor;
 import io.kvtier.engine.pool.PagePool;
@@ -468,7 +468,7 @@ final class IpcConductor implements EngineDuty
         }
         if (keysInBody)
         {
-            final KeyChain keys = client.keys();
+            final PageKeyChain keys = client.keys();
             for (int i = 0; i < count; i++)
             {
                 keys.set(first + i, request.keyHigh(i), request.keyLow(i));
@@ -518,7 +518,7 @@ final class IpcConductor implements EngineDuty
                                     final boolean keysInBody)
     {
         final byte[] statuses = client.statuses();
-        final KeyChain keys = client.keys();
+        final PageKeyChain keys = client.keys();
         for (int i = 0; i < count; i++)
         {
             final int slot = first + i;

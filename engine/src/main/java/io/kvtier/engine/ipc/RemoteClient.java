@@ -12,7 +12,7 @@ import io.kvtier.client.protocol.RingProducer;
 import io.kvtier.engine.client.ClientPort;
 import io.kvtier.engine.client.RequestOp;
 import io.kvtier.engine.client.RequestStatus;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -65,7 +65,7 @@ final class RemoteClient implements ClientPort
         GONE
     }
 
-    private final KeyChain keys;
+    private final PageKeyChain keys;
     private final int[] lengths;
     private final byte[] statuses;
     private final int[] pageIds;
@@ -120,7 +120,7 @@ final class RemoteClient implements ClientPort
         this.namespaceTags = namespaceTags;
         this.pid = pid;
         // Every slot is a position of the chain from the start: requests write keys into any run of them.
-        this.keys = new KeyChain(maxKeys);
+        this.keys = new PageKeyChain(maxKeys);
         for (int i = 0; i < maxKeys; i++)
         {
             keys.add(0, 0);
@@ -339,7 +339,7 @@ final class RemoteClient implements ClientPort
     }
 
     @Override
-    public KeyChain keys()
+    public PageKeyChain keys()
     {
         return keys;
     }

@@ -3,7 +3,7 @@ package io.kvtier.engine.core;
 import io.kvtier.engine.client.ClientPort;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.client.RequestStatus;
-import io.kvtier.engine.key.KeyChain;
+import io.kvtier.client.PageKeyChain;
 
 /**
  * A client as the engine thread's parts see it, for their unit tests: the arrays a request reads and
@@ -11,7 +11,7 @@ import io.kvtier.engine.key.KeyChain;
  */
 final class TestPort implements ClientPort
 {
-    private final KeyChain keys;
+    private final PageKeyChain keys;
     private final int[] lengths;
     private final byte[] statuses;
     private final int[] pageIds;
@@ -30,7 +30,7 @@ final class TestPort implements ClientPort
 
     TestPort(final int capacity)
     {
-        keys = new KeyChain(capacity);
+        keys = new PageKeyChain(capacity);
         lengths = new int[capacity];
         statuses = new byte[capacity];
         pageIds = new int[capacity];
@@ -83,7 +83,7 @@ final class TestPort implements ClientPort
     }
 
     @Override
-    public KeyChain keys()
+    public PageKeyChain keys()
     {
         return keys;
     }
