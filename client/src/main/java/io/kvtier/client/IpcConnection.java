@@ -1,6 +1,7 @@
 package io.kvtier.client;
 
 import io.kvtier.client.protocol.ControlFileDescriptor;
+import io.kvtier.client.protocol.DeviceRequestDescriptor;
 import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.FutexWord;
 import io.kvtier.client.protocol.HandshakeDescriptor;
@@ -147,8 +148,28 @@ public final class IpcConnection implements AutoCloseable
     public static IpcConnection connect(final Path socketPath, final int maxKeys, final byte[] namespaceRoots, final int majorVersion,
                                         final IdleStrategy.Kind idleKind) throws IOException
     {
+        return connect(socketPath, maxKeys, namespaceRoots, majorVersion, HandshakeDescriptor.MINOR_VERSION, idleKind);
+    }
+
+    /**
+     * Connects announcing a given minor version: an engine answers operations later than it with
+     * UNKNOWN_TYPE, as it would for a client written against that version.
+     *
+     * @param socketPath     the engine's {@code ipc.socket-path}
+     * @param maxKeys        slots wanted
+     * @param namespaceRoots N namespace roots, 16 bytes each (keys.md)
+     * @param majorVersion   the major version to announce
+     * @param minorVersion   the minor version to announce
+     * @param idleKind       how this client waits
+     * @return the connection
+     * @throws IpcException if the engine refused the HELLO
+     * @throws IOException  if the socket or a file cannot be reached
+     */
+    public static IpcConnection connect(final Path socketPath, final int maxKeys, final byte[] namespaceRoots, final int majorVersion,
+                                        final int minorVersion, final IdleStrategy.Kind idleKind) throws IOException
+    {
         final HandshakeDescriptor.Hello hello = new HandshakeDescriptor.Hello(HandshakeDescriptor.HELLO_MAGIC, majorVersion,
-            HandshakeDescriptor.MINOR_VERSION, maxKeys, (int)ProcessHandle.current().pid(), 0, namespaceRoots);
+            minorVersion, maxKeys, (int)ProcessHandle.current().pid(), 0, namespaceRoots);
         final SocketChannel socket = SocketChannel.open(StandardProtocolFamily.UNIX);
         try
         {
@@ -394,6 +415,54 @@ public final class IpcConnection implements AutoCloseable
         for (int i = 0; i < count; i++)
         {
             request.commitLength(i, lengths[i]);
+        }
+        return publish();
+    }
+
+    /**
+     * Sends a REGISTER_KV (version 1.1): its response's Result Count is the Layout Id that DEVICE_LOAD
+     * and DEVICE_SAVE name, or, with Status INVALID, a {@code DeviceRequestDescriptor.DETAIL_*} saying
+     * what was refused.
+     *
+     * @param registration the buffers and their layout
+     * @return its id
+     * @throws IpcException if the engine dropped the client
+     */
+    public long sendRegisterKv(final KvBufferRegistration registration) throws IpcException
+    {
+        final int allocations = registration.offsets().length;
+        final RequestEncoder request = claim(MessageType.REGISTER_KV, 0, 0, 0, 0,
+            (int)DeviceRequestDescriptor.registerLength(allocations) - RequestDescriptor.HEADER_LENGTH);
+        request.registerKv(registration.handleKind(), registration.device(), registration.arrangement(), registration.wireShape(), allocations);
+        for (int i = 0; i < allocations; i++)
+        {
+            request.allocation(i, registration.offsets()[i], registration.handles()[i]);
+        }
+        return publish();
+    }
+
+    /**
+     * Sends a DEVICE_LOAD (the pinned pages of the slots into blocks) or a DEVICE_SAVE (blocks into the
+     * reserved pages of the slots, then their commit), version 1.1.
+     *
+     * @param type        {@link MessageType#DEVICE_LOAD} or {@link MessageType#DEVICE_SAVE}
+     * @param layoutId    a REGISTER_KV's Layout Id
+     * @param firstSlot   first slot
+     * @param count       slots
+     * @param blocks      slot {@code firstSlot + i}'s block
+     * @param validTokens its tokens to copy, 1..Block Tokens
+     * @return its id
+     * @throws IpcException if the engine dropped the client
+     */
+    public long sendDeviceCopy(final int type, final int layoutId, final int firstSlot, final int count, final int[] blocks,
+                               final int[] validTokens) throws IpcException
+    {
+        final RequestEncoder request = claim(type, firstSlot, count, 0, 0,
+            (int)DeviceRequestDescriptor.copyLength(count) - RequestDescriptor.HEADER_LENGTH);
+        request.layoutId(layoutId);
+        for (int i = 0; i < count; i++)
+        {
+            request.copyEntry(i, blocks[i], validTokens[i]);
         }
         return publish();
     }

@@ -42,9 +42,30 @@ public final class EmulatedCopyExecutor implements CopyExecutor
      */
     public EmulatedCopyExecutor(final MemorySegment deviceMemory, final String reason)
     {
+        this(deviceMemory, "host-memory emulation of device copies (no CUDA device: " + reason + ")", true);
+    }
+
+    private EmulatedCopyExecutor(final MemorySegment deviceMemory, final String description, final boolean log)
+    {
         this.deviceMemory = deviceMemory;
-        this.description = "host-memory emulation of device copies (no CUDA device: " + reason + ")";
-        LOG.log(System.Logger.Level.INFO, "device tier: copies run as a {0}", description);
+        this.description = description;
+        if (log)
+        {
+            LOG.log(System.Logger.Level.INFO, "device tier: copies run as a {0}", description);
+        }
+    }
+
+    /**
+     * Copies for KV buffers that live in host memory (a client's registered shared-memory files): the
+     * same plans, with layouts at absolute addresses of this process, so "device memory" is the whole
+     * address space and every address a layout names must be one its registration mapped and checked.
+     *
+     * @return the executor
+     */
+    public static EmulatedCopyExecutor forHostBuffers()
+    {
+        return new EmulatedCopyExecutor(MemorySegment.NULL.reinterpret(Long.MAX_VALUE),
+            "host memory copies into KV buffers mapped from clients' shared-memory files", false);
     }
 
     @Override

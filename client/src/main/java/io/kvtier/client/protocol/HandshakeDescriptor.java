@@ -60,7 +60,7 @@ public final class HandshakeDescriptor
     /** The major version this code speaks. */
     public static final int MAJOR_VERSION = 1;
     /** The minor version this code speaks. */
-    public static final int MINOR_VERSION = 0;
+    public static final int MINOR_VERSION = 1;
 
     /** HELLO: offset of the magic. */
     public static final int HELLO_MAGIC_OFFSET = 0;

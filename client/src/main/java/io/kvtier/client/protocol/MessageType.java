@@ -34,6 +34,12 @@ public final class MessageType
     public static final int CLOSE = 13;
     /** Answer with the engine's counters. */
     public static final int STATS = 14;
+    /** Register the client's KV buffers and their layout (version 1.1). */
+    public static final int REGISTER_KV = 15;
+    /** Copy the pinned pages of the slots into blocks of a registered layout (version 1.1). */
+    public static final int DEVICE_LOAD = 16;
+    /** Copy blocks of a registered layout into the reserved pages of the slots and commit them (version 1.1). */
+    public static final int DEVICE_SAVE = 17;
 
     private MessageType()
     {
@@ -45,7 +51,7 @@ public final class MessageType
      */
     public static boolean isOperation(final int type)
     {
-        return type >= LOOKUP && type <= STATS && type != 12;
+        return type >= LOOKUP && type <= DEVICE_SAVE && type != 12;
     }
 
     /**
@@ -63,7 +69,16 @@ public final class MessageType
      */
     public static boolean isSlotless(final int type)
     {
-        return type == FLUSH || type == CLOSE || type == STATS;
+        return type == FLUSH || type == CLOSE || type == STATS || type == REGISTER_KV;
+    }
+
+    /**
+     * @param type an operation
+     * @return whether it is one of version 1.1's device operations, which a client of minor version 0 does not know
+     */
+    public static boolean isDeviceOperation(final int type)
+    {
+        return type == REGISTER_KV || type == DEVICE_LOAD || type == DEVICE_SAVE;
     }
 
     /**
@@ -87,6 +102,9 @@ public final class MessageType
             case EVICT -> "EVICT";
             case CLOSE -> "CLOSE";
             case STATS -> "STATS";
+            case REGISTER_KV -> "REGISTER_KV";
+            case DEVICE_LOAD -> "DEVICE_LOAD";
+            case DEVICE_SAVE -> "DEVICE_SAVE";
             default -> "TYPE_" + type;
         };
     }

@@ -31,6 +31,8 @@ public final class PageEntryStatus
     public static final int INVALID = 10;
     /** A prefetch put it in the pool. */
     public static final int LOADED = 12;
+    /** DEVICE_LOAD: the pinned page's KV is in the block, every byte, and the page stayed pinned throughout (version 1.1). */
+    public static final int COPIED = 13;
 
     private PageEntryStatus()
     {

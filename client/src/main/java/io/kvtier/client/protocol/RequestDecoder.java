@@ -107,6 +107,94 @@ public final class RequestDecoder
         return i >= 0 && at + 4 <= limit ? buffer.get(LittleEndian.INT, offset + at) : 0;
     }
 
+    /** @return REGISTER_KV's Handle Kind */
+    public int handleKind()
+    {
+        return readInt(DeviceRequestDescriptor.HANDLE_KIND_OFFSET);
+    }
+
+    /** @return REGISTER_KV's Device */
+    public int device()
+    {
+        return readInt(DeviceRequestDescriptor.DEVICE_OFFSET);
+    }
+
+    /** @return REGISTER_KV's Arrangement (u16) */
+    public int arrangement()
+    {
+        return limit >= DeviceRequestDescriptor.ARRANGEMENT_OFFSET + 2
+            ? buffer.get(LittleEndian.SHORT, offset + DeviceRequestDescriptor.ARRANGEMENT_OFFSET) & 0xFFFF : 0;
+    }
+
+    /**
+     * @param fieldOffset one of REGISTER_KV's i32 shape fields ({@link DeviceRequestDescriptor#LAYERS_OFFSET} to
+     *                    {@link DeviceRequestDescriptor#BLOCKS_OFFSET})
+     * @return its value, or 0 beyond the record
+     */
+    public int registerField(final int fieldOffset)
+    {
+        return readInt(fieldOffset);
+    }
+
+    /** @return REGISTER_KV's Allocation Count */
+    public int allocationCount()
+    {
+        return readInt(DeviceRequestDescriptor.ALLOCATION_COUNT_OFFSET);
+    }
+
+    /**
+     * @param i an allocation's position
+     * @return its Offset, or 0 beyond the record
+     */
+    public long allocationOffset(final int i)
+    {
+        final long at = DeviceRequestDescriptor.ALLOCATIONS_OFFSET + (long)i * DeviceRequestDescriptor.ALLOCATION_LENGTH;
+        return i >= 0 && at + 8 <= limit ? buffer.get(LittleEndian.LONG, offset + at) : 0;
+    }
+
+    /**
+     * Copies an allocation's 64-byte handle out of the record (the client may rewrite the record).
+     *
+     * @param i           an allocation's position
+     * @param destination where the 64 bytes go; zeroes beyond the record
+     */
+    public void allocationHandle(final int i, final byte[] destination)
+    {
+        java.util.Arrays.fill(destination, 0, DeviceRequestDescriptor.HANDLE_LENGTH, (byte)0);
+        final long at = DeviceRequestDescriptor.ALLOCATIONS_OFFSET + (long)i * DeviceRequestDescriptor.ALLOCATION_LENGTH
+            + DeviceRequestDescriptor.ALLOCATION_HANDLE_OFFSET;
+        if (i >= 0 && at + DeviceRequestDescriptor.HANDLE_LENGTH <= limit)
+        {
+            MemorySegment.copy(buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, offset + at, destination, 0, DeviceRequestDescriptor.HANDLE_LENGTH);
+        }
+    }
+
+    /** @return a DEVICE_LOAD's or DEVICE_SAVE's Layout Id */
+    public int layoutId()
+    {
+        return readInt(DeviceRequestDescriptor.LAYOUT_ID_OFFSET);
+    }
+
+    /**
+     * @param i a copy entry's position
+     * @return the Block of slot First + i, or 0 beyond the record
+     */
+    public int copyBlock(final int i)
+    {
+        final long at = DeviceRequestDescriptor.COPY_ENTRIES_OFFSET + (long)i * DeviceRequestDescriptor.COPY_ENTRY_LENGTH;
+        return i >= 0 && at + 4 <= limit ? buffer.get(LittleEndian.INT, offset + at) : 0;
+    }
+
+    /**
+     * @param i a copy entry's position
+     * @return the Valid Tokens of slot First + i, or 0 beyond the record
+     */
+    public int copyValidTokens(final int i)
+    {
+        final long at = DeviceRequestDescriptor.COPY_ENTRIES_OFFSET + (long)i * DeviceRequestDescriptor.COPY_ENTRY_LENGTH + 4;
+        return i >= 0 && at + 4 <= limit ? buffer.get(LittleEndian.INT, offset + at) : 0;
+    }
+
     private int readInt(final int fieldOffset)
     {
         return limit >= fieldOffset + 4 ? buffer.get(LittleEndian.INT, offset + fieldOffset) : 0;

@@ -23,7 +23,8 @@ package io.kvtier.client.protocol;
  *  +-------------------------------+-------------------------------+
  *  |                       Reserved (0)                            | 28
  *  +---------------------------------------------------------------+
- *  |   Body: Count x 16-byte keys, or Count x i32 lengths, or none ... 32
+ *  |   Body: Count x 16-byte keys, Count x i32 lengths, a device body ... 32
+ *  |   ({@link DeviceRequestDescriptor}), or none                      |
  *  +---------------------------------------------------------------+
  * </pre>
  */
@@ -78,15 +79,37 @@ public final class RequestDescriptor
         {
             return HEADER_LENGTH + (long)COMMIT_LENGTH_LENGTH * count;
         }
+        if (type == MessageType.DEVICE_LOAD || type == MessageType.DEVICE_SAVE)
+        {
+            return DeviceRequestDescriptor.copyLength(count);
+        }
+        if (type == MessageType.REGISTER_KV)
+        {
+            return -1; // its Length follows from its body's Allocation Count: see registerLength
+        }
         return HEADER_LENGTH;
     }
 
     /**
      * @param maxKeys the client's slots
-     * @return the longest request a client with that many slots can send: Max Message Length
+     * @return the longest keyed request a client with that many slots can send
      */
     public static int maxMessageLength(final int maxKeys)
     {
         return HEADER_LENGTH + KEY_LENGTH * maxKeys;
+    }
+
+    /**
+     * Max Message Length as WELCOME grants it: room for a request naming every slot, and for a
+     * REGISTER_KV of as many allocations as fit a quarter of a ring (up to {@link DeviceRequestDescriptor#MAX_ALLOCATIONS}).
+     *
+     * @param maxKeys      the client's slots
+     * @param ringCapacity the client's Ring Capacity
+     * @return the longest request the client may send
+     */
+    public static int maxMessageLength(final int maxKeys, final int ringCapacity)
+    {
+        final long register = Math.min(DeviceRequestDescriptor.registerLength(DeviceRequestDescriptor.MAX_ALLOCATIONS), ringCapacity / 4);
+        return (int)Math.max(maxMessageLength(maxKeys), register);
     }
 }

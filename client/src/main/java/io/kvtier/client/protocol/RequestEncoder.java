@@ -78,4 +78,77 @@ public final class RequestEncoder
         buffer.set(LittleEndian.INT, offset + RequestDescriptor.HEADER_LENGTH + (long)i * RequestDescriptor.COMMIT_LENGTH_LENGTH, length);
         return this;
     }
+
+    /**
+     * Writes REGISTER_KV's body up to its allocations.
+     *
+     * @param handleKind  {@link DeviceRequestDescriptor#HANDLE_CUDA_IPC} or {@link DeviceRequestDescriptor#HANDLE_HOST_FILE}
+     * @param device      the CUDA ordinal
+     * @param arrangement one of the ARRANGEMENT_ constants
+     * @param shape       layers, tensors per layer, block tokens, heads, head dim, element bytes, blocks, in that order
+     * @param allocations A
+     * @return this
+     */
+    public RequestEncoder registerKv(final int handleKind, final int device, final int arrangement, final int[] shape, final int allocations)
+    {
+        buffer.set(LittleEndian.INT, offset + DeviceRequestDescriptor.HANDLE_KIND_OFFSET, handleKind);
+        buffer.set(LittleEndian.INT, offset + DeviceRequestDescriptor.DEVICE_OFFSET, device);
+        buffer.set(LittleEndian.SHORT, offset + DeviceRequestDescriptor.ARRANGEMENT_OFFSET, (short)arrangement);
+        buffer.set(LittleEndian.SHORT, offset + DeviceRequestDescriptor.ARRANGEMENT_OFFSET + 2, (short)0);
+        for (int f = 0; f < 7; f++)
+        {
+            buffer.set(LittleEndian.INT, offset + DeviceRequestDescriptor.LAYERS_OFFSET + 4L * f, shape[f]);
+        }
+        buffer.set(LittleEndian.INT, offset + DeviceRequestDescriptor.ALLOCATION_COUNT_OFFSET, allocations);
+        buffer.set(LittleEndian.INT, offset + DeviceRequestDescriptor.ALLOCATION_COUNT_OFFSET + 4, 0);
+        return this;
+    }
+
+    /**
+     * Writes REGISTER_KV's allocation {@code i}.
+     *
+     * @param i              its position
+     * @param allocationOffset where its tensor starts in the allocation
+     * @param handle         up to 64 bytes; the rest of the field is zeroed
+     * @return this
+     */
+    public RequestEncoder allocation(final int i, final long allocationOffset, final byte[] handle)
+    {
+        final long at = offset + DeviceRequestDescriptor.ALLOCATIONS_OFFSET + (long)i * DeviceRequestDescriptor.ALLOCATION_LENGTH;
+        buffer.set(LittleEndian.LONG, at, allocationOffset);
+        final long handleAt = at + DeviceRequestDescriptor.ALLOCATION_HANDLE_OFFSET;
+        buffer.asSlice(handleAt, DeviceRequestDescriptor.HANDLE_LENGTH).fill((byte)0);
+        MemorySegment.copy(handle, 0, buffer, java.lang.foreign.ValueLayout.JAVA_BYTE, handleAt,
+            Math.min(handle.length, DeviceRequestDescriptor.HANDLE_LENGTH));
+        return this;
+    }
+
+    /**
+     * Writes a DEVICE_LOAD's or DEVICE_SAVE's layout id.
+     *
+     * @param layoutId REGISTER_KV's Result Count
+     * @return this
+     */
+    public RequestEncoder layoutId(final int layoutId)
+    {
+        buffer.set(LittleEndian.INT, offset + DeviceRequestDescriptor.LAYOUT_ID_OFFSET, layoutId);
+        buffer.set(LittleEndian.INT, offset + DeviceRequestDescriptor.LAYOUT_ID_OFFSET + 4, 0);
+        return this;
+    }
+
+    /**
+     * Writes device copy entry {@code i}.
+     *
+     * @param i           its position (slot First + i)
+     * @param block       the block in the registered layout
+     * @param validTokens tokens of it to copy, 1..Block Tokens
+     * @return this
+     */
+    public RequestEncoder copyEntry(final int i, final int block, final int validTokens)
+    {
+        final long at = offset + DeviceRequestDescriptor.COPY_ENTRIES_OFFSET + (long)i * DeviceRequestDescriptor.COPY_ENTRY_LENGTH;
+        buffer.set(LittleEndian.INT, at, block);
+        buffer.set(LittleEndian.INT, at + 4, validTokens);
+        return this;
+    }
 }

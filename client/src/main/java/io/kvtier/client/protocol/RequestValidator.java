@@ -58,7 +58,8 @@ public final class RequestValidator
         {
             return ErrorCode.SLOT_RANGE;
         }
-        if (request.length() != length || RequestDescriptor.expectedLength(type, count, flags) != length)
+        final long expected = type == MessageType.REGISTER_KV ? registerLength(request) : RequestDescriptor.expectedLength(type, count, flags);
+        if (request.length() != length || expected != length)
         {
             return ErrorCode.MALFORMED;
         }
@@ -71,5 +72,12 @@ public final class RequestValidator
             return ErrorCode.NAMESPACE_DENIED;
         }
         return ErrorCode.OK;
+    }
+
+    /** The Length a REGISTER_KV must have for the Allocation Count its body names, or -1 for a count out of range. */
+    private static long registerLength(final RequestDecoder request)
+    {
+        final int allocations = request.allocationCount();
+        return allocations < 0 || allocations > DeviceRequestDescriptor.MAX_ALLOCATIONS ? -1 : DeviceRequestDescriptor.registerLength(allocations);
     }
 }

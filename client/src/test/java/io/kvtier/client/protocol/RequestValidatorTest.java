@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RequestValidatorTest
 {
     private static final int MAX_KEYS = 8;
-    private static final int MAX_MESSAGE = RequestDescriptor.maxMessageLength(MAX_KEYS);
+    /** As WELCOME grants it with rings of 2 KiB: room for 8 keys, and for a registration of 5 allocations (a quarter of a ring). */
+    private static final int MAX_MESSAGE = RequestDescriptor.maxMessageLength(MAX_KEYS, 2048);
 
     private final MemorySegment buffer = Arena.ofAuto().allocate(1024);
     private final RequestEncoder encoder = new RequestEncoder();
@@ -43,6 +44,35 @@ class RequestValidatorTest
         assertThat(check(24, MessageType.RELEASE, 5, 0, 1, 0, 0, 4, 0)).as("shorter than the header").isEqualTo(ErrorCode.MALFORMED);
         assertThat(check(32, MessageType.LOOKUP, 5, 0, 0, 0, 2, 4, 0)).as("unknown flag").isEqualTo(ErrorCode.MALFORMED);
         assertThat(check(32, MessageType.RELEASE, 5, 0, 1, 0, 1, 4, 0)).as("KEYS_IN_SLOTS without keys").isEqualTo(ErrorCode.MALFORMED);
+    }
+
+    @Test
+    void deviceOperationsHaveTheLengthTheirBodyNames()
+    {
+        assertThat(check(40 + 8 * 3, MessageType.DEVICE_LOAD, 5, 1, 3, 0, 0, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(40 + 8 * 2, MessageType.DEVICE_SAVE, 5, 1, 3, 0, 0, 4, 0)).isEqualTo(ErrorCode.MALFORMED);
+        assertThat(check(32 + 8 * 3, MessageType.DEVICE_LOAD, 5, 1, 3, 0, 0, 4, 0)).as("without the layout id").isEqualTo(ErrorCode.MALFORMED);
+        assertThat(check(40, MessageType.DEVICE_LOAD, 5, 0, 0, 0, RequestDescriptor.FLAG_KEYS_IN_SLOTS, 4, 0)).as("a flag on no keys")
+            .isEqualTo(ErrorCode.MALFORMED);
+
+        buffer.fill((byte)0);
+        encoder.wrap(buffer, 0).registerKv(DeviceRequestDescriptor.HANDLE_HOST_FILE, 0, DeviceRequestDescriptor.ARRANGEMENT_INTERLEAVED,
+            new int[] {2, 2, 16, 8, 128, 2, 64}, 2);
+        assertThat(check(80 + 72 * 2, MessageType.REGISTER_KV, 5, 0, 0, 0, 0, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(80 + 72, MessageType.REGISTER_KV, 5, 0, 0, 0, 0, 4, 0)).as("fewer allocations than it counts").isEqualTo(ErrorCode.MALFORMED);
+        assertThat(check(80 + 72 * 2, MessageType.REGISTER_KV, 5, 0, 2, 0, 0, 4, 0)).as("slots on a slotless operation").isEqualTo(ErrorCode.SLOT_RANGE);
+        buffer.set(LittleEndian.INT, DeviceRequestDescriptor.ALLOCATION_COUNT_OFFSET, -1);
+        assertThat(check(80, MessageType.REGISTER_KV, 5, 0, 0, 0, 0, 4, 0)).as("a negative count").isEqualTo(ErrorCode.MALFORMED);
+        buffer.set(LittleEndian.INT, DeviceRequestDescriptor.ALLOCATION_COUNT_OFFSET, DeviceRequestDescriptor.MAX_ALLOCATIONS + 1);
+        assertThat(check(80, MessageType.REGISTER_KV, 5, 0, 0, 0, 0, 4, 0)).as("more than the most").isEqualTo(ErrorCode.MALFORMED);
+    }
+
+    @Test
+    void maxMessageLengthHasRoomForTheLargestRegistrationThatFitsAQuarterOfARing()
+    {
+        assertThat(RequestDescriptor.maxMessageLength(8, 256 << 10)).isEqualTo(80 + 72 * DeviceRequestDescriptor.MAX_ALLOCATIONS);
+        assertThat(RequestDescriptor.maxMessageLength(8, 4096)).isEqualTo(1024);
+        assertThat(RequestDescriptor.maxMessageLength(4096, 256 << 10)).isEqualTo(32 + 16 * 4096);
     }
 
     @Test

@@ -71,6 +71,7 @@ final class IpcConductor implements EngineDuty
     private final IdleStrategy idle;
     private final IdleStrategy.WorkCheck anyWork = this::anyWork;
     private final CommitSealer sealer;
+    private final DeviceCopier deviceCopier;
     private IdleStrategy.WorkCheck ringHasWork;
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private final RequestDecoder decoder = new RequestDecoder();
@@ -110,6 +111,7 @@ final class IpcConductor implements EngineDuty
         this.keepAliveNanos = settings.sessionTimeout().toNanos() / 4;
         this.idle = new IdleStrategy(settings.idleStrategy(), IdleStrategy.MAX_SLEEP_NANOS);
         this.sealer = new CommitSealer(pool, pipeline, settings.maxClients());
+        this.deviceCopier = new DeviceCopier(pool, sealer, settings.maxClients());
     }
 
     /** Any thread: asks the adapter to disconnect every client (CLOSED) and stop; see {@link #awaitStopped}. */
@@ -133,6 +135,7 @@ final class IpcConductor implements EngineDuty
             wake();
             LockSupport.parkNanos(1_000_000);
         }
+        deviceCopier.stop();
         sealer.stop();
         return stopped;
     }
@@ -418,7 +421,7 @@ final class IpcConductor implements EngineDuty
         }
         final RequestDecoder request = decoder.wrap(client.ring(), offset, requests.currentLength());
         ErrorCode code = RequestValidator.validate(request, client.lastRequestId, client.maxKeys(), client.namespaceCount(),
-            RequestDescriptor.maxMessageLength(client.maxKeys()));
+            client.maxMessageLength());
         if (code == ErrorCode.TOO_LONG)
         {
             drop(client, ErrorCode.TOO_LONG, "a request of " + requests.currentLength() + " bytes");
@@ -426,6 +429,10 @@ final class IpcConductor implements EngineDuty
         }
         // Each field read once: the client may rewrite the record under us, and only these values were checked.
         final int type = request.type();
+        if (code == ErrorCode.OK && MessageType.isDeviceOperation(type) && client.minorVersion() < 1)
+        {
+            code = ErrorCode.UNKNOWN_TYPE; // an operation of version 1.1, which a 1.0 client cannot mean
+        }
         final long requestId = request.requestId();
         final int first = request.firstSlot();
         final int count = request.count();
@@ -482,6 +489,14 @@ final class IpcConductor implements EngineDuty
                 lengths[first + i] = request.commitLength(i);
             }
         }
+        else if (type == MessageType.DEVICE_LOAD || type == MessageType.DEVICE_SAVE)
+        {
+            client.takeCopyEntries(request, first, count);
+        }
+        else if (type == MessageType.REGISTER_KV)
+        {
+            client.takeRegisterRecord(client.ring(), offset, requests.currentLength());
+        }
         requests.advanceRelease();
         if (type == MessageType.CLOSE)
         {
@@ -489,6 +504,17 @@ final class IpcConductor implements EngineDuty
         }
         // The protocol's operation codes are the engine's RequestOp codes (2..11, 13).
         client.requestNamespace(namespaceIndex);
+        if (MessageType.isDeviceOperation(type))
+        {
+            // A save ends as a commit of the slots it copied into: the engine answers it as a COMMIT, typed DEVICE_SAVE.
+            client.beginRequest(type == MessageType.DEVICE_SAVE ? RequestOp.COMMIT : type, type, requestId, first, count);
+            if (!deviceCopier.offer(client))
+            {
+                client.abandonRequest();
+                throw new IllegalStateException("the device copier's queue is full, which one request per client rules out");
+            }
+            return 1;
+        }
         client.beginRequest(type, type, requestId, first, count);
         if (type == MessageType.COMMIT)
         {
@@ -571,6 +597,10 @@ final class IpcConductor implements EngineDuty
     private void remove(final RemoteClient client)
     {
         client.state = RemoteClient.State.GONE;
+        if (client.hasKvBuffers())
+        {
+            client.kvBuffers().close();
+        }
         if (!IpcFiles.unlink(client.ringPath()))
         {
             LOG.log(System.Logger.Level.WARNING, "could not unlink ring file {0}", client.ringPath());
@@ -585,6 +615,10 @@ final class IpcConductor implements EngineDuty
         client.state = RemoteClient.State.GONE;
         try
         {
+            if (client.hasKvBuffers())
+            {
+                client.kvBuffers().close();
+            }
             IpcFiles.unlink(client.ringPath());
             closeQuietly(client.socket());
             client.arena().close();

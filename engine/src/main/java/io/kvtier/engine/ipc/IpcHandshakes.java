@@ -250,7 +250,8 @@ final class IpcHandshakes
             return null;
         }
         final int granted = Math.min(hello.maxKeys(), settings.maxKeys());
-        final RemoteClient client = new RemoteClient(granted, tags, hello.clientPid());
+        final int capacity = settings.ringBytes();
+        final RemoteClient client = new RemoteClient(granted, tags, hello.clientPid(), hello.minorVersion(), peer.user(), capacity);
         final RequestStatus opened = internal(client, RequestOp.OPEN);
         if (opened != RequestStatus.OK)
         {
@@ -258,7 +259,6 @@ final class IpcHandshakes
                 opened == RequestStatus.INVALID ? "every client slot of the engine is taken" : "the engine is shutting down");
             return null;
         }
-        final int capacity = settings.ringBytes();
         final Path ringPath = Path.of(pool.path() + ".client-" + client.clientId() + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         final Arena arena = Arena.ofShared();
         final MemorySegment ring;
@@ -282,7 +282,7 @@ final class IpcHandshakes
         client.lastRequestNanos = now;
         final HandshakeDescriptor.Welcome welcome = new HandshakeDescriptor.Welcome(0, client.clientId(), granted, pool.header().epochPlain(),
             (int)pool.pageSize(), pool.pageCount(), pool.layout().dataOffset(), pool.frameLength(), capacity, (int)settings.clientTimeout().toMillis(),
-            RequestDescriptor.maxMessageLength(granted), pool.path().toAbsolutePath().toString(), controlPath.toAbsolutePath().toString(),
+            client.maxMessageLength(), pool.path().toAbsolutePath().toString(), controlPath.toAbsolutePath().toString(),
             ringPath.toAbsolutePath().toString());
         try
         {

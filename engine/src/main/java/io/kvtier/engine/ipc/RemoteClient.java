@@ -74,7 +74,17 @@ final class RemoteClient implements ClientPort
     private final int namespaceCount;
     private final long[] namespaceTags;
     private final int pid;
+    private final int minorVersion;
+    private final java.nio.file.attribute.UserPrincipal peerUser;
+    private final int maxMessageLength;
     private final ResponseEncoder responseEncoder = new ResponseEncoder();
+    // Device operations (version 1.1): made at the first one, used by the IPC thread then the device thread in turn.
+    private ClientKvBuffers kvBuffers;
+    private int[] copyBlocks;
+    private int[] copyTokens;
+    private byte[] copyOutcomes;
+    private byte[] registerRecord;
+    private int copyLayoutId;
     private int id;
     private volatile boolean expired;
 
@@ -112,10 +122,17 @@ final class RemoteClient implements ClientPort
      * @param maxKeys       slots granted
      * @param namespaceTags the tags of the namespaces the HELLO named, in order
      * @param pid           the client's process id
+     * @param minorVersion  the HELLO's Minor Version: operations of later minor versions are unknown to it
+     * @param peerUser      the peer's user (SO_PEERCRED), whose files a HOST_FILE registration may name
+     * @param ringCapacity  the client's Ring Capacity
      */
-    RemoteClient(final int maxKeys, final long[] namespaceTags, final int pid)
+    RemoteClient(final int maxKeys, final long[] namespaceTags, final int pid, final int minorVersion,
+                 final java.nio.file.attribute.UserPrincipal peerUser, final int ringCapacity)
     {
         this.maxKeys = maxKeys;
+        this.minorVersion = minorVersion;
+        this.peerUser = peerUser;
+        this.maxMessageLength = io.kvtier.client.protocol.RequestDescriptor.maxMessageLength(maxKeys, ringCapacity);
         this.namespaceCount = namespaceTags.length;
         this.namespaceTags = namespaceTags;
         this.pid = pid;
@@ -154,6 +171,100 @@ final class RemoteClient implements ClientPort
     int namespaceCount()
     {
         return namespaceCount;
+    }
+
+    /** @return the HELLO's Minor Version */
+    int minorVersion()
+    {
+        return minorVersion;
+    }
+
+    /** @return the peer's user, from SO_PEERCRED */
+    java.nio.file.attribute.UserPrincipal peerUser()
+    {
+        return peerUser;
+    }
+
+    /** @return Max Message Length as WELCOME granted it */
+    int maxMessageLength()
+    {
+        return maxMessageLength;
+    }
+
+    /** @return the KV buffers the client registered, made at its first registration */
+    ClientKvBuffers kvBuffers()
+    {
+        if (kvBuffers == null)
+        {
+            kvBuffers = new ClientKvBuffers();
+        }
+        return kvBuffers;
+    }
+
+    /** @return whether the client registered any KV buffers (without making the holder) */
+    boolean hasKvBuffers()
+    {
+        return kvBuffers != null;
+    }
+
+    /**
+     * IPC thread: copies a device copy's body out of the ring (the client may rewrite the record once
+     * the request is taken), so the device thread reads only values the IPC thread took.
+     */
+    void takeCopyEntries(final io.kvtier.client.protocol.RequestDecoder request, final int first, final int count)
+    {
+        if (copyBlocks == null)
+        {
+            copyBlocks = new int[maxKeys];
+            copyTokens = new int[maxKeys];
+            copyOutcomes = new byte[maxKeys];
+        }
+        copyLayoutId = request.layoutId();
+        for (int i = 0; i < count; i++)
+        {
+            copyBlocks[first + i] = request.copyBlock(i);
+            copyTokens[first + i] = request.copyValidTokens(i);
+        }
+    }
+
+    /** IPC thread: copies a REGISTER_KV record out of the ring, for the device thread. */
+    void takeRegisterRecord(final MemorySegment ringFile, final long offset, final int length)
+    {
+        registerRecord = new byte[length];
+        MemorySegment.copy(ringFile, java.lang.foreign.ValueLayout.JAVA_BYTE, offset, registerRecord, 0, length);
+    }
+
+    /** @return the REGISTER_KV record taken, a copy the client cannot change */
+    byte[] registerRecord()
+    {
+        return registerRecord;
+    }
+
+    int copyLayoutId()
+    {
+        return copyLayoutId;
+    }
+
+    int[] copyBlocks()
+    {
+        return copyBlocks;
+    }
+
+    int[] copyTokens()
+    {
+        return copyTokens;
+    }
+
+    /** @return per slot, what a DEVICE_LOAD did ({@link io.kvtier.client.protocol.PageEntryStatus}) */
+    byte[] copyOutcomes()
+    {
+        return copyOutcomes;
+    }
+
+    /** @return the Type of the request in flight */
+    int requestType()
+    {
+        return requestType;
     }
 
     int pid()
@@ -376,6 +487,23 @@ final class RemoteClient implements ClientPort
     @Override
     public void complete(final RequestStatus status, final int resultCount, final int l2Pages, final int l3Pages, final int fromPool, final int fromL3)
     {
+        completeWith(status, resultCount, l2Pages, l3Pages, fromPool, fromL3, statuses);
+    }
+
+    /**
+     * Device thread: answers a DEVICE_LOAD, whose entries carry what the copy did for each slot while
+     * the slot keeps its pin.
+     *
+     * @param copied the slots copied
+     */
+    void completeCopy(final int copied)
+    {
+        completeWith(RequestStatus.OK, copied, 0, 0, 0, 0, copyOutcomes);
+    }
+
+    private void completeWith(final RequestStatus status, final int resultCount, final int l2Pages, final int l3Pages, final int fromPool,
+                              final int fromL3, final byte[] entryStatuses)
+    {
         if (requestType == 0)
         {
             internalOutcome = status;
@@ -398,7 +526,7 @@ final class RemoteClient implements ClientPort
             for (int i = 0; i < entries; i++)
             {
                 final int slot = requestFirst + i;
-                encoder.entry(i, pageIds[slot], generations[slot], statuses[slot]);
+                encoder.entry(i, pageIds[slot], generations[slot], entryStatuses[slot]);
             }
             responses.commitRelease();
             IdleStrategy.wake(clientSleeping);

@@ -1,0 +1,98 @@
+package io.kvtier.engine.ipc;
+
+import io.kvtier.device.CopyExecutor;
+import io.kvtier.device.LayerFirstLayout;
+import io.kvtier.nativeaccess.cuda.Cuda;
+
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The KV buffers one IPC client registered (REGISTER_KV), each as a layout whose addresses are this
+ * process's mappings of the client's memory: CUDA IPC handles opened with {@code cudaIpcOpenMemHandle},
+ * or host files mapped. They stay open for the client's session and are closed when it ends, after its
+ * last request, so no copy runs against a closed mapping.
+ *
+ * <p>Used by one thread at a time: the device thread while a device request is in flight, the IPC
+ * thread when the client is removed (never while a request is in flight).
+ */
+final class ClientKvBuffers implements AutoCloseable
+{
+    private static final System.Logger LOG = System.getLogger(ClientKvBuffers.class.getName());
+
+    /**
+     * One registration.
+     *
+     * @param layout      the blocks, at absolute addresses of this process (device pointers or host mappings)
+     * @param executor    what copies for it: the device's CUDA stream, or host copies
+     * @param device      the CUDA ordinal, or -1 for host memory
+     * @param cuda        the front that opened its handles, or null for host files
+     * @param openedPointers the device pointers to close, for CUDA IPC
+     * @param mappings    the arena of its host file mappings, or null
+     */
+    record Registered(LayerFirstLayout layout, CopyExecutor executor, int device, Cuda cuda, long[] openedPointers, Arena mappings)
+    {
+    }
+
+    private final List<Registered> layouts = new ArrayList<>();
+
+    /** @return how many layouts the client registered */
+    int size()
+    {
+        return layouts.size();
+    }
+
+    /**
+     * @param registered a new registration
+     * @return its Layout Id, 1 for the first
+     */
+    int add(final Registered registered)
+    {
+        layouts.add(registered);
+        return layouts.size();
+    }
+
+    /**
+     * @param layoutId a DEVICE_LOAD's or DEVICE_SAVE's Layout Id
+     * @return its registration, or null for an id the client was not given
+     */
+    Registered get(final int layoutId)
+    {
+        return layoutId >= 1 && layoutId <= layouts.size() ? layouts.get(layoutId - 1) : null;
+    }
+
+    /** Closes every mapping: CUDA IPC handles on their device, host file mappings. */
+    @Override
+    public void close()
+    {
+        for (final Registered registered : layouts)
+        {
+            close(registered);
+        }
+        layouts.clear();
+    }
+
+    static void close(final Registered registered)
+    {
+        if (registered.cuda() != null)
+        {
+            try
+            {
+                registered.cuda().setDevice(registered.device());
+                for (final long pointer : registered.openedPointers())
+                {
+                    registered.cuda().ipcCloseMemHandle(pointer);
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.log(System.Logger.Level.WARNING, "closing a client's CUDA IPC mappings failed: " + ex.getMessage());
+            }
+        }
+        if (registered.mappings() != null)
+        {
+            registered.mappings().close();
+        }
+    }
+}

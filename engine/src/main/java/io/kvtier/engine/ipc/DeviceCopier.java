@@ -1,0 +1,675 @@
+package io.kvtier.engine.ipc;
+
+import io.kvtier.client.protocol.DeviceRequestDescriptor;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
+import io.kvtier.client.protocol.RequestDecoder;
+import io.kvtier.collections.ParkingQueue;
+import io.kvtier.device.CopyCompletion;
+import io.kvtier.device.CopyDirection;
+import io.kvtier.device.CopyExecutor;
+import io.kvtier.device.CopyPlan;
+import io.kvtier.device.CopyPlanner;
+import io.kvtier.device.CudaCopyExecutor;
+import io.kvtier.device.EmulatedCopyExecutor;
+import io.kvtier.device.KvPageDescriptor;
+import io.kvtier.device.KvShape;
+import io.kvtier.device.LayerFirstLayout;
+import io.kvtier.engine.client.PageStatus;
+import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.engine.pool.PageMetadata;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.nativeaccess.cuda.Cuda;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The {@code kvtier-device} thread: runs the device operations of IPC clients (docs/ipc-protocol.md
+ * section 10). It opens the KV buffers a client registers (CUDA IPC handles, or host shared-memory
+ * files), and copies between those buffers and the pool pages the client's slots hold, with the
+ * layouts and copy plans of the device module, on the device's CUDA stream or as host copies.
+ *
+ * <p>The engine thread takes the request from the client's ring and hands it here, so no copy and no
+ * CUDA call ever runs on the thread every client waits on. A client has at most one request in flight,
+ * so the queue, sized for every client, never fills, and the client's slots do not change under a copy.
+ *
+ * <p>What keeps the bytes right: a load copies only pages the slot pins, and checks after the copy
+ * that the page is still the one pinned (state and generation), since a lease the engine took back
+ * could free it meanwhile; a slot that lost its page is answered EXPIRED, never COPIED. A save copies
+ * only into pages the client still holds reserved, and its commit then goes through the commit sealer
+ * and the engine exactly as a COMMIT does: CRC32C and trailer, then visibility only if the reservation
+ * is still the client's.
+ */
+final class DeviceCopier implements Runnable
+{
+    private static final System.Logger LOG = System.getLogger(DeviceCopier.class.getName());
+
+    private final PagePool pool;
+    private final PageMetadata metadata;
+    private final MemorySegment poolData;
+    private final CommitSealer sealer;
+    private final ParkingQueue<RemoteClient> queue;
+    private final Optional<Cuda> cuda;
+    private final String noDeviceReason;
+    private final CopyExecutor hostExecutor = EmulatedCopyExecutor.forHostBuffers();
+    private final Map<Integer, CopyExecutor> deviceExecutors = new HashMap<>();
+    private final RequestDecoder decoder = new RequestDecoder();
+    private final byte[] handle = new byte[DeviceRequestDescriptor.HANDLE_LENGTH];
+    private final List<CopyCompletion> completions = new ArrayList<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    DeviceCopier(final PagePool pool, final CommitSealer sealer, final int maxClients)
+    {
+        this.pool = pool;
+        this.metadata = pool.metadata();
+        this.poolData = pool.frames().data();
+        this.sealer = sealer;
+        this.queue = new ParkingQueue<>(Math.max(2, maxClients), 1);
+        this.cuda = Cuda.instance();
+        this.noDeviceReason = Cuda.discovery().reason();
+        if (cuda.isPresent())
+        {
+            LOG.log(System.Logger.Level.INFO, "device copies: {0}; IPC clients may register CUDA IPC handles (and host files)",
+                cuda.get().info().reason());
+        }
+        else
+        {
+            LOG.log(System.Logger.Level.INFO, "device copies: no CUDA device ({0}); IPC clients may register KV buffers in host"
+                + " shared-memory files, copied with host memory copies; CUDA IPC registrations are refused with NO_DEVICE", noDeviceReason);
+        }
+        this.thread = Thread.ofPlatform().name("kvtier-device").daemon(true).unstarted(this);
+        thread.start();
+    }
+
+    /**
+     * Takes a device request whose request is already begun on the client.
+     *
+     * @return false if the queue is full, which one request per client rules out
+     */
+    boolean offer(final RemoteClient client)
+    {
+        return queue.offer(client);
+    }
+
+    @Override
+    public void run()
+    {
+        while (running)
+        {
+            final RemoteClient client;
+            try
+            {
+                client = queue.take(0);
+            }
+            catch (final InterruptedException ex)
+            {
+                break;
+            }
+            if (client != null)
+            {
+                serve(client);
+            }
+        }
+    }
+
+    private void serve(final RemoteClient client)
+    {
+        final int type = client.requestType();
+        try
+        {
+            switch (type)
+            {
+                case MessageType.REGISTER_KV -> register(client);
+                case MessageType.DEVICE_LOAD -> load(client);
+                case MessageType.DEVICE_SAVE -> save(client);
+                default -> throw new IllegalStateException("not a device operation: " + MessageType.name(type));
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, MessageType.name(type) + " of IPC client " + client.clientId() + " failed", ex);
+            if (type == MessageType.DEVICE_SAVE)
+            {
+                // The pages were not all written: every reservation of the request is given back, none made visible.
+                Arrays.fill(client.lengths(), client.requestFirst(), client.requestFirst() + client.requestCount(), 0);
+                commit(client);
+            }
+            else
+            {
+                client.complete(RequestStatus.INTERNAL_ERROR, 0, 0, 0, 0, 0);
+            }
+        }
+    }
+
+    /** A REGISTER_KV the engine refuses, with the detail the client is told and the reason it logs. */
+    private static final class Refusal extends Exception
+    {
+        private final int detail;
+
+        Refusal(final int detail, final String message)
+        {
+            super(message, null, false, false);
+            this.detail = detail;
+        }
+    }
+
+    private void register(final RemoteClient client)
+    {
+        final byte[] record = client.registerRecord();
+        final RequestDecoder request = decoder.wrap(MemorySegment.ofArray(record), 0, record.length);
+        try
+        {
+            final int layoutId = register(client, request);
+            client.complete(RequestStatus.OK, layoutId, 0, 0, 0, 0);
+        }
+        catch (final Refusal refusal)
+        {
+            LOG.log(System.Logger.Level.WARNING, "REGISTER_KV of IPC client {0} refused, {1}: {2}", client.clientId(),
+                DeviceRequestDescriptor.detailName(refusal.detail), refusal.getMessage());
+            client.complete(RequestStatus.INVALID, refusal.detail, 0, 0, 0, 0);
+        }
+    }
+
+    private int register(final RemoteClient client, final RequestDecoder request) throws Refusal
+    {
+        final ClientKvBuffers buffers = client.kvBuffers();
+        if (buffers.size() >= DeviceRequestDescriptor.MAX_LAYOUTS)
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_TOO_MANY_LAYOUTS, "the client already registered "
+                + DeviceRequestDescriptor.MAX_LAYOUTS + " layouts, the most one client may");
+        }
+        final int kind = request.handleKind();
+        if (kind != DeviceRequestDescriptor.HANDLE_CUDA_IPC && kind != DeviceRequestDescriptor.HANDLE_HOST_FILE)
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_HANDLE_KIND, "Handle Kind " + kind + " is neither 1 (CUDA_IPC) nor 2 (HOST_FILE)");
+        }
+        final int arrangement = request.arrangement();
+        if (arrangement < DeviceRequestDescriptor.ARRANGEMENT_SEPARATE || arrangement > DeviceRequestDescriptor.ARRANGEMENT_INTERLEAVED)
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_ARRANGEMENT, "Arrangement " + arrangement
+                + " is not 1 (SEPARATE), 2 (CONTIGUOUS) or 3 (INTERLEAVED)");
+        }
+        final KvShape shape;
+        final int blocks = request.registerField(DeviceRequestDescriptor.BLOCKS_OFFSET);
+        final long perAllocation;
+        try
+        {
+            shape = new KvShape(request.registerField(DeviceRequestDescriptor.LAYERS_OFFSET), request.registerField(DeviceRequestDescriptor.TENSORS_OFFSET),
+                request.registerField(DeviceRequestDescriptor.BLOCK_TOKENS_OFFSET), request.registerField(DeviceRequestDescriptor.HEADS_OFFSET),
+                request.registerField(DeviceRequestDescriptor.HEAD_DIM_OFFSET), request.registerField(DeviceRequestDescriptor.ELEMENT_BYTES_OFFSET));
+            if (blocks < 1)
+            {
+                throw new IllegalArgumentException("blocks=" + blocks + " must be positive");
+            }
+            perAllocation = switch (arrangement)
+            {
+                case DeviceRequestDescriptor.ARRANGEMENT_SEPARATE -> Math.multiplyExact(shape.blockBytes(), (long)blocks);
+                case DeviceRequestDescriptor.ARRANGEMENT_CONTIGUOUS -> Math.multiplyExact(shape.pageBytes(), (long)blocks);
+                default -> Math.multiplyExact(Math.multiplyExact(shape.blockBytes(), (long)shape.tensorsPerLayer()), (long)blocks);
+            };
+        }
+        catch (final IllegalArgumentException | ArithmeticException ex)
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_SHAPE, ex.getMessage());
+        }
+        final int allocations = request.allocationCount();
+        final int expected = switch (arrangement)
+        {
+            case DeviceRequestDescriptor.ARRANGEMENT_SEPARATE -> shape.slots();
+            case DeviceRequestDescriptor.ARRANGEMENT_CONTIGUOUS -> 1;
+            default -> shape.layers();
+        };
+        if (allocations != expected)
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_ALLOCATION_COUNT, "Allocation Count " + allocations + " does not match the "
+                + "arrangement, which needs " + expected + " for " + shape.layers() + " layers of " + shape.tensorsPerLayer() + " tensors");
+        }
+        final long pageLength = KvPageDescriptor.pageLength(shape);
+        if (pageLength > pool.pageSize())
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_PAGE_SIZE, "a block of this shape is " + pageLength
+                + " bytes, more than the pool's page size of " + pool.pageSize());
+        }
+        final long[] offsets = new long[allocations];
+        for (int i = 0; i < allocations; i++)
+        {
+            offsets[i] = request.allocationOffset(i);
+            if (offsets[i] < 0)
+            {
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_TOO_SMALL, "allocation " + i + " has a negative Offset " + offsets[i]);
+            }
+        }
+        final ClientKvBuffers.Registered registered = kind == DeviceRequestDescriptor.HANDLE_CUDA_IPC
+            ? openCuda(request, shape, arrangement, blocks, offsets)
+            : openHostFiles(client, request, shape, arrangement, blocks, offsets, perAllocation);
+        final int layoutId = buffers.add(registered);
+        LOG.log(System.Logger.Level.INFO, "IPC client {0} registered KV layout {1}: {2}, copied by {3}", client.clientId(), layoutId,
+            registered.layout(), registered.executor().description());
+        return layoutId;
+    }
+
+    private ClientKvBuffers.Registered openCuda(final RequestDecoder request, final KvShape shape, final int arrangement, final int blocks,
+                                                final long[] offsets) throws Refusal
+    {
+        if (cuda.isEmpty())
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_NO_DEVICE, "the engine has no CUDA device: " + noDeviceReason);
+        }
+        final Cuda front = cuda.get();
+        final int device = request.device();
+        if (device < 0 || device >= front.info().deviceCount())
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_NO_DEVICE, "Device " + device + " is not one of the engine's "
+                + front.info().deviceCount() + " CUDA devices");
+        }
+        final List<byte[]> handles = new ArrayList<>();
+        final List<Long> opened = new ArrayList<>();
+        final long[] bases = new long[offsets.length];
+        try (Arena scratch = Arena.ofConfined())
+        {
+            front.setDevice(device);
+            final MemorySegment native64 = scratch.allocate(DeviceRequestDescriptor.HANDLE_LENGTH);
+            for (int i = 0; i < offsets.length; i++)
+            {
+                request.allocationHandle(i, handle);
+                int known = -1;
+                for (int h = 0; h < handles.size() && known < 0; h++)
+                {
+                    known = Arrays.equals(handles.get(h), handle) ? h : -1;
+                }
+                if (known < 0)
+                {
+                    // A process may open a handle only once: tensors carved from one allocation share its mapping.
+                    MemorySegment.copy(handle, 0, native64, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, handle.length);
+                    opened.add(front.ipcOpenMemHandle(native64));
+                    handles.add(handle.clone());
+                    known = handles.size() - 1;
+                }
+                bases[i] = opened.get(known) + offsets[i];
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            for (final long pointer : opened)
+            {
+                front.ipcCloseMemHandle(pointer);
+            }
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "cudaIpcOpenMemHandle failed: " + ex.getMessage());
+        }
+        final CopyExecutor executor = deviceExecutors.computeIfAbsent(device, d ->
+        {
+            final CopyExecutor created = new CudaCopyExecutor(front, d);
+            created.registerHost(poolData);
+            return created;
+        });
+        return new ClientKvBuffers.Registered(layout(shape, arrangement, blocks, bases), executor, device, front,
+            opened.stream().mapToLong(Long::longValue).toArray(), null);
+    }
+
+    private ClientKvBuffers.Registered openHostFiles(final RemoteClient client, final RequestDecoder request, final KvShape shape,
+                                                     final int arrangement, final int blocks, final long[] offsets, final long perAllocation)
+        throws Refusal
+    {
+        final Arena mappings = Arena.ofShared();
+        try
+        {
+            final Map<Path, MemorySegment> mapped = new HashMap<>();
+            final long[] bases = new long[offsets.length];
+            for (int i = 0; i < offsets.length; i++)
+            {
+                request.allocationHandle(i, handle);
+                final Path path = hostPath(i, handle);
+                MemorySegment file = mapped.get(path);
+                if (file == null)
+                {
+                    file = mapHostFile(client, i, path, mappings);
+                    mapped.put(path, file);
+                }
+                if (offsets[i] > file.byteSize() || file.byteSize() - offsets[i] < perAllocation)
+                {
+                    throw new Refusal(DeviceRequestDescriptor.DETAIL_TOO_SMALL, "allocation " + i + " (" + path + ", " + file.byteSize()
+                        + " bytes) is too small for " + perAllocation + " bytes from offset " + offsets[i]);
+                }
+                bases[i] = file.address() + offsets[i];
+            }
+            return new ClientKvBuffers.Registered(layout(shape, arrangement, blocks, bases), hostExecutor, -1, null, new long[0], mappings);
+        }
+        catch (final Refusal | RuntimeException ex)
+        {
+            mappings.close();
+            throw ex;
+        }
+    }
+
+    private static Path hostPath(final int allocation, final byte[] handle) throws Refusal
+    {
+        int end = 0;
+        while (end < handle.length && handle[end] != 0)
+        {
+            end++;
+        }
+        final String name = new String(handle, 0, end, StandardCharsets.UTF_8);
+        if (end == handle.length || !name.startsWith("/"))
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "the handle of allocation " + allocation
+                + " is not an absolute path ending in NUL within 64 bytes");
+        }
+        try
+        {
+            return Path.of(name);
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "the handle of allocation " + allocation + " is not a path: " + name);
+        }
+    }
+
+    /**
+     * Maps a client's file read-write. Only a regular file that the peer's user owns, reached without
+     * following a symbolic link: a client must not make the engine write into a file it could not write
+     * itself.
+     */
+    private static MemorySegment mapHostFile(final RemoteClient client, final int allocation, final Path path, final Arena mappings) throws Refusal
+    {
+        try
+        {
+            final PosixFileAttributes attributes = Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (!attributes.isRegularFile())
+            {
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": " + path + " is not a regular file");
+            }
+            if (!attributes.owner().equals(client.peerUser()))
+            {
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": " + path + " belongs to "
+                    + attributes.owner().getName() + ", not to the client's user " + client.peerUser().getName());
+            }
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS))
+            {
+                return channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), mappings);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": cannot map " + path + ": " + ex);
+        }
+    }
+
+    private static LayerFirstLayout layout(final KvShape shape, final int arrangement, final int blocks, final long[] bases)
+    {
+        return switch (arrangement)
+        {
+            case DeviceRequestDescriptor.ARRANGEMENT_SEPARATE -> LayerFirstLayout.separate(shape, blocks, bases);
+            case DeviceRequestDescriptor.ARRANGEMENT_CONTIGUOUS -> LayerFirstLayout.contiguous(shape, blocks, bases[0]);
+            default -> LayerFirstLayout.interleaved(shape, blocks, bases);
+        };
+    }
+
+    /** DEVICE_LOAD: pinned pages into blocks; answered once every byte is in place. */
+    private void load(final RemoteClient client)
+    {
+        final ClientKvBuffers.Registered registered = client.hasKvBuffers() ? client.kvBuffers().get(client.copyLayoutId()) : null;
+        if (registered == null)
+        {
+            LOG.log(System.Logger.Level.WARNING, "DEVICE_LOAD of IPC client {0} names Layout Id {1}, which it was not given",
+                client.clientId(), client.copyLayoutId());
+            client.complete(RequestStatus.INVALID, 0, 0, 0, 0, 0);
+            return;
+        }
+        final int first = client.requestFirst();
+        final int end = first + client.requestCount();
+        final byte[] statuses = client.statuses();
+        final int[] pageIds = client.pageIds();
+        final int[] generations = client.generations();
+        final byte[] outcomes = client.copyOutcomes();
+        final LayerFirstLayout layout = registered.layout();
+        final long pageLength = KvPageDescriptor.pageLength(layout.shape());
+        final BitSet targets = new BitSet(layout.blocks());
+        final Batch batch = new Batch(end - first);
+        for (int slot = first; slot < end; slot++)
+        {
+            outcomes[slot] = (byte)PageEntryStatus.NONE;
+            if (!PageStatus.of(statuses[slot]).isPinned())
+            {
+                continue;
+            }
+            final int block = client.copyBlocks()[slot];
+            final int tokens = client.copyTokens()[slot];
+            if (!validBlock(layout, block, tokens) || targets.get(block))
+            {
+                // Two slots into one block would leave it holding either page: the second is refused.
+                outcomes[slot] = (byte)PageEntryStatus.INVALID;
+                continue;
+            }
+            final int page = pageIds[slot];
+            if (!stillPinned(page, generations[slot]))
+            {
+                outcomes[slot] = (byte)PageEntryStatus.EXPIRED;
+                continue;
+            }
+            if (metadata.payloadLengthPlain(page) != pageLength)
+            {
+                // Not a block of this shape: whatever was written there, it is not this layout's KV.
+                outcomes[slot] = (byte)PageEntryStatus.INVALID;
+                continue;
+            }
+            targets.set(block);
+            batch.add(slot, block, tokens, page);
+        }
+        run(registered, batch, CopyDirection.TO_DEVICE, layout.shape().blockTokens());
+        int copied = 0;
+        for (int i = 0; i < batch.size; i++)
+        {
+            final int slot = batch.slots[i];
+            // The copy read the page; it was the pinned page's bytes only if nobody took the page meanwhile.
+            if (stillPinned(pageIds[slot], generations[slot]))
+            {
+                outcomes[slot] = (byte)PageEntryStatus.COPIED;
+                copied++;
+            }
+            else
+            {
+                outcomes[slot] = (byte)PageEntryStatus.EXPIRED;
+            }
+        }
+        client.completeCopy(copied);
+    }
+
+    /** DEVICE_SAVE: blocks into reserved pages, then their commit as a COMMIT's. */
+    private void save(final RemoteClient client)
+    {
+        final ClientKvBuffers.Registered registered = client.hasKvBuffers() ? client.kvBuffers().get(client.copyLayoutId()) : null;
+        if (registered == null)
+        {
+            LOG.log(System.Logger.Level.WARNING, "DEVICE_SAVE of IPC client {0} names Layout Id {1}, which it was not given",
+                client.clientId(), client.copyLayoutId());
+            client.complete(RequestStatus.INVALID, 0, 0, 0, 0, 0);
+            return;
+        }
+        final int first = client.requestFirst();
+        final int end = first + client.requestCount();
+        final byte[] statuses = client.statuses();
+        final int[] pageIds = client.pageIds();
+        final int[] generations = client.generations();
+        final int[] lengths = client.lengths();
+        final LayerFirstLayout layout = registered.layout();
+        final int pageLength = (int)KvPageDescriptor.pageLength(layout.shape());
+        final Batch batch = new Batch(end - first);
+        for (int slot = first; slot < end; slot++)
+        {
+            // Length 0 on a reserved slot: the commit answers it INVALID and gives the page back unwritten.
+            lengths[slot] = 0;
+            if (statuses[slot] != PageStatus.RESERVED.ordinal())
+            {
+                continue;
+            }
+            final int block = client.copyBlocks()[slot];
+            final int tokens = client.copyTokens()[slot];
+            if (!validBlock(layout, block, tokens))
+            {
+                continue;
+            }
+            lengths[slot] = pageLength;
+            final int page = pageIds[slot];
+            final long word = metadata.stateWordAcquire(page);
+            if (PageStateWord.state(word) != PageStateWord.WRITING || PageStateWord.generation(word) != generations[slot]
+                || metadata.ownerPlain(page) != client.clientId())
+            {
+                continue; // the reservation lapsed: the commit answers EXPIRED; the page is not ours to write
+            }
+            if (tokens < layout.shape().blockTokens())
+            {
+                // Each slot of the page gets the first tokens only: the rest must not be an earlier page's bytes.
+                pool.frames().payload(page).asSlice(0, pageLength).fill((byte)0);
+            }
+            batch.add(slot, block, tokens, page);
+        }
+        run(registered, batch, CopyDirection.TO_HOST, layout.shape().blockTokens());
+        commit(client);
+    }
+
+    private void commit(final RemoteClient client)
+    {
+        if (!sealer.offer(client))
+        {
+            throw new IllegalStateException("the commit sealer's queue is full, which one request per client rules out");
+        }
+    }
+
+    private static boolean validBlock(final LayerFirstLayout layout, final int block, final int tokens)
+    {
+        return block >= 0 && block < layout.blocks() && tokens >= 1 && tokens <= layout.shape().blockTokens();
+    }
+
+    private boolean stillPinned(final int page, final int generation)
+    {
+        final long word = metadata.stateWordAcquire(page);
+        return PageStateWord.state(word) == PageStateWord.SERVING && PageStateWord.generation(word) == generation && PageStateWord.pins(word) > 0;
+    }
+
+    /** The copies of one request: whole blocks into distinct pages go in one plan, the rest one plan each. */
+    private static final class Batch
+    {
+        final int[] slots;
+        final int[] blocks;
+        final int[] tokens;
+        final int[] pages;
+        int size;
+
+        Batch(final int capacity)
+        {
+            slots = new int[capacity];
+            blocks = new int[capacity];
+            tokens = new int[capacity];
+            pages = new int[capacity];
+        }
+
+        void add(final int slot, final int block, final int validTokens, final int page)
+        {
+            slots[size] = slot;
+            blocks[size] = block;
+            tokens[size] = validTokens;
+            pages[size] = page;
+            size++;
+        }
+    }
+
+    private void run(final ClientKvBuffers.Registered registered, final Batch batch, final CopyDirection direction, final int blockTokens)
+    {
+        if (batch.size == 0)
+        {
+            return;
+        }
+        final LayerFirstLayout layout = registered.layout();
+        final int[] wholeBlocks = new int[batch.size];
+        final long[] wholeOffsets = new long[batch.size];
+        final BitSet wholeSources = new BitSet();
+        final BitSet wholePages = new BitSet();
+        int whole = 0;
+        final List<CopyPlan> plans = new ArrayList<>();
+        for (int i = 0; i < batch.size; i++)
+        {
+            final long pageOffset = pool.frames().payload(batch.pages[i]).address() - poolData.address();
+            // The multi-block planner wants distinct blocks and distinct pages; a repeat goes alone.
+            if (batch.tokens[i] == blockTokens && !wholeSources.get(batch.blocks[i]) && !wholePages.get(batch.pages[i]))
+            {
+                wholeSources.set(batch.blocks[i]);
+                wholePages.set(batch.pages[i]);
+                wholeBlocks[whole] = batch.blocks[i];
+                wholeOffsets[whole] = pageOffset;
+                whole++;
+            }
+            else
+            {
+                plans.add(CopyPlanner.plan(layout, batch.blocks[i], batch.tokens[i], pageOffset, direction));
+            }
+        }
+        if (whole > 0)
+        {
+            plans.add(CopyPlanner.plan(layout, Arrays.copyOf(wholeBlocks, whole), Arrays.copyOf(wholeOffsets, whole), blockTokens, direction));
+        }
+        if (registered.cuda() != null)
+        {
+            registered.cuda().setDevice(registered.device());
+        }
+        completions.clear();
+        try
+        {
+            for (final CopyPlan plan : plans)
+            {
+                completions.add(registered.executor().submit(plan, 0, poolData));
+            }
+        }
+        finally
+        {
+            // Whatever was queued finishes before the slots are answered or the pages committed.
+            for (final CopyCompletion completion : completions)
+            {
+                completion.close();
+            }
+            completions.clear();
+        }
+    }
+
+    /** Stops the thread; device requests still queued are answered CLOSED; the CUDA streams are released. */
+    void stop()
+    {
+        running = false;
+        thread.interrupt();
+        try
+        {
+            thread.join(5_000);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        RemoteClient left;
+        while ((left = queue.poll()) != null)
+        {
+            left.complete(RequestStatus.CLOSED, 0, 0, 0, 0, 0);
+        }
+        for (final CopyExecutor executor : deviceExecutors.values())
+        {
+            executor.close();
+        }
+        deviceExecutors.clear();
+    }
+}
