@@ -1,5 +1,6 @@
 package io.kvtier.client;
 
+import io.kvtier.client.protocol.DeviceRequestDescriptor;
 import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
@@ -393,6 +394,65 @@ public final class KvtierClient implements AutoCloseable
         final int committed = response.resultCount();
         channel.finish();
         return committed;
+    }
+
+    /**
+     * REGISTER_KV (protocol 1.1): tells the engine where this process's KV blocks are, so that
+     * {@link PinnedPages#loadInto} and {@link ReservedPages#saveFrom} have the engine copy them.
+     *
+     * @param registration the buffers and their layout
+     * @return the Layout Id
+     * @throws KvtierException INVALID naming the refusal detail (DeviceRequestDescriptor.DETAIL_*) when the engine refuses it
+     */
+    public int registerKv(final KvBufferRegistration registration)
+    {
+        final int allocations = registration.offsets().length;
+        final RequestEncoder request = channel.begin(MessageType.REGISTER_KV,
+            (int)DeviceRequestDescriptor.registerLength(allocations) - RequestDescriptor.HEADER_LENGTH, 0, 0, 0, 0);
+        request.registerKv(registration.handleKind(), registration.device(), registration.arrangement(), registration.wireShape(), allocations);
+        for (int i = 0; i < allocations; i++)
+        {
+            request.allocation(i, registration.offsets()[i], registration.handles()[i]);
+        }
+        final ResponseDecoder response = channel.sendAndAwait();
+        final int status = response.status();
+        final int result = response.resultCount();
+        channel.finish();
+        if (status != ErrorCode.OK.code())
+        {
+            throw new KvtierException(status, MessageType.REGISTER_KV,
+                status == ErrorCode.INVALID.code() ? "refused for " + DeviceRequestDescriptor.detailName(result) + " (the engine's log says more)" : null);
+        }
+        return result;
+    }
+
+    /** DEVICE_LOAD or DEVICE_SAVE of a lease's slots: the answer's entries go to {@code outcomes}, Result Count is returned. */
+    int deviceCopy(final SlotLease lease, final int type, final int layoutId, final int[] blocks, final int[] validTokens, final int[] outcomes)
+    {
+        if (!lease.open)
+        {
+            throw new IllegalStateException("the lease is closed");
+        }
+        if (blocks.length < lease.count || validTokens.length < lease.count)
+        {
+            throw new IllegalArgumentException(blocks.length + " blocks and " + validTokens.length + " token counts for " + lease.count + " keys");
+        }
+        final RequestEncoder request = channel.begin(type, (int)DeviceRequestDescriptor.copyLength(lease.count) - RequestDescriptor.HEADER_LENGTH,
+            lease.firstSlot, lease.count, lease.namespaceIndex, 0);
+        request.layoutId(layoutId);
+        for (int i = 0; i < lease.count; i++)
+        {
+            request.copyEntry(i, blocks[i], validTokens[i]);
+        }
+        final ResponseDecoder response = check(type, request);
+        final int entries = Math.min(response.entryCount(), lease.count);
+        for (int i = 0; i < entries; i++)
+        {
+            outcomes[i] = response.entryStatus(i);
+        }
+        final int result = response.resultCount();
+        channel.finish();
+        return result;
     }
 
     void finishReservation(final ReservedPages lease)

@@ -20,9 +20,12 @@ public final class PinnedPages extends SlotLease
     int fromPool;
     int fromL3;
 
+    private final int[] copyStatuses;
+
     PinnedPages(final KvtierClient client, final int maxKeys)
     {
         super(client, maxKeys);
+        this.copyStatuses = new int[maxKeys];
     }
 
     /** @return pages pinned: keys {@code 0..count()-1} of the lease, the cached prefix */
@@ -54,6 +57,31 @@ public final class PinnedPages extends SlotLease
             throw new IllegalStateException("key " + i + " is not pinned (status " + statuses[i] + ")");
         }
         return (int)trailerPayloadLength(i);
+    }
+
+    /**
+     * DEVICE_LOAD (protocol 1.1): the engine copies pinned page {@code i} into block {@code blocks[i]}
+     * of a layout this client registered ({@link KvtierClient#registerKv}), its first
+     * {@code validTokens[i]} tokens; answered once the bytes are in place. The pins stay.
+     *
+     * @param layoutId    the Layout Id
+     * @param blocks      per key, the block to fill
+     * @param validTokens per key, the tokens to copy, 1..block tokens
+     * @return blocks filled; {@link #copyStatus} says what happened to each key
+     */
+    public int loadInto(final int layoutId, final int[] blocks, final int[] validTokens)
+    {
+        return client.deviceCopy(this, io.kvtier.client.protocol.MessageType.DEVICE_LOAD, layoutId, blocks, validTokens, copyStatuses);
+    }
+
+    /**
+     * @param i a key's position
+     * @return what the last {@link #loadInto} did for it: COPIED, NONE (not pinned), INVALID or EXPIRED ({@link PageEntryStatus})
+     */
+    public int copyStatus(final int i)
+    {
+        checkIndex(i);
+        return copyStatuses[i];
     }
 
     /** Releases the pins (RELEASE) and gives the slots back. */

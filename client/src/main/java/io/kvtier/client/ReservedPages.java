@@ -73,6 +73,27 @@ public final class ReservedPages extends SlotLease
         return client.commit(this, lengths, 0);
     }
 
+    /**
+     * DEVICE_SAVE (protocol 1.1): the engine copies block {@code blocks[i]} of a layout this client
+     * registered ({@link KvtierClient#registerKv}) into reserved page {@code i}, its first
+     * {@code validTokens[i]} tokens, then commits the pages as {@link #commit} does.
+     *
+     * @param layoutId    the Layout Id
+     * @param blocks      per key, the block to save
+     * @param validTokens per key, its valid tokens, 1..block tokens
+     * @return pages committed; {@link #status} says what happened to each key (COMMITTED, EXPIRED, INVALID, NONE)
+     */
+    public int saveFrom(final int layoutId, final int[] blocks, final int[] validTokens)
+    {
+        if (committed)
+        {
+            throw new IllegalStateException("the reservation is already committed");
+        }
+        final int result = client.deviceCopy(this, io.kvtier.client.protocol.MessageType.DEVICE_SAVE, layoutId, blocks, validTokens, statuses);
+        committed = true;
+        return result;
+    }
+
     /** Aborts the reservations not committed (ABORT) and gives the slots back. */
     @Override
     public void close()
