@@ -20,6 +20,8 @@ import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.engine.pool.PageMetadata;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.nativeaccess.cuda.Cuda;
 
 import java.io.IOException;
@@ -73,6 +75,7 @@ final class DeviceCopier implements Runnable
     private final RequestDecoder decoder = new RequestDecoder();
     private final byte[] handle = new byte[DeviceRequestDescriptor.HANDLE_LENGTH];
     private final List<CopyCompletion> completions = new ArrayList<>();
+    private final EngineCounters counters;
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -82,6 +85,8 @@ final class DeviceCopier implements Runnable
         this.metadata = pool.metadata();
         this.poolData = pool.frames().data();
         this.sealer = sealer;
+        // This thread is the only writer of the device counters, as the engine thread is of its own.
+        this.counters = new EngineCounters(pool.counters());
         this.queue = new ParkingQueue<>(Math.max(2, maxClients), 1);
         this.cuda = Cuda.instance();
         this.noDeviceReason = Cuda.discovery().reason();
@@ -487,8 +492,10 @@ final class DeviceCopier implements Runnable
             else
             {
                 outcomes[slot] = (byte)PageEntryStatus.EXPIRED;
+                counters.increment(EngineCounter.DEVICE_LOADS_EXPIRED);
             }
         }
+        counters.add(EngineCounter.DEVICE_BLOCKS_LOADED, copied);
         client.completeCopy(copied);
     }
 
@@ -542,6 +549,7 @@ final class DeviceCopier implements Runnable
             batch.add(slot, block, tokens, page);
         }
         run(registered, batch, CopyDirection.TO_HOST, layout.shape().blockTokens());
+        counters.add(EngineCounter.DEVICE_BLOCKS_SAVED, batch.size);
         commit(client);
     }
 
@@ -635,6 +643,7 @@ final class DeviceCopier implements Runnable
             for (final CopyPlan plan : plans)
             {
                 completions.add(registered.executor().submit(plan, 0, poolData));
+                counters.add(EngineCounter.DEVICE_BYTES, plan.totalBytes());
             }
         }
         finally

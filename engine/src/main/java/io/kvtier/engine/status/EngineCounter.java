@@ -134,7 +134,19 @@ public enum EngineCounter
         "Write-through copies that never started: the page left the pool while its backup waited."),
     /** Keys a client named whose page belongs to a namespace it did not name: answered as misses. */
     NAMESPACE_MISSES(41, "namespace_misses", Type.COUNTER,
-        "Keys a client named whose page belongs to a namespace it did not name: answered as misses, never served.");
+        "Keys a client named whose page belongs to a namespace it did not name: answered as misses, never served."),
+    /** Blocks the device thread filled from pinned pages for IPC clients (DEVICE_LOAD answered COPIED). */
+    DEVICE_BLOCKS_LOADED(42, "device_blocks_loaded", Type.COUNTER,
+        "Blocks of IPC clients' KV buffers filled from pinned pages (DEVICE_LOAD, answered COPIED)."),
+    /** Blocks the device thread copied into reserved pages for IPC clients (DEVICE_SAVE), before their commit. */
+    DEVICE_BLOCKS_SAVED(43, "device_blocks_saved", Type.COUNTER,
+        "Blocks of IPC clients' KV buffers copied into reserved pages to be committed (DEVICE_SAVE)."),
+    /** Device loads whose pin lapsed before the copy ended: answered EXPIRED, never COPIED. */
+    DEVICE_LOADS_EXPIRED(44, "device_loads_expired", Type.COUNTER,
+        "Device loads whose page stopped being the pinned page before the copy ended: answered EXPIRED, never COPIED."),
+    /** Bytes the device thread copied between pages and IPC clients' KV buffers, both ways. */
+    DEVICE_BYTES(45, "device_bytes", Type.COUNTER,
+        "Bytes copied between pool pages and IPC clients' KV buffers, both ways (DEVICE_LOAD and DEVICE_SAVE).");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */
     public enum Type

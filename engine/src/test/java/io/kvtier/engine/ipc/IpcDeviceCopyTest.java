@@ -13,6 +13,7 @@ import io.kvtier.device.KvShape;
 import io.kvtier.device.LayerFirstLayout;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.ipc.IpcTestSupport.Answer;
+import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.nativeaccess.cuda.Cuda;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -161,6 +162,10 @@ class IpcDeviceCopyTest
                     assertThat(readerKv.get(ValueLayout.JAVA_BYTE, gapStart + b)).isEqualTo((byte)0x5A);
                 }
             }
+            assertThat(engine.counters().getOpaque(EngineCounter.DEVICE_BLOCKS_SAVED)).isEqualTo(3);
+            assertThat(engine.counters().getOpaque(EngineCounter.DEVICE_BLOCKS_LOADED)).isEqualTo(3);
+            assertThat(engine.counters().getOpaque(EngineCounter.DEVICE_LOADS_EXPIRED)).isZero();
+            assertThat(engine.counters().getOpaque(EngineCounter.DEVICE_BYTES)).isEqualTo(2 * (4 + 4 + 2) * SHAPE.tokenBytes() * SHAPE.slots());
             // The slots keep their pins: the copy pinned nothing new and released nothing.
             assertThat(await(reader, reader.send(MessageType.RELEASE, 0, 3, 0)).resultCount()).isEqualTo(3);
         }
