@@ -1,7 +1,8 @@
 /*
  * kvtier C client: attaches to a running `kvtier serve` over the IPC protocol of
- * docs/ipc-protocol.md (version 1.0) and reads and writes KV page bytes in place in the
- * mapped page pool.
+ * docs/ipc-protocol.md (version 1.1) and reads and writes KV page bytes in place in the
+ * mapped page pool, or has the engine copy them between the pool and the caller's own KV buffers
+ * (the device operations of section 10: kvt_register_kv, kvt_device_load, kvt_device_save).
  *
  * Model (protocol section 1): a client has `max_keys` slots. A request writes keys into a run of
  * slots [first, first + count); the engine's answer for each key (the page it pinned or reserved,
@@ -101,7 +102,8 @@ enum {
     KVT_PAGE_MISS = 8,
     KVT_PAGE_EXPIRED = 9,
     KVT_PAGE_INVALID = 10,
-    KVT_PAGE_LOADED = 12
+    KVT_PAGE_LOADED = 12,
+    KVT_PAGE_COPIED = 13 /* DEVICE_LOAD: the page's KV is in the block (version 1.1) */
 };
 
 /** The page status's name ("PINNED", ...), "UNKNOWN" for others. */
@@ -187,7 +189,8 @@ int kvt_stats(kvt_client *c, int64_t *values, uint32_t capacity);
 enum {
     KVT_OP_LOOKUP = 2, KVT_OP_ACQUIRE = 3, KVT_OP_RELEASE = 4, KVT_OP_RESERVE = 5,
     KVT_OP_COMMIT = 6, KVT_OP_ABORT = 7, KVT_OP_PREFETCH = 8, KVT_OP_BACKUP = 9,
-    KVT_OP_FLUSH = 10, KVT_OP_EVICT = 11, KVT_OP_CLOSE = 13, KVT_OP_STATS = 14
+    KVT_OP_FLUSH = 10, KVT_OP_EVICT = 11, KVT_OP_CLOSE = 13, KVT_OP_STATS = 14,
+    KVT_OP_REGISTER_KV = 15, KVT_OP_DEVICE_LOAD = 16, KVT_OP_DEVICE_SAVE = 17
 };
 
 /** Any request, as it goes on the wire: `body` of `body_len` bytes after the 32-byte header.
@@ -199,6 +202,107 @@ int kvt_request(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, int32_
  *  already used makes the engine answer STALE_REQUEST_ID; for tests of that rule. */
 uint64_t kvt_next_request_id(const kvt_client *c);
 void kvt_set_next_request_id(kvt_client *c, uint64_t id);
+
+/* ---- device operations (protocol section 10, version 1.1) -----------------------------------
+ * The engine copies KV between the pool and the client's own KV buffers, so the client never
+ * touches a page byte: kvt_register_kv() once per set of buffers, then kvt_device_save() (blocks
+ * into reserved pages, committed) and kvt_device_load() (pinned pages into blocks). A page saved
+ * this way holds one block page-first: slot (l x T + t) at offset (l x T + t) x S, S being
+ * kvt_kv_slot_bytes(), its first valid tokens copied and the rest of each slot zero. */
+
+/** Handle kinds: a cudaIpcMemHandle_t, or the absolute path of a host file mapped MAP_SHARED. */
+enum { KVT_HANDLE_CUDA_IPC = 1, KVT_HANDLE_HOST_FILE = 2 };
+
+/** Where block b of tensor (l, t) lives; base[i] is allocation i's memory plus its offset.
+ *  SEPARATE: L x T allocations (0,K), (0,V), (1,K), ...; block at base[l*T + t] + b*S.
+ *  CONTIGUOUS: 1 allocation; block at base[0] + ((l*T + t)*blocks + b)*S.
+ *  INTERLEAVED: L allocations; block at base[l] + (b*T + t)*S. */
+enum { KVT_ARRANGEMENT_SEPARATE = 1, KVT_ARRANGEMENT_CONTIGUOUS = 2, KVT_ARRANGEMENT_INTERLEAVED = 3 };
+
+/** What a REGISTER_KV answered INVALID refused (its Result Count): kvt_last_detail(). */
+enum {
+    KVT_REGISTER_SHAPE = 1,            /* a shape field not positive, T not 1 or 2, sizes overflow */
+    KVT_REGISTER_ARRANGEMENT = 2,      /* not 1, 2 or 3 */
+    KVT_REGISTER_HANDLE_KIND = 3,      /* not 1 or 2 */
+    KVT_REGISTER_ALLOCATION_COUNT = 4, /* count does not match the arrangement (L x T, 1, L) */
+    KVT_REGISTER_NO_DEVICE = 5,        /* CUDA_IPC, but no CUDA device of that ordinal */
+    KVT_REGISTER_OPEN_FAILED = 6,      /* handle not opened; path not absolute, missing, a symlink, not ours */
+    KVT_REGISTER_TOO_SMALL = 7,        /* an allocation smaller than the layout needs from its offset */
+    KVT_REGISTER_TOO_MANY_LAYOUTS = 8, /* the client already has 8 layouts */
+    KVT_REGISTER_PAGE_SIZE = 9         /* a block of this shape (L x T x S) is larger than a page */
+};
+
+/** The detail's name ("TOO_SMALL", ...), "UNKNOWN" for others (0 included). */
+const char *kvt_register_detail_name(int detail);
+
+#define KVT_HANDLE_BYTES 64
+#define KVT_MAX_ALLOCATIONS 512
+#define KVT_MAX_LAYOUTS 8
+
+/** The layout's shape: L layers of T tensors (2: K and V; 1: an MLA latent), each block
+ *  block_tokens tokens of [heads][head_dim] elements of element_bytes bytes. */
+typedef struct kvt_kv_shape {
+    int32_t layers;
+    int32_t tensors;
+    int32_t block_tokens;
+    int32_t heads;
+    int32_t head_dim;
+    int32_t element_bytes;
+} kvt_kv_shape;
+
+/** S = block_tokens x heads x head_dim x element_bytes: one block of one tensor, and one slot of a
+ *  saved page; 0 when a field is not positive or the product overflows. */
+uint64_t kvt_kv_slot_bytes(const kvt_kv_shape *shape);
+/** L x T x S: the payload of a page DEVICE_SAVE writes (at most the pool's page size); 0 as above. */
+uint64_t kvt_kv_block_bytes(const kvt_kv_shape *shape);
+
+/** One allocation: `offset` bytes into the memory `handle` names (a cudaIpcMemHandle_t's 64 bytes,
+ *  or a NUL-terminated absolute path) is where its tensor (SEPARATE), all of them (CONTIGUOUS) or
+ *  its layer (INTERLEAVED) starts. */
+typedef struct kvt_kv_allocation {
+    uint64_t offset;
+    uint8_t handle[KVT_HANDLE_BYTES];
+} kvt_kv_allocation;
+
+/** REGISTER_KV: tells the engine where the client's `blocks` blocks per tensor are and how they
+ *  are laid out. `device` is the CUDA ordinal for KVT_HANDLE_CUDA_IPC (0 for host files).
+ *  Returns the Layout Id (1, 2, ... in order of registration; at most 8 per client, each lasting
+ *  as long as the client), or -1: kvt_last_error() KVT_INVALID with kvt_last_detail() saying
+ *  what was refused (and `result->result_count` the same), or any other code. A refused
+ *  registration changes nothing and the client carries on. The client checks only what it must
+ *  to encode the request (count 0..512, NULL pointers); the engine checks the rest. */
+int kvt_register_kv(kvt_client *c, uint32_t handle_kind, int32_t device, uint16_t arrangement,
+                    const kvt_kv_shape *shape, int32_t blocks, const kvt_kv_allocation *allocations,
+                    int32_t count, kvt_result *result);
+
+/** kvt_register_kv() of KVT_HANDLE_HOST_FILE buffers: allocation i is `offsets[i]` (NULL: all 0)
+ *  into the file at `paths[i]`, an absolute path of at most 63 bytes to a regular file (not
+ *  reached through a symbolic link) owned by this process's user and mapped MAP_SHARED by it. The
+ *  engine maps it too and checks its size; the file may be unlinked once this returns. */
+int kvt_register_host_files(kvt_client *c, uint16_t arrangement, const kvt_kv_shape *shape, int32_t blocks,
+                            const char *const *paths, const uint64_t *offsets, int32_t count,
+                            kvt_result *result);
+
+/** The detail (KVT_REGISTER_*) of the last call when it was a REGISTER_KV answered INVALID; else 0. */
+int kvt_last_detail(const kvt_client *c);
+
+/** DEVICE_LOAD: for each slot first_slot + i that holds a pin, the page's first valid_tokens[i]
+ *  tokens of every slot are copied into block blocks[i] of layout `layout_id`; the slot keeps its
+ *  pin (release it when done). Returns the number of KVT_PAGE_COPIED slots; each slot's status is
+ *  COPIED, NONE (no pin), INVALID (block or valid tokens out of range, a block named by an earlier
+ *  slot, or a page that is not a block of this shape) or EXPIRED (the pin was taken back: the
+ *  block's bytes are not the page's). Tokens past valid_tokens and other blocks are left as they
+ *  were. A layout id never given fails as a whole with KVT_INVALID, nothing copied. */
+int kvt_device_load(kvt_client *c, int32_t layout_id, int32_t first_slot, const int32_t *blocks,
+                    const int32_t *valid_tokens, int32_t count, kvt_result *result);
+
+/** DEVICE_SAVE: for each slot that holds a reservation, block blocks[i]'s first valid_tokens[i]
+ *  tokens are copied into the page page-first (the rest zero), then committed as a COMMIT of
+ *  kvt_kv_block_bytes() bytes would be. Returns the number of KVT_PAGE_COMMITTED slots; the others
+ *  are EXPIRED, NONE (no reservation) or INVALID (block or valid tokens out of range: the
+ *  reservation is given back unwritten). The same block may be saved under several keys. */
+int kvt_device_save(kvt_client *c, int32_t layout_id, int32_t first_slot, const int32_t *blocks,
+                    const int32_t *valid_tokens, int32_t count, kvt_result *result);
 
 /* ---- slots and pages ------------------------------------------------------------------------ */
 

@@ -15,6 +15,13 @@ at ``../build/libkvtier_client.so`` next to this file.
         with c.pinned(keys) as pages:            # RELEASE at exit
             data = bytes(pages[0][:n])
 
+The device operations of protocol section 10 have the engine copy KV between the pool and the
+caller's own KV buffers (CUDA IPC handles, or host files mapped shared) instead:
+
+    layout = c.register_host_files(kv.ARRANGEMENT_CONTIGUOUS, (layers, 2, 16, heads, dim, 2), blocks, ["/dev/shm/kv"])
+    c.reserve(keys); c.device_save(layout, 0, blocks_of_keys, valid_tokens)     # committed
+    c.acquire(keys); c.device_load(layout, 0, free_blocks, valid_tokens); c.release(0, len(keys))
+
 Views handed out by ``pinned``/``reserved`` are released when the block ends, so using one later
 raises ``ValueError`` instead of reading a page that may hold another key by then. Views from
 ``page()``/``slot_view()`` are the caller's to stop using once the slot is released.
@@ -27,11 +34,14 @@ import os
 
 __all__ = [
     "KvtierError", "Client", "Result", "namespace_root", "page_keys", "compute_keys",
-    "error_name", "page_status_name", "load_library",
+    "error_name", "page_status_name", "register_detail_name", "slot_bytes", "block_bytes", "load_library",
     "OK", "STALE_REQUEST_ID", "NAMESPACE_DENIED", "SLOT_HELD", "SLOT_RANGE",
     "PAGE_NONE", "PAGE_PINNED", "PAGE_PINNED_FROM_L3", "PAGE_RESERVED", "PAGE_COMMITTED",
     "PAGE_EXISTS", "PAGE_BUSY", "PAGE_POOL_FULL", "PAGE_MISS", "PAGE_EXPIRED", "PAGE_INVALID",
-    "PAGE_LOADED",
+    "PAGE_LOADED", "PAGE_COPIED",
+    "HANDLE_CUDA_IPC", "HANDLE_HOST_FILE", "ARRANGEMENT_SEPARATE", "ARRANGEMENT_CONTIGUOUS", "ARRANGEMENT_INTERLEAVED",
+    "REGISTER_SHAPE", "REGISTER_ARRANGEMENT", "REGISTER_HANDLE_KIND", "REGISTER_ALLOCATION_COUNT", "REGISTER_NO_DEVICE",
+    "REGISTER_OPEN_FAILED", "REGISTER_TOO_SMALL", "REGISTER_TOO_MANY_LAYOUTS", "REGISTER_PAGE_SIZE",
 ]
 
 # status and error codes (protocol section 6) and the client's own (100 and above)
@@ -45,10 +55,20 @@ ERR_SYSTEM, ERR_PROTOCOL, ERR_ARGUMENT, ERR_ENGINE_GONE, ERR_DISCONNECTED, ERR_T
 (PAGE_NONE, PAGE_PINNED, PAGE_PINNED_FROM_L3, PAGE_RESERVED, PAGE_COMMITTED, PAGE_EXISTS, PAGE_BUSY,
  PAGE_POOL_FULL, PAGE_MISS, PAGE_EXPIRED, PAGE_INVALID) = range(11)
 PAGE_LOADED = 12
+PAGE_COPIED = 13  # DEVICE_LOAD: the page's KV is in the block (version 1.1)
 
 # operations (protocol section 4)
 OP_LOOKUP, OP_ACQUIRE, OP_RELEASE, OP_RESERVE, OP_COMMIT, OP_ABORT = 2, 3, 4, 5, 6, 7
 OP_PREFETCH, OP_BACKUP, OP_FLUSH, OP_EVICT, OP_CLOSE, OP_STATS = 8, 9, 10, 11, 13, 14
+OP_REGISTER_KV, OP_DEVICE_LOAD, OP_DEVICE_SAVE = 15, 16, 17
+
+# device operations (protocol section 10): handle kinds, arrangements, and what a refused
+# REGISTER_KV's detail (KvtierError.detail, its Result Count) names
+HANDLE_CUDA_IPC, HANDLE_HOST_FILE = 1, 2
+ARRANGEMENT_SEPARATE, ARRANGEMENT_CONTIGUOUS, ARRANGEMENT_INTERLEAVED = 1, 2, 3
+(REGISTER_SHAPE, REGISTER_ARRANGEMENT, REGISTER_HANDLE_KIND, REGISTER_ALLOCATION_COUNT, REGISTER_NO_DEVICE,
+ REGISTER_OPEN_FAILED, REGISTER_TOO_SMALL, REGISTER_TOO_MANY_LAYOUTS, REGISTER_PAGE_SIZE) = range(1, 10)
+HANDLE_BYTES = 64
 
 KEY_BYTES = 16
 
@@ -61,6 +81,23 @@ class _Result(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int32) for name in (
         "status", "result_count", "first_slot", "entry_count",
         "pool_pages", "l3_pages", "from_pool", "from_l3")]
+
+
+class _Shape(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int32) for name in (
+        "layers", "tensors", "block_tokens", "heads", "head_dim", "element_bytes")]
+
+
+class _Allocation(ctypes.Structure):
+    _fields_ = [("offset", ctypes.c_uint64), ("handle", ctypes.c_uint8 * HANDLE_BYTES)]
+
+
+def _shape(shape):
+    """(layers, tensors, block_tokens, heads, head_dim, element_bytes) as the C struct."""
+    shape = tuple(shape)
+    if len(shape) != 6:
+        raise ValueError("a shape is (layers, tensors, block_tokens, heads, head_dim, element_bytes), not %r" % (shape,))
+    return _Shape(*shape)
 
 
 class Result:
@@ -82,10 +119,11 @@ class KvtierError(Exception):
     """A failed call: ``code`` (protocol section 6, or the client's own 100+), ``name``, ``result``
     (the response's header when the engine answered)."""
 
-    def __init__(self, code, message, result=None):
+    def __init__(self, code, message, result=None, detail=0):
         self.code = code
         self.name = error_name(code)
         self.result = result
+        self.detail = detail  # a REGISTER_KV answered INVALID: what it refused (REGISTER_*), else 0
         super().__init__("%s (%d): %s" % (self.name, code, message))
 
 
@@ -113,6 +151,13 @@ def load_library(path=None):
         "kvt_page_keys": (I64, [KEYS, ctypes.POINTER(U32), ctypes.c_size_t, U32, ctypes.c_int, KEYS, ctypes.c_size_t]),
         "kvt_error_name": (ctypes.c_char_p, [ctypes.c_int]),
         "kvt_page_status_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "kvt_register_detail_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "kvt_kv_slot_bytes": (U64, [ctypes.POINTER(_Shape)]),
+        "kvt_kv_block_bytes": (U64, [ctypes.POINTER(_Shape)]),
+        "kvt_register_kv": (ctypes.c_int, [P, U32, I32, U16, ctypes.POINTER(_Shape), I32, ctypes.POINTER(_Allocation), I32, RES]),
+        "kvt_last_detail": (ctypes.c_int, [P]),
+        "kvt_device_load": (ctypes.c_int, [P, I32, I32, ctypes.POINTER(I32), ctypes.POINTER(I32), I32, RES]),
+        "kvt_device_save": (ctypes.c_int, [P, I32, I32, ctypes.POINTER(I32), ctypes.POINTER(I32), I32, RES]),
         "kvt_connect": (P, [ctypes.c_char_p, KEYS, U32, U32, ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_size_t]),
         "kvt_close": (ctypes.c_int, [P]),
         "kvt_last_error": (ctypes.c_int, [P]),
@@ -156,6 +201,21 @@ def error_name(code):
 
 def page_status_name(status):
     return load_library().kvt_page_status_name(status).decode()
+
+
+def register_detail_name(detail):
+    """The name of a refused REGISTER_KV's detail ("TOO_SMALL", ...), "UNKNOWN" for others."""
+    return load_library().kvt_register_detail_name(detail).decode()
+
+
+def slot_bytes(shape):
+    """S = block_tokens x heads x head_dim x element_bytes: one block of one tensor (0 if invalid)."""
+    return load_library().kvt_kv_slot_bytes(ctypes.byref(_shape(shape)))
+
+
+def block_bytes(shape):
+    """layers x tensors x S: a whole block, the payload of a page DEVICE_SAVE writes (0 if invalid)."""
+    return load_library().kvt_kv_block_bytes(ctypes.byref(_shape(shape)))
 
 
 def _text(s):
@@ -245,7 +305,8 @@ class Client:
         if rc < 0:
             code = self._lib.kvt_last_error(self._c)
             message = self._lib.kvt_last_error_message(self._c).decode(errors="replace")
-            raise KvtierError(code, message, Result(raw) if raw is not None and raw.status != 0 else None)
+            raise KvtierError(code, message, Result(raw) if raw is not None and raw.status != 0 else None,
+                              self._lib.kvt_last_detail(self._c))
         return rc
 
     @property
@@ -324,6 +385,59 @@ class Client:
         rc = self._lib.kvt_request(self._handle(), op, ns, flags, first_slot, count, body, len(body), ctypes.byref(raw))
         self._check(rc, raw)
         return Result(raw)
+
+    # -- device operations (protocol section 10) --
+
+    def register_kv(self, handle_kind, arrangement, shape, blocks, allocations, device=0):
+        """REGISTER_KV: ``shape`` is (layers, tensors, block_tokens, heads, head_dim, element_bytes),
+        ``allocations`` (offset, handle) pairs, a handle being up to 64 bytes (a cudaIpcMemHandle_t, or
+        an absolute path NUL-terminated). Returns the Layout Id; a refusal raises KvtierError with code
+        INVALID and ``detail`` one of REGISTER_*, and changes nothing."""
+        allocations = list(allocations)
+        arr = (_Allocation * max(1, len(allocations)))()
+        for i, (offset, handle) in enumerate(allocations):
+            handle = bytes(handle)
+            if len(handle) > HANDLE_BYTES:
+                raise ValueError("a handle is at most %d bytes, not %d" % (HANDLE_BYTES, len(handle)))
+            arr[i].offset = offset
+            ctypes.memmove(arr[i].handle, handle, len(handle))
+        raw = _Result()
+        rc = self._lib.kvt_register_kv(self._handle(), handle_kind, device, arrangement, ctypes.byref(_shape(shape)), blocks,
+                                       arr, len(allocations), ctypes.byref(raw))
+        return self._check(rc, raw)
+
+    def register_host_files(self, arrangement, shape, blocks, paths, offsets=None):
+        """register_kv() of host files: allocation i is ``offsets[i]`` (default 0) into ``paths[i]``, an
+        absolute path (at most 63 bytes) to a regular file of this user, mapped shared by the caller."""
+        paths = [os.fsencode(p) for p in paths]
+        offsets = list(offsets) if offsets is not None else [0] * len(paths)
+        if len(offsets) != len(paths):
+            raise ValueError("%d offsets for %d paths" % (len(offsets), len(paths)))
+        for p in paths:
+            if len(p) >= HANDLE_BYTES:
+                raise ValueError("a path of %d bytes does not fit the %d-byte handle with its NUL: %r" % (len(p), HANDLE_BYTES, p))
+        return self.register_kv(HANDLE_HOST_FILE, arrangement, shape, blocks, list(zip(offsets, paths)))
+
+    def _device_copy(self, fn, layout_id, first_slot, blocks, valid_tokens):
+        blocks, valid_tokens = list(blocks), list(valid_tokens)
+        if len(blocks) != len(valid_tokens):
+            raise ValueError("%d blocks for %d valid token counts" % (len(blocks), len(valid_tokens)))
+        n = len(blocks)
+        b = (ctypes.c_int32 * max(1, n))(*blocks)
+        v = (ctypes.c_int32 * max(1, n))(*valid_tokens)
+        raw = _Result()
+        self._check(fn(self._handle(), layout_id, first_slot, b, v, n, ctypes.byref(raw)), raw)
+        return Result(raw)
+
+    def device_load(self, layout_id, first_slot, blocks, valid_tokens):
+        """DEVICE_LOAD: each pinned slot first_slot + i's page, its first valid_tokens[i] tokens, into
+        block blocks[i]; ``result_count`` slots copied (slot_status PAGE_COPIED). The pins stay."""
+        return self._device_copy(self._lib.kvt_device_load, layout_id, first_slot, blocks, valid_tokens)
+
+    def device_save(self, layout_id, first_slot, blocks, valid_tokens):
+        """DEVICE_SAVE: block blocks[i]'s first valid_tokens[i] tokens into each reserved slot's page,
+        then committed; ``result_count`` slots committed (slot_status PAGE_COMMITTED)."""
+        return self._device_copy(self._lib.kvt_device_save, layout_id, first_slot, blocks, valid_tokens)
 
     @property
     def next_request_id(self):

@@ -2,7 +2,9 @@
 """A scripted stand-in for kvtier's engine, written from docs/ipc-protocol.md alone, for testing
 the C client and this binding where the real engine cannot be made to misbehave (a refused HELLO,
 a disconnect, a response ring that wraps). It is NOT kvtier's engine: a thread per client, a
-dictionary for an index, no L3, no CRC, no leases. The real engine is tested end to end by
+dictionary for an index, no L3, no CRC, no leases. It speaks version 1.1: the device operations of
+section 10 for HOST_FILE buffers (CUDA_IPC registrations are refused NO_DEVICE), copied with Python
+slices. The real engine is tested end to end by
 engine/.../IpcClientEndToEndTest.
 
     spec_engine.py DIR [--refuse CODE] [--disconnect-after N] [--ring-bytes B] [--clients N]
@@ -15,6 +17,7 @@ import ctypes
 import mmap
 import os
 import socket
+import stat
 import struct
 import sys
 import threading
@@ -67,7 +70,7 @@ class Engine:
         self.pool = shared(self.pool_path, DATA_OFFSET + PAGE_COUNT * FRAME)
         self.control = shared(self.control_path, 4096)
         self.control[0:8] = b"KVTIPC01"
-        struct.pack_into("<HH", self.control, 8, 1, 0)
+        struct.pack_into("<HH", self.control, 8, 1, 1)
         struct.pack_into("<QQ", self.control, 16, EPOCH, os.getpid())
         ctypes.c_uint32.from_buffer(self.control, 12).value = 1  # State OPEN, last
         self.heartbeat = ctypes.c_uint64.from_buffer(self.control, 64)
@@ -75,6 +78,7 @@ class Engine:
         self.free = list(range(PAGE_COUNT))
         self.index = {}           # key -> page
         self.pins = {}            # page -> count
+        self.lengths = {}         # page -> payload length, as committed
         self.lock = threading.Lock()
 
     def serve(self):
@@ -102,10 +106,12 @@ class Session:
     def serve(self, conn, client_id):
         # slot -> [key, page, state], state "pin", "res" or None
         self.slots, self.last_id, self.requests = {}, 0, 0
+        self.layouts = {}  # layout id -> Layout
+        self.peer_uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1]
         self.ring_path = os.path.join(self.e.args.dir, "pool.client-%d-%x" % (client_id, os.getpid()))
         head = self.recv(conn, 24)
         magic, major, minor, max_keys, n_ns, pid, _ = struct.unpack("<IHHIIII", head)
-        self.namespaces = n_ns
+        self.namespaces, self.minor = n_ns, minor
         self.recv(conn, 16 * n_ns)
         if self.e.args.refuse:
             msg = b"refused by the spec engine"
@@ -210,18 +216,30 @@ class Session:
         body = rec[32:]
         keyed = typ in (2, 3, 5, 8, 9, 11)
         expected = 32 + (16 * count if keyed and not flags & 1 else 4 * count if typ == 6 else 0)
-        if typ not in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14):
+        device = typ in (15, 16, 17)
+        if typ == 15:
+            allocations = struct.unpack_from("<i", rec, 72)[0] if length >= 80 else -1
+            expected = 80 + 72 * allocations if 0 <= allocations <= 512 else -1
+        elif device:
+            expected = 40 + 8 * count
+        if typ not in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14) and not (device and self.minor >= 1):
             self.respond(typ, rid, 17)
             return True
-        if length != expected:
+        if length != expected or (device and flags != 0):
             self.respond(typ, rid, 16)
             return True
         if rid <= self.last_id:
             self.respond(typ, rid, 18)
             return True
         self.last_id = rid
-        if first < 0 or count < 0 or first + count > self.max_keys:
+        if first < 0 or count < 0 or first + count > self.max_keys or (typ == 15 and (first or count)):
             self.respond(typ, rid, 19)
+            return True
+        if typ == 15:
+            self.register_kv(rec, rid)
+            return True
+        if device:
+            self.device_copy(typ, rec, rid, first, count)
             return True
         if keyed and ns >= max(1, self.namespaces):
             self.respond(typ, rid, 21)
@@ -288,6 +306,7 @@ class Session:
                         self.respond(typ, rid, 3)
                         return True
                     self.e.index[held[0]] = held[1]
+                    self.e.lengths[held[1]] = ln
                     entries.append((held[1], 1, 4))
                     held[1:] = [-1, None]
                     n += 1
@@ -310,6 +329,126 @@ class Session:
         self.respond(typ, rid, 0, n, first, entries, counters)
         return True
 
+
+    # -- device operations (section 10) --
+
+    def register_kv(self, rec, rid):
+        kind, device, arrangement, _, *shape = struct.unpack_from("<IiHH9i", rec, 32)
+        layers, tensors, tokens, heads, dim, elem, blocks, count, _ = shape
+        refuse = lambda detail: self.respond(15, rid, 3, count=detail)  # noqa: E731
+        if min(layers, tensors, tokens, heads, dim, elem, blocks) <= 0 or tensors not in (1, 2):
+            return refuse(1)  # SHAPE
+        layout = Layout(arrangement, layers, tensors, tokens, heads * dim * elem, blocks)
+        if layout.page_bytes * blocks >= 2 ** 63:
+            return refuse(1)
+        if arrangement not in (1, 2, 3):
+            return refuse(2)  # ARRANGEMENT
+        if kind not in (1, 2):
+            return refuse(3)  # HANDLE_KIND
+        if count != {1: layers * tensors, 2: 1, 3: layers}[arrangement]:
+            return refuse(4)  # ALLOCATION_COUNT
+        if kind == 1:
+            return refuse(5)  # NO_DEVICE: this engine has no CUDA
+        if len(self.layouts) >= 8:
+            return refuse(8)  # TOO_MANY_LAYOUTS
+        if layout.page_bytes > PAGE_SIZE:
+            return refuse(9)  # PAGE_SIZE
+        need = {1: blocks * layout.slot, 2: layout.page_bytes * blocks, 3: blocks * tensors * layout.slot}[arrangement]
+        maps = {}  # path -> mmap: allocations naming one file share its mapping
+        try:
+            for i in range(count):
+                offset = struct.unpack_from("<q", rec, 80 + 72 * i)[0]
+                handle = rec[88 + 72 * i:152 + 72 * i]
+                path = handle.split(b"\0")[0]
+                if b"\0" not in handle or not path.startswith(b"/"):
+                    return refuse(6)  # OPEN_FAILED
+                if path not in maps:
+                    try:
+                        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+                    except OSError:
+                        return refuse(6)
+                    try:
+                        st = os.fstat(fd)
+                        if not stat.S_ISREG(st.st_mode) or st.st_uid != self.peer_uid or st.st_size == 0:
+                            return refuse(6)
+                        maps[path] = mmap.mmap(fd, st.st_size)
+                    finally:
+                        os.close(fd)
+                if offset < 0 or offset + need > len(maps[path]):
+                    return refuse(7)  # TOO_SMALL
+                layout.bases.append((maps[path], offset))
+        finally:
+            if len(layout.bases) != count:
+                for m in maps.values():
+                    m.close()
+        layout_id = len(self.layouts) + 1
+        self.layouts[layout_id] = layout
+        self.respond(15, rid, 0, count=layout_id)
+
+    def device_copy(self, typ, rec, rid, first, count):
+        layout_id = struct.unpack_from("<i", rec, 32)[0]
+        layout = self.layouts.get(layout_id)
+        if layout is None:
+            self.respond(typ, rid, 3)
+            return
+        pool, entries, n, named = self.e.pool, [], 0, set()
+        for i, s in enumerate(range(first, first + count)):
+            block, valid = struct.unpack_from("<ii", rec, 40 + 8 * i)
+            held = self.slots.get(s)
+            state = held[2] if held else None
+            in_range = 0 <= block < layout.blocks and 1 <= valid <= layout.tokens
+            page = held[1] if held else -1
+            frame = DATA_OFFSET + page * FRAME
+            copied = valid * layout.token_bytes
+            if typ == 16:  # DEVICE_LOAD
+                earlier = block in named  # named by an earlier slot, whatever that slot's outcome
+                named.add(block)
+                if state != "pin":
+                    entries.append((-1, 0, 0))
+                elif not in_range or earlier or self.e.lengths.get(page) != layout.page_bytes:
+                    entries.append((page, 1, 10))
+                else:
+                    for slot, (m, at) in layout.slots(block):
+                        m[at:at + copied] = pool[frame + slot:frame + slot + copied]
+                    entries.append((page, 1, 13))
+                    n += 1
+            elif state != "res":  # DEVICE_SAVE without a reservation
+                entries.append((page, 0, 0))
+            elif not in_range:
+                self.e.free.append(page)
+                held[1:] = [-1, None]
+                entries.append((-1, 0, 10))
+            else:
+                pool[frame:frame + layout.page_bytes] = bytes(layout.page_bytes)
+                for slot, (m, at) in layout.slots(block):
+                    pool[frame + slot:frame + slot + copied] = m[at:at + copied]
+                self.e.index[held[0]] = page
+                self.e.lengths[page] = layout.page_bytes
+                held[1:] = [-1, None]
+                entries.append((page, 1, 4))
+                n += 1
+        self.respond(typ, rid, 0, n, first, entries)
+
+
+class Layout:
+    """A registered layout: where block b of tensor (l, t) is, by section 10's arrangement table."""
+
+    def __init__(self, arrangement, layers, tensors, tokens, token_bytes, blocks):
+        self.arrangement, self.layers, self.tensors, self.tokens = arrangement, layers, tensors, tokens
+        self.token_bytes, self.blocks = token_bytes, blocks
+        self.slot = tokens * token_bytes
+        self.page_bytes = layers * tensors * self.slot
+        self.bases = []  # (mmap, offset) per allocation
+
+    def slots(self, block):
+        """(offset of the slot in a page-first page, (mmap, offset of the block)) for each (l, t)."""
+        T, S, n = self.tensors, self.slot, self.blocks
+        for l in range(self.layers):
+            for t in range(T):
+                index, offset = {1: (l * T + t, block * S), 2: (0, ((l * T + t) * n + block) * S),
+                                 3: (l, (block * T + t) * S)}[self.arrangement]
+                m, base = self.bases[index]
+                yield (l * T + t) * S, (m, base + offset)
 
 
 def main():

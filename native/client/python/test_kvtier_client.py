@@ -4,9 +4,11 @@ Keys and names need only the library. The end-to-end tests need a running engine
 they run when $KVTIER_SOCKET names its socket (the Java test IpcClientEndToEndTest starts an
 engine and sets it) and are skipped otherwise, saying so."""
 
+import mmap
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -67,6 +69,15 @@ class NamesAndErrorsTest(unittest.TestCase):
         self.assertEqual(kv.error_name(kv.NOT_ALLOWED), "NOT_ALLOWED")
         self.assertEqual(kv.page_status_name(kv.PAGE_PINNED_FROM_L3), "PINNED_FROM_L3")
         self.assertEqual(kv.page_status_name(kv.PAGE_LOADED), "LOADED")
+        self.assertEqual(kv.page_status_name(kv.PAGE_COPIED), "COPIED")
+        self.assertEqual(kv.register_detail_name(kv.REGISTER_TOO_SMALL), "TOO_SMALL")
+        self.assertEqual(kv.register_detail_name(kv.REGISTER_PAGE_SIZE), "PAGE_SIZE")
+        self.assertEqual(kv.register_detail_name(0), "UNKNOWN")
+
+    def test_kv_sizes(self):
+        self.assertEqual(kv.slot_bytes((3, 2, 4, 2, 8, 2)), 4 * 2 * 8 * 2)
+        self.assertEqual(kv.block_bytes((3, 2, 4, 2, 8, 2)), 3 * 2 * 128)
+        self.assertEqual(kv.block_bytes((3, 0, 4, 2, 8, 2)), 0)
 
     def test_no_engine_at_the_socket(self):
         with self.assertRaises(kv.KvtierError) as caught:
@@ -155,6 +166,77 @@ class EndToEndTest(unittest.TestCase):
         with self.assertRaises(kv.KvtierError) as caught:
             c.request(kv.OP_RELEASE, first_slot=c.max_keys, count=1)
         self.assertEqual(caught.exception.code, kv.SLOT_RANGE)
+
+    # 3 layers of K and V, blocks of 4 tokens of 2 heads x 8 two-byte elements: S = 128, pages of 768 bytes
+    SHAPE = (3, 2, 4, 2, 8, 2)
+    BLOCKS, S, TOKEN = 6, 128, 32
+
+    def kv_file(self, size):
+        """A host KV buffer: a new file of this user's, mapped shared, at a path that fits the 64-byte handle."""
+        directory = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        fd, path = tempfile.mkstemp(prefix="kvt-py-", suffix=".kv", dir=directory)
+        self.addCleanup(lambda: os.path.exists(path) and os.unlink(path))
+        os.ftruncate(fd, size)
+        m = mmap.mmap(fd, size)
+        os.close(fd)
+        self.addCleanup(m.close)
+        return path, m
+
+    def test_device_save_then_load_bytes_equal(self):
+        c = self.client
+        S, n = self.S, self.BLOCKS
+        # The writer's KV contiguous ((l x 2 + t) x n + b) x S from offset 128; the reader's interleaved,
+        # one allocation per layer ((b x 2 + t) x S), the layers 64 bytes apart in one file.
+        wpath, w = self.kv_file(128 + 6 * n * S)
+        w[:] = bytes((i * 13 + 5) % 256 for i in range(len(w)))
+        layer = 2 * n * S + 64
+        rpath, r = self.kv_file(3 * layer)
+        r[:] = b"\x5a" * len(r)
+        expected = bytearray(r)
+
+        writer = c.register_host_files(kv.ARRANGEMENT_CONTIGUOUS, self.SHAPE, n, [wpath], [128])
+        with self.assertRaises(kv.KvtierError) as caught:  # one block more than the file holds
+            c.register_host_files(kv.ARRANGEMENT_CONTIGUOUS, self.SHAPE, n + 1, [wpath], [128])
+        self.assertEqual(caught.exception.code, kv.INVALID)
+        self.assertEqual(caught.exception.detail, kv.REGISTER_TOO_SMALL)
+        self.assertEqual(caught.exception.result.result_count, kv.REGISTER_TOO_SMALL)
+        reader = c.register_host_files(kv.ARRANGEMENT_INTERLEAVED, self.SHAPE, n, [rpath] * 3, [i * layer for i in range(3)])
+        self.assertEqual(reader, writer + 1)
+
+        keys = self.keys(600, 2)
+        self.assertEqual(c.reserve(keys, first_slot=0).result_count, 2)
+        saved, valid = [4, 0], [4, 3]
+        result = c.device_save(writer, 0, saved, valid)
+        self.assertEqual(result.result_count, 2)
+        self.assertEqual([c.slot_status(i) for i in range(2)], [kv.PAGE_COMMITTED] * 2)
+
+        def writer_block(l, t, b, tokens):
+            at = 128 + ((l * 2 + t) * n + b) * S
+            return bytes(w[at:at + tokens * self.TOKEN])
+
+        loaded = [2, 5]
+        with c.pinned(keys, first_slot=4) as pages:
+            self.assertEqual(len(pages), 2)
+            for k, page in enumerate(pages):  # page-first: slot (l x 2 + t) at (l x 2 + t) x S, the rest zero
+                for l in range(3):
+                    for t in range(2):
+                        slot = bytes(page[(l * 2 + t) * S:(l * 2 + t + 1) * S])
+                        copied = valid[k] * self.TOKEN
+                        self.assertEqual(slot[:copied], writer_block(l, t, saved[k], valid[k]))
+                        self.assertEqual(slot[copied:], bytes(S - copied))
+            result = c.device_load(reader, 4, loaded, valid)
+            self.assertEqual(result.result_count, 2)
+            self.assertEqual([c.slot_status(4 + i) for i in range(2)], [kv.PAGE_COPIED] * 2)
+        for k in range(2):
+            for l in range(3):
+                for t in range(2):
+                    at = l * layer + (loaded[k] * 2 + t) * S
+                    expected[at:at + valid[k] * self.TOKEN] = writer_block(l, t, saved[k], valid[k])
+        self.assertEqual(bytes(r), bytes(expected))
+
+        with self.assertRaises(kv.KvtierError) as caught:  # a layout id never given
+            c.device_load(reader + 5, 4, [0], [1])
+        self.assertEqual((caught.exception.code, caught.exception.detail), (kv.INVALID, 0))
 
     def test_stats(self):
         self.assertGreater(len(self.client.stats()), 0)

@@ -37,14 +37,17 @@ class SpecEngine:
 class SpecEngineTest(unittest.TestCase):
 
     def test_c_client_end_to_end_with_small_rings(self):
-        # 256-byte rings: requests and responses wrap with padding records every few requests
-        with SpecEngine("--ring-bytes", "256", "--clients", "1") as engine:
+        # 1 KiB rings: requests and responses wrap with padding records every dozen requests, and a
+        # REGISTER_KV of 6 allocations (512 bytes) still fits wherever the ring's position is
+        with SpecEngine("--ring-bytes", "1024", "--clients", "2") as engine:
             run = subprocess.run([C_TEST, "--socket", engine.socket], capture_output=True, text=True, timeout=120)
             self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
             self.assertIn("end to end against", run.stdout)
+            self.assertIn("device operations against", run.stdout)
 
     def test_python_end_to_end_and_examples(self):
-        with SpecEngine("--ring-bytes", "512") as engine:
+        # rings of 1 KiB: room for a REGISTER_KV of 3 allocations (296 bytes) wherever the ring's position is
+        with SpecEngine("--ring-bytes", "1024") as engine:
             env = dict(os.environ, KVTIER_SOCKET=engine.socket)
             run = subprocess.run([sys.executable, "-m", "unittest", "-v", "test_kvtier_client.EndToEndTest"],
                                  cwd=HERE, env=env, capture_output=True, text=True, timeout=300)

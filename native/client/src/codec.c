@@ -1,4 +1,4 @@
-/* The wire layouts and the ring of docs/ipc-protocol.md, sections 2 and 4. */
+/* The wire layouts and the ring of docs/ipc-protocol.md, sections 2, 4 and 10. */
 #include <string.h>
 
 #include "kvt_internal.h"
@@ -60,6 +60,38 @@ void kvt_encode_request_header(uint8_t *out, uint32_t length, int32_t type, uint
     kvt_put_u16(out + 24, ns);
     kvt_put_u16(out + 26, flags);
     kvt_put_u32(out + 28, 0);
+}
+
+size_t kvt_encode_register_kv(uint8_t *out, uint32_t handle_kind, int32_t device, uint16_t arrangement,
+                              const kvt_kv_shape *shape, int32_t blocks, const kvt_kv_allocation *allocations,
+                              int32_t count) {
+    kvt_put_u32(out + 0, handle_kind);
+    kvt_put_u32(out + 4, (uint32_t)device);
+    kvt_put_u16(out + 8, arrangement);
+    kvt_put_u16(out + 10, 0);
+    const int32_t fields[6] = {shape->layers, shape->tensors, shape->block_tokens, shape->heads, shape->head_dim,
+                               shape->element_bytes};
+    for (int i = 0; i < 6; i++) kvt_put_u32(out + 12 + 4 * i, (uint32_t)fields[i]);
+    kvt_put_u32(out + 36, (uint32_t)blocks);
+    kvt_put_u32(out + 40, (uint32_t)count);
+    kvt_put_u32(out + 44, 0);
+    for (int32_t i = 0; i < count; i++) {
+        uint8_t *a = out + KVT_REGISTER_KV_FIXED + (size_t)KVT_ALLOCATION_SIZE * i;
+        kvt_put_u64(a, allocations[i].offset);
+        memcpy(a + 8, allocations[i].handle, KVT_HANDLE_BYTES);
+    }
+    return KVT_REGISTER_KV_FIXED + (size_t)KVT_ALLOCATION_SIZE * (size_t)count;
+}
+
+size_t kvt_encode_device_copy(uint8_t *out, int32_t layout_id, const int32_t *blocks, const int32_t *valid_tokens,
+                              int32_t count) {
+    kvt_put_u32(out + 0, (uint32_t)layout_id);
+    kvt_put_u32(out + 4, 0);
+    for (int32_t i = 0; i < count; i++) {
+        kvt_put_u32(out + KVT_DEVICE_COPY_FIXED + 8 * (size_t)i, (uint32_t)blocks[i]);
+        kvt_put_u32(out + KVT_DEVICE_COPY_FIXED + 8 * (size_t)i + 4, (uint32_t)valid_tokens[i]);
+    }
+    return KVT_DEVICE_COPY_FIXED + 8 * (size_t)count;
 }
 
 int kvt_decode_response(const uint8_t *rec, uint32_t len, kvt_response *r) {

@@ -41,7 +41,7 @@ static inline uint64_t kvt_get_u64(const uint8_t *p) {
 #define KVT_HELLO_MAGIC 0x4C4C4548u   /* "HELL" */
 #define KVT_WELCOME_MAGIC 0x43574C45u /* "ELWC" */
 #define KVT_MAJOR 1
-#define KVT_MINOR 0
+#define KVT_MINOR 1
 #define KVT_HELLO_HEADER 24
 #define KVT_WELCOME_HEADER 72
 #define KVT_MAX_NAMESPACES 16
@@ -72,6 +72,9 @@ static inline uint64_t kvt_get_u64(const uint8_t *p) {
 #define KVT_RESPONSE_HEADER 48
 #define KVT_ENTRY_SIZE 12
 #define KVT_FLAG_KEYS_IN_SLOTS 1u
+#define KVT_REGISTER_KV_FIXED 48 /* REGISTER_KV's body before its allocations (record offsets 32..80) */
+#define KVT_ALLOCATION_SIZE 72
+#define KVT_DEVICE_COPY_FIXED 8   /* DEVICE_LOAD / DEVICE_SAVE body before its (block, tokens) pairs */
 
 static inline uint64_t kvt_align8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 
@@ -105,6 +108,16 @@ int kvt_decode_welcome(const uint8_t *buf, size_t len, kvt_welcome *w);
 /* Request header (32 bytes). */
 void kvt_encode_request_header(uint8_t *out, uint32_t length, int32_t type, uint64_t request_id,
                                int32_t first_slot, int32_t count, uint16_t ns, uint16_t flags);
+
+/* REGISTER_KV's body (the record after its 32-byte header): writes 48 + 72 * count bytes into out
+ * and returns that length. */
+size_t kvt_encode_register_kv(uint8_t *out, uint32_t handle_kind, int32_t device, uint16_t arrangement,
+                              const kvt_kv_shape *shape, int32_t blocks, const kvt_kv_allocation *allocations,
+                              int32_t count);
+
+/* DEVICE_LOAD / DEVICE_SAVE's body: writes 8 + 8 * count bytes into out and returns that length. */
+size_t kvt_encode_device_copy(uint8_t *out, int32_t layout_id, const int32_t *blocks, const int32_t *valid_tokens,
+                              int32_t count);
 
 typedef struct kvt_response {
     int32_t length;

@@ -32,6 +32,7 @@ struct kvt_client {
     uint32_t timeout_ms;
     int dead;                 /* disconnected, engine gone or timed out: nothing more is sent */
     int last_error;
+    int last_detail;          /* a REGISTER_KV answered INVALID: its Result Count */
     char message[512];
     /* the engine's heartbeat as last seen, and when (monotonic ns) it last changed */
     uint64_t engine_beat; uint64_t engine_beat_at;
@@ -78,6 +79,14 @@ const char *kvt_page_status_name(int status) {
                                   "EXISTS", "BUSY", "POOL_FULL", "MISS", "EXPIRED", "INVALID"};
     if (status >= 0 && status <= 10) return names[status];
     if (status == 12) return "LOADED";
+    if (status == 13) return "COPIED";
+    return "UNKNOWN";
+}
+
+const char *kvt_register_detail_name(int detail) {
+    static const char *names[] = {"SHAPE", "ARRANGEMENT", "HANDLE_KIND", "ALLOCATION_COUNT", "NO_DEVICE",
+                                  "OPEN_FAILED", "TOO_SMALL", "TOO_MANY_LAYOUTS", "PAGE_SIZE"};
+    if (detail >= 1 && detail <= 9) return names[detail - 1];
     return "UNKNOWN";
 }
 
@@ -85,6 +94,7 @@ const char *kvt_page_status_name(int status) {
 
 static int fail(kvt_client *c, int code, const char *fmt, ...) {
     c->last_error = code;
+    c->last_detail = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->message, sizeof c->message, fmt, ap);
@@ -367,6 +377,7 @@ static int deadline_passed(const kvt_client *c, uint64_t start) {
 
 static int exchange(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, int32_t first_slot, int32_t count,
                     const void *body, uint32_t body_len, kvt_result *result) {
+    c->last_detail = 0;
     if (c->dead) return fail(c, KVT_ERR_DISCONNECTED, "this client is no longer connected (%s)", c->message);
     uint64_t length = (uint64_t)KVT_REQUEST_HEADER + body_len;
     if (length > c->msg_cap)
@@ -431,6 +442,13 @@ static int exchange(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, in
             }
             if (result) *result = resp.result;
             kvt_ring_consume(&c->resp, len);
+            if (type == KVT_OP_REGISTER_KV && resp.result.status == KVT_INVALID) {
+                int detail = resp.result.result_count;
+                fail(c, KVT_INVALID, "the engine refused the registration: INVALID (%s, detail %d)",
+                     kvt_register_detail_name(detail), detail);
+                c->last_detail = detail;
+                return -1;
+            }
             if (resp.result.status != 0)
                 return fail(c, resp.result.status, "the engine answered %s", kvt_error_name(resp.result.status));
             c->last_error = KVT_OK;
@@ -504,6 +522,92 @@ int kvt_commit(kvt_client *c, int32_t first_slot, int32_t count, const int32_t *
     return rc;
 }
 
+/* ---- device operations (section 10) ---- */
+
+/* The product of the factors, 0 when one is not positive or it passes INT64_MAX. */
+static uint64_t product(const int32_t *factors, int n) {
+    uint64_t p = 1;
+    for (int i = 0; i < n; i++) {
+        if (factors[i] <= 0 || p > (uint64_t)INT64_MAX / (uint64_t)factors[i]) return 0;
+        p *= (uint64_t)factors[i];
+    }
+    return p;
+}
+
+uint64_t kvt_kv_slot_bytes(const kvt_kv_shape *s) {
+    if (!s) return 0;
+    const int32_t f[4] = {s->block_tokens, s->heads, s->head_dim, s->element_bytes};
+    return product(f, 4);
+}
+
+uint64_t kvt_kv_block_bytes(const kvt_kv_shape *s) {
+    uint64_t slot = kvt_kv_slot_bytes(s);
+    if (slot == 0 || slot > (uint64_t)INT32_MAX) return 0;
+    const int32_t f[3] = {s->layers, s->tensors, (int32_t)slot};
+    return product(f, 3);
+}
+
+int kvt_register_kv(kvt_client *c, uint32_t handle_kind, int32_t device, uint16_t arrangement,
+                    const kvt_kv_shape *shape, int32_t blocks, const kvt_kv_allocation *allocations,
+                    int32_t count, kvt_result *result) {
+    if (!c) return -1;
+    if (!shape || (count > 0 && !allocations)) return fail(c, KVT_ERR_ARGUMENT, "shape or allocations is NULL");
+    if (count < 0 || count > KVT_MAX_ALLOCATIONS)
+        return fail(c, KVT_ERR_ARGUMENT, "%d allocations outside 0..%d", count, KVT_MAX_ALLOCATIONS);
+    uint8_t *body = malloc(KVT_REGISTER_KV_FIXED + (size_t)KVT_ALLOCATION_SIZE * (size_t)count);
+    if (!body) return fail(c, KVT_ERR_SYSTEM, "out of memory");
+    size_t n = kvt_encode_register_kv(body, handle_kind, device, arrangement, shape, blocks, allocations, count);
+    int rc = exchange(c, KVT_OP_REGISTER_KV, 0, 0, 0, 0, body, (uint32_t)n, result);
+    free(body);
+    return rc;
+}
+
+int kvt_register_host_files(kvt_client *c, uint16_t arrangement, const kvt_kv_shape *shape, int32_t blocks,
+                            const char *const *paths, const uint64_t *offsets, int32_t count, kvt_result *result) {
+    if (!c) return -1;
+    if (count > 0 && !paths) return fail(c, KVT_ERR_ARGUMENT, "paths is NULL");
+    if (count < 0 || count > KVT_MAX_ALLOCATIONS)
+        return fail(c, KVT_ERR_ARGUMENT, "%d allocations outside 0..%d", count, KVT_MAX_ALLOCATIONS);
+    kvt_kv_allocation *a = calloc((size_t)count + 1, sizeof *a);
+    if (!a) return fail(c, KVT_ERR_SYSTEM, "out of memory");
+    for (int32_t i = 0; i < count; i++) {
+        /* the handle holds the path and its NUL */
+        size_t len = paths[i] ? strlen(paths[i]) : 0;
+        if (!paths[i] || len >= KVT_HANDLE_BYTES) {
+            free(a);
+            return fail(c, KVT_ERR_ARGUMENT, "path %d is NULL or longer than %d bytes", i, KVT_HANDLE_BYTES - 1);
+        }
+        memcpy(a[i].handle, paths[i], len);
+        a[i].offset = offsets ? offsets[i] : 0;
+    }
+    int rc = kvt_register_kv(c, KVT_HANDLE_HOST_FILE, 0, arrangement, shape, blocks, a, count, result);
+    free(a);
+    return rc;
+}
+
+static int device_copy(kvt_client *c, int32_t type, int32_t layout_id, int32_t first_slot, const int32_t *blocks,
+                       const int32_t *valid_tokens, int32_t count, kvt_result *result) {
+    if (!c) return -1;
+    if (check_slots(c, first_slot, count) != 0) return -1;
+    if (count > 0 && (!blocks || !valid_tokens)) return fail(c, KVT_ERR_ARGUMENT, "blocks or valid_tokens is NULL");
+    uint8_t *body = malloc(KVT_DEVICE_COPY_FIXED + 8 * (size_t)count);
+    if (!body) return fail(c, KVT_ERR_SYSTEM, "out of memory");
+    size_t n = kvt_encode_device_copy(body, layout_id, blocks, valid_tokens, count);
+    int rc = exchange(c, type, 0, 0, first_slot, count, body, (uint32_t)n, result);
+    free(body);
+    return rc;
+}
+
+int kvt_device_load(kvt_client *c, int32_t layout_id, int32_t first_slot, const int32_t *blocks,
+                    const int32_t *valid_tokens, int32_t count, kvt_result *result) {
+    return device_copy(c, KVT_OP_DEVICE_LOAD, layout_id, first_slot, blocks, valid_tokens, count, result);
+}
+
+int kvt_device_save(kvt_client *c, int32_t layout_id, int32_t first_slot, const int32_t *blocks,
+                    const int32_t *valid_tokens, int32_t count, kvt_result *result) {
+    return device_copy(c, KVT_OP_DEVICE_SAVE, layout_id, first_slot, blocks, valid_tokens, count, result);
+}
+
 int kvt_flush(kvt_client *c, kvt_result *result) {
     if (!c) return -1;
     return exchange(c, KVT_OP_FLUSH, 0, 0, 0, 0, NULL, 0, result);
@@ -535,6 +639,7 @@ int kvt_close(kvt_client *c) {
 /* ---- accessors ---- */
 
 int kvt_last_error(const kvt_client *c) { return c ? c->last_error : KVT_ERR_ARGUMENT; }
+int kvt_last_detail(const kvt_client *c) { return c ? c->last_detail : 0; }
 const char *kvt_last_error_message(const kvt_client *c) { return c ? c->message : "no client"; }
 uint32_t kvt_client_id(const kvt_client *c) { return c->w.client_id; }
 uint32_t kvt_max_keys(const kvt_client *c) { return c->w.max_keys; }

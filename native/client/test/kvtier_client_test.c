@@ -4,11 +4,16 @@
  *                                       (wrap, padding, full), SHA-256 and docs/keys.md's vectors
  *   kvtier_client_test --socket PATH    then end to end against the engine listening on PATH:
  *                                       reserve, write, commit, acquire, bytes equal; a stale
- *                                       request id answered STALE_REQUEST_ID; stats; close
+ *                                       request id answered STALE_REQUEST_ID; stats; close; then,
+ *                                       as a second client, the device operations of section 10
+ *                                       on host-file KV buffers (two arrangements), every byte
+ *                                       of both buffers and of the saved pages checked
  * Exit status 0 when every check passed. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,8 +130,8 @@ static void test_hello(void) {
     uint8_t out[24 + 32];
     size_t n = kvt_encode_hello(out, 256, ns, 2, 0x01020304);
     CHECK(n == 56, "HELLO length %zu", n);
-    /* offset 0 magic "HELL"; 4 major 1, minor 0; 8 max keys; 12 N; 16 pid; 20 reserved; 24 roots */
-    const char *expected = "48454c4c" "01000000" "00010000" "02000000" "04030201" "00000000"
+    /* offset 0 magic "HELL"; 4 major 1, minor 1; 8 max keys; 12 N; 16 pid; 20 reserved; 24 roots */
+    const char *expected = "48454c4c" "01000100" "00010000" "02000000" "04030201" "00000000"
                            "000102030405060708090a0b0c0d0e0f" "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
     char h[2 * 56 + 1];
     hex(out, n, h);
@@ -213,6 +218,46 @@ static void test_response(void) {
     CHECK(kvt_decode_response(b, 40, &r) == -1, "shorter than the header");
 }
 
+static void test_device_codecs(void) {
+    kvt_kv_shape shape = {3, 2, 4, 2, 8, 2};
+    kvt_kv_allocation a[2];
+    memset(a, 0, sizeof a);
+    a[0].offset = 0x0102030405060708ull;
+    memcpy(a[0].handle, "/dev/shm/kv", 11);
+    a[1].offset = 64;
+    memset(a[1].handle, 0xee, KVT_HANDLE_BYTES);
+    uint8_t body[48 + 2 * 72];
+    size_t n = kvt_encode_register_kv(body, KVT_HANDLE_HOST_FILE, -1, KVT_ARRANGEMENT_INTERLEAVED, &shape, 8, a, 2);
+    CHECK(n == 48 + 2 * 72, "REGISTER_KV body %zu bytes: Length is 80 + 72 x A", n);
+    char h[2 * 48 + 1];
+    hex(body, 48, h);
+    /* record offsets 32 Handle Kind; 36 Device; 40 Arrangement, Reserved; 44..64 L, T, Block Tokens, Heads,
+     * Head Dim, Element Bytes; 68 Blocks; 72 Allocation Count; 76 Reserved */
+    const char *expected = "02000000" "ffffffff" "0300" "0000" "03000000" "02000000" "04000000" "02000000" "08000000"
+                           "02000000" "08000000" "02000000" "00000000";
+    CHECK(strcmp(h, expected) == 0, "REGISTER_KV fields %s", h);
+    /* allocation i at record offset 80 + 72 x i: Offset (u64), then the 64-byte handle */
+    CHECK(kvt_get_u64(body + 48) == 0x0102030405060708ull && memcmp(body + 56, "/dev/shm/kv\0", 12) == 0, "allocation 0");
+    CHECK(kvt_get_u64(body + 48 + 72) == 64 && body[48 + 72 + 8] == 0xee && body[48 + 72 + 8 + 63] == 0xee, "allocation 1");
+
+    int32_t blocks[2] = {5, 7}, tokens[2] = {4, 1};
+    uint8_t copy[8 + 16];
+    n = kvt_encode_device_copy(copy, 3, blocks, tokens, 2);
+    char c[2 * 24 + 1];
+    hex(copy, n, c);
+    /* record offsets 32 Layout Id; 36 Reserved; 40 + 8i Block; 44 + 8i Valid Tokens */
+    CHECK(n == 24 && strcmp(c, "03000000" "00000000" "05000000" "04000000" "07000000" "01000000") == 0,
+          "DEVICE_LOAD/SAVE body %s", c);
+
+    CHECK(kvt_kv_slot_bytes(&shape) == 128 && kvt_kv_block_bytes(&shape) == 768, "S %llu, L x T x S %llu",
+          (unsigned long long)kvt_kv_slot_bytes(&shape), (unsigned long long)kvt_kv_block_bytes(&shape));
+    kvt_kv_shape bad = shape;
+    bad.heads = 0;
+    CHECK(kvt_kv_slot_bytes(&bad) == 0 && kvt_kv_block_bytes(&bad) == 0, "a field not positive");
+    kvt_kv_shape huge = {65536, 2, 65536, 65536, 65536, 2};
+    CHECK(kvt_kv_block_bytes(&huge) == 0, "a product past 2^63");
+}
+
 /* ---- the ring ---- */
 
 static void record(uint8_t *rec, uint32_t length, int32_t type, uint8_t fill) {
@@ -276,6 +321,10 @@ static void test_names(void) {
     CHECK(strcmp(kvt_error_name(35), "BAD_HELLO") == 0, "name of 35");
     CHECK(strcmp(kvt_error_name(999), "UNKNOWN") == 0, "unknown code");
     CHECK(strcmp(kvt_page_status_name(12), "LOADED") == 0 && strcmp(kvt_page_status_name(11), "UNKNOWN") == 0, "page statuses");
+    CHECK(strcmp(kvt_page_status_name(13), "COPIED") == 0 && strcmp(kvt_page_status_name(14), "UNKNOWN") == 0, "COPIED");
+    CHECK(strcmp(kvt_register_detail_name(1), "SHAPE") == 0 && strcmp(kvt_register_detail_name(7), "TOO_SMALL") == 0 &&
+          strcmp(kvt_register_detail_name(9), "PAGE_SIZE") == 0 && strcmp(kvt_register_detail_name(0), "UNKNOWN") == 0 &&
+          strcmp(kvt_register_detail_name(10), "UNKNOWN") == 0, "register details");
 }
 
 /* ---- end to end ---- */
@@ -371,6 +420,205 @@ static void test_engine(const char *socket_path) {
     printf("end to end against %s: connected, reserved, committed, acquired 3 pages of %u bytes\n", socket_path, size);
 }
 
+/* ---- device operations end to end (section 10) ---- */
+
+/* 3 layers of K and V, blocks of 4 tokens of 2 heads x 8 elements of 2 bytes: S = 128, pages of 768 */
+static const kvt_kv_shape SHAPE = {3, 2, 4, 2, 8, 2};
+#define D_SLOTS 6
+#define D_BLOCKS 8
+#define D_S 128
+#define D_TOKEN 32
+
+/* A new file of `size` bytes mapped MAP_SHARED, for a HOST_FILE registration: mkstemp makes it a
+ * regular file of our own, mode 0600, at a path short enough for the 64-byte handle. */
+static uint8_t *kv_file(char path[64], size_t size) {
+    const char *dirs[] = {"/dev/shm", "/tmp"};
+    for (int d = 0; d < 2; d++) {
+        snprintf(path, 64, "%s/kvt-c-test-XXXXXX", dirs[d]);
+        int fd = mkstemp(path);
+        if (fd < 0) continue;
+        void *p = ftruncate(fd, (off_t)size) == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+        close(fd);
+        if (p != MAP_FAILED) return p;
+        unlink(path);
+    }
+    return NULL;
+}
+
+/* Where block b of tensor (l, t) is, as section 10's arrangement table says. */
+static size_t contiguous_at(uint64_t base, int l, int t, int b) {
+    return (size_t)(base + ((uint64_t)(l * 2 + t) * D_BLOCKS + (uint64_t)b) * D_S);
+}
+static size_t separate_at(const uint64_t *bases, int l, int t, int b) { return (size_t)(bases[l * 2 + t] + (uint64_t)b * D_S); }
+
+/* The first `tokens` tokens of every slice of writer block `from` into reader block `to`, in the image of
+ * the reader's buffer the test expects; with `zeros` tokens after them zero (a partial page's tail). */
+static void expect_load(uint8_t *image, const uint64_t *bases, int to, const uint8_t *w, uint64_t wbase, int from,
+                        int tokens, int zeros) {
+    for (int l = 0; l < 3; l++)
+        for (int t = 0; t < 2; t++) {
+            uint8_t *dst = image + separate_at(bases, l, t, to);
+            memcpy(dst, w + contiguous_at(wbase, l, t, from), (size_t)tokens * D_TOKEN);
+            memset(dst + (size_t)tokens * D_TOKEN, 0, (size_t)zeros * D_TOKEN);
+        }
+}
+
+static void check_image(const uint8_t *got, const uint8_t *expected, size_t n, const char *when) {
+    size_t at = 0;
+    while (at < n && got[at] == expected[at]) at++;
+    CHECK(at == n, "%s: the reader's buffer differs first at byte %zu (%02x, expected %02x)", when, at,
+          at < n ? got[at] : 0, at < n ? expected[at] : 0);
+}
+
+static void test_device(const char *socket_path) {
+    kvt_key root;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    char salt[64];
+    snprintf(salt, sizeof salt, "device-%d-%lld-%ld", (int)getpid(), (long long)now.tv_sec, now.tv_nsec);
+    kvt_namespace_root("c-client-test", "bf16/block4/page-first", 0, salt, &root);
+    uint32_t tokens[12];
+    for (int i = 0; i < 12; i++) tokens[i] = (uint32_t)(2000 + i);
+    kvt_key keys[3];
+    CHECK(kvt_page_keys(&root, tokens, 12, 4, 0, keys, 3) == 3, "3 keys");
+
+    int err;
+    char msg[256];
+    kvt_client *c = kvt_connect(socket_path, &root, 1, 16, &err, msg, sizeof msg);
+    CHECK(c != NULL, "connect: %s %s", kvt_error_name(err), msg);
+    if (!c) return;
+    CHECK(kvt_kv_block_bytes(&SHAPE) <= kvt_page_size(c), "a block of %llu bytes fits a page of %u",
+          (unsigned long long)kvt_kv_block_bytes(&SHAPE), kvt_page_size(c));
+
+    /* The writer's KV contiguous from offset 256 of its file; the reader's one tensor after another in
+     * one file, each 64 bytes after the end of the last, the gaps and every block filled 0x5A. */
+    const uint64_t tensor = (uint64_t)D_BLOCKS * D_S;
+    const uint64_t wbase = 256;
+    const size_t wsize = (size_t)(wbase + D_SLOTS * tensor);
+    const size_t rsize = (size_t)(64 + D_SLOTS * (tensor + 64));
+    char wpath[64], rpath[64];
+    uint8_t *w = kv_file(wpath, wsize);
+    uint8_t *r = kv_file(rpath, rsize);
+    uint8_t *expected = malloc(rsize);
+    CHECK(w && r && expected, "KV buffer files in /dev/shm or /tmp");
+    if (!w || !r || !expected) return;
+    for (size_t i = 0; i < wsize; i++) w[i] = (uint8_t)(i * 7 + 3);
+    memset(r, 0x5A, rsize);
+    memset(expected, 0x5A, rsize);
+    uint64_t rbases[D_SLOTS];
+    const char *rpaths[D_SLOTS];
+    for (int i = 0; i < D_SLOTS; i++) {
+        rbases[i] = 64 + (uint64_t)i * (tensor + 64);
+        rpaths[i] = rpath;
+    }
+
+    kvt_result res;
+    const char *wpaths[2] = {wpath, wpath};
+    int wid = kvt_register_host_files(c, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS, wpaths, &wbase, 1, &res);
+    CHECK(wid == 1 && res.status == 0, "the first layout is 1: %d %s", wid, kvt_last_error_message(c));
+
+    /* refusals: INVALID, the detail in Result Count, and no layout id taken */
+    struct { int detail; int rc; } refused[5];
+    refused[0].detail = KVT_REGISTER_TOO_SMALL; /* one block more than the file holds from its offset */
+    refused[0].rc = kvt_register_host_files(c, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS + 1, wpaths, &wbase, 1, &res);
+    CHECK(res.status == KVT_INVALID && res.result_count == KVT_REGISTER_TOO_SMALL, "TOO_SMALL in the result: %d %d",
+          res.status, res.result_count);
+    refused[1].detail = KVT_REGISTER_ALLOCATION_COUNT; /* CONTIGUOUS takes one allocation */
+    uint64_t two[2] = {0, 0};
+    refused[1].rc = kvt_register_host_files(c, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS, wpaths, two, 2, &res);
+    refused[2].detail = KVT_REGISTER_OPEN_FAILED; /* not an absolute path */
+    const char *relative[1] = {"kvt-c-test.kv"};
+    refused[2].rc = kvt_register_host_files(c, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS, relative, &wbase, 1, &res);
+    refused[3].detail = KVT_REGISTER_SHAPE; /* T is 1 or 2 */
+    kvt_kv_shape three = SHAPE;
+    three.tensors = 3;
+    refused[3].rc = kvt_register_host_files(c, KVT_ARRANGEMENT_CONTIGUOUS, &three, 1, wpaths, &wbase, 1, &res);
+    refused[4].detail = KVT_REGISTER_HANDLE_KIND;
+    kvt_kv_allocation a;
+    memset(&a, 0, sizeof a);
+    a.offset = wbase;
+    memcpy(a.handle, wpath, strlen(wpath));
+    refused[4].rc = kvt_register_kv(c, 7, 0, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS, &a, 1, &res);
+    for (int i = 0; i < 5; i++)
+        CHECK(refused[i].rc == -1, "a registration refused for %s answered %d", kvt_register_detail_name(refused[i].detail),
+              refused[i].rc);
+    CHECK(kvt_last_error(c) == KVT_INVALID && kvt_last_detail(c) == KVT_REGISTER_HANDLE_KIND,
+          "the last refusal: %s, detail %s", kvt_error_name(kvt_last_error(c)), kvt_register_detail_name(kvt_last_detail(c)));
+
+    int rid = kvt_register_host_files(c, KVT_ARRANGEMENT_SEPARATE, &SHAPE, D_BLOCKS, rpaths, rbases, D_SLOTS, &res);
+    CHECK(rid == 2, "the refusals took no layout id: the reader's is %d (%s)", rid, kvt_last_error_message(c));
+    CHECK(kvt_last_detail(c) == 0, "a registration answered OK has no detail");
+    /* the engine holds its own mappings from here on (section 10) */
+    unlink(wpath);
+    unlink(rpath);
+
+    /* save: writer blocks 5, 1 and 6 (2 valid tokens) into reserved pages, committed */
+    CHECK(kvt_reserve(c, 0, 0, keys, 3, &res) == 3, "reserved: %s", kvt_last_error_message(c));
+    int32_t saved[3] = {5, 1, 6}, valid[3] = {4, 4, 2};
+    int n = kvt_device_save(c, wid, 0, saved, valid, 3, &res);
+    CHECK(n == 3 && res.entry_count == 3, "saved %d: %s", n, kvt_last_error_message(c));
+    for (int k = 0; k < 3; k++)
+        CHECK(kvt_slot_status(c, k) == KVT_PAGE_COMMITTED, "saved slot %d %s", k, kvt_page_status_name(kvt_slot_status(c, k)));
+    n = kvt_device_save(c, 99, 8, saved, valid, 1, &res);
+    CHECK(n == -1 && kvt_last_error(c) == KVT_INVALID && kvt_last_detail(c) == 0 && res.entry_count == 0,
+          "a layout id never given: %s", kvt_error_name(kvt_last_error(c)));
+
+    /* the pages read in place hold each block page-first, a partial block's other tokens zero */
+    CHECK(kvt_acquire(c, 0, 4, keys, 3, &res) == 3, "pinned: %s", kvt_last_error_message(c));
+    int32_t pinned[3];
+    for (int k = 0; k < 3; k++) {
+        pinned[k] = kvt_slot_page(c, 4 + k);
+        const uint8_t *page = kvt_slot_addr(c, 4 + k);
+        CHECK(page != NULL && kvt_slot_status(c, 4 + k) == KVT_PAGE_PINNED, "slot %d %s", 4 + k,
+              kvt_page_status_name(kvt_slot_status(c, 4 + k)));
+        if (!page) continue;
+        for (int l = 0; l < 3; l++)
+            for (int t = 0; t < 2; t++) {
+                const uint8_t *slot = page + (size_t)(l * 2 + t) * D_S;
+                size_t copied = (size_t)valid[k] * D_TOKEN, nonzero = 0;
+                CHECK(memcmp(slot, w + contiguous_at(wbase, l, t, saved[k]), copied) == 0, "page %d slot (%d, %d)", k, l, t);
+                for (size_t b = copied; b < D_S; b++) nonzero += slot[b] != 0;
+                CHECK(nonzero == 0, "page %d slot (%d, %d): %zu bytes past the valid tokens not zero", k, l, t, nonzero);
+            }
+    }
+
+    /* load: the pinned pages into reader blocks 0, 7 and 3; every other byte of the reader left alone */
+    int32_t loaded[3] = {0, 7, 3};
+    n = kvt_device_load(c, rid, 4, loaded, valid, 3, &res);
+    CHECK(n == 3, "loaded %d: %s", n, kvt_last_error_message(c));
+    for (int k = 0; k < 3; k++) {
+        CHECK(kvt_slot_status(c, 4 + k) == KVT_PAGE_COPIED, "loaded slot %d %s", 4 + k, kvt_page_status_name(kvt_slot_status(c, 4 + k)));
+        CHECK(kvt_slot_page(c, 4 + k) == pinned[k], "slot %d keeps its pin on page %d: %d", 4 + k, pinned[k], kvt_slot_page(c, 4 + k));
+        expect_load(expected, rbases, loaded[k], w, wbase, saved[k], valid[k], 0);
+    }
+    check_image(r, expected, rsize, "after the load");
+
+    /* per slot: page 0 into block 2; block 2 again; a block past the end; a slot without a pin */
+    int32_t blocks2[4] = {2, 2, D_BLOCKS, 1}, valid2[4] = {4, 4, 4, 4};
+    n = kvt_device_load(c, rid, 4, blocks2, valid2, 4, &res);
+    CHECK(n == 1, "one of four copied: %d %s", n, kvt_last_error_message(c));
+    const int statuses[4] = {KVT_PAGE_COPIED, KVT_PAGE_INVALID, KVT_PAGE_INVALID, KVT_PAGE_NONE};
+    for (int i = 0; i < 4; i++)
+        CHECK(kvt_slot_status(c, 4 + i) == statuses[i], "slot %d %s, expected %s", 4 + i,
+              kvt_page_status_name(kvt_slot_status(c, 4 + i)), kvt_page_status_name(statuses[i]));
+    expect_load(expected, rbases, 2, w, wbase, saved[0], 4, 0);
+    /* all 4 tokens of the partial page: its last 2 are the zeros the save wrote; then 0 valid tokens */
+    int32_t block4 = 4, four = 4, zero = 0;
+    CHECK(kvt_device_load(c, rid, 6, &block4, &four, 1, &res) == 1 && kvt_slot_status(c, 6) == KVT_PAGE_COPIED,
+          "the partial page loaded whole: %s", kvt_page_status_name(kvt_slot_status(c, 6)));
+    expect_load(expected, rbases, 4, w, wbase, saved[2], 2, 2);
+    CHECK(kvt_device_load(c, rid, 5, &block4, &zero, 1, &res) == 0 && kvt_slot_status(c, 5) == KVT_PAGE_INVALID,
+          "0 valid tokens: %s", kvt_page_status_name(kvt_slot_status(c, 5)));
+    check_image(r, expected, rsize, "after the per-slot loads");
+
+    CHECK(kvt_release(c, 4, 3, &res) == 3, "the loads kept the 3 pins: %s", kvt_last_error_message(c));
+    CHECK(kvt_close(c) == 0, "close");
+    munmap(w, wsize);
+    munmap(r, rsize);
+    free(expected);
+    printf("device operations against %s: registered 2 layouts (5 refused), saved 3 blocks, loaded 5\n", socket_path);
+}
+
 int main(int argc, char **argv) {
     test_sha256();
     test_keys();
@@ -378,9 +626,13 @@ int main(int argc, char **argv) {
     test_welcome();
     test_request_header();
     test_response();
+    test_device_codecs();
     test_ring();
     test_names();
-    if (argc == 3 && strcmp(argv[1], "--socket") == 0) test_engine(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--socket") == 0) {
+        test_engine(argv[2]);
+        test_device(argv[2]);
+    }
     else if (argc != 1) { fprintf(stderr, "usage: %s [--socket PATH]\n", argv[0]); return 2; }
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
