@@ -401,13 +401,13 @@ class Session:
             frame = DATA_OFFSET + page * FRAME
             copied = valid * layout.token_bytes
             if typ == 16:  # DEVICE_LOAD
-                earlier = block in named  # named by an earlier slot, whatever that slot's outcome
-                named.add(block)
+                # Section 10: a block counts as named only once an earlier slot is copied into it.
                 if state != "pin":
                     entries.append((-1, 0, 0))
-                elif not in_range or earlier or self.e.lengths.get(page) != layout.page_bytes:
+                elif not in_range or block in named or self.e.lengths.get(page) != layout.page_bytes:
                     entries.append((page, 1, 10))
                 else:
+                    named.add(block)
                     for slot, (m, at) in layout.slots(block):
                         m[at:at + copied] = pool[frame + slot:frame + slot + copied]
                     entries.append((page, 1, 13))
