@@ -35,6 +35,7 @@ public final class EmulatedCopyExecutor implements CopyExecutor
 
     private final MemorySegment deviceMemory;
     private final String description;
+    private final boolean faultTolerant;
 
     /**
      * @param deviceMemory host memory standing in for device memory
@@ -42,13 +43,14 @@ public final class EmulatedCopyExecutor implements CopyExecutor
      */
     public EmulatedCopyExecutor(final MemorySegment deviceMemory, final String reason)
     {
-        this(deviceMemory, "host-memory emulation of device copies (no CUDA device: " + reason + ")", true);
+        this(deviceMemory, "host-memory emulation of device copies (no CUDA device: " + reason + ")", true, false);
     }
 
-    private EmulatedCopyExecutor(final MemorySegment deviceMemory, final String description, final boolean log)
+    private EmulatedCopyExecutor(final MemorySegment deviceMemory, final String description, final boolean log, final boolean faultTolerant)
     {
         this.deviceMemory = deviceMemory;
         this.description = description;
+        this.faultTolerant = faultTolerant;
         if (log)
         {
             LOG.log(System.Logger.Level.INFO, "device tier: copies run as a {0}", description);
@@ -60,12 +62,18 @@ public final class EmulatedCopyExecutor implements CopyExecutor
      * same plans, with layouts at absolute addresses of this process, so "device memory" is the whole
      * address space and every address a layout names must be one its registration mapped and checked.
      *
+     * <p>Those files belong to another process, which may shrink one under the mapping: a copy then
+     * touches a page with no file behind it and the kernel raises SIGBUS. Inside the C library's
+     * {@code memcpy} that kills the JVM; inside the JDK's own copy HotSpot turns it into an
+     * {@link InternalError} for the copying thread. So these copies never go to {@code memcpy}, and
+     * the caller catches that error and fails the one request.
+     *
      * @return the executor
      */
     public static EmulatedCopyExecutor forHostBuffers()
     {
         return new EmulatedCopyExecutor(MemorySegment.NULL.reinterpret(Long.MAX_VALUE),
-            "host memory copies into KV buffers mapped from clients' shared-memory files", false);
+            "host memory copies into KV buffers mapped from clients' shared-memory files", false, true);
     }
 
     @Override
@@ -96,7 +104,13 @@ public final class EmulatedCopyExecutor implements CopyExecutor
             {
                 final long device = deviceBase + op.deviceAddress() + row * op.devicePitch();
                 final long hostOffset = op.hostOffset() + row * op.hostPitch();
-                if (toHost)
+                if (faultTolerant)
+                {
+                    // The JDK's copy, whose faults on a shrunk mapping become an InternalError (see forHostBuffers).
+                    MemorySegment.copy(toHost ? deviceMemory : host, toHost ? device : hostOffset, toHost ? host : deviceMemory,
+                        toHost ? hostOffset : device, op.width());
+                }
+                else if (toHost)
                 {
                     PageCopy.copy(deviceMemory, device, host, hostOffset, op.width());
                 }

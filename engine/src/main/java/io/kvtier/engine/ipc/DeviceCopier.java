@@ -148,9 +148,11 @@ final class DeviceCopier implements Runnable
                 default -> throw new IllegalStateException("not a device operation: " + MessageType.name(type));
             }
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | InternalError ex)
         {
-            LOG.log(System.Logger.Level.ERROR, MessageType.name(type) + " of IPC client " + client.clientId() + " failed", ex);
+            // An InternalError is a fault HotSpot caught in a copy: a client's buffer file shrank under its mapping (SIGBUS).
+            LOG.log(System.Logger.Level.ERROR, MessageType.name(type) + " of IPC client " + client.clientId() + " failed"
+                + (ex instanceof InternalError ? ": its KV buffer faulted during the copy (a host file truncated under the mapping?)" : ""), ex);
             if (type == MessageType.DEVICE_SAVE)
             {
                 // The pages were not all written: every reservation of the request is given back, none made visible.

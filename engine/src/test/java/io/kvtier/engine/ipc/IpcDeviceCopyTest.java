@@ -26,6 +26,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
 
 import static io.kvtier.engine.ipc.IpcTestSupport.await;
 import static io.kvtier.engine.ipc.IpcTestSupport.call;
@@ -282,6 +283,46 @@ class IpcDeviceCopyTest
             assertThat(await(old, old.sendDeviceCopy(MessageType.DEVICE_LOAD, 1, 0, 1, new int[] {0}, new int[] {4})).status())
                 .isEqualTo(ErrorCode.UNKNOWN_TYPE.code());
             assertThat(await(old, old.send(MessageType.STATS, 0, 0, 0)).status()).isEqualTo(ErrorCode.OK.code());
+        }
+    }
+
+    @Test
+    void aBufferFileTruncatedUnderTheEngineFailsThatRequestAndNothingElse() throws Exception
+    {
+        // Slices of 32 KiB, so the copies are of the sizes that would go to memcpy as well as small ones.
+        final KvShape big = KvShape.keyValue(1, 64, 4, 64, 2);
+        final Map<String, String> settings = IpcTestSupport.settings(directory, 8);
+        settings.put(io.kvtier.engine.config.EngineConfig.POOL_PAGE_SIZE, "64KiB");
+        settings.put(io.kvtier.engine.config.EngineConfig.POOL_SIZE, "1MiB");
+        try (Engine engine = IpcTestSupport.start(settings);
+             IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 16))
+        {
+            final Path file = buffer("t.kv", big.pageBytes() * 4);
+            final int layout = await(client, client.sendRegisterKv(KvBufferRegistration.hostFiles(DeviceRequestDescriptor.ARRANGEMENT_CONTIGUOUS,
+                new int[] {1, 2, 64, 4, 64, 2}, 4, new Path[] {file}, new long[] {0}))).resultCount();
+            assertThat(layout).isEqualTo(1);
+            final Answer reserved = call(client, MessageType.RESERVE, 0, keys(0xA100, 2), keys(0xA200, 2));
+            assertThat(await(client, client.sendDeviceCopy(MessageType.DEVICE_SAVE, layout, 0, 2, new int[] {0, 1}, new int[] {64, 64}))
+                .pageStatuses()).containsOnly(PageEntryStatus.COMMITTED);
+            assertThat(call(client, MessageType.ACQUIRE, 0, keys(0xA100, 2), keys(0xA200, 2)).resultCount()).isEqualTo(2);
+
+            // The client shrinks its own file under the engine's mapping: the copy faults (SIGBUS) and must not take the engine down.
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+            {
+                channel.truncate(0);
+            }
+            final Answer faulted = await(client, client.sendDeviceCopy(MessageType.DEVICE_LOAD, layout, 0, 2, new int[] {2, 3}, new int[] {64, 64}));
+            assertThat(faulted.status()).isEqualTo(ErrorCode.INTERNAL_ERROR.code());
+            final Answer saveFaulted = call(client, MessageType.RESERVE, 4, keys(0xA300, 1), keys(0xA400, 1));
+            assertThat(saveFaulted.pageStatuses()).containsOnly(PageEntryStatus.RESERVED);
+            final Answer notSaved = await(client, client.sendDeviceCopy(MessageType.DEVICE_SAVE, layout, 4, 1, new int[] {0}, new int[] {64}));
+            assertThat(notSaved.pageStatuses()).as("a save that faulted commits nothing").containsOnly(PageEntryStatus.INVALID);
+            assertThat(call(client, MessageType.LOOKUP, 8, keys(0xA300, 1), keys(0xA400, 1)).poolPages()).isZero();
+
+            // The engine and the client carry on: the pages it pinned are still there, and STATS answers.
+            assertThat(await(client, client.send(MessageType.RELEASE, 0, 2, 0)).resultCount()).isEqualTo(2);
+            assertThat(await(client, client.send(MessageType.STATS, 0, 0, 0)).status()).isEqualTo(ErrorCode.OK.code());
+            assertThat(reserved.resultCount()).isEqualTo(2);
         }
     }
 
