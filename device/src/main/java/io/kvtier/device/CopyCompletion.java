@@ -11,7 +11,10 @@ public interface CopyCompletion extends AutoCloseable
     /** Waits until every copy of the plan has finished. */
     void await();
 
-    /** Releases what tracks the completion (a CUDA event); waits first if the copies are still running. */
+    /**
+     * Releases what tracks the completion (a CUDA event); waits first if the copies are still running.
+     * The executor may hand the same object out again for a later submission: use none after closing.
+     */
     @Override
     void close();
 }

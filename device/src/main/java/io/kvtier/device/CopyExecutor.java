@@ -37,7 +37,20 @@ public interface CopyExecutor extends AutoCloseable
      * @param host       the host segment the plan's host offsets are relative to, registered
      * @return its completion
      */
-    CopyCompletion submit(CopyPlan plan, long deviceBase, MemorySegment host);
+    default CopyCompletion submit(final CopyPlan plan, final long deviceBase, final MemorySegment host)
+    {
+        return submit(CopyOps.of(plan), deviceBase, host);
+    }
+
+    /**
+     * Starts copies held in a reusable list: the engine's way, which allocates nothing once warm.
+     *
+     * @param ops        the copies; the executor is done reading them when this returns
+     * @param deviceBase the address the copies' device addresses are relative to (0 for raw pointers)
+     * @param host       the host segment their host offsets are relative to, registered
+     * @return their completion, to close before submitting more from the same thread
+     */
+    CopyCompletion submit(CopyOps ops, long deviceBase, MemorySegment host);
 
     /** Releases the stream and unregisters host memory. */
     @Override

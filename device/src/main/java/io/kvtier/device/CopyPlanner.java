@@ -1,9 +1,5 @@
 package io.kvtier.device;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-
 /**
  * Turns "copy block {@code b} of the layer-first buffers to the page at {@code pageOffset}" (or the
  * reverse, or many such pairs at once) into the fewest copies that the layout allows.
@@ -24,13 +20,12 @@ import java.util.List;
  * <p>For several blocks it tries the slices in two orders, block by block and slot by slot, and keeps
  * the one with fewer copies: slot by slot, consecutive blocks going to evenly spaced pages fold into
  * one 2D copy per slot, which is what a layout of unrelated per-tensor allocations needs.
+ *
+ * <p>These static methods return immutable plans and allocate; {@link CopyPlanBuilder} does the same
+ * planning into reusable {@link CopyOps}, which is how the engine plans without allocating.
  */
 public final class CopyPlanner
 {
-    private static final int DEVICE = 0;
-    private static final int HOST = 1;
-    private static final int WIDTH = 2;
-
     private CopyPlanner()
     {
     }
@@ -81,137 +76,13 @@ public final class CopyPlanner
     public static CopyPlan plan(final LayerFirstLayout layout, final int[] blocks, final long[] pageOffsets, final int lastValidTokens,
                                 final CopyDirection direction)
     {
-        final KvShape shape = layout.shape();
-        checkArguments(layout, blocks, pageOffsets, lastValidTokens);
-        final long[][] slices = new long[blocks.length * shape.slots()][];
-        int n = 0;
-        for (int i = 0; i < blocks.length; i++)
-        {
-            final long width = (i == blocks.length - 1 ? lastValidTokens : shape.blockTokens()) * shape.tokenBytes();
-            for (int l = 0; l < shape.layers(); l++)
-            {
-                for (int t = 0; t < shape.tensorsPerLayer(); t++)
-                {
-                    slices[n++] = new long[] {layout.blockAddress(l, t, blocks[i]),
-                        pageOffsets[i] + KvPageDescriptor.slotOffset(shape, l, t), width};
-                }
-            }
-        }
-        final List<CopyOp> byBlock = fold(coalesce(Arrays.asList(slices)));
-        if (blocks.length == 1)
-        {
-            return new CopyPlan(direction, byBlock);
-        }
-        final List<long[]> slotMajor = new ArrayList<>(slices.length);
-        for (int s = 0; s < shape.slots(); s++)
-        {
-            for (int i = 0; i < blocks.length; i++)
-            {
-                slotMajor.add(slices[i * shape.slots() + s]);
-            }
-        }
-        final List<CopyOp> bySlot = fold(coalesce(slotMajor));
-        return new CopyPlan(direction, bySlot.size() < byBlock.size() ? bySlot : byBlock);
-    }
-
-    private static void checkArguments(final LayerFirstLayout layout, final int[] blocks, final long[] pageOffsets, final int lastValidTokens)
-    {
-        final KvShape shape = layout.shape();
-        if (blocks.length == 0 || blocks.length != pageOffsets.length)
+        if (blocks.length != pageOffsets.length)
         {
             throw new IllegalArgumentException("blocks.length=" + blocks.length + " and pageOffsets.length=" + pageOffsets.length
                 + " must be equal and positive");
         }
-        if (lastValidTokens <= 0 || lastValidTokens > shape.blockTokens())
-        {
-            throw new IllegalArgumentException("validTokens=" + lastValidTokens + " must be within 1..blockTokens=" + shape.blockTokens());
-        }
-        for (final int block : blocks)
-        {
-            layout.checkBlock(block);
-        }
-        for (final long pageOffset : pageOffsets)
-        {
-            if (pageOffset < 0)
-            {
-                throw new IllegalArgumentException("pageOffset=" + pageOffset + " is negative");
-            }
-        }
-        // Two copies into one block, or two blocks into overlapping pages, would race.
-        final int[] sortedBlocks = blocks.clone();
-        Arrays.sort(sortedBlocks);
-        for (int i = 1; i < sortedBlocks.length; i++)
-        {
-            if (sortedBlocks[i] == sortedBlocks[i - 1])
-            {
-                throw new IllegalArgumentException("block=" + sortedBlocks[i] + " appears twice");
-            }
-        }
-        final long[] sortedPages = pageOffsets.clone();
-        Arrays.sort(sortedPages);
-        for (int i = 1; i < sortedPages.length; i++)
-        {
-            if (sortedPages[i] - sortedPages[i - 1] < shape.pageBytes())
-            {
-                throw new IllegalArgumentException("pageOffset=" + sortedPages[i - 1] + " and pageOffset=" + sortedPages[i]
-                    + " are closer than pageLength=" + shape.pageBytes());
-            }
-        }
-    }
-
-    /** Merges each slice into the previous run when both sides continue it. */
-    private static List<long[]> coalesce(final List<long[]> slices)
-    {
-        final List<long[]> runs = new ArrayList<>(slices.size());
-        for (final long[] slice : slices)
-        {
-            final long[] last = runs.isEmpty() ? null : runs.getLast();
-            if (last != null && last[DEVICE] + last[WIDTH] == slice[DEVICE] && last[HOST] + last[WIDTH] == slice[HOST])
-            {
-                last[WIDTH] += slice[WIDTH];
-            }
-            else
-            {
-                runs.add(slice.clone());
-            }
-        }
-        return runs;
-    }
-
-    /** Folds consecutive equal-width runs with constant pitches into 2D copies. */
-    private static List<CopyOp> fold(final List<long[]> runs)
-    {
-        final List<CopyOp> ops = new ArrayList<>();
-        int i = 0;
-        while (i < runs.size())
-        {
-            final long[] first = runs.get(i);
-            final long width = first[WIDTH];
-            int end = i + 1;
-            if (end < runs.size())
-            {
-                final long devicePitch = runs.get(end)[DEVICE] - first[DEVICE];
-                final long hostPitch = runs.get(end)[HOST] - first[HOST];
-                if (devicePitch >= width && hostPitch >= width)
-                {
-                    while (end < runs.size()
-                        && runs.get(end)[WIDTH] == width
-                        && runs.get(end)[DEVICE] - runs.get(end - 1)[DEVICE] == devicePitch
-                        && runs.get(end)[HOST] - runs.get(end - 1)[HOST] == hostPitch)
-                    {
-                        end++;
-                    }
-                }
-                if (end - i > 1)
-                {
-                    ops.add(new CopyOp(first[DEVICE], devicePitch, first[HOST], hostPitch, width, end - i));
-                    i = end;
-                    continue;
-                }
-            }
-            ops.add(CopyOp.contiguous(first[DEVICE], first[HOST], width));
-            i++;
-        }
-        return ops;
+        final CopyOps ops = new CopyOps(16).clear(direction);
+        new CopyPlanBuilder().append(layout, blocks, pageOffsets, blocks.length, lastValidTokens, ops);
+        return ops.toPlan();
     }
 }

@@ -33,6 +33,7 @@ public final class CudaCopyExecutor implements CopyExecutor
     private final List<MemorySegment> registered = new ArrayList<>();
     /** Events whose completion was closed, recorded again by later plans instead of created anew. */
     private final ArrayDeque<CudaEvent> idleEvents = new ArrayDeque<>();
+    private final ArrayDeque<EventCompletion> idleCompletions = new ArrayDeque<>();
     private MemorySegment batchDsts = MemorySegment.NULL;
     private MemorySegment batchSrcs = MemorySegment.NULL;
     private MemorySegment batchSizes = MemorySegment.NULL;
@@ -73,23 +74,22 @@ public final class CudaCopyExecutor implements CopyExecutor
     }
 
     @Override
-    public CopyCompletion submit(final CopyPlan plan, final long deviceBase, final MemorySegment host)
+    public CopyCompletion submit(final CopyOps ops, final long deviceBase, final MemorySegment host)
     {
-        final boolean toHost = plan.direction() == CopyDirection.TO_HOST;
+        final boolean toHost = ops.direction() == CopyDirection.TO_HOST;
         final int kind = toHost ? cudart_h.cudaMemcpyDeviceToHost() : cudart_h.cudaMemcpyHostToDevice();
-        final List<CopyOp> ops = plan.ops();
         int contiguous = 0;
         for (int i = 0; i < ops.size(); i++)
         {
-            final CopyOp op = ops.get(i);
             // The runtime gets raw addresses: check the host side against the segment here, as a
             // MemorySegment copy would.
-            final long hostEnd = op.hostOffset() + (op.height() - 1) * op.hostPitch() + op.width();
-            if (op.hostOffset() < 0 || hostEnd > host.byteSize())
+            final long hostEnd = ops.hostOffset(i) + (ops.height(i) - 1) * ops.hostPitch(i) + ops.width(i);
+            if (ops.hostOffset(i) < 0 || hostEnd > host.byteSize())
             {
-                throw new IndexOutOfBoundsException("copy " + op + " reaches past the host segment of " + host.byteSize() + " bytes");
+                throw new IndexOutOfBoundsException("copy " + i + " (host offset " + ops.hostOffset(i) + ", " + ops.height(i) + " rows of "
+                    + ops.width(i) + " bytes, pitch " + ops.hostPitch(i) + ") reaches past the host segment of " + host.byteSize() + " bytes");
             }
-            contiguous += op.isContiguous() ? 1 : 0;
+            contiguous += ops.height(i) == 1 ? 1 : 0;
         }
         final boolean batched = contiguous > 1 && cuda.hasBatchCopy();
         if (batched)
@@ -99,27 +99,26 @@ public final class CudaCopyExecutor implements CopyExecutor
         int n = 0;
         for (int i = 0; i < ops.size(); i++)
         {
-            final CopyOp op = ops.get(i);
-            final long device = deviceBase + op.deviceAddress();
-            final long hostAddress = host.address() + op.hostOffset();
+            final long device = deviceBase + ops.deviceAddress(i);
+            final long hostAddress = host.address() + ops.hostOffset(i);
             final long dst = toHost ? hostAddress : device;
             final long src = toHost ? device : hostAddress;
-            if (!op.isContiguous())
+            if (ops.height(i) > 1)
             {
-                final long dstPitch = toHost ? op.hostPitch() : op.devicePitch();
-                final long srcPitch = toHost ? op.devicePitch() : op.hostPitch();
-                cuda.memcpy2DAsync(dst, dstPitch, src, srcPitch, op.width(), op.height(), kind, stream);
+                final long dstPitch = toHost ? ops.hostPitch(i) : ops.devicePitch(i);
+                final long srcPitch = toHost ? ops.devicePitch(i) : ops.hostPitch(i);
+                cuda.memcpy2DAsync(dst, dstPitch, src, srcPitch, ops.width(i), ops.height(i), kind, stream);
             }
             else if (batched)
             {
                 batchDsts.setAtIndex(ValueLayout.JAVA_LONG, n, dst);
                 batchSrcs.setAtIndex(ValueLayout.JAVA_LONG, n, src);
-                batchSizes.setAtIndex(ValueLayout.JAVA_LONG, n, op.width());
+                batchSizes.setAtIndex(ValueLayout.JAVA_LONG, n, ops.width(i));
                 n++;
             }
             else
             {
-                cuda.memcpyAsync(dst, src, op.width(), kind, stream);
+                cuda.memcpyAsync(dst, src, ops.width(i), kind, stream);
             }
         }
         if (batched)
@@ -128,7 +127,8 @@ public final class CudaCopyExecutor implements CopyExecutor
         }
         final CudaEvent event = idleEvents.isEmpty() ? cuda.createEvent(cudart_h.cudaEventDisableTiming()) : idleEvents.pop();
         event.record(stream);
-        return new EventCompletion(event, idleEvents);
+        final EventCompletion completion = idleCompletions.isEmpty() ? new EventCompletion(idleEvents, idleCompletions) : idleCompletions.pop();
+        return completion.start(event);
     }
 
     /** Grows the batch call's address and size arrays, which are reused from one plan to the next. */
@@ -167,17 +167,27 @@ public final class CudaCopyExecutor implements CopyExecutor
         }
     }
 
+    /** A plan's completion; closed, it goes back to the executor with its event, to be reused. */
     private static final class EventCompletion implements CopyCompletion
     {
-        private final CudaEvent event;
-        private final ArrayDeque<CudaEvent> idle;
+        private final ArrayDeque<CudaEvent> idleEvents;
+        private final ArrayDeque<EventCompletion> idleCompletions;
+        private CudaEvent event;
         private boolean done;
         private boolean closed;
 
-        EventCompletion(final CudaEvent event, final ArrayDeque<CudaEvent> idle)
+        EventCompletion(final ArrayDeque<CudaEvent> idleEvents, final ArrayDeque<EventCompletion> idleCompletions)
         {
-            this.event = event;
-            this.idle = idle;
+            this.idleEvents = idleEvents;
+            this.idleCompletions = idleCompletions;
+        }
+
+        EventCompletion start(final CudaEvent recorded)
+        {
+            this.event = recorded;
+            this.done = false;
+            this.closed = false;
+            return this;
         }
 
         @Override
@@ -207,7 +217,9 @@ public final class CudaCopyExecutor implements CopyExecutor
             {
                 await();
                 closed = true;
-                idle.push(event);
+                idleEvents.push(event);
+                event = null;
+                idleCompletions.push(this);
             }
         }
     }

@@ -95,28 +95,29 @@ public final class EmulatedCopyExecutor implements CopyExecutor
     }
 
     @Override
-    public CopyCompletion submit(final CopyPlan plan, final long deviceBase, final MemorySegment host)
+    public CopyCompletion submit(final CopyOps ops, final long deviceBase, final MemorySegment host)
     {
-        final boolean toHost = plan.direction() == CopyDirection.TO_HOST;
-        for (final CopyOp op : plan.ops())
+        final boolean toHost = ops.direction() == CopyDirection.TO_HOST;
+        for (int i = 0; i < ops.size(); i++)
         {
-            for (long row = 0; row < op.height(); row++)
+            final long width = ops.width(i);
+            for (long row = 0; row < ops.height(i); row++)
             {
-                final long device = deviceBase + op.deviceAddress() + row * op.devicePitch();
-                final long hostOffset = op.hostOffset() + row * op.hostPitch();
+                final long device = deviceBase + ops.deviceAddress(i) + row * ops.devicePitch(i);
+                final long hostOffset = ops.hostOffset(i) + row * ops.hostPitch(i);
                 if (faultTolerant)
                 {
                     // The JDK's copy, whose faults on a shrunk mapping become an InternalError (see forHostBuffers).
                     MemorySegment.copy(toHost ? deviceMemory : host, toHost ? device : hostOffset, toHost ? host : deviceMemory,
-                        toHost ? hostOffset : device, op.width());
+                        toHost ? hostOffset : device, width);
                 }
                 else if (toHost)
                 {
-                    PageCopy.copy(deviceMemory, device, host, hostOffset, op.width());
+                    PageCopy.copy(deviceMemory, device, host, hostOffset, width);
                 }
                 else
                 {
-                    PageCopy.copy(host, hostOffset, deviceMemory, device, op.width());
+                    PageCopy.copy(host, hostOffset, deviceMemory, device, width);
                 }
             }
         }

@@ -8,8 +8,8 @@ import io.kvtier.collections.ParkingQueue;
 import io.kvtier.device.CopyCompletion;
 import io.kvtier.device.CopyDirection;
 import io.kvtier.device.CopyExecutor;
-import io.kvtier.device.CopyPlan;
-import io.kvtier.device.CopyPlanner;
+import io.kvtier.device.CopyOps;
+import io.kvtier.device.CopyPlanBuilder;
 import io.kvtier.device.CudaCopyExecutor;
 import io.kvtier.device.EmulatedCopyExecutor;
 import io.kvtier.device.KvPageDescriptor;
@@ -74,7 +74,15 @@ final class DeviceCopier implements Runnable
     private final Map<Integer, CopyExecutor> deviceExecutors = new HashMap<>();
     private final RequestDecoder decoder = new RequestDecoder();
     private final byte[] handle = new byte[DeviceRequestDescriptor.HANDLE_LENGTH];
-    private final List<CopyCompletion> completions = new ArrayList<>();
+    // Reused from one request to the next, so that a steady stream of copies allocates nothing.
+    private final CopyPlanBuilder planner = new CopyPlanBuilder();
+    private final CopyOps ops = new CopyOps(256);
+    private final Batch batch = new Batch();
+    private final BitSet targets = new BitSet();
+    private final BitSet wholeSources = new BitSet();
+    private final BitSet wholePages = new BitSet();
+    private int[] wholeBlocks = new int[64];
+    private long[] wholeOffsets = new long[64];
     private final EngineCounters counters;
     private final Thread thread;
     private volatile boolean running = true;
@@ -448,8 +456,8 @@ final class DeviceCopier implements Runnable
         final byte[] outcomes = client.copyOutcomes();
         final LayerFirstLayout layout = registered.layout();
         final long pageLength = KvPageDescriptor.pageLength(layout.shape());
-        final BitSet targets = new BitSet(layout.blocks());
-        final Batch batch = new Batch(end - first);
+        targets.clear();
+        batch.reset(end - first);
         for (int slot = first; slot < end; slot++)
         {
             outcomes[slot] = (byte)PageEntryStatus.NONE;
@@ -520,7 +528,7 @@ final class DeviceCopier implements Runnable
         final int[] lengths = client.lengths();
         final LayerFirstLayout layout = registered.layout();
         final int pageLength = (int)KvPageDescriptor.pageLength(layout.shape());
-        final Batch batch = new Batch(end - first);
+        batch.reset(end - first);
         for (int slot = first; slot < end; slot++)
         {
             // Length 0 on a reserved slot: the commit answers it INVALID and gives the page back unwritten.
@@ -577,18 +585,22 @@ final class DeviceCopier implements Runnable
     /** The copies of one request: whole blocks into distinct pages go in one plan, the rest one plan each. */
     private static final class Batch
     {
-        final int[] slots;
-        final int[] blocks;
-        final int[] tokens;
-        final int[] pages;
+        int[] slots = new int[64];
+        int[] blocks = new int[64];
+        int[] tokens = new int[64];
+        int[] pages = new int[64];
         int size;
 
-        Batch(final int capacity)
+        void reset(final int capacity)
         {
-            slots = new int[capacity];
-            blocks = new int[capacity];
-            tokens = new int[capacity];
-            pages = new int[capacity];
+            if (slots.length < capacity)
+            {
+                slots = new int[capacity];
+                blocks = new int[capacity];
+                tokens = new int[capacity];
+                pages = new int[capacity];
+            }
+            size = 0;
         }
 
         void add(final int slot, final int block, final int validTokens, final int page)
@@ -608,12 +620,15 @@ final class DeviceCopier implements Runnable
             return;
         }
         final LayerFirstLayout layout = registered.layout();
-        final int[] wholeBlocks = new int[batch.size];
-        final long[] wholeOffsets = new long[batch.size];
-        final BitSet wholeSources = new BitSet();
-        final BitSet wholePages = new BitSet();
+        if (wholeBlocks.length < batch.size)
+        {
+            wholeBlocks = new int[batch.size];
+            wholeOffsets = new long[batch.size];
+        }
+        wholeSources.clear();
+        wholePages.clear();
+        ops.clear(direction);
         int whole = 0;
-        final List<CopyPlan> plans = new ArrayList<>();
         for (int i = 0; i < batch.size; i++)
         {
             final long pageOffset = pool.frames().payload(batch.pages[i]).address() - poolData.address();
@@ -628,34 +643,22 @@ final class DeviceCopier implements Runnable
             }
             else
             {
-                plans.add(CopyPlanner.plan(layout, batch.blocks[i], batch.tokens[i], pageOffset, direction));
+                planner.append(layout, batch.blocks[i], batch.tokens[i], pageOffset, ops);
             }
         }
         if (whole > 0)
         {
-            plans.add(CopyPlanner.plan(layout, Arrays.copyOf(wholeBlocks, whole), Arrays.copyOf(wholeOffsets, whole), blockTokens, direction));
+            planner.append(layout, wholeBlocks, wholeOffsets, whole, blockTokens, ops);
         }
         if (registered.cuda() != null)
         {
             registered.cuda().setDevice(registered.device());
         }
-        completions.clear();
-        try
+        // Destinations never overlap (the checks above and the planner's), so one submission runs them all.
+        try (CopyCompletion completion = registered.executor().submit(ops, 0, poolData))
         {
-            for (final CopyPlan plan : plans)
-            {
-                completions.add(registered.executor().submit(plan, 0, poolData));
-                counters.add(EngineCounter.DEVICE_BYTES, plan.totalBytes());
-            }
-        }
-        finally
-        {
-            // Whatever was queued finishes before the slots are answered or the pages committed.
-            for (final CopyCompletion completion : completions)
-            {
-                completion.close();
-            }
-            completions.clear();
+            counters.add(EngineCounter.DEVICE_BYTES, ops.totalBytes());
+            completion.await();
         }
     }
 

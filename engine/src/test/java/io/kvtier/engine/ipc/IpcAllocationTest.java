@@ -11,6 +11,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.foreign.Arena;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -21,8 +22,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Once warm, the IPC request path allocates nothing: not the client's thread ({@code IpcConnection}),
- * not the {@code kvtier-ipc} thread that reads, validates, seals and publishes, not the engine thread
- * that encodes the responses. Measured as {@code EngineAllocationTest} measures the in-process path:
+ * not the {@code kvtier-ipc-seal} thread that seals commits, not the engine thread that reads,
+ * validates and answers, and, for the device operations, not the {@code kvtier-device} thread that
+ * plans and runs the copies. Measured as {@code EngineAllocationTest} measures the in-process path:
  * per-thread allocated bytes over windows of requests, the first window with none passing.
  */
 class IpcAllocationTest
@@ -51,40 +53,132 @@ class IpcAllocationTest
         try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 64));
              IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 16))
         {
-            final long[] serverThreads = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> List.of("kvtier-ipc-seal", "kvtier-pipeline").contains(t.getName()))
-                .sorted(java.util.Comparator.comparing(Thread::getName))
-                .mapToLong(Thread::threadId).toArray();
-            assertThat(serverThreads).hasSize(2);
             final Workload workload = new Workload(client);
             workload.setUp();
-            long least = Long.MAX_VALUE;
-            String perThread = "";
-            for (int window = 0; window < MAX_WINDOWS && least > 0; window++)
-            {
-                final long[] serverBefore = threads.getThreadAllocatedBytes(serverThreads);
-                final long clientBefore = threads.getCurrentThreadAllocatedBytes();
-                for (int i = 0; i < ROUNDS; i++)
-                {
-                    workload.round();
-                }
-                final long clientBytes = threads.getCurrentThreadAllocatedBytes() - clientBefore;
-                final long[] serverAfter = threads.getThreadAllocatedBytes(serverThreads);
-                long bytes = clientBytes;
-                final long[] server = new long[serverThreads.length];
-                for (int t = 0; t < serverThreads.length; t++)
-                {
-                    server[t] = serverAfter[t] - serverBefore[t];
-                    bytes += server[t];
-                }
-                if (bytes < least)
-                {
-                    least = bytes;
-                    perThread = "client " + clientBytes + ", then kvtier-ipc-seal and kvtier-pipeline " + Arrays.toString(server);
-                }
-            }
-            assertThat(least).as("bytes allocated over the cleanest window of %d rounds (%s)", ROUNDS, perThread).isZero();
+            assertAllocatesNothing(List.of("kvtier-ipc-seal", "kvtier-pipeline"), workload::round);
             assertThat(workload.committed).as("the rounds did their work").isGreaterThanOrEqualTo(ROUNDS);
+        }
+    }
+
+    @Test
+    void theDeviceOperationsAllocateNothingOnAnyThreadOnceWarm() throws Exception
+    {
+        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 64));
+             IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 16);
+             Arena arena = Arena.ofShared())
+        {
+            final DeviceWorkload workload = new DeviceWorkload(client, directory.resolve("kv"), arena);
+            workload.setUp();
+            assertAllocatesNothing(List.of("kvtier-device", "kvtier-ipc-seal", "kvtier-pipeline"), workload::round);
+            assertThat(workload.copied).as("the rounds did their work").isGreaterThanOrEqualTo(2L * ROUNDS);
+        }
+    }
+
+    private interface Round
+    {
+        void run() throws Exception;
+    }
+
+    /** Per-thread allocated bytes over windows of rounds, the client's thread and the named engine threads; the first clean window passes. */
+    private void assertAllocatesNothing(final List<String> threadNames, final Round round) throws Exception
+    {
+        final long[] serverThreads = Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> threadNames.contains(t.getName()))
+            .sorted(java.util.Comparator.comparing(t -> threadNames.indexOf(t.getName())))
+            .mapToLong(Thread::threadId).toArray();
+        assertThat(serverThreads).hasSize(threadNames.size());
+        long least = Long.MAX_VALUE;
+        String perThread = "";
+        for (int window = 0; window < MAX_WINDOWS && least > 0; window++)
+        {
+            final long[] serverBefore = threads.getThreadAllocatedBytes(serverThreads);
+            final long clientBefore = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < ROUNDS; i++)
+            {
+                round.run();
+            }
+            final long clientBytes = threads.getCurrentThreadAllocatedBytes() - clientBefore;
+            final long[] serverAfter = threads.getThreadAllocatedBytes(serverThreads);
+            long bytes = clientBytes;
+            final long[] server = new long[serverThreads.length];
+            for (int t = 0; t < serverThreads.length; t++)
+            {
+                server[t] = serverAfter[t] - serverBefore[t];
+                bytes += server[t];
+            }
+            if (bytes < least)
+            {
+                least = bytes;
+                perThread = "client " + clientBytes + ", then " + String.join(" and ", threadNames) + " " + Arrays.toString(server);
+            }
+        }
+        assertThat(least).as("bytes allocated over the cleanest window of %d rounds (%s)", ROUNDS, perThread).isZero();
+    }
+
+    /**
+     * Save a block into a fresh reserved page (a DEVICE_SAVE, committed through the sealer), acquire it,
+     * load it into another block, release and evict it: the device thread's whole path.
+     */
+    private static final class DeviceWorkload
+    {
+        private static final int BLOCKS = 8;
+        private final IpcConnection client;
+        private final Path file;
+        private final Arena arena;
+        private final long[] fresh = new long[1];
+        private final int[] block = new int[1];
+        private final int[] tokens = {4};
+        private long next = 0x9000;
+        private int layout;
+        long copied;
+
+        DeviceWorkload(final IpcConnection client, final Path file, final Arena arena)
+        {
+            this.client = client;
+            this.file = file;
+            this.arena = arena;
+        }
+
+        void setUp() throws Exception
+        {
+            try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE))
+            {
+                channel.write(java.nio.ByteBuffer.allocate(1), 768L * BLOCKS - 1);
+                channel.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, 768L * BLOCKS, arena).fill((byte)0x3C);
+            }
+            final ResponseDecoder r = client.awaitResponse(client.sendRegisterKv(io.kvtier.client.KvBufferRegistration.hostFiles(
+                io.kvtier.client.protocol.DeviceRequestDescriptor.ARRANGEMENT_CONTIGUOUS, new int[] {3, 2, 4, 2, 8, 2}, BLOCKS,
+                new Path[] {file}, new long[] {0})));
+            layout = r.resultCount();
+            assertThat(r.status()).isZero();
+            client.releaseResponse();
+        }
+
+        void round() throws IpcException
+        {
+            fresh[0] = next++;
+            ResponseDecoder r = client.awaitResponse(client.send(MessageType.RESERVE, 0, 1, fresh, fresh));
+            expect(r.entryStatus(0), PageEntryStatus.RESERVED);
+            block[0] = (int)(fresh[0] % BLOCKS);
+            r = client.awaitResponse(client.sendDeviceCopy(MessageType.DEVICE_SAVE, layout, 0, 1, block, tokens));
+            expect(r.entryStatus(0), PageEntryStatus.COMMITTED);
+            expect(client.awaitResponse(client.send(MessageType.ACQUIRE, 1, 1, fresh, fresh)).resultCount(), 1);
+            block[0] = (int)((fresh[0] + 3) % BLOCKS);
+            r = client.awaitResponse(client.sendDeviceCopy(MessageType.DEVICE_LOAD, layout, 1, 1, block, tokens));
+            expect(r.entryStatus(0), PageEntryStatus.COPIED);
+            copied += 2;
+            expect(client.awaitResponse(client.send(MessageType.RELEASE, 1, 1, 0)).resultCount(), 1);
+            expect(client.awaitResponse(client.send(MessageType.EVICT, 0, 1, RequestDescriptor.FLAG_KEYS_IN_SLOTS)).resultCount(), 1);
+        }
+
+        private void expect(final int actual, final int expected)
+        {
+            if (actual != expected)
+            {
+                throw new AssertionError("expected " + expected + " but was " + actual);
+            }
+            client.releaseResponse();
         }
     }
 
