@@ -38,8 +38,9 @@ import java.util.function.Supplier;
  * job, fills it in and queues it, once per worker that will share the batch. The {@code io-threads}
  * workers claim the batch's keys through the job's cursor, do the file I/O and complete each key:
  * one key at a time, or, for reads and writes, as many as the store moves with one submission
- * ({@link FileStore#readBatchSize}, {@link FileStore#writeBatchSize}; 8 with io_uring). With {@link LibC} the steady state allocates nothing per key: the pool slice is
- * the I/O buffer, and paths are built in each worker's native buffers.
+ * ({@link FileStore#readBatchSize}, {@link FileStore#writeBatchSize}; 8 with io_uring). With
+ * {@link LibC} the steady state allocates nothing per key: the pool slice is the I/O buffer, and
+ * paths are built in each worker's native buffers.
  *
  * <p>{@code exists} on a directory that is this tier's alone ({@code shared = false}) does no I/O and
  * is not queued: the caller's thread answers each key from the {@link FileIndex} and completes it
@@ -48,9 +49,9 @@ import java.util.function.Supplier;
  * <p>Jobs reach the workers through {@link JobLanes}: reads and probes in the urgent lane, writes and
  * removes in the bulk lane. A worker takes urgent jobs first, and between the claims of a bulk job it
  * serves any urgent job that arrived, so a read waits for at most the claim each worker is on (one
- * key, or with io_uring up to 8 written together). Pooled
- * jobs wait in a {@link ParkingQueue}. An idle worker parks without allocating, where a
- * {@code java.util.concurrent} blocking queue allocates a wait node each time a worker blocks.
+ * key, or with io_uring up to 8 written together). Pooled jobs wait in a {@link ParkingQueue}. An
+ * idle worker parks without allocating, where a {@code java.util.concurrent} blocking queue
+ * allocates a wait node each time a worker blocks.
  *
  * <h2>Locks</h2>
  * Two kinds, always taken in this order and never two stripes at once:

@@ -22,13 +22,13 @@ import java.lang.foreign.MemorySegment;
  * them in the index; this store opens a temp file per page in its own write slot, submits all the
  * writes with one enter and, with {@code fsync} on, all their fdatasyncs with a second (a batch's
  * operations run in any order, and an fdatasync must not start before its write has completed), then
- * closes each; the tier renames each temp file over its page under that key's stripe
- * lock, as it does a single write. A page whose open, size check, read, write, fdatasync or close does
- * not simply succeed is done again alone through {@link #read} or {@link #writeTemp}, which gives its
- * exact status, logs it, makes missing directories, and turns O_DIRECT off when the filesystem refuses
- * it: the fast paths have no error handling of their own to get wrong. A failed batched write's temp
- * file is unlinked before the retry, and nothing is renamed that did not complete, so no partial page
- * is ever visible under its final name.
+ * closes each; the tier renames each temp file over its page under that key's stripe lock, as it does
+ * a single write. A page whose open, size check, read, write, fdatasync or close does not simply
+ * succeed is done again alone through {@link #read} or {@link #writeTemp}, which gives its exact
+ * status, logs it, makes missing directories, and turns O_DIRECT off when the filesystem refuses it:
+ * the fast paths have no error handling of their own to get wrong. A failed batched write's temp file
+ * is unlinked before the retry, and nothing is renamed that did not complete, so no partial page is
+ * ever visible under its final name.
  *
  * <p>The tier registers the engine's transfer memory (its pool frames, {@code TierContext.transferMemory})
  * as fixed buffers of this ring at start, so a page slice inside it goes as READ_FIXED/WRITE_FIXED and
