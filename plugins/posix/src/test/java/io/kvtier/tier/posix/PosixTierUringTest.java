@@ -429,6 +429,51 @@ class PosixTierUringTest
         assertThat(copy.mismatch(source)).isEqualTo(-1);
     }
 
+    @Test
+    void shouldWriteEveryPageOfAClaimBufferedWhenTheFilesystemRefusesItsDirectIo() throws Exception
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final Uring ring = Uring.open(UringFileStore.RING_ENTRIES);
+        final Arena arena = Arena.ofConfined();
+        resources.add(ring);
+        resources.add(arena);
+        final int fd = libc.open(arena.allocateFrom(tmp.resolve("probe").toString()), LibC.O_WRONLY | LibC.O_CREAT | LibC.O_DIRECT, 0644);
+        assumeTrue(fd >= 0, () -> tmp + " refuses O_DIRECT at open, so the refusal of a transfer cannot be shown here");
+        libc.close(fd);
+        // Misaligned slices the DirectIo believes will do: each batched O_DIRECT write fails with EINVAL.
+        final DirectIo direct = new DirectIo(true, 1, 1, logger);
+        final UringFileStore store = new UringFileStore(libc, ring, new PathLayout(tmp, 0), arena, false, direct,
+            new IoErrorLog(logger, 1, TimeUnit.SECONDS));
+        final int count = 4;
+        final long[] high = {81, 82, 83, 84};
+        final long[] low = {1, 2, 3, 4};
+        final MemorySegment[] sources = new MemorySegment[count];
+        for (int k = 0; k < count; k++)
+        {
+            sources[k] = arena.allocate(8192, 4096).asSlice(1 + k, 1000);
+            for (int i = 0; i < 1000; i++)
+            {
+                sources[k].set(ValueLayout.JAVA_BYTE, i, (byte)(i * 7 + k));
+            }
+        }
+
+        final TierStatus[] statuses = new TierStatus[count];
+        store.writeTemps(high, low, sources, count, statuses);
+        assertThat(statuses).containsOnly(TierStatus.OK);
+        assertThat(direct.active()).as("O_DIRECT off for good after EINVAL").isFalse();
+        for (int k = 0; k < count; k++)
+        {
+            assertThat(store.publishTemp(k)).isEqualTo(TierStatus.OK);
+            final MemorySegment copy = arena.allocate(8192, 4096).asSlice(3, 1000);
+            assertThat(store.read(high[k], low[k], copy)).isEqualTo(TierStatus.OK);
+            assertThat(copy.mismatch(sources[k])).as("page %d", k).isEqualTo(-1);
+        }
+        try (var files = Files.list(tmp))
+        {
+            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX))).as("the refused writes' temp files").isEmpty();
+        }
+    }
+
     private void roundTrip(final PosixTier tier, final long seed)
     {
         final PageArena arena = arena(8);
