@@ -2,13 +2,13 @@ package io.kvtier.tier.threefs;
 
 import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.spi.ConfigValues;
-import io.kvtier.spi.PageKey;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierCapability;
 import io.kvtier.spi.TierContext;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;
+import io.kvtier.tier.posix.FileIndex;
 import io.kvtier.tier.posix.PathLayout;
 import io.kvtier.tier.posix.StartupScan;
 
@@ -20,14 +20,13 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -59,13 +58,17 @@ import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_reg_fd;
  * {@code exists} and {@code remove} are metadata calls on the mount, done by a third thread with a
  * {@code stat} or an {@code unlink}: other nodes write and delete pages in the same directory, so no local
  * answer would do. Capacity and eviction count what this instance saw (its start-up scan and its own
- * writes), as the POSIX tier does, in a {@link PageIndex}.
+ * writes), as the POSIX tier does, in its allocation-free {@link FileIndex}: a write reserves its key's
+ * entry (so the file is not evicted while written), a commit follows the rename under the key's stripe
+ * lock, and an eviction unlinks a file only if no write committed the key again since it was chosen.
  */
 final class ThreeFsTier implements StorageTier
 {
     private static final int QUEUE_CAPACITY = 4096;
     private static final int STRIPES = 64;
     private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int VICTIMS_PER_ROUND = 64;
+    private static final int MAX_RESERVE_ATTEMPTS = 16;
     private static final TierBatch POISON = new TierBatch()
     {
         @Override
@@ -110,7 +113,8 @@ final class ThreeFsTier implements StorageTier
     private final String library;
     private final System.Logger logger;
     private final long objectSize;
-    private final PageIndex index;
+    private final Arena indexArena = Arena.ofShared();
+    private final FileIndex index;
     private final Object[] stripes = new Object[STRIPES];
     private final PoolRegions regions;
     private Set<TierCapability> capabilities;
@@ -118,6 +122,7 @@ final class ThreeFsTier implements StorageTier
     private final RingWorker writer;
     private final MetaWorker meta;
     private final AtomicInteger submitting = new AtomicInteger();
+    private final AtomicBoolean overflowReported = new AtomicBoolean();
     private final AtomicLong lastErrorLogNanos = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
     private final Object closeLock = new Object();
     private volatile boolean closed;
@@ -134,7 +139,8 @@ final class ThreeFsTier implements StorageTier
         this.logger = context.logger();
         this.objectSize = context.objectSize();
         this.layout = new PathLayout(settings.dir, settings.fanoutLevels);
-        this.index = new PageIndex(settings.capacity, settings.highWaterBytes(), settings.lowWaterBytes());
+        this.index = new FileIndex(indexArena, FileIndex.defaultEntries(settings.capacity, objectSize, settings.entries), settings.capacity,
+            settings.highWaterBytes(), settings.lowWaterBytes());
         for (int i = 0; i < STRIPES; i++)
         {
             stripes[i] = new Object();
@@ -181,16 +187,23 @@ final class ThreeFsTier implements StorageTier
         {
             throw settings.invalid(ThreeFsSettings.DIR, settings.dir.toString(), "a readable directory, but scanning it failed: " + ex);
         }
+        final FileIndex.Victims victims = new FileIndex.Victims(VICTIMS_PER_ROUND);
+        int evicted = 0;
         for (final StartupScan.Page page : scan.pages())
         {
-            index.adopt(page.key(), page.bytes());
+            // Oldest first, so they seed the LRU order; a full index makes room by evicting the oldest.
+            while (!index.adopt(page.key().high(), page.key().low(), page.bytes()))
+            {
+                if (!index.chooseOneVictim(victims))
+                {
+                    break;
+                }
+                evicted += evictChosen(victims);
+            }
         }
-        final List<PageKey> victims = new ArrayList<>();
-        if (index.aboveHighWater())
-        {
-            index.evictDownTo(index.lowWater(), victims);
-        }
-        final int evicted = evict(victims);
+        index.startEvictionIfAboveHighWater();
+        index.continueEviction(victims);
+        evicted += evictChosen(victims);
         reader.ring = newRing(true);
         writer.ring = newRing(false);
         // The engine's page frames, which every slice lies in: wrapped now rather than on the first page.
@@ -383,6 +396,16 @@ final class ThreeFsTier implements StorageTier
             }
         }
         regions.close();
+        indexArena.close();
+    }
+
+    private void reportOverflow()
+    {
+        if (overflowReported.compareAndSet(false, true))
+        {
+            logger.log(System.Logger.Level.WARNING, "3fs tier " + name + ": more pages than its index of "
+                + FileIndex.UNBOUNDED_DEFAULT_ENTRIES + " entries tracks: the rest are counted in bytes only and usage reports objects as unknown");
+        }
     }
 
     private Object stripe(final long keyHigh, final long keyLow)
@@ -418,53 +441,88 @@ final class ThreeFsTier implements StorageTier
     }
 
     /**
-     * Unlinks the files of evicted pages (unless a write committed the key again meanwhile) and reports each.
+     * Unlinks the files the index chose for eviction, reports each, and keeps going while an eviction
+     * round needs more.
      *
-     * @param victims pages the index chose and already forgot
+     * @param victims files the index chose
      * @return how many were evicted
      */
-    private int evict(final List<PageKey> victims)
+    private int evictChosen(final FileIndex.Victims victims)
     {
         int evicted = 0;
-        for (final PageKey key : victims)
+        while (victims.count() > 0)
         {
-            synchronized (stripe(key.high(), key.low()))
+            for (int v = 0; v < victims.count(); v++)
             {
-                synchronized (index)
+                if (evict(victims.id(v), victims.keyHigh(v), victims.keyLow(v)))
                 {
-                    if (index.contains(key))
-                    {
-                        continue;
-                    }
-                }
-                try
-                {
-                    Files.deleteIfExists(layout.pagePath(key.high(), key.low()));
-                }
-                catch (final IOException ex)
-                {
-                    failed(TierStatus.IO_ERROR, "evicting " + layout.pagePath(key.high(), key.low()) + ": " + ex);
+                    evicted++;
                 }
             }
-            evicted++;
-            try
+            victims.clear();
+            synchronized (index)
             {
-                context.objectRemoved(key.high(), key.low());
-            }
-            catch (final RuntimeException ex)
-            {
-                logger.log(System.Logger.Level.ERROR, "3fs tier " + name + ": objectRemoved callback failed", ex);
+                index.continueEviction(victims);
             }
         }
-        victims.clear();
         return evicted;
     }
 
-    private void forgetIfHeld(final long keyHigh, final long keyLow)
+    /** Unlinks an evicted page's file, unless a write committed the key again since it was chosen. */
+    private boolean evict(final int id, final long keyHigh, final long keyLow)
+    {
+        synchronized (stripe(keyHigh, keyLow))
+        {
+            synchronized (index)
+            {
+                if (!index.beginEviction(id))
+                {
+                    return false;
+                }
+            }
+            final Path page = layout.pagePath(keyHigh, keyLow);
+            try
+            {
+                Files.deleteIfExists(page);
+            }
+            catch (final IOException ex)
+            {
+                failed(TierStatus.IO_ERROR, "evicting " + page + ": " + ex);
+            }
+            synchronized (index)
+            {
+                index.endEviction(id);
+            }
+        }
+        try
+        {
+            context.objectRemoved(keyHigh, keyLow);
+        }
+        catch (final RuntimeException ex)
+        {
+            logger.log(System.Logger.Level.ERROR, "3fs tier " + name + ": objectRemoved callback failed", ex);
+        }
+        return true;
+    }
+
+    /** @return the commit number of the key's file in the index, 0 for none; taken before looking, for {@link #forgetIfHeld} */
+    private int commitOf(final long keyHigh, final long keyLow)
     {
         synchronized (index)
         {
-            index.forget(new PageKey(keyHigh, keyLow));
+            return index.commitOf(keyHigh, keyLow);
+        }
+    }
+
+    /** The file was found missing: drop the index's entry, unless the key was written again since {@code commit} was taken. */
+    private void forgetIfHeld(final long keyHigh, final long keyLow, final int commit)
+    {
+        synchronized (stripe(keyHigh, keyLow))
+        {
+            synchronized (index)
+            {
+                index.forget(keyHigh, keyLow, commit);
+            }
         }
     }
 
@@ -546,6 +604,7 @@ final class ThreeFsTier implements StorageTier
         private TierStatus probe(final long keyHigh, final long keyLow)
         {
             final Path page = layout.pagePath(keyHigh, keyLow);
+            final int commit = commitOf(keyHigh, keyLow);
             try
             {
                 final long size = Files.readAttributes(page, BasicFileAttributes.class).size();
@@ -553,7 +612,7 @@ final class ThreeFsTier implements StorageTier
             }
             catch (final NoSuchFileException ex)
             {
-                forgetIfHeld(keyHigh, keyLow);
+                forgetIfHeld(keyHigh, keyLow, commit);
                 return TierStatus.NOT_FOUND;
             }
             catch (final IOException ex)
@@ -570,7 +629,10 @@ final class ThreeFsTier implements StorageTier
                 try
                 {
                     final boolean deleted = Files.deleteIfExists(page);
-                    forgetIfHeld(keyHigh, keyLow);
+                    synchronized (index)
+                    {
+                        index.removed(keyHigh, keyLow, deleted, objectSize);
+                    }
                     return deleted ? TierStatus.OK : TierStatus.NOT_FOUND;
                 }
                 catch (final IOException ex)
@@ -598,7 +660,8 @@ final class ThreeFsTier implements StorageTier
         private final TierStatus[] status = new TierStatus[entries];
         private final Path[] page = new Path[entries];
         private final Path[] temp = new Path[entries];
-        private final List<PageKey> victims = new ArrayList<>();
+        private final int[] tickets = new int[entries];
+        private final FileIndex.Victims victims = new FileIndex.Victims(VICTIMS_PER_ROUND);
         private UsrbioRing ring;
         private int pending;
 
@@ -684,13 +747,14 @@ final class ThreeFsTier implements StorageTier
 
         private void openForRead(final int k, final Arena arena)
         {
+            final int commit = commitOf(keyHigh[k], keyLow[k]);
             final int f = libc.open(arena.allocateFrom(page[k].toString()), LibC.O_RDONLY | LibC.O_CLOEXEC, 0);
             if (f < 0)
             {
                 status[k] = errnoStatus(-f, "open " + page[k]);
                 if (status[k] == TierStatus.NOT_FOUND)
                 {
-                    forgetIfHeld(keyHigh[k], keyLow[k]);
+                    forgetIfHeld(keyHigh[k], keyLow[k], commit);
                 }
                 return;
             }
@@ -714,17 +778,25 @@ final class ThreeFsTier implements StorageTier
                 status[k] = failed(TierStatus.REJECTED, "a segment of " + len + " bytes, above the object size " + objectSize);
                 return;
             }
-            final boolean fits;
-            synchronized (index)
+            int ticket = FileIndex.RETRY;
+            for (int attempt = 0; ticket == FileIndex.RETRY && attempt < MAX_RESERVE_ATTEMPTS; attempt++)
             {
-                fits = index.reserve(len, victims);
+                synchronized (index)
+                {
+                    ticket = index.reserveWrite(keyHigh[k], keyLow[k], len, victims);
+                }
+                evictChosen(victims);
             }
-            evict(victims);
-            if (!fits)
+            if (ticket == FileIndex.RETRY || ticket == FileIndex.NO_SPACE)
             {
                 status[k] = TierStatus.NO_SPACE;
                 return;
             }
+            if (ticket == FileIndex.UNTRACKED)
+            {
+                reportOverflow();
+            }
+            tickets[k] = ticket;
             reserved[k] = true;
             temp[k] = PathLayout.tempPath(page[k], tempToken, tempCounter.getAndIncrement());
             final MemorySegment path = arena.allocateFrom(temp[k].toString());
@@ -919,7 +991,7 @@ final class ThreeFsTier implements StorageTier
                     }
                     synchronized (index)
                     {
-                        index.touch(new PageKey(keyHigh[k], keyLow[k]));
+                        index.touch(keyHigh[k], keyLow[k]);
                     }
                 }
             }
@@ -952,7 +1024,7 @@ final class ThreeFsTier implements StorageTier
                     {
                         synchronized (index)
                         {
-                            index.commit(new PageKey(keyHigh[k], keyLow[k]), len);
+                            index.commitWrite(tickets[k], len, true, victims);
                         }
                         committed = true;
                     }
@@ -976,10 +1048,11 @@ final class ThreeFsTier implements StorageTier
                 {
                     synchronized (index)
                     {
-                        index.abort(len);
+                        index.commitWrite(tickets[k], len, false, victims);
                     }
                 }
             }
+            evictChosen(victims);
             return outcome;
         }
     }

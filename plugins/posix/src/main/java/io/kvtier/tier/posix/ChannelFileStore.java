@@ -97,8 +97,9 @@ final class ChannelFileStore implements FileStore
         }
     }
 
+    /** One write slot (the default {@link #writeBatchSize()}), so {@code slot} is always 0. */
     @Override
-    public TierStatus writeTemp(final long keyHigh, final long keyLow, final MemorySegment source)
+    public TierStatus writeTemp(final int slot, final long keyHigh, final long keyLow, final MemorySegment source)
     {
         tempPath = null;
         pagePath = layout.pagePath(keyHigh, keyLow);
@@ -161,7 +162,7 @@ final class ChannelFileStore implements FileStore
     }
 
     @Override
-    public TierStatus publishTemp()
+    public TierStatus publishTemp(final int slot)
     {
         try
         {
@@ -173,13 +174,13 @@ final class ChannelFileStore implements FileStore
         catch (final IOException ex)
         {
             final Path temp = tempPath;
-            discardTemp();
+            discardTemp(slot);
             return failure("rename", temp, ex);
         }
     }
 
     @Override
-    public void discardTemp()
+    public void discardTemp(final int slot)
     {
         if (tempPath != null)
         {

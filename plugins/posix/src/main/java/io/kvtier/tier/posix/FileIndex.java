@@ -13,6 +13,8 @@ import java.lang.foreign.Arena;
  * entry id), per-id state in primitive arrays, and an {@link IntLruList} of the committed files for
  * eviction. It also keeps the byte and object counts and the capacity admission of writes.
  *
+ * <p>Public for the 3FS tier, which keeps the same index of the files it stores.
+ *
  * <p>Not thread-safe: the tier guards every call with one lock. Nothing here does I/O or allocates;
  * the calls that choose files to evict only mark them and hand them to the caller, which unlinks
  * them outside the lock and then calls {@link #beginEviction} and {@link #endEviction}.
@@ -36,14 +38,18 @@ import java.lang.foreign.Arena;
  * gets a commit number ({@link #commitOf}), so a read that found no file can drop the entry it was
  * sent for ({@link #forget}) without dropping a newer write of the same key.
  */
-final class FileIndex
+public final class FileIndex
 {
     /** {@link #reserveWrite}: the write cannot fit even after evicting everything evictable. */
-    static final int NO_SPACE = -1;
+    public static final int NO_SPACE = -1;
     /** {@link #reserveWrite}: an unbounded tier's index is full; the write goes ahead uncounted by key. */
-    static final int UNTRACKED = -2;
+    public static final int UNTRACKED = -2;
     /** {@link #reserveWrite}: files were chosen for eviction; unlink them and ask again. */
-    static final int RETRY = -3;
+    public static final int RETRY = -3;
+    /** Entries of an unbounded tier's index by default: files beyond it are still counted in bytes, not tracked one by one. */
+    public static final int UNBOUNDED_DEFAULT_ENTRIES = 1 << 18;
+    /** The most entries {@link #defaultEntries} gives a bounded tier: 4M entries, a 256 MiB table. */
+    public static final int DEFAULT_ENTRIES_LIMIT = 1 << 22;
 
     private static final byte FILE = 1;
     private static final byte EVICTING = 2;
@@ -79,7 +85,7 @@ final class FileIndex
      * @param highWaterBytes eviction starts when the used bytes exceed this
      * @param lowWaterBytes  eviction stops at or below this
      */
-    FileIndex(final Arena arena, final int maxEntries, final long capacity, final long highWaterBytes, final long lowWaterBytes)
+    public FileIndex(final Arena arena, final int maxEntries, final long capacity, final long highWaterBytes, final long lowWaterBytes)
     {
         table = KeyTable.format(arena.allocate(KeyTableDescriptor.regionLength(maxEntries), 64), maxEntries);
         lru = new IntLruList(maxEntries);
@@ -101,32 +107,49 @@ final class FileIndex
         this.lowWaterBytes = lowWaterBytes;
     }
 
+    /**
+     * @param capacity       the tier's capacity in bytes, or {@link TierUsage#UNBOUNDED}
+     * @param objectSize     one object's bytes
+     * @param writesInFlight the most writes the tier has reserved at once
+     * @return entries enough to track every object a bounded capacity holds; {@link #UNBOUNDED_DEFAULT_ENTRIES} otherwise
+     */
+    public static int defaultEntries(final long capacity, final long objectSize, final int writesInFlight)
+    {
+        if (capacity == TierUsage.UNBOUNDED)
+        {
+            return UNBOUNDED_DEFAULT_ENTRIES;
+        }
+        // Room for every object the capacity holds plus the writes in flight and files of odd sizes found at start.
+        final long wanted = capacity / objectSize + writesInFlight + 64;
+        return (int)Math.min(wanted, DEFAULT_ENTRIES_LIMIT);
+    }
+
     /** @return bytes of committed files, tracked and untracked */
-    long usedBytes()
+    public long usedBytes()
     {
         return usedBytes + untrackedBytes;
     }
 
     /** @return committed files, or -1 once some went untracked because the index was full */
-    long objects()
+    public long objects()
     {
         return overflowed ? -1 : objects;
     }
 
     /** @return bytes reserved by writes in flight */
-    long reservedBytes()
+    public long reservedBytes()
     {
         return reservedBytes;
     }
 
     /** @return whether some files are counted only in bytes because the index was full */
-    boolean overflowed()
+    public boolean overflowed()
     {
         return overflowed;
     }
 
     /** @return keys in the table, including entries being written or evicted */
-    long entries()
+    public long entries()
     {
         return table.size();
     }
@@ -147,7 +170,7 @@ final class FileIndex
      * @return an entry id to pass to {@link #commitWrite}, or {@link #NO_SPACE}, {@link #UNTRACKED}
      *         (also passed to {@link #commitWrite}) or {@link #RETRY}
      */
-    int reserveWrite(final long keyHigh, final long keyLow, final long bytes, final Victims victims)
+    public int reserveWrite(final long keyHigh, final long keyLow, final long bytes, final Victims victims)
     {
         if (bounded)
         {
@@ -190,7 +213,7 @@ final class FileIndex
      * @param published whether the file now holds the object under its final name
      * @param victims   receives files to evict when the used bytes crossed the high water level
      */
-    void commitWrite(final int ticket, final long bytes, final boolean published, final Victims victims)
+    public void commitWrite(final int ticket, final long bytes, final boolean published, final Victims victims)
     {
         reservedBytes -= bytes;
         if (ticket == UNTRACKED)
@@ -247,7 +270,7 @@ final class FileIndex
      * @return OK for a file of that size, CORRUPT for one of another size, NOT_FOUND, or {@code null}
      *         when the index overflowed and does not hold the key (only the filesystem can tell)
      */
-    TierStatus exists(final long keyHigh, final long keyLow, final long expectedBytes)
+    public TierStatus exists(final long keyHigh, final long keyLow, final long expectedBytes)
     {
         final int id = find(keyHigh, keyLow);
         if (id == KeyTable.NONE || (entryState[id] & FILE) == 0)
@@ -262,7 +285,7 @@ final class FileIndex
      * @param keyLow  the key's low half
      * @return the commit number of the key's file (not 0), or 0 when the index holds no file for it
      */
-    int commitOf(final long keyHigh, final long keyLow)
+    public int commitOf(final long keyHigh, final long keyLow)
     {
         final int id = find(keyHigh, keyLow);
         return id == KeyTable.NONE || (entryState[id] & FILE) == 0 ? 0 : entryCommit[id];
@@ -277,7 +300,7 @@ final class FileIndex
      * @param commit  what {@link #commitOf} said before the file was found missing
      * @return whether the entry was dropped
      */
-    boolean forget(final long keyHigh, final long keyLow, final int commit)
+    public boolean forget(final long keyHigh, final long keyLow, final int commit)
     {
         final int id = find(keyHigh, keyLow);
         // An entry being evicted is the eviction's to finish.
@@ -296,7 +319,7 @@ final class FileIndex
      * @param keyHigh the key's high half
      * @param keyLow  the key's low half
      */
-    void touch(final long keyHigh, final long keyLow)
+    public void touch(final long keyHigh, final long keyLow)
     {
         final int id = find(keyHigh, keyLow);
         if (id != KeyTable.NONE && entryState[id] == FILE)
@@ -313,7 +336,7 @@ final class FileIndex
      * @param unlinked whether the unlink removed a file
      * @param bytes    the object size, to uncount an untracked file
      */
-    void removed(final long keyHigh, final long keyLow, final boolean unlinked, final long bytes)
+    public void removed(final long keyHigh, final long keyLow, final boolean unlinked, final long bytes)
     {
         final int id = find(keyHigh, keyLow);
         if (id == KeyTable.NONE)
@@ -345,7 +368,7 @@ final class FileIndex
      *
      * @param victims receives the files
      */
-    void continueEviction(final Victims victims)
+    public void continueEviction(final Victims victims)
     {
         if (draining)
         {
@@ -356,13 +379,13 @@ final class FileIndex
     }
 
     /** @return whether the used bytes are above the high water level (an eviction round should start) */
-    boolean aboveHighWater()
+    public boolean aboveHighWater()
     {
         return bounded && usedBytes > highWaterBytes;
     }
 
     /** Starts an eviction round, for the start-up scan; {@link #continueEviction} does the choosing. */
-    void startEvictionIfAboveHighWater()
+    public void startEvictionIfAboveHighWater()
     {
         if (aboveHighWater())
         {
@@ -397,7 +420,7 @@ final class FileIndex
      * @param victims receives it
      * @return whether one was chosen
      */
-    boolean chooseOneVictim(final Victims victims)
+    public boolean chooseOneVictim(final Victims victims)
     {
         for (int id = lru.first(); id != IntLruList.NONE && !victims.isFull(); id = lru.next(id))
         {
@@ -416,7 +439,7 @@ final class FileIndex
      * @param id a victim's entry id
      * @return whether to unlink: false when a write committed the key again since it was chosen
      */
-    boolean beginEviction(final int id)
+    public boolean beginEviction(final int id)
     {
         if ((entryState[id] & FILE) != 0)
         {
@@ -432,7 +455,7 @@ final class FileIndex
      *
      * @param id a victim's entry id
      */
-    void endEviction(final int id)
+    public void endEviction(final int id)
     {
         entryState[id] &= ~EVICTING;
         freeIfUnused(id);
@@ -450,7 +473,7 @@ final class FileIndex
      * @param bytes   the file's size
      * @return false when the index is full (a bounded tier must evict first)
      */
-    boolean adopt(final long keyHigh, final long keyLow, final long bytes)
+    public boolean adopt(final long keyHigh, final long keyLow, final long bytes)
     {
         final int id = findOrInsert(keyHigh, keyLow);
         if (id == KeyTable.NONE)
@@ -535,7 +558,7 @@ final class FileIndex
     }
 
     /** A caller-owned buffer of files chosen for eviction, reused so choosing allocates nothing. */
-    static final class Victims
+    public static final class Victims
     {
         private final int[] ids;
         private final long[] high;
@@ -545,7 +568,7 @@ final class FileIndex
         /**
          * @param capacity the most files chosen per call
          */
-        Victims(final int capacity)
+        public Victims(final int capacity)
         {
             ids = new int[capacity];
             high = new long[capacity];
@@ -560,32 +583,32 @@ final class FileIndex
             count++;
         }
 
-        int count()
+        public int count()
         {
             return count;
         }
 
-        boolean isFull()
+        public boolean isFull()
         {
             return count == ids.length;
         }
 
-        int id(final int index)
+        public int id(final int index)
         {
             return ids[index];
         }
 
-        long keyHigh(final int index)
+        public long keyHigh(final int index)
         {
             return high[index];
         }
 
-        long keyLow(final int index)
+        public long keyLow(final int index)
         {
             return low[index];
         }
 
-        void clear()
+        public void clear()
         {
             count = 0;
         }

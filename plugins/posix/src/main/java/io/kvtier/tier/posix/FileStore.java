@@ -6,12 +6,14 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One worker's file operations on page files. An instance belongs to one thread at a time (it keeps
- * path buffers and the temp file of the write in progress); errors are logged, rate-limited, with
+ * path buffers and the temp files of the writes in progress); errors are logged, rate-limited, with
  * the path and the system's reason, and returned as a {@link TierStatus}.
  *
  * <p>A write is three steps so the tier can order the rename with evictions of the same key:
  * {@link #writeTemp} (the slow part, no lock held), then {@link #publishTemp} under the key's
- * stripe lock, or {@link #discardTemp} when the write is abandoned.
+ * stripe lock, or {@link #discardTemp} when the write is abandoned. A store with several write
+ * slots keeps that many temp files pending, so {@link #writeTemps} can write them together before
+ * the tier renames each under its own lock.
  */
 interface FileStore
 {
@@ -60,25 +62,57 @@ interface FileStore
         }
     }
 
+    /** @return how many temp files may be pending at once (write slots), and so how many pages {@link #writeTemps} writes at once */
+    default int writeBatchSize()
+    {
+        return 1;
+    }
+
     /**
      * Writes the segment to a new temp file next to the page's final name, flushed when configured.
+     * The temp file is the slot's until {@link #publishTemp} or {@link #discardTemp} of the same slot.
      *
+     * @param slot    which write slot holds the temp file, below {@link #writeBatchSize()}
      * @param keyHigh the key's high half
      * @param keyLow  the key's low half
      * @param source  the pool slice to store
      * @return OK when the temp file is complete and closed, or an error (the temp file is then gone)
      */
-    TierStatus writeTemp(long keyHigh, long keyLow, MemorySegment source);
+    TierStatus writeTemp(int slot, long keyHigh, long keyLow, MemorySegment source);
 
     /**
-     * Renames the temp file of the last {@link #writeTemp} over the page's final name, atomically.
+     * Writes several pages' temp files, page {@code k} in slot {@code k}, each as {@link #writeTemp}
+     * would; a store that can overlap them (one io_uring submission for all) overrides it.
      *
+     * @param keyHigh  the keys' high halves
+     * @param keyLow   the keys' low halves
+     * @param sources  the pool slices to store
+     * @param count    how many, at most {@link #writeBatchSize()}
+     * @param statuses receives each page's status, as {@link #writeTemp} gives it
+     */
+    default void writeTemps(final long[] keyHigh, final long[] keyLow, final MemorySegment[] sources, final int count,
+                            final TierStatus[] statuses)
+    {
+        for (int k = 0; k < count; k++)
+        {
+            statuses[k] = writeTemp(k, keyHigh[k], keyLow[k], sources[k]);
+        }
+    }
+
+    /**
+     * Renames the slot's temp file over the page's final name, atomically.
+     *
+     * @param slot the slot of a successful {@link #writeTemp}
      * @return OK, or an error (the temp file is then gone)
      */
-    TierStatus publishTemp();
+    TierStatus publishTemp(int slot);
 
-    /** Deletes the temp file of the last {@link #writeTemp}, if it is still there. */
-    void discardTemp();
+    /**
+     * Deletes the slot's temp file, if it is still there.
+     *
+     * @param slot a write slot
+     */
+    void discardTemp(int slot);
 
     /**
      * @param keyHigh the key's high half

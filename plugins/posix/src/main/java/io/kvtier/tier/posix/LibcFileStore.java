@@ -41,23 +41,23 @@ class LibcFileStore implements FileStore
 
     final LibC libc;
     private final PathLayout layout;
-    private final boolean fsync;
+    final boolean fsync;
     final DirectIo direct;
     private final IoErrorLog errors;
     private final long token;
     private final byte[] path;
+    /** The page path of reads, probes and removes; writes have their own per slot, pending until renamed. */
     final MemorySegment pagePath;
-    private final MemorySegment tempPath;
+    final MemorySegment[] slotPagePaths;
+    final MemorySegment[] slotTempPaths;
+    private final boolean[] tempPending;
     private final MemorySegment directoryPath;
     private int pageLength;
-    private int tempLength;
     private int tempCounter;
-    private boolean tempPending;
     private long directoriesMade;
 
     /**
      * @param libc   the libc front
-     * @param io     positional reads and writes
      * @param layout where pages live
      * @param arena  where the path buffers come from; must outlive the store
      * @param fsync  whether to fdatasync a temp file before it is renamed
@@ -66,6 +66,15 @@ class LibcFileStore implements FileStore
      */
     LibcFileStore(final LibC libc, final PathLayout layout, final Arena arena, final boolean fsync,
                   final DirectIo direct, final IoErrorLog errors)
+    {
+        this(libc, layout, arena, fsync, direct, errors, 1);
+    }
+
+    /**
+     * @param writeSlots how many temp files may be pending at once; path buffers are made for each, once
+     */
+    LibcFileStore(final LibC libc, final PathLayout layout, final Arena arena, final boolean fsync,
+                  final DirectIo direct, final IoErrorLog errors, final int writeSlots)
     {
         this.libc = libc;
         this.layout = layout;
@@ -77,7 +86,14 @@ class LibcFileStore implements FileStore
         final int length = layout.maxPathLength();
         path = new byte[length];
         pagePath = arena.allocate(length);
-        tempPath = arena.allocate(length);
+        slotPagePaths = new MemorySegment[writeSlots];
+        slotTempPaths = new MemorySegment[writeSlots];
+        for (int slot = 0; slot < writeSlots; slot++)
+        {
+            slotPagePaths[slot] = arena.allocate(length);
+            slotTempPaths[slot] = arena.allocate(length);
+        }
+        tempPending = new boolean[writeSlots];
         directoryPath = arena.allocate(length);
     }
 
@@ -222,17 +238,17 @@ class LibcFileStore implements FileStore
         {
             if (fd == -EINVAL && useDirect)
             {
-                direct.refused("open of " + describe(pageLength));
+                direct.refused("open of " + describe(pagePath));
                 return null;
             }
-            return fd == -ENOENT ? TierStatus.NOT_FOUND : failure("open", pageLength, fd);
+            return fd == -ENOENT ? TierStatus.NOT_FOUND : failure("open", pagePath, fd);
         }
         try
         {
             final long size = libc.size(fd);
             if (size < 0)
             {
-                return failure("lseek", pageLength, (int)size);
+                return failure("lseek", pagePath, (int)size);
             }
             if (size != destination.byteSize())
             {
@@ -241,12 +257,12 @@ class LibcFileStore implements FileStore
             final long read = readFully(fd, destination);
             if (read == -EINVAL && useDirect)
             {
-                direct.refused("read of " + describe(pageLength));
+                direct.refused("read of " + describe(pagePath));
                 return null;
             }
             if (read < 0)
             {
-                return failure("read", pageLength, (int)read);
+                return failure("read", pagePath, (int)read);
             }
             // Fewer bytes than the size just seen: truncated in place by someone else; never a partial OK.
             return read == size ? TierStatus.OK : corrupt(read, size);
@@ -258,16 +274,23 @@ class LibcFileStore implements FileStore
     }
 
     @Override
-    public TierStatus writeTemp(final long keyHigh, final long keyLow, final MemorySegment source)
+    public int writeBatchSize()
     {
-        tempPending = false;
-        preparePagePath(keyHigh, keyLow);
+        return tempPending.length;
+    }
+
+    @Override
+    public TierStatus writeTemp(final int slot, final long keyHigh, final long keyLow, final MemorySegment source)
+    {
+        tempPending[slot] = false;
+        prepareSlotPagePath(slot, keyHigh, keyLow);
+        final MemorySegment tempPath = slotTempPaths[slot];
         boolean useDirect = direct.appliesTo(source.address(), source.byteSize());
         boolean madeDirectories = false;
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++)
         {
-            prepareTempPath();
-            final int fd = libc.open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | (useDirect ? O_DIRECT : 0), FILE_MODE);
+            prepareTempPath(slot);
+            final int fd = openTemp(tempPath, useDirect);
             if (fd < 0)
             {
                 if (fd == -ENOENT && !madeDirectories)
@@ -277,7 +300,7 @@ class LibcFileStore implements FileStore
                     final int rc = makeDirectories();
                     if (rc < 0)
                     {
-                        return failure("mkdir", layout.directoryLength(layout.levels()), rc);
+                        return failure("mkdir", directoryPath, rc);
                     }
                     madeDirectories = true;
                     directoriesMade++;
@@ -289,11 +312,11 @@ class LibcFileStore implements FileStore
                 }
                 if (fd == -EINVAL && useDirect)
                 {
-                    direct.refused("open of " + describe(tempLength));
+                    direct.refused("open of " + describe(tempPath));
                     useDirect = false;
                     continue;
                 }
-                return failure("open", tempLength, fd);
+                return failure("open", tempPath, fd);
             }
             final long written = writeFully(fd, source);
             if (written < 0)
@@ -302,11 +325,11 @@ class LibcFileStore implements FileStore
                 libc.unlink(tempPath);
                 if (written == -EINVAL && useDirect)
                 {
-                    direct.refused("write of " + describe(tempLength));
+                    direct.refused("write of " + describe(tempPath));
                     useDirect = false;
                     continue;
                 }
-                return failure("write", tempLength, (int)written);
+                return failure("write", tempPath, (int)written);
             }
             if (fsync)
             {
@@ -315,7 +338,7 @@ class LibcFileStore implements FileStore
                 {
                     libc.close(fd);
                     libc.unlink(tempPath);
-                    return failure("fdatasync", tempLength, rc);
+                    return failure("fdatasync", tempPath, rc);
                 }
             }
             final int rc = libc.close(fd);
@@ -323,12 +346,32 @@ class LibcFileStore implements FileStore
             {
                 // Network filesystems report write errors at close: the temp file cannot be trusted.
                 libc.unlink(tempPath);
-                return failure("close", tempLength, rc);
+                return failure("close", tempPath, rc);
             }
-            tempPending = true;
+            tempPending[slot] = true;
             return TierStatus.OK;
         }
-        return failure("open", tempLength, -EEXIST);
+        return failure("open", tempPath, -EEXIST);
+    }
+
+    /**
+     * @param tempPath  a temp file's name, not there yet
+     * @param useDirect whether to open it O_DIRECT
+     * @return the descriptor, open for writing, or {@code -errno}
+     */
+    final int openTemp(final MemorySegment tempPath, final boolean useDirect)
+    {
+        return libc.open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | (useDirect ? O_DIRECT : 0), FILE_MODE);
+    }
+
+    /**
+     * Marks the slot's temp file as complete, for a subclass that wrote it another way.
+     *
+     * @param slot a write slot whose temp file is written, flushed when configured, and closed
+     */
+    final void tempWritten(final int slot)
+    {
+        tempPending[slot] = true;
     }
 
     /**
@@ -365,25 +408,25 @@ class LibcFileStore implements FileStore
     }
 
     @Override
-    public TierStatus publishTemp()
+    public TierStatus publishTemp(final int slot)
     {
-        final int rc = libc.rename(tempPath, pagePath);
+        final int rc = libc.rename(slotTempPaths[slot], slotPagePaths[slot]);
         if (rc < 0)
         {
-            discardTemp();
-            return failure("rename to " + describe(pageLength) + " from", tempLength, rc);
+            discardTemp(slot);
+            return failure("rename to " + describe(slotPagePaths[slot]) + " from", slotTempPaths[slot], rc);
         }
-        tempPending = false;
+        tempPending[slot] = false;
         return TierStatus.OK;
     }
 
     @Override
-    public void discardTemp()
+    public void discardTemp(final int slot)
     {
-        if (tempPending)
+        if (tempPending[slot])
         {
-            tempPending = false;
-            libc.unlink(tempPath);
+            tempPending[slot] = false;
+            libc.unlink(slotTempPaths[slot]);
         }
     }
 
@@ -396,7 +439,7 @@ class LibcFileStore implements FileStore
         {
             return TierStatus.OK;
         }
-        return rc == -ENOENT ? TierStatus.NOT_FOUND : failure("unlink", pageLength, rc);
+        return rc == -ENOENT ? TierStatus.NOT_FOUND : failure("unlink", pagePath, rc);
     }
 
     @Override
@@ -411,10 +454,18 @@ class LibcFileStore implements FileStore
         LibC.putCString(pagePath, 0, path, pageLength);
     }
 
-    private void prepareTempPath()
+    /** Builds a write's page path in its slot; {@link #prepareTempPath} and {@link #makeDirectories} build on it. */
+    final void prepareSlotPagePath(final int slot, final long keyHigh, final long keyLow)
     {
-        tempLength = PathLayout.appendTempSuffix(path, pageLength, token, tempCounter++);
-        LibC.putCString(tempPath, 0, path, tempLength);
+        pageLength = layout.writePagePath(keyHigh, keyLow, path);
+        LibC.putCString(slotPagePaths[slot], 0, path, pageLength);
+    }
+
+    /** A fresh temp name beside the page path last built by {@link #prepareSlotPagePath}, in the same slot. */
+    final void prepareTempPath(final int slot)
+    {
+        final int tempLength = PathLayout.appendTempSuffix(path, pageLength, token, tempCounter++);
+        LibC.putCString(slotTempPaths[slot], 0, path, tempLength);
     }
 
     /** Makes the page's directory: the leaf alone when its parents exist (the usual case), else every level. */
@@ -439,17 +490,18 @@ class LibcFileStore implements FileStore
         return 0;
     }
 
-    private String describe(final int length)
+    /** Reads the name back from its native buffer: only failures describe a path, so only they allocate the string. */
+    private static String describe(final MemorySegment pathBuffer)
     {
-        return new String(path, 0, length, StandardCharsets.UTF_8);
+        return pathBuffer.getString(0, StandardCharsets.UTF_8);
     }
 
-    private TierStatus failure(final String operation, final int pathLength, final int rc)
+    private TierStatus failure(final String operation, final MemorySegment pathBuffer, final int rc)
     {
         final TierStatus status = statusOf(-rc);
         if (errors.shouldLog())
         {
-            errors.log(System.Logger.Level.WARNING, operation + " " + describe(pathLength) + " failed: " + libc.strerror(rc)
+            errors.log(System.Logger.Level.WARNING, operation + " " + describe(pathBuffer) + " failed: " + libc.strerror(rc)
                 + " (errno " + -rc + ") -> " + status);
         }
         return status;
@@ -459,7 +511,7 @@ class LibcFileStore implements FileStore
     {
         if (errors.shouldLog())
         {
-            errors.log(System.Logger.Level.WARNING, "page file " + describe(pageLength) + " has " + size + " bytes, expected "
+            errors.log(System.Logger.Level.WARNING, "page file " + describe(pagePath) + " has " + size + " bytes, expected "
                 + expected + " -> CORRUPT");
         }
         return TierStatus.CORRUPT;

@@ -43,10 +43,6 @@ final class PosixSettings
     static final int FANOUT_LEVELS_DEFAULT = 2;
     static final int IO_THREADS_DEFAULT = 2;
     static final Duration TMP_MAX_AGE_DEFAULT = Duration.ofMinutes(10);
-    /** Index entries of an unbounded tier: files beyond it are still counted in bytes, not tracked one by one. */
-    static final int INDEX_ENTRIES_UNBOUNDED_DEFAULT = 1 << 18;
-    /** The most index entries a bounded tier gets without asking: 4M entries, a 256 MiB table. */
-    static final int INDEX_ENTRIES_DEFAULT_LIMIT = 1 << 22;
     static final int INDEX_ENTRIES_MIN = 16;
     static final int INDEX_ENTRIES_MAX = 1 << 26;
     static final int IO_THREADS_MAX = 64;
@@ -120,13 +116,8 @@ final class PosixSettings
 
     private int defaultIndexEntries()
     {
-        if (!isBounded())
-        {
-            return INDEX_ENTRIES_UNBOUNDED_DEFAULT;
-        }
-        // Room for every object the capacity holds plus the writes in flight and files of odd sizes found at start.
-        final long wanted = capacity / objectSize + 2L * ioThreads + 64;
-        return (int)Math.min(wanted, INDEX_ENTRIES_DEFAULT_LIMIT);
+        // Each worker holds reservations for as many writes as its store writes at once (with io_uring, 8).
+        return FileIndex.defaultEntries(capacity, objectSize, ioThreads * UringFileStore.RING_ENTRIES);
     }
 
     boolean isBounded()

@@ -36,19 +36,22 @@ import java.util.function.Supplier;
  * <h2>Threads</h2>
  * Operations return at once: the caller (the engine's pipeline thread) only takes a preallocated
  * job, fills it in and queues it, once per worker that will share the batch. The {@code io-threads}
- * workers claim the batch's keys one at a time through the job's cursor, do the file I/O and
- * complete each key. With {@link LibC} the steady state allocates nothing per key: the pool slice is
- * the I/O buffer, and paths are built in each worker's native buffers.
+ * workers claim the batch's keys through the job's cursor, do the file I/O and complete each key:
+ * one key at a time, or, for reads and writes, as many as the store moves with one submission
+ * ({@link FileStore#readBatchSize}, {@link FileStore#writeBatchSize}; 8 with io_uring). With
+ * {@link LibC} the steady state allocates nothing per key: the pool slice is the I/O buffer, and
+ * paths are built in each worker's native buffers.
  *
  * <p>{@code exists} on a directory that is this tier's alone ({@code shared = false}) does no I/O and
  * is not queued: the caller's thread answers each key from the {@link FileIndex} and completes it
  * before the call returns. A shared directory's probes go to the workers, which {@code stat} the file.
  *
  * <p>Jobs reach the workers through {@link JobLanes}: reads and probes in the urgent lane, writes and
- * removes in the bulk lane. A worker takes urgent jobs first, and between the keys of a bulk job it
- * serves any urgent job that arrived, so a read waits for at most the key each worker is on. Pooled
- * jobs wait in a {@link ParkingQueue}. An idle worker parks without allocating, where a
- * {@code java.util.concurrent} blocking queue allocates a wait node each time a worker blocks.
+ * removes in the bulk lane. A worker takes urgent jobs first, and between the claims of a bulk job it
+ * serves any urgent job that arrived, so a read waits for at most the claim each worker is on (one
+ * key, or with io_uring up to 8 written together). Pooled jobs wait in a {@link ParkingQueue}. An
+ * idle worker parks without allocating, where a {@code java.util.concurrent} blocking queue
+ * allocates a wait node each time a worker blocks.
  *
  * <h2>Locks</h2>
  * Two kinds, always taken in this order and never two stripes at once:
@@ -873,6 +876,14 @@ public final class PosixTier implements StorageTier
         private final MemorySegment[] readDestinations;
         private final int[] readCommits;
         private final TierStatus[] readStatuses;
+        private final int writeBatch;
+        private final long[] writeHigh;
+        private final long[] writeLow;
+        private final MemorySegment[] writeSources;
+        private final int[] writeTickets;
+        private final int[] writeKeys;
+        private final int[] writeDeferred;
+        private final TierStatus[] writeStatuses;
 
         /**
          * @param consumerIndex the worker's index among the job queue's consumers
@@ -888,6 +899,14 @@ public final class PosixTier implements StorageTier
             readDestinations = new MemorySegment[readBatch];
             readCommits = new int[readBatch];
             readStatuses = new TierStatus[readBatch];
+            writeBatch = Math.max(1, store.writeBatchSize());
+            writeHigh = new long[writeBatch];
+            writeLow = new long[writeBatch];
+            writeSources = new MemorySegment[writeBatch];
+            writeTickets = new int[writeBatch];
+            writeKeys = new int[writeBatch];
+            writeDeferred = new int[writeBatch];
+            writeStatuses = new TierStatus[writeBatch];
         }
 
         /**
@@ -931,8 +950,8 @@ public final class PosixTier implements StorageTier
                         }
                     }
                 }
-                // A read job's keys go in claims of the store's read batch (one io_uring submission for all); others one by one.
-                final int claim = job.operation == READ ? readBatch : 1;
+                // Read and write jobs' keys go in claims of the store's batch sizes (one io_uring submission for all); others one by one.
+                final int claim = job.operation == READ ? readBatch : job.operation == WRITE ? writeBatch : 1;
                 final int i = claim == 1 ? job.cursor.getAndIncrement() : job.cursor.getAndAdd(claim);
                 if (i >= job.size)
                 {
@@ -944,9 +963,13 @@ public final class PosixTier implements StorageTier
                 {
                     process(job.operation, job.batch, i);
                 }
-                else
+                else if (job.operation == READ)
                 {
                     readClaimed(job.batch, i, Math.min(i + claim, job.size));
+                }
+                else
+                {
+                    writeClaimed(job.batch, i, Math.min(i + claim, job.size));
                 }
                 if (!job.urgent && setAside == null)
                 {
@@ -1116,6 +1139,30 @@ public final class PosixTier implements StorageTier
         private TierStatus write(final long keyHigh, final long keyLow, final MemorySegment source)
         {
             final long bytes = source.byteSize();
+            final int ticket = reserveWrite(keyHigh, keyLow, bytes);
+            if (ticket == FileIndex.RETRY || ticket == FileIndex.NO_SPACE)
+            {
+                return TierStatus.NO_SPACE;
+            }
+            TierStatus status = TierStatus.IO_ERROR;
+            try
+            {
+                status = store.writeTemp(0, keyHigh, keyLow, source);
+            }
+            finally
+            {
+                status = publishWrite(0, keyHigh, keyLow, bytes, ticket, status);
+            }
+            return status;
+        }
+
+        /**
+         * Admits a write in the index, evicting what it chose to make room.
+         *
+         * @return a ticket for {@link #publishWrite}, or {@link FileIndex#NO_SPACE} or {@link FileIndex#RETRY} when it does not fit
+         */
+        private int reserveWrite(final long keyHigh, final long keyLow, final long bytes)
+        {
             int ticket = FileIndex.RETRY;
             for (int attempt = 0; ticket == FileIndex.RETRY && attempt < MAX_RESERVE_ATTEMPTS; attempt++)
             {
@@ -1125,24 +1172,33 @@ public final class PosixTier implements StorageTier
                 }
                 evictChosen();
             }
-            if (ticket == FileIndex.RETRY || ticket == FileIndex.NO_SPACE)
-            {
-                return TierStatus.NO_SPACE;
-            }
             if (ticket == FileIndex.UNTRACKED)
             {
                 reportOverflow();
             }
-            TierStatus status = TierStatus.IO_ERROR;
+            return ticket;
+        }
+
+        /**
+         * Ends a reserved write: renames the slot's temp file into place under the key's stripe lock when
+         * it was written, and commits the outcome to the index either way; a temp file not renamed is
+         * deleted. Then evicts what the commit chose.
+         *
+         * @param written the status of the slot's temp file
+         * @return the write's status
+         */
+        private TierStatus publishWrite(final int slot, final long keyHigh, final long keyLow, final long bytes, final int ticket,
+                                        final TierStatus written)
+        {
+            TierStatus status = written;
             boolean committed = false;
             try
             {
-                status = store.writeTemp(keyHigh, keyLow, source);
                 if (status == TierStatus.OK)
                 {
                     synchronized (stripe(keyHigh, keyLow))
                     {
-                        status = store.publishTemp();
+                        status = store.publishTemp(slot);
                         synchronized (indexLock)
                         {
                             index.commitWrite(ticket, bytes, status == TierStatus.OK, victims);
@@ -1155,7 +1211,7 @@ public final class PosixTier implements StorageTier
             {
                 if (!committed)
                 {
-                    store.discardTemp();
+                    store.discardTemp(slot);
                     synchronized (indexLock)
                     {
                         index.commitWrite(ticket, bytes, false, victims);
@@ -1164,6 +1220,95 @@ public final class PosixTier implements StorageTier
             }
             evictChosen();
             return status;
+        }
+
+        /**
+         * Writes the keys {@code [from, to)} of a batch through {@link FileStore#writeTemps}, one temp
+         * file per write slot, then publishes each as {@link #write} does, and completes them. A key the
+         * index cannot admit while the others hold their reservations is written alone afterwards, when
+         * they no longer count against the capacity, so it gets the answer a single write would.
+         */
+        private void writeClaimed(final TierBatch batch, final int from, final int to)
+        {
+            if (closed)
+            {
+                for (int i = from; i < to; i++)
+                {
+                    complete(batch, i, TierStatus.CLOSED);
+                }
+                return;
+            }
+            int staged = 0;
+            int deferred = 0;
+            for (int i = from; i < to; i++)
+            {
+                final long keyHigh = batch.keyHigh(i);
+                final long keyLow = batch.keyLow(i);
+                final MemorySegment source = batch.segment(i);
+                final int ticket;
+                try
+                {
+                    ticket = reserveWrite(keyHigh, keyLow, source.byteSize());
+                }
+                catch (final RuntimeException ex)
+                {
+                    unexpected(ex, i);
+                    complete(batch, i, TierStatus.IO_ERROR);
+                    continue;
+                }
+                if (ticket == FileIndex.RETRY || ticket == FileIndex.NO_SPACE)
+                {
+                    writeDeferred[deferred++] = i;
+                    continue;
+                }
+                writeHigh[staged] = keyHigh;
+                writeLow[staged] = keyLow;
+                writeSources[staged] = source;
+                writeTickets[staged] = ticket;
+                writeKeys[staged] = i;
+                staged++;
+            }
+            try
+            {
+                store.writeTemps(writeHigh, writeLow, writeSources, staged, writeStatuses);
+            }
+            catch (final RuntimeException ex)
+            {
+                // Temp files it left are not trusted: publishWrite deletes each.
+                for (int s = 0; s < staged; s++)
+                {
+                    writeStatuses[s] = TierStatus.IO_ERROR;
+                }
+                unexpected(ex, from);
+            }
+            for (int s = 0; s < staged; s++)
+            {
+                TierStatus status = writeStatuses[s] == null ? TierStatus.IO_ERROR : writeStatuses[s];
+                try
+                {
+                    status = publishWrite(s, writeHigh[s], writeLow[s], writeSources[s].byteSize(), writeTickets[s], status);
+                }
+                catch (final RuntimeException ex)
+                {
+                    status = TierStatus.IO_ERROR;
+                    unexpected(ex, writeKeys[s]);
+                }
+                writeStatuses[s] = null;
+                writeSources[s] = null;
+                complete(batch, writeKeys[s], status);
+            }
+            for (int d = 0; d < deferred; d++)
+            {
+                process(WRITE, batch, writeDeferred[d]);
+            }
+        }
+
+        private void unexpected(final RuntimeException ex, final int key)
+        {
+            if (errors.shouldLog())
+            {
+                logger.log(System.Logger.Level.ERROR, "posix tier " + name + ": unexpected failure on key " + key + " -> IO_ERROR", ex);
+            }
         }
 
         private TierStatus remove(final long keyHigh, final long keyLow)

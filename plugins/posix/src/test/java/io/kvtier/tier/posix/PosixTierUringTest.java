@@ -195,13 +195,13 @@ class PosixTierUringTest
             new DirectIo(false, logger), new IoErrorLog(logger, 1, TimeUnit.SECONDS));
         final MemorySegment committed = arena.allocate(SIZE, 4096);
         PageBytes.fill(committed, 100);
-        assertThat(store.writeTemp(9, 9, committed)).isEqualTo(TierStatus.OK);
-        assertThat(store.publishTemp()).isEqualTo(TierStatus.OK);
+        assertThat(store.writeTemp(0, 9, 9, committed)).isEqualTo(TierStatus.OK);
+        assertThat(store.publishTemp(0)).isEqualTo(TierStatus.OK);
 
         // The same key again, from memory the kernel cannot read (PROT_NONE): the write's completion
         // carries EFAULT, as a failing disk's would carry EIO. It fails that write alone.
-        assertThat(store.writeTemp(9, 9, unreadable(SIZE))).isEqualTo(TierStatus.IO_ERROR);
-        store.discardTemp();
+        assertThat(store.writeTemp(0, 9, 9, unreadable(SIZE))).isEqualTo(TierStatus.IO_ERROR);
+        store.discardTemp(0);
         assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
             .contains("write").contains("failed: Bad address (errno 14) -> IO_ERROR"));
         try (var files = Files.list(tmp))
@@ -235,8 +235,8 @@ class PosixTierUringTest
             low[k] = k;
             final MemorySegment source = arena.allocate(SIZE, 4096);
             PageBytes.fill(source, 1000 + k);
-            assertThat(store.writeTemp(high[k], low[k], source)).isEqualTo(TierStatus.OK);
-            assertThat(store.publishTemp()).isEqualTo(TierStatus.OK);
+            assertThat(store.writeTemp(0, high[k], low[k], source)).isEqualTo(TierStatus.OK);
+            assertThat(store.publishTemp(0)).isEqualTo(TierStatus.OK);
             destinations[k] = arena.allocate(SIZE, 4096);
         }
         Files.delete(layout.pagePath(high[2], low[2]));
@@ -261,6 +261,114 @@ class PosixTierUringTest
         assertThat(ring.enterCalls() - entersBefore).isPositive();
         assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
             .contains("has " + SIZE / 2 + " bytes, expected " + SIZE + " -> CORRUPT"));
+    }
+
+    @Test
+    void shouldWriteAClaimOfPagesWithOneSubmissionAndGiveEachItsOwnStatus() throws Exception
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final Uring ring = Uring.open(UringFileStore.RING_ENTRIES);
+        final Arena arena = Arena.ofConfined();
+        resources.add(ring);
+        resources.add(arena);
+        final PathLayout layout = new PathLayout(tmp, 1);
+        final UringFileStore store = new UringFileStore(libc, ring, layout, arena, false, new DirectIo(false, logger),
+            new IoErrorLog(logger, 1, TimeUnit.SECONDS));
+        final int count = UringFileStore.RING_ENTRIES;
+        assertThat(store.writeBatchSize()).isEqualTo(count);
+        final long[] high = new long[count];
+        final long[] low = new long[count];
+        final MemorySegment[] sources = new MemorySegment[count];
+        for (int k = 0; k < count; k++)
+        {
+            // The first byte of the high half names the fan-out directory: one per page.
+            high[k] = (0x10L + k) << 56;
+            low[k] = k;
+            sources[k] = arena.allocate(SIZE, 4096);
+            PageBytes.fill(sources[k], 2000 + k);
+            if (k != 5)
+            {
+                Files.createDirectories(layout.pagePath(high[k], low[k]).getParent());
+            }
+        }
+        // Page 3 overwrites a committed object from memory the kernel cannot read: EFAULT, as a failing disk's EIO.
+        final MemorySegment committed = arena.allocate(SIZE, 4096);
+        PageBytes.fill(committed, 300);
+        assertThat(store.writeTemp(0, high[3], low[3], committed)).isEqualTo(TierStatus.OK);
+        assertThat(store.publishTemp(0)).isEqualTo(TierStatus.OK);
+        sources[3] = unreadable(SIZE);
+        // Page 5's directory is missing: its open fails with ENOENT, and the write alone makes it.
+
+        final TierStatus[] statuses = new TierStatus[count];
+        store.writeTemps(high, low, sources, count, statuses);
+        assertThat(statuses).containsExactly(TierStatus.OK, TierStatus.OK, TierStatus.OK, TierStatus.IO_ERROR, TierStatus.OK,
+            TierStatus.OK, TierStatus.OK, TierStatus.OK);
+        assertThat(ring.largestSubmission()).as("every page whose temp file opened, in one io_uring_enter").isEqualTo(count - 1);
+        assertThat(store.directoriesMade()).as("page 5's, made by its write alone").isEqualTo(1);
+        assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
+            .contains("write").contains("failed: Bad address (errno 14) -> IO_ERROR"));
+        for (int k = 0; k < count; k++)
+        {
+            assertThat(layout.pagePath(high[k], low[k]).toFile().exists()).as("page %d before its rename", k).isEqualTo(k == 3);
+        }
+        for (int k = 0; k < count; k++)
+        {
+            if (statuses[k] == TierStatus.OK)
+            {
+                assertThat(store.publishTemp(k)).isEqualTo(TierStatus.OK);
+            }
+            else
+            {
+                store.discardTemp(k);
+            }
+        }
+        try (var files = Files.walk(tmp))
+        {
+            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX))).as("temp files left").isEmpty();
+        }
+        final MemorySegment readBack = arena.allocate(SIZE, 4096);
+        for (int k = 0; k < count; k++)
+        {
+            assertThat(store.read(high[k], low[k], readBack)).isEqualTo(TierStatus.OK);
+            PageBytes.assertContent(readBack, k == 3 ? 300 : 2000 + k, k == 3 ? "the object committed before the failed write" : "page " + k);
+        }
+    }
+
+    @Test
+    void shouldCompleteEachKeyOfABatchedWriteJobWithItsOwnStatus() throws Exception
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final PosixTier tier = open(Uring::availability, "io-threads", "1", "fsync", "true", "fanout-levels", "0");
+        final PageArena arena = arena(40);
+        final List<PageKey> keys = new ArrayList<>();
+        final List<MemorySegment> sources = arena.slices(20, SIZE);
+        for (int i = 0; i < 20; i++)
+        {
+            keys.add(new PageKey(600, i));
+            PageBytes.fill(sources.get(i), 600 + i);
+        }
+        // A directory where key 11's page goes: its temp file is written with the others, its rename fails (EISDIR).
+        Files.createDirectory(tier.layout().pagePath(600, 11));
+        final RecordingTierBatch written = await(tier, "write", keys, sources, true);
+        for (int i = 0; i < 20; i++)
+        {
+            assertThat(written.statuses().get(i)).as("key %d", i).isEqualTo(i == 11 ? TierStatus.IO_ERROR : TierStatus.OK);
+        }
+        assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
+            .contains("rename to ").contains("Is a directory").contains("-> IO_ERROR"));
+        final List<PageKey> readable = new ArrayList<>(keys);
+        readable.remove(11);
+        final RecordingTierBatch readBack = await(tier, "read", readable, arena.slices(19, SIZE), false);
+        assertThat(readBack.statuses()).containsOnly(TierStatus.OK);
+        for (int i = 0; i < 19; i++)
+        {
+            PageBytes.assertContent(readBack.slice(i), 600 + (i < 11 ? i : i + 1), "key " + (i < 11 ? i : i + 1));
+        }
+        assertThat(tier.usage().objects()).isEqualTo(19);
+        try (var files = Files.list(tier.layout().dir()))
+        {
+            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX))).as("key 11's temp file").isEmpty();
+        }
     }
 
     @Test
@@ -310,8 +418,8 @@ class PosixTierUringTest
         assumeTrue(fd >= 0, () -> tmp + " refuses O_DIRECT at open, so the refusal of a transfer cannot be shown here");
         libc.close(fd);
 
-        assertThat(store.writeTemp(7, 7, source)).isEqualTo(TierStatus.OK);
-        assertThat(store.publishTemp()).isEqualTo(TierStatus.OK);
+        assertThat(store.writeTemp(0, 7, 7, source)).isEqualTo(TierStatus.OK);
+        assertThat(store.publishTemp(0)).isEqualTo(TierStatus.OK);
         assertThat(direct.active()).as("O_DIRECT off for good after EINVAL").isFalse();
         assertThat(logger.messages(System.Logger.Level.WARNING)).anySatisfy(line -> assertThat(line)
             .contains("direct-io turned off").contains("EINVAL").contains("buffered"));
@@ -319,6 +427,51 @@ class PosixTierUringTest
         final MemorySegment copy = arena.allocate(8192, 4096).asSlice(3, 1000);
         assertThat(store.read(7, 7, copy)).isEqualTo(TierStatus.OK);
         assertThat(copy.mismatch(source)).isEqualTo(-1);
+    }
+
+    @Test
+    void shouldWriteEveryPageOfAClaimBufferedWhenTheFilesystemRefusesItsDirectIo() throws Exception
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final Uring ring = Uring.open(UringFileStore.RING_ENTRIES);
+        final Arena arena = Arena.ofConfined();
+        resources.add(ring);
+        resources.add(arena);
+        final int fd = libc.open(arena.allocateFrom(tmp.resolve("probe").toString()), LibC.O_WRONLY | LibC.O_CREAT | LibC.O_DIRECT, 0644);
+        assumeTrue(fd >= 0, () -> tmp + " refuses O_DIRECT at open, so the refusal of a transfer cannot be shown here");
+        libc.close(fd);
+        // Misaligned slices the DirectIo believes will do: each batched O_DIRECT write fails with EINVAL.
+        final DirectIo direct = new DirectIo(true, 1, 1, logger);
+        final UringFileStore store = new UringFileStore(libc, ring, new PathLayout(tmp, 0), arena, false, direct,
+            new IoErrorLog(logger, 1, TimeUnit.SECONDS));
+        final int count = 4;
+        final long[] high = {81, 82, 83, 84};
+        final long[] low = {1, 2, 3, 4};
+        final MemorySegment[] sources = new MemorySegment[count];
+        for (int k = 0; k < count; k++)
+        {
+            sources[k] = arena.allocate(8192, 4096).asSlice(1 + k, 1000);
+            for (int i = 0; i < 1000; i++)
+            {
+                sources[k].set(ValueLayout.JAVA_BYTE, i, (byte)(i * 7 + k));
+            }
+        }
+
+        final TierStatus[] statuses = new TierStatus[count];
+        store.writeTemps(high, low, sources, count, statuses);
+        assertThat(statuses).containsOnly(TierStatus.OK);
+        assertThat(direct.active()).as("O_DIRECT off for good after EINVAL").isFalse();
+        for (int k = 0; k < count; k++)
+        {
+            assertThat(store.publishTemp(k)).isEqualTo(TierStatus.OK);
+            final MemorySegment copy = arena.allocate(8192, 4096).asSlice(3, 1000);
+            assertThat(store.read(high[k], low[k], copy)).isEqualTo(TierStatus.OK);
+            assertThat(copy.mismatch(sources[k])).as("page %d", k).isEqualTo(-1);
+        }
+        try (var files = Files.list(tmp))
+        {
+            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX))).as("the refused writes' temp files").isEmpty();
+        }
     }
 
     private void roundTrip(final PosixTier tier, final long seed)
