@@ -30,9 +30,52 @@ final class ClientKvBuffers implements AutoCloseable
      * @param cuda        the front that opened its handles, or null for host files
      * @param openedPointers the device pointers to close, for CUDA IPC
      * @param mappings    the arena of its host file mappings, or null
+     * @param hostFiles   how many files those mappings are, counted against the engine's limit
      */
-    record Registered(LayerFirstLayout layout, CopyExecutor executor, int device, Cuda cuda, long[] openedPointers, Arena mappings)
+    record Registered(LayerFirstLayout layout, CopyExecutor executor, int device, Cuda cuda, long[] openedPointers, Arena mappings,
+                      int hostFiles)
     {
+    }
+
+    /**
+     * Host files mapped for all clients together. Every mapping is a kernel map area, and a process has
+     * {@code vm.max_map_count} of them (65,530 by default): clients must not be able to use up the ones
+     * the engine needs for its own rings and pool.
+     */
+    static final int MAX_HOST_FILES = 16_384;
+    private static final java.util.concurrent.atomic.AtomicInteger HOST_FILES = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Counts {@code files} more host files against {@link #MAX_HOST_FILES}.
+     *
+     * @return whether they fit; if not, nothing is counted
+     */
+    static boolean reserveHostFiles(final int files)
+    {
+        while (true)
+        {
+            final int now = HOST_FILES.get();
+            if (now + files > MAX_HOST_FILES)
+            {
+                return false;
+            }
+            if (HOST_FILES.compareAndSet(now, now + files))
+            {
+                return true;
+            }
+        }
+    }
+
+    /** @return host files mapped for clients now */
+    static int hostFilesMapped()
+    {
+        return HOST_FILES.get();
+    }
+
+    /** @param files host files unmapped */
+    static void releaseHostFiles(final int files)
+    {
+        HOST_FILES.addAndGet(-files);
     }
 
     private final List<Registered> layouts = new ArrayList<>();
@@ -93,6 +136,7 @@ final class ClientKvBuffers implements AutoCloseable
         if (registered.mappings() != null)
         {
             registered.mappings().close();
+            releaseHostFiles(registered.hostFiles());
         }
     }
 }

@@ -336,7 +336,7 @@ final class DeviceCopier implements Runnable
             return created;
         });
         return new ClientKvBuffers.Registered(layout(shape, arrangement, blocks, bases), executor, device, front,
-            opened.stream().mapToLong(Long::longValue).toArray(), null);
+            opened.stream().mapToLong(Long::longValue).toArray(), null, 0);
     }
 
     private ClientKvBuffers.Registered openHostFiles(final RemoteClient client, final RequestDecoder request, final KvShape shape,
@@ -344,9 +344,9 @@ final class DeviceCopier implements Runnable
         throws Refusal
     {
         final Arena mappings = Arena.ofShared();
+        final Map<Path, MemorySegment> mapped = new HashMap<>();
         try
         {
-            final Map<Path, MemorySegment> mapped = new HashMap<>();
             final long[] bases = new long[offsets.length];
             for (int i = 0; i < offsets.length; i++)
             {
@@ -355,7 +355,20 @@ final class DeviceCopier implements Runnable
                 MemorySegment file = mapped.get(path);
                 if (file == null)
                 {
-                    file = mapHostFile(client, i, path, mappings);
+                    if (!ClientKvBuffers.reserveHostFiles(1))
+                    {
+                        throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + i + ": the engine already maps "
+                            + ClientKvBuffers.MAX_HOST_FILES + " clients' files, the most it maps at once");
+                    }
+                    try
+                    {
+                        file = mapHostFile(client, i, path, mappings);
+                    }
+                    catch (final Refusal | RuntimeException ex)
+                    {
+                        ClientKvBuffers.releaseHostFiles(1);
+                        throw ex;
+                    }
                     mapped.put(path, file);
                 }
                 if (offsets[i] > file.byteSize() || file.byteSize() - offsets[i] < perAllocation)
@@ -365,11 +378,13 @@ final class DeviceCopier implements Runnable
                 }
                 bases[i] = file.address() + offsets[i];
             }
-            return new ClientKvBuffers.Registered(layout(shape, arrangement, blocks, bases), hostExecutor, -1, null, new long[0], mappings);
+            return new ClientKvBuffers.Registered(layout(shape, arrangement, blocks, bases), hostExecutor, -1, null, new long[0], mappings,
+                mapped.size());
         }
         catch (final Refusal | RuntimeException ex)
         {
             mappings.close();
+            ClientKvBuffers.releaseHostFiles(mapped.size());
             throw ex;
         }
     }

@@ -224,6 +224,7 @@ class IpcDeviceCopyTest
     @Test
     void aRefusedRegistrationSaysWhatWasWrongAndTheClientCarriesOn() throws Exception
     {
+        final int filesBefore = ClientKvBuffers.hostFilesMapped();
         try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 64));
              IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 16))
         {
@@ -267,7 +268,11 @@ class IpcDeviceCopyTest
             assertRefused(client, KvBufferRegistration.hostFiles(DeviceRequestDescriptor.ARRANGEMENT_CONTIGUOUS, WIRE_SHAPE, BLOCKS,
                 new Path[] {file}, new long[] {0}), DeviceRequestDescriptor.DETAIL_TOO_MANY_LAYOUTS);
             assertThat(await(client, client.send(MessageType.STATS, 0, 0, 0)).status()).isEqualTo(ErrorCode.OK.code());
+            // Refused registrations mapped and unmapped their files; the eight good ones hold one mapping each.
+            assertThat(ClientKvBuffers.hostFilesMapped()).isEqualTo(filesBefore + DeviceRequestDescriptor.MAX_LAYOUTS);
         }
+        // The engine closed: every mapping of its clients went with them.
+        assertThat(ClientKvBuffers.hostFilesMapped()).isEqualTo(filesBefore);
     }
 
     @Test
