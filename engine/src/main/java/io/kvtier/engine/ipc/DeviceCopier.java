@@ -4,7 +4,6 @@ import io.kvtier.client.protocol.DeviceRequestDescriptor;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.client.protocol.RequestDecoder;
-import io.kvtier.collections.ParkingQueue;
 import io.kvtier.device.CopyCompletion;
 import io.kvtier.device.CopyDirection;
 import io.kvtier.device.CopyExecutor;
@@ -49,8 +48,7 @@ import java.util.Optional;
  * layouts and copy plans of the device module, on the device's CUDA stream or as host copies.
  *
  * <p>The engine thread takes the request from the client's ring and hands it here, so no copy and no
- * CUDA call ever runs on the thread every client waits on. A client has at most one request in flight,
- * so the queue, sized for every client, never fills, and the client's slots do not change under a copy.
+ * CUDA call ever runs on the thread every client waits on; the client's slots do not change under a copy.
  *
  * <p>What keeps the bytes right: a load copies only pages the slot pins, and checks after the copy
  * that the page is still the one pinned (state and generation), since a lease the engine took back
@@ -59,7 +57,7 @@ import java.util.Optional;
  * and the engine exactly as a COMMIT does: CRC32C and trailer, then visibility only if the reservation
  * is still the client's.
  */
-final class DeviceCopier implements Runnable
+final class DeviceCopier extends ClientRequestThread
 {
     private static final System.Logger LOG = System.getLogger(DeviceCopier.class.getName());
 
@@ -67,7 +65,6 @@ final class DeviceCopier implements Runnable
     private final PageMetadata metadata;
     private final MemorySegment poolData;
     private final CommitSealer sealer;
-    private final ParkingQueue<RemoteClient> queue;
     private final Optional<Cuda> cuda;
     private final String noDeviceReason;
     private final CopyExecutor hostExecutor = EmulatedCopyExecutor.forHostBuffers();
@@ -84,18 +81,16 @@ final class DeviceCopier implements Runnable
     private int[] wholeBlocks = new int[64];
     private long[] wholeOffsets = new long[64];
     private final EngineCounters counters;
-    private final Thread thread;
-    private volatile boolean running = true;
 
     DeviceCopier(final PagePool pool, final CommitSealer sealer, final int maxClients)
     {
+        super("kvtier-device", maxClients);
         this.pool = pool;
         this.metadata = pool.metadata();
         this.poolData = pool.frames().data();
         this.sealer = sealer;
         // This thread is the only writer of the device counters, as the engine thread is of its own.
         this.counters = new EngineCounters(pool.counters());
-        this.queue = new ParkingQueue<>(Math.max(2, maxClients), 1);
         this.cuda = Cuda.instance();
         this.noDeviceReason = Cuda.discovery().reason();
         if (cuda.isPresent())
@@ -108,42 +103,11 @@ final class DeviceCopier implements Runnable
             LOG.log(System.Logger.Level.INFO, "device copies: no CUDA device ({0}); IPC clients may register KV buffers in host"
                 + " shared-memory files, copied with host memory copies; CUDA IPC registrations are refused with NO_DEVICE", noDeviceReason);
         }
-        this.thread = Thread.ofPlatform().name("kvtier-device").daemon(true).unstarted(this);
-        thread.start();
-    }
-
-    /**
-     * Takes a device request whose request is already begun on the client.
-     *
-     * @return false if the queue is full, which one request per client rules out
-     */
-    boolean offer(final RemoteClient client)
-    {
-        return queue.offer(client);
+        start();
     }
 
     @Override
-    public void run()
-    {
-        while (running)
-        {
-            final RemoteClient client;
-            try
-            {
-                client = queue.take(0);
-            }
-            catch (final InterruptedException ex)
-            {
-                break;
-            }
-            if (client != null)
-            {
-                serve(client);
-            }
-        }
-    }
-
-    private void serve(final RemoteClient client)
+    void serve(final RemoteClient client)
     {
         final int type = client.requestType();
         try
@@ -452,15 +416,25 @@ final class DeviceCopier implements Runnable
         };
     }
 
-    /** DEVICE_LOAD: pinned pages into blocks; answered once every byte is in place. */
-    private void load(final RemoteClient client)
+    /** @return the layout the request names, or null after answering INVALID for an id the client was not given */
+    private static ClientKvBuffers.Registered registeredLayout(final RemoteClient client, final String operation)
     {
         final ClientKvBuffers.Registered registered = client.hasKvBuffers() ? client.kvBuffers().get(client.copyLayoutId()) : null;
         if (registered == null)
         {
-            LOG.log(System.Logger.Level.WARNING, "DEVICE_LOAD of IPC client {0} names Layout Id {1}, which it was not given",
+            LOG.log(System.Logger.Level.WARNING, "{0} of IPC client {1} names Layout Id {2}, which it was not given", operation,
                 client.clientId(), client.copyLayoutId());
             client.complete(RequestStatus.INVALID, 0, 0, 0, 0, 0);
+        }
+        return registered;
+    }
+
+    /** DEVICE_LOAD: pinned pages into blocks; answered once every byte is in place. */
+    private void load(final RemoteClient client)
+    {
+        final ClientKvBuffers.Registered registered = registeredLayout(client, "DEVICE_LOAD");
+        if (registered == null)
+        {
             return;
         }
         final int first = client.requestFirst();
@@ -527,12 +501,9 @@ final class DeviceCopier implements Runnable
     /** DEVICE_SAVE: blocks into reserved pages, then their commit as a COMMIT's. */
     private void save(final RemoteClient client)
     {
-        final ClientKvBuffers.Registered registered = client.hasKvBuffers() ? client.kvBuffers().get(client.copyLayoutId()) : null;
+        final ClientKvBuffers.Registered registered = registeredLayout(client, "DEVICE_SAVE");
         if (registered == null)
         {
-            LOG.log(System.Logger.Level.WARNING, "DEVICE_SAVE of IPC client {0} names Layout Id {1}, which it was not given",
-                client.clientId(), client.copyLayoutId());
-            client.complete(RequestStatus.INVALID, 0, 0, 0, 0, 0);
             return;
         }
         final int first = client.requestFirst();
@@ -677,24 +648,11 @@ final class DeviceCopier implements Runnable
         }
     }
 
-    /** Stops the thread; device requests still queued are answered CLOSED; the CUDA streams are released. */
+    /** Stops the thread (device requests still queued are answered CLOSED) and releases the CUDA streams. */
+    @Override
     void stop()
     {
-        running = false;
-        thread.interrupt();
-        try
-        {
-            thread.join(5_000);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-        RemoteClient left;
-        while ((left = queue.poll()) != null)
-        {
-            left.complete(RequestStatus.CLOSED, 0, 0, 0, 0, 0);
-        }
+        super.stop();
         for (final CopyExecutor executor : deviceExecutors.values())
         {
             executor.close();
