@@ -115,6 +115,7 @@ final class ThreeFsTier implements StorageTier
     private final long objectSize;
     private final Arena indexArena = Arena.ofShared();
     private final FileIndex index;
+    private final FileIndex.Eviction eviction = this::evict;
     private final Object[] stripes = new Object[STRIPES];
     private final PoolRegions regions;
     private Set<TierCapability> capabilities;
@@ -449,23 +450,7 @@ final class ThreeFsTier implements StorageTier
      */
     private int evictChosen(final FileIndex.Victims victims)
     {
-        int evicted = 0;
-        while (victims.count() > 0)
-        {
-            for (int v = 0; v < victims.count(); v++)
-            {
-                if (evict(victims.id(v), victims.keyHigh(v), victims.keyLow(v)))
-                {
-                    evicted++;
-                }
-            }
-            victims.clear();
-            synchronized (index)
-            {
-                index.continueEviction(victims);
-            }
-        }
-        return evicted;
+        return FileIndex.evictChosen(index, index, victims, eviction);
     }
 
     /** Unlinks an evicted page's file, unless a write committed the key again since it was chosen. */

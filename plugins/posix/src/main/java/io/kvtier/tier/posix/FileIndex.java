@@ -557,6 +557,49 @@ public final class FileIndex
         }
     }
 
+    /** Removes one file the index chose, if nothing wrote its key again since: what {@link #evictChosen} calls per victim. */
+    @FunctionalInterface
+    public interface Eviction
+    {
+        /**
+         * @param id      the victim's entry
+         * @param keyHigh its key's high half
+         * @param keyLow  its key's low half
+         * @return whether the file was evicted
+         */
+        boolean evict(int id, long keyHigh, long keyLow);
+    }
+
+    /**
+     * Evicts the files the index chose, and keeps going while the eviction round needs more.
+     *
+     * @param index    the index
+     * @param lock     what guards it
+     * @param victims  the chosen files, emptied
+     * @param eviction removes one
+     * @return how many were evicted
+     */
+    public static int evictChosen(final FileIndex index, final Object lock, final Victims victims, final Eviction eviction)
+    {
+        int evicted = 0;
+        while (victims.count() > 0)
+        {
+            for (int v = 0; v < victims.count(); v++)
+            {
+                if (eviction.evict(victims.id(v), victims.keyHigh(v), victims.keyLow(v)))
+                {
+                    evicted++;
+                }
+            }
+            victims.clear();
+            synchronized (lock)
+            {
+                index.continueEviction(victims);
+            }
+        }
+        return evicted;
+    }
+
     /** A caller-owned buffer of files chosen for eviction, reused so choosing allocates nothing. */
     public static final class Victims
     {

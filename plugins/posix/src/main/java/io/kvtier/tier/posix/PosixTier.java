@@ -870,6 +870,7 @@ public final class PosixTier implements StorageTier
         private final int consumerIndex;
         private final FileStore store;
         private final FileIndex.Victims victims = new FileIndex.Victims(VICTIMS_PER_ROUND);
+        private final FileIndex.Eviction eviction = this::evict;
         private final int readBatch;
         private final long[] readHigh;
         private final long[] readLow;
@@ -1335,23 +1336,7 @@ public final class PosixTier implements StorageTier
          */
         int evictChosen()
         {
-            int evicted = 0;
-            while (victims.count() > 0)
-            {
-                for (int v = 0; v < victims.count(); v++)
-                {
-                    if (evict(victims.id(v), victims.keyHigh(v), victims.keyLow(v)))
-                    {
-                        evicted++;
-                    }
-                }
-                victims.clear();
-                synchronized (indexLock)
-                {
-                    index.continueEviction(victims);
-                }
-            }
-            return evicted;
+            return FileIndex.evictChosen(index, indexLock, victims, eviction);
         }
 
         private boolean evict(final int id, final long keyHigh, final long keyLow)
