@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks and workload replays.",
-    subcommands = {BenchReplayCommand.class, BenchIpcCommand.class, BenchCopyCommand.class, BenchTierCommand.class})
+    subcommands = {BenchReplayCommand.class, BenchIpcCommand.class, BenchCopyCommand.class, BenchTierCommand.class, BenchDeviceCommand.class})
 public final class BenchCommand implements Runnable
 {
     @CommandLine.Spec
