@@ -51,7 +51,9 @@ class LibcFileStore implements FileStore
     final MemorySegment[] slotPagePaths;
     final MemorySegment[] slotTempPaths;
     private final boolean[] tempPending;
+    private final boolean[] tempIsSpare;
     private final MemorySegment directoryPath;
+    private SpareTempFiles spares;
     private int pageLength;
     private int tempCounter;
     private long directoriesMade;
@@ -94,7 +96,54 @@ class LibcFileStore implements FileStore
             slotTempPaths[slot] = arena.allocate(length);
         }
         tempPending = new boolean[writeSlots];
+        tempIsSpare = new boolean[writeSlots];
         directoryPath = arena.allocate(length);
+    }
+
+    /**
+     * Lets writes take their temp files from {@code pool} when it has one ready.
+     *
+     * @param pool the tier's spare temp files
+     * @return whether they fit this store's path buffers (they always do unless the tier's directory
+     *         is almost PATH_MAX long); if not, writes make their own
+     */
+    final boolean useSpares(final SpareTempFiles pool)
+    {
+        if (pool.pathBytes() > slotTempPaths[0].byteSize())
+        {
+            return false;
+        }
+        this.spares = pool;
+        return true;
+    }
+
+    /**
+     * Opens a new, empty temp file for the slot's write, its name in the slot's temp path: a spare when
+     * one is ready ({@link SpareTempFiles}), else one made now beside the page path last built by
+     * {@link #prepareSlotPagePath}.
+     *
+     * @param slot      the write slot
+     * @param useDirect whether to open it O_DIRECT
+     * @param trySpare  whether a spare may be taken (not on a retry, whose failure a spare could hide)
+     * @return the descriptor, open for writing, or {@code -errno} of making a temp file the usual way
+     */
+    final int openNewTemp(final int slot, final boolean useDirect, final boolean trySpare)
+    {
+        final MemorySegment tempPath = slotTempPaths[slot];
+        if (trySpare && spares != null && spares.take(tempPath))
+        {
+            final int fd = libc.open(tempPath, O_WRONLY | O_CLOEXEC | (useDirect ? O_DIRECT : 0), 0);
+            if (fd >= 0)
+            {
+                tempIsSpare[slot] = true;
+                return fd;
+            }
+            // Gone (ENOENT), or refused (O_DIRECT): it is no use; the usual way says what is wrong, if anything.
+            libc.unlink(tempPath);
+        }
+        tempIsSpare[slot] = false;
+        prepareTempPath(slot);
+        return openTemp(tempPath, useDirect);
     }
 
     /**
@@ -289,8 +338,7 @@ class LibcFileStore implements FileStore
         boolean madeDirectories = false;
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++)
         {
-            prepareTempPath(slot);
-            final int fd = openTemp(tempPath, useDirect);
+            final int fd = openNewTemp(slot, useDirect, attempt == 0);
             if (fd < 0)
             {
                 if (fd == -ENOENT && !madeDirectories)
@@ -410,7 +458,18 @@ class LibcFileStore implements FileStore
     @Override
     public TierStatus publishTemp(final int slot)
     {
-        final int rc = libc.rename(slotTempPaths[slot], slotPagePaths[slot]);
+        int rc = libc.rename(slotTempPaths[slot], slotPagePaths[slot]);
+        if (rc == -ENOENT && tempIsSpare[slot])
+        {
+            // A spare lives in the tier's root, so nothing made the page's directory before: make it, then rename again.
+            pageLength = (int)loadSlotPagePath(slot);
+            final int made = makeDirectories();
+            if (made == 0)
+            {
+                directoriesMade++;
+                rc = libc.rename(slotTempPaths[slot], slotPagePaths[slot]);
+            }
+        }
         if (rc < 0)
         {
             discardTemp(slot);
@@ -459,6 +518,19 @@ class LibcFileStore implements FileStore
     {
         pageLength = layout.writePagePath(keyHigh, keyLow, path);
         LibC.putCString(slotPagePaths[slot], 0, path, pageLength);
+    }
+
+    /** Copies the slot's page path back into {@link #path}, for {@link #makeDirectories}; @return its length */
+    private long loadSlotPagePath(final int slot)
+    {
+        final MemorySegment cPath = slotPagePaths[slot];
+        int length = 0;
+        while (cPath.get(java.lang.foreign.ValueLayout.JAVA_BYTE, length) != 0)
+        {
+            path[length] = cPath.get(java.lang.foreign.ValueLayout.JAVA_BYTE, length);
+            length++;
+        }
+        return length;
     }
 
     /** A fresh temp name beside the page path last built by {@link #prepareSlotPagePath}, in the same slot. */

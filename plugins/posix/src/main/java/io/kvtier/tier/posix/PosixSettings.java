@@ -34,9 +34,10 @@ final class PosixSettings
     static final String TMP_MAX_AGE = "tmp-max-age";
     static final String INDEX_ENTRIES = "index-entries";
     static final String IO = "io";
+    static final String SPARE_TEMP_FILES = "spare-temp-files";
 
     static final Set<String> KNOWN = Set.of(DIR, CAPACITY, EVICT_HIGH, EVICT_LOW, FANOUT_LEVELS, IO_THREADS, FSYNC, DIRECT_IO,
-        SHARED, TMP_MAX_AGE, INDEX_ENTRIES, IO);
+        SHARED, TMP_MAX_AGE, INDEX_ENTRIES, IO, SPARE_TEMP_FILES);
 
     static final double EVICT_HIGH_DEFAULT = Capacity.EVICT_HIGH_DEFAULT;
     static final double EVICT_LOW_DEFAULT = Capacity.EVICT_LOW_DEFAULT;
@@ -63,6 +64,7 @@ final class PosixSettings
     final Duration tmpMaxAge;
     final int indexEntries;
     final IoPath io;
+    final int spareTempFiles;
 
     private PosixSettings(final TierConfig config, final long objectSize)
     {
@@ -87,6 +89,8 @@ final class PosixSettings
         tmpMaxAge = config.duration(TMP_MAX_AGE, TMP_MAX_AGE_DEFAULT);
         indexEntries = config.integer(INDEX_ENTRIES, defaultIndexEntries(), INDEX_ENTRIES_MIN, INDEX_ENTRIES_MAX);
         io = ioPath(config);
+        // As many as the workers write at once, so a burst finds them ready.
+        spareTempFiles = config.integer(SPARE_TEMP_FILES, ioThreads * UringFileStore.RING_ENTRIES, 0, 4096);
         prepareDirectory(config, configured);
     }
 
@@ -210,6 +214,7 @@ final class PosixSettings
             + ", shared=" + shared
             + ", tmp-max-age=" + tmpMaxAge
             + ", index-entries=" + indexEntries
-            + ", io=" + io.settingValue;
+            + ", io=" + io.settingValue
+            + ", spare-temp-files=" + spareTempFiles;
     }
 }

@@ -94,6 +94,8 @@ public final class PosixTier implements StorageTier
     private final System.Logger logger;
     private final IoErrorLog errors;
     private final Arena arena;
+    /** Temp files made ahead of writes, or null (io=channel, or spare-temp-files=0). */
+    private final SpareTempFiles spares;
     private final FileIndex index;
     private final Object indexLock = new Object();
     private final Object[] stripes = new Object[STRIPES];
@@ -264,6 +266,23 @@ public final class PosixTier implements StorageTier
             }
             capabilities = Collections.unmodifiableSet(declared);
 
+            // After the scan, so that it never counts them among other writers' temp files.
+            SpareTempFiles made = null;
+            if (usesLibc && settings.spareTempFiles > 0)
+            {
+                made = new SpareTempFiles(libc.get(), settings.dir, settings.spareTempFiles, settings.tmpMaxAge, arena, name, logger);
+                for (final Worker worker : workers)
+                {
+                    if (!((LibcFileStore)worker.store).useSpares(made))
+                    {
+                        made.close();
+                        made = null;
+                        break;
+                    }
+                }
+            }
+            spares = made;
+
             // After the scan, which then need not walk directories that are still empty.
             fanout = new FanoutDirectories(layout, libc, logger, name);
             if (fanout.needed())
@@ -284,6 +303,7 @@ public final class PosixTier implements StorageTier
             }
             logger.log(System.Logger.Level.INFO, "posix tier " + name + " ready: " + settings
                 + "; io path: " + ioDescription
+                + "; spare temp files: " + (spares == null ? "none" : settings.spareTempFiles + " kept ready")
                 + "; direct-io " + directNote
                 + "; found " + scan.pages.size() + " page files from earlier runs or other nodes (" + ConfigValues.formatSize(index.usedBytes())
                 + " kept, " + evictedAtStart + " evicted to fit the capacity)"
@@ -690,6 +710,10 @@ public final class PosixTier implements StorageTier
             }
             if (stopped)
             {
+                if (spares != null)
+                {
+                    spares.close();
+                }
                 for (final Worker worker : workers)
                 {
                     worker.store.close();

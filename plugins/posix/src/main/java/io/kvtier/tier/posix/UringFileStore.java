@@ -140,8 +140,7 @@ final class UringFileStore extends LibcFileStore
                 fds[k] = -1;
                 final MemorySegment source = sources[k];
                 prepareSlotPagePath(k, keyHigh[k], keyLow[k]);
-                prepareTempPath(k);
-                final int fd = openTemp(slotTempPaths[k], direct.appliesTo(source.address(), source.byteSize()));
+                final int fd = openNewTemp(k, direct.appliesTo(source.address(), source.byteSize()), true);
                 if (fd < 0)
                 {
                     continue;

@@ -206,7 +206,7 @@ class PosixTierUringTest
             .contains("write").contains("failed: Bad address (errno 14) -> IO_ERROR"));
         try (var files = Files.list(tmp))
         {
-            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX))).as("the failed write's temp file").isEmpty();
+            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX) && !p.getFileName().toString().startsWith(SpareTempFiles.PREFIX))).as("the failed write's temp file").isEmpty();
         }
 
         final MemorySegment readBack = arena.allocate(SIZE, 4096);
@@ -324,7 +324,7 @@ class PosixTierUringTest
         }
         try (var files = Files.walk(tmp))
         {
-            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX))).as("temp files left").isEmpty();
+            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX) && !p.getFileName().toString().startsWith(SpareTempFiles.PREFIX))).as("temp files left").isEmpty();
         }
         final MemorySegment readBack = arena.allocate(SIZE, 4096);
         for (int k = 0; k < count; k++)
@@ -367,7 +367,7 @@ class PosixTierUringTest
         assertThat(tier.usage().objects()).isEqualTo(19);
         try (var files = Files.list(tier.layout().dir()))
         {
-            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX))).as("key 11's temp file").isEmpty();
+            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX) && !p.getFileName().toString().startsWith(SpareTempFiles.PREFIX))).as("key 11's temp file").isEmpty();
         }
     }
 
@@ -470,8 +470,93 @@ class PosixTierUringTest
         }
         try (var files = Files.list(tmp))
         {
-            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX))).as("the refused writes' temp files").isEmpty();
+            assertThat(files.filter(p -> p.toString().endsWith(PathLayout.TEMP_SUFFIX) && !p.getFileName().toString().startsWith(SpareTempFiles.PREFIX))).as("the refused writes' temp files").isEmpty();
         }
+    }
+
+    @Test
+    void shouldWriteIntoSpareTempFilesMadeAheadMakingLeafDirectoriesAtTheRenameAndLeaveNoneBehind() throws Exception
+    {
+        // fanout-levels=3: leaves are made on first use, so a spare (in the root) often meets a missing directory at its rename.
+        for (final String io : new String[] {"uring", "libc"})
+        {
+            final Path dir = tmp.resolve("spares-" + io);
+            final PosixTier tier = open(Uring::availability, "io", io, "dir", dir.toString(), "fanout-levels", "3", "spare-temp-files", "4");
+            assertThat(logger.messages(System.Logger.Level.INFO)).anySatisfy(line -> assertThat(line).contains("spare temp files: 4 kept ready"));
+            final PageArena arena = arena(24);
+            final List<PageKey> keys = new ArrayList<>();
+            for (int i = 0; i < 12; i++)
+            {
+                keys.add(new PageKey(0x5A00 + i, i * 7919L));
+            }
+            final List<MemorySegment> sources = arena.slices(12, SIZE);
+            for (int i = 0; i < 12; i++)
+            {
+                PageBytes.fill(sources.get(i), 500 + i);
+            }
+            for (int i = 0; i < 12; i++)
+            {
+                // One key a job, the spares' refill keeping up or not: both ways must give the same pages.
+                assertThat(await(tier, "write", keys.subList(i, i + 1), sources.subList(i, i + 1), true).statuses()).containsOnly(TierStatus.OK);
+            }
+            final RecordingTierBatch readBack = await(tier, "read", keys, arena.slices(12, SIZE), false);
+            assertThat(readBack.statuses()).containsOnly(TierStatus.OK);
+            for (int i = 0; i < 12; i++)
+            {
+                PageBytes.assertContent(readBack.slice(i), 500 + i, io + " key " + i);
+            }
+            tier.close();
+            try (var files = Files.walk(dir))
+            {
+                assertThat(files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(PathLayout.TEMP_SUFFIX)))
+                    .as("no spare or temp file left after close").isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void shouldHandOutSparesThatExistAndAreEmptyAndRefuseOnesOldEnoughForAScanToDelete() throws Exception
+    {
+        final Arena arena = Arena.ofShared();
+        resources.add(arena);
+        final Path dir = Files.createDirectories(tmp.resolve("spares"));
+        final MemorySegment path = arena.allocate(256);
+        try (SpareTempFiles young = new SpareTempFiles(libc, dir, 3, Duration.ofMinutes(10), arena, "t", logger))
+        {
+            awaitReady(young, 3);
+            assertThat(young.take(path)).isTrue();
+            final Path taken = Path.of(path.getString(0));
+            assertThat(taken.getParent()).isEqualTo(dir);
+            assertThat(taken.getFileName().toString()).startsWith(".kvtier-spare.").endsWith(PathLayout.TEMP_SUFFIX);
+            assertThat(Files.size(taken)).isZero();
+            Files.delete(taken); // the taker's file now: it is renamed or unlinked by its write
+            awaitReady(young, 3);
+        }
+        try (var left = Files.list(dir))
+        {
+            assertThat(left).as("close unlinks the spares not taken").isEmpty();
+        }
+        try (SpareTempFiles old = new SpareTempFiles(libc, dir, 2, Duration.ofMillis(2), arena, "t", logger))
+        {
+            awaitReady(old, 2);
+            Thread.sleep(20);
+            assertThat(old.take(path)).as("older than half of tmp-max-age").isFalse();
+            assertThat(Files.exists(Path.of(path.getString(0)))).as("an old spare is unlinked, not left for a scan").isFalse();
+        }
+        try (var left = Files.list(dir))
+        {
+            assertThat(left).isEmpty();
+        }
+    }
+
+    private static void awaitReady(final SpareTempFiles spares, final int count) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (spares.ready() < count && System.nanoTime() < deadline)
+        {
+            Thread.sleep(1);
+        }
+        assertThat(spares.ready()).as("spares made").isEqualTo(count);
     }
 
     private void roundTrip(final PosixTier tier, final long seed)
