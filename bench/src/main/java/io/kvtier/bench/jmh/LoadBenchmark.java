@@ -93,7 +93,8 @@ public class LoadBenchmark
         arena = Arena.ofShared();
         try (Stream<Path> walk = Files.walk(l3))
         {
-            files = walk.filter(Files::isRegularFile).toList();
+            // Page files only: the tier also keeps spare temp files, empty, for its next writes.
+            files = walk.filter(Files::isRegularFile).filter(f -> f.getFileName().toString().endsWith(".kvp")).toList();
         }
         if (files.size() != pages)
         {
