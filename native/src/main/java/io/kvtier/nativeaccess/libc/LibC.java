@@ -50,6 +50,8 @@ public final class LibC
     public static final int O_DIRECT = LinuxAbi.current().map(LinuxAbi::oDirect).orElse(0);
     /** {@code O_CLOEXEC}. */
     public static final int O_CLOEXEC = 0x80000;
+    /** {@code O_NOFOLLOW}: fail (ELOOP) rather than open through a symbolic link; per architecture, 0 where unknown. */
+    public static final int O_NOFOLLOW = LinuxAbi.current().map(LinuxAbi::oNofollow).orElse(0);
 
     /** {@code ENOENT}. */
     public static final int ENOENT = 2;

@@ -132,7 +132,8 @@ class LibcFileStore implements FileStore
         final MemorySegment tempPath = slotTempPaths[slot];
         if (trySpare && spares != null && spares.take(tempPath))
         {
-            final int fd = libc.open(tempPath, O_WRONLY | O_CLOEXEC | (useDirect ? O_DIRECT : 0), 0);
+            // Not through a symbolic link: a spare sits in the root, and nothing but this tier should have put a file there.
+            final int fd = libc.open(tempPath, O_WRONLY | O_CLOEXEC | LibC.O_NOFOLLOW | (useDirect ? O_DIRECT : 0), 0);
             if (fd >= 0)
             {
                 tempIsSpare[slot] = true;

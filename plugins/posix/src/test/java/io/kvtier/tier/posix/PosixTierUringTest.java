@@ -549,6 +549,44 @@ class PosixTierUringTest
         }
     }
 
+    @Test
+    void shouldNeverWriteThroughASpareSomeoneReplacedWithASymbolicLink() throws Exception
+    {
+        final Arena arena = Arena.ofShared();
+        resources.add(arena);
+        final Path dir = Files.createDirectories(tmp.resolve("linked"));
+        final Path victim = Files.createFile(tmp.resolve("victim"));
+        final LibcFileStore store = new LibcFileStore(libc, new PathLayout(dir, 0), arena, false, new DirectIo(false, logger),
+            new IoErrorLog(logger, 1, TimeUnit.SECONDS));
+        try (SpareTempFiles spares = new SpareTempFiles(libc, dir, 3, Duration.ofMinutes(10), arena, "t", logger))
+        {
+            assertThat(store.useSpares(spares)).isTrue();
+            awaitReady(spares, 3);
+            try (var ready = Files.list(dir))
+            {
+                for (final Path spare : ready.toList())
+                {
+                    Files.delete(spare);
+                    Files.createSymbolicLink(spare, victim);
+                }
+            }
+            final MemorySegment page = arena.allocate(SIZE, 4096);
+            for (int i = 0; i < 3; i++)
+            {
+                PageBytes.fill(page, 900 + i);
+                assertThat(store.writeTemp(0, 0x77, i, page)).isEqualTo(TierStatus.OK);
+                assertThat(store.publishTemp(0)).isEqualTo(TierStatus.OK);
+            }
+            assertThat(Files.size(victim)).as("the link's target").isZero();
+            for (int i = 0; i < 3; i++)
+            {
+                final Path written = new PathLayout(dir, 0).pagePath(0x77, i);
+                assertThat(Files.isSymbolicLink(written)).isFalse();
+                PageBytes.assertContent(MemorySegment.ofArray(Files.readAllBytes(written)), 900 + i, "page " + i);
+            }
+        }
+    }
+
     private static void awaitReady(final SpareTempFiles spares, final int count) throws InterruptedException
     {
         final long deadline = System.nanoTime() + DEADLINE.toNanos();
