@@ -19,6 +19,16 @@ public record CopyOp(long deviceAddress, long devicePitch, long hostOffset, long
      */
     public CopyOp
     {
+        check(devicePitch, hostPitch, width, height);
+    }
+
+    /**
+     * The rules of a copy, for {@link CopyOps}, which holds copies without making a record of each.
+     *
+     * @throws IllegalArgumentException when a field is out of range, naming it
+     */
+    static void check(final long devicePitch, final long hostPitch, final long width, final long height)
+    {
         if (width <= 0 || height <= 0)
         {
             throw new IllegalArgumentException("width=" + width + " height=" + height + " must be positive");

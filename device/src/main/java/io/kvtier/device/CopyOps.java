@@ -58,11 +58,7 @@ public final class CopyOps
      */
     public void add(final long device, final long devPitch, final long host, final long hPitch, final long rowBytes, final long rows)
     {
-        if (rowBytes <= 0 || rows <= 0 || (rows > 1 && (devPitch < rowBytes || hPitch < rowBytes)))
-        {
-            // Delegates the message: the same rule as a CopyOp's, which this is a row of.
-            new CopyOp(device, devPitch, host, hPitch, rowBytes, rows);
-        }
+        CopyOp.check(devPitch, hPitch, rowBytes, rows);
         if (size == width.length)
         {
             final int grown = 2 * size;
