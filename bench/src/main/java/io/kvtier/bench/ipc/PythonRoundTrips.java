@@ -41,25 +41,35 @@ public final class PythonRoundTrips
 
     /**
      * @return the binding's directory in the checkout this code runs from ({@code native/client/python}
-     *         above the jar or classes directory), if there is one
+     *         above the jar or classes directory, else above the working directory), if there is one
      */
     public static Optional<Path> findBinding()
     {
         try
         {
-            Path at = Path.of(PythonRoundTrips.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath();
-            for (; at != null; at = at.getParent())
+            final Optional<Path> besideCode = findAbove(Path.of(PythonRoundTrips.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
+            if (besideCode.isPresent())
             {
-                final Path binding = at.resolve("native").resolve("client").resolve("python");
-                if (Files.isRegularFile(binding.resolve(MODULE)))
-                {
-                    return Optional.of(binding);
-                }
+                return besideCode;
             }
         }
         catch (final URISyntaxException | SecurityException | UnsupportedOperationException ex)
         {
-            // no code source to start from: no binding found
+            // no code source to start from: the working directory is the other place to look
+        }
+        // This code may come from the local Maven repository (a build of one module): then the checkout is where we run.
+        return findAbove(Path.of(""));
+    }
+
+    private static Optional<Path> findAbove(final Path start)
+    {
+        for (Path at = start.toAbsolutePath(); at != null; at = at.getParent())
+        {
+            final Path binding = at.resolve("native").resolve("client").resolve("python");
+            if (Files.isRegularFile(binding.resolve(MODULE)))
+            {
+                return Optional.of(binding);
+            }
         }
         return Optional.empty();
     }
