@@ -19,6 +19,8 @@ import io.kvtier.engine.pool.CountersDescriptor;
 import io.kvtier.engine.pool.PagePool;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -75,6 +77,11 @@ final class IpcConductor implements EngineDuty
     private IdleStrategy.WorkCheck ringHasWork;
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private final RequestDecoder decoder = new RequestDecoder();
+    /**
+     * Where each request is copied before anything reads it: the client can rewrite its ring at any
+     * moment, so the engine validates and uses only this copy, which no other process maps.
+     */
+    private final MemorySegment requestCopy;
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(256);
     private final List<RemoteClient> clients = new ArrayList<>();
     private long now;
@@ -107,6 +114,7 @@ final class IpcConductor implements EngineDuty
             allocated++;
         }
         this.statsCount = Math.min(allocated, (settings.ringBytes() / 2 - ResponseDescriptor.STATS_VALUES_OFFSET) / 8);
+        this.requestCopy = Arena.ofAuto().allocate(RequestDescriptor.maxMessageLength(settings.maxKeys(), settings.ringBytes()), 8);
         this.clientTimeoutNanos = settings.clientTimeout().toNanos();
         this.keepAliveNanos = settings.sessionTimeout().toNanos() / 4;
         this.idle = new IdleStrategy(settings.idleStrategy(), IdleStrategy.MAX_SLEEP_NANOS);
@@ -419,15 +427,18 @@ final class IpcConductor implements EngineDuty
             drop(client, ErrorCode.TOO_LONG, "a request record that does not fit its ring");
             return 1;
         }
-        final RequestDecoder request = decoder.wrap(client.ring(), offset, requests.currentLength());
-        ErrorCode code = RequestValidator.validate(request, client.lastRequestId, client.maxKeys(), client.namespaceCount(),
-            client.maxMessageLength());
-        if (code == ErrorCode.TOO_LONG)
+        final int recordLength = requests.currentLength();
+        if (recordLength > client.maxMessageLength())
         {
-            drop(client, ErrorCode.TOO_LONG, "a request of " + requests.currentLength() + " bytes");
+            drop(client, ErrorCode.TOO_LONG, "a request of " + recordLength + " bytes");
             return 1;
         }
-        // Each field read once: the client may rewrite the record under us, and only these values were checked.
+        // Validated and used only as copied: a client thread rewriting the record in its ring meanwhile
+        // changes nothing the engine reads (docs/ipc-protocol.md section 4).
+        MemorySegment.copy(client.ring(), offset, requestCopy, 0, recordLength);
+        final RequestDecoder request = decoder.wrap(requestCopy, 0, recordLength);
+        ErrorCode code = RequestValidator.validate(request, client.lastRequestId, client.maxKeys(), client.namespaceCount(),
+            client.maxMessageLength());
         final int type = request.type();
         if (code == ErrorCode.OK && MessageType.isDeviceOperation(type) && client.minorVersion() < 1)
         {
@@ -495,7 +506,7 @@ final class IpcConductor implements EngineDuty
         }
         else if (type == MessageType.REGISTER_KV)
         {
-            client.takeRegisterRecord(client.ring(), offset, requests.currentLength());
+            client.takeRegisterRecord(requestCopy, 0, recordLength);
         }
         requests.advanceRelease();
         if (type == MessageType.CLOSE)
