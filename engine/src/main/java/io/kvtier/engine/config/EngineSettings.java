@@ -226,10 +226,11 @@ public final class EngineSettings
     /** Which namespaces each user or group may name. */
     public static final Setting<String> IPC_ALLOWED_NAMESPACES = Setting.text("ipc.allowed-namespaces")
         .byDefault("(none)", v -> "")
-        .rule("empty, or comma-separated uid:<n>=<root>, gid:<n>=<root> or *=<root>, each root 32 hex digits",
+        .rule("empty, or comma-separated uid:<n>=<root>, gid:<n>=<root> or *=<root>, each root 32 hex digits or the word untagged",
             EngineSettings::isNamespaceAllowList)
         .documented("namespace roots (docs/keys.md; kvtier namespace prints one) each client's user or primary group may name in"
-            + " its HELLO; a HELLO naming another is refused (NAMESPACE_DENIED); empty: any namespace");
+            + " its HELLO; a HELLO naming another is refused (NAMESPACE_DENIED); once set, a HELLO naming no namespace (which works"
+            + " on untagged pages) is refused too unless the peer is listed for untagged; empty: any namespace, or none");
 
     /** The group of the IPC files. */
     public static final Setting<String> IPC_GROUP = Setting.text("ipc.group")
@@ -321,6 +322,6 @@ public final class EngineSettings
 
     private static boolean isNamespaceAllowList(final String text)
     {
-        return text.isEmpty() || text.matches("\\s*(uid:\\d+|gid:\\d+|\\*)\\s*=\\s*[0-9a-fA-F]{32}\\s*(,\\s*(uid:\\d+|gid:\\d+|\\*)\\s*=\\s*[0-9a-fA-F]{32}\\s*)*");
+        return text.isEmpty() || text.matches("\\s*(uid:\\d+|gid:\\d+|\\*)\\s*=\\s*([0-9a-fA-F]{32}|(?i:untagged))\\s*(,\\s*(uid:\\d+|gid:\\d+|\\*)\\s*=\\s*([0-9a-fA-F]{32}|(?i:untagged))\\s*)*");
     }
 }

@@ -232,6 +232,13 @@ final class IpcHandshakes
         }
         final int denied = this.namespaces.firstDenied(uid -> peer.user().equals(namespaceUsers.get(uid)),
             gid -> peer.group().equals(namespaceGroups.get(gid)), roots);
+        if (denied == NamespaceAllowList.UNTAGGED_DENIED)
+        {
+            refuse(channel, ErrorCode.NAMESPACE_DENIED, "the HELLO names no namespace, and ipc.allowed-namespaces does not list "
+                + NamespaceAllowList.UNTAGGED + " for user " + peer.user().getName() + " (group " + peer.group().getName()
+                + "): name an allowed namespace");
+            return null;
+        }
         if (denied >= 0)
         {
             refuse(channel, ErrorCode.NAMESPACE_DENIED, "namespace " + denied + " of the HELLO (root "

@@ -11,16 +11,25 @@ import java.util.Locale;
  * HELLO names must be listed for the peer's uid, for its primary gid (both from SO_PEERCRED), or for
  * everyone ({@code *}), and a HELLO naming another is refused with NAMESPACE_DENIED. Together with the
  * namespace tag every page carries, this is what keeps one tenant's clients off another tenant's pages.
+ * A client that names no namespace works on the untagged pages (tag 0), which belong to no tenant: once
+ * the list is set, only a peer listed for {@code untagged} may do so, and any other must name an allowed
+ * namespace.
  *
  * <p>Syntax: comma-separated entries {@code uid:<n>=<root>}, {@code gid:<n>=<root>} or {@code *=<root>},
- * the root as 32 hex digits ({@code kvtier namespace} prints a namespace's root).
+ * the root as 32 hex digits ({@code kvtier namespace} prints a namespace's root) or the word
+ * {@code untagged}.
  */
 final class NamespaceAllowList
 {
     /** What the setting's rule says it wants. */
-    static final String SYNTAX = "empty, or comma-separated uid:<n>=<root>, gid:<n>=<root> or *=<root>, each root 32 hex digits";
+    static final String SYNTAX = "empty, or comma-separated uid:<n>=<root>, gid:<n>=<root> or *=<root>, each root 32 hex digits"
+        + " or the word untagged";
+    /** The root word that lets a peer name no namespace at all. */
+    static final String UNTAGGED = "untagged";
+    /** {@link #firstDenied}: the HELLO names no namespace, and the peer may not work on untagged pages. */
+    static final int UNTAGGED_DENIED = -2;
 
-    private record Entry(int kind, int id, long rootHigh, long rootLow)
+    private record Entry(int kind, int id, boolean untagged, long rootHigh, long rootLow)
     {
     }
 
@@ -57,16 +66,17 @@ final class NamespaceAllowList
             }
             final String who = entry.substring(0, equals).trim().toLowerCase(Locale.ROOT);
             final String root = entry.substring(equals + 1).trim();
-            if (root.length() != 32 || !root.chars().allMatch(c -> Character.digit(c, 16) >= 0))
+            final boolean untagged = root.equalsIgnoreCase(UNTAGGED);
+            if (!untagged && (root.length() != 32 || !root.chars().allMatch(c -> Character.digit(c, 16) >= 0)))
             {
-                throw new IllegalArgumentException("entry '" + entry + "': the root must be 32 hex digits, not '" + root + "'");
+                throw new IllegalArgumentException("entry '" + entry + "': the root must be 32 hex digits or " + UNTAGGED + ", not '" + root + "'");
             }
-            final byte[] bytes = HexFormat.of().parseHex(root);
+            final byte[] bytes = untagged ? new byte[16] : HexFormat.of().parseHex(root);
             final long high = java.nio.ByteBuffer.wrap(bytes).getLong(0);
             final long low = java.nio.ByteBuffer.wrap(bytes).getLong(8);
             if (who.equals("*"))
             {
-                entries.add(new Entry(ANYONE, 0, high, low));
+                entries.add(new Entry(ANYONE, 0, untagged, high, low));
             }
             else if (who.startsWith("uid:") || who.startsWith("gid:"))
             {
@@ -83,7 +93,7 @@ final class NamespaceAllowList
                 {
                     throw new IllegalArgumentException("entry '" + entry + "': ids are not negative");
                 }
-                entries.add(new Entry(who.startsWith("uid:") ? USER : GROUP, id, high, low));
+                entries.add(new Entry(who.startsWith("uid:") ? USER : GROUP, id, untagged, high, low));
             }
             else
             {
@@ -115,7 +125,8 @@ final class NamespaceAllowList
      * @param isPeerUser  whether a user id is the peer's
      * @param isPeerGroup whether a group id is the peer's primary group
      * @param roots       the HELLO's roots, 16 bytes each
-     * @return the index of the first root the peer may not name, or -1 when all are allowed
+     * @return the index of the first root the peer may not name, {@link #UNTAGGED_DENIED} when the HELLO
+     *         names none and the peer may not work on untagged pages, or -1 when all is allowed
      */
     int firstDenied(final java.util.function.IntPredicate isPeerUser, final java.util.function.IntPredicate isPeerGroup, final byte[] roots)
     {
@@ -123,11 +134,15 @@ final class NamespaceAllowList
         {
             return -1;
         }
+        if (roots.length == 0)
+        {
+            return allows(isPeerUser, isPeerGroup, true, 0, 0) ? -1 : UNTAGGED_DENIED;
+        }
         for (int n = 0; n < roots.length / 16; n++)
         {
             final long high = java.nio.ByteBuffer.wrap(roots, 16 * n, 8).getLong();
             final long low = java.nio.ByteBuffer.wrap(roots, 16 * n + 8, 8).getLong();
-            if (!allows(isPeerUser, isPeerGroup, high, low))
+            if (!allows(isPeerUser, isPeerGroup, false, high, low))
             {
                 return n;
             }
@@ -135,13 +150,13 @@ final class NamespaceAllowList
         return -1;
     }
 
-    private boolean allows(final java.util.function.IntPredicate isPeerUser, final java.util.function.IntPredicate isPeerGroup, final long high,
-                           final long low)
+    private boolean allows(final java.util.function.IntPredicate isPeerUser, final java.util.function.IntPredicate isPeerGroup, final boolean untagged,
+                           final long high, final long low)
     {
         for (final Entry e : entries)
         {
             final boolean who = e.kind == ANYONE || (e.kind == USER && isPeerUser.test(e.id)) || (e.kind == GROUP && isPeerGroup.test(e.id));
-            if (who && e.rootHigh == high && e.rootLow == low)
+            if (who && e.untagged == untagged && (untagged || (e.rootHigh == high && e.rootLow == low)))
             {
                 return true;
             }

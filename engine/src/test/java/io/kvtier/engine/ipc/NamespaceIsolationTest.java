@@ -200,6 +200,29 @@ class NamespaceIsolationTest
     }
 
     @Test
+    void onceAnAllowListIsSetAClientNamingNoNamespaceIsRefusedUnlessListedForUntagged() throws Exception
+    {
+        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        final String rootA = HexFormat.of().formatHex(TENANT_A.rootBytes());
+        final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
+        settings.put("ipc.allowed-namespaces", "uid:" + ownUid + "=" + rootA);
+        try (Engine engine = IpcTestSupport.start(settings))
+        {
+            // Untagged pages belong to no tenant: a client naming no namespace would reserve and commit there.
+            assertThatThrownBy(() -> connect(engine))
+                .isInstanceOfSatisfying(IpcException.class, ex -> assertThat(ex.errorCode()).isEqualTo(ErrorCode.NAMESPACE_DENIED))
+                .hasMessageContaining("names no namespace").hasMessageContaining("untagged");
+        }
+        settings.put("ipc.allowed-namespaces", "uid:" + ownUid + "=" + rootA + ", uid:" + ownUid + "=untagged");
+        try (Engine engine = IpcTestSupport.start(settings);
+             IpcConnection untagged = connect(engine))
+        {
+            final Answer reserved = call(untagged, MessageType.RESERVE, 0);
+            assertThat(reserved.pageStatuses()).containsOnly(PageEntryStatus.RESERVED);
+        }
+    }
+
+    @Test
     void aMalformedAllowListIsRefusedAtStartNamingTheSetting()
     {
         final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
