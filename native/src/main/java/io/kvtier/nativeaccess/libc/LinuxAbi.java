@@ -15,24 +15,26 @@ import java.util.Optional;
  * and logs why) rather than a guess.
  *
  * <p>Values are from the kernel's {@code include/uapi/asm-generic/fcntl.h} (x86_64, riscv64) and
- * {@code arch/{arm64,powerpc}/include/uapi/asm/fcntl.h}.
+ * {@code arch/{arm64,powerpc}/include/uapi/asm/fcntl.h}; {@code SO_PEERCRED} from
+ * {@code include/uapi/asm-generic/socket.h} and {@code arch/powerpc/include/uapi/asm/socket.h}.
  *
  * @param arch        {@code os.arch} names of the row
  * @param oDirect     {@code O_DIRECT}
  * @param oDirectory  {@code O_DIRECTORY}
  * @param oNofollow   {@code O_NOFOLLOW}
  * @param oLargefile  {@code O_LARGEFILE} as the kernel defines it (glibc passes it implicitly on 64-bit)
+ * @param soPeercred  the {@code SO_PEERCRED} socket option (17 in asm-generic, 21 on powerpc)
  */
-public record LinuxAbi(List<String> arch, int oDirect, int oDirectory, int oNofollow, int oLargefile)
+public record LinuxAbi(List<String> arch, int oDirect, int oDirectory, int oNofollow, int oLargefile, int soPeercred)
 {
     /** x86_64: the asm-generic values. */
-    public static final LinuxAbi X86_64 = new LinuxAbi(List.of("amd64", "x86_64"), 0x4000, 0x10000, 0x20000, 0x8000);
+    public static final LinuxAbi X86_64 = new LinuxAbi(List.of("amd64", "x86_64"), 0x4000, 0x10000, 0x20000, 0x8000, 17);
     /** aarch64: O_DIRECTORY and O_NOFOLLOW move down, O_DIRECT and O_LARGEFILE up. */
-    public static final LinuxAbi AARCH64 = new LinuxAbi(List.of("aarch64", "arm64"), 0x10000, 0x4000, 0x8000, 0x20000);
+    public static final LinuxAbi AARCH64 = new LinuxAbi(List.of("aarch64", "arm64"), 0x10000, 0x4000, 0x8000, 0x20000, 17);
     /** riscv64: the asm-generic values. */
-    public static final LinuxAbi RISCV64 = new LinuxAbi(List.of("riscv64"), 0x4000, 0x10000, 0x20000, 0x8000);
+    public static final LinuxAbi RISCV64 = new LinuxAbi(List.of("riscv64"), 0x4000, 0x10000, 0x20000, 0x8000, 17);
     /** ppc64le: its own values. */
-    public static final LinuxAbi PPC64LE = new LinuxAbi(List.of("ppc64le", "ppc64"), 0x20000, 0x4000, 0x8000, 0x10000);
+    public static final LinuxAbi PPC64LE = new LinuxAbi(List.of("ppc64le", "ppc64"), 0x20000, 0x4000, 0x8000, 0x10000, 21);
 
     /** Every architecture with a row. */
     public static final List<LinuxAbi> KNOWN = List.of(X86_64, AARCH64, RISCV64, PPC64LE);
