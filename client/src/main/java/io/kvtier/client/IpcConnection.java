@@ -29,6 +29,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
 
+import io.kvtier.nativeaccess.libc.FileDescriptors;
+import io.kvtier.nativeaccess.libc.UnixSockets;
+
 /**
  * The low-level client of a running kvtier engine over the IPC protocol (docs/ipc-protocol.md): the
  * socket handshake, the three mappings, and the request and response rings. It speaks the wire and
@@ -53,7 +56,9 @@ public final class IpcConnection implements AutoCloseable
 {
     private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
+    /** The socket: a channel (a session that passes no descriptors), or a descriptor of the UnixSockets front, else -1. */
     private final SocketChannel socket;
+    private final int socketFd;
     private final Arena arena;
     private final HandshakeDescriptor.Welcome welcome;
     private final MemorySegment pool;
@@ -77,11 +82,12 @@ public final class IpcConnection implements AutoCloseable
     private boolean responseHeld;
     private volatile boolean closed;
 
-    private IpcConnection(final SocketChannel socket, final Arena arena, final HandshakeDescriptor.Welcome welcome, final MemorySegment pool,
-                          final MemorySegment control, final MemorySegment ring, final IdleStrategy.Kind idleKind)
+    private IpcConnection(final SocketChannel socket, final int socketFd, final Arena arena, final HandshakeDescriptor.Welcome welcome,
+                          final MemorySegment pool, final MemorySegment control, final MemorySegment ring, final IdleStrategy.Kind idleKind)
     {
         this.idle = new IdleStrategy(idleKind, IdleStrategy.MAX_SLEEP_NANOS);
         this.socket = socket;
+        this.socketFd = socketFd;
         this.arena = arena;
         this.welcome = welcome;
         this.pool = pool;
@@ -168,8 +174,17 @@ public final class IpcConnection implements AutoCloseable
     public static IpcConnection connect(final Path socketPath, final int maxKeys, final byte[] namespaceRoots, final int majorVersion,
                                         final int minorVersion, final IdleStrategy.Kind idleKind) throws IOException
     {
+        final boolean canPass = UnixSockets.instance().isPresent() && FileDescriptors.instance().isPresent();
+        if (minorVersion >= HandshakeDescriptor.DESCRIPTORS_MINOR_VERSION && canPass)
+        {
+            return connectPassingDescriptors(socketPath, new HandshakeDescriptor.Hello(HandshakeDescriptor.HELLO_MAGIC, majorVersion, minorVersion,
+                maxKeys, (int)ProcessHandle.current().pid(), 0, namespaceRoots), idleKind);
+        }
+        // Without the native fronts this client cannot receive descriptors: it asks for a session that
+        // opens its files by name, which an engine grants to a client of its own user only.
+        final int announced = canPass ? minorVersion : Math.min(minorVersion, HandshakeDescriptor.DESCRIPTORS_MINOR_VERSION - 1);
         final HandshakeDescriptor.Hello hello = new HandshakeDescriptor.Hello(HandshakeDescriptor.HELLO_MAGIC, majorVersion,
-            minorVersion, maxKeys, (int)ProcessHandle.current().pid(), 0, namespaceRoots);
+            announced, maxKeys, (int)ProcessHandle.current().pid(), 0, namespaceRoots);
         final SocketChannel socket = SocketChannel.open(StandardProtocolFamily.UNIX);
         try
         {
@@ -190,7 +205,7 @@ public final class IpcConnection implements AutoCloseable
                 {
                     throw new IOException("ring file " + welcome.ringPath() + " is not this client's ring");
                 }
-                return new IpcConnection(socket, arena, welcome, pool, control, ring, idleKind);
+                return new IpcConnection(socket, -1, arena, welcome, pool, control, ring, idleKind);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -203,6 +218,194 @@ public final class IpcConnection implements AutoCloseable
             socket.close();
             throw ex;
         }
+    }
+
+    /**
+     * A session of minor version 2 or later: the WELCOME brings the pool, control file and ring as
+     * descriptors, which are mapped; no path is opened.
+     */
+    private static IpcConnection connectPassingDescriptors(final Path socketPath, final HandshakeDescriptor.Hello hello,
+                                                           final IdleStrategy.Kind idleKind) throws IOException
+    {
+        final UnixSockets sockets = UnixSockets.instance().orElseThrow();
+        final FileDescriptors files = FileDescriptors.instance().orElseThrow();
+        final int fd = sockets.connect(socketPath.toString());
+        if (fd < 0)
+        {
+            throw new IOException("cannot connect to the engine at " + socketPath + ": " + errnoText(-fd));
+        }
+        final int[] descriptors = new int[UnixSockets.MAX_DESCRIPTORS];
+        int descriptorCount = 0;
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final ByteBuffer helloBytes = hello.encode();
+            final MemorySegment out = scratch.allocate(helloBytes.remaining());
+            MemorySegment.copy(MemorySegment.ofBuffer(helloBytes), 0, out, 0, out.byteSize());
+            writeFully(sockets, fd, out);
+            final HandshakeReader reader = new HandshakeReader(sockets, fd, scratch, descriptors);
+            final ByteBuffer header = reader.read(HandshakeDescriptor.WELCOME_HEADER_LENGTH);
+            final int status = header.getInt(HandshakeDescriptor.WELCOME_STATUS_OFFSET);
+            final String[] paths = new String[status == 0 ? 3 : 1];
+            for (int i = 0; i < paths.length; i++)
+            {
+                final int length = reader.read(4).getInt(0);
+                if (length < 0 || length > HandshakeDescriptor.MAX_PATH_BYTES)
+                {
+                    throw new IOException("WELCOME path field of " + length + " bytes");
+                }
+                paths[i] = StandardCharsets.UTF_8.decode(reader.read(length)).toString();
+            }
+            descriptorCount = reader.descriptors;
+            final HandshakeDescriptor.Welcome welcome = HandshakeDescriptor.Welcome.decode(header, paths);
+            if (welcome.status() != ErrorCode.OK.code())
+            {
+                throw new IpcException(welcome.status(), "engine at " + socketPath + " refused the connection: " + welcome.poolPath());
+            }
+            final Arena arena = Arena.ofShared();
+            try
+            {
+                final MemorySegment pool;
+                final MemorySegment control;
+                final MemorySegment ring;
+                if (welcome.descriptors() == HandshakeDescriptor.WELCOME_DESCRIPTOR_COUNT)
+                {
+                    if (descriptorCount != HandshakeDescriptor.WELCOME_DESCRIPTOR_COUNT)
+                    {
+                        throw new IOException("the WELCOME says " + welcome.descriptors() + " descriptors came with it, but " + descriptorCount + " did");
+                    }
+                    pool = mapDescriptor(files, descriptors[0], arena);
+                    control = mapDescriptor(files, descriptors[1], arena);
+                    ring = mapDescriptor(files, descriptors[2], arena);
+                }
+                else
+                {
+                    // An engine older than 1.2 passes none: its files are opened by name.
+                    pool = map(Path.of(welcome.poolPath()), arena);
+                    control = map(Path.of(welcome.controlPath()), arena);
+                    ring = map(Path.of(welcome.ringPath()), arena);
+                }
+                if (ring.get(LittleEndian.LONG, RingFileDescriptor.MAGIC_OFFSET) != RingFileDescriptor.MAGIC
+                    || ring.get(LittleEndian.INT, RingFileDescriptor.CLIENT_ID_OFFSET) != welcome.clientId())
+                {
+                    throw new IOException("the ring the engine gave is not this client's ring");
+                }
+                return new IpcConnection(null, fd, arena, welcome, pool, control, ring, idleKind);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                arena.close();
+                throw ex;
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            sockets.close(fd);
+            throw ex;
+        }
+        finally
+        {
+            // Mapped or not, the descriptors are not needed any more: a mapping lives on without its descriptor.
+            for (int i = 0; i < descriptorCount; i++)
+            {
+                files.close(descriptors[i]);
+            }
+        }
+    }
+
+    /** Reads a WELCOME from a socket of the UnixSockets front, gathering the descriptors that come with its bytes. */
+    private static final class HandshakeReader
+    {
+        private static final long WAIT_MILLIS = TimeUnit.SECONDS.toMillis(30);
+
+        private final UnixSockets sockets;
+        private final int fd;
+        private final MemorySegment buffer;
+        private final MemorySegment pollfd;
+        private final int[] into;
+        private final int[] received = new int[2];
+        private final int[] scratch = new int[UnixSockets.MAX_DESCRIPTORS];
+        int descriptors;
+
+        HandshakeReader(final UnixSockets sockets, final int fd, final Arena arena, final int[] into)
+        {
+            this.sockets = sockets;
+            this.fd = fd;
+            this.buffer = arena.allocate(HandshakeDescriptor.MAX_PATH_BYTES + HandshakeDescriptor.WELCOME_HEADER_LENGTH);
+            this.pollfd = arena.allocate(UnixSockets.POLLFD_LAYOUT);
+            this.into = into;
+        }
+
+        ByteBuffer read(final int length) throws IOException
+        {
+            long done = 0;
+            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+            while (done < length)
+            {
+                pollfd.set(java.lang.foreign.ValueLayout.JAVA_INT, UnixSockets.POLLFD_FD_OFFSET, fd);
+                pollfd.set(java.lang.foreign.ValueLayout.JAVA_SHORT, UnixSockets.POLLFD_EVENTS_OFFSET, UnixSockets.POLLIN);
+                final long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0 || sockets.poll(pollfd, 1, (int)left) == 0)
+                {
+                    throw new IOException("the engine did not answer the HELLO within " + WAIT_MILLIS + " ms");
+                }
+                final long n = sockets.receive(fd, buffer.asSlice(done), length - done, scratch, received, false);
+                for (int i = 0; i < received[0]; i++)
+                {
+                    if (descriptors < into.length)
+                    {
+                        into[descriptors++] = scratch[i];
+                    }
+                    else
+                    {
+                        sockets.close(scratch[i]);
+                    }
+                }
+                if (n == 0)
+                {
+                    throw new EOFException("engine closed the socket after " + done + " of " + length + " bytes");
+                }
+                if (n < 0 && n != -11)
+                {
+                    throw new IOException("reading the WELCOME failed: " + errnoText((int)-n));
+                }
+                done += Math.max(0, n);
+            }
+            final ByteBuffer bytes = ByteBuffer.allocate(length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            bytes.put(buffer.asSlice(0, length).asByteBuffer());
+            return bytes.flip();
+        }
+    }
+
+    private static void writeFully(final UnixSockets sockets, final int fd, final MemorySegment bytes) throws IOException
+    {
+        long done = 0;
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (done < bytes.byteSize())
+        {
+            final long n = sockets.send(fd, bytes.asSlice(done), bytes.byteSize() - done, new int[0], 0);
+            if (n > 0)
+            {
+                done += n;
+            }
+            else if (n == -11 && System.nanoTime() - deadline < 0)
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+            }
+            else
+            {
+                throw new IOException("sending the HELLO failed: " + errnoText((int)-n));
+            }
+        }
+    }
+
+    private static MemorySegment mapDescriptor(final FileDescriptors files, final int fd, final Arena arena) throws IOException
+    {
+        return files.map(fd, files.status(fd).size(), arena);
+    }
+
+    private static String errnoText(final int errno)
+    {
+        return io.kvtier.nativeaccess.libc.LibC.instance().map(libc -> libc.strerror(errno)).orElse("errno " + errno);
     }
 
     /**
@@ -630,13 +833,20 @@ public final class IpcConnection implements AutoCloseable
             {
                 Thread.currentThread().interrupt();
             }
-            try
+            if (socket != null)
             {
-                socket.close();
+                try
+                {
+                    socket.close();
+                }
+                catch (final IOException ignored)
+                {
+                    // closing: nothing to do about it
+                }
             }
-            catch (final IOException ignored)
+            else
             {
-                // closing: nothing to do about it
+                UnixSockets.instance().ifPresent(sockets -> sockets.close(socketFd));
             }
             arena.close();
         }

@@ -80,7 +80,7 @@ class IpcConnectionTest
                 {
                     accepted.read(hello);
                 }
-                final ByteBuffer welcome = new HandshakeDescriptor.Welcome(0, 7, 8, 1, 4096, 1, 4096, 4096, CAPACITY, TIMEOUT_MS, 160,
+                final ByteBuffer welcome = new HandshakeDescriptor.Welcome(0, 7, 8, 1, 4096, 1, 4096, 4096, CAPACITY, TIMEOUT_MS, 160, 1, 0,
                     directory.resolve("pool").toString(), directory.resolve("control").toString(), directory.resolve("ring").toString()).encode();
                 while (welcome.hasRemaining())
                 {

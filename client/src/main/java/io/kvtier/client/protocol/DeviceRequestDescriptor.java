@@ -72,6 +72,12 @@ public final class DeviceRequestDescriptor
     public static final int HANDLE_CUDA_IPC = 1;
     /** Handle kind: a file in host shared memory the engine maps (CPU inference, or a node without a GPU). */
     public static final int HANDLE_HOST_FILE = 2;
+    /**
+     * Handle Kind 3 (version 1.2): a file the client passed as a descriptor over its socket (a
+     * DESCRIPTORS message sent before the request); the handle's first 4 bytes are the descriptor's
+     * number, counted from 0 in the order the engine received them, and the other 60 are 0.
+     */
+    public static final int HANDLE_HOST_FD = 3;
 
     /** Arrangement: one allocation per layer and tensor. */
     public static final int ARRANGEMENT_SEPARATE = 1;

@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *  |                 Magic 0x4C4C4548 ("HELL")                     |  0
  *  +-------------------------------+-------------------------------+
- *  |        Major Version (1)      |        Minor Version (0)      |  4
+ *  |        Major Version (1)      |        Minor Version (2)      |  4
  *  +-------------------------------+-------------------------------+
  *  |                  Max Keys wanted (1..65536)                   |  8
  *  +---------------------------------------------------------------+
@@ -42,14 +42,25 @@ import java.nio.charset.StandardCharsets;
  *  |                Ring Capacity (u32, each ring)                 | 48
  *  |        Client Timeout (u32 ms): silence that ends a client     | 52
  *  |        Max Message Length (u32): longest request record       | 56
- *  |                       Reserved (0)                            | 60
- *  |                       Reserved (u64, 0)                       | 64
+ *  |        Engine Minor Version (u32; 1.2 on; 0 from older)       | 60
+ *  |        Descriptors (u32): 3 attached (1.2 sessions), or 0      | 64
+ *  |                       Reserved (0)                            | 68
  *  |  Pool path, control path, ring path: each u32 length + UTF-8 ... 72
+ *  +---------------------------------------------------------------+
+ *
+ * DESCRIPTORS (client to engine, after the WELCOME of a 1.2 session), 8 bytes, with Count
+ * descriptors attached to them (SCM_RIGHTS):
+ *  +---------------------------------------------------------------+
+ *  |                 Magic 0x4446564B ("KVFD")                     |  0
+ *  |                 Count (u32, 1..16)                            |  4
  *  +---------------------------------------------------------------+
  * </pre>
  *
  * A refused WELCOME (Status not 0) is the 72-byte header followed by one path-shaped field holding
- * the engine's message.
+ * the engine's message. In a session of minor version 2 or later (both sides announce at least 2),
+ * the WELCOME's first byte carries three descriptors, in this order: the pool file, the control file
+ * and the client's ring file, each open read-write; the client maps those, not the paths, and the ring
+ * path is empty (the ring has no name).
  */
 public final class HandshakeDescriptor
 {
@@ -60,7 +71,11 @@ public final class HandshakeDescriptor
     /** The major version this code speaks. */
     public static final int MAJOR_VERSION = 1;
     /** The minor version this code speaks. */
-    public static final int MINOR_VERSION = 1;
+    public static final int MINOR_VERSION = 2;
+    /** The first minor version whose sessions pass descriptors over the socket. */
+    public static final int DESCRIPTORS_MINOR_VERSION = 2;
+    /** How many descriptors a 1.2 WELCOME carries: pool, control file, ring. */
+    public static final int WELCOME_DESCRIPTOR_COUNT = 3;
 
     /** HELLO: offset of the magic. */
     public static final int HELLO_MAGIC_OFFSET = 0;
@@ -111,10 +126,29 @@ public final class HandshakeDescriptor
     public static final int WELCOME_CLIENT_TIMEOUT_OFFSET = 52;
     /** WELCOME: offset of the longest request record. */
     public static final int WELCOME_MAX_MESSAGE_LENGTH_OFFSET = 56;
+    /** WELCOME: offset of the engine's minor version (0 from an engine older than 1.2). */
+    public static final int WELCOME_ENGINE_MINOR_VERSION_OFFSET = 60;
+    /** WELCOME: offset of the count of descriptors attached to the WELCOME. */
+    public static final int WELCOME_DESCRIPTORS_OFFSET = 64;
+    /** WELCOME: offset of the reserved word. */
+    public static final int WELCOME_RESERVED_OFFSET = 68;
     /** WELCOME: length of the fixed part; the paths follow. */
     public static final int WELCOME_HEADER_LENGTH = 72;
     /** WELCOME: the longest path (or message) field this code writes or accepts. */
     public static final int MAX_PATH_BYTES = 4096;
+
+    /** DESCRIPTORS: "KVFD" as a little-endian u32. */
+    public static final int DESCRIPTORS_MAGIC = 0x4446564B;
+    /** DESCRIPTORS: offset of the magic. */
+    public static final int DESCRIPTORS_MAGIC_OFFSET = 0;
+    /** DESCRIPTORS: offset of the count of descriptors attached. */
+    public static final int DESCRIPTORS_COUNT_OFFSET = 4;
+    /** DESCRIPTORS: the message's length. */
+    public static final int DESCRIPTORS_LENGTH = 8;
+    /** DESCRIPTORS: most descriptors one message carries. */
+    public static final int DESCRIPTORS_MAX_COUNT = 16;
+    /** Most descriptors a client may have sent and not yet named in a registration. */
+    public static final int DESCRIPTORS_MAX_HELD = 64;
 
     private HandshakeDescriptor()
     {
@@ -185,12 +219,15 @@ public final class HandshakeDescriptor
      * @param ringCapacity     each ring's capacity
      * @param clientTimeoutMs  silence that ends a client
      * @param maxMessageLength longest request record
+     * @param engineMinorVersion the engine's minor version (0 from an engine older than 1.2)
+     * @param descriptors      descriptors attached to the WELCOME: 3 in a session of minor version 2 or later, else 0
      * @param poolPath         the pool file (or, refused, the engine's message)
      * @param controlPath      the control file
-     * @param ringPath         the client's ring file
+     * @param ringPath         the client's ring file, empty when its descriptor is attached
      */
     public record Welcome(int status, int clientId, int maxKeys, long epoch, int pageSize, int pageCount, long dataOffset, long frameLength,
-                          int ringCapacity, int clientTimeoutMs, int maxMessageLength, String poolPath, String controlPath, String ringPath)
+                          int ringCapacity, int clientTimeoutMs, int maxMessageLength, int engineMinorVersion, int descriptors, String poolPath,
+                          String controlPath, String ringPath)
     {
         /**
          * @param status  why the HELLO was refused
@@ -199,7 +236,7 @@ public final class HandshakeDescriptor
          */
         public static Welcome refused(final ErrorCode status, final String message)
         {
-            return new Welcome(status.code(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, message, null, null);
+            return new Welcome(status.code(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, MINOR_VERSION, 0, message, null, null);
         }
 
         /** @return the WELCOME's bytes, little-endian */
@@ -215,7 +252,8 @@ public final class HandshakeDescriptor
             }
             final ByteBuffer buffer = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
             buffer.putInt(WELCOME_MAGIC).putInt(status).putInt(clientId).putInt(maxKeys).putLong(epoch).putInt(pageSize).putInt(pageCount)
-                .putLong(dataOffset).putLong(frameLength).putInt(ringCapacity).putInt(clientTimeoutMs).putInt(maxMessageLength).putInt(0).putLong(0);
+                .putLong(dataOffset).putLong(frameLength).putInt(ringCapacity).putInt(clientTimeoutMs).putInt(maxMessageLength).putInt(engineMinorVersion)
+                .putInt(descriptors).putInt(0);
             for (final byte[] path : paths)
             {
                 buffer.putInt(path.length).put(path);
@@ -240,6 +278,7 @@ public final class HandshakeDescriptor
                 header.getLong(WELCOME_EPOCH_OFFSET), header.getInt(WELCOME_PAGE_SIZE_OFFSET), header.getInt(WELCOME_PAGE_COUNT_OFFSET),
                 header.getLong(WELCOME_DATA_OFFSET_OFFSET), header.getLong(WELCOME_FRAME_LENGTH_OFFSET), header.getInt(WELCOME_RING_CAPACITY_OFFSET),
                 header.getInt(WELCOME_CLIENT_TIMEOUT_OFFSET), header.getInt(WELCOME_MAX_MESSAGE_LENGTH_OFFSET),
+                header.getInt(WELCOME_ENGINE_MINOR_VERSION_OFFSET), header.getInt(WELCOME_DESCRIPTORS_OFFSET),
                 paths.length > 0 ? paths[0] : null, paths.length > 1 ? paths[1] : null, paths.length > 2 ? paths[2] : null);
         }
 

@@ -116,7 +116,7 @@ class ProtocolBytesTest
         assertThat(hello.getInt(12)).isEqualTo(1);
         assertThat(hello.getInt(16)).isEqualTo(4321);
 
-        final ByteBuffer welcome = new HandshakeDescriptor.Welcome(0, 3, 64, 9L, 4096, 100, 8192L, 4224L, 1 << 16, 5000, 1056,
+        final ByteBuffer welcome = new HandshakeDescriptor.Welcome(0, 3, 64, 9L, 4096, 100, 8192L, 4224L, 1 << 16, 5000, 1056, 2, 3,
             "/p", "/c", "/r").encode().order(ByteOrder.LITTLE_ENDIAN);
         assertThat(welcome.getInt(0)).isEqualTo(0x43574C45);
         assertThat(welcome.getInt(8)).isEqualTo(3);
@@ -129,6 +129,9 @@ class ProtocolBytesTest
         assertThat(welcome.getInt(48)).isEqualTo(1 << 16);
         assertThat(welcome.getInt(52)).isEqualTo(5000);
         assertThat(welcome.getInt(56)).isEqualTo(1056);
+        assertThat(welcome.getInt(60)).as("Engine Minor Version").isEqualTo(2);
+        assertThat(welcome.getInt(64)).as("Descriptors").isEqualTo(3);
+        assertThat(welcome.getInt(68)).as("Reserved").isZero();
         assertThat(welcome.getInt(72)).isEqualTo(2);
         assertThat(welcome.get(76)).isEqualTo((byte)'/');
         assertThat(welcome.remaining()).isEqualTo(72 + 3 * 6);

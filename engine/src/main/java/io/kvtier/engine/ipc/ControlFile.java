@@ -23,20 +23,24 @@ final class ControlFile implements AutoCloseable
     private final Path path;
     private final MemorySegment control;
     private final FutexWord doorbell;
+    private final IpcFiles files;
+    private final int fd;
     private long heartbeat;
 
-    private ControlFile(final Path path, final MemorySegment control)
+    private ControlFile(final Path path, final MemorySegment control, final IpcFiles files, final int fd)
     {
         this.path = path;
         this.control = control;
+        this.files = files;
+        this.fd = fd;
         this.doorbell = new FutexWord(control, ControlFileDescriptor.DOORBELL_OFFSET);
     }
 
     /**
      * @param path  where it goes
      * @param epoch the pool's epoch
-     * @param files the IPC files' mode and group
-     * @return the open control file, State OPEN
+     * @param files makes the IPC files
+     * @return the open control file, State OPEN, with a descriptor kept to pass to clients
      */
     static ControlFile create(final Path path, final long epoch, final IpcFiles files) throws IOException
     {
@@ -47,15 +51,24 @@ final class ControlFile implements AutoCloseable
         final Arena arena = Arena.ofAuto();
         try
         {
-            final MemorySegment control = files.createMapped(temporary, ControlFileDescriptor.LENGTH, arena);
+            final IpcFiles.Mapped mapped = files.createMapped(temporary, ControlFileDescriptor.LENGTH, arena, true);
+            final MemorySegment control = mapped.segment();
             control.set(LittleEndian.LONG, ControlFileDescriptor.MAGIC_OFFSET, ControlFileDescriptor.MAGIC);
             control.set(LittleEndian.SHORT, ControlFileDescriptor.MAJOR_VERSION_OFFSET, (short)HandshakeDescriptor.MAJOR_VERSION);
             control.set(LittleEndian.SHORT, ControlFileDescriptor.MINOR_VERSION_OFFSET, (short)HandshakeDescriptor.MINOR_VERSION);
             control.set(LittleEndian.LONG, ControlFileDescriptor.EPOCH_OFFSET, epoch);
             control.set(LittleEndian.LONG, ControlFileDescriptor.ENGINE_PID_OFFSET, ProcessHandle.current().pid());
             ControlFileDescriptor.stateRelease(control, ControlFileDescriptor.STATE_OPEN);
-            Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            return new ControlFile(path, control);
+            try
+            {
+                Files.move(temporary, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                files.close(mapped.fd());
+                throw ex;
+            }
+            return new ControlFile(path, control, files, mapped.fd());
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -67,6 +80,12 @@ final class ControlFile implements AutoCloseable
     Path path()
     {
         return path;
+    }
+
+    /** @return a read-write descriptor of the file, passed to clients of protocol 1.2 */
+    int fd()
+    {
+        return fd;
     }
 
     FutexWord doorbell()
@@ -92,5 +111,6 @@ final class ControlFile implements AutoCloseable
     {
         closedRelease();
         IpcFiles.unlink(path);
+        files.close(fd);
     }
 }

@@ -22,17 +22,14 @@ import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.nativeaccess.cuda.Cuda;
+import io.kvtier.nativeaccess.libc.FileDescriptors;
+import io.kvtier.nativeaccess.libc.LibC;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -70,6 +67,8 @@ final class DeviceCopier extends ClientRequestThread
     private final CopyExecutor hostExecutor = EmulatedCopyExecutor.forHostBuffers();
     private final Map<Integer, CopyExecutor> deviceExecutors = new HashMap<>();
     private final RequestDecoder decoder = new RequestDecoder();
+    private final FileDescriptors descriptors = FileDescriptors.instance().orElseThrow();
+    private final LibC libc = LibC.instance().orElseThrow();
     private final byte[] handle = new byte[DeviceRequestDescriptor.HANDLE_LENGTH];
     // Reused from one request to the next, so that a steady stream of copies allocates nothing.
     private final CopyPlanBuilder planner = new CopyPlanBuilder();
@@ -165,6 +164,31 @@ final class DeviceCopier extends ClientRequestThread
                 DeviceRequestDescriptor.detailName(refusal.detail), refusal.getMessage());
             client.complete(RequestStatus.INVALID, refusal.detail, 0, 0, 0, 0);
         }
+        finally
+        {
+            closeDescriptors(client.registerDescriptors());
+        }
+    }
+
+    /** The descriptors a HOST_FD registration named are the engine's to close, whatever became of it: a mapping needs none. */
+    private void closeDescriptors(final int[] fds)
+    {
+        if (fds == null)
+        {
+            return;
+        }
+        for (int i = 0; i < fds.length; i++)
+        {
+            boolean seen = fds[i] < 0;
+            for (int j = 0; j < i && !seen; j++)
+            {
+                seen = fds[j] == fds[i];
+            }
+            if (!seen)
+            {
+                descriptors.close(fds[i]);
+            }
+        }
     }
 
     private int register(final RemoteClient client, final RequestDecoder request) throws Refusal
@@ -176,9 +200,11 @@ final class DeviceCopier extends ClientRequestThread
                 + DeviceRequestDescriptor.MAX_LAYOUTS + " layouts, the most one client may");
         }
         final int kind = request.handleKind();
-        if (kind != DeviceRequestDescriptor.HANDLE_CUDA_IPC && kind != DeviceRequestDescriptor.HANDLE_HOST_FILE)
+        final boolean hostFd = kind == DeviceRequestDescriptor.HANDLE_HOST_FD && client.passesDescriptors();
+        if (kind != DeviceRequestDescriptor.HANDLE_CUDA_IPC && kind != DeviceRequestDescriptor.HANDLE_HOST_FILE && !hostFd)
         {
-            throw new Refusal(DeviceRequestDescriptor.DETAIL_HANDLE_KIND, "Handle Kind " + kind + " is neither 1 (CUDA_IPC) nor 2 (HOST_FILE)");
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_HANDLE_KIND, "Handle Kind " + kind + " is not 1 (CUDA_IPC), 2 (HOST_FILE)"
+                + (client.passesDescriptors() ? " nor 3 (HOST_FD)" : ", nor 3 (HOST_FD) in a session of minor version " + client.minorVersion()));
         }
         final int arrangement = request.arrangement();
         if (arrangement < DeviceRequestDescriptor.ARRANGEMENT_SEPARATE || arrangement > DeviceRequestDescriptor.ARRANGEMENT_INTERLEAVED)
@@ -238,7 +264,7 @@ final class DeviceCopier extends ClientRequestThread
         }
         final ClientKvBuffers.Registered registered = kind == DeviceRequestDescriptor.HANDLE_CUDA_IPC
             ? openCuda(request, shape, arrangement, blocks, offsets)
-            : openHostFiles(client, request, shape, arrangement, blocks, offsets, perAllocation);
+            : openHostFiles(client, request, hostFd, shape, arrangement, blocks, offsets, perAllocation);
         final int layoutId = buffers.add(registered);
         LOG.log(System.Logger.Level.INFO, "IPC client {0} registered KV layout {1}: {2}, copied by {3}", client.clientId(), layoutId,
             registered.layout(), registered.executor().description());
@@ -303,21 +329,23 @@ final class DeviceCopier extends ClientRequestThread
             opened.stream().mapToLong(Long::longValue).toArray(), null, 0);
     }
 
-    private ClientKvBuffers.Registered openHostFiles(final RemoteClient client, final RequestDecoder request, final KvShape shape,
-                                                     final int arrangement, final int blocks, final long[] offsets, final long perAllocation)
+    private ClientKvBuffers.Registered openHostFiles(final RemoteClient client, final RequestDecoder request, final boolean hostFd,
+                                                     final KvShape shape, final int arrangement, final int blocks, final long[] offsets,
+                                                     final long perAllocation)
         throws Refusal
     {
         final Arena mappings = Arena.ofShared();
-        final Map<Path, MemorySegment> mapped = new HashMap<>();
+        // One mapping per file: a path (HOST_FILE) or a descriptor (HOST_FD) names it.
+        final Map<Object, MemorySegment> mapped = new HashMap<>();
         try
         {
             final long[] bases = new long[offsets.length];
             for (int i = 0; i < offsets.length; i++)
             {
                 request.allocationHandle(i, handle);
-                final Path path = hostPath(i, handle);
-                MemorySegment file = mapped.get(path);
-                if (file == null)
+                final Object file = hostFd ? (Object)descriptorOf(client, i, handle) : hostPath(i, handle);
+                MemorySegment mapping = mapped.get(file);
+                if (mapping == null)
                 {
                     if (!ClientKvBuffers.reserveHostFiles(1))
                     {
@@ -326,21 +354,21 @@ final class DeviceCopier extends ClientRequestThread
                     }
                     try
                     {
-                        file = mapHostFile(client, i, path, mappings);
+                        mapping = hostFd ? mapDescriptor(i, (Integer)file, mappings) : mapHostFile(client, i, (Path)file, mappings);
                     }
                     catch (final Refusal | RuntimeException ex)
                     {
                         ClientKvBuffers.releaseHostFiles(1);
                         throw ex;
                     }
-                    mapped.put(path, file);
+                    mapped.put(file, mapping);
                 }
-                if (offsets[i] > file.byteSize() || file.byteSize() - offsets[i] < perAllocation)
+                if (offsets[i] > mapping.byteSize() || mapping.byteSize() - offsets[i] < perAllocation)
                 {
-                    throw new Refusal(DeviceRequestDescriptor.DETAIL_TOO_SMALL, "allocation " + i + " (" + path + ", " + file.byteSize()
+                    throw new Refusal(DeviceRequestDescriptor.DETAIL_TOO_SMALL, "allocation " + i + " (" + file + ", " + mapping.byteSize()
                         + " bytes) is too small for " + perAllocation + " bytes from offset " + offsets[i]);
                 }
-                bases[i] = file.address() + offsets[i];
+                bases[i] = mapping.address() + offsets[i];
             }
             return new ClientKvBuffers.Registered(layout(shape, arrangement, blocks, bases), hostExecutor, -1, null, new long[0], mappings,
                 mapped.size());
@@ -376,33 +404,126 @@ final class DeviceCopier extends ClientRequestThread
         }
     }
 
+    /** The descriptor a HOST_FD allocation names: its number in the handle's first 4 bytes, the rest 0. */
+    private static Integer descriptorOf(final RemoteClient client, final int allocation, final byte[] handle) throws Refusal
+    {
+        for (int b = 4; b < handle.length; b++)
+        {
+            if (handle[b] != 0)
+            {
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "the HOST_FD handle of allocation " + allocation
+                    + " has a byte other than 0 after its descriptor number, at " + b);
+            }
+        }
+        final int fd = client.registerDescriptors()[allocation];
+        if (fd < 0)
+        {
+            final long number = Integer.toUnsignedLong(java.nio.ByteBuffer.wrap(handle).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(0));
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + " names descriptor " + number
+                + ", which the client did not send (or a registration already named) before this request");
+        }
+        return fd;
+    }
+
     /**
-     * Maps a client's file read-write. Only a regular file that the peer's user owns, reached without
-     * following a symbolic link: a client must not make the engine write into a file it could not write
-     * itself.
+     * Maps a descriptor the client passed: only a regular file (or memory file) it opened read-write,
+     * so the engine writes nothing the client could not write itself; the client's own permissions
+     * travelled with the descriptor.
      */
-    private static MemorySegment mapHostFile(final RemoteClient client, final int allocation, final Path path, final Arena mappings) throws Refusal
+    private MemorySegment mapDescriptor(final int allocation, final int fd, final Arena mappings) throws Refusal
     {
         try
         {
-            final PosixFileAttributes attributes = Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            if (!attributes.isRegularFile())
+            final FileDescriptors.Status status = descriptors.status(fd);
+            if (!status.isRegularFile())
             {
-                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": " + path + " is not a regular file");
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": the descriptor passed is not a regular file");
             }
-            if (!attributes.owner().equals(client.peerUser()))
+            if (descriptors.accessMode(fd) != LibC.O_RDWR)
             {
-                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": " + path + " belongs to "
-                    + attributes.owner().getName() + ", not to the client's user " + client.peerUser().getName());
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation
+                    + ": the descriptor passed is not open read-write");
             }
-            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS))
+            if (status.size() == 0)
             {
-                return channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), mappings);
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_TOO_SMALL, "allocation " + allocation + ": the file passed is empty");
             }
+            return descriptors.map(fd, status.size(), mappings);
         }
         catch (final IOException ex)
         {
-            throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": cannot map " + path + ": " + ex);
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": cannot map the descriptor passed: "
+                + ex.getMessage());
+        }
+    }
+
+    /**
+     * Maps a client's file read-write. The path is opened once, with no symbolic link anywhere on it,
+     * as a handle that names the file without opening it for I/O; owner, type and mode are checked on
+     * that handle, and only that same file is then opened and mapped (through the handle, never the
+     * path again). Only a regular file the peer's user owns and may read and write, without set-id
+     * bits: a client must not make the engine write into a file it could not write itself, nor swap
+     * the file between the check and the use.
+     */
+    private MemorySegment mapHostFile(final RemoteClient client, final int allocation, final Path path, final Arena mappings) throws Refusal
+    {
+        final int handleFd = descriptors.openWithoutSymlinks(path.toString(), FileDescriptors.O_PATH);
+        if (handleFd < 0)
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": cannot open " + path + " ("
+                + (handleFd == -40 || handleFd == -20 ? "a symbolic link on the path, or a component that is not a directory" : "errno " + -handleFd)
+                + "; the path must reach the file without any symbolic link)");
+        }
+        int fd = -1;
+        try
+        {
+            final FileDescriptors.Status status = descriptors.status(handleFd);
+            if (!status.isRegularFile())
+            {
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": " + path + " is not a regular file");
+            }
+            if (status.uid() != client.peerUid())
+            {
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": " + path + " belongs to uid "
+                    + status.uid() + ", not to the client's uid " + client.peerUid());
+            }
+            if ((status.mode() & 0600) != 0600 || (status.mode() & (FileDescriptors.S_ISUID | FileDescriptors.S_ISGID)) != 0)
+            {
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": " + path + " has mode "
+                    + Integer.toOctalString(status.mode() & 07777) + "; its owner must be able to read and write it, and it must have no set-id bit");
+            }
+            // Reopening the handle, not the path: /proc/self/fd/N is this very file, whatever the path names now.
+            try (Arena scratch = Arena.ofConfined())
+            {
+                fd = libc.open(scratch.allocateFrom("/proc/self/fd/" + handleFd), LibC.O_RDWR | LibC.O_CLOEXEC, 0);
+            }
+            if (fd < 0)
+            {
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": cannot open " + path + " read-write: errno "
+                    + -fd);
+            }
+            final FileDescriptors.Status opened = descriptors.status(fd);
+            if (!opened.sameFile(status))
+            {
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": " + path + " changed while it was opened");
+            }
+            if (opened.size() == 0)
+            {
+                throw new Refusal(DeviceRequestDescriptor.DETAIL_TOO_SMALL, "allocation " + allocation + ": " + path + " is empty");
+            }
+            return descriptors.map(fd, opened.size(), mappings);
+        }
+        catch (final IOException ex)
+        {
+            throw new Refusal(DeviceRequestDescriptor.DETAIL_OPEN_FAILED, "allocation " + allocation + ": cannot map " + path + ": " + ex.getMessage());
+        }
+        finally
+        {
+            descriptors.close(handleFd);
+            if (fd >= 0)
+            {
+                descriptors.close(fd);
+            }
         }
     }
 

@@ -17,19 +17,21 @@ import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.Counters;
 import io.kvtier.engine.pool.CountersDescriptor;
 import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.client.protocol.HandshakeDescriptor;
+import io.kvtier.client.protocol.LittleEndian;
+import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.nativeaccess.libc.UnixSockets;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 
 
 /**
@@ -54,6 +56,16 @@ final class IpcConductor implements EngineDuty
 {
     private static final System.Logger LOG = System.getLogger(IpcConductor.class.getName());
     private static final long SELECT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How long the engine stops accepting after the process or the system ran out of descriptors or memory. */
+    private static final long ACCEPT_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Connections accepted per cycle at most, so that a flood of them never starves the requests of those connected. */
+    private static final int ACCEPTS_PER_CYCLE = 16;
+    /** Reads of one client's socket per cycle at most. */
+    private static final int SOCKET_READS_PER_CYCLE = 16;
+    private static final int EMFILE = 24;
+    private static final int ENFILE = 23;
+    private static final int ENOBUFS = 105;
+    private static final int ENOMEM = 12;
     private static final long HOUSEKEEPING_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long HEARTBEAT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     static final long SHUTDOWN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -63,10 +75,17 @@ final class IpcConductor implements EngineDuty
     private final Pipeline pipeline;
     private final ControlFile control;
     private final IpcFiles files;
-    private final ServerSocketChannel server;
-    private final Selector selector;
+    private final UnixSockets sockets;
+    private final int listening;
+    private final int poolFd;
     private final IpcHandshakes handshakes;
     private final Counters counters;
+    private final EngineCounters ipcCounters;
+    /** The descriptors polled each cycle ({@code struct pollfd}), and who each one is: null the listener, else a handshake or a client. */
+    private final MemorySegment pollfds;
+    private final Object[] pollOwners;
+    private final int[] received = new int[2];
+    private final int[] receivedFds = new int[UnixSockets.MAX_DESCRIPTORS];
     private final int statsCount;
     private final long clientTimeoutNanos;
     private final long keepAliveNanos;
@@ -75,39 +94,44 @@ final class IpcConductor implements EngineDuty
     private final CommitSealer sealer;
     private final DeviceCopier deviceCopier;
     private IdleStrategy.WorkCheck ringHasWork;
-    private final Consumer<SelectionKey> onSelected = this::onSelected;
     private final RequestDecoder decoder = new RequestDecoder();
     /**
      * Where each request is copied before anything reads it: the client can rewrite its ring at any
      * moment, so the engine validates and uses only this copy, which no other process maps.
      */
     private final MemorySegment requestCopy;
-    private final ByteBuffer scratch = ByteBuffer.allocateDirect(256);
     private final List<RemoteClient> clients = new ArrayList<>();
     private long now;
     private long lastSelectNanos;
     private long lastHousekeepingNanos;
     private long lastBeatNanos;
+    private long acceptPausedUntilNanos;
+    private long acceptErrorsInEpisode;
+    private boolean listenerClosed;
     private volatile boolean running = true;
     private volatile boolean stopped;
     private volatile int connected;
     private boolean shutdownBegun;
     private long shutdownDeadlineNanos;
 
-    IpcConductor(final IpcServer.Settings settings, final PagePool pool, final Pipeline pipeline, final ControlFile control, final IpcFiles files,
-                 final ServerSocketChannel server) throws IOException
+    IpcConductor(final IpcServer.Settings settings, final UnixSockets sockets, final PagePool pool, final Pipeline pipeline, final ControlFile control,
+                 final IpcFiles files, final int listening, final int poolFd) throws IOException
     {
         this.settings = settings;
+        this.sockets = sockets;
         this.pool = pool;
         this.pipeline = pipeline;
         this.control = control;
         this.files = files;
-        this.server = server;
-        this.selector = Selector.open();
-        server.configureBlocking(false);
-        server.register(selector, SelectionKey.OP_ACCEPT);
-        this.handshakes = new IpcHandshakes(settings, pool, pipeline, control.path(), files);
+        this.listening = listening;
+        this.poolFd = poolFd;
+        this.handshakes = new IpcHandshakes(settings, sockets, pool, pipeline, control, files, poolFd);
         this.counters = new Counters(pool.counters());
+        // The engine thread runs this duty, so it writes the IPC counters as it writes the engine's own.
+        this.ipcCounters = new EngineCounters(pool.counters());
+        final int pollCapacity = 1 + IpcHandshakes.MAX_PENDING + settings.maxClients();
+        this.pollfds = Arena.ofAuto().allocate(UnixSockets.POLLFD_LAYOUT.byteSize() * pollCapacity, 8);
+        this.pollOwners = new Object[pollCapacity];
         int allocated = 0;
         while (allocated < CountersDescriptor.MAX_COUNTERS && counters.recordStateAcquire(allocated) == CountersDescriptor.RECORD_ALLOCATED)
         {
@@ -130,7 +154,7 @@ final class IpcConductor implements EngineDuty
     }
 
     /**
-     * Waits for the engine thread to finish the stop: clients released, socket and selector closed.
+     * Waits for the engine thread to finish the stop: clients released, sockets closed.
      *
      * @param timeoutNanos how long to wait
      * @return whether it finished
@@ -195,14 +219,7 @@ final class IpcConductor implements EngineDuty
         if (now - lastSelectNanos >= SELECT_PERIOD_NANOS)
         {
             lastSelectNanos = now;
-            try
-            {
-                work += selector.selectNow(onSelected);
-            }
-            catch (final IOException ex)
-            {
-                LOG.log(System.Logger.Level.WARNING, "IPC selector failed", ex);
-            }
+            work += pollSockets();
         }
         final boolean housekeeping = now - lastHousekeepingNanos >= HOUSEKEEPING_PERIOD_NANOS;
         if (housekeeping)
@@ -256,51 +273,261 @@ final class IpcConductor implements EngineDuty
         return !running;
     }
 
-    // Sockets: accepts, handshakes, and EOF of connected clients.
+    // Sockets: accepts, handshakes, a connected client's DESCRIPTORS messages and the end of its socket.
 
-    private void onSelected(final SelectionKey key)
+    /** Polls the listener, every handshake and every connected client's socket once, without waiting, and handles what is ready. */
+    private int pollSockets()
     {
-        try
+        int count = 0;
+        final boolean accepting = !listenerClosed && now - acceptPausedUntilNanos >= 0 && handshakes.pending() < IpcHandshakes.MAX_PENDING;
+        if (accepting)
         {
-            if (key.isAcceptable())
+            count = watch(count, listening, UnixSockets.POLLIN, null);
+        }
+        for (int i = 0; i < handshakes.pending() && count < pollOwners.length; i++)
+        {
+            final IpcHandshakes.Handshake handshake = handshakes.pending(i);
+            count = watch(count, handshake.fd, UnixSockets.POLLIN, handshake);
+        }
+        for (int i = 0; i < clients.size() && count < pollOwners.length; i++)
+        {
+            final RemoteClient client = clients.get(i);
+            if (client.socket() >= 0)
             {
-                handshakes.accept(server, selector, now);
+                count = watch(count, client.socket(), (short)(UnixSockets.POLLIN | UnixSockets.POLLRDHUP), client);
             }
-            else if (key.isReadable() && key.attachment() instanceof IpcHandshakes.Handshake handshake)
+        }
+        if (count == 0)
+        {
+            return 0;
+        }
+        final int ready = sockets.poll(pollfds, count, 0);
+        if (ready <= 0)
+        {
+            return 0;
+        }
+        int work = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final short events = pollfds.get(ValueLayout.JAVA_SHORT, i * UnixSockets.POLLFD_LAYOUT.byteSize() + UnixSockets.POLLFD_REVENTS_OFFSET);
+            final Object owner = pollOwners[i];
+            pollOwners[i] = null;
+            if (events == 0)
             {
-                final RemoteClient client = handshakes.read(key, handshake, now, running, clients.size());
+                continue;
+            }
+            work++;
+            if (owner == null)
+            {
+                acceptConnections();
+            }
+            else if (owner instanceof IpcHandshakes.Handshake handshake)
+            {
+                final RemoteClient client = handshakes.read(handshake, now, running, clients.size());
                 if (client != null)
                 {
                     clients.add(client);
                     connected = clients.size();
                 }
             }
-            else if (key.isReadable() && key.attachment() instanceof RemoteClient client)
+            else if (owner instanceof RemoteClient client)
             {
-                scratch.clear();
-                if (client.socket().read(scratch) < 0)
-                {
-                    // The process exited or was killed: the kernel closed its end.
-                    key.cancel();
-                    drop(client, ErrorCode.CLOSED, "its socket closed");
-                }
+                readClientSocket(client);
             }
         }
-        catch (final IOException ex)
+        return work;
+    }
+
+    private int watch(final int index, final int fd, final short events, final Object owner)
+    {
+        final long at = index * UnixSockets.POLLFD_LAYOUT.byteSize();
+        pollfds.set(ValueLayout.JAVA_INT, at + UnixSockets.POLLFD_FD_OFFSET, fd);
+        pollfds.set(ValueLayout.JAVA_SHORT, at + UnixSockets.POLLFD_EVENTS_OFFSET, events);
+        pollfds.set(ValueLayout.JAVA_SHORT, at + UnixSockets.POLLFD_REVENTS_OFFSET, (short)0);
+        pollOwners[index] = owner;
+        return index + 1;
+    }
+
+    /**
+     * Accepts waiting connections. When the process or the system is out of descriptors or memory the
+     * connection stays queued in the kernel and the engine keeps listening: it pauses accepting for a
+     * moment, says so once, and counts every failure; other clients are served meanwhile.
+     */
+    private void acceptConnections()
+    {
+        for (int n = 0; n < ACCEPTS_PER_CYCLE && handshakes.pending() < IpcHandshakes.MAX_PENDING; n++)
         {
-            key.cancel();
-            if (key.attachment() instanceof RemoteClient client)
+            final int rc = handshakes.accept(listening, now);
+            if (rc > 0)
             {
-                drop(client, ErrorCode.CLOSED, "its socket failed: " + ex.getMessage());
-            }
-            else
-            {
-                if (key.attachment() instanceof IpcHandshakes.Handshake handshake)
+                if (acceptErrorsInEpisode > 0)
                 {
-                    handshakes.forget(handshake);
+                    LOG.log(System.Logger.Level.INFO, "IPC: accepting connections again, after {0} failed attempts", acceptErrorsInEpisode);
+                    acceptErrorsInEpisode = 0;
                 }
-                closeQuietly(key.channel());
+                continue;
             }
+            if (rc == -LibC.EAGAIN || rc == -LibC.EINTR)
+            {
+                return;
+            }
+            ipcCounters.increment(EngineCounter.IPC_ACCEPT_ERRORS);
+            if (acceptErrorsInEpisode++ == 0)
+            {
+                final boolean outOfSomething = rc == -EMFILE || rc == -ENFILE || rc == -ENOBUFS || rc == -ENOMEM;
+                LOG.log(System.Logger.Level.WARNING, "IPC: cannot accept a connection: {0}{1}; the socket keeps listening and the engine retries"
+                        + " every {2} ms (counted in ipc_accept_errors)", LibC.instance().map(libc -> libc.strerror(-rc)).orElse("errno " + -rc),
+                    outOfSomething ? " (the process or the system is out of descriptors or memory)" : "",
+                    TimeUnit.NANOSECONDS.toMillis(ACCEPT_BACKOFF_NANOS));
+            }
+            acceptPausedUntilNanos = now + ACCEPT_BACKOFF_NANOS;
+            return;
+        }
+    }
+
+    /**
+     * What a connected client sent on its socket: nothing is expected but the end of it (the process
+     * exited or was killed) and, in a 1.2 session, DESCRIPTORS messages. Bytes from an older client are
+     * read and ignored; descriptors from one are closed.
+     */
+    private void readClientSocket(final RemoteClient client)
+    {
+        // Bounded: a client that writes without end must not keep the engine thread here.
+        for (int reads = 0; reads < SOCKET_READS_PER_CYCLE && client.socket() >= 0; reads++)
+        {
+            final int[] fds = client.socketMessageFds;
+            final int room = HandshakeDescriptor.DESCRIPTORS_LENGTH - client.socketMessageFilled;
+            final long n = sockets.receive(client.socket(), client.socketMessage.asSlice(client.socketMessageFilled), room, receivedFds,
+                received, false);
+            if (n == -LibC.EAGAIN)
+            {
+                return;
+            }
+            if (n <= 0)
+            {
+                closeReceived();
+                closeSocket(client);
+                drop(client, ErrorCode.CLOSED, n == 0 ? "its socket closed" : "its socket failed: errno " + -n);
+                return;
+            }
+            if (!client.passesDescriptors())
+            {
+                closeReceived();
+                continue;
+            }
+            for (int i = 0; i < received[0]; i++)
+            {
+                if (client.socketMessageFdCount < fds.length)
+                {
+                    fds[client.socketMessageFdCount++] = receivedFds[i];
+                }
+                else
+                {
+                    sockets.close(receivedFds[i]);
+                }
+            }
+            client.socketMessageFilled += (int)n;
+            if (client.socketMessageFilled == HandshakeDescriptor.DESCRIPTORS_LENGTH)
+            {
+                takeDescriptorsMessage(client);
+            }
+            if (client.state != RemoteClient.State.ACTIVE)
+            {
+                return;
+            }
+        }
+    }
+
+    private void closeReceived()
+    {
+        for (int i = 0; i < received[0]; i++)
+        {
+            sockets.close(receivedFds[i]);
+        }
+        received[0] = 0;
+    }
+
+    /** A whole DESCRIPTORS message: its count must be the descriptors that came with it, and the client may hold only so many. */
+    private void takeDescriptorsMessage(final RemoteClient client)
+    {
+        final int magic = client.socketMessage.get(LittleEndian.INT, HandshakeDescriptor.DESCRIPTORS_MAGIC_OFFSET);
+        final int count = client.socketMessage.get(LittleEndian.INT, HandshakeDescriptor.DESCRIPTORS_COUNT_OFFSET);
+        final int arrived = client.socketMessageFdCount;
+        client.socketMessageFilled = 0;
+        client.socketMessageFdCount = 0;
+        String wrong = null;
+        if (magic != HandshakeDescriptor.DESCRIPTORS_MAGIC)
+        {
+            wrong = "a socket message with magic " + Integer.toHexString(magic) + ", not DESCRIPTORS";
+        }
+        else if (count < 1 || count > HandshakeDescriptor.DESCRIPTORS_MAX_COUNT || count != arrived)
+        {
+            wrong = "a DESCRIPTORS message of count " + count + " with " + arrived + " descriptors attached";
+        }
+        for (int i = 0; i < arrived; i++)
+        {
+            final int fd = client.socketMessageFds[i];
+            if (wrong != null)
+            {
+                sockets.close(fd);
+            }
+            else if (!client.holdDescriptor(fd))
+            {
+                sockets.close(fd);
+                wrong = "more than " + HandshakeDescriptor.DESCRIPTORS_MAX_HELD + " descriptors sent and not yet named in a registration";
+            }
+        }
+        if (wrong != null)
+        {
+            drop(client, ErrorCode.MALFORMED, wrong);
+        }
+    }
+
+    /**
+     * The descriptors a HOST_FD registration names, taken out of what the client sent (its socket read
+     * first: the client sends its DESCRIPTORS message before it queues the request). They become the
+     * device thread's, which closes them; -1 for a number never received.
+     *
+     * @return per allocation its descriptor, or null for a registration of another handle kind or an older session
+     */
+    private int[] registerDescriptors(final RemoteClient client, final RequestDecoder request)
+    {
+        if (request.handleKind() != io.kvtier.client.protocol.DeviceRequestDescriptor.HANDLE_HOST_FD || !client.passesDescriptors())
+        {
+            return null;
+        }
+        readClientSocket(client);
+        final int allocations = request.allocationCount();
+        final int[] fds = new int[allocations];
+        final long[] numbers = new long[allocations];
+        final byte[] handle = new byte[io.kvtier.client.protocol.DeviceRequestDescriptor.HANDLE_LENGTH];
+        for (int i = 0; i < allocations; i++)
+        {
+            request.allocationHandle(i, handle);
+            numbers[i] = Integer.toUnsignedLong(java.nio.ByteBuffer.wrap(handle).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(0));
+            fds[i] = -1;
+            // Tensors carved from one file name one descriptor: taken once, shared.
+            for (int j = 0; j < i && fds[i] < 0; j++)
+            {
+                if (numbers[j] == numbers[i])
+                {
+                    fds[i] = fds[j];
+                }
+            }
+            if (fds[i] < 0)
+            {
+                fds[i] = client.takeDescriptor(numbers[i]);
+            }
+        }
+        return fds;
+    }
+
+    private void closeSocket(final RemoteClient client)
+    {
+        if (client.socket() >= 0)
+        {
+            sockets.close(client.socket());
+            client.socketClosed();
         }
     }
 
@@ -506,7 +733,7 @@ final class IpcConductor implements EngineDuty
         }
         else if (type == MessageType.REGISTER_KV)
         {
-            client.takeRegisterRecord(requestCopy, 0, recordLength);
+            client.takeRegisterRecord(requestCopy, 0, recordLength, registerDescriptors(client, request));
         }
         requests.advanceRelease();
         if (type == MessageType.CLOSE)
@@ -604,7 +831,7 @@ final class IpcConductor implements EngineDuty
         client.publishResponse();
     }
 
-    /** The client's end: its ring file is unlinked (mappings live on), its socket closed, the engine's mapping dropped. */
+    /** The client's end: its ring file (if it has one) unlinked, its socket and the descriptors it sent closed, the engine's mapping dropped. */
     private void remove(final RemoteClient client)
     {
         client.state = RemoteClient.State.GONE;
@@ -612,12 +839,11 @@ final class IpcConductor implements EngineDuty
         {
             client.kvBuffers().close();
         }
-        if (!IpcFiles.unlink(client.ringPath()))
+        if (client.ringPath() != null && !IpcFiles.unlink(client.ringPath()))
         {
             LOG.log(System.Logger.Level.WARNING, "could not unlink ring file {0}", client.ringPath());
         }
-        closeQuietly(client.socket());
-        client.arena().close();
+        release(client);
     }
 
     /** Last resort, when releasing a client itself failed: its files and mapping go, logged, whatever it held. */
@@ -630,9 +856,11 @@ final class IpcConductor implements EngineDuty
             {
                 client.kvBuffers().close();
             }
-            IpcFiles.unlink(client.ringPath());
-            closeQuietly(client.socket());
-            client.arena().close();
+            if (client.ringPath() != null)
+            {
+                IpcFiles.unlink(client.ringPath());
+            }
+            release(client);
         }
         catch (final RuntimeException ex)
         {
@@ -640,22 +868,26 @@ final class IpcConductor implements EngineDuty
         }
     }
 
-    static void closeQuietly(final java.nio.channels.Channel channel)
+    private void release(final RemoteClient client)
     {
-        try
+        closeSocket(client);
+        for (int i = 0; i < client.heldDescriptorCount(); i++)
         {
-            channel.close();
+            sockets.close(client.heldDescriptor(i));
         }
-        catch (final IOException ignored)
+        client.clearHeldDescriptors();
+        for (int i = 0; i < client.socketMessageFdCount; i++)
         {
-            // closing anyway
+            sockets.close(client.socketMessageFds[i]);
         }
+        client.socketMessageFdCount = 0;
+        client.arena().close();
     }
 
     /**
      * One step of the stop, on the engine thread: first the control file says CLOSED and every client
-     * is dropped; then clients are served until they are released (at most 10 s); then the selector
-     * closes and {@link #awaitStopped} returns.
+     * is dropped and the listener closed; then clients are served until they are released (at most
+     * 10 s); then the pool's descriptor closes and {@link #awaitStopped} returns.
      */
     private int stopping()
     {
@@ -668,7 +900,8 @@ final class IpcConductor implements EngineDuty
             shutdownBegun = true;
             shutdownDeadlineNanos = now + SHUTDOWN_WAIT_NANOS;
             control.closedRelease();
-            closeQuietly(server);
+            sockets.close(listening);
+            listenerClosed = true;
             handshakes.closeAll();
             for (final RemoteClient client : clients)
             {
@@ -701,14 +934,7 @@ final class IpcConductor implements EngineDuty
         {
             LOG.log(System.Logger.Level.WARNING, "{0} IPC clients were still being released at shutdown", clients.size());
         }
-        try
-        {
-            selector.close();
-        }
-        catch (final IOException ignored)
-        {
-            // stopping anyway
-        }
+        files.close(poolFd);
         stopped = true;
         return 1;
     }

@@ -8,11 +8,11 @@ import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.EngineSettings;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.pool.PagePool;
+import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.nativeaccess.libc.UnixSockets;
 
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.ServerSocketChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +29,8 @@ import java.util.concurrent.TimeUnit;
 public final class IpcServer implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(IpcServer.class.getName());
+    /** Connections the kernel queues before the engine accepts them. */
+    private static final int BACKLOG = 128;
 
     /**
      * The IPC settings, read once from the engine's.
@@ -89,40 +91,77 @@ public final class IpcServer implements AutoCloseable
      * @param pool     the engine's pool
      * @param pipeline the engine's pipeline, where client requests go
      * @return the running server
-     * @throws IOException if a file or the socket cannot be created
+     * @throws IOException if a file or the socket cannot be created, or the native fronts IPC needs are missing
      */
     public static IpcServer start(final EngineConfig config, final PagePool pool, final Pipeline pipeline) throws IOException
     {
         final Settings settings = Settings.from(config);
+        final UnixSockets sockets = UnixSockets.instance().orElseThrow(() -> new IOException("IPC needs the UnixSockets front, which is unavailable: "
+            + UnixSockets.unavailableReason().orElse("see the log") + " (clients get their files as descriptors passed over the socket)"));
         final IpcFiles files = new IpcFiles(settings.group());
-        if (!settings.group().isEmpty())
-        {
-            // Clients of other users in the group map the pool too.
-            files.restrict(pool.path());
-        }
-        final ControlFile control = ControlFile.create(Path.of(pool.path() + ".ipc"), pool.header().epochPlain(), files);
-        ServerSocketChannel server = null;
+        sweepStaleRings(pool.path());
+        final int poolFd = files.openOwn(pool.path(), pool.layout().fileLength());
+        ControlFile control = null;
+        int listening = -1;
         try
         {
+            control = ControlFile.create(Path.of(pool.path() + ".ipc"), pool.header().epochPlain(), files);
             // A socket file left by a dead engine refuses bind; the pool file's lock already proved that no
             // live engine uses this pool, hence this socket path.
             Files.deleteIfExists(settings.socketPath());
-            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-            bindRestricted(server, settings.socketPath(), files);
-            final IpcServer ipc = new IpcServer(settings, control, new IpcConductor(settings, pool, pipeline, control, files, server), pipeline);
+            listening = bindRestricted(sockets, settings.socketPath(), files);
+            final IpcServer ipc = new IpcServer(settings, control,
+                new IpcConductor(settings, sockets, pool, pipeline, control, files, listening, poolFd), pipeline);
             LOG.log(System.Logger.Level.INFO, "IPC: clients connect to {0} (control file {1}, {2} slots each, rings of {3} bytes)",
                 settings.socketPath(), control.path(), settings.maxKeys(), settings.ringBytes());
             return ipc;
         }
         catch (final IOException | RuntimeException ex)
         {
-            if (server != null)
+            if (listening >= 0)
             {
-                server.close();
+                sockets.close(listening);
                 IpcFiles.unlink(settings.socketPath());
             }
-            control.close();
+            if (control != null)
+            {
+                control.close();
+            }
+            files.close(poolFd);
             throw ex;
+        }
+    }
+
+    /**
+     * Removes the ring files a dead engine left beside this pool ({@code <pool.path>.client-*}): the
+     * pool's lock proves no live engine uses them, and their clients have been told to reconnect.
+     */
+    private static void sweepStaleRings(final Path poolPath)
+    {
+        final Path directory = poolPath.toAbsolutePath().getParent();
+        final String prefix = poolPath.getFileName() + ".client-";
+        if (directory == null)
+        {
+            return;
+        }
+        int swept = 0;
+        try (DirectoryStream<Path> stale = Files.newDirectoryStream(directory, entry -> entry.getFileName().toString().startsWith(prefix)))
+        {
+            for (final Path ring : stale)
+            {
+                if (Files.isRegularFile(ring, java.nio.file.LinkOption.NOFOLLOW_LINKS) && IpcFiles.unlink(ring))
+                {
+                    swept++;
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            LOG.log(System.Logger.Level.WARNING, "could not look for ring files a dead engine left in {0}: {1}", directory, ex.getMessage());
+        }
+        if (swept > 0)
+        {
+            LOG.log(System.Logger.Level.INFO, "removed {0} ring files a dead engine left beside {1}", swept, poolPath);
         }
     }
 
@@ -130,38 +169,51 @@ public final class IpcServer implements AutoCloseable
      * Binds the socket under a temporary name, gives it the IPC mode, and only then renames it to its
      * path, so that no client can connect while it still has the mode the umask gave it. A path too
      * long for its temporary name is bound in place and restricted right after (logged).
+     *
+     * @return the listening socket
      */
-    private static void bindRestricted(final ServerSocketChannel server, final Path path, final IpcFiles files) throws IOException
+    private static int bindRestricted(final UnixSockets sockets, final Path path, final IpcFiles files) throws IOException
     {
         final Path temporary = path.resolveSibling(path.getFileName() + ".tmp");
-        try
+        Files.deleteIfExists(temporary);
+        int fd = sockets.listen(temporary.toString(), BACKLOG);
+        if (fd >= 0)
         {
-            Files.deleteIfExists(temporary);
-            server.bind(UnixDomainSocketAddress.of(temporary));
-            files.restrict(temporary);
-            Files.move(temporary, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            return;
-        }
-        catch (final IOException ex)
-        {
-            IpcFiles.unlink(temporary);
-            if (server.getLocalAddress() != null)
+            try
             {
+                files.restrictSocket(temporary);
+                Files.move(temporary, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                return fd;
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                sockets.close(fd);
+                IpcFiles.unlink(temporary);
                 throw ex;
             }
-            LOG.log(System.Logger.Level.DEBUG, "binding {0} under a temporary name failed ({1}); binding it in place", path, ex.getMessage());
+        }
+        LOG.log(System.Logger.Level.DEBUG, "binding {0} under a temporary name failed (errno {1}); binding it in place", path, -fd);
+        fd = sockets.listen(path.toString(), BACKLOG);
+        if (fd < 0)
+        {
+            // Most often a path longer than a socket address holds (108 bytes on Linux), or a directory that is not there.
+            final int error = -fd;
+            final String why = error == 36 ? "the path is longer than the " + UnixSockets.MAX_PATH_BYTES + " bytes a socket address holds"
+                : LibC.instance().map(libc -> libc.strerror(error)).orElse("errno " + error);
+            throw new ConfigException(EngineSettings.IPC_SOCKET_PATH.key(), "cannot listen on " + EngineSettings.IPC_SOCKET_PATH.key() + " = \""
+                + path + "\": " + why);
         }
         try
         {
-            server.bind(UnixDomainSocketAddress.of(path));
+            files.restrictSocket(path);
         }
-        catch (final IOException ex)
+        catch (final IOException | RuntimeException ex)
         {
-            // Most often a path longer than a socket address holds (108 bytes on Linux), or a directory that is not there.
-            throw new ConfigException(EngineSettings.IPC_SOCKET_PATH.key(), "cannot listen on " + EngineSettings.IPC_SOCKET_PATH.key() + " = \""
-                + path + "\": " + ex.getMessage(), ex);
+            sockets.close(fd);
+            IpcFiles.unlink(path);
+            throw ex;
         }
-        files.restrict(path);
+        return fd;
     }
 
     /** @return the socket clients connect to */

@@ -18,7 +18,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 
 /**
@@ -75,7 +74,7 @@ final class RemoteClient implements ClientPort
     private final long[] namespaceTags;
     private final int pid;
     private final int minorVersion;
-    private final java.nio.file.attribute.UserPrincipal peerUser;
+    private final int peerUid;
     private final int maxMessageLength;
     private final ResponseEncoder responseEncoder = new ResponseEncoder();
     // Device operations (version 1.1): made at the first one, used by the IPC thread then the device thread in turn.
@@ -84,6 +83,7 @@ final class RemoteClient implements ClientPort
     private int[] copyTokens;
     private byte[] copyOutcomes;
     private byte[] registerRecord;
+    private int[] registerDescriptors;
     private int copyLayoutId;
     private int id;
     private volatile boolean expired;
@@ -107,7 +107,20 @@ final class RemoteClient implements ClientPort
     private RingConsumer requests;
     private RingProducer responses;
     private FutexWord clientSleeping;
-    private SocketChannel socket;
+    private int socket = -1;
+
+    // Descriptors the client sent over its socket (DESCRIPTORS messages, protocol 1.2) and has not yet named
+    // in a registration: numbered from 0 in the order received. IPC thread only.
+    private final long[] heldNumbers = new long[io.kvtier.client.protocol.HandshakeDescriptor.DESCRIPTORS_MAX_HELD];
+    private final int[] heldFds = new int[io.kvtier.client.protocol.HandshakeDescriptor.DESCRIPTORS_MAX_HELD];
+    private int heldCount;
+    private long descriptorsReceived;
+    /** A DESCRIPTORS message still arriving: its bytes so far, and the descriptors that came with them. */
+    final java.lang.foreign.MemorySegment socketMessage = java.lang.foreign.Arena.ofAuto().allocate(
+        io.kvtier.client.protocol.HandshakeDescriptor.DESCRIPTORS_LENGTH, 8);
+    int socketMessageFilled;
+    final int[] socketMessageFds = new int[io.kvtier.nativeaccess.libc.UnixSockets.MAX_DESCRIPTORS];
+    int socketMessageFdCount;
 
     // IPC thread only.
     State state = State.ACTIVE;
@@ -123,15 +136,14 @@ final class RemoteClient implements ClientPort
      * @param namespaceTags the tags of the namespaces the HELLO named, in order
      * @param pid           the client's process id
      * @param minorVersion  the HELLO's Minor Version: operations of later minor versions are unknown to it
-     * @param peerUser      the peer's user (SO_PEERCRED), whose files a HOST_FILE registration may name
+     * @param peerUid       the peer's uid (SO_PEERCRED), whose files a HOST_FILE registration may name
      * @param ringCapacity  the client's Ring Capacity
      */
-    RemoteClient(final int maxKeys, final long[] namespaceTags, final int pid, final int minorVersion,
-                 final java.nio.file.attribute.UserPrincipal peerUser, final int ringCapacity)
+    RemoteClient(final int maxKeys, final long[] namespaceTags, final int pid, final int minorVersion, final int peerUid, final int ringCapacity)
     {
         this.maxKeys = maxKeys;
         this.minorVersion = minorVersion;
-        this.peerUser = peerUser;
+        this.peerUid = peerUid;
         this.maxMessageLength = io.kvtier.client.protocol.RequestDescriptor.maxMessageLength(maxKeys, ringCapacity);
         this.namespaceCount = namespaceTags.length;
         this.namespaceTags = namespaceTags;
@@ -150,12 +162,12 @@ final class RemoteClient implements ClientPort
     }
 
     /** Maps the client's rings once its ring file exists. */
-    void attach(final Arena ringArena, final MemorySegment ringFile, final Path path, final int ringCapacity, final SocketChannel channel)
+    void attach(final Arena ringArena, final MemorySegment ringFile, final Path path, final int ringCapacity, final int socketFd)
     {
         this.arena = ringArena;
         this.ring = ringFile;
         this.ringPath = path;
-        this.socket = channel;
+        this.socket = socketFd;
         this.requests = new RingConsumer(ringFile, RingFileDescriptor.requestRingOffset(), ringCapacity,
             RingFileDescriptor.REQUEST_TAIL_OFFSET, RingFileDescriptor.REQUEST_HEAD_OFFSET);
         this.responses = new RingProducer(ringFile, RingFileDescriptor.responseRingOffset(ringCapacity), ringCapacity,
@@ -179,10 +191,71 @@ final class RemoteClient implements ClientPort
         return minorVersion;
     }
 
-    /** @return the peer's user, from SO_PEERCRED */
-    java.nio.file.attribute.UserPrincipal peerUser()
+    /** @return whether the session passes descriptors over the socket (both sides at minor version 2 or later) */
+    boolean passesDescriptors()
     {
-        return peerUser;
+        return minorVersion >= io.kvtier.client.protocol.HandshakeDescriptor.DESCRIPTORS_MINOR_VERSION;
+    }
+
+    /** @return the peer's uid, from SO_PEERCRED */
+    int peerUid()
+    {
+        return peerUid;
+    }
+
+    /**
+     * IPC thread: keeps a descriptor the client sent, under the next number.
+     *
+     * @return false when the client already holds the most it may (the caller closes the descriptor)
+     */
+    boolean holdDescriptor(final int fd)
+    {
+        if (heldCount == heldFds.length)
+        {
+            return false;
+        }
+        heldNumbers[heldCount] = descriptorsReceived++;
+        heldFds[heldCount++] = fd;
+        return true;
+    }
+
+    /**
+     * IPC thread: takes the descriptor the client sent under {@code number} out of what it holds.
+     *
+     * @return the descriptor, now the caller's, or -1 when none was received under that number (or it was taken)
+     */
+    int takeDescriptor(final long number)
+    {
+        for (int i = 0; i < heldCount; i++)
+        {
+            if (heldNumbers[i] == number)
+            {
+                final int fd = heldFds[i];
+                heldCount--;
+                heldNumbers[i] = heldNumbers[heldCount];
+                heldFds[i] = heldFds[heldCount];
+                return fd;
+            }
+        }
+        return -1;
+    }
+
+    /** @return descriptors held, to close when the client ends (IPC thread) */
+    int heldDescriptorCount()
+    {
+        return heldCount;
+    }
+
+    /** @return the i-th descriptor held */
+    int heldDescriptor(final int i)
+    {
+        return heldFds[i];
+    }
+
+    /** Forgets every held descriptor: the caller has closed them. */
+    void clearHeldDescriptors()
+    {
+        heldCount = 0;
     }
 
     /** @return Max Message Length as WELCOME granted it */
@@ -227,11 +300,24 @@ final class RemoteClient implements ClientPort
         }
     }
 
-    /** IPC thread: copies a REGISTER_KV record out of the ring, for the device thread. */
-    void takeRegisterRecord(final MemorySegment ringFile, final long offset, final int length)
+    /**
+     * IPC thread: copies a REGISTER_KV record out of the engine's copy of the request, for the device
+     * thread, with the descriptors its HOST_FD allocations name (-1 where none was received).
+     */
+    void takeRegisterRecord(final MemorySegment record, final long offset, final int length, final int[] descriptors)
     {
         registerRecord = new byte[length];
-        MemorySegment.copy(ringFile, java.lang.foreign.ValueLayout.JAVA_BYTE, offset, registerRecord, 0, length);
+        MemorySegment.copy(record, java.lang.foreign.ValueLayout.JAVA_BYTE, offset, registerRecord, 0, length);
+        registerDescriptors = descriptors;
+    }
+
+    /**
+     * @return per allocation of the REGISTER_KV taken, the descriptor a HOST_FD allocation names (the
+     *         device thread's to close), -1 where none; null for other handle kinds
+     */
+    int[] registerDescriptors()
+    {
+        return registerDescriptors;
     }
 
     /** @return the REGISTER_KV record taken, a copy the client cannot change */
@@ -302,9 +388,16 @@ final class RemoteClient implements ClientPort
         return clientSleeping;
     }
 
-    SocketChannel socket()
+    /** @return the client's socket, or -1 once closed */
+    int socket()
     {
         return socket;
+    }
+
+    /** The socket was closed. */
+    void socketClosed()
+    {
+        socket = -1;
     }
 
     /** @return whether a request (or an internal operation) is with the engine thread */

@@ -146,7 +146,10 @@ public enum EngineCounter
         "Device loads whose page stopped being the pinned page before the copy ended: answered EXPIRED, never COPIED."),
     /** Bytes the device thread copied between pages and IPC clients' KV buffers, both ways. */
     DEVICE_BYTES(45, "device_bytes", Type.COUNTER,
-        "Bytes copied between pool pages and IPC clients' KV buffers, both ways (DEVICE_LOAD and DEVICE_SAVE).");
+        "Bytes copied between pool pages and IPC clients' KV buffers, both ways (DEVICE_LOAD and DEVICE_SAVE)."),
+    /** Connections the IPC socket could not accept (out of descriptors or memory); it keeps listening. */
+    IPC_ACCEPT_ERRORS(46, "ipc_accept_errors", Type.COUNTER,
+        "Connections the IPC socket could not accept (out of descriptors or memory); it keeps listening.");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */
     public enum Type

@@ -93,7 +93,7 @@ class DeviceCopierTest
             .registerKv(DeviceRequestDescriptor.HANDLE_HOST_FILE, 0, DeviceRequestDescriptor.ARRANGEMENT_CONTIGUOUS,
                 new int[] {2, 2, 4, 2, 8, 2, 4}, 1)
             .allocation(0, 0, (kv + "\0").getBytes());
-        client.takeRegisterRecord(record, 0, (int)record.byteSize());
+        client.takeRegisterRecord(record, 0, (int)record.byteSize(), null);
         final ResponseDecoder registered = run(client, MessageType.REGISTER_KV, 0, 0);
         assertThat(registered.status()).isZero();
         assertThat(registered.resultCount()).isEqualTo(1);
@@ -158,8 +158,8 @@ class DeviceCopierTest
     private RemoteClient client() throws Exception
     {
         final RemoteClient client = new RemoteClient(4, new long[0], 1, 1,
-            Files.getOwner(directory, java.nio.file.LinkOption.NOFOLLOW_LINKS), RING);
-        client.attach(arena, arena.allocate(RingFileDescriptor.fileLength(RING), 64), directory.resolve("ring"), RING, null);
+            (Integer)Files.getAttribute(directory, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS), RING);
+        client.attach(arena, arena.allocate(RingFileDescriptor.fileLength(RING), 64), directory.resolve("ring"), RING, -1);
         return client;
     }
 

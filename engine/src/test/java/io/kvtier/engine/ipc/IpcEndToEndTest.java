@@ -4,6 +4,7 @@ import io.kvtier.client.IpcConnection;
 import io.kvtier.client.IpcException;
 import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.HandshakeDescriptor;
+import io.kvtier.client.protocol.IdleStrategy;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.client.protocol.RequestDescriptor;
@@ -21,6 +22,7 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static io.kvtier.engine.ipc.IpcTestSupport.Answer;
 import static io.kvtier.engine.ipc.IpcTestSupport.await;
@@ -172,27 +174,42 @@ class IpcEndToEndTest
     }
 
     @Test
-    void theIpcFilesAreTheOwnersOnlyUnlessAGroupIsConfigured() throws Exception
+    void onlyTheSocketIsEverOpenToOthersAndA12RingHasNoName() throws Exception
     {
-        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 16));
-             IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 8))
-        {
-            for (final Path file : List.of(IpcTestSupport.socket(engine), engine.ipc().orElseThrow().controlPath(), Path.of(client.welcome().ringPath())))
-            {
-                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).as(file.toString()).isEqualTo("rw-------");
-            }
-        }
         final String group = Files.readAttributes(directory, PosixFileAttributes.class).group().getName();
-        final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
-        settings.put("ipc.group", group);
-        try (Engine engine = IpcTestSupport.start(settings);
-             IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 8))
+        for (final boolean withGroup : new boolean[] {false, true})
         {
-            for (final Path file : List.of(IpcTestSupport.socket(engine), engine.ipc().orElseThrow().controlPath(), Path.of(client.welcome().ringPath()),
-                engine.pool().path()))
+            final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
+            if (withGroup)
             {
-                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).as(file.toString()).isEqualTo("rw-rw----");
-                assertThat(Files.readAttributes(file, PosixFileAttributes.class).group().getName()).isEqualTo(group);
+                settings.put("ipc.group", group);
+            }
+            try (Engine engine = IpcTestSupport.start(settings);
+                 IpcConnection passed = IpcConnection.connect(IpcTestSupport.socket(engine), 8);
+                 IpcConnection byName = IpcConnection.connect(IpcTestSupport.socket(engine), 8, new byte[0], 1, 1, IdleStrategy.Kind.BACKOFF))
+            {
+                assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(IpcTestSupport.socket(engine))))
+                    .as("the socket, which decides who may connect").isEqualTo(withGroup ? "rw-rw----" : "rw-------");
+                if (withGroup)
+                {
+                    assertThat(Files.readAttributes(IpcTestSupport.socket(engine), PosixFileAttributes.class).group().getName()).isEqualTo(group);
+                }
+                // Whatever the group: the files a client maps are the engine's alone; a 1.2 client gets them as descriptors.
+                for (final Path file : List.of(engine.ipc().orElseThrow().controlPath(), engine.pool().path(), Path.of(byName.welcome().ringPath())))
+                {
+                    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).as(file.toString()).isEqualTo("rw-------");
+                }
+                assertThat(passed.welcome().descriptors()).isEqualTo(3);
+                assertThat(passed.welcome().ringPath()).as("a ring passed as a descriptor has no name").isEmpty();
+                assertThat(byName.welcome().descriptors()).isZero();
+                try (Stream<Path> files = Files.list(directory))
+                {
+                    assertThat(files.filter(p -> p.getFileName().toString().startsWith("pool.client-")).toList())
+                        .as("ring files: only the 1.1 client's").containsExactly(Path.of(byName.welcome().ringPath()));
+                }
+                final long id = passed.send(MessageType.STATS, 0, 0, 0);
+                assertThat(passed.awaitResponse(id).status()).isZero();
+                passed.releaseResponse();
             }
         }
     }
