@@ -77,6 +77,7 @@ public final class IpcConnection implements AutoCloseable
     private final Thread heartbeat;
     private int roomWanted;
     private long lastRequestId;
+    private long descriptorsSent;
     private long engineBeat;
     private long engineBeatNanos;
     private boolean responseHeld;
@@ -456,6 +457,44 @@ public final class IpcConnection implements AutoCloseable
         {
             return channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size(), arena);
         }
+    }
+
+    /**
+     * Passes open files to the engine (a DESCRIPTORS message over the socket, protocol 1.2), for a later
+     * REGISTER_KV of Handle Kind HOST_FD to name ({@link KvBufferRegistration#hostDescriptors}). The
+     * engine numbers what it receives from 0, in the order sent; this connection counts the same way.
+     * The caller keeps its own descriptors; the engine closes its copies once a registration named them.
+     *
+     * @param fds descriptors open read-write, 1 to {@value HandshakeDescriptor#DESCRIPTORS_MAX_COUNT}
+     * @return the number of the first of them
+     * @throws IOException if the session does not pass descriptors, or the socket fails
+     */
+    public long sendDescriptors(final int... fds) throws IOException
+    {
+        if (socketFd < 0 || welcome.descriptors() == 0)
+        {
+            throw new IOException("this session does not pass descriptors (engine minor version " + welcome.engineMinorVersion()
+                + "; it needs both sides at 1." + HandshakeDescriptor.DESCRIPTORS_MINOR_VERSION + " and the UnixSockets front)");
+        }
+        if (fds.length < 1 || fds.length > HandshakeDescriptor.DESCRIPTORS_MAX_COUNT)
+        {
+            throw new IllegalArgumentException(fds.length + " descriptors: a DESCRIPTORS message carries 1 to " + HandshakeDescriptor.DESCRIPTORS_MAX_COUNT);
+        }
+        final UnixSockets sockets = UnixSockets.instance().orElseThrow();
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment message = scratch.allocate(HandshakeDescriptor.DESCRIPTORS_LENGTH);
+            message.set(LittleEndian.INT, HandshakeDescriptor.DESCRIPTORS_MAGIC_OFFSET, HandshakeDescriptor.DESCRIPTORS_MAGIC);
+            message.set(LittleEndian.INT, HandshakeDescriptor.DESCRIPTORS_COUNT_OFFSET, fds.length);
+            final long sent = sockets.send(socketFd, message, message.byteSize(), fds, fds.length);
+            if (sent != message.byteSize())
+            {
+                throw new IOException("sending descriptors to the engine failed: " + (sent < 0 ? errnoText((int)-sent) : "a short send of " + sent + " bytes"));
+            }
+        }
+        final long first = descriptorsSent;
+        descriptorsSent += fds.length;
+        return first;
     }
 
     /** @return what the engine granted: ids, sizes, paths */

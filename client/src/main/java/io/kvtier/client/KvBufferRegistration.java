@@ -17,7 +17,8 @@ import java.util.Arrays;
  * blocks are: SEPARATE (one allocation per layer and tensor, in layer order, K before V), CONTIGUOUS
  * (one allocation, tensor after tensor) or INTERLEAVED (one allocation per layer, each block's K then V).
  *
- * @param handleKind      {@link DeviceRequestDescriptor#HANDLE_CUDA_IPC} or {@link DeviceRequestDescriptor#HANDLE_HOST_FILE}
+ * @param handleKind      {@link DeviceRequestDescriptor#HANDLE_CUDA_IPC}, {@link DeviceRequestDescriptor#HANDLE_HOST_FILE} or
+ *                        {@link DeviceRequestDescriptor#HANDLE_HOST_FD}
  * @param device          the CUDA ordinal (0 for host files)
  * @param arrangement     one of {@code DeviceRequestDescriptor.ARRANGEMENT_*}
  * @param layers          layers
@@ -28,7 +29,7 @@ import java.util.Arrays;
  * @param elementBytes    bytes per element
  * @param blocks          blocks in each tensor
  * @param offsets         per allocation, where its tensor (or layer) starts in it
- * @param handles         per allocation, 64 bytes at most: a {@code cudaIpcMemHandle_t}, or a path's bytes
+ * @param handles         per allocation, 64 bytes at most: a {@code cudaIpcMemHandle_t}, a path's bytes, or a descriptor's number (u32)
  */
 public record KvBufferRegistration(int handleKind, int device, int arrangement, int layers, int tensorsPerLayer, int blockTokens, int heads,
                                    int headDim, int elementBytes, int blocks, long[] offsets, byte[][] handles)
@@ -74,6 +75,33 @@ public record KvBufferRegistration(int handleKind, int device, int arrangement, 
             handles[i] = Arrays.copyOf(name, name.length + 1);
         }
         return new KvBufferRegistration(DeviceRequestDescriptor.HANDLE_HOST_FILE, 0, arrangement, shape[0], shape[1], shape[2], shape[3],
+            shape[4], shape[5], blocks, offsets.clone(), handles);
+    }
+
+    /**
+     * KV buffers in files the client passed to the engine as descriptors ({@link IpcConnection#sendDescriptors},
+     * protocol 1.2): the engine never opens a path, and maps only what the client itself could write.
+     *
+     * @param arrangement one of {@code DeviceRequestDescriptor.ARRANGEMENT_*}
+     * @param shape       layers, tensors per layer, block tokens, heads, head dim, element bytes
+     * @param blocks      blocks in each tensor
+     * @param descriptors per allocation, the number {@code sendDescriptors} gave its file
+     * @param offsets     per allocation, where its tensor starts in the file
+     * @return the registration
+     */
+    public static KvBufferRegistration hostDescriptors(final int arrangement, final int[] shape, final int blocks, final long[] descriptors,
+                                                       final long[] offsets)
+    {
+        final byte[][] handles = new byte[descriptors.length][];
+        for (int i = 0; i < descriptors.length; i++)
+        {
+            if (descriptors[i] < 0 || descriptors[i] > 0xFFFF_FFFFL)
+            {
+                throw new IllegalArgumentException("descriptor number " + descriptors[i] + " is not a u32");
+            }
+            handles[i] = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt((int)descriptors[i]).array();
+        }
+        return new KvBufferRegistration(DeviceRequestDescriptor.HANDLE_HOST_FD, 0, arrangement, shape[0], shape[1], shape[2], shape[3],
             shape[4], shape[5], blocks, offsets.clone(), handles);
     }
 

@@ -236,8 +236,9 @@ public final class EngineSettings
     public static final Setting<String> IPC_GROUP = Setting.text("ipc.group")
         .byDefault("(none)", v -> "")
         .rule("a group of this host, or empty", EngineSettings::isGroupOrEmpty)
-        .documented("a group name: the socket, control and ring files get mode 0660 and this group instead of 0600, so that"
-            + " clients of other users in the group can open them; empty for 0600");
+        .documented("a group name: the socket gets mode 0660 and this group instead of 0600, so that users of the group may connect"
+            + " (ipc.allowed-uids and ipc.allowed-gids decide who is admitted); every file a client maps stays 0600 and reaches a"
+            + " client of protocol 1.2 as a descriptor; empty for 0600");
 
     /** Bytes of each of a client's two rings. */
     public static final Setting<Long> IPC_RING_BYTES = Setting.size("ipc.ring-bytes")
@@ -284,6 +285,13 @@ public final class EngineSettings
             + " libraries; a type found twice or a plugin without a provider stops the start, and a plugin built for an SPI this"
             + " engine does not run is refused: the start fails if a tier uses its type (docs/writing-a-tier.md)");
 
+    /** How long one piece of work may keep an engine thread busy before the thread counts as stuck. */
+    public static final Setting<Duration> HEALTH_STUCK_AFTER = Setting.duration("health.stuck-after")
+        .byDefault(Duration.ofSeconds(60))
+        .min(Duration.ofMillis(100))
+        .documented("an engine thread (the commit sealer, the device thread, a tier's call thread) busy with one piece of work this"
+            + " long counts as stuck: logged, and shown by kvtier stat and its health check (--check)");
+
     /** Every engine setting, in the order docs/config.md lists them. */
     public static final List<Setting<?>> ALL = List.of(
         POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, INDEX_ENTRIES,
@@ -292,7 +300,7 @@ public final class EngineSettings
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
         PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
         IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS,
-        PLUGINS_DIR);
+        PLUGINS_DIR, HEALTH_STUCK_AFTER);
 
     private static boolean isGroupOrEmpty(final String group)
     {

@@ -2,27 +2,42 @@ package io.kvtier.engine.ipc;
 
 import io.kvtier.collections.ParkingQueue;
 import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.engine.status.ThreadWatch;
 
 /**
  * A thread of its own that the engine thread hands IPC requests to, so that work per byte (sealing a
  * commit, copying KV) never runs on the thread every client waits on. A client has at most one
  * request in flight, so the queue, sized for every client, never fills, and nobody else touches the
  * client until the request is answered.
+ *
+ * <p>The thread must outlive anything a request does to it: whatever a request throws, an
+ * {@code Error} included (a fault HotSpot turned into an {@code InternalError} when a client
+ * truncated a file under a mapping, a full {@code /dev/shm}), the request is answered INTERNAL_ERROR,
+ * counted, and the thread takes the next. It is watched ({@link ThreadWatch}), so that if it dies
+ * anyway or hangs in one request, {@code kvtier stat} says so.
  */
 abstract class ClientRequestThread implements Runnable
 {
+    private static final System.Logger LOG = System.getLogger(ClientRequestThread.class.getName());
+
     private final ParkingQueue<RemoteClient> queue;
     private final Thread thread;
+    private final ThreadWatch.Watched watched;
     private volatile boolean running = true;
+    /** Whether the request being served was handed on (to the engine): from then on it is not this thread's to answer. */
+    private boolean handedOn;
 
     /**
      * @param name       the thread's name
      * @param maxClients clients that may be connected at once
+     * @param watch      watches the thread
      */
-    ClientRequestThread(final String name, final int maxClients)
+    ClientRequestThread(final String name, final int maxClients, final ThreadWatch watch)
     {
         this.queue = new ParkingQueue<>(Math.max(2, maxClients), 1);
         this.thread = Thread.ofPlatform().name(name).daemon(true).unstarted(this);
+        this.watched = watch.watch(name);
+        watched.thread(thread);
     }
 
     /** Starts the thread: the last thing a subclass's constructor does, once its own fields are set. */
@@ -57,13 +72,52 @@ abstract class ClientRequestThread implements Runnable
             }
             if (client != null)
             {
-                serve(client);
+                handedOn = false;
+                watched.begin();
+                try
+                {
+                    serve(client);
+                }
+                catch (final Throwable failure)
+                {
+                    failed(client, failure);
+                }
+                finally
+                {
+                    watched.end();
+                }
             }
         }
     }
 
+    /** The request went on to another thread, which answers it. */
+    final void handedOn()
+    {
+        handedOn = true;
+    }
+
+    private void failed(final RemoteClient client, final Throwable failure)
+    {
+        watched.failed();
+        try
+        {
+            LOG.log(System.Logger.Level.ERROR, "thread " + thread.getName() + " failed on a request of IPC client " + client.clientId()
+                + "; it is answered INTERNAL_ERROR and the thread carries on", failure);
+            if (!handedOn && client.inFlightAcquire())
+            {
+                client.complete(RequestStatus.INTERNAL_ERROR, 0, 0, 0, 0, 0);
+            }
+        }
+        catch (final Throwable again)
+        {
+            // The answer itself failed (its ring faulted too): the engine drops the client when it next looks at it.
+            LOG.log(System.Logger.Level.ERROR, "answering the failed request of IPC client " + client.clientId() + " failed too", again);
+        }
+    }
+
     /**
-     * Does the client's request and answers it, or hands it on; on this thread, and must not throw.
+     * Does the client's request and answers it, or hands it on ({@link #handedOn}); on this thread.
+     * Whatever it throws is answered INTERNAL_ERROR unless the request was handed on.
      *
      * @param client the client
      */
@@ -73,6 +127,7 @@ abstract class ClientRequestThread implements Runnable
     void stop()
     {
         running = false;
+        watched.stopping();
         thread.interrupt();
         try
         {

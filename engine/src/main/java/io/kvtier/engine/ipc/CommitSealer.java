@@ -23,9 +23,9 @@ final class CommitSealer extends ClientRequestThread
     private final PagePool pool;
     private final Pipeline pipeline;
 
-    CommitSealer(final PagePool pool, final Pipeline pipeline, final int maxClients)
+    CommitSealer(final PagePool pool, final Pipeline pipeline, final int maxClients, final io.kvtier.engine.status.ThreadWatch watch)
     {
-        super("kvtier-ipc-seal", maxClients);
+        super("kvtier-ipc-seal", maxClients, watch);
         this.pool = pool;
         this.pipeline = pipeline;
         start();
@@ -38,11 +38,13 @@ final class CommitSealer extends ClientRequestThread
         {
             seal(client, client.requestFirst(), client.requestCount());
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
-            // The commit still goes to the engine, which answers pages whose seal is missing as corrupt.
+            // The commit still goes to the engine, which answers pages whose seal is missing as corrupt: none becomes
+            // visible. An Error too: a pool truncated under the mapping faults here (SIGBUS, an InternalError).
             LOG.log(System.Logger.Level.ERROR, "sealing a commit of IPC client " + client.clientId() + " failed", ex);
         }
+        handedOn();
         if (!pipeline.publish(client, RequestOp.COMMIT, client.requestFirst(), client.requestCount()))
         {
             client.complete(RequestStatus.CLOSED, 0, 0, 0, 0, 0);

@@ -81,9 +81,9 @@ final class DeviceCopier extends ClientRequestThread
     private long[] wholeOffsets = new long[64];
     private final EngineCounters counters;
 
-    DeviceCopier(final PagePool pool, final CommitSealer sealer, final int maxClients)
+    DeviceCopier(final PagePool pool, final CommitSealer sealer, final int maxClients, final io.kvtier.engine.status.ThreadWatch watch)
     {
-        super("kvtier-device", maxClients);
+        super("kvtier-device", maxClients, watch);
         this.pool = pool;
         this.metadata = pool.metadata();
         this.poolData = pool.frames().data();
@@ -119,15 +119,17 @@ final class DeviceCopier extends ClientRequestThread
                 default -> throw new IllegalStateException("not a device operation: " + MessageType.name(type));
             }
         }
-        catch (final RuntimeException | InternalError ex)
+        catch (final RuntimeException | Error ex)
         {
             // An InternalError is a fault HotSpot caught in a copy: a client's buffer file shrank under its mapping (SIGBUS).
             LOG.log(System.Logger.Level.ERROR, MessageType.name(type) + " of IPC client " + client.clientId() + " failed"
                 + (ex instanceof InternalError ? ": its KV buffer faulted during the copy (a host file truncated under the mapping?)" : ""), ex);
             if (type == MessageType.DEVICE_SAVE)
             {
-                // The pages were not all written: every reservation of the request is given back, none made visible.
+                // The pages were not all written: every reservation of the request is given back through the commit path
+                // (no length, so none is made visible), and the request is answered INTERNAL_ERROR, as section 10 says.
                 Arrays.fill(client.lengths(), client.requestFirst(), client.requestFirst() + client.requestCount(), 0);
+                client.answerInternalError();
                 commit(client);
             }
             else
@@ -672,6 +674,7 @@ final class DeviceCopier extends ClientRequestThread
 
     private void commit(final RemoteClient client)
     {
+        handedOn();
         if (!sealer.offer(client))
         {
             throw new IllegalStateException("the commit sealer's queue is full, which one request per client rules out");

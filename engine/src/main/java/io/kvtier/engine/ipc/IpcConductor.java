@@ -19,6 +19,7 @@ import io.kvtier.engine.pool.CountersDescriptor;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.engine.status.ThreadWatch;
 import io.kvtier.client.protocol.HandshakeDescriptor;
 import io.kvtier.client.protocol.LittleEndian;
 import io.kvtier.nativeaccess.libc.LibC;
@@ -91,6 +92,7 @@ final class IpcConductor implements EngineDuty
     private final long keepAliveNanos;
     private final IdleStrategy idle;
     private final IdleStrategy.WorkCheck anyWork = this::anyWork;
+    private final ThreadWatch threads;
     private final CommitSealer sealer;
     private final DeviceCopier deviceCopier;
     private IdleStrategy.WorkCheck ringHasWork;
@@ -142,8 +144,9 @@ final class IpcConductor implements EngineDuty
         this.clientTimeoutNanos = settings.clientTimeout().toNanos();
         this.keepAliveNanos = settings.sessionTimeout().toNanos() / 4;
         this.idle = new IdleStrategy(settings.idleStrategy(), IdleStrategy.MAX_SLEEP_NANOS);
-        this.sealer = new CommitSealer(pool, pipeline, settings.maxClients());
-        this.deviceCopier = new DeviceCopier(pool, sealer, settings.maxClients());
+        this.threads = new ThreadWatch(new Counters(pool.counters()), settings.stuckAfter().toNanos());
+        this.sealer = new CommitSealer(pool, pipeline, settings.maxClients(), threads);
+        this.deviceCopier = new DeviceCopier(pool, sealer, settings.maxClients(), threads);
     }
 
     /** Any thread: asks the adapter to disconnect every client (CLOSED) and stop; see {@link #awaitStopped}. */
@@ -226,6 +229,7 @@ final class IpcConductor implements EngineDuty
         {
             lastHousekeepingNanos = now;
             handshakes.expire(now);
+            threads.check(now);
         }
         for (int i = 0; i < clients.size(); i++)
         {

@@ -47,10 +47,11 @@ public final class IpcServer implements AutoCloseable
      * @param sessionTimeout {@code lease.session-timeout}, which the IPC adapter renews for live clients
      * @param allowedNamespaces {@code ipc.allowed-namespaces}
      * @param maxClients     {@code ipc.max-clients}
+     * @param stuckAfter     {@code health.stuck-after}: how long one request may keep the sealer or the device thread busy
      */
     public record Settings(Path socketPath, int[] allowedUids, int[] allowedGids, String group, int ringBytes, IdleStrategy.Kind idleStrategy,
                            Duration clientTimeout, int maxKeys, Duration sessionTimeout, String allowedNamespaces,
-                           int maxClients)
+                           int maxClients, Duration stuckAfter)
     {
         /**
          * @param config the engine's settings
@@ -68,7 +69,8 @@ public final class IpcServer implements AutoCloseable
             return new Settings(config.get(EngineSettings.IPC_SOCKET_PATH), config.get(EngineSettings.IPC_ALLOWED_UIDS).clone(),
                 config.get(EngineSettings.IPC_ALLOWED_GIDS).clone(), config.get(EngineSettings.IPC_GROUP), ringBytes,
                 config.get(EngineSettings.IPC_IDLE_STRATEGY), config.get(EngineSettings.IPC_CLIENT_TIMEOUT), maxKeys, config.sessionTimeout(),
-                config.get(EngineSettings.IPC_ALLOWED_NAMESPACES), config.get(EngineSettings.IPC_MAX_CLIENTS));
+                config.get(EngineSettings.IPC_ALLOWED_NAMESPACES), config.get(EngineSettings.IPC_MAX_CLIENTS),
+                config.get(EngineSettings.HEALTH_STUCK_AFTER));
         }
     }
 

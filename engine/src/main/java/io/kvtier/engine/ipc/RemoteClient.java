@@ -96,6 +96,7 @@ final class RemoteClient implements ClientPort
     private int requestCount;
     private long requestTag;
     private RequestStatus internalOutcome;
+    private boolean answerInternalError;
     @SuppressWarnings("unused")
     private volatile int inFlight;
     private boolean responseLost;
@@ -448,6 +449,7 @@ final class RemoteClient implements ClientPort
         requestFirst = first;
         requestCount = count;
         internalOutcome = null;
+        answerInternalError = false;
         IN_FLIGHT.setRelease(this, 1);
     }
 
@@ -477,6 +479,15 @@ final class RemoteClient implements ClientPort
     int requestCount()
     {
         return requestCount;
+    }
+
+    /**
+     * The request failed where it was being served (a device copy faulted): whatever the engine does
+     * with its slots (a failed save's reservations are given back), it is answered INTERNAL_ERROR.
+     */
+    void answerInternalError()
+    {
+        answerInternalError = true;
     }
 
     /** The engine refused the publication (it stopped): the request is not in flight after all. */
@@ -604,8 +615,9 @@ final class RemoteClient implements ClientPort
             return;
         }
         // RequestStatus ordinals are the protocol's codes 0..4 (OK, LEASE_EXPIRED, CLOSED, INVALID, INTERNAL_ERROR).
-        final int code = status.ordinal();
-        final int entries = code == ErrorCode.OK.code() && requestOp != RequestOp.FLUSH && requestOp != RequestOp.CLOSE ? requestCount : 0;
+        final int code = answerInternalError && status == RequestStatus.OK ? RequestStatus.INTERNAL_ERROR.ordinal() : status.ordinal();
+        final boolean ok = code == ErrorCode.OK.code();
+        final int entries = ok && requestOp != RequestOp.FLUSH && requestOp != RequestOp.CLOSE ? requestCount : 0;
         final int length = ResponseDescriptor.length(entries);
         final long offset = responses.tryClaim(requestType, length);
         if (offset < 0)
@@ -614,8 +626,10 @@ final class RemoteClient implements ClientPort
         }
         else
         {
-            final ResponseEncoder encoder = responseEncoder.wrap(ring, offset)
-                .header(length, requestType, requestId, code, resultCount, requestFirst, entries, l2Pages, l3Pages, fromPool, fromL3);
+            // A refusal carries no counts (a REGISTER_KV refused carries its detail in Result Count).
+            final int result = ok || requestType == io.kvtier.client.protocol.MessageType.REGISTER_KV ? resultCount : 0;
+            final ResponseEncoder encoder = responseEncoder.wrap(ring, offset).header(length, requestType, requestId, code, result,
+                ok ? requestFirst : 0, entries, ok ? l2Pages : 0, ok ? l3Pages : 0, ok ? fromPool : 0, ok ? fromL3 : 0);
             for (int i = 0; i < entries; i++)
             {
                 final int slot = requestFirst + i;

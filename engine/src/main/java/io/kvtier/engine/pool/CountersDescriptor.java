@@ -46,7 +46,9 @@ package io.kvtier.engine.pool;
  * reader may cache names by id. The engine's ids are those of
  * {@link io.kvtier.engine.status.EngineCounter}, but nothing here needs that enum; ids from
  * {@link #FIRST_TIER_INFO_ID} hold one info record per configured tier, in order, named
- * {@code tier_<name>}, whose description is the tier's type and its {@code describe()} line.
+ * {@code tier_<name>}, whose description is the tier's type and its {@code describe()} line; ids from
+ * {@link #FIRST_THREAD_ID} one gauge per watched engine thread, named {@code thread_<name>}: 0 runs, 1
+ * stuck, 2 dead ({@code io.kvtier.engine.status.ThreadWatch}).
  */
 public final class CountersDescriptor
 {
@@ -80,6 +82,9 @@ public final class CountersDescriptor
 
     /** Type id: not a number but a fact, in the description (a tier's I/O path, say); the value stays 0. */
     public static final int TYPE_INFO = 3;
+
+    /** The id of the first watched thread's gauge; the others follow (at most 32). */
+    public static final int FIRST_THREAD_ID = 416;
 
     /** The id of the first tier's info record; the tiers' follow in configuration order (at most 30). */
     public static final int FIRST_TIER_INFO_ID = 448;

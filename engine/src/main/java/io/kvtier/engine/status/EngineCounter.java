@@ -149,7 +149,16 @@ public enum EngineCounter
         "Bytes copied between pool pages and IPC clients' KV buffers, both ways (DEVICE_LOAD and DEVICE_SAVE)."),
     /** Connections the IPC socket could not accept (out of descriptors or memory); it keeps listening. */
     IPC_ACCEPT_ERRORS(46, "ipc_accept_errors", Type.COUNTER,
-        "Connections the IPC socket could not accept (out of descriptors or memory); it keeps listening.");
+        "Connections the IPC socket could not accept (out of descriptors or memory); it keeps listening."),
+    /** Watched engine threads busy with one piece of work past health.stuck-after. */
+    THREADS_STUCK(47, "threads_stuck", Type.GAUGE,
+        "Watched engine threads busy with one piece of work past health.stuck-after (each thread_<name> gauge says which)."),
+    /** Watched engine threads that ended while the engine runs. */
+    THREADS_DEAD(48, "threads_dead", Type.GAUGE,
+        "Watched engine threads that ended while the engine runs (each thread_<name> gauge says which)."),
+    /** Requests an engine thread failed unexpectedly on and answered INTERNAL_ERROR, carrying on. */
+    THREAD_FAILURES(49, "thread_failures", Type.COUNTER,
+        "Requests an engine thread failed on unexpectedly (an exception or error) and answered INTERNAL_ERROR, carrying on.");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */
     public enum Type

@@ -53,7 +53,7 @@ class DeviceCopierTest
     {
         pool = PagePool.create(directory.resolve("pool"), 4096, 4, 64, 2, Duration.ofSeconds(30));
         // Loads never reach the sealer; saves are IpcDeviceCopyTest's.
-        copier = new DeviceCopier(pool, null, 2);
+        copier = new DeviceCopier(pool, null, 2, new io.kvtier.engine.status.ThreadWatch(new io.kvtier.engine.pool.Counters(pool.counters()), java.util.concurrent.TimeUnit.SECONDS.toNanos(60)));
         arena = Arena.ofShared();
     }
 

@@ -321,8 +321,12 @@ class IpcDeviceCopyTest
             final Answer saveFaulted = call(client, MessageType.RESERVE, 4, keys(0xA300, 1), keys(0xA400, 1));
             assertThat(saveFaulted.pageStatuses()).containsOnly(PageEntryStatus.RESERVED);
             final Answer notSaved = await(client, client.sendDeviceCopy(MessageType.DEVICE_SAVE, layout, 4, 1, new int[] {0}, new int[] {64}));
-            assertThat(notSaved.pageStatuses()).as("a save that faulted commits nothing").containsOnly(PageEntryStatus.INVALID);
-            assertThat(call(client, MessageType.LOOKUP, 8, keys(0xA300, 1), keys(0xA400, 1)).poolPages()).isZero();
+            assertThat(notSaved.status()).as("a save that faulted is answered as section 10 says").isEqualTo(ErrorCode.INTERNAL_ERROR.code());
+            assertThat(notSaved.pageIds()).as("an error carries no entries").isEmpty();
+            assertThat(call(client, MessageType.LOOKUP, 8, keys(0xA300, 1), keys(0xA400, 1)).poolPages()).as("and commits nothing").isZero();
+            assertThat(call(client, MessageType.RESERVE, 4, keys(0xA300, 1), keys(0xA400, 1)).pageStatuses())
+                .as("its reservation was given back: the key is free to reserve again").containsOnly(PageEntryStatus.RESERVED);
+            assertThat(await(client, client.send(MessageType.ABORT, 4, 1, 0)).status()).isEqualTo(ErrorCode.OK.code());
 
             // The engine and the client carry on: the pages it pinned are still there, and STATS answers.
             assertThat(await(client, client.send(MessageType.RELEASE, 0, 2, 0)).resultCount()).isEqualTo(2);
