@@ -8,6 +8,7 @@ import io.kvtier.bench.workload.ProcessWorkloadClient;
 import io.kvtier.bench.workload.WorkloadReport;
 import io.kvtier.bench.workload.WorkloadRunner;
 import io.kvtier.engine.Engine;
+import io.kvtier.engine.config.ConfigFile;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.client.Namespace;
 import io.kvtier.engine.tier.TierHandle;
@@ -26,8 +27,10 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.Optional;
@@ -36,7 +39,9 @@ import java.util.stream.Stream;
 /**
  * {@code kvtier demo}: the engine on an embedded default. A small pool and a POSIX L3 in a temporary
  * directory serve a synthetic multi-turn chat workload whose page bytes derive from their keys, so
- * every byte read back is checked.
+ * every byte read back is checked. The L3 may be any tier type instead ({@code --l3 TYPE}): the demo
+ * gives the POSIX and Mooncake tiers the settings a short run needs, and any other type none, so a
+ * plugin's author passes its settings with {@code --set tier.l3.KEY=VALUE}.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = {
@@ -48,7 +53,10 @@ import java.util.stream.Stream;
             + " attached over the socket and the shared-memory rings, reading and writing pages in place in the mapped pool;"
             + " the workload, the byte checks and the summary are the same.",
         "With --l3 mooncake the L3 tier is a Mooncake Store (docs/plugins/mooncake.md): the demo starts mooncake_master on loopback"
-            + " from $KVTIER_MOONCAKE_HOME, or uses the master --mooncake-master names."})
+            + " from $KVTIER_MOONCAKE_HOME, or uses the master --mooncake-master names.",
+        "With --l3 TYPE for any other type, the L3 tier is that provider's, from the class path or from plugins.dir"
+            + " (--set plugins.dir=DIR, or --config FILE): the demo gives it no settings of its own, so pass the tier's with"
+            + " --set tier.l3.KEY=VALUE (docs/writing-a-tier.md). The summary names each tier's type and its describe() line."})
 public final class DemoCommand implements Callable<Integer>
 {
     /** The lease of the master the demo starts: Mooncake's default. */
@@ -60,11 +68,14 @@ public final class DemoCommand implements Callable<Integer>
         auto, always, never
     }
 
-    /** Which L3 tier the demo runs. */
-    enum L3Kind
-    {
-        posix, mooncake
-    }
+    /** The built-in L3 type the demo runs by default, in a temporary directory of its own. */
+    static final String POSIX = "posix";
+
+    /** The L3 type whose master the demo can start itself. */
+    static final String MOONCAKE = "mooncake";
+
+    /** The L3 tier's type setting, which --l3 sets. */
+    private static final String L3_TYPE_KEY = EngineConfig.TIER_PREFIX + "l3.type";
 
     /** Which client library the --ipc clients use. */
     enum ClientKind
@@ -102,11 +113,16 @@ public final class DemoCommand implements Callable<Integer>
     @Option(names = "--l3-dir", paramLabel = "DIR", description = "Directory of the POSIX L3 tier. Default: a new temporary directory, removed at the end.")
     Path l3Dir;
 
-    @Option(names = "--l3", defaultValue = "posix", paramLabel = "TYPE",
-        description = "The L3 tier: posix (files in --l3-dir) or mooncake (a Mooncake Store: a master started from $KVTIER_MOONCAKE_HOME on"
-            + " loopback, or the one --mooncake-master names; the library from KVTIER_MOONCAKE_LIB or KVTIER_MOONCAKE_HOME)."
-            + " Default: ${DEFAULT-VALUE}.")
-    L3Kind l3Kind;
+    @Option(names = "--l3", paramLabel = "TYPE",
+        description = "The L3 tier's type: posix (files in --l3-dir), mooncake (a Mooncake Store: a master started from $KVTIER_MOONCAKE_HOME on"
+            + " loopback, or the one --mooncake-master names; the library from KVTIER_MOONCAKE_LIB or KVTIER_MOONCAKE_HOME), or any other"
+            + " tier provider on the class path or in plugins.dir, given no settings by the demo (pass them with --set tier.l3.KEY=VALUE)."
+            + " Default: tier.l3.type when --set or --config gives it, else posix.")
+    String l3Type;
+
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+        description = "Settings file (key = value lines; see docs/config.md), over the demo's own defaults; --set overrides it.")
+    Path configFile;
 
     @Option(names = "--mooncake-master", paramLabel = "HOST:PORT",
         description = "With --l3 mooncake, the master to use instead of starting one.")
@@ -151,11 +167,15 @@ public final class DemoCommand implements Callable<Integer>
             // The demo's own summary says what happened; engine start-up chatter would only bury it.
             Logging.atLeast(java.util.logging.Level.WARNING);
         }
-        if (mooncakeMaster != null && l3Kind != L3Kind.mooncake)
+        // The file's settings and --set's, which override the demo's defaults below.
+        final Map<String, String> given = new LinkedHashMap<>(configFile == null ? Map.of() : ConfigFile.read(configFile));
+        given.putAll(settings.settings());
+        final String tierType = l3Type(given);
+        if (mooncakeMaster != null && !tierType.equals(MOONCAKE))
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "--mooncake-master needs --l3 mooncake");
         }
-        if (l3Dir != null && l3Kind != L3Kind.posix)
+        if (l3Dir != null && !tierType.equals(POSIX))
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "--l3-dir is the POSIX tier's directory: it needs --l3 posix");
         }
@@ -166,7 +186,7 @@ public final class DemoCommand implements Callable<Integer>
         try
         {
             final String mooncakeAddress;
-            if (l3Kind == L3Kind.mooncake && mooncakeMaster == null)
+            if (tierType.equals(MOONCAKE) && mooncakeMaster == null)
             {
                 final Optional<Path> home = MooncakeMaster.homeFromEnvironment(System.getenv());
                 if (home.isEmpty())
@@ -191,24 +211,27 @@ public final class DemoCommand implements Callable<Integer>
             {
                 mooncakeAddress = mooncakeMaster;
             }
-            final Path l3 = l3Kind == L3Kind.mooncake ? null : l3Dir != null ? l3Dir : (temporaryL3 = Files.createTempDirectory("kvtier-demo-l3-"));
             final Map<String, String> config = new LinkedHashMap<>();
             final Path poolPath = defaultPoolDirectory().resolve("kvtier-demo-" + ProcessHandle.current().pid());
             config.put(EngineConfig.POOL_PATH, poolPath.toString());
             config.put(EngineConfig.POOL_SIZE, poolSize.toString());
             config.put(EngineConfig.POOL_PAGE_SIZE, pageSize.toString());
-            if (l3Kind == L3Kind.mooncake)
+            config.put(L3_TYPE_KEY, tierType);
+            // Each tier type takes its own settings: the demo's go only to the type they are for, and the
+            // file's and --set's override them. Any other type gets none: its author knows what it needs.
+            if (tierType.equals(MOONCAKE))
             {
-                config.put("tier.l3.type", "mooncake");
                 config.put("tier.l3.master", mooncakeAddress);
                 // The demo keeps some 15,000 frames of 20 KiB: this node's segment holds them all.
                 config.put("tier.l3.global-segment-size", "512MiB");
                 config.put("tier.l3.key-prefix", "kvtier-demo/");
             }
-            else
+            else if (tierType.equals(POSIX))
             {
-                config.put("tier.l3.type", "posix");
-                config.put("tier.l3.dir", l3.toString());
+                if (l3Dir != null || !given.containsKey("tier.l3.dir"))
+                {
+                    config.put("tier.l3.dir", (l3Dir != null ? l3Dir : (temporaryL3 = Files.createTempDirectory("kvtier-demo-l3-"))).toString());
+                }
                 // The demo keeps some 15,000 pages: one fan-out level (256 directories, made at start) holds
                 // them fine, where the default two would have the tier make 65,792 directories for a 2 s run.
                 config.put("tier.l3.fanout-levels", "1");
@@ -219,11 +242,11 @@ public final class DemoCommand implements Callable<Integer>
                 config.put(IpcSettings.ENABLED, "true");
                 config.put(IpcSettings.SOCKET_PATH, socketPath.toString());
             }
-            config.putAll(settings.settings());
+            config.putAll(given);
             final EngineConfig engineConfig = EngineConfig.from(config);
             final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed, conversations));
             final WorkloadReport report;
-            final Map<String, TierUsage> usage = new LinkedHashMap<>();
+            final List<L3Summary> l3Tiers = new ArrayList<>();
             try (Engine engine = Engine.start(engineConfig))
             {
                 // Ctrl-C ends the JVM (exit code 130) without unwinding this method: close the engine and
@@ -277,9 +300,9 @@ public final class DemoCommand implements Callable<Integer>
                 }
                 for (final TierHandle tier : engine.tiers())
                 {
-                    usage.put(tier.name(), tier.tier().usage());
+                    l3Tiers.add(L3Summary.of(tier, engineConfig));
                 }
-                print(out, report, engineConfig, l3 != null ? "POSIX L3 in " + l3 : "Mooncake L3 on master " + mooncakeAddress, usage);
+                print(out, report, engineConfig, l3Tiers);
             }
             return exitCode(report);
         }
@@ -320,19 +343,85 @@ public final class DemoCommand implements Callable<Integer>
         return report.pagesCorrupt() > 0 ? ExitCode.CORRUPT : ExitCode.OK;
     }
 
-    private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final String l3, final Map<String, TierUsage> usage)
+    /**
+     * @param given the settings of --config and --set
+     * @return the L3 tier's type: --l3's, else tier.l3.type's, else posix
+     * @throws CommandLine.ParameterException if --l3 and tier.l3.type name different types
+     */
+    private String l3Type(final Map<String, String> given)
+    {
+        final String set = given.containsKey(L3_TYPE_KEY) ? given.get(L3_TYPE_KEY).strip() : null;
+        if (l3Type != null && set != null && !set.equals(l3Type.strip()))
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--l3 " + l3Type + " and " + L3_TYPE_KEY + " = " + set
+                + " name different tier types: give the type once");
+        }
+        return l3Type != null ? l3Type.strip() : set != null ? set : POSIX;
+    }
+
+    /**
+     * What the summary says of one L3 tier, taken while the engine runs.
+     *
+     * @param name        its configured name
+     * @param type        its type
+     * @param description its type and describe() line, as the engine recorded them at start
+     * @param settings    its settings, without the tier.NAME. prefix
+     * @param usage       how full it is, or null when usage() failed
+     * @param usageError  what usage() threw, or null
+     */
+    record L3Summary(String name, String type, String description, Map<String, String> settings, TierUsage usage, String usageError)
+    {
+        /**
+         * @param tier   a started tier
+         * @param config the engine's settings
+         * @return its summary; a tier whose usage() throws is reported with what it threw, not a stack trace
+         */
+        static L3Summary of(final TierHandle tier, final EngineConfig config)
+        {
+            final Map<String, String> settings = config.tiers().stream().filter(t -> t.name().equals(tier.name()))
+                .map(EngineConfig.TierSettings::settings).findFirst().orElse(Map.of());
+            TierUsage usage = null;
+            String error = null;
+            try
+            {
+                usage = tier.tier().usage();
+                if (usage == null)
+                {
+                    error = "usage() returned null";
+                }
+            }
+            catch (final RuntimeException | LinkageError | AssertionError | StackOverflowError ex)
+            {
+                error = "usage() threw " + ex;
+            }
+            return new L3Summary(tier.name(), tier.type(), tier.description(), settings, usage, error);
+        }
+
+        /** @return where the tier keeps its objects, for the banner: the master of a Mooncake tier, else nothing */
+        String where()
+        {
+            return type.equals(MOONCAKE) && settings.containsKey("master") ? " on master " + settings.get("master") : "";
+        }
+    }
+
+    private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final List<L3Summary> l3Tiers)
         throws IOException
     {
         if (!json)
         {
+            final StringBuilder tiers = new StringBuilder();
+            for (final L3Summary tier : l3Tiers)
+            {
+                tiers.append(", L3 tier ").append(tier.name()).append(" (").append(tier.description()).append(')').append(tier.where());
+            }
             out.println("kvtier demo: pool " + config.pageCount() + " pages of " + ConfigValues.formatSize(config.pageSize())
-                + " in " + config.poolPath() + ", " + l3 + ", write policy " + config.writePolicy().configName() + ", eviction policy " + config.evictionPolicy()
+                + " in " + config.poolPath() + tiers + ", write policy " + config.writePolicy().configName() + ", eviction policy " + config.evictionPolicy()
                 + ", prefetch " + config.prefetchMode().configName() + ", clients " + clientTransport());
             out.print(report.toText());
-            for (final Map.Entry<String, TierUsage> tier : usage.entrySet())
+            for (final L3Summary tier : l3Tiers)
             {
-                out.println("L3 tier " + tier.getKey() + ": " + tier.getValue().objects() + " objects, "
-                    + String.format(java.util.Locale.ROOT, "%.1f MiB", tier.getValue().usedBytes() / 1048576.0));
+                out.println("L3 tier " + tier.name() + " (" + tier.type() + "): " + (tier.usage() == null ? tier.usageError()
+                    : tier.usage().objects() + " objects, " + String.format(java.util.Locale.ROOT, "%.1f MiB", tier.usage().usedBytes() / 1048576.0)));
             }
             out.println(report.pagesCorrupt() == 0 ? "every page read back matched what was written" : "CORRUPT PAGES FOUND");
             out.flush();
@@ -355,20 +444,28 @@ public final class DemoCommand implements Callable<Integer>
                     g.writeStringField("prefetch", config.prefetchMode().configName());
                     g.writeStringField("client_transport", clientTransport());
                     g.writeObjectFieldStart("l3");
-                    for (final Map.Entry<String, TierUsage> tier : usage.entrySet())
+                    for (final L3Summary tier : l3Tiers)
                     {
-                        g.writeObjectFieldStart(tier.getKey());
-                        g.writeStringField("type", l3Kind.name());
-                        if (l3Kind == L3Kind.mooncake)
+                        g.writeObjectFieldStart(tier.name());
+                        g.writeStringField("type", tier.type());
+                        g.writeStringField("description", tier.description());
+                        // Where the two tier types the demo configures itself keep their objects, as before.
+                        for (final String key : List.of("master", "dir"))
                         {
-                            g.writeStringField("master", tierSetting(config, tier.getKey(), "master"));
+                            if (tier.settings().containsKey(key))
+                            {
+                                g.writeStringField(key, tier.settings().get(key));
+                            }
+                        }
+                        if (tier.usage() != null)
+                        {
+                            g.writeNumberField("objects", tier.usage().objects());
+                            g.writeNumberField("used_bytes", tier.usage().usedBytes());
                         }
                         else
                         {
-                            g.writeStringField("dir", tierSetting(config, tier.getKey(), "dir"));
+                            g.writeStringField("usage_error", tier.usageError());
                         }
-                        g.writeNumberField("objects", tier.getValue().objects());
-                        g.writeNumberField("used_bytes", tier.getValue().usedBytes());
                         g.writeEndObject();
                     }
                     g.writeEndObject();
@@ -381,11 +478,6 @@ public final class DemoCommand implements Callable<Integer>
         }
         out.println();
         out.flush();
-    }
-
-    private static String tierSetting(final EngineConfig config, final String tier, final String key)
-    {
-        return config.tiers().stream().filter(t -> t.name().equals(tier)).map(t -> t.settings().get(key)).findFirst().orElse("");
     }
 
     /** @return how the clients reach the engine: in-process sessions, or processes over IPC with a client library */

@@ -43,7 +43,8 @@ public final class ExitCode
         MEANINGS.put(USAGE, "invalid command line or input file (a bad option value names the option and the value;"
             + " a malformed trace: FILE:LINE:COLUMN: what is wrong)");
         MEANINGS.put(CONFIG, "invalid configuration (the message names key, value and what is allowed;"
-            + " also a pool.path that is a directory, not a pool, or too large for its filesystem)");
+            + " also a pool.path that is a directory, not a pool, or too large for its filesystem, a config file"
+            + " that is not UTF-8 text, and a tier plugin that fails at start, named with what it did)");
         MEANINGS.put(UNAVAILABLE, "environment refused (pool file owned by a live engine, unusable path)");
         MEANINGS.put(CORRUPT, "integrity failure (a page read back did not match what was written)");
         MEANINGS.put(INTERRUPTED, "interrupted");

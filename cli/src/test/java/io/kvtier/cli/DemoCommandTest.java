@@ -4,9 +4,13 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,6 +69,66 @@ class DemoCommandTest
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         assertThat(result.out()).contains("pages verified").contains("hit in L3").contains("every page read back matched")
             .contains("client time").contains("lookup").contains("commit");
+        assertThat(result.out()).as("the banner names the tier, its type and its describe() line")
+            .containsPattern("kvtier demo: pool \\d+ pages of 8KiB in \\S+, L3 tier l3 \\(posix: io=\\S+.*, dir=\\S+kvtier-demo-l3-\\d+\\), write policy ")
+            .containsPattern("\nL3 tier l3 \\(posix\\): \\d+ objects, ");
+    }
+
+    @Test
+    void shouldRunTheDemoOnATierFromAPluginJarGivingItNoneOfThePosixSettings(@TempDir final Path scratch) throws IOException
+    {
+        final Path plugins = scratch.resolve("plugins");
+        ThirdPartyPlugin.memoryTier(plugins.resolve("memory-tier").resolve("kvtier-memory-tier-1.0.0.jar"), scratch);
+        final List<String> run = List.of("demo", "--json", "--progress", "never", "--conversations", "40", "--pool-size", "4MiB", "--page-size", "8KiB",
+            "--set", "plugins.dir=" + plugins);
+
+        // The way it was reported: the type as a setting, to which the demo used to add the POSIX tier's settings.
+        final CliFixture.Result bySetting = CliFixture.run(concat(run, "--set", "tier.l3.type=memory", "--set", "tier.l3.capacity=64MiB"));
+        assertThat(bySetting.exitCode()).as("stderr: %s", bySetting.err()).isEqualTo(ExitCode.OK);
+        assertThat(bySetting.out()).contains("\"type\":\"memory\"");
+
+        // Or by --l3, with no setting at all.
+        final CliFixture.Result byOption = CliFixture.run(concat(run, "--l3", "memory"));
+        assertThat(byOption.exitCode()).as("stderr: %s", byOption.err()).isEqualTo(ExitCode.OK);
+        final Map<String, Double> summary = topLevelNumbers(byOption.out());
+        assertThat(summary.get("pages_corrupt")).isZero();
+        assertThat(summary.get("hit_rate_l3")).as("pages came back from the plugin's tier").isPositive();
+        assertThat(byOption.out()).contains("\"l3\":{\"l3\":{\"type\":\"memory\",\"description\":\"memory: objects on the Java heap\",\"objects\":");
+    }
+
+    @Test
+    void shouldTakeThePluginAndItsTierFromAConfigFileAndNameTheTierInTheSummary(@TempDir final Path scratch) throws IOException
+    {
+        final Path plugins = scratch.resolve("plugins");
+        ThirdPartyPlugin.memoryTier(plugins.resolve("memory-tier.jar"), scratch);
+        final Path config = Files.writeString(scratch.resolve("kvtier.conf"), "plugins.dir = " + plugins + "\ntier.l3.type = memory\ntier.l3.capacity = 64MiB\n");
+        final CliFixture.Result result = CliFixture.run("demo", "--progress", "never", "--conversations", "12", "--pool-size", "2MiB", "--page-size", "8KiB",
+            "--config", config.toString());
+        assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
+        assertThat(result.out()).contains(", L3 tier l3 (memory: objects on the Java heap), write policy ").contains("\nL3 tier l3 (memory): ")
+            .doesNotContain("POSIX").contains("every page read back matched");
+    }
+
+    @Test
+    void shouldNameAnUnknownL3TypeAndTheTypesThereAre()
+    {
+        final CliFixture.Result result = CliFixture.run("demo", "--progress", "never", "--l3", "acme-dir");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.CONFIG);
+        assertThat(result.err()).contains("invalid tier.l3.type = \"acme-dir\": no tier plugin of that type on the class path")
+            .containsPattern("available types: \\[.*mooncake, posix\\]");
+    }
+
+    @Test
+    void shouldRefuseAnL3TypeGivenTwiceDifferently()
+    {
+        final CliFixture.Result result = CliFixture.run("demo", "--progress", "never", "--l3", "mooncake", "--set", "tier.l3.type=posix");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(result.err()).contains("--l3 mooncake and tier.l3.type = posix name different tier types");
+    }
+
+    private static String[] concat(final List<String> first, final String... more)
+    {
+        return java.util.stream.Stream.concat(first.stream(), java.util.Arrays.stream(more)).toArray(String[]::new);
     }
 
     @Test

@@ -52,27 +52,11 @@ public final class Engine implements AutoCloseable
         counters.allocateAll();
         for (final TierHandle tier : tiers)
         {
-            counters.describeTier(tier.index(), tier.name(), describe(tier));
+            counters.describeTier(tier.index(), tier.name(), tier.description());
         }
         this.tiers = tiers;
         this.pipeline = new Pipeline(config, clock, pool, counters, tiers, MAX_SESSIONS);
         pipelineHolder[0] = pipeline;
-    }
-
-    /** @return the tier's type, and its own description of how it runs when it gives one */
-    private static String describe(final TierHandle tier)
-    {
-        String line;
-        try
-        {
-            line = tier.tier().describe();
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.log(System.Logger.Level.WARNING, "tier " + tier.name() + ": describe() failed", ex);
-            line = null;
-        }
-        return line == null || line.isBlank() ? tier.type() : tier.type() + ": " + line;
     }
 
     /**
@@ -84,7 +68,9 @@ public final class Engine implements AutoCloseable
      * @throws io.kvtier.engine.pool.PoolOwnedException if a live engine owns the pool file
      * @throws ConfigException if pool.path is a directory, a file that is not a pool, or on a filesystem
      *         that cannot hold the pool
-     * @throws io.kvtier.spi.TierConfigException if a tier rejects its settings
+     * @throws io.kvtier.spi.TierConfigException if a tier rejects its settings, or its plugin fails at start
+     *         (create() returns null or throws, capabilities() or describe() throws): one line naming the
+     *         tier, its type, where its plugin came from and what happened
      */
     public static Engine start(final EngineConfig config) throws IOException
     {

@@ -5,13 +5,18 @@ import io.kvtier.engine.config.EngineSettings;
 import io.kvtier.engine.tier.TierHandle;
 import io.kvtier.engine.tier.TinyPlugin;
 import io.kvtier.spi.SpiVersion;
+import io.kvtier.spi.TierConfigException;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -84,5 +89,53 @@ class EnginePluginDirectoryTest
             .isInstanceOf(ConfigException.class)
             .hasMessageContaining("tier type 'posix' is provided twice: by the class path (")
             .hasMessageContaining("and by plugin jar " + jar + "; remove one of them");
+    }
+
+    /** @return plugins that misbehave at start: what they do first in which method, a class left out of the jar, and what the error says they did */
+    static Stream<Arguments> pluginsThatFailAtStart()
+    {
+        final String at = " (at com.example.tiny.broken.Provider";
+        return Stream.of(
+            Arguments.of("create", "if (true) return null;", null,
+                "its provider com.example.tiny.broken.Provider returned null from create(), which must return a ready tier or throw"),
+            Arguments.of("create", "if (true) throw new IllegalStateException(\"cannot reach the store\");", null,
+                "create() threw java.lang.IllegalStateException: cannot reach the store" + at + ".create("),
+            Arguments.of("create", "if (true) throw new AssertionError(\"invariant\");", null,
+                "create() threw java.lang.AssertionError: invariant" + at + ".create("),
+            Arguments.of("create", "class Down { int go(final int n) { return go(n + 1) + 1; } } new Down().go(0);", null,
+                "create() threw java.lang.StackOverflowError" + at + "$1Down.go("),
+            Arguments.of("create", "com.example.shared.Helper.version();", "com.example.shared.Helper",
+                "create() threw java.lang.NoClassDefFoundError: com/example/shared/Helper" + at + ".create("),
+            Arguments.of("capabilities", "if (true) throw new UnsupportedOperationException(\"later\");", null,
+                "capabilities() threw java.lang.UnsupportedOperationException: later" + at + "$1.capabilities("),
+            Arguments.of("capabilities", "if (true) return null;", null, "capabilities() returned null"),
+            Arguments.of("describe", "if (true) throw new AssertionError(\"no words\\nfor it\");", null,
+                "describe() threw java.lang.AssertionError: no words for it" + at + "$1.describe("));
+    }
+
+    @ParameterizedTest(name = "{0}: {1}")
+    @MethodSource("pluginsThatFailAtStart")
+    void shouldRefuseToStartWithOneLineNamingTheTierItsTypeItsJarAndWhatItsPluginDid(final String method, final String statement,
+                                                                                      final String leftOut, final String what) throws Exception
+    {
+        final Path plugins = Files.createDirectories(scratch.resolve("plugins"));
+        final Path closed = scratch.resolve("closed");
+        final TinyPlugin plugin = TinyPlugin.ofType("broken").first(method, statement)
+            .first("close", "try { java.nio.file.Files.writeString(java.nio.file.Path.of(\"" + closed + "\"), \"closed\"); }"
+                + " catch (final java.io.IOException ex) { throw new java.io.UncheckedIOException(ex); }");
+        if (leftOut != null)
+        {
+            plugin.without(leftOut);
+        }
+        final Path jar = plugin.buildJar(plugins.resolve("broken.jar"), scratch);
+        final Map<String, String> settings = EngineFixture.settings("local", 16);
+        settings.put(EngineSettings.PLUGINS_DIR.key(), plugins.toString());
+        settings.put("tier.far.type", "broken");
+        assertThatThrownBy(() -> EngineFixture.start(settings).close())
+            .isInstanceOf(TierConfigException.class)
+            .hasMessageStartingWith("tier far (type broken, from plugin jar " + jar + ") failed to start: " + what)
+            .hasMessageNotContaining("\n");
+        assertThat(EngineFixture.poolPath(settings)).doesNotExist();
+        assertThat(closed).as("the tier it created, closed again").matches(file -> Files.exists(file) == !method.equals("create"));
     }
 }

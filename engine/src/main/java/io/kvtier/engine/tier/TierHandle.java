@@ -13,7 +13,9 @@ import java.util.Set;
  * @param type         its provider's type
  * @param tier         the tier
  * @param capabilities what it declared, with implications added
+ * @param description  its type and, when it gives one, its {@code describe()} line as of its start
+ *                     ({@code posix: io=libc, ...}): what the pool records and the commands print
  */
-public record TierHandle(int index, String name, String type, StorageTier tier, Set<TierCapability> capabilities)
+public record TierHandle(int index, String name, String type, StorageTier tier, Set<TierCapability> capabilities, String description)
 {
 }

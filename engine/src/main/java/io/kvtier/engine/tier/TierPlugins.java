@@ -307,7 +307,7 @@ public final class TierPlugins implements AutoCloseable
             {
                 // A plugin built for another SPI may not even link; its manifest may still say why.
                 throw new ConfigException(DIR_KEY, what + ": its tier provider cannot be loaded: " + ex.getMessage()
-                    + manifestHint(jars), ex);
+                    + (ex.getCause() == null ? "" : ": " + TierRegistry.oneLine(ex.getCause())) + manifestHint(jars), ex);
             }
             if (provider.getClass().getClassLoader() != loader)
             {
@@ -335,14 +335,24 @@ public final class TierPlugins implements AutoCloseable
             type = provider.type();
             declared = provider.spiVersion();
         }
-        catch (final RuntimeException | LinkageError ex)
+        catch (final Throwable ex)
         {
+            if (ex instanceof VirtualMachineError fatal && !(ex instanceof StackOverflowError))
+            {
+                throw fatal;
+            }
+            LOG.log(System.Logger.Level.DEBUG, place + ": tier provider " + provider.getClass().getName() + " failed", ex);
             throw new ConfigException(key, place + ": tier provider " + provider.getClass().getName()
-                + " failed to give its type and SPI version: " + ex, ex);
+                + " failed to give its type and SPI version: " + TierRegistry.oneLine(ex), ex);
         }
         if (type == null || type.isBlank())
         {
             throw new ConfigException(key, place + ": tier provider " + provider.getClass().getName() + " gives no type");
+        }
+        if (declared == null)
+        {
+            throw new ConfigException(key, place + ": tier provider " + provider.getClass().getName() + " returned null from spiVersion();"
+                + " it returns new SpiVersion(SpiVersion.MAJOR, SpiVersion.MINOR)");
         }
         final String other = places.putIfAbsent(type, place);
         if (other != null)

@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Starts the configured tiers from the providers {@link TierPlugins} found: on the class path and in
@@ -21,6 +23,8 @@ import java.util.Optional;
  */
 public final class TierRegistry
 {
+    private static final System.Logger LOG = System.getLogger(TierRegistry.class.getName());
+
     /** Told when a tier drops an object by itself. */
     public interface RemovalListener
     {
@@ -59,7 +63,9 @@ public final class TierRegistry
      * @param listener    told of objects a tier drops by itself
      * @return the started tiers
      * @throws ConfigException      for an unknown type, or one whose plugin is refused (its SPI version)
-     * @throws TierConfigException  for a setting a tier rejects
+     * @throws TierConfigException  for a setting a tier rejects, or a plugin that returns null from
+     *                              {@code create()} or throws (any exception or error but the JVM's own,
+     *                              stack overflows aside) from it, {@code capabilities()} or {@code describe()}
      */
     public static List<TierHandle> start(final List<EngineConfig.TierSettings> tiers, final TierPlugins plugins, final long objectSize,
                                          final MemorySegment transferMemory, final RemovalListener listener)
@@ -98,7 +104,6 @@ public final class TierRegistry
                         return Optional.ofNullable(transferMemory);
                     }
                 };
-                final StorageTier tier;
                 // Libraries that look services up through the context class loader (gRPC, JAXB, ...) must
                 // find the plugin's own jars; threads the tier starts here inherit it too.
                 final Thread thread = Thread.currentThread();
@@ -106,26 +111,16 @@ public final class TierRegistry
                 thread.setContextClassLoader(provider.getClass().getClassLoader());
                 try
                 {
-                    tier = provider.create(new TierConfig(settings.name(), settings.settings()), context);
-                }
-                catch (final TierConfigException ex)
-                {
-                    throw ex;
-                }
-                catch (final RuntimeException ex)
-                {
-                    throw new TierConfigException("tier." + settings.name(), "tier " + settings.name() + " (" + settings.type()
-                        + ") failed to start: " + ex.getMessage(), ex);
+                    started.add(startOne(settings, provider, plugins.found().get(settings.type()).place(), context, index));
                 }
                 finally
                 {
                     thread.setContextClassLoader(engineLoader);
                 }
-                started.add(new TierHandle(index, settings.name(), settings.type(), tier, TierCapability.closure(tier.capabilities())));
             }
             return List.copyOf(started);
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
             for (final TierHandle handle : started)
             {
@@ -140,5 +135,106 @@ public final class TierRegistry
             }
             throw ex;
         }
+    }
+
+    /**
+     * Creates one tier and asks it what the engine records at start. The tier's own verdict on a setting
+     * (a {@link TierConfigException} from {@code create}) passes through as it is; anything else the
+     * plugin does wrong here, returning null or throwing any exception or error, is a tier that cannot
+     * start, reported in one line naming the tier, its type, where its plugin came from and what happened.
+     */
+    private static TierHandle startOne(final EngineConfig.TierSettings settings, final StorageTierProvider provider, final String place,
+                                       final TierContext context, final int index)
+    {
+        final StorageTier tier;
+        try
+        {
+            tier = provider.create(new TierConfig(settings.name(), settings.settings()), context);
+        }
+        catch (final TierConfigException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw failedToStart(settings, place, "create() threw", ex);
+        }
+        if (tier == null)
+        {
+            throw failedToStart(settings, place, "its provider " + provider.getClass().getName() + " returned null from create(), which must"
+                + " return a ready tier or throw a TierConfigException naming the setting at fault", null);
+        }
+        try
+        {
+            final Set<TierCapability> capabilities = ask(settings, place, "capabilities()", tier::capabilities);
+            if (capabilities == null)
+            {
+                throw failedToStart(settings, place, "capabilities() returned null; it returns an empty set for none", null);
+            }
+            final String line = ask(settings, place, "describe()", tier::describe);
+            final String description = line == null || line.isBlank() ? settings.type() : settings.type() + ": " + line;
+            return new TierHandle(index, settings.name(), settings.type(), tier, TierCapability.closure(capabilities), description);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            try
+            {
+                tier.close();
+            }
+            catch (final Throwable suppressed)
+            {
+                ex.addSuppressed(suppressed);
+            }
+            throw ex;
+        }
+    }
+
+    /** Calls a method of a just created tier, turning whatever it throws into a tier that cannot start. */
+    private static <T> T ask(final EngineConfig.TierSettings settings, final String place, final String method, final Supplier<T> call)
+    {
+        try
+        {
+            return call.get();
+        }
+        catch (final Throwable ex)
+        {
+            throw failedToStart(settings, place, method + " threw", ex);
+        }
+    }
+
+    /**
+     * @param what  what the plugin did
+     * @param cause what it threw, or null
+     * @return the configuration error that stops the start; its stack trace goes to the log at DEBUG only,
+     *         since the one line says what an operator needs
+     * @throws VirtualMachineError as it is, but for a stack overflow: the JVM itself is in trouble, not the configuration
+     */
+    private static TierConfigException failedToStart(final EngineConfig.TierSettings settings, final String place, final String what,
+                                                     final Throwable cause)
+    {
+        if (cause instanceof VirtualMachineError fatal && !(cause instanceof StackOverflowError))
+        {
+            throw fatal;
+        }
+        final String message = "tier " + settings.name() + " (type " + settings.type() + ", from " + place + ") failed to start: " + what
+            + (cause == null ? "" : " " + oneLine(cause));
+        LOG.log(System.Logger.Level.DEBUG, message, cause);
+        return new TierConfigException(EngineConfig.TIER_PREFIX + settings.name(), message, cause);
+    }
+
+    /** @return the throwable's class and message on one line, and the first frame outside the JDK, which is usually the plugin's */
+    static String oneLine(final Throwable thrown)
+    {
+        final String text = thrown.toString().replaceAll("\\s*\\R\\s*", " ");
+        for (final StackTraceElement frame : thrown.getStackTrace())
+        {
+            final String className = frame.getClassName();
+            if (!className.startsWith("java.") && !className.startsWith("jdk.") && !className.startsWith("sun."))
+            {
+                // Not the frame's toString(), which starts with the plugin's class loader name: the message names the plugin already.
+                return text + " (at " + className + "." + frame.getMethodName() + "(" + frame.getFileName() + ":" + frame.getLineNumber() + "))";
+            }
+        }
+        return text;
     }
 }

@@ -7,9 +7,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -138,6 +140,42 @@ class EngineConfigTest
             .hasMessageContaining(file.toString()).hasMessageContaining("pool.size").hasMessageContaining("lots");
         assertThatThrownBy(() -> EngineConfig.load(dir.resolve("missing.conf"), Map.of()))
             .hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void shouldNameTheFileAndTheFirstByteThatIsNotTextInABinaryFile(@TempDir final Path dir) throws Exception
+    {
+        final Path file = dir.resolve("kvtier.conf");
+        // A compressed copy of a config, say: a NUL on line 2, at offset 17.
+        Files.write(file, concat("pool.size = 8MiB\n".getBytes(StandardCharsets.UTF_8), new byte[] {0, 1, 2, (byte) 0x8b}));
+        assertThatThrownBy(() -> EngineConfig.load(file, Map.of())).isInstanceOf(ConfigException.class)
+            .hasMessage("config file " + file + " is not a text file: byte 0x00 at offset 17 (line 2); a config file is UTF-8 text,"
+                + " one key = value per line");
+
+        Files.write(file, concat("pool.size = 8MiB\npool.path = /dev/shm/caf".getBytes(StandardCharsets.UTF_8), new byte[] {(byte) 0xe9, '\n'}));
+        assertThatThrownBy(() -> EngineConfig.load(file, Map.of())).isInstanceOf(ConfigException.class)
+            .hasMessage("config file " + file + " is not valid UTF-8 at byte offset 41 (line 2): byte 0xe9; a config file is UTF-8 text,"
+                + " one key = value per line");
+
+        // A truncated sequence at the very end is named too, at the byte it starts at.
+        Files.write(file, concat("pool.size = 8MiB\n".getBytes(StandardCharsets.UTF_8), new byte[] {(byte) 0xe2, (byte) 0x82}));
+        assertThatThrownBy(() -> EngineConfig.load(file, Map.of())).hasMessageContaining("is not valid UTF-8 at byte offset 17 (line 2): byte 0xe2");
+    }
+
+    @Test
+    void shouldReadUtf8TextWithOrWithoutAByteOrderMark(@TempDir final Path dir) throws Exception
+    {
+        final Path file = dir.resolve("kvtier.conf");
+        Files.write(file, concat(new byte[] {(byte) 0xef, (byte) 0xbb, (byte) 0xbf},
+            "pool.size = 8MiB\r\n# caf\u00e9\n".getBytes(StandardCharsets.UTF_8)));
+        assertThat(ConfigFile.read(file)).containsExactly(Map.entry("pool.size", "8MiB"));
+    }
+
+    private static byte[] concat(final byte[] first, final byte[] second)
+    {
+        final byte[] both = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
     }
 
     @Test

@@ -201,4 +201,24 @@ class TierPluginsTest
                 .hasMessageContaining("no tier plugin of that type on the class path; available types: [posix, scripted]");
         }
     }
+
+    @Test
+    void shouldNameAPluginWhoseTypeThrowsAnErrorInOneLine() throws IOException
+    {
+        final Path dir = pluginsDir();
+        final Path jar = TinyPlugin.ofType("odd").first("type", "if (true) throw new AssertionError(\"which type\");").buildJar(dir.resolve("odd.jar"), scratch);
+        assertThatThrownBy(() -> TierPlugins.discover(dir)).isInstanceOf(ConfigException.class)
+            .hasMessageStartingWith("plugin jar " + jar + ": tier provider com.example.tiny.odd.Provider failed to give its type and SPI version:"
+                + " java.lang.AssertionError: which type (at com.example.tiny.odd.Provider.type(")
+            .hasMessageNotContaining("\n");
+    }
+
+    @Test
+    void shouldNameAPluginWhoseSpiVersionIsNull() throws IOException
+    {
+        final Path dir = pluginsDir();
+        final Path jar = TinyPlugin.ofType("hollow").spiVersion("null").buildJar(dir.resolve("hollow.jar"), scratch);
+        assertThatThrownBy(() -> TierPlugins.discover(dir)).isInstanceOf(ConfigException.class)
+            .hasMessageStartingWith("plugin jar " + jar + ": tier provider com.example.tiny.hollow.Provider returned null from spiVersion()");
+    }
 }

@@ -3,16 +3,19 @@ package io.kvtier.engine.tier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A tier plugin jar built at test time: a provider of a given type whose tiers store nothing, whose
  * {@code describe()} reports the version of a bundled helper class ({@code com.example.shared.Helper},
  * the same name in every plugin), whether the engine's classes are visible to it and whether
  * {@code create} ran with the plugin's loader as context class loader, and which declares
- * its SPI version in code, in its manifest, or not at all.
+ * its SPI version in code, in its manifest, or not at all. A test may make it misbehave: a statement
+ * run first in one of its methods ({@link #first}), a bundled class left out of its jar ({@link #without}).
  */
 public final class TinyPlugin
 {
@@ -24,6 +27,8 @@ public final class TinyPlugin
     private String helperVersion = "1.0";
     private final Map<String, String> manifest = new LinkedHashMap<>();
     private boolean registered = true;
+    private final Map<String, String> first = new LinkedHashMap<>();
+    private final Set<String> leftOut = new HashSet<>();
 
     private TinyPlugin(final String type)
     {
@@ -70,6 +75,32 @@ public final class TinyPlugin
         return this;
     }
 
+    /**
+     * @param method    one of the plugin's methods: {@code type}, {@code create} (the provider's), or
+     *                  {@code capabilities}, {@code describe}, {@code usage}, {@code close} (its tiers')
+     * @param statement Java source run first in it, e.g. {@code if (true) return null;}
+     * @return this
+     */
+    public TinyPlugin first(final String method, final String statement)
+    {
+        if (!Set.of("type", "create", "capabilities", "describe", "usage", "close").contains(method))
+        {
+            throw new IllegalArgumentException("no method " + method + " to put a statement in");
+        }
+        first.put(method, statement);
+        return this;
+    }
+
+    /**
+     * @param className a class the plugin is compiled with, e.g. {@code com.example.shared.Helper}
+     * @return this, building a jar without it, so using it throws {@link NoClassDefFoundError}
+     */
+    public TinyPlugin without(final String className)
+    {
+        leftOut.add(className);
+        return this;
+    }
+
     /** @return this, building a jar without a service file, so it registers no provider */
     public TinyPlugin unregistered()
     {
@@ -101,7 +132,17 @@ public final class TinyPlugin
             }
             """.formatted(helperVersion));
         final Path classes = PluginJars.compile(sources, List.of(), Files.createTempDirectory(scratch, type + "-classes"));
+        for (final String className : leftOut)
+        {
+            Files.delete(classes.resolve(className.replace('.', '/') + ".class"));
+        }
         return PluginJars.jar(classes, manifest, registered ? PluginJars.serviceFile(pkg + ".Provider") : Map.of(), jar);
+    }
+
+    /** @return the statement a test put first in the method, or nothing */
+    private String statement(final String method)
+    {
+        return first.getOrDefault(method, "");
     }
 
     private String providerSource(final String pkg)
@@ -123,6 +164,7 @@ public final class TinyPlugin
                 @Override
                 public String type()
                 {
+                    %s
                     return "%s";
                 }
 
@@ -130,13 +172,16 @@ public final class TinyPlugin
                 @Override
                 public StorageTier create(final TierConfig config, final TierContext context)
                 {
+                    %s
                     config.rejectUnknown(java.util.Set.of());
                     final boolean ownContextLoader = Thread.currentThread().getContextClassLoader() == Provider.class.getClassLoader();
                     return new StorageTier()
                     {
                         public String name() { return config.tierName(); }
+                        public java.util.Set<TierCapability> capabilities() { %s return java.util.Set.of(); }
                         public String describe()
                         {
+                            %s
                             return "helper " + com.example.shared.Helper.version() + ", engine visible: " + visible("io.kvtier.engine.Engine")
                                 + ", own context loader at create: " + ownContextLoader + ", spi " + context.spiVersion();
                         }
@@ -144,8 +189,8 @@ public final class TinyPlugin
                         public void read(final TierBatch b) { all(b, TierStatus.NOT_FOUND); }
                         public void write(final TierBatch b) { all(b, TierStatus.REJECTED); }
                         public void remove(final TierBatch b) { all(b, TierStatus.NOT_FOUND); }
-                        public TierUsage usage() { return new TierUsage(0, TierUsage.UNBOUNDED, 0); }
-                        public void close() { }
+                        public TierUsage usage() { %s return new TierUsage(0, TierUsage.UNBOUNDED, 0); }
+                        public void close() { %s }
                     };
                 }
 
@@ -170,6 +215,7 @@ public final class TinyPlugin
                     }
                 }
             }
-            """.formatted(pkg, type, versionMethod);
+            """.formatted(pkg, statement("type"), type, versionMethod, statement("create"), statement("capabilities"), statement("describe"),
+            statement("usage"), statement("close"));
     }
 }
