@@ -174,6 +174,20 @@ class IpcEndToEndTest
     }
 
     @Test
+    void ringFilesADeadEngineLeftBesideThePoolAreRemovedAtStart() throws Exception
+    {
+        final Path stale = Files.write(directory.resolve("pool.client-3-5eed"), new byte[4096]);
+        final Path other = Files.write(directory.resolve("pool.other"), new byte[16]);
+        final Path linked = Files.createSymbolicLink(directory.resolve("pool.client-9-link"), other);
+        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 16)))
+        {
+            assertThat(stale).as("a ring file of the pool's dead engine").doesNotExist();
+            assertThat(other).as("not a ring file").exists();
+            assertThat(Files.isSymbolicLink(linked)).as("a link is not a ring file this engine made: left alone").isTrue();
+        }
+    }
+
+    @Test
     void onlyTheSocketIsEverOpenToOthersAndA12RingHasNoName() throws Exception
     {
         final String group = Files.readAttributes(directory, PosixFileAttributes.class).group().getName();
