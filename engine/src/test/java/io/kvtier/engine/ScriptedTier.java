@@ -68,6 +68,17 @@ public final class ScriptedTier implements StorageTier
         return BY_NAME.get(name);
     }
 
+    /**
+     * For tests of other packages: holds every write of the tier of that name.
+     *
+     * @param name a scripted tier's name
+     * @return the latch that lets the writes go
+     */
+    public static CountDownLatch holdWritesOf(final String name)
+    {
+        return get(name).holdWrites();
+    }
+
     /** Holds every write until the returned latch is counted down. */
     CountDownLatch holdWrites()
     {

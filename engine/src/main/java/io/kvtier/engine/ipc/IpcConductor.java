@@ -597,7 +597,10 @@ final class IpcConductor implements EngineDuty
             }
             case DYING ->
             {
-                if (client.inFlightAcquire())
+                // A request that only waits on the engine (a FLUSH, a load, a probe) is not waited for: the client's
+                // pins and reservations come back now, whatever a tier does. One on the sealer or the device thread,
+                // which touch the client's ring until they answer, ends in bounded time (both are watched).
+                if (client.inFlightAcquire() && !client.requestWaitsOnEngine())
                 {
                     return 0;
                 }
@@ -750,6 +753,7 @@ final class IpcConductor implements EngineDuty
         {
             // A save ends as a commit of the slots it copied into: the engine answers it as a COMMIT, typed DEVICE_SAVE.
             client.beginRequest(type == MessageType.DEVICE_SAVE ? RequestOp.COMMIT : type, type, requestId, first, count);
+            client.servedOffEngine();
             if (!deviceCopier.offer(client))
             {
                 client.abandonRequest();
@@ -760,6 +764,7 @@ final class IpcConductor implements EngineDuty
         client.beginRequest(type, type, requestId, first, count);
         if (type == MessageType.COMMIT)
         {
+            client.servedOffEngine();
             if (!sealer.offer(client))
             {
                 // One request per client rules this out; should it happen, the client is dropped, not hung.

@@ -97,6 +97,8 @@ final class RemoteClient implements ClientPort
     private long requestTag;
     private RequestStatus internalOutcome;
     private boolean answerInternalError;
+    /** Whether the request in flight waits on the engine thread (not on the sealer or the device thread). */
+    private boolean withEngine;
     @SuppressWarnings("unused")
     private volatile int inFlight;
     private boolean responseLost;
@@ -450,6 +452,7 @@ final class RemoteClient implements ClientPort
         requestCount = count;
         internalOutcome = null;
         answerInternalError = false;
+        withEngine = true;
         IN_FLIGHT.setRelease(this, 1);
     }
 
@@ -479,6 +482,25 @@ final class RemoteClient implements ClientPort
     int requestCount()
     {
         return requestCount;
+    }
+
+    /**
+     * The request just begun goes to the sealer or the device thread, which touch the client until they
+     * answer: it cannot be cancelled, only waited for. Call after {@link #beginRequest}, before handing it on.
+     */
+    void servedOffEngine()
+    {
+        withEngine = false;
+    }
+
+    /**
+     * @return whether the request in flight (if any) waits on the engine thread alone, so that the engine,
+     *         on that thread, may end the client without waiting for it: the engine ignores what a
+     *         cancelled request was waiting for once the client's record moved on
+     */
+    boolean requestWaitsOnEngine()
+    {
+        return withEngine;
     }
 
     /**
