@@ -48,6 +48,10 @@ public final class StatCommand implements Callable<Integer>
         + " as the pool's counters region records them.")
     boolean describe;
 
+    @Option(names = "--check", description = "A health check: exit 0 when the engine is alive and none of its watched threads is"
+        + " stuck or dead, 1 otherwise, saying why.")
+    boolean check;
+
     @Override
     public Integer call() throws Exception
     {
@@ -70,11 +74,12 @@ public final class StatCommand implements Callable<Integer>
             int samples = 0;
             while (true)
             {
-                print(out, attached, read(new Counters(attached.counters())));
+                final List<Counter> values = read(new Counters(attached.counters()));
+                print(out, attached, values);
                 samples++;
                 if (every.isZero() || (count != null && samples >= count))
                 {
-                    return ExitCode.OK;
+                    return check && !problems(attached, values).isEmpty() ? ExitCode.FAILURE : ExitCode.OK;
                 }
                 Thread.sleep(every.toMillis());
                 if (attached.header().poolStateAcquire() != PagePoolDescriptor.STATE_OPEN && Files.exists(pool))
@@ -140,12 +145,43 @@ public final class StatCommand implements Callable<Integer>
         return counter.type().equals("info");
     }
 
+    private static boolean alive(final PagePool pool)
+    {
+        final long heartbeatAge = Math.max(0, System.currentTimeMillis() - pool.header().heartbeatAcquire());
+        return pool.header().poolStateAcquire() == PagePoolDescriptor.STATE_OPEN
+            && ProcessHandle.of(pool.header().creatorPidPlain()).map(ProcessHandle::isAlive).orElse(false) && heartbeatAge < PagePool.HEARTBEAT_STALE_MS;
+    }
+
+    /**
+     * What makes the engine unhealthy: not running (its heartbeat, which the engine thread beats, stopped),
+     * or a watched thread stuck or dead, as its {@code thread_<name>} gauge says (1 stuck, 2 dead).
+     */
+    private static List<String> problems(final PagePool pool, final List<Counter> values)
+    {
+        final List<String> problems = new ArrayList<>();
+        if (!alive(pool))
+        {
+            problems.add("the engine is not running (or its engine thread stopped beating the pool's heartbeat)");
+        }
+        for (final Counter counter : values)
+        {
+            if (counter.name().startsWith(THREAD_GAUGE_PREFIX) && counter.value() != 0)
+            {
+                problems.add("thread " + counter.name().substring(THREAD_GAUGE_PREFIX.length()) + " is "
+                    + (counter.value() == 1 ? "stuck (busy with one piece of work past health.stuck-after)" : "dead"));
+            }
+        }
+        return problems;
+    }
+
+    private static final String THREAD_GAUGE_PREFIX = "thread_";
+
     private void print(final PrintWriter out, final PagePool pool, final List<Counter> values) throws IOException
     {
         final long heartbeatAge = Math.max(0, System.currentTimeMillis() - pool.header().heartbeatAcquire());
         final int state = pool.header().poolStateAcquire();
-        final boolean alive = state == PagePoolDescriptor.STATE_OPEN && ProcessHandle.of(pool.header().creatorPidPlain()).map(ProcessHandle::isAlive).orElse(false)
-            && heartbeatAge < PagePool.HEARTBEAT_STALE_MS;
+        final boolean alive = alive(pool);
+        final List<String> problems = problems(pool, values);
         if (json)
         {
             try (JsonGenerator g = new JsonFactory().createGenerator(out))
@@ -155,6 +191,13 @@ public final class StatCommand implements Callable<Integer>
                 g.writeStringField("pool", pool.path().toString());
                 g.writeNumberField("engine_pid", pool.header().creatorPidPlain());
                 g.writeBooleanField("engine_alive", alive);
+                g.writeBooleanField("healthy", problems.isEmpty());
+                g.writeArrayFieldStart("problems");
+                for (final String problem : problems)
+                {
+                    g.writeString(problem);
+                }
+                g.writeEndArray();
                 g.writeNumberField("heartbeat_age_ms", heartbeatAge);
                 g.writeStringField("pool_state", stateName(state));
                 g.writeNumberField("epoch", pool.header().epochPlain());
@@ -204,6 +247,7 @@ public final class StatCommand implements Callable<Integer>
             out.printf("pool %s (%s, epoch %d): engine pid %d (%s, heartbeat %d ms ago), %d pages of %s, %d index entries%n", pool.path(),
                 stateName(state), pool.header().epochPlain(), pool.header().creatorPidPlain(), alive ? "alive" : "not running", heartbeatAge, pool.pageCount(),
                 ConfigValues.formatSize(pool.pageSize()), pool.index().size());
+            out.println(problems.isEmpty() ? "  health: ok" : "  health: UNHEALTHY: " + String.join("; ", problems));
             for (final Counter counter : values)
             {
                 if (isInfo(counter))

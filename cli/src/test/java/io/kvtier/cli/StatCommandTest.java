@@ -32,6 +32,37 @@ class StatCommandTest
     }
 
     @Test
+    void shouldSayAnEngineWithAStuckOrDeadThreadIsUnhealthyAndFailItsCheck() throws Exception
+    {
+        final java.nio.file.Path directory = java.nio.file.Files.createTempDirectory("kvtier-stat-health");
+        final String pool = directory.resolve("pool").toString();
+        try (Engine engine = Engine.start(EngineConfig.from(Map.of("pool.path", pool, "pool.size", "1MiB", "pool.page-size", "64KiB",
+            "ipc.enabled", "true", "ipc.socket-path", directory.resolve("s").toString()))))
+        {
+            final Counters counters = new Counters(engine.pool().counters());
+            final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            while (counters.recordStateAcquire(CountersDescriptor.FIRST_THREAD_ID + 1) != CountersDescriptor.RECORD_ALLOCATED
+                && System.nanoTime() - deadline < 0)
+            {
+                Thread.sleep(10);
+            }
+            final CliFixture.Result healthy = CliFixture.run("stat", "--pool", pool, "--check");
+            assertThat(healthy.exitCode()).as(healthy.out() + healthy.err()).isEqualTo(ExitCode.OK);
+            assertThat(healthy.out()).contains("health: ok").contains("thread_kvtier_ipc_seal").contains("thread_kvtier_device");
+
+            // What the engine's watch writes when the sealer hangs in one request, and when the device thread is gone.
+            counters.valueOpaque(CountersDescriptor.FIRST_THREAD_ID, 1);
+            counters.valueOpaque(CountersDescriptor.FIRST_THREAD_ID + 1, 2);
+            final CliFixture.Result sick = CliFixture.run("stat", "--pool", pool, "--check");
+            assertThat(sick.exitCode()).isEqualTo(ExitCode.FAILURE);
+            assertThat(sick.out()).contains("health: UNHEALTHY").contains("thread kvtier_ipc_seal is stuck").contains("thread kvtier_device is dead");
+            final CliFixture.Result json = CliFixture.run("stat", "--pool", pool, "--json");
+            assertThat(json.exitCode()).as("without --check, stat reports and succeeds").isEqualTo(ExitCode.OK);
+            assertThat(json.out()).contains("\"healthy\":false").contains("kvtier_device is dead");
+        }
+    }
+
+    @Test
     void shouldListWhateverCountersThePoolNamesNotTheEnginesOwnList() throws Exception
     {
         final String pool = "/dev/shm/kvtier-stat-names-" + ProcessHandle.current().pid();
