@@ -55,7 +55,6 @@ final class Acquires
 
     void acquire(final ClientRecord r)
     {
-        r.resetStatuses();
         counters.add(EngineCounter.ACQUIRE_PAGES_REQUESTED, r.count);
         r.cursor = r.from;
         walk(r);
@@ -171,19 +170,17 @@ final class Acquires
             }
             run++;
         }
-        // Pins past the first gap are not part of the prefix: give them back, keep the pages cached.
+        // Pins past the first gap are not part of the prefix: give them back, keep the pages cached. Every
+        // slot after the prefix is a MISS: the prefix ended before it.
         for (int i = run; i < end; i++)
         {
-            final PageStatus status = PageStatus.of(r.status[i]);
-            if (status.isPinned())
+            if (PageStatus.of(r.status[i]).isPinned())
             {
                 pool.unpin(r.pageIds[i]);
-                r.pageIds[i] = NONE;
             }
-            if (status.isPinned() || status == PageStatus.WAITING)
-            {
-                r.status[i] = (byte)PageStatus.MISS.ordinal();
-            }
+            r.status[i] = (byte)PageStatus.MISS.ordinal();
+            r.pageIds[i] = NONE;
+            r.generations[i] = 0;
         }
         r.acquiredFromPool = fromPool;
         r.acquiredFromL3 = fromL3;
@@ -212,6 +209,7 @@ final class Acquires
             {
                 r.status[i] = (byte)PageStatus.NONE.ordinal();
                 r.pageIds[i] = NONE;
+                r.generations[i] = 0;
             }
         }
         if (released > 0)

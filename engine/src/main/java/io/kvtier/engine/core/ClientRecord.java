@@ -117,15 +117,26 @@ final class ClientRecord
         lastActivityNanos = nowNanos;
     }
 
-    /** Clears the request's keys of what an earlier request left, keeping pins and reservations. */
+    /**
+     * Clears the request's slots of what an earlier request said about them, keeping what they hold:
+     * an outcome (COMMITTED, EXISTS, MISS, ...) is never read back by a later request, a slot that
+     * holds nothing names no page and no generation, and a pin is PINNED, since "from L3" describes only
+     * the request that pinned it (docs/ipc-protocol.md section 4, the entries).
+     */
     void resetStatuses()
     {
         for (int i = from; i < from + count; i++)
         {
             final PageStatus was = PageStatus.of(status[i]);
-            if (!was.isPinned() && was != PageStatus.RESERVED)
+            if (was.isPinned())
+            {
+                status[i] = (byte)PageStatus.PINNED.ordinal();
+            }
+            else if (was != PageStatus.RESERVED)
             {
                 status[i] = (byte)PageStatus.NONE.ordinal();
+                pageIds[i] = -1;
+                generations[i] = 0;
             }
         }
     }

@@ -218,16 +218,14 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
             r.complete(RequestStatus.INVALID);
             return;
         }
+        // Every request answers for every slot of its range: nothing an earlier one said is read back.
+        r.resetStatuses();
         switch (op)
         {
             case RequestOp.LOOKUP -> lookups.lookup(r);
             case RequestOp.ACQUIRE -> acquires.acquire(r);
             case RequestOp.RELEASE -> r.finish(acquires.release(r, from, Math.min(from + count, r.holdLimit)));
-            case RequestOp.RESERVE ->
-            {
-                r.resetStatuses();
-                reservations.reserve(r);
-            }
+            case RequestOp.RESERVE -> reservations.reserve(r);
             case RequestOp.COMMIT -> reservations.commit(r);
             case RequestOp.ABORT -> r.finish(reservations.abort(r, from, Math.min(from + count, r.holdLimit), false));
             case RequestOp.PREFETCH -> lookups.prefetch(r);

@@ -110,7 +110,6 @@ final class Lookups implements TimedPart
     void lookup(final ClientRecord r)
     {
         counters.increment(EngineCounter.LOOKUPS);
-        r.resetStatuses();
         final int end = r.from + r.count;
         scanPrefix(r, r.from, end);
         r.lookupRun = scanRun;
@@ -212,6 +211,13 @@ final class Lookups implements TimedPart
 
     private void answer(final ClientRecord r, final int run, final int total)
     {
+        for (int i = r.from; i < r.from + r.count; i++)
+        {
+            if (r.status[i] == PageStatus.WAITING.ordinal())
+            {
+                r.status[i] = (byte)PageStatus.NONE.ordinal(); // its load is still going (a timed-out wait): not LOADED yet
+            }
+        }
         r.l2Pages = run - r.from;
         r.l3Pages = total - run;
         r.finish(total - r.from);

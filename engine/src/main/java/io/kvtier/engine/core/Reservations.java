@@ -69,6 +69,7 @@ final class Reservations implements TimedPart
                 final int page = index.page(slot);
                 if (page == r.pageIds[i] && r.status[i] == PageStatus.RESERVED.ordinal())
                 {
+                    r.resultCount++; // the slot's own reservation of this key: still RESERVED
                     continue;
                 }
                 // EXISTS only for a page the client may see: another namespace's page is a key it cannot have.
@@ -150,6 +151,7 @@ final class Reservations implements TimedPart
             {
                 r.status[i] = (byte)PageStatus.EXPIRED.ordinal();
                 r.pageIds[i] = NONE;
+                r.generations[i] = 0;
                 continue;
             }
             final int length = r.lengths[i];
@@ -160,6 +162,7 @@ final class Reservations implements TimedPart
                 r.status[i] = (byte)PageStatus.INVALID.ordinal();
                 freeWritingPage(page, word);
                 r.pageIds[i] = NONE;
+                r.generations[i] = 0;
                 continue;
             }
             pool.metadata().reservationPlain(page, EngineConductor.ENGINE_OWNER, 0);
@@ -171,6 +174,7 @@ final class Reservations implements TimedPart
             pool.metadata().lastAccessPlain(page, clock.nanoTime());
             r.status[i] = (byte)PageStatus.COMMITTED.ordinal();
             r.pageIds[i] = NONE;
+            r.generations[i] = 0;
             committed++;
             if (writePolicy == WritePolicy.WRITE_THROUGH)
             {
@@ -214,6 +218,7 @@ final class Reservations implements TimedPart
             }
             r.status[i] = (byte)PageStatus.NONE.ordinal();
             r.pageIds[i] = NONE;
+            r.generations[i] = 0;
         }
         counters.add(EngineCounter.PAGES_ABORTED, aborted);
         return aborted;

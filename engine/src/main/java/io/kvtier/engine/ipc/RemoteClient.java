@@ -655,7 +655,8 @@ final class RemoteClient implements ClientPort
             for (int i = 0; i < entries; i++)
             {
                 final int slot = requestFirst + i;
-                encoder.entry(i, pageIds[slot], generations[slot], entryStatuses[slot]);
+                // An entry that names no page carries no generation (a stale one would read as a page of the past).
+                encoder.entry(i, pageIds[slot], pageIds[slot] < 0 ? 0 : generations[slot], entryStatuses[slot]);
             }
             responses.commitRelease();
             IdleStrategy.wake(clientSleeping);

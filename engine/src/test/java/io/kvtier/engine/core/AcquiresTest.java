@@ -88,8 +88,11 @@ class AcquiresTest
 
         assertThat(port.resultCount).isEqualTo(1);
         assertThat(port.status(0)).isEqualTo(PageStatus.PINNED);
-        assertThat(port.status(1)).isEqualTo(PageStatus.NONE);
-        assertThat(port.status(2)).isEqualTo(PageStatus.NONE);
+        // Every slot after the prefix is a MISS, naming no page: the prefix ended before it.
+        assertThat(port.status(1)).isEqualTo(PageStatus.MISS);
+        assertThat(port.status(2)).isEqualTo(PageStatus.MISS);
+        assertThat(port.pageIds()[2]).isEqualTo(-1);
+        assertThat(port.generations()[2]).isZero();
         assertThat(parts.pins(third)).as("past the gap nothing is pinned").isZero();
         assertThat(parts.counter(EngineCounter.L2_HIT_PAGES)).isEqualTo(1);
     }

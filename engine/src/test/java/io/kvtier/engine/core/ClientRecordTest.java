@@ -83,10 +83,12 @@ class ClientRecordTest
         r.resetStatuses();
 
         assertThat(port.status(0)).isEqualTo(PageStatus.PINNED);
-        assertThat(port.status(1)).isEqualTo(PageStatus.PINNED_FROM_L3);
+        assertThat(port.status(1)).as("from L3 describes the request that pinned it, not this one").isEqualTo(PageStatus.PINNED);
         assertThat(port.status(2)).isEqualTo(PageStatus.RESERVED);
         assertThat(port.status(3)).isEqualTo(PageStatus.NONE);
         assertThat(port.status(4)).isEqualTo(PageStatus.NONE);
+        assertThat(port.pageIds()[4]).as("an outcome's slot names no page").isEqualTo(-1);
+        assertThat(port.generations()[4]).isZero();
     }
 
     @Test
