@@ -169,6 +169,24 @@ public final class RequestDecoder
         }
     }
 
+    /**
+     * @param fieldOffset where an i32 field of the record starts
+     * @return it, or 0 beyond the record
+     */
+    public int intAt(final int fieldOffset)
+    {
+        return readInt(fieldOffset);
+    }
+
+    /**
+     * @param fieldOffset where a u16 field of the record starts
+     * @return it, or 0 beyond the record
+     */
+    public int shortAt(final int fieldOffset)
+    {
+        return limit >= fieldOffset + 2 ? buffer.get(LittleEndian.SHORT, offset + fieldOffset) & 0xFFFF : 0;
+    }
+
     /** @return a DEVICE_LOAD's or DEVICE_SAVE's Layout Id */
     public int layoutId()
     {

@@ -10,6 +10,7 @@ package io.kvtier.client.protocol;
  *   <li>{@code 0 <= First}, {@code 0 <= Count}, {@code First + Count <= Max Keys}, and both 0 for FLUSH,
  *       CLOSE and STATS [SLOT_RANGE];</li>
  *   <li>Length exactly {@code 32 + body} for the Type and Count [MALFORMED];</li>
+ *   <li>every Reserved field 0: the header's, and those of REGISTER_KV's and the device copies' bodies [MALFORMED];</li>
  *   <li>Request Id greater (unsigned) than the last one accepted [STALE_REQUEST_ID];</li>
  *   <li>Namespace Index below the HELLO's N, or 0 when N was 0 [NAMESPACE_DENIED].</li>
  * </ol>
@@ -59,7 +60,7 @@ public final class RequestValidator
             return ErrorCode.SLOT_RANGE;
         }
         final long expected = type == MessageType.REGISTER_KV ? registerLength(request) : RequestDescriptor.expectedLength(type, count, flags);
-        if (request.length() != length || expected != length)
+        if (request.length() != length || expected != length || !reservedZero(request, type))
         {
             return ErrorCode.MALFORMED;
         }
@@ -72,6 +73,25 @@ public final class RequestValidator
             return ErrorCode.NAMESPACE_DENIED;
         }
         return ErrorCode.OK;
+    }
+
+    /** Every Reserved field of the record is 0: a client that sends anything else there speaks a protocol this engine does not. */
+    private static boolean reservedZero(final RequestDecoder request, final int type)
+    {
+        if (request.intAt(RequestDescriptor.RESERVED_OFFSET) != 0)
+        {
+            return false;
+        }
+        if (type == MessageType.REGISTER_KV)
+        {
+            return request.shortAt(DeviceRequestDescriptor.ARRANGEMENT_OFFSET + 2) == 0
+                && request.intAt(DeviceRequestDescriptor.ALLOCATION_COUNT_OFFSET + 4) == 0;
+        }
+        if (type == MessageType.DEVICE_LOAD || type == MessageType.DEVICE_SAVE)
+        {
+            return request.intAt(DeviceRequestDescriptor.LAYOUT_ID_OFFSET + 4) == 0;
+        }
+        return true;
     }
 
     /** The Length a REGISTER_KV must have for the Allocation Count its body names, or -1 for a count out of range. */

@@ -21,6 +21,12 @@ public final class RingConsumer
     public static final long SHORTER_THAN_HEADER = -2;
     /** {@link #poll()}: a record that crosses the end of the data or the Tail, or a Tail beyond a lap (TOO_LONG). */
     public static final long DOES_NOT_FIT = -3;
+    /**
+     * {@link #poll()}: a padding record that does not run exactly to the end of the data: padding only
+     * ever fills the room a record could not take before the ring wraps, so one anywhere else is broken
+     * framing (a producer may not use padding to skip around the ring).
+     */
+    public static final long MISPLACED_PADDING = -4;
 
     private final MemorySegment buffer;
     private final long dataOffset;
@@ -89,7 +95,8 @@ public final class RingConsumer
      * Finds the next record, skipping (and consuming) padding records.
      *
      * @return the offset in {@link #buffer()} where the record starts, or {@link #EMPTY},
-     *         {@link #SHORTER_THAN_HEADER} or {@link #DOES_NOT_FIT}; on an error the ring is left as it is
+     *         {@link #SHORTER_THAN_HEADER}, {@link #DOES_NOT_FIT} or {@link #MISPLACED_PADDING}; on an error
+     *         the ring is left as it is
      */
     public long poll()
     {
@@ -118,6 +125,10 @@ public final class RingConsumer
             }
             if (buffer.get(LittleEndian.INT, offset + RecordDescriptor.TYPE_OFFSET) == MessageType.PADDING)
             {
+                if (length != capacity - position)
+                {
+                    return MISPLACED_PADDING;
+                }
                 head += aligned;
                 LittleEndian.LONG_HANDLE.setRelease(buffer, headOffset, head);
                 continue;

@@ -56,6 +56,19 @@ class RecordRingTest
     }
 
     @Test
+    void aPaddingRecordThatDoesNotRunToTheEndOfTheDataIsRefused()
+    {
+        // A hostile producer pads 16 bytes mid-ring, then writes a record after them.
+        file.set(LittleEndian.INT, DATA, 16);
+        file.set(LittleEndian.INT, DATA + 4, MessageType.PADDING);
+        file.set(LittleEndian.INT, DATA + 16, 16);
+        file.set(LittleEndian.INT, DATA + 20, 5);
+        LittleEndian.LONG_HANDLE.setRelease(file, TAIL, 32L);
+        assertThat(consumer.poll()).isEqualTo(RingConsumer.MISPLACED_PADDING);
+        assertThat(consumer.headPlain()).as("nothing consumed").isZero();
+    }
+
+    @Test
     void aFullRingRefusesAndNeverOverwrites()
     {
         write(5, 64, 1);

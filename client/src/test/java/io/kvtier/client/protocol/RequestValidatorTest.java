@@ -110,6 +110,32 @@ class RequestValidatorTest
     }
 
     @Test
+    void aReservedFieldThatIsNotZeroIsMalformed()
+    {
+        encoder.wrap(buffer, 0).header(32, MessageType.RELEASE, 5, 0, 1, 0, 0);
+        buffer.set(LittleEndian.INT, RequestDescriptor.RESERVED_OFFSET, 7);
+        assertThat(RequestValidator.validate(decoder.wrap(buffer, 0, 32), 4, MAX_KEYS, 0, MAX_MESSAGE)).as("the header's").isEqualTo(ErrorCode.MALFORMED);
+
+        buffer.fill((byte)0);
+        encoder.wrap(buffer, 0).header(48, MessageType.DEVICE_LOAD, 5, 0, 1, 0, 0).layoutId(1).copyEntry(0, 0, 1);
+        assertThat(RequestValidator.validate(decoder.wrap(buffer, 0, 48), 4, MAX_KEYS, 0, MAX_MESSAGE)).isEqualTo(ErrorCode.OK);
+        buffer.set(LittleEndian.INT, DeviceRequestDescriptor.LAYOUT_ID_OFFSET + 4, 1);
+        assertThat(RequestValidator.validate(decoder.wrap(buffer, 0, 48), 4, MAX_KEYS, 0, MAX_MESSAGE)).as("a device copy's").isEqualTo(ErrorCode.MALFORMED);
+
+        for (final int reserved : new int[] {DeviceRequestDescriptor.ARRANGEMENT_OFFSET + 2, DeviceRequestDescriptor.ALLOCATION_COUNT_OFFSET + 4})
+        {
+            buffer.fill((byte)0);
+            encoder.wrap(buffer, 0).registerKv(DeviceRequestDescriptor.HANDLE_HOST_FILE, 0, DeviceRequestDescriptor.ARRANGEMENT_CONTIGUOUS,
+                new int[] {2, 2, 16, 8, 128, 2, 64}, 1);
+            encoder.header(80 + 72, MessageType.REGISTER_KV, 5, 0, 0, 0, 0);
+            assertThat(RequestValidator.validate(decoder.wrap(buffer, 0, 152), 4, MAX_KEYS, 0, MAX_MESSAGE)).isEqualTo(ErrorCode.OK);
+            buffer.set(java.lang.foreign.ValueLayout.JAVA_BYTE, reserved, (byte)1);
+            assertThat(RequestValidator.validate(decoder.wrap(buffer, 0, 152), 4, MAX_KEYS, 0, MAX_MESSAGE)).as("REGISTER_KV's at %d", reserved)
+                .isEqualTo(ErrorCode.MALFORMED);
+        }
+    }
+
+    @Test
     void aRecordLongerThanMaxMessageLengthIsTooLong()
     {
         assertThat(check(MAX_MESSAGE + 8, MessageType.LOOKUP, 5, 0, 9, 0, 0, 4, 0)).isEqualTo(ErrorCode.TOO_LONG);

@@ -656,6 +656,11 @@ final class IpcConductor implements EngineDuty
             drop(client, ErrorCode.MALFORMED, "a request record shorter than its header");
             return 1;
         }
+        if (offset == RingConsumer.MISPLACED_PADDING)
+        {
+            drop(client, ErrorCode.MALFORMED, "a padding record that does not run to the end of the ring's data");
+            return 1;
+        }
         if (offset < 0)
         {
             drop(client, ErrorCode.TOO_LONG, "a request record that does not fit its ring");
