@@ -38,6 +38,25 @@ class KeyVectorsTest
     }
 
     @Test
+    void shouldNameObjectsInL3AsTheL3Vectors()
+    {
+        final Namespace basic = new Namespace("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, "");
+        final PageKeyChain chain = new PageKeyChain(1).compute(basic, IntStream.range(0, 16).toArray(), 16, 16, false);
+        assertThat(String.format("%016x", basic.tag())).isEqualTo("0d8d5b6bec68e56e");
+        final String[][] expected = {
+            {"", "a306ce302f3ed8d29a2b9b308d8a004e", "eaa000c3a32ec3aabaef2b099cc23199"},
+            {"tenant-a", "1c03fe66482b0d3982ac3e16e7c42250", "8c52112966a641d0e5f1418d4be75a14"}};
+        for (final String[] vector : expected)
+        {
+            final L3ObjectName name = new L3ObjectName(vector[0]);
+            name.name(0, chain.high(0), chain.low(0));
+            assertThat(String.format("%016x%016x", name.high(), name.low())).as("untagged, salt '%s'", vector[0]).isEqualTo(vector[1]);
+            name.name(basic.tag(), chain.high(0), chain.low(0));
+            assertThat(String.format("%016x%016x", name.high(), name.low())).as("tagged, salt '%s'", vector[0]).isEqualTo(vector[2]);
+        }
+    }
+
+    @Test
     void shouldMatchTheTenantSaltVector()
     {
         assertThat(rootAndChain(new Namespace("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, "tenant-a"),
