@@ -285,6 +285,13 @@ public final class EngineSettings
             + " libraries; a type found twice or a plugin without a provider stops the start, and a plugin built for an SPI this"
             + " engine does not run is refused: the start fails if a tier uses its type (docs/writing-a-tier.md)");
 
+    /** Mixed into the names of this engine's objects in every L3 tier, keeping a trust domain's apart. */
+    public static final Setting<String> L3_KEY_SALT = Setting.text("l3.key-salt")
+        .byDefault("(none; a domain's name)", v -> "")
+        .documented("mixed into the name of every object this engine stores in its L3 tiers (docs/keys.md, The name of a page in L3),"
+            + " so that engines of different salts never reach each other's objects in a shared tier while engines of one salt, on any"
+            + " node, share theirs; each trust domain (domain.<name>.*) gets its name unless it sets one");
+
     /** How long one piece of work may keep an engine thread busy before the thread counts as stuck. */
     public static final Setting<Duration> HEALTH_STUCK_AFTER = Setting.duration("health.stuck-after")
         .byDefault(Duration.ofSeconds(60))
@@ -300,7 +307,7 @@ public final class EngineSettings
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
         PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
         IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS,
-        PLUGINS_DIR, HEALTH_STUCK_AFTER);
+        PLUGINS_DIR, HEALTH_STUCK_AFTER, L3_KEY_SALT);
 
     private static boolean isGroupOrEmpty(final String group)
     {
