@@ -252,6 +252,8 @@ def load_library(path=None):
         "kvt_descriptors_mapped": (ctypes.c_int, [P]),
         "kvt_file_path": (ctypes.c_char_p, [P, ctypes.c_int]),
         "kvt_max_message_length": (U32, [P]),
+        "kvt_ring_capacity": (U32, [P]),
+        "kvt_client_timeout_ms": (U32, [P]),
         "kvt_send_descriptors": (I64, [P, ctypes.POINTER(ctypes.c_int), U32]),
         "kvt_descriptors_pending": (U32, [P]),
         "kvt_fd_handle": (None, [U32, ctypes.POINTER(ctypes.c_uint8)]),
@@ -378,6 +380,8 @@ class Client:
         self.session_minor = lib.kvt_session_minor(handle)  # the lower of the HELLO's and the engine's
         self.descriptors_mapped = bool(lib.kvt_descriptors_mapped(handle))
         self.max_message_length = lib.kvt_max_message_length(handle)
+        self.ring_capacity = lib.kvt_ring_capacity(handle)
+        self.client_timeout_ms = lib.kvt_client_timeout_ms(handle)
         # the WELCOME's paths, for messages (the ring's is "" in a 1.2 session: it has no name)
         self.pool_path, self.control_path, self.ring_path = (
             lib.kvt_file_path(handle, i).decode(errors="replace") for i in range(3))

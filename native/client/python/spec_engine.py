@@ -22,7 +22,7 @@ ACQUIRE's PINNED_FROM_L3 and PREFETCH have something to do. The real engine is t
 engine/.../NativeClientEndToEndTest.
 
     spec_engine.py DIR [--refuse CODE] [--disconnect-after N] [--ring-bytes B] [--clients N]
-                   [--die-on-request N] [--engine-minor 1|2]
+                   [--die-on-request N] [--engine-minor 1|2] [--short-entries]
 prints the socket path on its first line of stdout once it listens, then serves clients (a refusal
 or a disconnect ends it after that client; --clients N after N clients; else until killed)."""
 
@@ -566,7 +566,10 @@ class Session:
         if typ == FLUSH:
             return self.respond(typ, rid, OK)  # write-through: no backup is ever in flight
         n, counters, outcome = getattr(self, "op_%d" % typ)(slots, keys, tag, rec)
-        return self.respond(typ, rid, OK, n, first, self.entries(slots, outcome), counters)
+        entries = self.entries(slots, outcome)
+        if self.e.args.short_entries and entries:
+            entries = entries[:-1]  # breaks section 4 on purpose: a client must not trust such an answer
+        return self.respond(typ, rid, OK, n, first, entries, counters)
 
     @staticmethod
     def entries(slots, outcome):
@@ -894,6 +897,8 @@ def main():
     ap.add_argument("--clients", type=int, default=0, help="serve this many clients, one after another (0: for ever)")
     ap.add_argument("--engine-minor", type=int, default=2, choices=(1, 2),
                     help="1: an engine before 1.2 (Engine Minor Version 0 in the WELCOME, paths, no descriptors)")
+    ap.add_argument("--short-entries", action="store_true",
+                    help="answer every keyed or slot request with one entry too few (a broken engine)")
     Engine(ap.parse_args()).serve()
 
 

@@ -454,8 +454,10 @@ static uint64_t be64(const uint8_t *p) {
 }
 
 /* Whether this process maps an anonymous memory file (memfd_create: "/memfd:NAME (deleted)" in
- * /proc/self/maps) of `size` bytes: the ring of a 1.2 session. */
+ * /proc/self/maps) of `size` bytes (rounded up to whole pages, as mapped): the ring of a 1.2 session. */
 static int maps_memfd_of(size_t size) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size = (size + page - 1) / page * page;
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f) return 0;
     char line[512];
