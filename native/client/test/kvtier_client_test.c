@@ -876,6 +876,14 @@ static void test_host_fd(const char *socket_path) {
     int rid = kvt_register_host_fds(c, KVT_ARRANGEMENT_SEPARATE, &SHAPE, D_BLOCKS, rfds, rbases, D_SLOTS, &res);
     CHECK(rid == wid + 1, "the reader's layout: %d %s", rid, kvt_last_error_message(c));
     CHECK(kvt_descriptors_pending(c) == 0, "both registrations took their descriptors: %u pending", kvt_descriptors_pending(c));
+    /* a registration too long for the engine's Max Message Length sends no descriptor */
+    int *lots = malloc(sizeof(int) * KVT_MAX_ALLOCATIONS);
+    for (int i = 0; lots && i < KVT_MAX_ALLOCATIONS; i++) lots[i] = rfd;
+    CHECK(lots && kvt_register_host_fds(c, KVT_ARRANGEMENT_SEPARATE, &SHAPE, D_BLOCKS, lots, NULL, KVT_MAX_ALLOCATIONS, &res) == -1 &&
+          kvt_last_error(c) == KVT_ERR_ARGUMENT && kvt_descriptors_pending(c) == 0,
+          "512 allocations (Max Message Length %u): %s, %u descriptors left pending", kvt_max_message_length(c),
+          kvt_error_name(kvt_last_error(c)), kvt_descriptors_pending(c));
+    free(lots);
 
     /* refusals, each OPEN_FAILED: a number already named, a number never sent, a descriptor open read-only */
     kvt_kv_allocation a;
