@@ -22,7 +22,7 @@ ACQUIRE's PINNED_FROM_L3 and PREFETCH have something to do. The real engine is t
 engine/.../NativeClientEndToEndTest.
 
     spec_engine.py DIR [--refuse CODE] [--disconnect-after N] [--ring-bytes B] [--clients N]
-                   [--die-on-request N] [--engine-minor 1|2] [--short-entries]
+                   [--die-on-request N] [--engine-minor 1|2] [--prefetch-waits] [--short-entries]
 prints the socket path on its first line of stdout once it listens, then serves clients (a refusal
 or a disconnect ends it after that client; --clients N after N clients; else until killed)."""
 
@@ -55,7 +55,8 @@ OK, INVALID, INTERNAL_ERROR = 0, 3, 4
 MALFORMED, UNKNOWN_TYPE, STALE, SLOT_RANGE, SLOT_HELD, NS_DENIED, TOO_LONG = 16, 17, 18, 19, 20, 21, 22
 VERSION, NOT_ALLOWED, BAD_HELLO = 32, 33, 35
 NONE, PINNED, PINNED_FROM_L3, RESERVED, COMMITTED, EXISTS, BUSY, POOL_FULL, MISS = range(9)
-PAGE_INVALID, COPIED = 10, 13
+PAGE_INVALID, LOADED, COPIED = 10, 12, 13
+PREFETCH_THRESHOLD = 4  # L3 pages a LOOKUP's prefix must have before it prefetches them (--prefetch-waits)
 
 LOOKUP, ACQUIRE, RELEASE, RESERVE, COMMIT, ABORT, PREFETCH, BACKUP, FLUSH, EVICT = range(2, 12)
 CLOSE, STATS, REGISTER_KV, DEVICE_LOAD, DEVICE_SAVE = 13, 14, 15, 16, 17
@@ -597,7 +598,14 @@ class Session:
         l3 = 0
         while pool + l3 < len(keys) and (tag, keys[pool + l3]) in self.e.l3:
             l3 += 1
-        return pool + l3, (pool, l3, 0, 0), {}
+        outcome = {}
+        if self.e.args.prefetch_waits and l3 >= PREFETCH_THRESHOLD:
+            # the engine prefetches the L3 part and waits: those keys are LOADED and count in the pool
+            while l3 and (page := self.e.load((tag, keys[pool]))) is not None:
+                self.e.prefetched.add(page)
+                outcome[pool] = LOADED
+                pool, l3 = pool + 1, l3 - 1
+        return pool + l3, (pool, l3, 0, 0), outcome
 
     def op_3(self, slots, keys, tag, rec):  # ACQUIRE
         outcome, from_pool, from_l3, ended = {}, 0, 0, False
@@ -897,6 +905,8 @@ def main():
     ap.add_argument("--clients", type=int, default=0, help="serve this many clients, one after another (0: for ever)")
     ap.add_argument("--engine-minor", type=int, default=2, choices=(1, 2),
                     help="1: an engine before 1.2 (Engine Minor Version 0 in the WELCOME, paths, no descriptors)")
+    ap.add_argument("--prefetch-waits", action="store_true",
+                    help="a LOOKUP whose prefix has 4 or more L3 pages loads them and waits (policy.prefetch wait-complete)")
     ap.add_argument("--short-entries", action="store_true",
                     help="answer every keyed or slot request with one entry too few (a broken engine)")
     Engine(ap.parse_args()).serve()

@@ -18,6 +18,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kvtier_client as kv  # noqa: E402
 
 SOCKET = os.environ.get("KVTIER_SOCKET")
+# set when the engine waits for the prefetch a LOOKUP of 4 or more L3 pages starts (policy.prefetch wait-complete)
+PREFETCH_WAITS = os.environ.get("KVTIER_PREFETCH_WAITS") == "1"
 NO_ENGINE = ("no engine here: set KVTIER_SOCKET to the ipc socket of a running `kvtier serve` (in ./mvnw verify, "
              "engine/.../ipc/NativeClientEndToEndTest runs these against a real engine)")
 
@@ -527,6 +529,23 @@ class EntriesTest(unittest.TestCase):
         c.acquire(k[4:5], first_slot=5)
         self.check("DEVICE_LOAD", c.device_load(layout, 4, [3, 4, 5], [4] * 3), 4, [I, kv.PAGE_COPIED, N], 1, with_page=(0,))
         c.release(4, 2)
+
+    @unittest.skipUnless(PREFETCH_WAITS, "the engine does not wait for a LOOKUP's prefetch: set KVTIER_PREFETCH_WAITS=1 for one "
+                                         "with policy.prefetch=wait-complete and an L3")
+    def test_a_lookup_whose_prefetch_is_waited_for(self):
+        c, k = self.c, self.k[:4]
+        with c.reserved(k, first_slot=8):
+            pass
+        c.flush()
+        self.assertEqual(c.evict(k).result_count, 4)
+        r = c.lookup(k)
+        self.check("LOOKUP whose prefetch was waited for", r, 0, [kv.PAGE_LOADED] * 4, 4)
+        self.assertEqual((r.pool_pages, r.l3_pages), (4, 0))
+        r = c.acquire(None, first_slot=0, count=4)
+        self.check("ACQUIRE of what the LOOKUP loaded", r, 0, [kv.PAGE_PINNED_FROM_L3] * 4, 4)
+        self.assertEqual(r.from_l3, 4)
+        c.release(0, 4)
+
 
 if __name__ == "__main__":
     unittest.main()

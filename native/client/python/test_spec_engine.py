@@ -52,8 +52,8 @@ class SpecEngineTest(unittest.TestCase):
     def test_c_client_end_to_end(self):
         # 4 KiB rings: requests and responses wrap with padding records every few dozen requests, and a
         # REGISTER_KV of 8 allocations (656 bytes) fits the Max Message Length a quarter ring allows
-        with SpecEngine("--ring-bytes", "4096") as engine:
-            out = self.run_c("--socket", engine.socket)
+        with SpecEngine("--ring-bytes", "4096", "--prefetch-waits") as engine:
+            out = self.run_c("--socket", engine.socket, "--prefetch-waits")
             for scenario in ("end to end against", "files by descriptors", "device operations against", "HOST_FD buffers against",
                              "entries against", "a 1.1 session against"):
                 self.assertIn(scenario, out)
@@ -66,14 +66,15 @@ class SpecEngineTest(unittest.TestCase):
 
     def test_python_end_to_end_and_examples(self):
         # rings of 1 KiB: room for a REGISTER_KV of 6 allocations (512 bytes, Max Message Length for 30 slots)
-        with SpecEngine("--ring-bytes", "1024") as engine:
-            env = dict(os.environ, KVTIER_SOCKET=engine.socket)
+        with SpecEngine("--ring-bytes", "1024", "--prefetch-waits") as engine:
+            env = dict(os.environ, KVTIER_SOCKET=engine.socket, KVTIER_PREFETCH_WAITS="1")
             run = subprocess.run([sys.executable, "-m", "unittest", "-v", "test_kvtier_client.EndToEndTest",
                                   "test_kvtier_client.EntriesTest"],
                                  cwd=HERE, env=env, capture_output=True, text=True, timeout=300)
             self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
             self.assertNotIn("skipped", run.stderr)
             self.assertIn("test_every_operation", run.stderr)
+            self.assertIn("test_a_lookup_whose_prefetch_is_waited_for", run.stderr)
 
     def test_python_against_an_engine_before_1_2(self):
         with SpecEngine("--engine-minor", "1", "--clients", "1") as engine:

@@ -2,7 +2,7 @@
  *
  *   kvtier_client_test                  codecs against docs/ipc-protocol.md's diagrams, the ring
  *                                       (wrap, padding, full), SHA-256 and docs/keys.md's vectors
- *   kvtier_client_test --socket PATH [--engine-minor 1|2] [SCENARIO...]
+ *   kvtier_client_test --socket PATH [--engine-minor 1|2] [--prefetch-waits] [SCENARIO...]
  *                                       then end to end against the engine listening on PATH, each
  *                                       scenario a client of its own:
  *     basic     a 1.2 session mapping its WELCOME's descriptors (the ring a memfd file); reserve,
@@ -14,7 +14,8 @@
  *     host-fd   the same with KV buffers passed as descriptors (HOST_FD), the descriptors' numbering,
  *               taking and limit; a save whose buffer shrank answered INTERNAL_ERROR
  *     entries   section 4's entries and Result Count for every operation (needs an L3 that commits
- *               are copied to)
+ *               are copied to; with --prefetch-waits, an engine that waits for the prefetch a LOOKUP
+ *               of 4 L3 pages starts, also LOOKUP's LOADED)
  *     minor1    a session announcing 1.1 (and 1.0): the files opened by path, HOST_FD refused
  *   Without scenarios: basic and device, then (unless --engine-minor 1, an engine before 1.2) host-fd,
  *   entries and minor1.
@@ -434,6 +435,9 @@ static void test_names(void) {
 /* The engine's minor version the scenarios expect: 2, or 1 for an engine before 1.2 (spec_engine.py
  * --engine-minor 1), which writes Engine Minor Version 0 and passes no descriptors. */
 static uint32_t expected_engine_minor = 2;
+/* The engine waits for the prefetch a LOOKUP starts (policy.prefetch wait-complete, 4 pages at least:
+ * spec_engine.py --prefetch-waits): --prefetch-waits. */
+static int prefetch_waits = 0;
 
 static uint8_t pattern(int page, size_t i) { return (uint8_t)(page * 31 + i * 7 + 1); }
 
@@ -1035,10 +1039,10 @@ static void write_page(kvt_client *c, int32_t slot, uint8_t fill) {
 static void test_entries(const char *socket_path) {
     kvt_key root;
     fresh_root("entries", &root);
-    uint32_t tokens[32];
-    for (int i = 0; i < 32; i++) tokens[i] = (uint32_t)(7000 + i);
-    kvt_key k[8];
-    CHECK(kvt_page_keys(&root, tokens, 32, 4, 0, k, 8) == 8, "8 keys");
+    uint32_t tokens[48];
+    for (int i = 0; i < 48; i++) tokens[i] = (uint32_t)(7000 + i);
+    kvt_key k[12];
+    CHECK(kvt_page_keys(&root, tokens, 48, 4, 0, k, 12) == 12, "12 keys");
     int err;
     char msg[256];
     kvt_client *c = kvt_connect(socket_path, &root, 1, 16, &err, msg, sizeof msg);
@@ -1149,6 +1153,22 @@ static void test_entries(const char *socket_path) {
           kvt_error_name(kvt_last_error(c)));
     rc = kvt_request(c, KVT_OP_STATS, 0, 0, 0, 0, NULL, 0, &r);
     CHECK(rc > 0 && r.entry_count == 0 && r.result_count == rc, "STATS: %d values, no entries (%d)", rc, r.entry_count);
+
+    if (prefetch_waits) {
+        /* a LOOKUP whose L3 part the engine prefetches and waits for: LOADED, counted in the pool; the
+         * first ACQUIRE to pin those pages counts them From L3 */
+        CHECK(kvt_reserve(c, 0, 12, k + 8, 4, &r) == 4, "K8..K11 reserved");
+        CHECK(kvt_commit(c, 12, 4, (int32_t[]){8, 8, 8, 8}, &r) == 4 && kvt_flush(c, &r) == 0, "committed and backed up");
+        CHECK(kvt_evict(c, 0, 12, NULL, 4, &r) == 4, "evicted: %s", kvt_last_error_message(c));
+        rc = kvt_lookup(c, 0, 12, NULL, 4, &r);
+        expect_entries(c, "LOOKUP whose prefetch was waited for", rc, &r, 12, 4, (int[]){KVT_PAGE_LOADED, KVT_PAGE_LOADED,
+                       KVT_PAGE_LOADED, KVT_PAGE_LOADED}, 4);
+        CHECK(r.pool_pages == 4 && r.l3_pages == 0, "the loaded pages count in the pool: pool %d, L3 %d", r.pool_pages, r.l3_pages);
+        rc = kvt_acquire(c, 0, 12, NULL, 4, &r);
+        expect_entries(c, "ACQUIRE of what the LOOKUP loaded", rc, &r, 12, 4, (int[]){L3, L3, L3, L3}, 4);
+        CHECK(r.from_l3 == 4, "from L3 %d", r.from_l3);
+        CHECK(kvt_release(c, 12, 4, &r) == 4, "released");
+    }
 
     /* the device operations: a pinned slot stays PINNED in a save; a load answers a pinned slot whose page
      * is not a block of the layout's shape INVALID, with the page */
@@ -1270,6 +1290,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc && first_scenario == argc; i++) {
         if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) socket_path = argv[++i];
         else if (strcmp(argv[i], "--engine-minor") == 0 && i + 1 < argc) expected_engine_minor = (uint32_t)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--prefetch-waits") == 0) prefetch_waits = 1;
         else if (argv[i][0] != '-') first_scenario = i;
         else usage = 1;
     }
@@ -1279,7 +1300,7 @@ int main(int argc, char **argv) {
         usage = k == N_SCENARIOS;
     }
     if (usage || (first_scenario < argc && !socket_path)) {
-        fprintf(stderr, "usage: %s [--socket PATH [--engine-minor 1|2] [SCENARIO...]]\n  scenarios:", argv[0]);
+        fprintf(stderr, "usage: %s [--socket PATH [--engine-minor 1|2] [--prefetch-waits] [SCENARIO...]]\n  scenarios:", argv[0]);
         for (size_t k = 0; k < N_SCENARIOS; k++) fprintf(stderr, " %s", SCENARIOS[k].name);
         fprintf(stderr, " (default: basic device, then host-fd entries minor1 against a 1.2 engine)\n");
         return 2;

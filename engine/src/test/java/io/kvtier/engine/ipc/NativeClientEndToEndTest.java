@@ -1,6 +1,7 @@
 package io.kvtier.engine.ipc;
 
 import io.kvtier.engine.Engine;
+import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
@@ -64,11 +65,14 @@ class NativeClientEndToEndTest
             "a faulting save answered INTERNAL_ERROR");
     }
 
-    /** Section 4: every operation's entries and Result Count, on an engine whose commits are copied to an L3. */
+    /**
+     * Section 4: every operation's entries and Result Count, on an engine whose commits are copied to an L3 and
+     * whose LOOKUP waits for the prefetch it starts (LOADED).
+     */
     @Test
     void theCClientSeesAnEntryForEverySlotOfEveryOperation() throws Exception
     {
-        final Run run = runC(withL3(IpcTestSupport.settings(directory, 256)), "entries");
+        final Run run = runC(withL3(IpcTestSupport.settings(directory, 256)), "--prefetch-waits", "entries");
         assertThat(run.output()).contains("entries against", "every operation answered for every slot of its range");
     }
 
@@ -109,9 +113,11 @@ class NativeClientEndToEndTest
         try (Engine engine = IpcTestSupport.start(withL3(IpcTestSupport.settings(directory, 256))))
         {
             final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_client.EntriesTest"), CLIENT.resolve("python"),
-                Map.of("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString(), "KVTIER_CLIENT_LIB", LIBRARY.toString()));
+                Map.of("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString(), "KVTIER_CLIENT_LIB", LIBRARY.toString(),
+                    "KVTIER_PREFETCH_WAITS", "1"));
             assertThat(run.exit()).as(run.output()).isZero();
-            assertThat(run.output()).contains("test_every_operation", "OK").doesNotContain("skipped");
+            assertThat(run.output()).contains("test_every_operation", "test_a_lookup_whose_prefetch_is_waited_for", "OK")
+                .doesNotContain("skipped");
             awaitNoClients(engine);
         }
     }
@@ -161,7 +167,8 @@ class NativeClientEndToEndTest
         final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         assumeTrue(ownUid == 0, "running a client as uid " + OTHER_UID + " needs this test to run as root (it runs as uid " + ownUid + ")");
         assumeTrue(onPath("setpriv"), "setpriv is not installed (apt-get install util-linux)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "no /usr/bin/python3 for uid " + OTHER_UID + " (apt-get install python3)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")),
+            "no /usr/bin/python3 for uid " + OTHER_UID + " (apt-get install python3)");
         final String group = groupName(OTHER_UID);
         assumeTrue(group != null, "no group of gid " + OTHER_UID + " in /etc/group");
         // the other user reaches the socket only: the directory is searchable, every file in it stays 0600
@@ -172,8 +179,9 @@ class NativeClientEndToEndTest
         try (Engine engine = IpcTestSupport.start(settings))
         {
             assertThat(Files.getPosixFilePermissions(directory.resolve("pool"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
-            final Run run = run(List.of("setpriv", "--reuid=" + OTHER_UID, "--regid=" + OTHER_UID, "--clear-groups", "/usr/bin/python3", "-c",
-                OTHER_USER, IpcTestSupport.socket(engine).toString()), CLIENT.resolve("python"), Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
+            final List<String> command = List.of("setpriv", "--reuid=" + OTHER_UID, "--regid=" + OTHER_UID, "--clear-groups",
+                "/usr/bin/python3", "-c", OTHER_USER, IpcTestSupport.socket(engine).toString());
+            final Run run = run(command, CLIENT.resolve("python"), Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
             assertThat(run.exit()).as(run.output()).isZero();
             assertThat(run.output()).contains("uid " + OTHER_UID, "minor 1 refused NOT_ALLOWED", "minor 2 session 2 descriptors True",
                 "read back other 5 5", "HOST_FD round trip equal");
@@ -278,15 +286,15 @@ class NativeClientEndToEndTest
         }
     }
 
-    /** Runs the C test's scenarios against an engine of these settings; it must pass every check. */
-    private Run runC(final Map<String, String> settings, final String... scenarios) throws Exception
+    /** Runs the C test with these arguments (options, then scenarios) against an engine of these settings: every check passes. */
+    private Run runC(final Map<String, String> settings, final String... arguments) throws Exception
     {
         assumeTrue(Files.isExecutable(C_TEST),
             "the C client is not built at " + C_TEST + " (the native module builds it with gcc and make: apt-get install gcc make)");
         try (Engine engine = IpcTestSupport.start(settings))
         {
             final List<String> command = new ArrayList<>(List.of(C_TEST.toString(), "--socket", IpcTestSupport.socket(engine).toString()));
-            command.addAll(List.of(scenarios));
+            command.addAll(List.of(arguments));
             final Run run = run(command, CLIENT, Map.of());
             assertThat(run.exit()).as(run.output()).isZero();
             assertThat(run.output()).contains(", 0 failed");
@@ -295,11 +303,15 @@ class NativeClientEndToEndTest
         }
     }
 
-    /** The settings with a POSIX L3 tier in the test's directory, to which every commit is copied (write-through). */
+    /**
+     * The settings with a POSIX L3 tier in the test's directory, to which every commit is copied (write-through), and
+     * a LOOKUP that waits for the prefetch it starts (of 4 L3 pages or more, the default threshold).
+     */
     private Map<String, String> withL3(final Map<String, String> settings)
     {
         settings.put("tier.disk.type", "posix");
         settings.put("tier.disk.dir", directory.resolve("l3").toString());
+        settings.put(EngineConfig.POLICY_PREFETCH, "wait-complete");
         return settings;
     }
 
