@@ -306,15 +306,17 @@ uint64_t kvt_kv_slot_bytes(const kvt_kv_shape *shape);
 uint64_t kvt_kv_block_bytes(const kvt_kv_shape *shape);
 
 /** One allocation: `offset` bytes into the memory `handle` names (a cudaIpcMemHandle_t's 64 bytes,
- *  or a NUL-terminated absolute path) is where its tensor (SEPARATE), all of them (CONTIGUOUS) or
- *  its layer (INTERLEAVED) starts. */
+ *  a NUL-terminated absolute path, or a descriptor number made by kvt_fd_handle()) is where its tensor
+ *  (SEPARATE), all of them (CONTIGUOUS) or its layer (INTERLEAVED) starts. */
 typedef struct kvt_kv_allocation {
     uint64_t offset;
     uint8_t handle[KVT_HANDLE_BYTES];
 } kvt_kv_allocation;
 
 /** REGISTER_KV: tells the engine where the client's `blocks` blocks per tensor are and how they
- *  are laid out. `device` is the CUDA ordinal for KVT_HANDLE_CUDA_IPC (0 for host files).
+ *  are laid out. `device` is the CUDA ordinal for KVT_HANDLE_CUDA_IPC (0 for host files). Once it is
+ *  answered (a Layout Id or INVALID) the descriptor numbers a KVT_HANDLE_HOST_FD registration names are
+ *  taken: kvt_descriptors_pending() no longer counts them.
  *  Returns the Layout Id (1, 2, ... in order of registration; at most 8 per client, each lasting
  *  as long as the client), or -1: kvt_last_error() KVT_INVALID with kvt_last_detail() saying
  *  what was refused (and `result->result_count` the same), or any other code. A refused
