@@ -16,11 +16,19 @@ at ``../build/libkvtier_client.so`` next to this file.
             data = bytes(pages[0][:n])
 
 The device operations of protocol section 10 have the engine copy KV between the pool and the
-caller's own KV buffers (CUDA IPC handles, or host files mapped shared) instead:
+caller's own KV buffers (CUDA IPC handles, host files mapped shared, or in a 1.2 session host files
+passed as descriptors) instead:
 
-    layout = c.register_host_files(kv.ARRANGEMENT_CONTIGUOUS, (layers, 2, 16, heads, dim, 2), blocks, ["/dev/shm/kv"])
+    fd = os.memfd_create("kv"); os.ftruncate(fd, size); kv_buffer = mmap.mmap(fd, size)
+    layout = c.register_host_fds(kv.ARRANGEMENT_CONTIGUOUS, (layers, 2, 16, heads, dim, 2), blocks, [fd])
     c.reserve(keys); c.device_save(layout, 0, blocks_of_keys, valid_tokens)     # committed
     c.acquire(keys); c.device_load(layout, 0, free_blocks, valid_tokens); c.release(0, len(keys))
+
+Protocol 1.2 (the default): the engine passes the pool, control file and ring as descriptors, so a
+process of another user than the engine's may attach; ``Client(..., minor_version=1)`` opens them by
+path as 1.1 did (the engine's own user only). Section 11: ``payload_length(slot)`` reads a pinned
+page's committed length from its trailer, ``stats_named()`` names the STATS values from the pool's
+counters region.
 
 Views handed out by ``pinned``/``reserved`` are released when the block ends, so using one later
 raises ``ValueError`` instead of reading a page that may hold another key by then. Views from
@@ -35,6 +43,8 @@ import os
 __all__ = [
     "KvtierError", "Client", "Result", "namespace_root", "page_keys", "compute_keys",
     "error_name", "page_status_name", "register_detail_name", "slot_bytes", "block_bytes", "load_library",
+    "fd_handle", "crc32c", "PageTrailer", "Counter", "PROTOCOL_MINOR", "ERR_UNSUPPORTED",
+    "HANDLE_HOST_FD", "COUNTER_GROWS", "COUNTER_GAUGE", "COUNTER_FACT",
     "OK", "STALE_REQUEST_ID", "NAMESPACE_DENIED", "SLOT_HELD", "SLOT_RANGE",
     "PAGE_NONE", "PAGE_PINNED", "PAGE_PINNED_FROM_L3", "PAGE_RESERVED", "PAGE_COMMITTED",
     "PAGE_EXISTS", "PAGE_BUSY", "PAGE_POOL_FULL", "PAGE_MISS", "PAGE_EXPIRED", "PAGE_INVALID",
@@ -50,6 +60,9 @@ MALFORMED, UNKNOWN_TYPE, STALE_REQUEST_ID, SLOT_RANGE, SLOT_HELD, NAMESPACE_DENI
 TOO_LONG, NOT_READING, TIMED_OUT = 22, 23, 24
 VERSION, NOT_ALLOWED, TOO_MANY_CLIENTS, BAD_HELLO = 32, 33, 34, 35
 ERR_SYSTEM, ERR_PROTOCOL, ERR_ARGUMENT, ERR_ENGINE_GONE, ERR_DISCONNECTED, ERR_TIMEOUT = 100, 101, 102, 103, 104, 105
+ERR_UNSUPPORTED = 106  # the session's minor version (or the pool's layout) lacks what the call needs
+
+PROTOCOL_MINOR = 2  # the newest minor version the library speaks (protocol 1.2)
 
 # page statuses (protocol section 4)
 (PAGE_NONE, PAGE_PINNED, PAGE_PINNED_FROM_L3, PAGE_RESERVED, PAGE_COMMITTED, PAGE_EXISTS, PAGE_BUSY,
@@ -64,11 +77,16 @@ OP_REGISTER_KV, OP_DEVICE_LOAD, OP_DEVICE_SAVE = 15, 16, 17
 
 # device operations (protocol section 10): handle kinds, arrangements, and what a refused
 # REGISTER_KV's detail (KvtierError.detail, its Result Count) names
-HANDLE_CUDA_IPC, HANDLE_HOST_FILE = 1, 2
+HANDLE_CUDA_IPC, HANDLE_HOST_FILE, HANDLE_HOST_FD = 1, 2, 3
 ARRANGEMENT_SEPARATE, ARRANGEMENT_CONTIGUOUS, ARRANGEMENT_INTERLEAVED = 1, 2, 3
 (REGISTER_SHAPE, REGISTER_ARRANGEMENT, REGISTER_HANDLE_KIND, REGISTER_ALLOCATION_COUNT, REGISTER_NO_DEVICE,
  REGISTER_OPEN_FAILED, REGISTER_TOO_SMALL, REGISTER_TOO_MANY_LAYOUTS, REGISTER_PAGE_SIZE) = range(1, 10)
 HANDLE_BYTES = 64
+DESCRIPTORS_PER_MESSAGE, DESCRIPTORS_PENDING_MAX = 16, 64
+
+# counter types of the pool's counters region (protocol section 11)
+COUNTER_GROWS, COUNTER_GAUGE, COUNTER_FACT = 1, 2, 3
+COUNTERS_MAX = 512
 
 KEY_BYTES = 16
 
@@ -90,6 +108,47 @@ class _Shape(ctypes.Structure):
 
 class _Allocation(ctypes.Structure):
     _fields_ = [("offset", ctypes.c_uint64), ("handle", ctypes.c_uint8 * HANDLE_BYTES)]
+
+
+class _Trailer(ctypes.Structure):
+    _fields_ = [("key_high", ctypes.c_uint64), ("key_low", ctypes.c_uint64), ("payload_length", ctypes.c_uint64),
+                ("payload_crc32c", ctypes.c_uint32), ("frame_version", ctypes.c_uint32), ("page_size", ctypes.c_uint64),
+                ("commit_time_ms", ctypes.c_uint64), ("namespace_tag", ctypes.c_uint64), ("trailer_crc32c", ctypes.c_uint32)]
+
+
+class _CounterInfo(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_int32), ("type", ctypes.c_uint32), ("name", ctypes.c_char * 53),
+                ("description", ctypes.c_char * 189)]
+
+
+class PageTrailer:
+    """A page frame's trailer (protocol section 11): ``key`` (16 bytes), ``payload_length``,
+    ``payload_crc32c``, ``frame_version``, ``page_size``, ``commit_time_ms``, ``namespace_tag``."""
+
+    __slots__ = ("key", "payload_length", "payload_crc32c", "frame_version", "page_size", "commit_time_ms", "namespace_tag")
+
+    def __init__(self, raw):
+        self.key = raw.key_high.to_bytes(8, "big") + raw.key_low.to_bytes(8, "big")
+        for name in self.__slots__[1:]:
+            setattr(self, name, getattr(raw, name))
+
+    def __repr__(self):
+        return "PageTrailer(key=%s, payload_length=%d, namespace_tag=%#x)" % (self.key.hex(), self.payload_length, self.namespace_tag)
+
+
+class Counter:
+    """A counter of the pool's counters region (protocol section 11): ``id`` (its STATS value's index),
+    ``type`` (COUNTER_GROWS, COUNTER_GAUGE or COUNTER_FACT), ``name``, ``description``."""
+
+    __slots__ = ("id", "type", "name", "description")
+
+    def __init__(self, raw):
+        self.id, self.type = raw.id, raw.type
+        self.name = raw.name.decode("utf-8", errors="replace")
+        self.description = raw.description.decode("utf-8", errors="replace")
+
+    def __repr__(self):
+        return "Counter(%d, %s)" % (self.id, self.name)
 
 
 def _shape(shape):
@@ -186,6 +245,27 @@ def load_library(path=None):
         "kvt_slot_generation": (I32, [P, I32]),
         "kvt_slot_status": (I32, [P, I32]),
         "kvt_page_addr": (P, [P, I32]),
+        "kvt_connect_minor": (P, [ctypes.c_char_p, KEYS, U32, U32, U16, ctypes.POINTER(ctypes.c_int), ctypes.c_char_p,
+                                  ctypes.c_size_t]),
+        "kvt_engine_minor": (U32, [P]),
+        "kvt_session_minor": (U32, [P]),
+        "kvt_descriptors_mapped": (ctypes.c_int, [P]),
+        "kvt_file_path": (ctypes.c_char_p, [P, ctypes.c_int]),
+        "kvt_max_message_length": (U32, [P]),
+        "kvt_ring_capacity": (U32, [P]),
+        "kvt_client_timeout_ms": (U32, [P]),
+        "kvt_send_descriptors": (I64, [P, ctypes.POINTER(ctypes.c_int), U32]),
+        "kvt_descriptors_pending": (U32, [P]),
+        "kvt_fd_handle": (None, [U32, ctypes.POINTER(ctypes.c_uint8)]),
+        "kvt_register_host_fds": (ctypes.c_int, [P, U16, ctypes.POINTER(_Shape), I32, ctypes.POINTER(ctypes.c_int),
+                                                 ctypes.POINTER(U64), I32, RES]),
+        "kvt_read_page_trailer": (ctypes.c_int, [P, I32, ctypes.POINTER(_Trailer)]),
+        "kvt_slot_payload_length": (I64, [P, I32]),
+        "kvt_page_verify_payload": (ctypes.c_int, [P, I32]),
+        "kvt_crc32c": (U32, [ctypes.c_char_p, ctypes.c_size_t]),
+        "kvt_counter": (ctypes.c_int, [P, I32, ctypes.POINTER(_CounterInfo)]),
+        "kvt_counter_id": (I32, [P, ctypes.c_char_p]),
+        "kvt_counter_value": (I64, [P, I32]),
     }
     for name, (restype, argtypes) in sig.items():
         fn = getattr(lib, name)
@@ -216,6 +296,19 @@ def slot_bytes(shape):
 def block_bytes(shape):
     """layers x tensors x S: a whole block, the payload of a page DEVICE_SAVE writes (0 if invalid)."""
     return load_library().kvt_kv_block_bytes(ctypes.byref(_shape(shape)))
+
+
+def fd_handle(number):
+    """The 64-byte HOST_FD handle naming descriptor ``number`` (protocol section 10)."""
+    out = (ctypes.c_uint8 * HANDLE_BYTES)()
+    load_library().kvt_fd_handle(number, out)
+    return bytes(out)
+
+
+def crc32c(data):
+    """CRC32C (Castagnoli) of ``data``, as the engine computes a page's and a trailer's."""
+    data = bytes(data)
+    return load_library().kvt_crc32c(data, len(data))
 
 
 def _text(s):
@@ -263,13 +356,16 @@ class Client:
     """One connection to the engine (protocol sections 2-7). ``namespaces``: up to 16 roots
     (``namespace_root``); requests name one by its index (``ns``)."""
 
-    def __init__(self, socket_path, namespaces=(), max_keys=256, timeout_ms=None):
+    def __init__(self, socket_path, namespaces=(), max_keys=256, timeout_ms=None, minor_version=PROTOCOL_MINOR):
+        """``minor_version`` is what the HELLO announces: 2 (the files come as descriptors), or 1 or 0
+        to open them by path as the engine's own user (section 2)."""
         lib = load_library()
         self._lib = lib
+        self._c = None
         arr, n = _keys_array(namespaces)
         err = ctypes.c_int(0)
         msg = ctypes.create_string_buffer(512)
-        handle = lib.kvt_connect(_text(socket_path), arr, n, max_keys, ctypes.byref(err), msg, len(msg))
+        handle = lib.kvt_connect_minor(_text(socket_path), arr, n, max_keys, minor_version, ctypes.byref(err), msg, len(msg))
         if not handle:
             raise KvtierError(err.value, msg.value.decode(errors="replace"))
         self._c = handle
@@ -280,6 +376,15 @@ class Client:
         self.max_keys = lib.kvt_max_keys(handle)
         self.client_id = lib.kvt_client_id(handle)
         self.epoch = lib.kvt_epoch(handle)
+        self.engine_minor = lib.kvt_engine_minor(handle)    # WELCOME offset 60; 0 from an engine before 1.2
+        self.session_minor = lib.kvt_session_minor(handle)  # the lower of the HELLO's and the engine's
+        self.descriptors_mapped = bool(lib.kvt_descriptors_mapped(handle))
+        self.max_message_length = lib.kvt_max_message_length(handle)
+        self.ring_capacity = lib.kvt_ring_capacity(handle)
+        self.client_timeout_ms = lib.kvt_client_timeout_ms(handle)
+        # the WELCOME's paths, for messages (the ring's is "" in a 1.2 session: it has no name)
+        self.pool_path, self.control_path, self.ring_path = (
+            lib.kvt_file_path(handle, i).decode(errors="replace") for i in range(3))
 
     # -- life --
 
@@ -406,6 +511,36 @@ class Client:
                                        arr, len(allocations), ctypes.byref(raw))
         return self._check(rc, raw)
 
+    def send_descriptors(self, fds):
+        """DESCRIPTORS (a 1.2 session): passes 1..16 open descriptors to the engine in one message; returns
+        the number the engine gives the first (the others follow). The caller may close its own once
+        this returns. Name them in a HOST_FD registration (``register_kv(HANDLE_HOST_FD, ...)`` with
+        ``fd_handle(number)``); at most 64 may be sent and not yet named."""
+        fds = list(fds)
+        arr = (ctypes.c_int * max(1, len(fds)))(*fds)
+        return self._check(self._lib.kvt_send_descriptors(self._handle(), arr, len(fds)))
+
+    @property
+    def descriptors_pending(self):
+        """Descriptors sent and not yet named by an answered registration."""
+        return self._lib.kvt_descriptors_pending(self._handle())
+
+    def register_host_fds(self, arrangement, shape, blocks, fds, offsets=None):
+        """register_kv() of host files passed as descriptors (HOST_FD, a 1.2 session): allocation i is
+        ``offsets[i]`` (default 0) into the regular file open read-write at ``fds[i]`` (an
+        ``os.memfd_create`` file, say), mapped shared by the caller. The engine never sees a path;
+        the caller may close its descriptors once this returns."""
+        fds = [int(fd) for fd in fds]
+        offsets = list(offsets) if offsets is not None else [0] * len(fds)
+        if len(offsets) != len(fds):
+            raise ValueError("%d offsets for %d descriptors" % (len(offsets), len(fds)))
+        f = (ctypes.c_int * max(1, len(fds)))(*fds)
+        o = (ctypes.c_uint64 * max(1, len(fds)))(*offsets)
+        raw = _Result()
+        rc = self._lib.kvt_register_host_fds(self._handle(), arrangement, ctypes.byref(_shape(shape)), blocks, f, o, len(fds),
+                                             ctypes.byref(raw))
+        return self._check(rc, raw)
+
     def register_host_files(self, arrangement, shape, blocks, paths, offsets=None):
         """register_kv() of host files: allocation i is ``offsets[i]`` (default 0) into ``paths[i]``, an
         absolute path (at most 63 bytes) to a regular file of this user, mapped shared by the caller."""
@@ -469,6 +604,51 @@ class Client:
         """The page a slot holds as a memoryview, or None when it holds none."""
         page_id = self.slot_page(slot)
         return None if page_id < 0 else self.page(page_id)
+
+    # -- the pool file (protocol section 11) --
+
+    def payload_length(self, slot):
+        """The committed length of the page ``slot`` holds pinned, from the page's trailer (which must
+        name the key this client put in the slot)."""
+        return self._check(self._lib.kvt_slot_payload_length(self._handle(), slot))
+
+    def payload(self, slot):
+        """The pinned page's committed bytes: a memoryview of ``payload_length(slot)`` bytes in place."""
+        n = self.payload_length(slot)
+        return self.slot_view(slot)[:n]
+
+    def page_trailer(self, page_id):
+        """Page ``page_id``'s trailer (PageTrailer); stable only while this client holds its pin."""
+        raw = _Trailer()
+        self._check(self._lib.kvt_read_page_trailer(self._handle(), page_id, ctypes.byref(raw)))
+        return PageTrailer(raw)
+
+    def verify_payload(self, page_id):
+        """True when the page's committed bytes have its trailer's CRC32C (reads the whole payload)."""
+        return self._check(self._lib.kvt_page_verify_payload(self._handle(), page_id)) == 1
+
+    def counter(self, counter_id):
+        """Counter ``counter_id`` of the pool's counters region (Counter), or None when none has that id."""
+        raw = _CounterInfo()
+        return Counter(raw) if self._check(self._lib.kvt_counter(self._handle(), counter_id, ctypes.byref(raw))) == 1 else None
+
+    def counters(self):
+        """Every counter the pool names, by id."""
+        return [c for c in (self.counter(i) for i in range(COUNTERS_MAX)) if c is not None]
+
+    def counter_id(self, name):
+        """The id of the counter called ``name`` (its STATS value's index); KvtierError when none is."""
+        return self._check(self._lib.kvt_counter_id(self._handle(), _text(name)))
+
+    def counter_value(self, counter_id):
+        """Counter ``counter_id``'s value as the pool holds it now."""
+        return self._lib.kvt_counter_value(self._handle(), counter_id)
+
+    def stats_named(self):
+        """STATS, each value named by the counters region: {name: value} for the counters that exist."""
+        values = self.stats()
+        names = {c.id: c.name for c in self.counters()}
+        return {names[i]: v for i, v in enumerate(values) if i in names}
 
     # -- context managers --
 

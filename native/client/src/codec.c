@@ -42,11 +42,64 @@ int kvt_decode_welcome(const uint8_t *buf, size_t len, kvt_welcome *w) {
     w->ring_capacity = kvt_get_u32(buf + 48);
     w->client_timeout_ms = kvt_get_u32(buf + 52);
     w->max_message_length = kvt_get_u32(buf + 56);
+    w->engine_minor = kvt_get_u32(buf + 60);
+    w->descriptors = kvt_get_u32(buf + 64);
     size_t at = KVT_WELCOME_HEADER;
     if (w->status != 0) return path_field(buf, len, &at, &w->message, &w->message_len);
     if (!path_field(buf, len, &at, &w->pool_path, &w->pool_path_len)) return 0;
     if (!path_field(buf, len, &at, &w->control_path, &w->control_path_len)) return 0;
     if (!path_field(buf, len, &at, &w->ring_path, &w->ring_path_len)) return 0;
+    return 1;
+}
+
+void kvt_encode_descriptors(uint8_t out[KVT_DESCRIPTORS_MESSAGE], uint32_t count) {
+    kvt_put_u32(out, KVT_DESCRIPTORS_MAGIC);
+    kvt_put_u32(out + 4, count);
+}
+
+/* CRC32C, reflected polynomial 0x82F63B78, a byte at a time from a table made on first use. */
+static uint32_t crc_table[256];
+static _Atomic int crc_table_ready;
+
+uint32_t kvt_crc32c(const void *data, size_t n) {
+    if (!atomic_load_explicit(&crc_table_ready, memory_order_acquire)) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+            crc_table[i] = c; /* threads racing here write the same values */
+        }
+        atomic_store_explicit(&crc_table_ready, 1, memory_order_release);
+    }
+    const uint8_t *p = data;
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) crc = crc_table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+    return crc ^ 0xFFFFFFFFu;
+}
+
+int kvt_decode_trailer(const uint8_t *t, kvt_page_trailer *out) {
+    out->key_high = kvt_get_u64(t + 8);
+    out->key_low = kvt_get_u64(t + 16);
+    out->payload_length = kvt_get_u64(t + 24);
+    out->payload_crc32c = kvt_get_u32(t + 32);
+    out->frame_version = kvt_get_u32(t + 36);
+    out->page_size = kvt_get_u64(t + 40);
+    out->commit_time_ms = kvt_get_u64(t + 48);
+    out->namespace_tag = kvt_get_u64(t + 56);
+    out->trailer_crc32c = kvt_get_u32(t + 64);
+    if (memcmp(t, KVT_TRAILER_MAGIC, 8) != 0) return -1;
+    return kvt_crc32c(t, KVT_TRAILER_CHECKED) == out->trailer_crc32c ? 0 : -1;
+}
+
+int kvt_decode_counter_record(const uint8_t *r, int32_t id, kvt_counter_info *out) {
+    memset(out, 0, sizeof *out);
+    out->id = id;
+    uint32_t state = atomic_load_explicit((_Atomic uint32_t *)(void *)r, memory_order_acquire);
+    if (state != 1) return 0;
+    out->type = kvt_get_u32(r + 4);
+    uint32_t name_len = kvt_get_u32(r + 8), description_len = kvt_get_u32(r + 64);
+    if (name_len > KVT_COUNTER_NAME_MAX || description_len > KVT_COUNTER_DESCRIPTION_MAX) return -1;
+    memcpy(out->name, r + 12, name_len);
+    memcpy(out->description, r + 68, description_len);
     return 1;
 }
 
@@ -152,6 +205,8 @@ int kvt_ring_peek(kvt_ring *r, const uint8_t **rec, uint32_t *length) {
         int32_t type = (int32_t)kvt_get_u32(r->data + at + 4);
         if (len < KVT_RECORD_HEADER || at + len > r->capacity || kvt_align8(len) > tail - head) return -1;
         if (type == 0) {
+            /* a padding record runs exactly to the end of the data (section 4): anything else is not one */
+            if (len != r->capacity - at) return -1;
             atomic_store_explicit(r->head, head + kvt_align8(len), memory_order_release);
             continue;
         }

@@ -40,10 +40,13 @@ static inline uint64_t kvt_get_u64(const uint8_t *p) {
 /* ---- protocol constants (docs/ipc-protocol.md) ---- */
 #define KVT_HELLO_MAGIC 0x4C4C4548u   /* "HELL" */
 #define KVT_WELCOME_MAGIC 0x43574C45u /* "ELWC" */
-#define KVT_MAJOR 1
-#define KVT_MINOR 1
+#define KVT_DESCRIPTORS_MAGIC 0x4446564Bu /* "KVFD" */
+#define KVT_MAJOR KVT_PROTOCOL_MAJOR
+#define KVT_MINOR KVT_PROTOCOL_MINOR
 #define KVT_HELLO_HEADER 24
 #define KVT_WELCOME_HEADER 72
+#define KVT_WELCOME_DESCRIPTORS 3 /* pool, control file, ring: in that order (section 2) */
+#define KVT_DESCRIPTORS_MESSAGE 8
 #define KVT_MAX_NAMESPACES 16
 #define KVT_MAX_KEYS_LIMIT 65536
 #define KVT_CONTROL_MAGIC "KVTIPC01"
@@ -76,6 +79,27 @@ static inline uint64_t kvt_get_u64(const uint8_t *p) {
 #define KVT_ALLOCATION_SIZE 72
 #define KVT_DEVICE_COPY_FIXED 8   /* DEVICE_LOAD / DEVICE_SAVE body before its (block, tokens) pairs */
 
+/* the pool file (section 11) */
+#define KVT_POOL_MAGIC "KVTPOOL1"
+#define KVT_POOL_LAYOUT_VERSION 3
+#define KVT_PH_LAYOUT_VERSION 8
+#define KVT_PH_STATE 12
+#define KVT_PH_PAGE_SIZE 16
+#define KVT_PH_FRAME_LENGTH 24
+#define KVT_PH_DATA_OFFSET 64
+#define KVT_PH_COUNTERS_OFFSET 80
+#define KVT_PH_COUNTERS_LENGTH 88
+#define KVT_PH_EPOCH 112
+#define KVT_PH_SIZE 120
+#define KVT_TRAILER_MAGIC "KVTPAGE1"
+#define KVT_TRAILER_SIZE 68
+#define KVT_TRAILER_CHECKED 64 /* the Trailer CRC32C covers bytes 0..63 */
+#define KVT_COUNTER_RECORDS 4096 /* the records start after 512 values of 8 bytes */
+#define KVT_COUNTER_RECORD_SIZE 256
+#define KVT_COUNTERS_SIZE (KVT_COUNTER_RECORDS + KVT_COUNTERS_MAX * KVT_COUNTER_RECORD_SIZE)
+#define KVT_COUNTER_NAME_MAX 52
+#define KVT_COUNTER_DESCRIPTION_MAX 188
+
 static inline uint64_t kvt_align8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 
 /* HELLO: writes 24 + 16 * ns_count bytes into out; returns that length. */
@@ -94,6 +118,8 @@ typedef struct kvt_welcome {
     uint32_t ring_capacity;
     uint32_t client_timeout_ms;
     uint32_t max_message_length;
+    uint32_t engine_minor; /* offset 60: 2, or 0 from an engine before 1.2 */
+    uint32_t descriptors;  /* offset 64: 3 attached to this WELCOME, or 0 */
     /* pointers into the decoded buffer, not NUL-terminated; message set when status != 0 */
     const char *pool_path; uint32_t pool_path_len;
     const char *control_path; uint32_t control_path_len;
@@ -104,6 +130,17 @@ typedef struct kvt_welcome {
 /* Decodes a WELCOME of `len` bytes. Returns 1 when complete, 0 when more bytes are needed,
  * -1 when malformed (bad magic, non-zero reserved fields are tolerated). */
 int kvt_decode_welcome(const uint8_t *buf, size_t len, kvt_welcome *w);
+
+/* DESCRIPTORS (section 2): writes the 8-byte message announcing `count` descriptors. */
+void kvt_encode_descriptors(uint8_t out[KVT_DESCRIPTORS_MESSAGE], uint32_t count);
+
+/* A page's trailer (section 11), from its 68 bytes: 0 when its magic is "KVTPAGE1" and its Trailer
+ * CRC32C matches bytes 0..63, -1 otherwise (`out` filled either way). */
+int kvt_decode_trailer(const uint8_t *trailer, kvt_page_trailer *out);
+
+/* One 256-byte counter record (section 11): 1 it exists (out filled), 0 Record State is not 1, -1 a
+ * length runs past its field. Reads Record State with acquire first. */
+int kvt_decode_counter_record(const uint8_t *record, int32_t id, kvt_counter_info *out);
 
 /* Request header (32 bytes). */
 void kvt_encode_request_header(uint8_t *out, uint32_t length, int32_t type, uint64_t request_id,

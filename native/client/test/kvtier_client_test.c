@@ -2,18 +2,30 @@
  *
  *   kvtier_client_test                  codecs against docs/ipc-protocol.md's diagrams, the ring
  *                                       (wrap, padding, full), SHA-256 and docs/keys.md's vectors
- *   kvtier_client_test --socket PATH    then end to end against the engine listening on PATH:
- *                                       reserve, write, commit, acquire, bytes equal; a stale
- *                                       request id answered STALE_REQUEST_ID; stats; close; then,
- *                                       as a second client, the device operations of section 10
- *                                       on host-file KV buffers (two arrangements), every byte
- *                                       of both buffers and of the saved pages checked
+ *   kvtier_client_test --socket PATH [--engine-minor 1|2] [--prefetch-waits] [SCENARIO...]
+ *                                       then end to end against the engine listening on PATH, each
+ *                                       scenario a client of its own:
+ *     basic     a 1.2 session mapping its WELCOME's descriptors (the ring a memfd file); reserve,
+ *               write, commit, acquire, bytes equal; payload lengths and keys from the pages'
+ *               trailers; a stale request id answered STALE_REQUEST_ID; STATS named by the counters
+ *               region; both rings round several laps
+ *     device    the device operations of section 10 on host-file KV buffers (two arrangements),
+ *               every byte of both buffers and of the saved pages checked
+ *     host-fd   the same with KV buffers passed as descriptors (HOST_FD), the descriptors' numbering,
+ *               taking and limit; a save whose buffer shrank answered INTERNAL_ERROR
+ *     entries   section 4's entries and Result Count for every operation (needs an L3 that commits
+ *               are copied to; with --prefetch-waits, an engine that waits for the prefetch a LOOKUP
+ *               of 4 L3 pages starts, also LOOKUP's LOADED)
+ *     minor1    a session announcing 1.1 (and 1.0): the files opened by path, HOST_FD refused
+ *   Without scenarios: basic and device, then (unless --engine-minor 1, an engine before 1.2) host-fd,
+ *   entries and minor1.
  * Exit status 0 when every check passed. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -130,8 +142,8 @@ static void test_hello(void) {
     uint8_t out[24 + 32];
     size_t n = kvt_encode_hello(out, 256, ns, 2, 0x01020304);
     CHECK(n == 56, "HELLO length %zu", n);
-    /* offset 0 magic "HELL"; 4 major 1, minor 1; 8 max keys; 12 N; 16 pid; 20 reserved; 24 roots */
-    const char *expected = "48454c4c" "01000100" "00010000" "02000000" "04030201" "00000000"
+    /* offset 0 magic "HELL"; 4 major 1, minor 2; 8 max keys; 12 N; 16 pid; 20 reserved; 24 roots */
+    const char *expected = "48454c4c" "01000200" "00010000" "02000000" "04030201" "00000000"
                            "000102030405060708090a0b0c0d0e0f" "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
     char h[2 * 56 + 1];
     hex(out, n, h);
@@ -150,7 +162,7 @@ static void test_welcome(void) {
     memset(b, 0, sizeof b);
     /* byte by byte as the diagram draws it */
     from_hex("454c5743" "00000000" "07000000" "40000000" "0807060504030201" "00100000" "80000000"
-             "0020000000000000" "4010000000000000" "00000400" "30750000" "20100000" "00000000" "0000000000000000",
+             "0020000000000000" "4010000000000000" "00000400" "30750000" "20100000" "02000000" "03000000" "00000000",
              b, 72);
     size_t n = 72;
     n += put_path(b + n, "/dev/shm/p");
@@ -168,6 +180,8 @@ static void test_welcome(void) {
           (unsigned long long)w.data_offset, (unsigned long long)w.frame_length);
     CHECK(w.ring_capacity == 262144 && w.client_timeout_ms == 30000 && w.max_message_length == 4128,
           "ring %u timeout %u max message %u", w.ring_capacity, w.client_timeout_ms, w.max_message_length);
+    /* 60 Engine Minor Version, 64 Descriptors (1.2) */
+    CHECK(w.engine_minor == 2 && w.descriptors == 3, "engine minor %u descriptors %u", w.engine_minor, w.descriptors);
     CHECK(w.pool_path_len == 10 && memcmp(w.pool_path, "/dev/shm/p", 10) == 0, "pool path");
     CHECK(w.control_path_len == 14 && memcmp(w.control_path, "/dev/shm/p.ipc", 14) == 0, "control path");
     CHECK(w.ring_path_len == 22 && memcmp(w.ring_path, "/dev/shm/p.client-7-ab", 22) == 0, "ring path");
@@ -183,6 +197,88 @@ static void test_welcome(void) {
     CHECK(w.status == 33 && w.message_len == 20 && memcmp(w.message, "uid 1001 not allowed", 20) == 0, "refusal message");
     r[0] = 'X';
     CHECK(kvt_decode_welcome(r, m, &w) == -1, "wrong magic");
+}
+
+/* DESCRIPTORS (section 2): magic "KVFD", then Count */
+static void test_descriptors_message(void) {
+    uint8_t out[8];
+    kvt_encode_descriptors(out, 3);
+    char h[17];
+    hex(out, 8, h);
+    CHECK(strcmp(h, "4b564644" "03000000") == 0, "DESCRIPTORS bytes %s", h);
+    CHECK(memcmp(out, "KVFD", 4) == 0, "DESCRIPTORS magic reads \"KVFD\"");
+    uint8_t handle[KVT_HANDLE_BYTES];
+    memset(handle, 0xff, sizeof handle);
+    kvt_fd_handle(0x01020304u, handle);
+    size_t nonzero = 0;
+    for (int i = 4; i < KVT_HANDLE_BYTES; i++) nonzero += handle[i] != 0;
+    CHECK(kvt_get_u32(handle) == 0x01020304u && nonzero == 0, "HOST_FD handle: the number as a u32, the other 60 bytes 0");
+}
+
+/* CRC32C (Castagnoli): the check value and iSCSI's (RFC 3720, B.4) vectors */
+static void test_crc32c(void) {
+    CHECK(kvt_crc32c("123456789", 9) == 0xE3069283u, "check value %08x", kvt_crc32c("123456789", 9));
+    uint8_t b[32];
+    memset(b, 0, sizeof b);
+    CHECK(kvt_crc32c(b, 32) == 0x8A9136AAu, "32 zero bytes %08x", kvt_crc32c(b, 32));
+    memset(b, 0xff, sizeof b);
+    CHECK(kvt_crc32c(b, 32) == 0x62A8AB43u, "32 bytes of ff %08x", kvt_crc32c(b, 32));
+    for (int i = 0; i < 32; i++) b[i] = (uint8_t)i;
+    CHECK(kvt_crc32c(b, 32) == 0x46DD794Eu, "0..31 %08x", kvt_crc32c(b, 32));
+    CHECK(kvt_crc32c(b, 0) == 0, "nothing");
+}
+
+/* A page's trailer as section 11's table lays it out, field by field */
+static void test_trailer(void) {
+    uint8_t t[KVT_TRAILER_SIZE];
+    memset(t, 0, sizeof t);
+    memcpy(t, "KVTPAGE1", 8);
+    kvt_put_u64(t + 8, 0x0102030405060708ull);   /* Key High */
+    kvt_put_u64(t + 16, 0x1112131415161718ull);  /* Key Low */
+    kvt_put_u64(t + 24, 1000);                   /* Payload Length */
+    kvt_put_u32(t + 32, 0xCAFEBABEu);            /* Payload CRC32C */
+    kvt_put_u32(t + 36, 2);                      /* Frame Version */
+    kvt_put_u64(t + 40, 4096);                   /* Page Size */
+    kvt_put_u64(t + 48, 1700000000123ull);       /* Commit Time */
+    kvt_put_u64(t + 56, 0x0d8d5b6bec68e56eull);  /* Namespace Tag */
+    kvt_put_u32(t + 64, kvt_crc32c(t, 64));      /* Trailer CRC32C of bytes 0..63 */
+    kvt_page_trailer r;
+    CHECK(kvt_decode_trailer(t, &r) == 0, "an intact trailer");
+    CHECK(r.key_high == 0x0102030405060708ull && r.key_low == 0x1112131415161718ull && r.payload_length == 1000 &&
+          r.payload_crc32c == 0xCAFEBABEu && r.frame_version == 2 && r.page_size == 4096 && r.commit_time_ms == 1700000000123ull &&
+          r.namespace_tag == 0x0d8d5b6bec68e56eull, "trailer fields");
+    t[30] ^= 1; /* a bit of the payload length */
+    CHECK(kvt_decode_trailer(t, &r) == -1, "a trailer whose bytes do not match its CRC32C");
+    t[30] ^= 1;
+    t[0] = 'X';
+    kvt_put_u32(t + 64, kvt_crc32c(t, 64));
+    CHECK(kvt_decode_trailer(t, &r) == -1, "a trailer without its magic");
+}
+
+/* A counter record (section 11): Record State, Type, Name Length and Name at 12, Description Length at
+ * 64 and Description at 68 */
+static void test_counter_record(void) {
+    _Alignas(8) uint8_t r[KVT_COUNTER_RECORD_SIZE];
+    memset(r, 0, sizeof r);
+    kvt_counter_info info;
+    CHECK(kvt_decode_counter_record(r, 5, &info) == 0 && info.id == 5, "Record State 0: no counter");
+    kvt_put_u32(r, 1);
+    kvt_put_u32(r + 4, KVT_COUNTER_GAUGE);
+    kvt_put_u32(r + 8, 12);
+    memcpy(r + 12, "pages_in_use", 12);
+    kvt_put_u32(r + 64, 9);
+    memcpy(r + 68, "Pages ...", 9);
+    CHECK(kvt_decode_counter_record(r, 30, &info) == 1, "a counter");
+    CHECK(info.id == 30 && info.type == KVT_COUNTER_GAUGE && strcmp(info.name, "pages_in_use") == 0 &&
+          strcmp(info.description, "Pages ...") == 0, "%d %u %s %s", info.id, info.type, info.name, info.description);
+    memset(r + 12, 'n', 52);
+    kvt_put_u32(r + 8, 52);
+    CHECK(kvt_decode_counter_record(r, 30, &info) == 1 && strlen(info.name) == 52, "a name of 52 bytes, the most");
+    kvt_put_u32(r + 8, 53);
+    CHECK(kvt_decode_counter_record(r, 30, &info) == -1, "a name longer than its field");
+    kvt_put_u32(r + 8, 1);
+    kvt_put_u32(r + 64, 189);
+    CHECK(kvt_decode_counter_record(r, 30, &info) == -1, "a description longer than its field");
 }
 
 static void test_request_header(void) {
@@ -314,6 +410,13 @@ static void test_ring(void) {
     kvt_put_u32(d2, 4);
     kvt_ring bad = {d2, 64, &t2, &h2};
     CHECK(kvt_ring_peek(&bad, &got, &len) == -1, "Length shorter than a record header");
+
+    /* a padding record must run exactly to the end of the data (section 4) */
+    _Atomic uint64_t t3 = 64, h3 = 0;
+    uint8_t d3[64] = {0};
+    kvt_put_u32(d3, 16); /* padding of 16 at offset 0 of a 64-byte ring: not the space left */
+    kvt_ring misplaced = {d3, 64, &t3, &h3};
+    CHECK(kvt_ring_peek(&misplaced, &got, &len) == -1 && h3 == 0, "a padding record short of the end is not skipped");
 }
 
 static void test_names(void) {
@@ -329,17 +432,67 @@ static void test_names(void) {
 
 /* ---- end to end ---- */
 
+/* The engine's minor version the scenarios expect: 2, or 1 for an engine before 1.2 (spec_engine.py
+ * --engine-minor 1), which writes Engine Minor Version 0 and passes no descriptors. */
+static uint32_t expected_engine_minor = 2;
+/* The engine waits for the prefetch a LOOKUP starts (policy.prefetch wait-complete, 4 pages at least:
+ * spec_engine.py --prefetch-waits): --prefetch-waits. */
+static int prefetch_waits = 0;
+
 static uint8_t pattern(int page, size_t i) { return (uint8_t)(page * 31 + i * 7 + 1); }
 
-static void test_engine(const char *socket_path) {
-    /* a namespace of this run's own (pid and clock as the tenant salt): new keys even on an engine
-     * that has served earlier runs */
-    kvt_key root;
+/* A namespace of this run's own (pid and clock as the tenant salt): new keys even on an engine that
+ * has served earlier runs. */
+static void fresh_root(const char *what, kvt_key *root) {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    char salt[64];
-    snprintf(salt, sizeof salt, "run-%d-%lld-%ld", (int)getpid(), (long long)now.tv_sec, now.tv_nsec);
-    kvt_namespace_root("c-client-test", "bytes/page4", 0, salt, &root);
+    char salt[96];
+    snprintf(salt, sizeof salt, "%s-%d-%lld-%ld", what, (int)getpid(), (long long)now.tv_sec, now.tv_nsec);
+    kvt_namespace_root("c-client-test", "bytes/page4", 0, salt, root);
+}
+
+static uint64_t be64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+/* Whether this process maps an anonymous memory file (memfd_create: "/memfd:NAME (deleted)" in
+ * /proc/self/maps) of `size` bytes (rounded up to whole pages, as mapped): the ring of a 1.2 session. */
+static int maps_memfd_of(size_t size) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size = (size + page - 1) / page * page;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return 0;
+    char line[512];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        unsigned long long start, end;
+        char *name = strchr(line, '/');
+        if (sscanf(line, "%llx-%llx", &start, &end) == 2 && name && strncmp(name, "/memfd:", 7) == 0 && end - start == size) found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+/* The id of counter `name`, checked to exist. */
+static int32_t counter_named(kvt_client *c, const char *name) {
+    int32_t id = kvt_counter_id(c, name);
+    CHECK(id >= 0, "the pool names a counter %s: %s", name, kvt_last_error_message(c));
+    return id;
+}
+
+/* STATS value `id`, or -1. */
+static int64_t stat_value(kvt_client *c, int32_t id) {
+    int64_t values[KVT_COUNTERS_MAX];
+    int n = kvt_stats(c, values, KVT_COUNTERS_MAX);
+    CHECK(n > id && id >= 0, "STATS answers %d values, counter %d among them: %s", n, id, kvt_last_error_message(c));
+    return n > id && id >= 0 ? values[id] : -1;
+}
+
+static void test_engine(const char *socket_path) {
+    kvt_key root;
+    fresh_root("run", &root);
     uint32_t tokens[12];
     for (int i = 0; i < 12; i++) tokens[i] = (uint32_t)(1000 + i);
     kvt_key keys[3];
@@ -352,6 +505,24 @@ static void test_engine(const char *socket_path) {
     if (!c) return;
     uint32_t size = kvt_page_size(c);
     CHECK(kvt_max_keys(c) >= 4 && size > 0 && kvt_page_count(c) > 0, "WELCOME grants");
+    /* section 2: a 1.2 session maps the three descriptors of its WELCOME; the ring has no name */
+    if (expected_engine_minor >= 2) {
+        CHECK(kvt_engine_minor(c) == 2 && kvt_session_minor(c) == 2, "a 1.2 session: engine minor %u, session minor %u",
+              kvt_engine_minor(c), kvt_session_minor(c));
+        CHECK(kvt_descriptors_mapped(c) == 1, "the pool, control file and ring came as descriptors");
+        CHECK(strcmp(kvt_file_path(c, KVT_FILE_RING), "") == 0, "a 1.2 ring has no path: \"%s\"", kvt_file_path(c, KVT_FILE_RING));
+        CHECK(maps_memfd_of(4096 + 2 * (size_t)kvt_ring_capacity(c)), "the ring mapped is a memfd_create file of %u bytes",
+              4096 + 2 * kvt_ring_capacity(c));
+    } else {
+        CHECK(kvt_engine_minor(c) == 0 && kvt_session_minor(c) == 1 && kvt_descriptors_mapped(c) == 0,
+              "an engine before 1.2: engine minor %u, session minor %u, descriptors %d", kvt_engine_minor(c), kvt_session_minor(c),
+              kvt_descriptors_mapped(c));
+        CHECK(access(kvt_file_path(c, KVT_FILE_RING), F_OK) == 0, "the ring opened by its path %s", kvt_file_path(c, KVT_FILE_RING));
+    }
+    CHECK(kvt_file_path(c, KVT_FILE_POOL)[0] == '/' && kvt_file_path(c, KVT_FILE_CONTROL)[0] == '/', "pool %s, control %s",
+          kvt_file_path(c, KVT_FILE_POOL), kvt_file_path(c, KVT_FILE_CONTROL));
+    int32_t committed_id = counter_named(c, "pages_committed");
+    int64_t committed_before = stat_value(c, committed_id);
 
     kvt_result res;
     int n = kvt_lookup(c, 0, 0, keys, 3, &res);
@@ -372,6 +543,12 @@ static void test_engine(const char *socket_path) {
     CHECK(n == 3, "committed %d: %s", n, kvt_last_error_message(c));
     for (int p = 0; p < 3; p++)
         CHECK(kvt_slot_status(c, p) == KVT_PAGE_COMMITTED, "slot %d %s", p, kvt_page_status_name(kvt_slot_status(c, p)));
+    /* section 11: STATS value i is counter i, named by the pool's counters region */
+    int64_t committed_after = stat_value(c, committed_id);
+    CHECK(committed_after - committed_before == 3, "pages_committed went from %lld to %lld for 3 commits",
+          (long long)committed_before, (long long)committed_after);
+    CHECK(kvt_counter_value(c, committed_id) == committed_after, "the pool's pages_committed %lld, STATS %lld",
+          (long long)kvt_counter_value(c, committed_id), (long long)committed_after);
 
     n = kvt_lookup(c, 0, 4, keys, 3, &res);
     CHECK(n >= 0 && res.pool_pages == 3, "lookup finds 3 in the pool: %d %d", n, res.pool_pages);
@@ -384,9 +561,26 @@ static void test_engine(const char *socket_path) {
         size_t bad = 0;
         for (size_t i = 0; i < (size_t)lengths[p]; i++) bad += page[i] != pattern(p, i);
         CHECK(bad == 0, "page %d: %zu bytes differ", p, bad);
+        /* section 11: the payload length from the page's trailer, which names the key and namespace */
+        int64_t length = kvt_slot_payload_length(c, 4 + p);
+        CHECK(length == lengths[p], "slot %d's payload length %lld, committed %d (%s)", 4 + p, (long long)length, lengths[p],
+              kvt_last_error_message(c));
+        kvt_page_trailer t;
+        CHECK(kvt_read_page_trailer(c, kvt_slot_page(c, 4 + p), &t) == 0, "trailer: %s", kvt_last_error_message(c));
+        uint64_t tag = be64(root.bytes) ? be64(root.bytes) : 1;
+        CHECK(t.key_high == be64(keys[p].bytes) && t.key_low == be64(keys[p].bytes + 8) && t.namespace_tag == tag &&
+              t.page_size == size && t.frame_version == 2, "page %d's trailer: key %016llx%016llx, tag %llx, page size %llu, version %u",
+              p, (unsigned long long)t.key_high, (unsigned long long)t.key_low, (unsigned long long)t.namespace_tag,
+              (unsigned long long)t.page_size, t.frame_version);
+        CHECK(kvt_page_verify_payload(c, kvt_slot_page(c, 4 + p)) == 1, "page %d's payload has its trailer's CRC32C", p);
+        size_t tail = 0;
+        for (size_t i = (size_t)lengths[p]; i < size; i++) tail += page[i] != 0;
+        CHECK(tail == 0, "page %d: %zu bytes past the payload are not zero", p, tail);
     }
     n = kvt_release(c, 4, 3, &res);
     CHECK(n >= 0, "release: %s", kvt_last_error_message(c));
+    CHECK(kvt_slot_payload_length(c, 4) == -1 && kvt_last_error(c) == KVT_ERR_ARGUMENT, "a released slot has no payload length: %s",
+          kvt_error_name(kvt_last_error(c)));
 
     /* a replayed request id is refused with STALE_REQUEST_ID and changes nothing */
     uint64_t next = kvt_next_request_id(c);
@@ -412,12 +606,25 @@ static void test_engine(const char *socket_path) {
     CHECK(wrong == 0, "%d of %llu lookups over the rings' laps answered wrong: %s", wrong, (unsigned long long)laps,
           kvt_last_error_message(c));
 
-    int64_t values[64];
-    int count = kvt_stats(c, values, 64);
+    int64_t values[KVT_COUNTERS_MAX];
+    int count = kvt_stats(c, values, KVT_COUNTERS_MAX);
     CHECK(count > 0, "stats: %d %s", count, kvt_last_error_message(c));
+    int named = 0;
+    for (int i = 0; i < count; i++) {
+        kvt_counter_info info;
+        int r = kvt_counter(c, i, &info);
+        named += r == 1 && info.name[0] != '\0' && info.type >= KVT_COUNTER_GROWS && info.type <= KVT_COUNTER_FACT;
+    }
+    CHECK(named == count, "%d of the %d STATS values are named by the counters region", named, count);
+    CHECK(values[counter_named(c, "requests")] > (int64_t)laps, "the requests counter counts this client's %llu requests",
+          (unsigned long long)laps);
 
+    uint32_t session = kvt_session_minor(c);
+    int mapped = kvt_descriptors_mapped(c);
     CHECK(kvt_close(c) == 0, "close");
-    printf("end to end against %s: connected, reserved, committed, acquired 3 pages of %u bytes\n", socket_path, size);
+    printf("end to end against %s: connected (session 1.%u, files by %s), reserved, committed, acquired 3 pages of %u bytes, "
+           "payload lengths from their trailers, %d STATS values named\n", socket_path, session, mapped ? "descriptors" : "paths",
+           size, count);
 }
 
 /* ---- device operations end to end (section 10) ---- */
@@ -619,21 +826,499 @@ static void test_device(const char *socket_path) {
     printf("device operations against %s: registered 2 layouts (5 refused), saved 3 blocks, loaded 5\n", socket_path);
 }
 
+/* ---- HOST_FD buffers (protocol 1.2: sections 2 and 10) ---- */
+
+/* An anonymous memory file of `size` bytes mapped MAP_SHARED: KV buffers with no name anywhere. */
+static uint8_t *kv_memfd(int *fd, size_t size) {
+    *fd = memfd_create("kvt-c-test-kv", MFD_CLOEXEC);
+    if (*fd < 0) return NULL;
+    void *p = ftruncate(*fd, (off_t)size) == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0) : MAP_FAILED;
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void test_host_fd(const char *socket_path) {
+    kvt_key root;
+    fresh_root("host-fd", &root);
+    uint32_t tokens[20];
+    for (int i = 0; i < 20; i++) tokens[i] = (uint32_t)(3000 + i);
+    kvt_key keys[5];
+    CHECK(kvt_page_keys(&root, tokens, 20, 4, 0, keys, 5) == 5, "5 keys");
+    int err;
+    char msg[256];
+    kvt_client *c = kvt_connect(socket_path, &root, 1, 16, &err, msg, sizeof msg);
+    CHECK(c != NULL, "connect: %s %s", kvt_error_name(err), msg);
+    if (!c) return;
+    CHECK(kvt_session_minor(c) == 2, "HOST_FD needs a 1.2 session: 1.%u", kvt_session_minor(c));
+
+    /* the writer's KV contiguous from offset 512 of one memfd; the reader's one tensor after another in
+     * another, each 64 bytes after the end of the last, the gaps and every block filled 0x5A */
+    const uint64_t tensor = (uint64_t)D_BLOCKS * D_S;
+    const uint64_t wbase = 512;
+    const size_t wsize = (size_t)(wbase + D_SLOTS * tensor);
+    const size_t rsize = (size_t)(64 + D_SLOTS * (tensor + 64));
+    int wfd = -1, rfd = -1;
+    uint8_t *w = kv_memfd(&wfd, wsize);
+    uint8_t *r = kv_memfd(&rfd, rsize);
+    uint8_t *expected = malloc(rsize);
+    CHECK(w && r && expected, "KV buffers in memfd_create files");
+    if (!w || !r || !expected) return;
+    for (size_t i = 0; i < wsize; i++) w[i] = (uint8_t)(i * 13 + 5);
+    memset(r, 0x5A, rsize);
+    memset(expected, 0x5A, rsize);
+    uint64_t rbases[D_SLOTS];
+    int rfds[D_SLOTS];
+    for (int i = 0; i < D_SLOTS; i++) {
+        rbases[i] = 64 + (uint64_t)i * (tensor + 64);
+        rfds[i] = rfd; /* six allocations of one descriptor: one number, one mapping */
+    }
+    int32_t saved_id = counter_named(c, "device_blocks_saved"), loaded_id = counter_named(c, "device_blocks_loaded");
+    int64_t saved_before = stat_value(c, saved_id), loaded_before = stat_value(c, loaded_id);
+
+    kvt_result res;
+    int wid = kvt_register_host_fds(c, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS, &wfd, &wbase, 1, &res);
+    CHECK(wid >= 1 && res.status == 0, "the writer's layout: %d %s", wid, kvt_last_error_message(c));
+    int rid = kvt_register_host_fds(c, KVT_ARRANGEMENT_SEPARATE, &SHAPE, D_BLOCKS, rfds, rbases, D_SLOTS, &res);
+    CHECK(rid == wid + 1, "the reader's layout: %d %s", rid, kvt_last_error_message(c));
+    CHECK(kvt_descriptors_pending(c) == 0, "both registrations took their descriptors: %u pending", kvt_descriptors_pending(c));
+    /* a registration too long for the engine's Max Message Length sends no descriptor */
+    int *lots = malloc(sizeof(int) * KVT_MAX_ALLOCATIONS);
+    for (int i = 0; lots && i < KVT_MAX_ALLOCATIONS; i++) lots[i] = rfd;
+    CHECK(lots && kvt_register_host_fds(c, KVT_ARRANGEMENT_SEPARATE, &SHAPE, D_BLOCKS, lots, NULL, KVT_MAX_ALLOCATIONS, &res) == -1 &&
+          kvt_last_error(c) == KVT_ERR_ARGUMENT && kvt_descriptors_pending(c) == 0,
+          "512 allocations (Max Message Length %u): %s, %u descriptors left pending", kvt_max_message_length(c),
+          kvt_error_name(kvt_last_error(c)), kvt_descriptors_pending(c));
+    free(lots);
+
+    /* refusals, each OPEN_FAILED: a number already named, a number never sent, a descriptor open read-only */
+    kvt_kv_allocation a;
+    memset(&a, 0, sizeof a);
+    a.offset = wbase;
+    kvt_fd_handle(0, a.handle);
+    int rc = kvt_register_kv(c, KVT_HANDLE_HOST_FD, 0, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS, &a, 1, &res);
+    CHECK(rc == -1 && kvt_last_detail(c) == KVT_REGISTER_OPEN_FAILED, "number 0 named twice: %s", kvt_register_detail_name(kvt_last_detail(c)));
+    kvt_fd_handle(1000, a.handle);
+    rc = kvt_register_kv(c, KVT_HANDLE_HOST_FD, 0, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS, &a, 1, &res);
+    CHECK(rc == -1 && kvt_last_detail(c) == KVT_REGISTER_OPEN_FAILED, "a number never sent: %s", kvt_register_detail_name(kvt_last_detail(c)));
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", wfd);
+    int ro = open(self, O_RDONLY | O_CLOEXEC);
+    CHECK(ro >= 0, "a read-only descriptor of the writer's file");
+    rc = kvt_register_host_fds(c, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS, &ro, &wbase, 1, &res);
+    CHECK(rc == -1 && kvt_last_detail(c) == KVT_REGISTER_OPEN_FAILED, "a read-only descriptor: %s", kvt_register_detail_name(kvt_last_detail(c)));
+    close(ro);
+    /* a refusal before the handles are looked at takes the descriptors all the same: 64 sent, a 65th is
+     * refused by the client (the engine would drop it), then registrations naming the 64 take them */
+    int many[16];
+    for (int i = 0; i < 16; i++) many[i] = wfd;
+    int64_t first = -1;
+    for (int m = 0; m < 4; m++) {
+        int64_t f = kvt_send_descriptors(c, many, 16);
+        CHECK(f >= 0, "16 descriptors sent: %s", kvt_last_error_message(c));
+        if (m == 0) first = f;
+    }
+    CHECK(kvt_descriptors_pending(c) == 64 && kvt_send_descriptors(c, many, 1) == -1 && kvt_last_error(c) == KVT_ERR_ARGUMENT,
+          "a 65th descriptor not yet named is refused before it is sent: %u pending, %s", kvt_descriptors_pending(c),
+          kvt_error_name(kvt_last_error(c)));
+    /* 8 registrations of 8 allocations (SEPARATE, 4 layers of K and V), each refused SHAPE (no heads) */
+    kvt_kv_shape headless = {4, 2, 4, 0, 8, 2};
+    kvt_kv_allocation eight[8];
+    memset(eight, 0, sizeof eight);
+    for (int g = 0; g < 8; g++) {
+        for (int i = 0; i < 8; i++) kvt_fd_handle((uint32_t)(first + 8 * g + i), eight[i].handle);
+        rc = kvt_register_kv(c, KVT_HANDLE_HOST_FD, 0, KVT_ARRANGEMENT_SEPARATE, &headless, 1, eight, 8, &res);
+        CHECK(rc == -1 && kvt_last_detail(c) == KVT_REGISTER_SHAPE, "8 allocations refused SHAPE: %d %s", rc,
+              kvt_register_detail_name(kvt_last_detail(c)));
+    }
+    CHECK(kvt_descriptors_pending(c) == 0, "the refused registrations took their 64 descriptors: %u pending", kvt_descriptors_pending(c));
+    CHECK(kvt_send_descriptors(c, many, 1) == first + 64, "the next number is %lld", (long long)(first + 64));
+    kvt_fd_handle((uint32_t)(first + 64), a.handle);
+    a.offset = (uint64_t)1 << 63; /* refused TOO_SMALL: the offset is negative as a signed value */
+    CHECK(kvt_register_kv(c, KVT_HANDLE_HOST_FD, 0, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS, &a, 1, &res) == -1 &&
+          kvt_last_detail(c) == KVT_REGISTER_TOO_SMALL && kvt_descriptors_pending(c) == 0, "an offset of 2^63: %s",
+          kvt_register_detail_name(kvt_last_detail(c)));
+
+    /* save: writer blocks 2, 7 and 0 (3 valid tokens) into reserved pages, committed */
+    CHECK(kvt_reserve(c, 0, 0, keys, 3, &res) == 3, "reserved: %s", kvt_last_error_message(c));
+    int32_t saved[3] = {2, 7, 0}, valid[3] = {4, 4, 3};
+    int n = kvt_device_save(c, wid, 0, saved, valid, 3, &res);
+    CHECK(n == 3, "saved %d: %s", n, kvt_last_error_message(c));
+    CHECK(stat_value(c, saved_id) - saved_before == 3, "device_blocks_saved counted the 3 blocks");
+
+    /* every byte of the pages read in place: page-first, a partial block's other tokens zero */
+    CHECK(kvt_acquire(c, 0, 4, keys, 3, &res) == 3, "pinned: %s", kvt_last_error_message(c));
+    for (int k = 0; k < 3; k++) {
+        const uint8_t *page = kvt_slot_addr(c, 4 + k);
+        CHECK(kvt_slot_payload_length(c, 4 + k) == (int64_t)kvt_kv_block_bytes(&SHAPE), "page %d's payload length %lld", k,
+              (long long)kvt_slot_payload_length(c, 4 + k));
+        if (!page) { CHECK(0, "slot %d holds no page", 4 + k); continue; }
+        size_t bad = 0;
+        for (int l = 0; l < 3; l++)
+            for (int t = 0; t < 2; t++) {
+                const uint8_t *slot = page + (size_t)(l * 2 + t) * D_S;
+                const uint8_t *block = w + contiguous_at(wbase, l, t, saved[k]);
+                for (size_t b = 0; b < D_S; b++) bad += slot[b] != (b < (size_t)valid[k] * D_TOKEN ? block[b] : 0);
+            }
+        CHECK(bad == 0, "page %d: %zu of its bytes are not the block's", k, bad);
+    }
+
+    /* load: the pinned pages into reader blocks 5, 1 and 6; every byte of the reader's buffer compared */
+    int32_t loaded[3] = {5, 1, 6};
+    n = kvt_device_load(c, rid, 4, loaded, valid, 3, &res);
+    CHECK(n == 3, "loaded %d: %s", n, kvt_last_error_message(c));
+    for (int k = 0; k < 3; k++) expect_load(expected, rbases, loaded[k], w, wbase, saved[k], valid[k], 0);
+    check_image(r, expected, rsize, "after the HOST_FD load");
+    CHECK(stat_value(c, loaded_id) - loaded_before == 3, "device_blocks_loaded counted the 3 blocks");
+    CHECK(kvt_release(c, 4, 3, &res) == 3, "the loads kept the 3 pins: %s", kvt_last_error_message(c));
+
+    /* a buffer shrunk under the engine's mapping: the save's copy faults, the request is answered
+     * INTERNAL_ERROR, its reservations go back unwritten, and the engine carries on */
+    CHECK(kvt_reserve(c, 0, 8, keys + 3, 2, &res) == 2, "reserved 2 more: %s", kvt_last_error_message(c));
+    CHECK(ftruncate(wfd, 64) == 0, "the writer's file shrunk to 64 bytes");
+    int32_t two[2] = {3, 4}, whole[2] = {4, 4};
+    n = kvt_device_save(c, wid, 8, two, whole, 2, &res);
+    CHECK(n == -1 && kvt_last_error(c) == KVT_INTERNAL_ERROR && res.entry_count == 0, "a faulting save: %d %s", n,
+          kvt_error_name(kvt_last_error(c)));
+    CHECK(kvt_slot_status(c, 8) == KVT_PAGE_NONE && kvt_slot_page(c, 9) == -1, "its reservations are gone from the slots: %s %d",
+          kvt_page_status_name(kvt_slot_status(c, 8)), kvt_slot_page(c, 9));
+    CHECK(kvt_lookup(c, 0, 8, keys + 3, 2, &res) == 0 && res.pool_pages == 0, "none of its pages became visible: %d",
+          res.pool_pages);
+    CHECK(kvt_reserve(c, 0, 8, NULL, 2, &res) == 2, "the keys can be reserved again (given back, not held): %s",
+          kvt_last_error_message(c));
+    CHECK(kvt_abort(c, 8, 2, &res) == 2, "aborted: %s", kvt_last_error_message(c));
+
+    CHECK(kvt_close(c) == 0, "close");
+    munmap(w, wsize);
+    munmap(r, rsize);
+    close(wfd);
+    close(rfd);
+    free(expected);
+    printf("HOST_FD buffers against %s: registered 2 layouts by descriptor, saved 3 blocks and loaded them back byte for byte, "
+           "a faulting save answered INTERNAL_ERROR\n", socket_path);
+}
+
+/* ---- the entries of every operation (section 4) ---- */
+
+static int holds_page(int status) {
+    return status == KVT_PAGE_PINNED || status == KVT_PAGE_PINNED_FROM_L3 || status == KVT_PAGE_RESERVED || status == KVT_PAGE_COPIED;
+}
+
+/* An OK answer with one entry per slot of [first, first + count), each of the status given: a page
+ * for a slot that holds one, else Page Id -1 and Generation 0. A status given negated is that status
+ * with the slot's pinned page (a DEVICE_LOAD's INVALID). */
+static void expect_entries(kvt_client *c, const char *what, int rc, const kvt_result *r, int32_t first, int32_t count,
+                           const int *statuses, int result_count) {
+    CHECK(rc == result_count && r->status == 0 && r->first_slot == first && r->entry_count == count,
+          "%s: answered %d (%s), status %d, entries [%d, +%d), expected Result Count %d and entries [%d, +%d)", what, rc,
+          kvt_last_error_message(c), r->status, r->first_slot, r->entry_count, result_count, first, count);
+    for (int32_t i = 0; i < count; i++) {
+        int32_t s = first + i, status = kvt_slot_status(c, s), page = kvt_slot_page(c, s), gen = kvt_slot_generation(c, s);
+        int want = statuses[i] < 0 ? -statuses[i] : statuses[i];
+        CHECK(status == want, "%s: slot %d is %s, expected %s", what, s, kvt_page_status_name(status), kvt_page_status_name(want));
+        if (holds_page(want) || statuses[i] < 0)
+            CHECK(page >= 0, "%s: slot %d (%s) names no page", what, s, kvt_page_status_name(status));
+        else
+            CHECK(page == -1 && gen == 0, "%s: slot %d (%s) names page %d generation %d, expected -1 and 0", what, s,
+                  kvt_page_status_name(status), page, gen);
+    }
+}
+
+static void expect_refused(kvt_client *c, const char *what, int rc, const kvt_result *r, int code) {
+    CHECK(rc == -1 && kvt_last_error(c) == code && r->status == code && r->entry_count == 0 && r->result_count == 0 &&
+          r->first_slot == 0 && r->pool_pages == 0 && r->l3_pages == 0 && r->from_pool == 0 && r->from_l3 == 0,
+          "%s: %s, expected %s with no entries and zero counts (entries %d, result %d, first %d)", what,
+          kvt_error_name(kvt_last_error(c)), kvt_error_name(code), r->entry_count, r->result_count, r->first_slot);
+}
+
+static void write_page(kvt_client *c, int32_t slot, uint8_t fill) {
+    uint8_t *p = kvt_slot_addr(c, slot);
+    if (p) memset(p, fill, kvt_page_size(c));
+}
+
+/* Section 4's entries and Result Count for every operation, against an engine with an L3 that every
+ * commit is copied to (the engine's default write-through; spec_engine.py does the same). */
+static void test_entries(const char *socket_path) {
+    kvt_key root;
+    fresh_root("entries", &root);
+    uint32_t tokens[48];
+    for (int i = 0; i < 48; i++) tokens[i] = (uint32_t)(7000 + i);
+    kvt_key k[12];
+    CHECK(kvt_page_keys(&root, tokens, 48, 4, 0, k, 12) == 12, "12 keys");
+    int err;
+    char msg[256];
+    kvt_client *c = kvt_connect(socket_path, &root, 1, 16, &err, msg, sizeof msg);
+    CHECK(c != NULL, "connect: %s %s", kvt_error_name(err), msg);
+    if (!c) return;
+    const int P = KVT_PAGE_PINNED, L3 = KVT_PAGE_PINNED_FROM_L3, R = KVT_PAGE_RESERVED, N = KVT_PAGE_NONE, M = KVT_PAGE_MISS;
+    const int C = KVT_PAGE_COMMITTED, I = KVT_PAGE_INVALID, B = KVT_PAGE_BUSY;
+    kvt_result r;
+    int rc;
+
+    rc = kvt_lookup(c, 0, 0, k, 4, &r);
+    expect_entries(c, "LOOKUP of new keys", rc, &r, 0, 4, (int[]){N, N, N, N}, 0);
+    CHECK(r.pool_pages == 0 && r.l3_pages == 0, "nothing found");
+    rc = kvt_reserve(c, 0, 0, k, 4, &r);
+    expect_entries(c, "RESERVE", rc, &r, 0, 4, (int[]){R, R, R, R}, 4);
+    rc = kvt_reserve(c, 0, 0, k, 4, &r);
+    expect_entries(c, "RESERVE of slots already holding those reservations", rc, &r, 0, 4, (int[]){R, R, R, R}, 4);
+    rc = kvt_reserve(c, 0, 8, k, 2, &r);
+    expect_entries(c, "RESERVE of keys being written", rc, &r, 8, 2, (int[]){B, B}, 0);
+    for (int i = 0; i < 4; i++) write_page(c, i, (uint8_t)(0x10 + i));
+    int32_t lengths[4] = {100, 200, 0, (int32_t)kvt_page_size(c)};
+    rc = kvt_commit(c, 0, 4, lengths, &r);
+    expect_entries(c, "COMMIT (one length 0)", rc, &r, 0, 4, (int[]){C, C, I, C}, 3);
+    rc = kvt_commit(c, 0, 4, lengths, &r);
+    expect_entries(c, "COMMIT again: nothing read back", rc, &r, 0, 4, (int[]){N, N, N, N}, 0);
+    rc = kvt_abort(c, 0, 4, &r);
+    expect_entries(c, "ABORT of slots holding nothing", rc, &r, 0, 4, (int[]){N, N, N, N}, 0);
+
+    rc = kvt_lookup(c, 0, 0, k, 4, &r);
+    expect_entries(c, "LOOKUP: a prefix of 2", rc, &r, 0, 4, (int[]){N, N, N, N}, 2);
+    CHECK(r.pool_pages == 2 && r.l3_pages == 0 && rc == r.pool_pages + r.l3_pages, "pool %d, L3 %d", r.pool_pages, r.l3_pages);
+    rc = kvt_acquire(c, 0, 4, k, 4, &r);
+    expect_entries(c, "ACQUIRE: every slot after the prefix a MISS", rc, &r, 4, 4, (int[]){P, P, M, M}, 2);
+    CHECK(r.from_pool == 2 && r.from_l3 == 0, "from pool %d, from L3 %d", r.from_pool, r.from_l3);
+    int32_t pinned0 = kvt_slot_page(c, 4);
+    rc = kvt_acquire(c, 0, 4, NULL, 4, &r);
+    expect_entries(c, "ACQUIRE of held pins", rc, &r, 4, 4, (int[]){P, P, M, M}, 2);
+    CHECK(r.from_pool == 2 && kvt_slot_page(c, 4) == pinned0, "a held pin counts From Pool: %d", r.from_pool);
+    rc = kvt_lookup(c, 0, 4, NULL, 4, &r);
+    expect_entries(c, "LOOKUP over held pins", rc, &r, 4, 4, (int[]){P, P, N, N}, 2);
+    CHECK(kvt_reserve(c, 0, 10, k + 4, 1, &r) == 1, "K4 reserved in slot 10");
+    rc = kvt_release(c, 4, 4, &r);
+    expect_entries(c, "RELEASE", rc, &r, 4, 4, (int[]){N, N, N, N}, 2);
+    rc = kvt_release(c, 4, 4, &r);
+    expect_entries(c, "RELEASE again", rc, &r, 4, 4, (int[]){N, N, N, N}, 0);
+    rc = kvt_release(c, 10, 2, &r);
+    expect_entries(c, "RELEASE of a reserved slot: it keeps its reservation", rc, &r, 10, 2, (int[]){R, N}, 0);
+    rc = kvt_abort(c, 10, 2, &r);
+    expect_entries(c, "ABORT", rc, &r, 10, 2, (int[]){N, N}, 1);
+
+    rc = kvt_flush(c, &r);
+    CHECK(rc == 0 && r.entry_count == 0 && r.first_slot == 0, "FLUSH: every backup ended (%d), no entries (%d)", rc, r.entry_count);
+    rc = kvt_evict(c, 0, 0, k, 2, &r);
+    expect_entries(c, "EVICT", rc, &r, 0, 2, (int[]){N, N}, 2);
+    rc = kvt_lookup(c, 0, 0, k, 2, &r);
+    expect_entries(c, "LOOKUP of evicted pages", rc, &r, 0, 2, (int[]){N, N}, 2);
+    CHECK(r.pool_pages == 0 && r.l3_pages == 2, "in L3 only: pool %d, L3 %d", r.pool_pages, r.l3_pages);
+    rc = kvt_acquire(c, 0, 4, k, 2, &r);
+    expect_entries(c, "ACQUIRE loading from L3", rc, &r, 4, 2, (int[]){L3, L3}, 2);
+    CHECK(r.from_l3 == 2 && r.from_pool == 0, "from L3 %d, from pool %d", r.from_l3, r.from_pool);
+    CHECK(kvt_slot_payload_length(c, 4) == 100 && kvt_slot_payload_length(c, 5) == 200, "the loaded pages' trailers: %lld, %lld",
+          (long long)kvt_slot_payload_length(c, 4), (long long)kvt_slot_payload_length(c, 5));
+    rc = kvt_acquire(c, 0, 4, NULL, 2, &r);
+    expect_entries(c, "ACQUIRE again: each load counted once", rc, &r, 4, 2, (int[]){P, P}, 2);
+    CHECK(r.from_pool == 2 && r.from_l3 == 0, "from pool %d, from L3 %d", r.from_pool, r.from_l3);
+    CHECK(kvt_release(c, 4, 2, &r) == 2, "released");
+
+    rc = kvt_evict(c, 0, 0, k, 2, &r);
+    expect_entries(c, "EVICT again", rc, &r, 0, 2, (int[]){N, N}, 2);
+    rc = kvt_prefetch(c, 0, 0, k, 2, &r);
+    expect_entries(c, "PREFETCH", rc, &r, 0, 2, (int[]){N, N}, 2);
+    int in_pool = 0;
+    for (int round = 0; round < 1000 && in_pool < 2; round++) { /* bounded: 10 s */
+        in_pool = kvt_lookup(c, 0, 0, k, 2, &r) >= 0 ? r.pool_pages : -1;
+        if (in_pool < 2) { struct timespec ts = {0, 10000000}; nanosleep(&ts, NULL); }
+    }
+    CHECK(in_pool == 2, "the prefetch put both pages in the pool (%d)", in_pool);
+    rc = kvt_acquire(c, 0, 4, k, 2, &r);
+    expect_entries(c, "ACQUIRE after a PREFETCH: the first pin of a prefetched page", rc, &r, 4, 2, (int[]){L3, L3}, 2);
+    CHECK(r.from_l3 == 2, "from L3 %d", r.from_l3);
+    rc = kvt_acquire(c, 0, 6, k, 2, &r);
+    expect_entries(c, "ACQUIRE of the same pages in other slots", rc, &r, 6, 2, (int[]){P, P}, 2);
+    CHECK(r.from_pool == 2 && r.from_l3 == 0, "from pool %d, from L3 %d", r.from_pool, r.from_l3);
+    rc = kvt_backup(c, 0, 0, k, 2, &r);
+    CHECK(rc >= 0 && rc <= 2, "BACKUP started or queued %d of 2", rc);
+    expect_entries(c, "BACKUP", rc, &r, 0, 2, (int[]){N, N}, rc);
+    rc = kvt_evict(c, 0, 4, NULL, 2, &r);
+    expect_entries(c, "EVICT of pinned pages: left alone", rc, &r, 4, 2, (int[]){P, P}, 0);
+    CHECK(kvt_release(c, 4, 4, &r) == 4, "released 4");
+
+    /* an ACQUIRE whose prefix ends before a slot that held a pin: the slot is a MISS and holds nothing */
+    CHECK(kvt_acquire(c, 0, 13, k + 1, 1, &r) == 1, "K1 pinned in slot 13");
+    kvt_key gap[2] = {k[7], k[1]};
+    rc = kvt_acquire(c, 0, 12, gap, 2, &r);
+    expect_entries(c, "ACQUIRE whose prefix ends at once", rc, &r, 12, 2, (int[]){M, M}, 0);
+    rc = kvt_release(c, 13, 1, &r);
+    expect_entries(c, "RELEASE of the slot after it", rc, &r, 13, 1, (int[]){N}, 0);
+
+    /* answers that are not OK: no entries, zero counts, the slots as they were */
+    CHECK(kvt_acquire(c, 0, 4, k + 3, 1, &r) == 1, "K3 pinned in slot 4");
+    rc = kvt_lookup(c, 9, 4, k, 1, &r);
+    expect_refused(c, "LOOKUP naming namespace 9", rc, &r, KVT_NAMESPACE_DENIED);
+    rc = kvt_reserve(c, 0, 4, k + 3, 1, &r);
+    expect_refused(c, "RESERVE over a pin", rc, &r, KVT_SLOT_HELD);
+    CHECK(kvt_slot_status(c, 4) == P, "slot 4 still reads PINNED: %s", kvt_page_status_name(kvt_slot_status(c, 4)));
+    rc = kvt_reserve(c, 0, 14, NULL, 2, &r);
+    CHECK(rc == -1 && kvt_last_error(c) == KVT_ERR_ARGUMENT, "KEYS_IN_SLOTS on slots never given a key is refused before it is sent: %s",
+          kvt_error_name(kvt_last_error(c)));
+    rc = kvt_request(c, KVT_OP_STATS, 0, 0, 0, 0, NULL, 0, &r);
+    CHECK(rc > 0 && r.entry_count == 0 && r.result_count == rc, "STATS: %d values, no entries (%d)", rc, r.entry_count);
+
+    if (prefetch_waits) {
+        /* a LOOKUP whose L3 part the engine prefetches and waits for: LOADED, counted in the pool; the
+         * first ACQUIRE to pin those pages counts them From L3 */
+        CHECK(kvt_reserve(c, 0, 12, k + 8, 4, &r) == 4, "K8..K11 reserved");
+        CHECK(kvt_commit(c, 12, 4, (int32_t[]){8, 8, 8, 8}, &r) == 4 && kvt_flush(c, &r) == 0, "committed and backed up");
+        CHECK(kvt_evict(c, 0, 12, NULL, 4, &r) == 4, "evicted: %s", kvt_last_error_message(c));
+        rc = kvt_lookup(c, 0, 12, NULL, 4, &r);
+        expect_entries(c, "LOOKUP whose prefetch was waited for", rc, &r, 12, 4, (int[]){KVT_PAGE_LOADED, KVT_PAGE_LOADED,
+                       KVT_PAGE_LOADED, KVT_PAGE_LOADED}, 4);
+        CHECK(r.pool_pages == 4 && r.l3_pages == 0, "the loaded pages count in the pool: pool %d, L3 %d", r.pool_pages, r.l3_pages);
+        rc = kvt_acquire(c, 0, 12, NULL, 4, &r);
+        expect_entries(c, "ACQUIRE of what the LOOKUP loaded", rc, &r, 12, 4, (int[]){L3, L3, L3, L3}, 4);
+        CHECK(r.from_l3 == 4, "from L3 %d", r.from_l3);
+        CHECK(kvt_release(c, 12, 4, &r) == 4, "released");
+    }
+
+    /* the device operations: a pinned slot stays PINNED in a save; a load answers a pinned slot whose page
+     * is not a block of the layout's shape INVALID, with the page */
+    char path[64];
+    const size_t size = (size_t)D_SLOTS * D_BLOCKS * D_S;
+    uint8_t *kvbuf = kv_file(path, size);
+    CHECK(kvbuf != NULL, "a KV buffer file");
+    if (kvbuf) {
+        for (size_t i = 0; i < size; i++) kvbuf[i] = (uint8_t)(i * 3);
+        const char *paths[1] = {path};
+        int layout = kvt_register_host_files(c, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, D_BLOCKS, paths, NULL, 1, &r);
+        CHECK(layout >= 1 && r.entry_count == 0, "REGISTER_KV: layout %d, no entries (%d): %s", layout, r.entry_count,
+              kvt_last_error_message(c));
+        unlink(path);
+        CHECK(kvt_reserve(c, 0, 5, k + 4, 2, &r) == 2, "K4, K5 reserved in slots 5, 6");
+        rc = kvt_device_save(c, layout, 4, (int32_t[]){0, 1, D_BLOCKS, 2}, (int32_t[]){4, 4, 4, 4}, 4, &r);
+        expect_entries(c, "DEVICE_SAVE", rc, &r, 4, 4, (int[]){P, C, I, N}, 1);
+        CHECK(kvt_acquire(c, 0, 5, k + 4, 1, &r) == 1, "K4 pinned in slot 5");
+        rc = kvt_device_load(c, layout, 4, (int32_t[]){3, 4, 5}, (int32_t[]){4, 4, 4}, 3, &r);
+        expect_entries(c, "DEVICE_LOAD", rc, &r, 4, 3, (int[]){-I, KVT_PAGE_COPIED, N}, 1);
+        CHECK(kvt_slot_page(c, 4) >= 0 && kvt_slot_page(c, 5) >= 0, "the loaded slots name their pinned pages");
+        CHECK(kvt_release(c, 4, 2, &r) == 2, "released");
+        munmap(kvbuf, size);
+    }
+    CHECK(kvt_close(c) == 0, "close");
+    printf("entries against %s: every operation answered for every slot of its range\n", socket_path);
+}
+
+/* ---- a session below 1.2 (section 2: paths, the engine's own user) ---- */
+
+static void test_minor1(const char *socket_path) {
+    kvt_key root;
+    fresh_root("minor1", &root);
+    uint32_t tokens[8];
+    for (int i = 0; i < 8; i++) tokens[i] = (uint32_t)(9000 + i);
+    kvt_key keys[2];
+    CHECK(kvt_page_keys(&root, tokens, 8, 4, 0, keys, 2) == 2, "2 keys");
+    int err;
+    char msg[256];
+    kvt_client *c = kvt_connect_minor(socket_path, &root, 1, 8, 1, &err, msg, sizeof msg);
+    CHECK(c != NULL, "connect announcing 1.1: %s %s", kvt_error_name(err), msg);
+    if (!c) return;
+    CHECK(kvt_engine_minor(c) == (expected_engine_minor >= 2 ? 2u : 0u) && kvt_session_minor(c) == 1 && kvt_descriptors_mapped(c) == 0,
+          "a 1.1 session: engine minor %u, session minor %u, descriptors %d", kvt_engine_minor(c), kvt_session_minor(c),
+          kvt_descriptors_mapped(c));
+    char ring[256];
+    snprintf(ring, sizeof ring, "%s", kvt_file_path(c, KVT_FILE_RING));
+    struct stat st;
+    CHECK(ring[0] == '/' && stat(ring, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600,
+          "the ring opened by its path %s, a file of mode 0600", ring);
+    CHECK(!maps_memfd_of(4096 + 2 * (size_t)kvt_ring_capacity(c)), "no memfd ring mapped");
+    kvt_result r;
+    CHECK(kvt_reserve(c, 0, 0, keys, 2, &r) == 2, "reserved: %s", kvt_last_error_message(c));
+    for (int i = 0; i < 2; i++) write_page(c, i, (uint8_t)(0xa0 + i));
+    CHECK(kvt_commit(c, 0, 2, (int32_t[]){33, 44}, &r) == 2, "committed: %s", kvt_last_error_message(c));
+    CHECK(kvt_acquire(c, 0, 2, keys, 2, &r) == 2, "pinned: %s", kvt_last_error_message(c));
+    const uint8_t *p = kvt_slot_addr(c, 3);
+    CHECK(p && p[0] == 0xa1 && p[43] == 0xa1 && p[44] == 0 && kvt_slot_payload_length(c, 3) == 44, "the bytes and length read back");
+    CHECK(kvt_release(c, 2, 2, &r) == 2, "released");
+    int fd = memfd_create("kvt-minor1", MFD_CLOEXEC);
+    CHECK(kvt_send_descriptors(c, &fd, 1) == -1 && kvt_last_error(c) == KVT_ERR_UNSUPPORTED, "no DESCRIPTORS below 1.2: %s",
+          kvt_error_name(kvt_last_error(c)));
+    CHECK(kvt_register_host_fds(c, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, 1, &fd, NULL, 1, &r) == -1 &&
+          kvt_last_error(c) == KVT_ERR_UNSUPPORTED, "no HOST_FD registration below 1.2: %s", kvt_error_name(kvt_last_error(c)));
+    close(fd);
+    kvt_kv_allocation a;
+    memset(&a, 0, sizeof a);
+    kvt_fd_handle(0, a.handle);
+    CHECK(kvt_register_kv(c, KVT_HANDLE_HOST_FD, 0, KVT_ARRANGEMENT_CONTIGUOUS, &SHAPE, 1, &a, 1, &r) == -1 &&
+          kvt_last_detail(c) == KVT_REGISTER_HANDLE_KIND, "the engine refuses HOST_FD in a 1.1 session: %s",
+          kvt_register_detail_name(kvt_last_detail(c)));
+    CHECK(kvt_close(c) == 0, "close");
+    int gone = 0;
+    for (int round = 0; round < 1000 && !gone; round++) { /* bounded: 10 s */
+        gone = access(ring, F_OK) != 0;
+        if (!gone) { struct timespec ts = {0, 10000000}; nanosleep(&ts, NULL); }
+    }
+    CHECK(gone, "the engine unlinked the ring file %s once the client closed", ring);
+
+    c = kvt_connect_minor(socket_path, &root, 1, 8, 0, &err, msg, sizeof msg);
+    CHECK(c != NULL, "connect announcing 1.0: %s %s", kvt_error_name(err), msg);
+    if (c) {
+        int32_t blocks = 0, valid = 1;
+        CHECK(kvt_session_minor(c) == 0 && kvt_device_load(c, 1, 0, &blocks, &valid, 1, &r) == -1 &&
+              kvt_last_error(c) == KVT_UNKNOWN_TYPE, "device operations in a 1.0 session: %s", kvt_error_name(kvt_last_error(c)));
+        CHECK(kvt_close(c) == 0, "close");
+    }
+    printf("a 1.1 session against %s: the files opened by path, bytes and lengths read back, HOST_FD refused\n", socket_path);
+}
+
+/* ---- the scenarios ---- */
+
+typedef struct scenario {
+    const char *name;
+    void (*run)(const char *socket_path);
+} scenario;
+
+static const scenario SCENARIOS[] = {
+    {"basic", test_engine}, {"device", test_device}, {"host-fd", test_host_fd}, {"entries", test_entries}, {"minor1", test_minor1},
+};
+#define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
+
 int main(int argc, char **argv) {
     test_sha256();
     test_keys();
     test_hello();
     test_welcome();
+    test_descriptors_message();
+    test_crc32c();
+    test_trailer();
+    test_counter_record();
     test_request_header();
     test_response();
     test_device_codecs();
     test_ring();
     test_names();
-    if (argc == 3 && strcmp(argv[1], "--socket") == 0) {
-        test_engine(argv[2]);
-        test_device(argv[2]);
+    const char *socket_path = NULL;
+    int first_scenario = argc, usage = 0;
+    for (int i = 1; i < argc && first_scenario == argc; i++) {
+        if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) socket_path = argv[++i];
+        else if (strcmp(argv[i], "--engine-minor") == 0 && i + 1 < argc) expected_engine_minor = (uint32_t)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--prefetch-waits") == 0) prefetch_waits = 1;
+        else if (argv[i][0] != '-') first_scenario = i;
+        else usage = 1;
     }
-    else if (argc != 1) { fprintf(stderr, "usage: %s [--socket PATH]\n", argv[0]); return 2; }
+    for (int i = first_scenario; i < argc && !usage; i++) {
+        size_t k = 0;
+        while (k < N_SCENARIOS && strcmp(SCENARIOS[k].name, argv[i]) != 0) k++;
+        usage = k == N_SCENARIOS;
+    }
+    if (usage || (first_scenario < argc && !socket_path)) {
+        fprintf(stderr, "usage: %s [--socket PATH [--engine-minor 1|2] [--prefetch-waits] [SCENARIO...]]\n  scenarios:", argv[0]);
+        for (size_t k = 0; k < N_SCENARIOS; k++) fprintf(stderr, " %s", SCENARIOS[k].name);
+        fprintf(stderr, " (default: basic device, then host-fd entries minor1 against a 1.2 engine)\n");
+        return 2;
+    }
+    if (socket_path) {
+        if (first_scenario == argc) {
+            test_engine(socket_path);
+            test_device(socket_path);
+            if (expected_engine_minor >= 2) {
+                test_host_fd(socket_path);
+                test_entries(socket_path);
+                test_minor1(socket_path);
+            }
+        }
+        for (int i = first_scenario; i < argc; i++)
+            for (size_t k = 0; k < N_SCENARIOS; k++)
+                if (strcmp(SCENARIOS[k].name, argv[i]) == 0) SCENARIOS[k].run(socket_path);
+    }
     printf("%d checks, %d failed\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

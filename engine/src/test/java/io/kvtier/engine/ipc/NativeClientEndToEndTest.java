@@ -1,6 +1,7 @@
 package io.kvtier.engine.ipc;
 
 import io.kvtier.engine.Engine;
+import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
@@ -10,6 +11,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +28,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * refused (NOT_ALLOWED) surfacing in Python with its code. Both also drive the device operations of
  * protocol 1.1 (section 10) on KV buffers in host files: registrations (and refusals with their detail),
  * blocks saved into pages, pages loaded into blocks of another arrangement, every byte compared.
+ * Protocol 1.2, from both: a session mapping the three descriptors of its WELCOME (the ring a memfd file
+ * with no name); KV buffers passed as descriptors (HOST_FD), saved and loaded back byte for byte, their
+ * numbering and taking, a save whose buffer shrank answered INTERNAL_ERROR; section 4's entries and
+ * Result Count for every operation (an engine with an L3 tier); payload lengths read from the pages'
+ * trailers and STATS values named from the counters region (section 11); a session announcing minor 1
+ * opening the files by path as the engine's own user; and a client of another user attaching at minor 2
+ * and refused at minor 1 (when the test runs as root and can drop to uid 65534).
  * The native module builds the client at compile; where gcc, make or python3 is missing these skip and
  * say which.
  */
@@ -40,15 +50,38 @@ class NativeClientEndToEndTest
     @Test
     void theCClientReservesWritesCommitsAndAcquiresTheSameBytes() throws Exception
     {
-        assumeTrue(Files.isExecutable(C_TEST),
-            "the C client is not built at " + C_TEST + " (the native module builds it with gcc and make: apt-get install gcc make)");
-        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 256)))
-        {
-            final Run run = run(List.of(C_TEST.toString(), "--socket", IpcTestSupport.socket(engine).toString()), CLIENT, Map.of());
-            assertThat(run.exit()).as(run.output()).isZero();
-            assertThat(run.output()).contains("end to end against", "device operations against", ", 0 failed");
-            awaitNoClients(engine);
-        }
+        final Run run = runC(IpcTestSupport.settings(directory, 256), "basic", "device");
+        assertThat(run.output()).contains("end to end against", "device operations against")
+            .as("a 1.2 session, its files mapped from the WELCOME's descriptors, payload lengths and STATS names from the pool file")
+            .contains("(session 1.2, files by descriptors)", "payload lengths from their trailers", "STATS values named");
+    }
+
+    /** HOST_FD: KV buffers in memfd files passed as descriptors, saved into pages and loaded back byte for byte. */
+    @Test
+    void theCClientSavesAndLoadsKvBuffersPassedAsDescriptors() throws Exception
+    {
+        final Run run = runC(IpcTestSupport.settings(directory, 256), "host-fd");
+        assertThat(run.output()).contains("HOST_FD buffers against", "loaded them back byte for byte",
+            "a faulting save answered INTERNAL_ERROR");
+    }
+
+    /**
+     * Section 4: every operation's entries and Result Count, on an engine whose commits are copied to an L3 and
+     * whose LOOKUP waits for the prefetch it starts (LOADED).
+     */
+    @Test
+    void theCClientSeesAnEntryForEverySlotOfEveryOperation() throws Exception
+    {
+        final Run run = runC(withL3(IpcTestSupport.settings(directory, 256)), "--prefetch-waits", "entries");
+        assertThat(run.output()).contains("entries against", "every operation answered for every slot of its range");
+    }
+
+    /** A client announcing minor 1 (and 0) still attaches as the engine's own user, opening the files by path. */
+    @Test
+    void theCClientAnnouncingMinor1OpensTheFilesByPath() throws Exception
+    {
+        final Run run = runC(IpcTestSupport.settings(directory, 256), "minor1");
+        assertThat(run.output()).contains("a 1.1 session against", "the files opened by path");
     }
 
     @Test
@@ -62,7 +95,96 @@ class NativeClientEndToEndTest
             final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_client.EndToEndTest"), CLIENT.resolve("python"),
                 Map.of("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString(), "KVTIER_CLIENT_LIB", LIBRARY.toString()));
             assertThat(run.exit()).as(run.output()).isZero();
-            assertThat(run.output()).contains("OK", "test_device_save_then_load_bytes_equal").doesNotContain("skipped");
+            assertThat(run.output()).contains("OK", "test_device_save_then_load_bytes_equal").doesNotContain("skipped")
+                .contains("test_a_1_2_session_maps_the_welcomes_descriptors", "test_host_fd_save_then_load_every_byte",
+                    "test_descriptor_numbers_are_taken_by_a_registration", "test_payload_length_and_trailer_of_a_pinned_page",
+                    "test_stats_values_named_by_the_counters_region", "test_minor_1_opens_the_files_by_path");
+            awaitNoClients(engine);
+        }
+    }
+
+    /** Section 4 from Python: every operation's entries and Result Count, on an engine with an L3. */
+    @Test
+    void thePythonBindingSeesAnEntryForEverySlotOfEveryOperation() throws Exception
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the native module builds it with gcc and make: apt-get install gcc make)");
+        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
+        try (Engine engine = IpcTestSupport.start(withL3(IpcTestSupport.settings(directory, 256))))
+        {
+            final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_client.EntriesTest"), CLIENT.resolve("python"),
+                Map.of("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString(), "KVTIER_CLIENT_LIB", LIBRARY.toString(),
+                    "KVTIER_PREFETCH_WAITS", "1"));
+            assertThat(run.exit()).as(run.output()).isZero();
+            assertThat(run.output()).contains("test_every_operation", "test_a_lookup_whose_prefetch_is_waited_for", "OK")
+                .doesNotContain("skipped");
+            awaitNoClients(engine);
+        }
+    }
+
+    /** The uid the other-user test drops to, and its primary group's (nobody, nogroup on Debian). */
+    private static final int OTHER_UID = 65534;
+
+    /** A Python client of another user: refused at minor 1, then at minor 2 pages and a HOST_FD buffer, both round trips checked. */
+    private static final String OTHER_USER = """
+        import mmap, os, sys, time, kvtier_client as kv
+        print("uid", os.getuid(), flush=True)
+        try:
+            kv.Client(sys.argv[1], max_keys=8, minor_version=1)
+            print("minor 1 accepted")
+        except kv.KvtierError as e:
+            print("minor 1 refused", e.name)
+        c = kv.Client(sys.argv[1], max_keys=8)
+        print("minor 2 session", c.session_minor, "descriptors", c.descriptors_mapped)
+        keys = kv.page_keys(kv.namespace_root("other-user", "bytes/page4", 0, str(time.time_ns())), range(12), 4)
+        with c.reserved(keys[:2]) as r:
+            for i, page in r.pages():
+                page[:5] = b"other"
+                r.set_length(i, 5)
+        with c.pinned(keys[:2]) as pages:
+            print("read back", bytes(pages[0][:5]).decode(), c.payload_length(0), c.payload_length(1))
+        shape, blocks, s = (3, 2, 4, 2, 8, 2), 6, 128
+        fd = os.memfd_create("other-user-kv")
+        os.ftruncate(fd, 6 * blocks * s)
+        kv_buffer = mmap.mmap(fd, 6 * blocks * s)
+        kv_buffer[:] = bytes((i * 7 + 3) % 251 for i in range(len(kv_buffer)))
+        layout = c.register_host_fds(kv.ARRANGEMENT_CONTIGUOUS, shape, blocks, [fd])
+        c.reserve(keys[2:3])
+        c.device_save(layout, 0, [1], [4])
+        c.acquire(keys[2:3], first_slot=4)
+        c.device_load(layout, 4, [4], [4])
+        c.release(4, 1)
+        block = lambda b: b"".join(kv_buffer[((lt * blocks) + b) * s:((lt * blocks) + b + 1) * s] for lt in range(6))
+        print("HOST_FD round trip", "equal" if block(4) == block(1) else "DIFFERS")
+        c.close()
+        """;
+
+    @Test
+    void aClientOfAnotherUserAttachesByDescriptorsAtMinor2AndIsRefusedAtMinor1() throws Exception
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the native module builds it with gcc and make: apt-get install gcc make)");
+        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        assumeTrue(ownUid == 0, "running a client as uid " + OTHER_UID + " needs this test to run as root (it runs as uid " + ownUid + ")");
+        assumeTrue(onPath("setpriv"), "setpriv is not installed (apt-get install util-linux)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")),
+            "no /usr/bin/python3 for uid " + OTHER_UID + " (apt-get install python3)");
+        final String group = groupName(OTHER_UID);
+        assumeTrue(group != null, "no group of gid " + OTHER_UID + " in /etc/group");
+        // the other user reaches the socket only: the directory is searchable, every file in it stays 0600
+        Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx--x--x"));
+        final Map<String, String> settings = IpcTestSupport.settings(directory, 64);
+        settings.put("ipc.group", group);
+        settings.put("ipc.allowed-uids", String.valueOf(OTHER_UID));
+        try (Engine engine = IpcTestSupport.start(settings))
+        {
+            assertThat(Files.getPosixFilePermissions(directory.resolve("pool"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            final List<String> command = List.of("setpriv", "--reuid=" + OTHER_UID, "--regid=" + OTHER_UID, "--clear-groups",
+                "/usr/bin/python3", "-c", OTHER_USER, IpcTestSupport.socket(engine).toString());
+            final Run run = run(command, CLIENT.resolve("python"), Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
+            assertThat(run.exit()).as(run.output()).isZero();
+            assertThat(run.output()).contains("uid " + OTHER_UID, "minor 1 refused NOT_ALLOWED", "minor 2 session 2 descriptors True",
+                "read back other 5 5", "HOST_FD round trip equal");
             awaitNoClients(engine);
         }
     }
@@ -162,6 +284,49 @@ class NativeClientEndToEndTest
             assertThat(check.exit()).as(check.output()).isZero();
             assertThat(check.output()).as("committed pages stay found; the half-written ones never appear").contains("CHECK 2 0");
         }
+    }
+
+    /** Runs the C test with these arguments (options, then scenarios) against an engine of these settings: every check passes. */
+    private Run runC(final Map<String, String> settings, final String... arguments) throws Exception
+    {
+        assumeTrue(Files.isExecutable(C_TEST),
+            "the C client is not built at " + C_TEST + " (the native module builds it with gcc and make: apt-get install gcc make)");
+        try (Engine engine = IpcTestSupport.start(settings))
+        {
+            final List<String> command = new ArrayList<>(List.of(C_TEST.toString(), "--socket", IpcTestSupport.socket(engine).toString()));
+            command.addAll(List.of(arguments));
+            final Run run = run(command, CLIENT, Map.of());
+            assertThat(run.exit()).as(run.output()).isZero();
+            assertThat(run.output()).contains(", 0 failed");
+            awaitNoClients(engine);
+            return run;
+        }
+    }
+
+    /**
+     * The settings with a POSIX L3 tier in the test's directory, to which every commit is copied (write-through), and
+     * a LOOKUP that waits for the prefetch it starts (of 4 L3 pages or more, the default threshold).
+     */
+    private Map<String, String> withL3(final Map<String, String> settings)
+    {
+        settings.put("tier.disk.type", "posix");
+        settings.put("tier.disk.dir", directory.resolve("l3").toString());
+        settings.put(EngineConfig.POLICY_PREFETCH, "wait-complete");
+        return settings;
+    }
+
+    /** The name of the group of this gid in /etc/group, or null. */
+    private static String groupName(final int gid) throws IOException
+    {
+        for (final String line : Files.readAllLines(Path.of("/etc/group")))
+        {
+            final String[] fields = line.split(":");
+            if (fields.length > 2 && fields[2].equals(String.valueOf(gid)))
+            {
+                return fields[0];
+            }
+        }
+        return null;
     }
 
     private static int pins(final Engine engine, final int page)
