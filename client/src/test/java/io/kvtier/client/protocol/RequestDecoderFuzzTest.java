@@ -46,7 +46,7 @@ class RequestDecoderFuzzTest
         final long at = consumer.poll();
         if (at < 0)
         {
-            assertThat(at).isIn(RingConsumer.EMPTY, RingConsumer.SHORTER_THAN_HEADER, RingConsumer.DOES_NOT_FIT);
+            assertThat(at).isIn(RingConsumer.EMPTY, RingConsumer.SHORTER_THAN_HEADER, RingConsumer.DOES_NOT_FIT, RingConsumer.MISPLACED_PADDING);
             return;
         }
         final RequestDecoder decoder = new RequestDecoder().wrap(file, at, consumer.currentLength());
