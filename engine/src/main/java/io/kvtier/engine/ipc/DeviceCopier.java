@@ -572,7 +572,8 @@ final class DeviceCopier extends ClientRequestThread
         batch.reset(end - first);
         for (int slot = first; slot < end; slot++)
         {
-            outcomes[slot] = (byte)PageEntryStatus.NONE;
+            // A slot that holds no pin is answered by what it holds (section 4): a reservation stays RESERVED.
+            outcomes[slot] = (byte)(statuses[slot] == PageStatus.RESERVED.ordinal() ? PageEntryStatus.RESERVED : PageEntryStatus.NONE);
             if (!PageStatus.of(statuses[slot]).isPinned())
             {
                 continue;

@@ -692,6 +692,10 @@ final class IpcConductor implements EngineDuty
         {
             code = ErrorCode.SLOT_HELD;
         }
+        if (code == ErrorCode.OK && MessageType.carriesKeys(type) && !keysInBody && !client.keyed(first, count))
+        {
+            code = ErrorCode.INVALID; // KEYS_IN_SLOTS on a slot no request has written a key into: it has no key to use
+        }
         final int responseLength = code != ErrorCode.OK ? ResponseDescriptor.length(0)
             : type == MessageType.STATS ? ResponseDescriptor.statsLength(statsCount)
             : ResponseDescriptor.length(type == MessageType.FLUSH || type == MessageType.CLOSE ? 0 : count);
@@ -730,6 +734,7 @@ final class IpcConductor implements EngineDuty
             {
                 keys.set(first + i, request.keyHigh(i), request.keyLow(i));
             }
+            client.markKeyed(first, count);
         }
         else if (type == MessageType.COMMIT)
         {

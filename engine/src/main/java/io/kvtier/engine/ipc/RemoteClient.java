@@ -69,6 +69,8 @@ final class RemoteClient implements ClientPort
     private final byte[] statuses;
     private final int[] pageIds;
     private final int[] generations;
+    /** Whether a request has written a key into each slot: KEYS_IN_SLOTS may only use such slots. IPC thread only. */
+    private final boolean[] keyed;
     private final int maxKeys;
     private final int namespaceCount;
     private final long[] namespaceTags;
@@ -161,6 +163,7 @@ final class RemoteClient implements ClientPort
         this.statuses = new byte[maxKeys];
         this.pageIds = new int[maxKeys];
         this.generations = new int[maxKeys];
+        this.keyed = new boolean[maxKeys];
         java.util.Arrays.fill(pageIds, -1);
     }
 
@@ -198,6 +201,25 @@ final class RemoteClient implements ClientPort
     boolean passesDescriptors()
     {
         return minorVersion >= io.kvtier.client.protocol.HandshakeDescriptor.DESCRIPTORS_MINOR_VERSION;
+    }
+
+    /** IPC thread: slots {@code [first, first + count)} now hold keys a request wrote. */
+    void markKeyed(final int first, final int count)
+    {
+        java.util.Arrays.fill(keyed, first, first + count, true);
+    }
+
+    /** @return whether every slot of {@code [first, first + count)} holds a key a request wrote (IPC thread) */
+    boolean keyed(final int first, final int count)
+    {
+        for (int i = first; i < first + count; i++)
+        {
+            if (!keyed[i])
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return the peer's uid, from SO_PEERCRED */

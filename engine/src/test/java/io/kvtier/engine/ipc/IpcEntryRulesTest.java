@@ -123,6 +123,33 @@ class IpcEntryRulesTest
     }
 
     @Test
+    void keysInSlotsNeedsSlotsARequestGaveKeysAndADeviceLoadReportsAReservationAsHeld() throws Exception
+    {
+        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 32));
+             IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 16))
+        {
+            // Slots 8.. never had a key: there is nothing to reserve under (the engine would have used the all-zero key).
+            final Entries refused = call(client, client.send(MessageType.RESERVE, 8, 2, RequestDescriptor.FLAG_KEYS_IN_SLOTS));
+            assertThat(refused.status()).isEqualTo(ErrorCode.INVALID.code());
+            keyed(client, MessageType.LOOKUP, 8, 0x900);
+            final Entries reserved = call(client, client.send(MessageType.RESERVE, 8, N, RequestDescriptor.FLAG_KEYS_IN_SLOTS));
+            assertThat(reserved.statuses()).containsOnly(PageEntryStatus.RESERVED);
+
+            final java.nio.file.Path file = directory.resolve("kv");
+            java.nio.file.Files.write(file, new byte[256 * 4]);
+            final int layout = IpcTestSupport.await(client, client.sendRegisterKv(io.kvtier.client.KvBufferRegistration.hostFiles(
+                io.kvtier.client.protocol.DeviceRequestDescriptor.ARRANGEMENT_CONTIGUOUS, new int[] {1, 2, 4, 2, 8, 2}, 4,
+                new java.nio.file.Path[] {file}, new long[] {0}))).resultCount();
+            final Entries loaded = call(client, client.sendDeviceCopy(MessageType.DEVICE_LOAD, layout, 8, N, new int[] {0, 1, 2}, new int[] {4, 4, 4}));
+            assertThat(loaded.statuses()).as("slots that hold reservations, not pins: nothing copied, still reserved")
+                .containsOnly(PageEntryStatus.RESERVED);
+            assertThat(loaded.pages()).containsExactly(reserved.pages());
+            assertThat(loaded.generations()).containsExactly(reserved.generations());
+            assertThat(loaded.result()).isZero();
+        }
+    }
+
+    @Test
     void aPageAPrefetchLoadedCountsFromL3ForTheFirstRequestThatPinsItOnly() throws Exception
     {
         final Map<String, String> settings = IpcTestSupport.settings(directory, 32);
