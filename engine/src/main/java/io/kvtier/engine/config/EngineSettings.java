@@ -288,6 +288,8 @@ public final class EngineSettings
     /** Mixed into the names of this engine's objects in every L3 tier, keeping a trust domain's apart. */
     public static final Setting<String> L3_KEY_SALT = Setting.text("l3.key-salt")
         .byDefault("(none; a domain's name)", v -> "")
+        .rule("text without control characters, at most 256 bytes of UTF-8",
+            text -> text.chars().noneMatch(Character::isISOControl) && text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= 256)
         .documented("mixed into the name of every object this engine stores in its L3 tiers (docs/keys.md, The name of a page in L3),"
             + " so that engines of different salts never reach each other's objects in a shared tier while engines of one salt, on any"
             + " node, share theirs; each trust domain (domain.<name>.*) gets its name unless it sets one");
