@@ -1857,7 +1857,8 @@ public abstract class AbstractStorageTierContractTest
     /**
      * SHARED, across processes: while this instance stays open, another JVM that creates the tier from the
      * same provider and settings sees what this one wrote and removed, byte for byte, and this same
-     * instance then sees what that process wrote, overwrote and removed.
+     * instance then sees what that process wrote, overwrote and removed, while that process still has
+     * the tier open (in a store whose clients each contribute memory, its objects may live there).
      */
     @TestFactory
     public Stream<DynamicTest> shouldShareObjectsWithAnotherProcess()
@@ -1865,8 +1866,8 @@ public abstract class AbstractStorageTierContractTest
         return ifDeclared(TierCapability.SHARED, "another process sees this one's objects while both are open, and the other way round", () ->
         {
             final HandOver handOver = handOver();
-            handOver.runSecondProcess("SHARED: a second process opening the tier while the first has it open");
-            handOver.checkHandedBack(tier, "on the instance that stayed open");
+            handOver.runSecondProcessHoldingOpen("SHARED: a second process opening the tier while the first has it open",
+                "on the instance that stayed open, while the second process has the tier open too");
         });
     }
 
@@ -1966,9 +1967,23 @@ public abstract class AbstractStorageTierContractTest
 
         void runSecondProcess(final String what)
         {
+            plan.runIn(what, scratchDir("second-process"), deadline(), code());
+        }
+
+        void runSecondProcessHoldingOpen(final String what, final String when)
+        {
+            plan.runHoldingOpen(what, scratchDir("second-process"), deadline(), code(), () -> checkHandedBack(tier, when));
+        }
+
+        private Duration deadline()
+        {
             // Generous: the second JVM starts, loads the tier and may create its directories; only a hang reaches it.
-            final Duration deadline = completionDeadline().multipliedBy(4).plusSeconds(60);
-            plan.runIn(what, scratchDir("second-process"), deadline, List.of(AbstractStorageTierContractTest.this.getClass(), provider().getClass()));
+            return completionDeadline().multipliedBy(4).plusSeconds(60);
+        }
+
+        private List<Class<?>> code()
+        {
+            return List.of(AbstractStorageTierContractTest.this.getClass(), provider().getClass());
         }
 
         /**

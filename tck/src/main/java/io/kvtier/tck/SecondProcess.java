@@ -59,6 +59,9 @@ final class SecondProcess
     private static final String WRITE = "write";
     private static final String REMOVE = "remove";
     private static final String OVERWRITE = "overwrite";
+    private static final String HOLD = "hold-until";
+    /** What the second process of a {@link #HOLD} plan prints once it wrote and removed, keeping its tier open. */
+    private static final String HELD = "written and removed; keeping the tier open until the first process has checked";
     /** What the second process prints once every key of an {@link #OVERWRITE} plan was written once. */
     private static final String WRITING = "every key written once; overwriting until killed";
     private static final int OUTPUT_SHOWN = 8192;
@@ -166,6 +169,14 @@ final class SecondProcess
                 check(removed.status(i) == TierStatus.OK, "remove of key " + removes.get(i) + ", which the first process wrote, completed "
                     + removed.status(i) + " (expected OK)");
             }
+            if (plan.containsKey(HOLD))
+            {
+                // Its objects may live in this process (a store whose clients each contribute memory): the first
+                // process checks them while this one still has the tier open.
+                System.out.println(HELD);
+                System.out.flush();
+                awaitRelease(Path.of(plan.getProperty(HOLD)));
+            }
             calls.run("close() of tier '" + tierName + "' in the second process", deadline, tier::close);
             arena.assertGuardsIntact();
         }
@@ -220,6 +231,16 @@ final class SecondProcess
         System.out.flush();
         // The writers run until the first process kills this one.
         new CountDownLatch(1).await();
+    }
+
+    private void awaitRelease(final Path release) throws InterruptedException
+    {
+        final long end = System.nanoTime() + deadline.toNanos();
+        while (!Files.exists(release))
+        {
+            check(System.nanoTime() - end < 0, "the first process did not let this one close its tier within " + deadline);
+            Thread.sleep(5);
+        }
     }
 
     private RecordingTierBatch submit(final StorageTier tier, final TierOperation operation, final RecordingTierBatch batch)
@@ -445,26 +466,7 @@ final class SecondProcess
             final Process process = start(what, workDir, code);
             try
             {
-                final long end = System.nanoTime() + deadline.toNanos();
-                while (!tail(output).contains(WRITING))
-                {
-                    if (!process.isAlive())
-                    {
-                        throw new AssertionError(what + ": the second process ended (exit code " + process.exitValue()
-                            + ") before it was killed. Its output:\n" + tail(output));
-                    }
-                    if (System.nanoTime() - end > 0)
-                    {
-                        throw new AssertionError(what + ": the second process (pid " + process.pid() + ") did not write every key once within "
-                            + deadline + ". Its output:\n" + tail(output));
-                    }
-                    Thread.sleep(5);
-                }
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted while waiting for the second process", ex);
+                awaitOutput(what, process, output, WRITING, deadline);
             }
             finally
             {
@@ -481,6 +483,49 @@ final class SecondProcess
         }
 
         /**
+         * Starts a second JVM on this plan, runs {@code whileOpen} once the second process has written and
+         * removed what the plan says while it keeps its tier open, then lets it close the tier and waits for
+         * it to succeed. Skips the calling test, with the reason, when no second JVM can be started here.
+         *
+         * @param what      names the check in failures
+         * @param workDir   an empty directory for the plan and the process's output
+         * @param deadline  how long the whole process may take
+         * @param code      classes whose code the second JVM needs beyond the class path
+         * @param whileOpen the first process's checks
+         * @throws AssertionError with the process's output when it failed or did not finish in time
+         */
+        void runHoldingOpen(final String what, final Path workDir, final Duration deadline, final List<Class<?>> code, final Runnable whileOpen)
+        {
+            final Path release = workDir.resolve("release");
+            properties.setProperty(HOLD, release.toString());
+            final Path output = workDir.resolve("output.txt");
+            final Process process = start(what, workDir, code);
+            boolean checked = false;
+            try
+            {
+                awaitOutput(what, process, output, HELD, deadline);
+                whileOpen.run();
+                checked = true;
+            }
+            finally
+            {
+                try
+                {
+                    Files.createFile(release);
+                }
+                catch (final IOException ex)
+                {
+                    process.destroyForcibly();
+                }
+                if (!checked)
+                {
+                    process.destroyForcibly();
+                }
+            }
+            await(what, process, output, deadline);
+        }
+
+        /**
          * Starts a second JVM on this plan and waits for it to succeed. Skips the calling test, with the
          * reason, when no second JVM can be started here.
          *
@@ -494,7 +539,11 @@ final class SecondProcess
         void runIn(final String what, final Path workDir, final Duration deadline, final List<Class<?>> code)
         {
             final Path output = workDir.resolve("output.txt");
-            final Process process = start(what, workDir, code);
+            await(what, start(what, workDir, code), output, deadline);
+        }
+
+        private static void await(final String what, final Process process, final Path output, final Duration deadline)
+        {
             try
             {
                 if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS))
@@ -514,6 +563,36 @@ final class SecondProcess
             if (process.exitValue() != 0)
             {
                 throw new AssertionError(what + ": the second process failed (exit code " + process.exitValue() + "). Its output:\n" + tail(output));
+            }
+        }
+
+        /** Waits until the process prints {@code line}, failing with its output when it ends or takes too long first. */
+        private static void awaitOutput(final String what, final Process process, final Path output, final String line, final Duration deadline)
+        {
+            final long end = System.nanoTime() + deadline.toNanos();
+            try
+            {
+                while (!tail(output).contains(line))
+                {
+                    if (!process.isAlive())
+                    {
+                        throw new AssertionError(what + ": the second process ended (exit code " + process.exitValue()
+                            + ") before it got that far. Its output:\n" + tail(output));
+                    }
+                    if (System.nanoTime() - end > 0)
+                    {
+                        process.destroyForcibly();
+                        throw new AssertionError(what + ": the second process (pid " + process.pid() + ") did not get that far within "
+                            + deadline + "; killed it. Its output:\n" + tail(output));
+                    }
+                    Thread.sleep(5);
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while waiting for the second process", ex);
             }
         }
 
