@@ -229,9 +229,6 @@ public abstract class AbstractStorageTierContractTest
     /** Objects a bounded tier of the eviction contract holds. */
     private static final int BOUNDED_OBJECTS = 8;
 
-    /** Writers the crash test kills in turn: a kill can land between two writes, two rarely both do. */
-    private static final int KILLED_WRITERS = 2;
-
     // ------------------------------------------------------------------------------------------------
     // Lifecycle and helpers
     // ------------------------------------------------------------------------------------------------
@@ -1875,8 +1872,7 @@ public abstract class AbstractStorageTierContractTest
      * PERSISTENT, across a crash: a second JVM overwrites objects of the largest of {@link #frameSizes()},
      * one thread per key, each key with its two contents in turn, and is killed (SIGKILL) while it does.
      * A tier opened afterwards on the same settings finds each object whole, as one of its two versions,
-     * or not at all; never part of one, nor CORRUPT (writes are atomic "even across a crash"). Two
-     * writers are killed in turn on the same settings, since a kill can land between two writes. A tier
+     * or not at all; never part of one, nor CORRUPT (writes are atomic "even across a crash"). A tier
      * that writes in place passes every check in one process as long as it makes its readers wait for
      * its writers, and fails this one.
      */
@@ -1890,27 +1886,23 @@ public abstract class AbstractStorageTierContractTest
             final List<PageKey> keys = newKeys(8);
             final List<Long> first = newSeeds(keys.size());
             final List<Long> second = newSeeds(keys.size());
-            final PageArena arena = newArena(KILLED_WRITERS * keys.size(), size);
-            for (int kill = 1; kill <= KILLED_WRITERS; kill++)
+            final String what = "PERSISTENT: a writer killed mid-write";
+            new SecondProcess.Plan(getClass(), tierName(), size, config, completionDeadline())
+                .overwrite(keys, first, second)
+                .killWhileWriting(what, scratchDir("killed-writer-process"), completionDeadline().plusSeconds(60),
+                    List.of(getClass(), provider().getClass()));
+            final StorageTier after = openTier(config, new ContractTierContext(tierName(), size));
+            final PageArena arena = newArena(keys.size(), size);
+            final RecordingTierBatch readBack = read(after, "read after " + what, keys, arena);
+            for (int i = 0; i < keys.size(); i++)
             {
-                final String what = "PERSISTENT: writer " + kill + " of " + KILLED_WRITERS + " killed mid-write";
-                new SecondProcess.Plan(getClass(), tierName(), size, config, completionDeadline())
-                    .overwrite(keys, first, second)
-                    .killWhileWriting(what, scratchDir("killed-writer-" + kill), completionDeadline().plusSeconds(60),
-                        List.of(getClass(), provider().getClass()));
-                final StorageTier after = openTier(config, new ContractTierContext(tierName(), size));
-                final RecordingTierBatch readBack = read(after, "read after " + what, keys, arena);
-                closeTier(after);
-                for (int i = 0; i < keys.size(); i++)
+                final TierStatus status = readBack.status(i);
+                assertThat(status).as("read of key %s after %s (a whole version or NOT_FOUND)", keys.get(i), what)
+                    .isIn(TierStatus.OK, TierStatus.NOT_FOUND);
+                if (status == TierStatus.OK && PageBytes.mismatch(readBack.slice(i), first.get(i)) >= 0
+                    && PageBytes.mismatch(readBack.slice(i), second.get(i)) >= 0)
                 {
-                    final TierStatus status = readBack.status(i);
-                    assertThat(status).as("read of key %s after %s (a whole version or NOT_FOUND)", keys.get(i), what)
-                        .isIn(TierStatus.OK, TierStatus.NOT_FOUND);
-                    if (status == TierStatus.OK && PageBytes.mismatch(readBack.slice(i), first.get(i)) >= 0
-                        && PageBytes.mismatch(readBack.slice(i), second.get(i)) >= 0)
-                    {
-                        fail("key %s read OK after %s but is neither of its two versions (a torn object)", keys.get(i), what);
-                    }
+                    fail("key %s read OK after %s but is neither of its two versions (a torn object)", keys.get(i), what);
                 }
             }
             arena.assertGuardsIntact();

@@ -57,11 +57,11 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * digits, written to a temporary file and renamed over that name, so a reader sees the whole old or
  * the whole new object. Every instance on the volume, in this process or another, sees the same
  * files, so the tier is PERSISTENT and SHARED for real: the kit checks both from a second JVM, which
- * objects kept in this JVM's memory could not pass. Reads, writes and removes run on four worker
- * threads (several writes in flight at once, as a real tier has them, which the kit's killed-writer
- * check needs to catch a tier that writes in place); exists completes in the caller's thread, so the
- * kit meets both kinds of completion. With a {@code capacity} the tier evicts the objects it used
- * least recently and reports each.
+ * objects kept in this JVM's memory could not pass. Reads, writes and removes run on eight worker
+ * threads, so several writes are in flight at once, as in a real tier (and a writer the kit kills dies
+ * with some in flight, which it needs to catch a tier that writes in place); exists completes in the
+ * caller's thread, so the kit meets both kinds of completion. With a {@code capacity} the tier evicts
+ * the objects it used least recently and reports each.
  */
 final class ReferenceTier implements StorageTier
 {
@@ -155,7 +155,7 @@ final class ReferenceTier implements StorageTier
         this.capacity = capacity;
         this.faults = faults;
         final AtomicInteger threads = new AtomicInteger();
-        this.workers = Executors.newFixedThreadPool(4, task ->
+        this.workers = Executors.newFixedThreadPool(8, task ->
         {
             final Thread thread = new Thread(task, "reference-tier-" + name + "-" + threads.incrementAndGet());
             thread.setDaemon(true);
