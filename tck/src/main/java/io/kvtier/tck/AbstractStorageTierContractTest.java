@@ -28,13 +28,19 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -43,7 +49,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
@@ -67,7 +72,15 @@ import static org.assertj.core.api.Assertions.fail;
  *
  * <p>Every batch the kit submits is a {@link RecordingTierBatch}; after each test the kit closes
  * every tier it opened and fails the test if any batch saw a key completed twice or touched after
- * completion, even late.
+ * completion, or any of its methods called after its last key completed, even late.
+ *
+ * <p>No call into the tier can hang the build: {@code create}, the four operations and {@code close}
+ * run on daemon threads of the kit, which waits for each at most {@link #completionDeadline()} and
+ * then fails the test naming the call and showing where it hung. What a tier promises to other
+ * processes (PERSISTENT, SHARED, atomic writes across a crash) is checked from a second JVM that
+ * rebuilds the tier from a new instance of the contract test class (its {@link #provider()}) and
+ * the settings of {@link #validConfig(Path)}: the class needs a constructor without parameters, as
+ * JUnit does, and the provider must not depend on state a test set up in this JVM.
  */
 public abstract class AbstractStorageTierContractTest
 {
@@ -84,8 +97,10 @@ public abstract class AbstractStorageTierContractTest
     private final List<PageArena> arenas = new ArrayList<>();
     private final Map<StorageTier, Long> objectSizes = new HashMap<>();
     private final SplittableRandom random = new SplittableRandom();
+    private final BoundedCalls calls = new BoundedCalls();
 
     private Path tierDir;
+    private Map<String, String> tierConfig;
     private ContractTierContext context;
     private StorageTier tier;
 
@@ -122,7 +137,10 @@ public abstract class AbstractStorageTierContractTest
         return DEFAULT_TIER_NAME;
     }
 
-    /** @return how long the kit waits for a batch before it calls the tier hung */
+    /**
+     * @return how long the kit waits for a batch's keys to complete, or for a call into the tier
+     *         ({@code create}, an operation, {@code close}) to return, before it calls the tier hung
+     */
     protected Duration completionDeadline()
     {
         return Duration.ofSeconds(30);
@@ -134,10 +152,48 @@ public abstract class AbstractStorageTierContractTest
         return 1024;
     }
 
-    /** @return the object size of the large-batch test's tier, small to keep it fast */
+    /**
+     * @return the object size of the tiers of the large-batch, collision and concurrency tests, small to
+     *         keep them fast
+     */
     protected long largeBatchObjectSize()
     {
         return 4096;
+    }
+
+    /**
+     * @return how long {@link #shouldServeConcurrentBatchesFromManyThreads()} keeps starting rounds (it runs
+     *         one at least, and never stops one halfway): long enough for racing threads to meet inside a
+     *         fast tier's unsynchronised code many times over
+     */
+    protected Duration concurrencyDuration()
+    {
+        return Duration.ofSeconds(2);
+    }
+
+    /**
+     * The object sizes of {@link #shouldRoundTripFramesOfEverySize()}, each a multiple of 4096 (the SPI
+     * promises no other). The engine hands a tier whole frames, a page of any multiple of 4 KiB from
+     * 4 KiB to 1 GiB plus a 4 KiB trailer, so the defaults are the smallest frame (8 KiB), one of five
+     * blocks (20 KiB, no power of two), one just past 128 KiB (a 128 KiB page's frame) and a 2 MiB
+     * page's frame (2 MiB + 4 KiB, the size the README's examples use). A tier that cannot hold some
+     * size drops it here and says so in its documentation.
+     *
+     * @return the sizes
+     */
+    protected List<Long> frameSizes()
+    {
+        return List.of(8L * 1024, 20L * 1024, 132L * 1024, 2L * 1024 * 1024 + 4096);
+    }
+
+    /**
+     * @return how many keys {@link #shouldTellApartKeysWhoseWeakHashesCollide()} stores at once: thousands,
+     *         as a tier holds in production, so an index that tolerates a few collisions but not a
+     *         crowd of them is caught too
+     */
+    protected int collidingKeyCount()
+    {
+        return 2048;
     }
 
     /**
@@ -187,7 +243,8 @@ public abstract class AbstractStorageTierContractTest
         }
         tierDir = Files.createDirectories(scratchRoot.resolve("tier"));
         context = new ContractTierContext(tierName(), size);
-        tier = openTier(validConfig(tierDir), context);
+        tierConfig = validConfig(tierDir);
+        tier = openTier(tierConfig, context);
     }
 
     @AfterEach
@@ -198,7 +255,11 @@ public abstract class AbstractStorageTierContractTest
         {
             try
             {
-                open.close();
+                closeTier(open);
+            }
+            catch (final AssertionError ex)
+            {
+                failures.add(ex);
             }
             catch (final RuntimeException ex)
             {
@@ -223,11 +284,17 @@ public abstract class AbstractStorageTierContractTest
             }
             batches.clear();
         }
-        for (final PageArena arena : arenas)
+        if (!calls.anyHung())
         {
-            arena.close();
+            for (final PageArena arena : arenas)
+            {
+                arena.close();
+            }
         }
+        // else the arenas stay mapped: a hung call may still move bytes into them (an io_uring read, a DMA), and
+        // memory freed under it would corrupt the test JVM instead of failing one test.
         arenas.clear();
+        calls.close();
         if (!violations.isEmpty())
         {
             failures.add(new AssertionError("the tier broke the TierBatch contract: " + violations));
@@ -270,11 +337,24 @@ public abstract class AbstractStorageTierContractTest
      */
     protected final StorageTier openTier(final Map<String, String> config, final ContractTierContext context)
     {
-        final StorageTier opened = provider().create(new TierConfig(tierName(), config), context);
+        final StorageTierProvider provider = provider();
+        final StorageTier opened = calls.call("provider().create(" + config + ")", completionDeadline(),
+            () -> provider.create(new TierConfig(tierName(), config), context));
         assertThat(opened).as("provider().create returned null").isNotNull();
         openTiers.add(opened);
         objectSizes.put(opened, context.objectSize());
         return opened;
+    }
+
+    /**
+     * Closes a tier, waiting at most {@link #completionDeadline()} for {@code close()} to return.
+     *
+     * @param target the tier
+     * @throws AssertionError naming the tier when close() does not return in time
+     */
+    protected final void closeTier(final StorageTier target)
+    {
+        calls.run("close() of tier '" + target.name() + "'", completionDeadline(), target::close);
     }
 
     /**
@@ -357,6 +437,23 @@ public abstract class AbstractStorageTierContractTest
     }
 
     /**
+     * Hands a batch to one of the tier's operations, waiting at most {@link #completionDeadline()} for the
+     * call itself to return (it should return at once; the keys complete later).
+     *
+     * @param target    the tier
+     * @param operation which operation
+     * @param batch     the batch
+     * @return the batch, submitted
+     * @throws AssertionError naming the call when it does not return in time
+     */
+    protected final RecordingTierBatch submit(final StorageTier target, final TierOperation operation, final RecordingTierBatch batch)
+    {
+        calls.run(operation.label() + "() of batch '" + batch.label() + "' on tier '" + target.name() + "'", completionDeadline(),
+            () -> operation.submit(target, batch));
+        return batch;
+    }
+
+    /**
      * @param batch a submitted batch
      * @return the batch, once every key is completed
      */
@@ -383,9 +480,7 @@ public abstract class AbstractStorageTierContractTest
         {
             PageBytes.fill(sources.get(i), seeds.get(i));
         }
-        final RecordingTierBatch batch = batch(label, keys, sources);
-        target.write(batch);
-        return await(batch);
+        return await(submit(target, TierOperation.WRITE, batch(label, keys, sources)));
     }
 
     /**
@@ -404,9 +499,7 @@ public abstract class AbstractStorageTierContractTest
         {
             PageBytes.fill(destination, newSeed());
         }
-        final RecordingTierBatch batch = batch(label, keys, destinations);
-        target.read(batch);
-        return await(batch);
+        return await(submit(target, TierOperation.READ, batch(label, keys, destinations)));
     }
 
     /**
@@ -417,9 +510,7 @@ public abstract class AbstractStorageTierContractTest
      */
     protected final RecordingTierBatch exists(final StorageTier target, final String label, final List<PageKey> keys)
     {
-        final RecordingTierBatch batch = keyBatch(label, keys);
-        target.exists(batch);
-        return await(batch);
+        return await(submit(target, TierOperation.EXISTS, keyBatch(label, keys)));
     }
 
     /**
@@ -430,9 +521,7 @@ public abstract class AbstractStorageTierContractTest
      */
     protected final RecordingTierBatch remove(final StorageTier target, final String label, final List<PageKey> keys)
     {
-        final RecordingTierBatch batch = keyBatch(label, keys);
-        target.remove(batch);
-        return await(batch);
+        return await(submit(target, TierOperation.REMOVE, keyBatch(label, keys)));
     }
 
     private long sizeOf(final StorageTier target)
@@ -456,7 +545,7 @@ public abstract class AbstractStorageTierContractTest
     protected static void assertAll(final RecordingTierBatch batch, final TierStatus expected)
     {
         final List<Integer> wrong = new ArrayList<>();
-        for (int i = 0; i < batch.size(); i++)
+        for (int i = 0; i < batch.keyCount(); i++)
         {
             if (batch.status(i) != expected)
             {
@@ -557,7 +646,11 @@ public abstract class AbstractStorageTierContractTest
             .isTrue();
     }
 
-    /** Pages written come back byte for byte, into slices of a shared arena, and the sources stay unchanged. */
+    /**
+     * Pages written come back byte for byte, into slices of a shared arena; the sources stay unchanged,
+     * and the objects do not change when the sources do once the write completed (the engine reuses a
+     * source page at once, so a tier that copies it later stores someone else's bytes).
+     */
     @Test
     public void shouldRoundTripRandomBytes()
     {
@@ -569,6 +662,7 @@ public abstract class AbstractStorageTierContractTest
         for (int i = 0; i < OBJECTS; i++)
         {
             PageBytes.assertContent(written.slice(i), seeds.get(i), "write source of key " + i + " after the write (sources are read-only)");
+            PageBytes.fill(written.slice(i), newSeed());
         }
 
         // Read in reverse order so a tier that mixes up indexes and keys is caught.
@@ -578,9 +672,51 @@ public abstract class AbstractStorageTierContractTest
         assertAll(readBack, TierStatus.OK);
         for (int i = 0; i < OBJECTS; i++)
         {
-            PageBytes.assertContent(readBack.slice(i), seeds.get(OBJECTS - 1 - i), "key " + reversed.get(i) + " read back");
+            PageBytes.assertContent(readBack.slice(i), seeds.get(OBJECTS - 1 - i), "key " + reversed.get(i) + " read back"
+                + " (its write source was overwritten once the write completed)");
         }
         arena.assertGuardsIntact();
+    }
+
+    /**
+     * The round trip for every size of {@link #frameSizes()}, each on a tier of its own: every byte of
+     * every object compared, a slice one block short or long read as CORRUPT, nothing written outside
+     * the slices.
+     */
+    @TestFactory
+    public Stream<DynamicTest> shouldRoundTripFramesOfEverySize()
+    {
+        return frameSizes().stream().map(size -> DynamicTest.dynamicTest("frames of " + size + " bytes", () -> roundTripFrames(size)));
+    }
+
+    private void roundTripFrames(final long size)
+    {
+        final int count = 3;
+        final StorageTier sized = openTier(validConfig(scratchDir("frames-" + size)), new ContractTierContext(tierName(), size));
+        final PageArena arena = newArena(2 * count + 2, size + 4096);
+        final List<PageKey> keys = newKeys(count);
+        final List<Long> seeds = newSeeds(count);
+        final RecordingTierBatch written = write(sized, "write frames of " + size + " bytes", keys, seeds, arena);
+        assertAll(written, TierStatus.OK);
+        for (int i = 0; i < count; i++)
+        {
+            PageBytes.assertContent(written.slice(i), seeds.get(i), "write source of key " + i + " after the write (sources are read-only)");
+            PageBytes.fill(written.slice(i), newSeed());
+        }
+        final List<PageKey> reversed = new ArrayList<>(keys);
+        Collections.reverse(reversed);
+        final RecordingTierBatch readBack = read(sized, "read frames of " + size + " bytes", reversed, arena);
+        assertAll(readBack, TierStatus.OK);
+        for (int i = 0; i < count; i++)
+        {
+            PageBytes.assertContent(readBack.slice(i), seeds.get(count - 1 - i), "frame of " + size + " bytes of key " + reversed.get(i));
+        }
+        final List<MemorySegment> wrongSlices = size > 4096 ? List.of(arena.slice(size + 4096), arena.slice(size - 4096)) : List.of(arena.slice(size + 4096));
+        final RecordingTierBatch wrongSize = batch("read frames of " + size + " bytes into slices a block long and short",
+            keys.subList(0, wrongSlices.size()), wrongSlices);
+        assertAll(await(submit(sized, TierOperation.READ, wrongSize)), TierStatus.CORRUPT);
+        arena.assertGuardsIntact();
+        assertAll(remove(sized, "remove frames of " + size + " bytes", keys), TierStatus.OK);
     }
 
     /**
@@ -669,7 +805,7 @@ public abstract class AbstractStorageTierContractTest
             PageBytes.fill(segment, newSeed());
         }
         final RecordingTierBatch mixed = batch("mixed read", keys, segments);
-        tier.read(mixed);
+        submit(tier, TierOperation.READ, mixed);
         await(mixed);
         assertStatuses(mixed, TierStatus.OK, TierStatus.NOT_FOUND, TierStatus.CORRUPT, TierStatus.OK, TierStatus.NOT_FOUND, TierStatus.CORRUPT);
         PageBytes.assertContent(mixed.slice(0), seeds.get(0), "present key 0 in a mixed batch");
@@ -690,7 +826,7 @@ public abstract class AbstractStorageTierContractTest
         assertAll(read(tier, "read missing", newKeys(OBJECTS), arena), TierStatus.NOT_FOUND);
         arena.assertGuardsIntact();
         final RecordingTierBatch wrongSize = batch("read wrong sizes", keys.subList(0, 2), List.of(arena.slice(size - 4096), arena.slice(size + 4096)));
-        tier.read(wrongSize);
+        submit(tier, TierOperation.READ, wrongSize);
         assertAll(await(wrongSize), TierStatus.CORRUPT);
         arena.assertGuardsIntact();
     }
@@ -733,7 +869,7 @@ public abstract class AbstractStorageTierContractTest
         PageBytes.fill(sources.get(1), contents[1]);
         final MemorySegment destination = arena.slice(objectSize());
         final RecordingTierBatch initial = batch("initial write", key, List.of(sources.get(0)));
-        tier.write(initial);
+        submit(tier, TierOperation.WRITE, initial);
         assertAll(await(initial), TierStatus.OK);
 
         final AtomicBoolean writing = new AtomicBoolean(true);
@@ -748,7 +884,7 @@ public abstract class AbstractStorageTierContractTest
                 while (writing.get() || round < 2)
                 {
                     final RecordingTierBatch batch = batch("concurrent read " + round++, key, List.of(destination));
-                    tier.read(batch);
+                    submit(tier, TierOperation.READ, batch);
                     await(batch);
                     final TierStatus status = batch.status(0);
                     if (status == TierStatus.OK)
@@ -769,7 +905,7 @@ public abstract class AbstractStorageTierContractTest
             for (int i = 1; i <= rewrites; i++)
             {
                 final RecordingTierBatch rewrite = batch("overwrite " + i, key, List.of(sources.get(i % 2)));
-                tier.write(rewrite);
+                submit(tier, TierOperation.WRITE, rewrite);
                 assertAll(await(rewrite), TierStatus.OK);
             }
             writing.set(false);
@@ -809,98 +945,306 @@ public abstract class AbstractStorageTierContractTest
     // Batches: concurrency, size, exactly-once
     // ------------------------------------------------------------------------------------------------
 
-    /** Batches from several threads at once (writes, exists, reads, removes) all complete correctly. */
+    /**
+     * Eight threads submit batches of every operation to one tier at once, in rounds that start in all of
+     * them together. In each round a thread writes 64 keys of its own in batches of 16, probing every key
+     * of the round written so far and reading the batch back byte for byte after each write, so that one
+     * thread's writes meet the others' reads; writes the 16 keys every thread overwrites, and reads them
+     * back, each one whole version that some thread wrote; removes half of its keys and probes them all.
+     * At the end every object written holds its own bytes and every one removed is gone.
+     *
+     * <p>Rounds go on until {@link #concurrencyDuration()} has passed, one at least: a data race shows
+     * only when two threads happen to be inside the same unsynchronised code at once, so the kit keeps a
+     * fast tier busy long enough for that to happen many times, where a fixed number of rounds would take
+     * a slow tier long and a fast one no time at all. The objects are small and every key has the same
+     * hash code, so the tier's index takes the load: a tier on an unsynchronised hash map has all threads
+     * change one bin (a tree, past 8 entries) at once, and loses or mixes up keys.
+     */
     @Test
     public void shouldServeConcurrentBatchesFromManyThreads() throws Exception
     {
-        final int threads = 4;
-        final int rounds = 5;
-        final int own = 6;
-        final List<PageKey> shared = newKeys(4);
-        final List<Long> sharedSeeds = newSeeds(shared.size());
-        final PageArena arena = newArena(shared.size() + threads * (2 * own + shared.size()), objectSize());
-        assertAll(write(tier, "write shared", shared, sharedSeeds, arena), TierStatus.OK);
-
-        final List<List<MemorySegment>> sources = new ArrayList<>();
-        final List<List<MemorySegment>> destinations = new ArrayList<>();
-        final List<List<MemorySegment>> sharedDestinations = new ArrayList<>();
-        for (int t = 0; t < threads; t++)
+        final ConcurrentRun run = new ConcurrentRun(8, 4, 16);
+        // Daemon threads: one left in a call that never returns does not keep the JVM from exiting.
+        final ExecutorService pool = Executors.newFixedThreadPool(run.threads, task ->
         {
-            sources.add(arena.slices(own, objectSize()));
-            destinations.add(arena.slices(own, objectSize()));
-            sharedDestinations.add(arena.slices(shared.size(), objectSize()));
-        }
-        final ExecutorService pool = Executors.newFixedThreadPool(threads);
+            final Thread thread = new Thread(task, "kvtier-tck-concurrent");
+            thread.setDaemon(true);
+            return thread;
+        });
         try
         {
             final List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < threads; t++)
+            for (int t = 0; t < run.threads; t++)
             {
                 final int thread = t;
-                final List<PageKey> keys = newKeys(own);
-                final List<PageKey> strangers = newKeys(2);
-                final long threadSeed = newSeed();
                 futures.add(pool.submit(() ->
                 {
-                    final SplittableRandom threadRandom = new SplittableRandom(threadSeed);
-                    for (int round = 0; round < rounds; round++)
+                    try
                     {
-                        final String name = "thread " + thread + " round " + round;
-                        final List<Long> seeds = seeds(keys, threadRandom);
-                        for (int i = 0; i < own; i++)
-                        {
-                            PageBytes.fill(sources.get(thread).get(i), seeds.get(i));
-                        }
-                        final RecordingTierBatch written = batch(name + " write", keys, sources.get(thread));
-                        tier.write(written);
-                        assertAll(await(written), TierStatus.OK);
-
-                        final List<PageKey> probe = new ArrayList<>(keys);
-                        probe.addAll(strangers);
-                        final RecordingTierBatch present = keyBatch(name + " exists", probe);
-                        tier.exists(present);
-                        await(present);
-                        for (int i = 0; i < probe.size(); i++)
-                        {
-                            assertThat(present.status(i)).as("%s exists key %d", name, i).isEqualTo(i < own ? TierStatus.OK : TierStatus.NOT_FOUND);
-                        }
-
-                        final RecordingTierBatch readBack = batch(name + " read", keys, destinations.get(thread));
-                        tier.read(readBack);
-                        assertAll(await(readBack), TierStatus.OK);
-                        for (int i = 0; i < own; i++)
-                        {
-                            PageBytes.assertContent(readBack.slice(i), seeds.get(i), name + " key " + i);
-                        }
-
-                        final RecordingTierBatch sharedRead = batch(name + " read shared", shared, sharedDestinations.get(thread));
-                        tier.read(sharedRead);
-                        assertAll(await(sharedRead), TierStatus.OK);
-                        for (int i = 0; i < shared.size(); i++)
-                        {
-                            PageBytes.assertContent(sharedRead.slice(i), sharedSeeds.get(i), name + " shared key " + i);
-                        }
-
-                        final RecordingTierBatch removed = keyBatch(name + " remove", keys.subList(0, 2));
-                        tier.remove(removed);
-                        assertAll(await(removed), TierStatus.OK);
-                        final RecordingTierBatch gone = keyBatch(name + " exists removed", keys.subList(0, 2));
-                        tier.exists(gone);
-                        assertAll(await(gone), TierStatus.NOT_FOUND);
+                        run.rounds(thread);
+                    }
+                    catch (final Exception | Error failure)
+                    {
+                        // The first failure is the one to report; the others wait at the barrier, which this breaks.
+                        run.firstFailure.compareAndSet(null, failure);
+                        run.phase.reset();
+                        throw failure;
                     }
                     return null;
                 }));
             }
-            for (final Future<?> future : futures)
-            {
-                future.get(completionDeadline().toMillis() * 2, TimeUnit.MILLISECONDS);
-            }
+            joinAll(futures, concurrencyDuration().plus(completionDeadline().multipliedBy(2)), run.firstFailure);
         }
         finally
         {
             pool.shutdownNow();
         }
-        arena.assertGuardsIntact();
+        run.checkEveryObject();
+    }
+
+    /** The state of {@link #shouldServeConcurrentBatchesFromManyThreads()}, shared by its threads. */
+    private final class ConcurrentRun
+    {
+        private static final int COMMON = 16;
+        private static final int MIN_ROUNDS = 1;
+        private static final int MAX_ROUNDS = 48;
+
+        private final int threads;
+        private final int batches;
+        private final int perBatch;
+        private final int perRound;
+        private final long size = largeBatchObjectSize();
+        private final StorageTier shared;
+        private final List<PageKey> keys;
+        private final List<Long> seeds;
+        private final long[][] commonSeeds;
+        private final List<PageArena> arenas = new ArrayList<>();
+        private final Set<PageKey> removed = ConcurrentHashMap.newKeySet();
+        private final CyclicBarrier phase;
+        private final long end;
+        private final AtomicReference<Throwable> firstFailure = new AtomicReference<>();
+        private volatile int rounds;
+        private volatile boolean done;
+
+        ConcurrentRun(final int threads, final int batches, final int perBatch)
+        {
+            this.threads = threads;
+            this.batches = batches;
+            this.perBatch = perBatch;
+            this.perRound = batches * perBatch;
+            shared = openTier(validConfig(scratchDir("concurrent")), new ContractTierContext(tierName(), size));
+            synchronized (random)
+            {
+                keys = CollidingKeys.sharedHashCodeKeys(COMMON + MAX_ROUNDS * threads * perRound, random);
+            }
+            seeds = newSeeds(keys.size());
+            commonSeeds = new long[threads][COMMON];
+            for (int t = 0; t < threads; t++)
+            {
+                for (int k = 0; k < COMMON; k++)
+                {
+                    commonSeeds[t][k] = newSeed();
+                }
+                arenas.add(newArena(2 * perBatch + 2 * COMMON, size));
+            }
+            end = System.nanoTime() + concurrencyDuration().toNanos();
+            // Run by the last thread to arrive, before any is let go: every thread sees the same decision.
+            phase = new CyclicBarrier(threads, () ->
+            {
+                done = rounds == MAX_ROUNDS || rounds >= MIN_ROUNDS && System.nanoTime() - end >= 0;
+                if (!done)
+                {
+                    rounds++;
+                }
+            });
+        }
+
+        private int first(final int thread, final int round)
+        {
+            return COMMON + (round * threads + thread) * perRound;
+        }
+
+        private List<PageKey> common()
+        {
+            return keys.subList(0, COMMON);
+        }
+
+        /**
+         * One thread's rounds. Each starts in every thread at once and writes the round's keys batch after
+         * batch, probing every key written so far and reading the batch back after each write, so one
+         * thread's writes meet the others' reads; then writes the common keys and reads them back; then
+         * removes half of the round's keys and probes them all.
+         */
+        void rounds(final int thread) throws Exception
+        {
+            final PageArena arena = arenas.get(thread);
+            final List<MemorySegment> sources = arena.slices(perBatch, size);
+            final List<MemorySegment> destinations = arena.slices(perBatch, size);
+            final List<MemorySegment> commonSources = arena.slices(COMMON, size);
+            final List<MemorySegment> commonDestinations = arena.slices(COMMON, size);
+            for (int k = 0; k < COMMON; k++)
+            {
+                PageBytes.fill(commonSources.get(k), commonSeeds[thread][k]);
+            }
+            final List<PageKey> strangers = newKeys(2);
+            while (true)
+            {
+                phase.await(completionDeadline().toMillis(), TimeUnit.MILLISECONDS);
+                if (done)
+                {
+                    return;
+                }
+                final int round = rounds - 1;
+                final String who = "thread " + thread + " round " + round;
+                final int first = first(thread, round);
+                final List<PageKey> mine = keys.subList(first, first + perRound);
+                for (int b = 0; b < batches; b++)
+                {
+                    final List<PageKey> batchKeys = mine.subList(b * perBatch, (b + 1) * perBatch);
+                    for (int i = 0; i < perBatch; i++)
+                    {
+                        PageBytes.fill(sources.get(i), seeds.get(first + b * perBatch + i));
+                    }
+                    assertAll(await(direct(TierOperation.WRITE, batch(who + " write batch " + b, batchKeys, sources))), TierStatus.OK);
+                    final List<PageKey> probe = new ArrayList<>(strangers);
+                    probe.addAll(mine.subList(0, (b + 1) * perBatch));
+                    final RecordingTierBatch present = await(direct(TierOperation.EXISTS, keyBatch(who + " exists after batch " + b, probe)));
+                    for (int i = 0; i < probe.size(); i++)
+                    {
+                        assertThat(present.status(i)).as("%s exists key %s after writing batch %d while the other threads wrote", who, probe.get(i), b)
+                            .isEqualTo(i < strangers.size() ? TierStatus.NOT_FOUND : TierStatus.OK);
+                    }
+                    final RecordingTierBatch readBack = await(direct(TierOperation.READ, batch(who + " read batch " + b, batchKeys, destinations)));
+                    assertAll(readBack, TierStatus.OK);
+                    for (int i = 0; i < perBatch; i++)
+                    {
+                        PageBytes.assertContent(readBack.slice(i), seeds.get(first + b * perBatch + i),
+                            who + "'s key " + batchKeys.get(i) + ", read back while the other threads wrote");
+                    }
+                }
+                assertAll(await(direct(TierOperation.WRITE, batch(who + " write common keys", common(), commonSources))), TierStatus.OK);
+                final RecordingTierBatch commonRead = await(direct(TierOperation.READ, batch(who + " read common keys", common(), commonDestinations)));
+                assertAll(commonRead, TierStatus.OK);
+                for (int k = 0; k < COMMON; k++)
+                {
+                    assertOneOf(commonRead.slice(k), commonSeeds, k, who + " common key " + common().get(k));
+                }
+                final Set<PageKey> gone = new HashSet<>();
+                for (int b = 0; b < batches; b++)
+                {
+                    final List<PageKey> half = mine.subList(b * perBatch, b * perBatch + perBatch / 2);
+                    assertAll(await(direct(TierOperation.REMOVE, keyBatch(who + " remove half of batch " + b, half))), TierStatus.OK);
+                    gone.addAll(half);
+                }
+                removed.addAll(gone);
+                final RecordingTierBatch left = await(direct(TierOperation.EXISTS, keyBatch(who + " exists after removing half", mine)));
+                for (int i = 0; i < mine.size(); i++)
+                {
+                    assertThat(left.status(i)).as("%s exists key %s after removing half", who, mine.get(i))
+                        .isEqualTo(gone.contains(mine.get(i)) ? TierStatus.NOT_FOUND : TierStatus.OK);
+                }
+            }
+        }
+
+        /**
+         * Hands a batch to the shared tier from this thread itself: a call on another thread (as
+         * {@link #submit} makes to bound it) would pause every thread between batches at the same
+         * points and keep their calls from interleaving. A call that never returns still fails the
+         * test, at the deadline of the threads' join.
+         */
+        private RecordingTierBatch direct(final TierOperation operation, final RecordingTierBatch batch)
+        {
+            operation.submit(shared, batch);
+            return batch;
+        }
+
+        /** Every object written, once the threads are done: removed ones gone, the others whole. */
+        void checkEveryObject()
+        {
+            final PageArena check = newArena(perRound + COMMON, size);
+            final List<MemorySegment> destinations = check.slices(perRound, size);
+            for (int round = 0; round < rounds; round++)
+            {
+                for (int t = 0; t < threads; t++)
+                {
+                    final String who = "thread " + t + " round " + round;
+                    final int first = first(t, round);
+                    final List<PageKey> mine = keys.subList(first, first + perRound);
+                    for (final MemorySegment destination : destinations)
+                    {
+                        PageBytes.fill(destination, newSeed());
+                    }
+                    final RecordingTierBatch readBack = await(submit(shared, TierOperation.READ, batch(who + " keys after the run", mine, destinations)));
+                    for (int i = 0; i < perRound; i++)
+                    {
+                        if (removed.contains(mine.get(i)))
+                        {
+                            assertThat(readBack.status(i)).as("read of %s's key %s after the run, removed", who, mine.get(i)).isEqualTo(TierStatus.NOT_FOUND);
+                        }
+                        else
+                        {
+                            assertThat(readBack.status(i)).as("read of %s's key %s after the run", who, mine.get(i)).isEqualTo(TierStatus.OK);
+                            PageBytes.assertContent(readBack.slice(i), seeds.get(first + i), who + "'s key " + mine.get(i) + " after the run");
+                        }
+                    }
+                }
+            }
+            final RecordingTierBatch commonRead = read(shared, "common keys after the run", common(), check);
+            assertAll(commonRead, TierStatus.OK);
+            for (int k = 0; k < COMMON; k++)
+            {
+                assertOneOf(commonRead.slice(k), commonSeeds, k, "common key " + common().get(k) + " after the run");
+            }
+            for (final PageArena arena : arenas)
+            {
+                arena.assertGuardsIntact();
+            }
+            check.assertGuardsIntact();
+        }
+    }
+
+    /** Checks that a segment holds exactly the bytes one of the threads wrote for common key {@code k}. */
+    private static void assertOneOf(final MemorySegment segment, final long[][] seeds, final int k, final String what)
+    {
+        for (final long[] threadSeeds : seeds)
+        {
+            if (PageBytes.mismatch(segment, threadSeeds[k]) < 0)
+            {
+                return;
+            }
+        }
+        fail("%s: OK but its %d bytes are none of the %d versions written (a mix of versions, or another key's bytes)",
+            what, segment.byteSize(), seeds.length);
+    }
+
+    /**
+     * Waits for every future; when a thread failed, rethrows the first failure any thread recorded (the
+     * others then only broke off, at a barrier the failed thread broke).
+     */
+    private static void joinAll(final List<Future<?>> futures, final Duration deadline, final AtomicReference<Throwable> firstFailure)
+        throws Exception
+    {
+        final long end = System.nanoTime() + deadline.toNanos();
+        try
+        {
+            for (final Future<?> future : futures)
+            {
+                future.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+        }
+        catch (final ExecutionException ex)
+        {
+            final Throwable first = firstFailure.get() != null ? firstFailure.get() : ex.getCause();
+            if (first instanceof Error error)
+            {
+                throw error;
+            }
+            throw first instanceof Exception exception ? exception : ex;
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new AssertionError("threads submitting batches did not finish within " + deadline, ex);
+        }
     }
 
     /** A batch of {@link #largeBatchSize()} keys completes every key, for every operation. */
@@ -927,6 +1271,140 @@ public abstract class AbstractStorageTierContractTest
     }
 
     /**
+     * {@link #collidingKeyCount()} distinct keys that weak hashing cannot tell apart (one
+     * {@link PageKey#hashCode()} for nearly all of them, shared halves, swapped halves, halves whose hex
+     * or decimal digits concatenate alike, zeros and extremes: see {@link CollidingKeys}) are stored at
+     * once in batches of 256; after a quarter of them are removed, each of those reads NOT_FOUND and
+     * each of the others reads back its own bytes.
+     */
+    @Test
+    public void shouldTellApartKeysWhoseWeakHashesCollide()
+    {
+        final int perBatch = 256;
+        final long size = largeBatchObjectSize();
+        final StorageTier colliding = openTier(validConfig(scratchDir("colliding")), new ContractTierContext(tierName(), size));
+        final List<PageKey> keys;
+        synchronized (random)
+        {
+            keys = CollidingKeys.generate(collidingKeyCount(), random);
+        }
+        final List<Long> seeds = newSeeds(keys.size());
+        final PageArena arena = newArena(2 * perBatch, size);
+        final List<MemorySegment> sources = arena.slices(perBatch, size);
+        final List<MemorySegment> destinations = arena.slices(perBatch, size);
+        final String what = " of " + keys.size() + " keys whose hashes collide";
+        for (int from = 0; from < keys.size(); from += perBatch)
+        {
+            final int count = Math.min(perBatch, keys.size() - from);
+            for (int i = 0; i < count; i++)
+            {
+                PageBytes.fill(sources.get(i), seeds.get(from + i));
+            }
+            final RecordingTierBatch written = batch("write keys " + from + "+" + what, keys.subList(from, from + count), sources.subList(0, count));
+            assertAll(await(submit(colliding, TierOperation.WRITE, written)), TierStatus.OK);
+        }
+        final List<PageKey> removed = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i += 4)
+        {
+            removed.add(keys.get(i));
+        }
+        for (int from = 0; from < removed.size(); from += perBatch)
+        {
+            assertAll(remove(colliding, "remove keys " + from + "+ of a quarter" + what, removed.subList(from, Math.min(removed.size(), from + perBatch))),
+                TierStatus.OK);
+        }
+        // Read back last batch first, so what was written last cannot simply be what is read.
+        for (int from = (keys.size() - 1) / perBatch * perBatch; from >= 0; from -= perBatch)
+        {
+            final int count = Math.min(perBatch, keys.size() - from);
+            for (int i = 0; i < count; i++)
+            {
+                PageBytes.fill(destinations.get(i), newSeed());
+            }
+            final RecordingTierBatch readBack = batch("read keys " + from + "+" + what + " after removing a quarter",
+                keys.subList(from, from + count), destinations.subList(0, count));
+            await(submit(colliding, TierOperation.READ, readBack));
+            for (int i = 0; i < count; i++)
+            {
+                final PageKey key = keys.get(from + i);
+                if ((from + i) % 4 == 0)
+                {
+                    assertThat(readBack.status(i)).as("read of key %s%s, removed", key, what).isEqualTo(TierStatus.NOT_FOUND);
+                }
+                else
+                {
+                    assertThat(readBack.status(i)).as("read of key %s%s, not removed", key, what).isEqualTo(TierStatus.OK);
+                    PageBytes.assertContent(readBack.slice(i), seeds.get(from + i), "key " + key + what);
+                }
+            }
+        }
+        arena.assertGuardsIntact();
+    }
+
+    /**
+     * Writing, reading and removing objects does not hold the process's file descriptors: after a pass
+     * that warms the tier up (its caches and pools fill), a second pass as large leaves the process with
+     * about as many open descriptors as before it, so a tier that leaks one per write, or keeps one per
+     * object, is caught long before it runs out. Linux only (it counts {@code /proc/self/fd}).
+     */
+    @Test
+    public void shouldNotHoldAFileDescriptorPerObject()
+    {
+        final Path descriptors = Path.of("/proc/self/fd");
+        Assumptions.assumeTrue(Files.isDirectory(descriptors), "skipped: no " + descriptors + " to count this process's file descriptors");
+        final int perPass = 64;
+        final int perBatch = 16;
+        final PageArena arena = newArena(2 * perBatch, objectSize());
+        final List<MemorySegment> sources = arena.slices(perBatch, objectSize());
+        final List<MemorySegment> destinations = arena.slices(perBatch, objectSize());
+        descriptorPass("warm-up", perPass, perBatch, sources, destinations);
+        final long before = openDescriptors(descriptors);
+        descriptorPass("measured", perPass, perBatch, sources, destinations);
+        final long after = openDescriptors(descriptors);
+        assertThat(after - before)
+            .as("file descriptors this process gained (%d to %d) over a pass of %d writes, reads and exists and %d removes, after a"
+                + " warm-up pass as large: the tier keeps one per operation or per object", before, after, perPass, perPass / 2)
+            .isLessThan(perPass / 4);
+        arena.assertGuardsIntact();
+    }
+
+    private void descriptorPass(final String pass, final int count, final int perBatch, final List<MemorySegment> sources,
+                                final List<MemorySegment> destinations)
+    {
+        for (int from = 0; from < count; from += perBatch)
+        {
+            final String name = pass + " pass, keys " + from + "+";
+            final List<PageKey> keys = newKeys(perBatch);
+            final List<Long> seeds = newSeeds(perBatch);
+            for (int i = 0; i < perBatch; i++)
+            {
+                PageBytes.fill(sources.get(i), seeds.get(i));
+            }
+            assertAll(await(submit(tier, TierOperation.WRITE, batch(name + " write", keys, sources))), TierStatus.OK);
+            final RecordingTierBatch readBack = await(submit(tier, TierOperation.READ, batch(name + " read", keys, destinations)));
+            assertAll(readBack, TierStatus.OK);
+            for (int i = 0; i < perBatch; i++)
+            {
+                PageBytes.assertContent(readBack.slice(i), seeds.get(i), name + " key " + keys.get(i));
+            }
+            assertAll(exists(tier, name + " exists", keys), TierStatus.OK);
+            assertAll(remove(tier, name + " remove half", keys.subList(0, perBatch / 2)), TierStatus.OK);
+        }
+    }
+
+    private static long openDescriptors(final Path descriptors)
+    {
+        try (Stream<Path> open = Files.list(descriptors))
+        {
+            return open.count();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
      * Operations on an empty batch return without throwing, complete nothing (there is no key 0), and
      * leave the tier working: a round trip right after them succeeds.
      */
@@ -936,10 +1414,10 @@ public abstract class AbstractStorageTierContractTest
         final RecordingTierBatch empty = batch("empty", List.of(), List.of());
         assertThatCode(() ->
         {
-            tier.exists(empty);
-            tier.read(empty);
-            tier.write(empty);
-            tier.remove(empty);
+            submit(tier, TierOperation.EXISTS, empty);
+            submit(tier, TierOperation.READ, empty);
+            submit(tier, TierOperation.WRITE, empty);
+            submit(tier, TierOperation.REMOVE, empty);
         }).as("operations on an empty batch").doesNotThrowAnyException();
         final PageArena arena = newArena(2, objectSize());
         final List<PageKey> keys = newKeys(1);
@@ -972,10 +1450,10 @@ public abstract class AbstractStorageTierContractTest
             final RecordingTierBatch read = batch("burst read " + round, keys, arena.slices(perBatch, objectSize()));
             final RecordingTierBatch present = keyBatch("burst exists " + round, keys);
             final RecordingTierBatch removed = keyBatch("burst remove " + round, keys);
-            tier.write(written);
-            tier.read(read);
-            tier.exists(present);
-            tier.remove(removed);
+            submit(tier, TierOperation.WRITE, written);
+            submit(tier, TierOperation.READ, read);
+            submit(tier, TierOperation.EXISTS, present);
+            submit(tier, TierOperation.REMOVE, removed);
             submitted.addAll(List.of(written, read, present, removed));
         }
         for (final RecordingTierBatch batch : submitted)
@@ -983,7 +1461,7 @@ public abstract class AbstractStorageTierContractTest
             await(batch);
             assertThat(batch.statuses()).as("statuses of '%s'", batch.label()).doesNotContainNull();
         }
-        tier.close();
+        closeTier(tier);
         for (final RecordingTierBatch batch : submitted)
         {
             batch.assertNoViolations();
@@ -1027,7 +1505,7 @@ public abstract class AbstractStorageTierContractTest
                         PageBytes.fill(sources.get(i), seeds.get(i));
                     }
                     final RecordingTierBatch written = batch(name + " write", keys, sources.subList(0, count));
-                    tier.write(written);
+                    submit(tier, TierOperation.WRITE, written);
                     assertAll(await(written), TierStatus.OK);
                     for (int i = 0; i < count; i++)
                     {
@@ -1037,7 +1515,7 @@ public abstract class AbstractStorageTierContractTest
                 case 1 ->
                 {
                     final RecordingTierBatch readBack = batch(name + " read", keys, destinations.subList(0, count));
-                    tier.read(readBack);
+                    submit(tier, TierOperation.READ, readBack);
                     await(readBack);
                     for (int i = 0; i < count; i++)
                     {
@@ -1086,8 +1564,8 @@ public abstract class AbstractStorageTierContractTest
         final PageArena arena = newArena(OBJECTS + 3 * OBJECTS, objectSize());
         final List<PageKey> stored = newKeys(OBJECTS);
         assertAll(write(tier, "write before close", stored, newSeeds(OBJECTS), arena), TierStatus.OK);
-        tier.close();
-        tier.close();
+        closeTier(tier);
+        closeTier(tier);
 
         final List<MemorySegment> destinations = arena.slices(OBJECTS, objectSize());
         final List<Long> poison = newSeeds(OBJECTS);
@@ -1096,7 +1574,7 @@ public abstract class AbstractStorageTierContractTest
             PageBytes.fill(destinations.get(i), poison.get(i));
         }
         final RecordingTierBatch readAfter = batch("read after close", stored, destinations);
-        tier.read(readAfter);
+        submit(tier, TierOperation.READ, readAfter);
         assertAll(await(readAfter), TierStatus.CLOSED);
         for (int i = 0; i < OBJECTS; i++)
         {
@@ -1149,12 +1627,12 @@ public abstract class AbstractStorageTierContractTest
             }
             final RecordingTierBatch written = batch("in-flight write " + b, keys, sources);
             final RecordingTierBatch readBack = batch("in-flight read " + b, keys, arena.slices(perBatch, objectSize()));
-            tier.write(written);
-            tier.read(readBack);
+            submit(tier, TierOperation.WRITE, written);
+            submit(tier, TierOperation.READ, readBack);
             writes.add(written);
             reads.add(readBack);
         }
-        tier.close();
+        closeTier(tier);
 
         for (final RecordingTierBatch batch : writes)
         {
@@ -1164,7 +1642,7 @@ public abstract class AbstractStorageTierContractTest
         for (final RecordingTierBatch batch : reads)
         {
             assertThat(batch.isComplete()).as("'%s' complete when close() returned: %s", batch.label(), batch.statuses()).isTrue();
-            for (int i = 0; i < batch.size(); i++)
+            for (int i = 0; i < batch.keyCount(); i++)
             {
                 final TierStatus status = batch.status(i);
                 assertThat(status).as("'%s' key %d", batch.label(), i).isIn(TierStatus.OK, TierStatus.NOT_FOUND, TierStatus.CLOSED);
@@ -1183,7 +1661,7 @@ public abstract class AbstractStorageTierContractTest
             for (final RecordingTierBatch written : writes)
             {
                 final List<PageKey> keys = new ArrayList<>();
-                for (int i = 0; i < written.size(); i++)
+                for (int i = 0; i < written.keyCount(); i++)
                 {
                     keys.add(written.pageKey(i));
                 }
@@ -1273,15 +1751,24 @@ public abstract class AbstractStorageTierContractTest
     private void assertRejected(final Map<String, String> config, final String expectedKey)
     {
         final ContractTierContext rejectedContext = new ContractTierContext(tierName(), objectSize());
-        assertThatThrownBy(() ->
+        final StorageTierProvider provider = provider();
+        final StorageTier accepted;
+        try
         {
-            final StorageTier accepted = provider().create(new TierConfig(tierName(), config), rejectedContext);
-            accepted.close();
-        })
-            .as("create(%s) must throw a TierConfigException naming %s", config, expectedKey)
-            .isInstanceOf(TierConfigException.class)
-            .hasMessageContaining(expectedKey)
-            .satisfies(ex -> assertThat(((TierConfigException)ex).key()).as("TierConfigException.key()").isEqualTo(expectedKey));
+            accepted = calls.call("provider().create(" + config + ")", completionDeadline(),
+                () -> provider.create(new TierConfig(tierName(), config), rejectedContext));
+        }
+        catch (final RuntimeException ex)
+        {
+            assertThat(ex)
+                .as("create(%s) must throw a TierConfigException naming %s", config, expectedKey)
+                .isInstanceOf(TierConfigException.class)
+                .hasMessageContaining(expectedKey)
+                .satisfies(thrown -> assertThat(((TierConfigException)thrown).key()).as("TierConfigException.key()").isEqualTo(expectedKey));
+            return;
+        }
+        closeTier(accepted);
+        fail("create(%s) accepted the settings; it must throw a TierConfigException naming %s", config, expectedKey);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -1302,7 +1789,7 @@ public abstract class AbstractStorageTierContractTest
         final List<Long> seeds = newSeeds(OBJECTS);
         assertAll(write(tier, "write before restart", keys, seeds, arena), TierStatus.OK);
         assertAll(remove(tier, "remove before restart", keys.subList(0, 1)), TierStatus.OK);
-        tier.close();
+        closeTier(tier);
 
         final StorageTier restarted = openTier(validConfig(tierDir), new ContractTierContext(tierName(), objectSize()));
         final RecordingTierBatch present = exists(restarted, "exists after restart", keys);
@@ -1347,6 +1834,181 @@ public abstract class AbstractStorageTierContractTest
     }
 
     /**
+     * PERSISTENT, across processes: another JVM that creates the tier from the same provider and settings
+     * after this one closed it finds what this one wrote (and not what it removed), byte for byte; what
+     * that process writes and removes before it closes is what a new instance here finds. Objects kept
+     * in memory of this JVM (a static map) fail it, however well they survive a reopen in the same JVM.
+     */
+    @TestFactory
+    public Stream<DynamicTest> shouldKeepObjectsForAnotherProcess()
+    {
+        return ifDeclared(TierCapability.PERSISTENT, "another process finds the objects after this one closed the tier", () ->
+        {
+            final HandOver handOver = handOver();
+            closeTier(tier);
+            handOver.runSecondProcess("PERSISTENT: a second process opening the tier after the first closed it");
+            handOver.checkHandedBack(openTier(tierConfig, new ContractTierContext(tierName(), objectSize())), "after the second process closed it");
+        });
+    }
+
+    /**
+     * SHARED, across processes: while this instance stays open, another JVM that creates the tier from the
+     * same provider and settings sees what this one wrote and removed, byte for byte, and this same
+     * instance then sees what that process wrote, overwrote and removed, while that process still has
+     * the tier open (in a store whose clients each contribute memory, its objects may live there).
+     */
+    @TestFactory
+    public Stream<DynamicTest> shouldShareObjectsWithAnotherProcess()
+    {
+        return ifDeclared(TierCapability.SHARED, "another process sees this one's objects while both are open, and the other way round", () ->
+        {
+            final HandOver handOver = handOver();
+            handOver.runSecondProcessHoldingOpen("SHARED: a second process opening the tier while the first has it open",
+                "on the instance that stayed open, while the second process has the tier open too");
+        });
+    }
+
+    /**
+     * PERSISTENT, across a crash: a second JVM overwrites objects of the largest of {@link #frameSizes()},
+     * one thread per key, each key with its two contents in turn, and is killed (SIGKILL) while it does.
+     * A tier opened afterwards on the same settings finds each object whole, as one of its two versions,
+     * or not at all; never part of one, nor CORRUPT (writes are atomic "even across a crash"). A tier
+     * that writes in place passes every check in one process as long as it makes its readers wait for
+     * its writers, and fails this one.
+     */
+    @TestFactory
+    public Stream<DynamicTest> shouldKeepWholeObjectsWhenTheirWriterIsKilled()
+    {
+        return ifDeclared(TierCapability.PERSISTENT, "objects are whole after their writer was killed mid-write", () ->
+        {
+            final long size = Collections.max(frameSizes());
+            final Map<String, String> config = validConfig(scratchDir("killed-writer"));
+            final List<PageKey> keys = newKeys(8);
+            final List<Long> first = newSeeds(keys.size());
+            final List<Long> second = newSeeds(keys.size());
+            final String what = "PERSISTENT: a writer killed mid-write";
+            new SecondProcess.Plan(getClass(), tierName(), size, config, completionDeadline())
+                .overwrite(keys, first, second)
+                .killWhileWriting(what, scratchDir("killed-writer-process"), completionDeadline().plusSeconds(60),
+                    List.of(getClass(), provider().getClass()));
+            final StorageTier after = openTier(config, new ContractTierContext(tierName(), size));
+            final PageArena arena = newArena(keys.size(), size);
+            final RecordingTierBatch readBack = read(after, "read after " + what, keys, arena);
+            for (int i = 0; i < keys.size(); i++)
+            {
+                final TierStatus status = readBack.status(i);
+                assertThat(status).as("read of key %s after %s (a whole version or NOT_FOUND)", keys.get(i), what)
+                    .isIn(TierStatus.OK, TierStatus.NOT_FOUND);
+                if (status == TierStatus.OK && PageBytes.mismatch(readBack.slice(i), first.get(i)) >= 0
+                    && PageBytes.mismatch(readBack.slice(i), second.get(i)) >= 0)
+                {
+                    fail("key %s read OK after %s but is neither of its two versions (a torn object)", keys.get(i), what);
+                }
+            }
+            arena.assertGuardsIntact();
+        });
+    }
+
+    /**
+     * Writes objects on {@link #tier()} and removes one, then plans what a second process must find and change.
+     *
+     * @return the plan and what to expect afterwards
+     */
+    private HandOver handOver()
+    {
+        final PageArena arena = newArena(4 * OBJECTS, objectSize());
+        final List<PageKey> keys = newKeys(OBJECTS);
+        final List<Long> seeds = newSeeds(OBJECTS);
+        assertAll(write(tier, "write for the second process", keys, seeds, arena), TierStatus.OK);
+        assertAll(remove(tier, "remove before the second process", keys.subList(0, 1)), TierStatus.OK);
+        final List<PageKey> theirs = newKeys(2);
+        final List<Long> theirSeeds = newSeeds(2);
+        final long rewritten = newSeed();
+        final List<PageKey> written = new ArrayList<>(theirs);
+        written.add(keys.get(2));
+        final List<Long> writtenSeeds = new ArrayList<>(theirSeeds);
+        writtenSeeds.add(rewritten);
+        final SecondProcess.Plan plan = new SecondProcess.Plan(getClass(), tierName(), objectSize(), tierConfig, completionDeadline())
+            .present(keys.subList(1, OBJECTS), seeds.subList(1, OBJECTS))
+            .absent(keys.subList(0, 1))
+            .write(written, writtenSeeds)
+            .remove(keys.subList(1, 2));
+        return new HandOver(plan, arena, keys, seeds, written, writtenSeeds);
+    }
+
+    /** What the first process handed a second one, and what it must find when it gets the tier back. */
+    private final class HandOver
+    {
+        private final SecondProcess.Plan plan;
+        private final PageArena arena;
+        private final List<PageKey> keys;
+        private final List<Long> seeds;
+        private final List<PageKey> written;
+        private final List<Long> writtenSeeds;
+
+        HandOver(final SecondProcess.Plan plan, final PageArena arena, final List<PageKey> keys, final List<Long> seeds,
+                 final List<PageKey> written, final List<Long> writtenSeeds)
+        {
+            this.plan = plan;
+            this.arena = arena;
+            this.keys = keys;
+            this.seeds = seeds;
+            this.written = written;
+            this.writtenSeeds = writtenSeeds;
+        }
+
+        void runSecondProcess(final String what)
+        {
+            plan.runIn(what, scratchDir("second-process"), deadline(), code());
+        }
+
+        void runSecondProcessHoldingOpen(final String what, final String when)
+        {
+            plan.runHoldingOpen(what, scratchDir("second-process"), deadline(), code(), () -> checkHandedBack(tier, when));
+        }
+
+        private Duration deadline()
+        {
+            // Generous: the second JVM starts, loads the tier and may create its directories; only a hang reaches it.
+            return completionDeadline().multipliedBy(4).plusSeconds(60);
+        }
+
+        private List<Class<?>> code()
+        {
+            return List.of(AbstractStorageTierContractTest.this.getClass(), provider().getClass());
+        }
+
+        /**
+         * @param target a tier on the same settings
+         * @param when   names the tier in failures
+         */
+        void checkHandedBack(final StorageTier target, final String when)
+        {
+            final List<PageKey> all = new ArrayList<>(keys);
+            all.addAll(written.subList(0, written.size() - 1));
+            final RecordingTierBatch present = exists(target, "exists " + when, all);
+            for (int i = 0; i < all.size(); i++)
+            {
+                final boolean gone = i < 2;
+                assertThat(present.status(i)).as("exists of key %s %s, %s", all.get(i), when,
+                        i == 0 ? "removed by the first process" : i == 1 ? "removed by the second process" : "written by either")
+                    .isEqualTo(gone ? TierStatus.NOT_FOUND : TierStatus.OK);
+            }
+            final List<PageKey> readKeys = all.subList(2, all.size());
+            final RecordingTierBatch readBack = read(target, "read " + when, readKeys, arena);
+            assertAll(readBack, TierStatus.OK);
+            for (int i = 0; i < readKeys.size(); i++)
+            {
+                final PageKey key = readKeys.get(i);
+                final int byThem = written.indexOf(key);
+                PageBytes.assertContent(readBack.slice(i), byThem >= 0 ? writtenSeeds.get(byThem) : seeds.get(keys.indexOf(key)),
+                    "key " + key + " " + when + (byThem >= 0 ? ", written by the second process" : ", written by the first"));
+            }
+            arena.assertGuardsIntact();
+        }
+    }
+
+    /**
      * SELF_EVICTING (of the tier {@link #boundedConfig(Path, long)} creates): writing three times the capacity keeps usage within it, and every object the
      * tier dropped is reported through objectRemoved: the keys still present are exactly those
      * written and not reported.
@@ -1384,7 +2046,7 @@ public abstract class AbstractStorageTierContractTest
         for (int i = 0; i < total; i += 2)
         {
             final RecordingTierBatch written = write(bounded, "bounded write " + i, keys.subList(i, i + 2), newSeeds(2), arena);
-            for (int k = 0; k < written.size(); k++)
+            for (int k = 0; k < written.keyCount(); k++)
             {
                 assertThat(written.status(k)).as("'%s' key %d", written.label(), k).isIn(TierStatus.OK, TierStatus.NO_SPACE);
                 if (written.status(k) == TierStatus.OK)
@@ -1399,7 +2061,7 @@ public abstract class AbstractStorageTierContractTest
         {
             final RecordingTierBatch present = exists(bounded, "exists after filling", keys);
             final Set<PageKey> presentKeys = new HashSet<>();
-            for (int i = 0; i < present.size(); i++)
+            for (int i = 0; i < present.keyCount(); i++)
             {
                 if (present.status(i) == TierStatus.OK)
                 {

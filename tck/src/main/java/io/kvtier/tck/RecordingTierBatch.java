@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -22,17 +23,23 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>Recorded violations: a key completed twice, an index out of range, a {@code null} status, the
  * tier asking for a key or segment after completing that key (ownership goes back key by key, see
- * {@link TierBatch}), and the tier changing a key's segment after completing it: the batch hashes
- * each segment as the key completes and checks the hash again in {@link #assertNoViolations()}, so a
- * write through a reference the tier kept is caught too. {@link #awaitCompletion(Duration)} waits with a deadline so a tier that never
- * completes a key fails the test with the missing indexes instead of hanging the build.
+ * {@link TierBatch}), the tier calling any method of the batch, {@link #size()} and
+ * {@link #complete} included, after its last key was completed (the whole batch is the engine's then,
+ * which reuses it for another batch: a loop whose condition reads {@code size()} again after the last
+ * completion reads the size of someone else's batch), and the tier changing a key's segment after
+ * completing it: the batch hashes each segment as the key completes and checks the hash again in
+ * {@link #assertNoViolations()}, so a write through a reference the tier kept is caught too.
+ * {@link #awaitCompletion(Duration)} waits with a deadline so a tier that never completes a key fails
+ * the test with the missing indexes instead of hanging the build.
  *
- * <p>The tier-facing methods ({@link #keyHigh}, {@link #keyLow}, {@link #segment}) are watched; tests
- * read the same data back through {@link #pageKey(int)} and {@link #slice(int)}, which are not.
+ * <p>The tier-facing methods ({@link #size()}, {@link #keyHigh}, {@link #keyLow}, {@link #segment},
+ * {@link #complete}) are watched; tests read the same data back through {@link #keyCount()},
+ * {@link #pageKey(int)} and {@link #slice(int)}, which are not.
  */
 public final class RecordingTierBatch implements TierBatch
 {
     private static final int MAX_LISTED = 16;
+    private static final int MAX_RECORDED = 256;
 
     private final String label;
     private final long[] keyHigh;
@@ -42,6 +49,7 @@ public final class RecordingTierBatch implements TierBatch
     private final long[] completedHash;
     private final CountDownLatch pending;
     private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger recorded = new AtomicInteger();
 
     /**
      * @param label    names the batch in failure messages
@@ -82,6 +90,16 @@ public final class RecordingTierBatch implements TierBatch
     @Override
     public int size()
     {
+        if (keyHigh.length > 0 && pending.getCount() == 0)
+        {
+            record(afterLastCompletion("size()") + "; read size() once, before completing any key");
+        }
+        return keyHigh.length;
+    }
+
+    /** @return the number of keys, read without counting as a tier access */
+    public int keyCount()
+    {
         return keyHigh.length;
     }
 
@@ -109,16 +127,21 @@ public final class RecordingTierBatch implements TierBatch
     @Override
     public void complete(final int index, final TierStatus status)
     {
-        if (index < 0 || index >= size())
+        if (keyHigh.length > 0 && pending.getCount() == 0)
         {
-            final String violation = "complete(" + index + ", " + status + ") is out of range for a batch of " + size();
-            violations.add(violation);
+            // Recorded on its own as well: the engine may already have handed this batch object to another batch.
+            record(afterLastCompletion("complete(" + index + ", " + status + ")"));
+        }
+        if (index < 0 || index >= keyCount())
+        {
+            final String violation = "complete(" + index + ", " + status + ") is out of range for a batch of " + keyCount();
+            record(violation);
             throw new IndexOutOfBoundsException(violation);
         }
         if (status == null)
         {
             final String violation = "key " + index + " completed with a null status";
-            violations.add(violation);
+            record(violation);
             throw new NullPointerException(violation);
         }
         // Hashed before the status is set: from that moment the segment is the engine's.
@@ -131,7 +154,7 @@ public final class RecordingTierBatch implements TierBatch
         {
             final String violation = "key " + index + " completed twice: first " + statuses.get(index) + ", then " + status
                 + " (on thread " + Thread.currentThread().getName() + ")";
-            violations.add(violation);
+            record(violation);
             throw new IllegalStateException(violation);
         }
         pending.countDown();
@@ -139,15 +162,34 @@ public final class RecordingTierBatch implements TierBatch
 
     private void checkOwnedByTier(final String method, final int index)
     {
-        if (index >= 0 && index < size() && statuses.get(index) != null)
+        if (index < 0 || index >= keyCount())
         {
-            violations.add("the tier called " + method + "(" + index + ") after completing key " + index + ", whose segment"
-                + " already belonged to the engine again (on thread " + Thread.currentThread().getName() + ")");
+            record(method + "(" + index + ") is out of range for a batch of " + keyCount() + " (on thread " + Thread.currentThread().getName() + ")");
         }
         else if (pending.getCount() == 0)
         {
-            violations.add("the tier called " + method + "(" + index + ") after every key was completed, when the batch"
+            record(afterLastCompletion(method + "(" + index + ")"));
+        }
+        else if (statuses.get(index) != null)
+        {
+            record("the tier called " + method + "(" + index + ") after completing key " + index + ", whose segment"
                 + " already belonged to the engine again (on thread " + Thread.currentThread().getName() + ")");
+        }
+    }
+
+    private static String afterLastCompletion(final String call)
+    {
+        return "the tier called " + call + " after the batch's last key was completed, when the whole batch already"
+            + " belonged to the engine again, which may have reused it for another batch (on thread "
+            + Thread.currentThread().getName() + ")";
+    }
+
+    /** Records a violation; past {@value #MAX_RECORDED} of them only counts, so a tier polling a batch in a loop cannot fill the heap. */
+    private void record(final String violation)
+    {
+        if (recorded.getAndIncrement() < MAX_RECORDED)
+        {
+            violations.add(violation);
         }
     }
 
@@ -171,7 +213,7 @@ public final class RecordingTierBatch implements TierBatch
     /** Records every completed key whose segment changed since it was completed. */
     private void checkSegmentsUntouched()
     {
-        for (int i = 0; i < size(); i++)
+        for (int i = 0; i < keyCount(); i++)
         {
             if (statuses.get(i) != null && segments[i].byteSize() > 0 && hash(segments[i]) != completedHash[i])
             {
@@ -221,8 +263,8 @@ public final class RecordingTierBatch implements TierBatch
     /** @return every key's status in batch order, {@code null} for pending keys */
     public List<TierStatus> statuses()
     {
-        final List<TierStatus> all = new ArrayList<>(size());
-        for (int i = 0; i < size(); i++)
+        final List<TierStatus> all = new ArrayList<>(keyCount());
+        for (int i = 0; i < keyCount(); i++)
         {
             all.add(statuses.get(i));
         }
@@ -252,7 +294,7 @@ public final class RecordingTierBatch implements TierBatch
         {
             final String listed = seen.size() <= MAX_LISTED
                 ? seen.toString()
-                : seen.subList(0, MAX_LISTED) + " and " + (seen.size() - MAX_LISTED) + " more";
+                : seen.subList(0, MAX_LISTED) + " and " + (Math.max(seen.size(), recorded.get()) - MAX_LISTED) + " more";
             throw new AssertionError("batch '" + label + "' broke the TierBatch contract: " + listed);
         }
     }
@@ -270,7 +312,7 @@ public final class RecordingTierBatch implements TierBatch
         {
             if (!pending.await(deadline.toNanos(), TimeUnit.NANOSECONDS))
             {
-                throw new AssertionError("batch '" + label + "': " + pending.getCount() + " of " + size()
+                throw new AssertionError("batch '" + label + "': " + pending.getCount() + " of " + keyCount()
                     + " keys were not completed within " + deadline + " (the tier hangs or lost them); pending indexes "
                     + pendingIndexes());
             }
@@ -287,7 +329,7 @@ public final class RecordingTierBatch implements TierBatch
     private List<Integer> pendingIndexes()
     {
         final List<Integer> pendingIndexes = new ArrayList<>();
-        for (int i = 0; i < size() && pendingIndexes.size() < MAX_LISTED; i++)
+        for (int i = 0; i < keyCount() && pendingIndexes.size() < MAX_LISTED; i++)
         {
             if (statuses.get(i) == null)
             {

@@ -18,9 +18,9 @@ final class BrokenTierContracts
     static final class FailsWholeBatchOnMissing extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.FAIL_WHOLE_BATCH_ON_MISSING};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.FAIL_WHOLE_BATCH_ON_MISSING};
         }
     }
 
@@ -28,9 +28,9 @@ final class BrokenTierContracts
     static final class WritesPastSlice extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.WRITE_PAST_SLICE};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.WRITE_PAST_SLICE};
         }
     }
 
@@ -38,9 +38,9 @@ final class BrokenTierContracts
     static final class CompletesTwice extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.DOUBLE_COMPLETE};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.DOUBLE_COMPLETE};
         }
     }
 
@@ -48,9 +48,9 @@ final class BrokenTierContracts
     static final class ServesAfterClose extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.SERVE_AFTER_CLOSE};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.SERVE_AFTER_CLOSE};
         }
     }
 
@@ -58,9 +58,9 @@ final class BrokenTierContracts
     static final class AcceptsUnknownSettings extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.ACCEPT_UNKNOWN_SETTINGS};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.ACCEPT_UNKNOWN_SETTINGS};
         }
     }
 
@@ -68,9 +68,9 @@ final class BrokenTierContracts
     static final class VagueConfigErrors extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.VAGUE_CONFIG_ERRORS};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.VAGUE_CONFIG_ERRORS};
         }
     }
 
@@ -78,9 +78,9 @@ final class BrokenTierContracts
     static final class PartialRead extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.PARTIAL_READ};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.PARTIAL_READ};
         }
     }
 
@@ -88,9 +88,9 @@ final class BrokenTierContracts
     static final class ForgetsOnRestart extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.FORGET_ON_RESTART};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.FORGET_ON_RESTART};
         }
     }
 
@@ -98,9 +98,9 @@ final class BrokenTierContracts
     static final class EvictsSilently extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.EVICT_SILENTLY};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.EVICT_SILENTLY};
         }
 
         @Override
@@ -115,9 +115,9 @@ final class BrokenTierContracts
     static final class StaleUsage extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.STALE_USAGE};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.STALE_USAGE};
         }
     }
 
@@ -125,9 +125,9 @@ final class BrokenTierContracts
     static final class DropsKeyOfLargeBatch extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.DROP_LAST_KEY_OF_LARGE_BATCH};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.DROP_LAST_KEY_OF_LARGE_BATCH};
         }
 
         @Override
@@ -142,9 +142,9 @@ final class BrokenTierContracts
     static final class TornOverwrite extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.TORN_OVERWRITE};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.TORN_OVERWRITE};
         }
     }
 
@@ -152,9 +152,9 @@ final class BrokenTierContracts
     static final class TouchesAfterCompletion extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.TOUCH_AFTER_COMPLETION};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.TOUCH_AFTER_COMPLETION};
         }
     }
 
@@ -162,9 +162,9 @@ final class BrokenTierContracts
     static final class WritesAfterComplete extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.WRITE_AFTER_COMPLETE};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.WRITE_AFTER_COMPLETE};
         }
     }
 
@@ -172,9 +172,9 @@ final class BrokenTierContracts
     static final class ThrowsOnEmptyBatch extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.THROW_ON_EMPTY_BATCH};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.THROW_ON_EMPTY_BATCH};
         }
     }
 
@@ -182,9 +182,140 @@ final class BrokenTierContracts
     static final class DeclaresNoSpiVersion extends BrokenContract
     {
         @Override
-        InMemoryTier.Fault[] faults()
+        ReferenceTier.Fault[] faults()
         {
-            return new InMemoryTier.Fault[] {InMemoryTier.Fault.DECLARE_NO_SPI_VERSION};
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.DECLARE_NO_SPI_VERSION};
+        }
+    }
+
+    /** close() never returns: without a deadline the build hung here, with no message. */
+    static final class HangsOnClose extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.HANG_ON_CLOSE};
+        }
+
+        @Override
+        protected Duration completionDeadline()
+        {
+            // Every close() of the test waits this long before the kit calls it hung.
+            return Duration.ofSeconds(1);
+        }
+    }
+
+    /** remove() blocks its caller until the tier closes, instead of returning at once. */
+    static final class BlocksInRemove extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.BLOCK_IN_REMOVE};
+        }
+
+        @Override
+        protected Duration completionDeadline()
+        {
+            // The kit calls the blocked remove() hung after this long.
+            return Duration.ofSeconds(1);
+        }
+    }
+
+    /** Reads copy at most 128 KiB of an object and report OK: the kit's one object size was below that. */
+    static final class CopiesAtMost128KiB extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.COPY_AT_MOST_128_KIB};
+        }
+    }
+
+    /** Objects in a plain HashMap that worker threads and callers change without a lock. */
+    static final class UnsynchronisedMap extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.UNSYNCHRONISED_MAP};
+        }
+
+        @Override
+        protected Duration completionDeadline()
+        {
+            // A HashMap raced into a cycle can spin a worker forever; the kit then calls the batch hung.
+            return Duration.ofSeconds(5);
+        }
+    }
+
+    /** Objects named by PageKey.hashCode(): random keys almost never collide, so the kit's random keys passed. */
+    static final class IndexesByHashCode extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.INDEX_BY_HASH_CODE};
+        }
+    }
+
+    /** Objects named by both halves in hex without leading zeros, so (0x1, 0x23..) and (0x12, 0x3..) share a name. */
+    static final class NamesByUnpaddedHex extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.NAME_BY_UNPADDED_HEX};
+        }
+    }
+
+    /** Objects in a static map: they survive a reopen in the same JVM, which is all the kit used to check. */
+    static final class KeepsObjectsInAStaticMap extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.JVM_STATIC_MAP};
+        }
+    }
+
+    /** Loops read batch.size() in their condition, once more after completing the last key (as the guide's example did). */
+    static final class ReadsSizeAfterLastCompletion extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.SIZE_AFTER_LAST_COMPLETION};
+        }
+    }
+
+    /** Writes complete at once and copy their source later, when the engine may already have reused it. */
+    static final class CopiesWriteSourceLater extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.DEFER_WRITE_COPY};
+        }
+    }
+
+    /** Each write leaves one more file descriptor open until close. */
+    static final class LeaksADescriptorPerWrite extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.LEAK_DESCRIPTOR_PER_WRITE};
+        }
+    }
+
+    /** Writes in place under a lock readers take too: whole objects for every reader, torn ones after a killed writer. */
+    static final class WritesInPlaceUnderALock extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.WRITE_IN_PLACE_UNDER_LOCK};
         }
     }
 
@@ -194,7 +325,7 @@ final class BrokenTierContracts
      * {@link ContractKitSelfTest} runs them, through its own launcher.
      */
     @org.junit.jupiter.api.Tag(BrokenContract.TAG)
-    abstract static class BrokenContract extends InMemoryContract
+    abstract static class BrokenContract extends ReferenceContract
     {
         static final String TAG = "deliberately-broken";
     }

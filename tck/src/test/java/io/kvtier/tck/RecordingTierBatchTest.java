@@ -55,7 +55,56 @@ class RecordingTierBatchTest
         assertThat(batch.pageKey(1)).isEqualTo(KEYS.get(1));
         assertThat(batch.violations()).isEmpty();
         batch.segment(0);
-        assertThat(batch.violations()).singleElement().asString().contains("segment(0)", "after completing key 0");
+        assertThat(batch.violations()).singleElement().asString().contains("segment(0)", "after the batch's last key was completed");
+    }
+
+    @Test
+    void shouldRecordATierReadingTheSizeAfterTheLastCompletion()
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("b", KEYS);
+        // The loop the guide's example had: its condition reads size() once more after completing the last key.
+        for (int i = 0; i < batch.size(); i++)
+        {
+            batch.complete(i, TierStatus.OK);
+        }
+        assertThat(batch.violations()).singleElement().asString().contains("size()", "after the batch's last key was completed",
+            "read size() once");
+        assertThat(batch.keyCount()).isEqualTo(2);
+        assertThat(batch.violations()).as("keyCount() is the tests' own, not watched").hasSize(1);
+        assertThatThrownBy(() -> batch.awaitCompletion(Duration.ofSeconds(1))).isInstanceOf(AssertionError.class).hasMessageContaining("size()");
+    }
+
+    @Test
+    void shouldLetATierReadTheSizeWhileKeysArePendingAndOfAnEmptyBatch()
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("b", KEYS);
+        final int size = batch.size();
+        batch.complete(0, TierStatus.OK);
+        assertThat(batch.size()).isEqualTo(size);
+        batch.complete(1, TierStatus.OK);
+        final RecordingTierBatch empty = RecordingTierBatch.ofKeys("empty", java.util.List.of());
+        assertThat(empty.size()).isZero();
+        assertThat(batch.violations()).isEmpty();
+        assertThat(empty.violations()).isEmpty();
+    }
+
+    @Test
+    void shouldRecordACompletionAfterTheLastOneNamingTheCall()
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("b", KEYS);
+        batch.complete(0, TierStatus.OK);
+        batch.complete(1, TierStatus.OK);
+        assertThatThrownBy(() -> batch.complete(1, TierStatus.CLOSED)).isInstanceOf(IllegalStateException.class);
+        assertThat(batch.violations()).hasSize(2).anySatisfy(violation -> assertThat(violation)
+            .contains("complete(1, CLOSED)", "after the batch's last key was completed"));
+    }
+
+    @Test
+    void shouldRecordAKeyAskedForOutsideTheBatch()
+    {
+        final RecordingTierBatch empty = RecordingTierBatch.ofKeys("empty", java.util.List.of());
+        assertThatThrownBy(() -> empty.keyHigh(0)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThat(empty.violations()).singleElement().asString().contains("keyHigh(0) is out of range for a batch of 0");
     }
 
     @Test

@@ -303,7 +303,9 @@ final class ThreeFsTier implements StorageTier
 
     private static void completeAll(final TierBatch batch, final int from, final TierStatus status)
     {
-        for (int i = from; i < batch.size(); i++)
+        // Read once: after the last completion the batch is the engine's, which may already reuse it for another.
+        final int size = batch.size();
+        for (int i = from; i < size; i++)
         {
             batch.complete(i, status);
         }
@@ -570,7 +572,8 @@ final class ThreeFsTier implements StorageTier
         {
             final MetaJob metaJob = (MetaJob)job;
             final TierBatch batch = metaJob.batch;
-            for (int i = 0; i < batch.size(); i++)
+            final int size = batch.size();
+            for (int i = 0; i < size; i++)
             {
                 TierStatus status;
                 try

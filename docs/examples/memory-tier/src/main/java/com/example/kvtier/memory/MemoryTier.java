@@ -54,7 +54,8 @@ final class MemoryTier implements StorageTier
         {
             try
             {
-                for (int i = 0; i < batch.size(); i++)
+                final int size = batch.size();
+                for (int i = 0; i < size; i++)
                 {
                     batch.complete(i, objects.containsKey(batch.key(i)) ? TierStatus.OK : TierStatus.NOT_FOUND);
                 }
@@ -73,7 +74,8 @@ final class MemoryTier implements StorageTier
         {
             try
             {
-                for (int i = 0; i < batch.size(); i++)
+                final int size = batch.size();
+                for (int i = 0; i < size; i++)
                 {
                     batch.complete(i, readOne(batch.key(i), batch.segment(i)));
                 }
@@ -108,7 +110,10 @@ final class MemoryTier implements StorageTier
         {
             try
             {
-                for (int i = 0; i < batch.size(); i++)
+                // Read once, before the loop: after the last completion the batch is the engine's again,
+                // size() included, and the engine may already be reusing it for another batch.
+                final int size = batch.size();
+                for (int i = 0; i < size; i++)
                 {
                     batch.complete(i, writeOne(batch.key(i), batch.segment(i).toArray(ValueLayout.JAVA_BYTE)));
                 }
@@ -143,7 +148,8 @@ final class MemoryTier implements StorageTier
         {
             try
             {
-                for (int i = 0; i < batch.size(); i++)
+                final int size = batch.size();
+                for (int i = 0; i < size; i++)
                 {
                     batch.complete(i, removeOne(batch.key(i)));
                 }
@@ -209,7 +215,8 @@ final class MemoryTier implements StorageTier
             return true;
         }
         gate.readLock().unlock();
-        for (int i = 0; i < batch.size(); i++)
+        final int size = batch.size();
+        for (int i = 0; i < size; i++)
         {
             batch.complete(i, TierStatus.CLOSED);
         }

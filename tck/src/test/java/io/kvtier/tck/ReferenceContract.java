@@ -9,17 +9,17 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 
 /**
- * The kit's hooks for {@link InMemoryTier}, shared by the reference run and the broken-tier runs.
+ * The kit's hooks for {@link ReferenceTier}, shared by the reference run and the broken-tier runs.
  */
-abstract class InMemoryContract extends AbstractStorageTierContractTest
+abstract class ReferenceContract extends AbstractStorageTierContractTest
 {
     /** @return the faults to switch on, none for the reference */
-    abstract InMemoryTier.Fault[] faults();
+    abstract ReferenceTier.Fault[] faults();
 
     @Override
     protected StorageTierProvider provider()
     {
-        return new InMemoryTier.Provider(faults());
+        return new ReferenceTier.Provider(faults());
     }
 
     @Override
@@ -40,12 +40,13 @@ abstract class InMemoryContract extends AbstractStorageTierContractTest
         return List.of(
             InvalidConfig.of(Map.of(), qualifiedKey("volume")),
             InvalidConfig.of(Map.of("volume", scratchDir.toString(), "capacity", "lots"), qualifiedKey("capacity")),
-            InvalidConfig.of(Map.of("volume", scratchDir.toString(), "capacity", "4KiB"), qualifiedKey("capacity")));
+            InvalidConfig.of(Map.of("volume", scratchDir.toString(), "capacity", "4KiB"), qualifiedKey("capacity")),
+            InvalidConfig.of(Map.of("volume", scratchDir.resolve("missing").toString()), qualifiedKey("volume")));
     }
 
     @AfterEach
-    void dropVolumes()
+    void dropStaticVolumes()
     {
-        InMemoryTier.dropVolumes();
+        ReferenceTier.dropStaticVolumes();
     }
 }
