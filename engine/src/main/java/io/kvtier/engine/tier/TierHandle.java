@@ -13,7 +13,22 @@ import java.util.Set;
  * @param type         its provider's type
  * @param tier         the tier
  * @param capabilities what it declared, with implications added
+ * @param trusted      whether its reads may land straight in pool pages ({@code tier.<name>.trusted}; by
+ *                     default, whether its plugin is on the engine's class path rather than in plugins.dir)
  */
-public record TierHandle(int index, String name, String type, StorageTier tier, Set<TierCapability> capabilities)
+public record TierHandle(int index, String name, String type, StorageTier tier, Set<TierCapability> capabilities, boolean trusted)
 {
+    /**
+     * A trusted tier.
+     *
+     * @param index        its position in configuration order
+     * @param name         its configured name
+     * @param type         its provider's type
+     * @param tier         the tier
+     * @param capabilities what it declared, with implications added
+     */
+    public TierHandle(final int index, final String name, final String type, final StorageTier tier, final Set<TierCapability> capabilities)
+    {
+        this(index, name, type, tier, capabilities, true);
+    }
 }

@@ -55,7 +55,9 @@ public final class TierRegistry
      * @param tiers       the tier settings, in order
      * @param plugins     the providers to start them from; close it only after the tiers
      * @param objectSize  bytes per object (one page frame)
-     * @param transferMemory the pool's frames, which every slice handed to a tier lies in, or null
+     * @param transferMemory the pool's frames, which every slice handed to a trusted tier lies in, or null;
+     *                    a tier the engine does not trust is offered none, since the reads it makes land in
+     *                    staging frames and the pool is not its to register
      * @param listener    told of objects a tier drops by itself
      * @return the started tiers
      * @throws ConfigException      for an unknown type, or one whose plugin is refused (its SPI version)
@@ -72,6 +74,7 @@ public final class TierRegistry
             {
                 final StorageTierProvider provider = plugins.provider(settings);
                 final int index = started.size();
+                final boolean trusted = settings.trusted() != null ? settings.trusted() : !plugins.isFromPluginDirectory(settings.type());
                 final TierContext context = new TierContext()
                 {
                     @Override
@@ -95,7 +98,7 @@ public final class TierRegistry
                     @Override
                     public Optional<MemorySegment> transferMemory()
                     {
-                        return Optional.ofNullable(transferMemory);
+                        return trusted ? Optional.ofNullable(transferMemory) : Optional.empty();
                     }
                 };
                 final StorageTier tier;
@@ -121,7 +124,7 @@ public final class TierRegistry
                 {
                     thread.setContextClassLoader(engineLoader);
                 }
-                started.add(new TierHandle(index, settings.name(), settings.type(), tier, TierCapability.closure(tier.capabilities())));
+                started.add(new TierHandle(index, settings.name(), settings.type(), tier, TierCapability.closure(tier.capabilities()), trusted));
             }
             return List.copyOf(started);
         }
