@@ -17,8 +17,10 @@ import java.lang.invoke.VarHandle;
  * age ({@link #callStartedNanos()}) on its ticks and takes the tier out of service once the call is
  * older than {@code l3.io-timeout} ({@link TierIo}).
  *
- * <p>Idle, the thread polls its queue briefly, then parks (the queue's own spin-then-park, at most 1 ms
- * at a time). The call's start and the calls finished are release stores, read with acquire from any
+ * <p>Idle, the thread polls its queue between up to 100 yields, then spins briefly and parks (the
+ * queue's own wait, at most 1 ms at a time), as the engine thread's own wait does: the next batch of a
+ * busy tier is taken without a wake-up, which a one-page load otherwise pays (docs/PERFORMANCE.md,
+ * "Tiers that misbehave"). The call's start and the calls finished are release stores, read with acquire from any
  * thread, so a watchdog can tell a stuck call from an idle thread without asking this one.
  */
 final class TierCallThread implements TierCaller, Runnable
@@ -40,6 +42,12 @@ final class TierCallThread implements TierCaller, Runnable
             throw new ExceptionInInitializerError(ex);
         }
     }
+
+    /** Polls between yields before the queue's own spin and park. */
+    private static final int YIELD_POLLS = 100;
+
+    /** Put in the queue by {@link #stop}: the thread ends when it reaches it. Never called, never armed. */
+    private static final TierIoBatch STOP = new TierIoBatch(-1, TierIoBatch.REMOVE, 0, null, null, batch -> { });
 
     private final StorageTier tier;
     private final String tierName;
@@ -111,18 +119,32 @@ final class TierCallThread implements TierCaller, Runnable
     {
         while (running)
         {
-            final TierIoBatch batch;
+            TierIoBatch batch = queue.poll();
+            // Yields first, as the engine thread's own wait does: on an idle core the next batch is taken
+            // without a wake-up, and on a busy one the yield gives the core to the threads doing the work.
+            for (int i = 0; batch == null && i < YIELD_POLLS; i++)
+            {
+                Thread.yield();
+                batch = queue.poll();
+            }
             try
             {
-                batch = queue.take(0);
+                if (batch == null)
+                {
+                    batch = queue.take(0);
+                }
             }
             catch (final InterruptedException ex)
             {
-                continue; // stop() interrupts; otherwise nothing to do but wait again
+                continue; // only stop() interrupts, and only when its marker found no room
             }
-            if (!batch.compareAndSetCallState(TierIoBatch.CALL_CALLING))
+            if (batch == STOP)
             {
-                continue; // the engine refused it meanwhile (its tier was taken out of service)
+                return;
+            }
+            if (!running || !batch.compareAndSetCallState(TierIoBatch.CALL_CALLING))
+            {
+                continue; // the engine refused it meanwhile (its tier was taken out of service), or is stopping
             }
             // 0 means idle; a clock reading of exactly 0 is taken as 1, a nanosecond off.
             final long now = clock.nanoTime();
@@ -141,6 +163,8 @@ final class TierCallThread implements TierCaller, Runnable
 
     /**
      * Stops taking batches and waits for the thread to end; one stuck in a tier's call stays there.
+     * Batches still queued are not called. The thread is told through its queue, not interrupted: an
+     * interrupt reaching a plugin's call could break it (a {@code FileChannel} closes on one).
      *
      * @param waitMillis how long to wait for it
      * @return whether it ended
@@ -148,7 +172,10 @@ final class TierCallThread implements TierCaller, Runnable
     boolean stop(final long waitMillis)
     {
         running = false;
-        thread.interrupt();
+        if (!queue.offer(STOP))
+        {
+            thread.interrupt(); // no room for the marker: the queue is full, so the thread is in a call or about to be
+        }
         try
         {
             thread.join(Math.max(1, waitMillis));
