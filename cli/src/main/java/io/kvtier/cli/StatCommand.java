@@ -125,14 +125,31 @@ public final class StatCommand implements Callable<Integer>
     }
 
     /** One counter as the pool's counters region names it: this command needs none of the engine's own list. */
-    private record Counter(String name, String type, String description, long value)
+    private record Counter(int id, String name, String type, String description, long value)
     {
+        /** @return whether this is a tier's info record, whose value is the tier's state */
+        boolean isTier()
+        {
+            return type.equals("info") && id >= CountersDescriptor.FIRST_TIER_INFO_ID;
+        }
+
+        /** @return the tier's state, as its record's value says */
+        String tierState()
+        {
+            return switch ((int)value)
+            {
+                case CountersDescriptor.TIER_IN_SERVICE -> "in-service";
+                case CountersDescriptor.TIER_STUCK -> "stuck";
+                case CountersDescriptor.TIER_OUT_OF_SERVICE -> "out-of-service";
+                default -> "state " + value;
+            };
+        }
     }
 
     private static List<Counter> read(final Counters counters)
     {
         final List<Counter> list = new ArrayList<>();
-        counters.forEach((id, typeId, name, description, value) -> list.add(new Counter(name,
+        counters.forEach((id, typeId, name, description, value) -> list.add(new Counter(id, name,
             typeId == CountersDescriptor.TYPE_GAUGE ? "gauge" : typeId == CountersDescriptor.TYPE_COUNTER ? "counter"
                 : typeId == CountersDescriptor.TYPE_INFO ? "info" : "type " + typeId,
             description, value)));
@@ -213,6 +230,15 @@ public final class StatCommand implements Callable<Integer>
                     }
                 }
                 g.writeEndObject();
+                g.writeObjectFieldStart("tier_states");
+                for (final Counter counter : values)
+                {
+                    if (counter.isTier())
+                    {
+                        g.writeStringField(counter.name(), counter.tierState());
+                    }
+                }
+                g.writeEndObject();
                 g.writeObjectFieldStart("counters");
                 for (final Counter counter : values)
                 {
@@ -252,7 +278,10 @@ public final class StatCommand implements Callable<Integer>
             {
                 if (isInfo(counter))
                 {
-                    out.printf("  %-26s %s%n", counter.name(), counter.description());
+                    // A tier out of service says so first: stuck (it will serve again once it answers) or for good (late writes).
+                    final String tierState = counter.isTier() && counter.value() != CountersDescriptor.TIER_IN_SERVICE
+                        ? "[" + counter.tierState() + "] " : "";
+                    out.printf("  %-26s %s%s%n", counter.name(), tierState, counter.description());
                 }
             }
             for (final Counter counter : values)

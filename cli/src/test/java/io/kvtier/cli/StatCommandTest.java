@@ -101,7 +101,30 @@ class StatCommandTest
             final CliFixture.Result json = CliFixture.run("stat", "--pool", pool, "--json");
             assertThat(json.exitCode()).as(json.err()).isEqualTo(ExitCode.OK);
             assertThat(json.out()).contains("\"info\":{\"tier_disk\":\"posix: io=libc, direct-io off, dir=")
-                .doesNotContain("\"tier_disk\":0");
+                .doesNotContain("\"tier_disk\":0")
+                .contains("\"tier_states\":{\"tier_disk\":\"in-service\"}");
+        }
+    }
+
+    @Test
+    void shouldSayWhichTiersAreOutOfService(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception
+    {
+        final String pool = "/dev/shm/kvtier-stat-states-" + ProcessHandle.current().pid();
+        try (Engine engine = Engine.start(EngineConfig.from(Map.of("pool.path", pool, "pool.size", "1MiB", "pool.page-size", "64KiB",
+            "tier.disk.type", "posix", "tier.disk.dir", dir.resolve("a").toString(), "tier.disk.io", "libc",
+            "tier.far.type", "posix", "tier.far.dir", dir.resolve("b").toString(), "tier.far.io", "libc"))))
+        {
+            // What the engine records when it takes a tier out of service: the state, as the tier record's value.
+            final Counters counters = new Counters(engine.pool().counters());
+            final int far = engine.tiers().stream().filter(tier -> tier.name().equals("far")).findFirst().orElseThrow().index();
+            counters.valueOpaque(CountersDescriptor.FIRST_TIER_INFO_ID + far, CountersDescriptor.TIER_STUCK);
+
+            final CliFixture.Result text = CliFixture.run("stat", "--pool", pool);
+            assertThat(text.exitCode()).as(text.err()).isEqualTo(ExitCode.OK);
+            assertThat(text.out()).containsPattern("tier_far +\\[stuck\\] posix: ").containsPattern("tier_disk +posix: ");
+
+            final CliFixture.Result json = CliFixture.run("stat", "--pool", pool, "--json");
+            assertThat(json.out()).contains("\"tier_states\":{").contains("\"tier_disk\":\"in-service\"").contains("\"tier_far\":\"stuck\"");
         }
     }
 

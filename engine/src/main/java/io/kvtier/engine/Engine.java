@@ -131,15 +131,18 @@ public final class Engine implements AutoCloseable
         }
         catch (final RuntimeException | Error ex)
         {
-            for (final TierHandle tier : tiers)
+            if (closeTiers(tiers, config.l3IoTimeout()).isEmpty())
             {
-                tier.tier().close();
+                if (plugins != null)
+                {
+                    plugins.close();
+                }
+                pool.close();
             }
-            if (plugins != null)
+            else
             {
-                plugins.close();
+                pool.closeLeavingMapped();
             }
-            pool.close();
             throw ex;
         }
     }
@@ -224,6 +227,15 @@ public final class Engine implements AutoCloseable
      * Stops the engine: new requests fail with {@link RequestStatus#CLOSED}, in-flight backups get up
      * to {@code l3.io-timeout} to finish (those that do not are reported), then the pipeline stops,
      * the tiers close and the pool file is removed.
+     *
+     * <p>Bounded whatever the tiers do: the engine thread never waits on a tier, and each tier's
+     * {@code close()} runs on a thread of its own, all of them waited for at most {@code l3.io-timeout}
+     * (in all, about three times {@code l3.io-timeout}: the backups' wait, the ring's drain, the tiers'
+     * close). A tier that has not closed by then, or that may still be reading or writing memory the
+     * engine handed it (a call that never returned, a batch never completed), is named in the log, and
+     * the pool's mapping and the staging frames are then left in place until the process exits rather
+     * than unmapped under it: native code writing into an unmapped page would take the whole JVM down.
+     * The pool file is removed either way.
      */
     @Override
     public void close()
@@ -276,21 +288,64 @@ public final class Engine implements AutoCloseable
                 unfinished, wait.toMillis());
         }
         pipeline.stop(wait.toMillis());
+        final List<String> notClosed = closeTiers(tiers, wait);
+        final List<String> stillTouching = pipeline.tiersStillTouchingMemory();
+        if (notClosed.isEmpty() && stillTouching.isEmpty())
+        {
+            // Only now: a tier may load classes of its plugin until it is closed.
+            plugins.close();
+            pipeline.closeStaging();
+            pool.close();
+            LOG.log(System.Logger.Level.INFO, "kvtier engine stopped");
+            return;
+        }
+        LOG.log(System.Logger.Level.ERROR, "kvtier engine stopped, but tiers {0} did not close within {1} ms and tiers {2} may still read or write"
+            + " memory the engine handed them: the pool file is removed, but its mapping, the staging frames and the plugins'' class loaders"
+            + " are left in place until the process exits", notClosed, wait.toMillis(), stillTouching);
+        pool.closeLeavingMapped();
+    }
+
+    /**
+     * Closes every tier, each on a thread of its own, and waits for them all at most {@code wait}.
+     *
+     * @return the names of the tiers whose {@code close()} had not returned by then (their threads stay)
+     */
+    private static List<String> closeTiers(final List<TierHandle> tiers, final Duration wait)
+    {
+        final List<Thread> closers = new java.util.ArrayList<>();
         for (final TierHandle tier : tiers)
+        {
+            closers.add(Thread.ofPlatform().daemon(true).name("kvtier-close-" + tier.name()).start(() ->
+            {
+                try
+                {
+                    tier.tier().close();
+                }
+                catch (final RuntimeException | Error ex)
+                {
+                    LOG.log(System.Logger.Level.WARNING, "tier " + tier.name() + " failed to close", ex);
+                }
+            }));
+        }
+        // Real time, not the engine's clock: the bound must hold whatever clock the engine was given.
+        final long deadline = System.nanoTime() + wait.toNanos();
+        final List<String> notClosed = new java.util.ArrayList<>();
+        for (int t = 0; t < closers.size(); t++)
         {
             try
             {
-                tier.tier().close();
+                closers.get(t).join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             }
-            catch (final RuntimeException ex)
+            catch (final InterruptedException ex)
             {
-                LOG.log(System.Logger.Level.WARNING, "tier " + tier.name() + " failed to close", ex);
+                Thread.currentThread().interrupt();
+            }
+            if (closers.get(t).isAlive())
+            {
+                notClosed.add(tiers.get(t).name());
             }
         }
-        // Only now: a tier may load classes of its plugin until it is closed.
-        plugins.close();
-        pool.close();
-        LOG.log(System.Logger.Level.INFO, "kvtier engine stopped");
+        return notClosed;
     }
 
     /** @return backups in flight, as of the last counter update */

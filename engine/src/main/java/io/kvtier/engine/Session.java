@@ -426,9 +426,12 @@ public final class Session implements AutoCloseable, ClientPort
     }
 
     /**
-     * Waits until every backup started so far, by anyone, has ended.
+     * Waits until every backup started so far, by anyone, has ended, or {@code l3.io-timeout} at most:
+     * a tier that never ends a backup does not hold its caller (nor, for a client of another process,
+     * the pins and reservations it would lose if it died meanwhile) for longer.
      *
-     * @return backups still in flight when it returned (0 unless the engine is closing)
+     * @return backups not yet ended (in flight or queued) when it gave up at {@code l3.io-timeout}; 0
+     *         when every one ended
      */
     public int flush()
     {

@@ -93,7 +93,8 @@ class EngineAllocationTest
                  Session session = engine.openSession())
             {
                 final long[] engineThreads = engineThreads(before,
-                    List.of("kvtier-pipeline", "kvtier-ticker", "kvtier-posix-disk-io-0", "kvtier-posix-disk-io-1", "kvtier-posix-spares-disk"));
+                    List.of("kvtier-pipeline", "kvtier-ticker", "kvtier-tier-disk", "kvtier-reverify", "kvtier-posix-disk-io-0", "kvtier-posix-disk-io-1",
+                        "kvtier-posix-spares-disk"));
                 final Window clean = firstCleanWindow(engine, engineThreads, 2_000, new Workload(session, 8, 4, false));
                 assertAllocatedNothing(clean);
                 assertDid(clean, EngineCounter.L3_PAGES_LOADED, EngineCounter.BACKUPS_COMPLETED, EngineCounter.L3_REMOVED_BY_TIER,

@@ -52,6 +52,31 @@ class EnginePluginDirectoryTest
     }
 
     @Test
+    void shouldTrustTiersOnTheClassPathButNotFromPluginsDirUnlessTheSettingSaysSo() throws Exception
+    {
+        final Path plugins = Files.createDirectories(scratch.resolve("plugins"));
+        TinyPlugin.ofType("alpha").buildJar(plugins.resolve("alpha.jar"), scratch);
+        final Map<String, String> settings = EngineFixture.settings("local", 16);
+        settings.put(EngineSettings.PLUGINS_DIR.key(), plugins.toString());
+        settings.put("tier.a.type", "alpha");
+        settings.put("tier.b.type", "alpha");
+        settings.put("tier.b.trusted", "true");
+        settings.put("tier.c.type", "scripted");
+        settings.put("tier.c.trusted", "false");
+        try (Engine engine = EngineFixture.start(settings))
+        {
+            assertThat(engine.tiers()).extracting(TierHandle::name).containsExactly("local", "a", "b", "c");
+            assertThat(engine.tiers()).extracting(TierHandle::trusted).containsExactly(true, false, true, false);
+            assertThat(ScriptedTier.get("local").context.transferMemory()).as("a trusted tier may register the pool").isPresent();
+            assertThat(ScriptedTier.get("c").context.transferMemory()).as("an untrusted one is offered no memory to register").isEmpty();
+        }
+        settings.put("tier.b.trusted", "yes");
+        assertThatThrownBy(() -> EngineFixture.start(settings).close())
+            .isInstanceOf(ConfigException.class)
+            .hasMessage("invalid tier.b.trusted = \"yes\": expected true or false");
+    }
+
+    @Test
     void shouldRefuseAtStartATierWhosePluginWasBuiltForAnotherMajorAndRunWithoutItWhenNoTierUsesIt() throws Exception
     {
         final Path plugins = Files.createDirectories(scratch.resolve("plugins"));

@@ -230,7 +230,7 @@ class EngineTierTest
     }
 
     @Test
-    void shouldAnswerWaitersWithAMissWhenATierIsLateAndStillUseItsAnswer(final TestInfo info) throws Exception
+    void shouldAnswerWaitersWithAMissWhenATierIsLateAndNeverServeItsAnswer(final TestInfo info) throws Exception
     {
         final String name = tierName(info);
         final Map<String, String> settings = settings(name, 32);
@@ -252,12 +252,18 @@ class EngineTierTest
             clock.advance(java.time.Duration.ofMillis(200));
             assertThat(acquire.get(30, java.util.concurrent.TimeUnit.SECONDS)).isZero();
             assertThat(engine.snapshot().get(EngineCounter.L3_TIMEOUTS)).isEqualTo(1);
+            assertThat(engine.snapshot().get(EngineCounter.L3_STUCK)).as("a tier late with a batch is stuck").isEqualTo(1);
+            assertThat(session.acquire(0, 2)).as("stuck, it is handed nothing: misses at once").isZero();
             gate.countDown();
-            // The late answer is verified and lands in the pool.
-            awaitTrue(() -> engine.snapshot().get(EngineCounter.L3_PAGES_LOADED) == 2, "late load lands");
+            // The late answer is never served; once the tier has answered everything, it serves again.
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.L3_TIERS_OUT_OF_SERVICE) == 0, "the tier is back in service");
+            assertThat(engine.snapshot().get(EngineCounter.L3_PAGES_LOADED)).as("the late frames were not taken").isZero();
             assertThat(session.acquire(0, 2)).isEqualTo(2);
-            // They came from L3 and this is their first use, so they count as L3 hits now.
-            assertThat(session.acquiredFromL3()).isEqualTo(2);
+            assertThat(session.acquiredFromL3()).as("read again, from the tier").isEqualTo(2);
+            for (int i = 0; i < 2; i++)
+            {
+                assertThat(intact(session, i)).isTrue();
+            }
             session.release();
         }
     }

@@ -3,6 +3,7 @@ package io.kvtier.bench.jmh;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.config.EngineSettings;
 import io.kvtier.nativeaccess.libc.LibC;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -35,6 +36,12 @@ import java.util.stream.Stream;
  * straight into one buffer, with no engine at all and with each file's path prepared once at setup.
  * Each operation checks that it evicted all the pages and pinned them all again from L3; the baseline
  * that every file was one whole frame and was read whole.
+ *
+ * <p>{@code guard} sets what the engine does against a tier that writes late, on the same tier: {@code
+ * none} (trusted, no re-verification), {@code default} (trusted, {@code l3.reverify.rate} at its
+ * default), {@code staging} (the tier untrusted: every read lands in a staging frame and is copied into
+ * the pool; no re-verification), {@code reverify-all} (trusted, every pin of a page just loaded checked
+ * again before it is served).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -53,6 +60,18 @@ public class LoadBenchmark
 
     @Param({"16384"})
     int pageSize;
+
+    /** What guards against a tier writing late: none, default, staging, reverify-all (above). */
+    @Param({"none", "default", "staging", "reverify-all"})
+    String guard;
+
+    /**
+     * The POSIX tier's I/O path ({@code tier.<name>.io}), {@code default} for its own choice: io_uring with
+     * fixed buffers over the pool, which an untrusted tier is not offered, so {@code libc} compares the
+     * guards on one I/O path.
+     */
+    @Param({"default"})
+    String tierIo;
 
     private Engine engine;
     private Session session;
@@ -74,6 +93,25 @@ public class LoadBenchmark
         settings.put("tier.shm.dir", l3.toString());
         settings.put(EngineConfig.POLICY_WRITE, "write-through");
         settings.put(EngineConfig.POLICY_EVICTION, eviction);
+        if (!tierIo.equals("default"))
+        {
+            settings.put("tier.shm.io", tierIo);
+        }
+        switch (guard)
+        {
+            case "none" -> settings.put(EngineSettings.L3_REVERIFY_RATE.key(), "0");
+            case "default" ->
+            {
+                // the engine's defaults: a trusted tier, a sample of the pins re-verified
+            }
+            case "staging" ->
+            {
+                settings.put("tier.shm.trusted", "false");
+                settings.put(EngineSettings.L3_REVERIFY_RATE.key(), "0");
+            }
+            case "reverify-all" -> settings.put(EngineSettings.L3_REVERIFY_RATE.key(), "1");
+            default -> throw new IllegalArgumentException("guard = " + guard + ": expected none, default, staging or reverify-all");
+        }
         engine = BenchEngines.start(settings);
         session = engine.openSession();
         for (int i = 0; i < pages; i++)

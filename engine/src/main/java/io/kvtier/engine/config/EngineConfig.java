@@ -110,9 +110,27 @@ public final class EngineConfig
     private final int sessionMaxKeys;
     private final List<TierSettings> tiers;
 
-    /** The settings of one tier, in configuration order. */
-    public record TierSettings(String name, String type, Map<String, String> settings)
+    /**
+     * The settings of one tier, in configuration order.
+     *
+     * @param name     its name
+     * @param type     its provider's type
+     * @param settings what goes to its plugin (neither {@code type} nor {@code trusted})
+     * @param trusted  {@code tier.<name>.trusted} as set, or null for the default (trusted unless its plugin is in plugins.dir)
+     */
+    public record TierSettings(String name, String type, Map<String, String> settings, Boolean trusted)
     {
+        /**
+         * A tier with the default trust.
+         *
+         * @param name     its name
+         * @param type     its provider's type
+         * @param settings what goes to its plugin
+         */
+        public TierSettings(final String name, final String type, final Map<String, String> settings)
+        {
+            this(name, type, settings, null);
+        }
     }
 
     private EngineConfig(final Values v)
@@ -507,7 +525,22 @@ public final class EngineConfig
                 {
                     throw new ConfigException(TIER_PREFIX + name + ".type", "missing setting tier." + name + ".type: every tier needs a type, e.g. tier." + name + ".type = posix");
                 }
-                result.add(new TierSettings(name, type, Collections.unmodifiableMap(settings)));
+                final String trustedText = settings.remove(EngineSettings.TIER_TRUSTED);
+                final Boolean trusted;
+                if (trustedText == null)
+                {
+                    trusted = null;
+                }
+                else if (trustedText.equalsIgnoreCase("true") || trustedText.equalsIgnoreCase("false"))
+                {
+                    trusted = Boolean.valueOf(trustedText.toLowerCase(Locale.ROOT));
+                }
+                else
+                {
+                    final String key = TIER_PREFIX + name + "." + EngineSettings.TIER_TRUSTED;
+                    throw new ConfigException(key, "invalid " + key + " = \"" + trustedText + "\": expected true or false");
+                }
+                result.add(new TierSettings(name, type, Collections.unmodifiableMap(settings), trusted));
             }
             if (result.size() > 30)
             {

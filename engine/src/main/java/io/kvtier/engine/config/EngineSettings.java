@@ -179,6 +179,35 @@ public final class EngineSettings
         .range(1, 4096)
         .documented("batches in flight per tier; more requests wait in the engine");
 
+    /** Staging frames that reads of untrusted tiers land in. */
+    public static final Setting<Integer> L3_STAGING_FRAMES = Setting.integer("l3.staging-frames")
+        .byDefault("min(256, max(1, pages / 4))", v -> (int)Math.min(256, Math.max(1, pages(v) / 4)))
+        .range(1, 1 << 20)
+        .note("each takes pool.page-size + 4KiB of memory, allocated only when a tier is not trusted")
+        .documented("engine-owned frames that reads of tiers it does not trust (tier.<name>.trusted) land in; each is copied into the"
+            + " pool and verified there, so whatever the tier writes after completing a read never reaches a page clients are served;"
+            + " reads wait for a free frame");
+
+    /** The share of recently loaded pages whose pins wait for them to be verified again. */
+    public static final Setting<Double> L3_REVERIFY_RATE = Setting.fraction("l3.reverify.rate")
+        .byDefault(0.05)
+        .note("0 turns re-verification off")
+        .documented("one pin in 1/rate of a page loaded from L3 within l3.reverify.window waits while another thread checks the page"
+            + " against its load's CRC32C: a page a tier changed after its load is not served (a miss), counted in l3_late_writes and"
+            + " quarantined (docs/PERFORMANCE.md, Tiers that misbehave)");
+
+    /** How long after its load a page's pins are sampled for re-verification. */
+    public static final Setting<Duration> L3_REVERIFY_WINDOW = Setting.duration("l3.reverify.window")
+        .byDefault(Duration.ofSeconds(1))
+        .documented("how long after its load a page is eligible for re-verification (late writes follow soon after the read they"
+            + " belong to)");
+
+    /** Pages a tier may be caught changing after their load before it is taken out of service. */
+    public static final Setting<Integer> L3_LATE_WRITE_LIMIT = Setting.integer("l3.late-write-limit")
+        .byDefault(3)
+        .range(1, 1_000_000)
+        .documented("pages a tier may be caught changing after their load before it is taken out of service until the engine restarts");
+
     /** Request ring slots. */
     public static final Setting<Integer> PIPELINE_RING_SIZE = Setting.integer("pipeline.ring-size")
         .byDefault(4096)
@@ -301,12 +330,29 @@ public final class EngineSettings
         .documented("an engine thread (the commit sealer, the device thread, a tier's call thread) busy with one piece of work this"
             + " long counts as stuck: logged, and shown by kvtier stat and its health check (--check)");
 
+    /**
+     * {@code tier.<name>.trusted}: a tier setting the engine reads and takes out before the rest go to the
+     * tier's plugin. True or false; by default a tier whose plugin comes from {@code plugins.dir} is not
+     * trusted and one on the engine's class path (the project's own) is.
+     */
+    public static final String TIER_TRUSTED = "trusted";
+
+    /** What {@link #TIER_TRUSTED} allows, for docs/config.md. */
+    public static final String TIER_TRUSTED_ALLOWED = "true or false; by default false for a tier whose plugin is in plugins.dir, true"
+        + " for one on the class path (posix, 3fs, mooncake)";
+
+    /** What {@link #TIER_TRUSTED} means, for docs/config.md. */
+    public static final String TIER_TRUSTED_MEANING = "whether the tier may read straight into pool pages and is offered the pool as its"
+        + " transfer memory; an untrusted tier reads into staging frames (l3.staging-frames), each copied into the pool and verified"
+        + " there, so a write it makes after completing a read never reaches a served page";
+
     /** Every engine setting, in the order docs/config.md lists them. */
     public static final List<Setting<?>> ALL = List.of(
         POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, INDEX_ENTRIES,
         LEASE_SESSION_TIMEOUT, LEASE_RESERVATION_TIMEOUT, LEASE_QUARANTINE,
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
+        L3_STAGING_FRAMES, L3_REVERIFY_RATE, L3_REVERIFY_WINDOW, L3_LATE_WRITE_LIMIT,
         PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
         IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS,
         PLUGINS_DIR, HEALTH_STUCK_AFTER, L3_KEY_SALT);

@@ -32,6 +32,7 @@ final class Acquires
     private Loads loads;
     private Lookups lookups;
     private Backups backups;
+    private Reverifications reverifications;
 
     Acquires(final Residency residency, final EngineCounters counters, final EngineClock clock, final PoolSpace space, final WritePolicy writePolicy,
              final int writeHitThreshold)
@@ -46,11 +47,12 @@ final class Acquires
         this.writeHitThreshold = writeHitThreshold;
     }
 
-    void connect(final Loads loadPart, final Lookups lookupPart, final Backups backupPart)
+    void connect(final Loads loadPart, final Lookups lookupPart, final Backups backupPart, final Reverifications reverificationPart)
     {
         this.loads = loadPart;
         this.lookups = lookupPart;
         this.backups = backupPart;
+        this.reverifications = reverificationPart;
     }
 
     void acquire(final ClientRecord r)
@@ -137,7 +139,17 @@ final class Acquires
         }
         r.pageIds[key] = page;
         r.generations[key] = PageStateWord.generation(word);
-        r.status[key] = (byte)(loads.takeFirstUse(page) ? PageStatus.PINNED_FROM_L3 : as).ordinal();
+        final PageStatus pinnedAs = loads.takeFirstUse(page) ? PageStatus.PINNED_FROM_L3 : as;
+        if (reverifications.start(r, key, page, PageStateWord.generation(word), pinnedAs))
+        {
+            // A recently loaded page drawn for a check: the key waits, pinned, until the check says it may be served.
+            r.status[key] = (byte)PageStatus.WAITING.ordinal();
+            r.pending++;
+        }
+        else
+        {
+            r.status[key] = (byte)pinnedAs.ordinal();
+        }
         r.hold(key);
         // The chain parent is the page pinned for the key before, when this request pinned it.
         space.touch(page, key > r.from && PageStatus.of(r.status[key - 1]).isPinned() ? r.pageIds[key - 1] : residency.chainParent(r.keys, key));

@@ -24,8 +24,20 @@ import java.util.List;
  * <p>It also answers the pool's eviction gate for what backups imply: under write-back, and for a page
  * whose last copy failed, a page L3 lacks is copied before it may leave; after
  * {@link #MAX_BACKUP_ATTEMPTS} failed copies it leaves anyway, counted in {@code backups_lost}.
+ *
+ * <p>A copy whose batch times out ends there, as a failed one ({@link #abandon}): its pin goes, and
+ * whatever the tier says later is ignored. The tier may still be reading the page then, and the page
+ * may meanwhile be evicted and reused; the worst that can come of it is an object of wrong bytes under
+ * the key, which the next load's verification refuses (a miss, never a wrong page served), and the
+ * index never learns that the tier has it. A copy refused because its tier is out of service fails at
+ * once, without a warning per page (the tier's state was logged).
+ *
+ * <p>A {@code flush} waits at most {@code l3.io-timeout}: a client dropped while its flush waits on a
+ * tier that never answers must get its pins and reservations back within a bounded time. A flush that
+ * gives up is answered OK with its Result Count the backups not yet ended (in flight and queued), which
+ * is 0 when it did not give up; counted in {@code flushes_timed_out}.
  */
-final class Backups
+final class Backups implements TimedPart
 {
     private static final System.Logger LOG = System.getLogger(Backups.class.getName());
     private static final int NONE = -1;
@@ -53,7 +65,10 @@ final class Backups
     private final byte[] flags;
     private final byte[] attempts;
     private final LongRing backlog;
+    private final long flushTimeoutNanos;
+    /** Clients waiting in flush, oldest first, each with the request it waits in and its deadline. */
     private final ArrayDeque<ClientRecord> flushWaiters;
+    private final LongRing flushDeadlines;
     private int inFlight;
     private int backlogLive;
     private int evictPending;
@@ -62,7 +77,7 @@ final class Backups
     private Lookups lookups;
 
     Backups(final Residency residency, final EngineCounters counters, final EngineClock clock, final PoolSpace space, final List<String> tierNames,
-            final WritePolicy writePolicy, final int maxInFlight, final int maxClients)
+            final WritePolicy writePolicy, final int maxInFlight, final long flushTimeoutNanos, final int maxClients)
     {
         this.pool = residency.pool();
         this.index = residency.index();
@@ -79,7 +94,9 @@ final class Backups
         this.flags = new byte[pageCount];
         this.attempts = new byte[pageCount];
         this.backlog = new LongRing(pageCount + 1, 2);
+        this.flushTimeoutNanos = flushTimeoutNanos;
         this.flushWaiters = new ArrayDeque<>(maxClients + 1);
+        this.flushDeadlines = new LongRing(maxClients + 1, 2);
     }
 
     void connect(final TierIo tierIo, final Lookups lookupPart)
@@ -266,8 +283,25 @@ final class Backups
     /** A tier answered the write of key {@code i} of a batch. */
     void onWriteDone(final TierIoBatch batch, final int i)
     {
-        final int page = batch.page[i];
-        final TierStatus status = batch.status[i];
+        if (batch.timedOut)
+        {
+            return; // this copy ended when its batch timed out; a late answer changes nothing
+        }
+        end(batch.page[i], batch.tier, batch.refused ? TierStatus.REJECTED : batch.status[i], !batch.refused);
+    }
+
+    /** The tier is late with the write of key {@code i} of a batch: the copy ends now, as a failed one. */
+    void abandon(final TierIoBatch batch, final int i)
+    {
+        if ((flags[batch.page[i]] & IN_FLIGHT) != 0)
+        {
+            end(batch.page[i], batch.tier, TierStatus.TIMEOUT, false); // the batch's timeout is logged once, not per page
+        }
+    }
+
+    /** Ends a copy: records its outcome, drops its pin, starts the next, lets a held eviction go on. */
+    private void end(final int page, final int tier, final TierStatus status, final boolean warn)
+    {
         final boolean copied = status == TierStatus.OK;
         if (copied)
         {
@@ -276,7 +310,7 @@ final class Backups
             attempts[page] = 0;
             flags[page] &= ~FAILED;
             lookups.copiedToL3(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page));
-            if (!index.addTier(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), batch.tier))
+            if (!index.addTier(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), tier))
             {
                 counters.increment(EngineCounter.INDEX_FULL);
             }
@@ -289,8 +323,12 @@ final class Backups
                 attempts[page]++;
             }
             flags[page] |= FAILED;
-            LOG.log(System.Logger.Level.WARNING, "backup of page {0} to tier {1} failed ({2}), attempt {3} of {4}; the page stays in the pool",
-                new PageKey(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page)), tierNames.get(batch.tier), status, attempts[page], MAX_BACKUP_ATTEMPTS);
+            if (warn)
+            {
+                LOG.log(System.Logger.Level.WARNING, "backup of page {0} to tier {1} failed ({2}), attempt {3} of {4}; the page stays in the pool",
+                    new PageKey(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page)), tierNames.get(tier), status, attempts[page],
+                    MAX_BACKUP_ATTEMPTS);
+            }
         }
         flags[page] &= ~IN_FLIGHT;
         pool.unpin(page);
@@ -328,7 +366,10 @@ final class Backups
         answerFlushWaitersIfIdle();
     }
 
-    /** Answers at once, or when every backup started or queued so far has ended. */
+    /**
+     * Answers at once, or when every backup started or queued so far has ended, or at {@code l3.io-timeout}
+     * with the backups not yet ended as its Result Count.
+     */
     void flush(final ClientRecord r)
     {
         if (inFlight == 0 && backlogLive == 0)
@@ -336,7 +377,10 @@ final class Backups
             r.finish(0);
             return;
         }
+        // Every waiter has the same timeout, so arrival order is deadline order; a client has one
+        // request in flight at a time, so the ring never holds more than the clients.
         flushWaiters.add(r);
+        flushDeadlines.add(r.opSeq, clock.nanoTime() + flushTimeoutNanos, 0);
     }
 
     private void answerFlushWaitersIfIdle()
@@ -348,9 +392,30 @@ final class Backups
         while (!flushWaiters.isEmpty())
         {
             final ClientRecord waiting = flushWaiters.poll();
-            if (waiting.inFlight && waiting.registered && waiting.op == RequestOp.FLUSH)
+            final int seq = (int)flushDeadlines.peek(0);
+            flushDeadlines.poll();
+            if (waiting.awaits(seq) && waiting.op == RequestOp.FLUSH)
             {
                 waiting.finish(0);
+            }
+        }
+    }
+
+    /** Flushes waiting past {@code l3.io-timeout} are answered with the backups not yet ended. */
+    @Override
+    public void onTime(final long nowNanos)
+    {
+        while (!flushWaiters.isEmpty() && flushDeadlines.peek(1) - nowNanos <= 0)
+        {
+            final ClientRecord waiting = flushWaiters.poll();
+            final int seq = (int)flushDeadlines.peek(0);
+            flushDeadlines.poll();
+            if (waiting.awaits(seq) && waiting.op == RequestOp.FLUSH)
+            {
+                counters.increment(EngineCounter.FLUSHES_TIMED_OUT);
+                LOG.log(System.Logger.Level.WARNING, "flush of client {0} answered after {1} ms (l3.io-timeout) with {2} backups in flight and {3}"
+                    + " queued", waiting.id, flushTimeoutNanos / 1_000_000, inFlight, backlogLive);
+                waiting.finish(inFlight + backlogLive);
             }
         }
     }

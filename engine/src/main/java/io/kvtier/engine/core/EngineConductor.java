@@ -7,6 +7,7 @@ import io.kvtier.engine.client.ClientPort;
 import io.kvtier.engine.client.RequestOp;
 import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.config.EngineSettings;
 import io.kvtier.engine.config.PrefetchMode;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.eviction.EvictionPolicies;
@@ -15,7 +16,6 @@ import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.engine.tier.TierHandle;
-import io.kvtier.spi.StorageTier;
 
 import java.util.List;
 
@@ -30,7 +30,7 @@ import java.util.List;
  * and drives their time events, rather than one class that does everything.
  */
 final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Sink, PoolSpace.EvictionGate, PoolSpace.SpaceWaiterResumer,
-    Loads.WaitOver
+    Loads.WaitOver, ReverifyThread.Sink
 {
     private static final System.Logger LOG = System.getLogger(EngineConductor.class.getName());
 
@@ -48,7 +48,12 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
     private final Loads loads;
     private final Backups backups;
     private final TierIo io;
+    private final Reverifications reverifications;
     private final PoolLiveness liveness;
+    private final TierCallThread[] callThreads;
+    private final List<String> tierNames;
+    private final StagingFrames staging;
+    private final ReverifyThread reverifyThread;
     private final TimedPart[] timed;
     private final PageIndex index;
     private volatile Thread engineThread;
@@ -63,46 +68,130 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         this.pool = pool;
         this.counters = counters;
         final int tierCount = tierHandles.size();
-        final StorageTier[] tiers = new StorageTier[tierCount];
         final String[] names = new String[tierCount];
+        final boolean[] staged = new boolean[tierCount];
         for (int t = 0; t < tierCount; t++)
         {
-            tiers[t] = tierHandles.get(t).tier();
             names[t] = tierHandles.get(t).name();
+            staged[t] = !tierHandles.get(t).trusted();
         }
-        final List<String> tierNames = List.of(names);
+        this.tierNames = List.of(names);
         final WritePolicy writePolicy = tierCount == 0 ? WritePolicy.NONE : config.writePolicy();
         final PrefetchMode prefetchMode = tierCount == 0 ? PrefetchMode.OFF : config.prefetchMode();
         this.index = new PageIndex(pool.index(), pool.pageCount());
         final Residency residency = new Residency(pool, index);
+        final long ioTimeoutNanos = config.l3IoTimeout().toNanos();
+
+        // Each tier's calls on a thread of its own: the engine thread never calls into a plugin.
+        final int batchesPerTier = TierIoBatch.OPS * config.l3MaxInflight();
+        this.callThreads = new TierCallThread[tierCount];
+        for (int t = 0; t < tierCount; t++)
+        {
+            callThreads[t] = new TierCallThread(tierHandles.get(t).tier(), names[t], clock, batchesPerTier);
+        }
+        boolean anyStaged = false;
+        for (final boolean s : staged)
+        {
+            anyStaged |= s;
+        }
+        this.staging = anyStaged ? new StagingFrames(config.get(EngineSettings.L3_STAGING_FRAMES), pool.frameLength()) : null;
 
         this.sessions = new SessionTable(counters, config.sessionTimeout().toNanos(), maxClients);
         this.space = new PoolSpace(pool, index, counters, clock, EvictionPolicies.forName(config.evictionPolicy(), pool.pageCount()), config.evictHigh(), config.evictLow(), config.quarantine().toNanos(),
-            config.l3IoTimeout().toNanos(), maxClients);
+            ioTimeoutNanos, maxClients);
         this.reservations = new Reservations(residency, counters, clock, space, config.reservationTimeout().toNanos(), writePolicy);
         this.acquires = new Acquires(residency, counters, clock, space, writePolicy, config.writeHitThreshold());
         this.lookups = new Lookups(residency, counters, clock, tierCount, config.probePages(), prefetchMode, config.prefetchThresholdPages(),
             config.prefetchTimeout().toNanos(), config.negativeProbeTtl().toNanos(), maxClients);
         this.loads = new Loads(residency, counters, clock, space, tierNames);
-        this.backups = new Backups(residency, counters, clock, space, tierNames, writePolicy, config.maxBackupPages(pool.pageCount()), maxClients);
-        this.io = new TierIo(pool, counters, clock, tiers, tierNames, config.l3MaxBatch(), config.l3MaxInflight(), config.l3IoTimeout().toNanos(), this);
+        this.backups = new Backups(residency, counters, clock, space, tierNames, writePolicy, config.maxBackupPages(pool.pageCount()), ioTimeoutNanos,
+            maxClients);
+        this.io = new TierIo(pool, counters, clock, callThreads, tierNames, staging, staged, config.l3MaxBatch(), config.l3MaxInflight(), ioTimeoutNanos, this);
+        final double reverifyRate = tierCount == 0 ? 0 : config.get(EngineSettings.L3_REVERIFY_RATE);
+        final int reverifyJobs = Math.max(16, Math.min(1024, maxClients));
+        this.reverifications = new Reverifications(pool, counters, clock, tierNames, reverifyRate, config.get(EngineSettings.L3_REVERIFY_WINDOW).toNanos(),
+            config.get(EngineSettings.L3_LATE_WRITE_LIMIT), reverifyJobs);
+        this.reverifyThread = reverifications.isEnabled() ? new ReverifyThread(pool, clock, reverifyJobs, this) : null;
         this.liveness = new PoolLiveness(pool, index, counters, config.sessionTimeout().toMillis());
 
         sessions.connect(acquires, reservations, space);
         space.connect(this, this);
         reservations.connect(backups);
-        acquires.connect(loads, lookups, backups);
+        acquires.connect(loads, lookups, backups, reverifications);
         lookups.connect(loads, io, sessions, acquires);
         loads.connect(io, sessions, acquires, this);
         backups.connect(io, lookups);
         io.connect(loads, backups, lookups);
+        reverifications.connect(reverifyThread, sessions, loads, space, io, this);
         liveness.connect(space::resumeSpaceWaiters);
-        this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, io};
+        this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, backups, io};
     }
 
     void ring(final RingBuffer<EngineEvent> eventRing)
     {
         this.ring = eventRing;
+    }
+
+    /** Starts the tiers' call threads and the re-verification thread; after {@link #ring}, which they answer through. */
+    void startThreads()
+    {
+        for (final TierCallThread thread : callThreads)
+        {
+            thread.start();
+        }
+        if (reverifyThread != null)
+        {
+            reverifyThread.start();
+        }
+    }
+
+    /**
+     * Stops the threads {@link #startThreads} started, once the engine thread has stopped; a call thread
+     * stuck in a tier's call cannot be stopped and stays, named in the log.
+     *
+     * @param waitMillis how long to wait for them in all
+     */
+    void stopThreads(final long waitMillis)
+    {
+        final long deadline = System.nanoTime() + waitMillis * 1_000_000L;
+        if (reverifyThread != null)
+        {
+            reverifyThread.stop(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        }
+        for (int t = 0; t < callThreads.length; t++)
+        {
+            if (!callThreads[t].stop(Math.max(1, (deadline - System.nanoTime()) / 1_000_000)))
+            {
+                LOG.log(System.Logger.Level.WARNING, "the call thread of tier {0} ({1}) is still in a call to the tier after {2} ms; it is left"
+                    + " running", tierNames.get(t), callThreads[t].thread().getName(), waitMillis);
+            }
+        }
+    }
+
+    /**
+     * @return the names of tiers that may still read or write memory the engine handed them: a call in
+     *         progress, or a batch handed over and not come back. Once the engine thread has stopped.
+     */
+    List<String> tiersStillTouchingMemory()
+    {
+        final java.util.ArrayList<String> busy = new java.util.ArrayList<>();
+        for (int t = 0; t < callThreads.length; t++)
+        {
+            if (io.mayStillTouchMemory(t))
+            {
+                busy.add(tierNames.get(t));
+            }
+        }
+        return busy;
+    }
+
+    /** Frees the staging frames; only once no tier can still write into them. */
+    void closeStaging()
+    {
+        if (staging != null)
+        {
+            staging.close();
+        }
     }
 
     boolean isEngineThread()
@@ -131,6 +220,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
                     index.removeTier(event.keyHigh, event.keyLow, event.tier);
                 }
                 case EngineEvent.TICK -> onTick(clock.nanoTime());
+                case EngineEvent.PAGE_REVERIFIED -> reverifications.onResult(event.job);
                 default -> LOG.log(System.Logger.Level.WARNING, "ignoring ring event of unknown type {0}", event.type);
             }
         }
@@ -354,6 +444,26 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
             final EngineEvent event = ring.get(sequence);
             event.type = EngineEvent.TIER_BATCH_DONE;
             event.batch = batch;
+        }
+        finally
+        {
+            ring.publish(sequence);
+        }
+    }
+
+    @Override
+    public void reverified(final ReverifyJob job)
+    {
+        if (stopped)
+        {
+            return;
+        }
+        final long sequence = ring.next();
+        try
+        {
+            final EngineEvent event = ring.get(sequence);
+            event.type = EngineEvent.PAGE_REVERIFIED;
+            event.job = job;
         }
         finally
         {

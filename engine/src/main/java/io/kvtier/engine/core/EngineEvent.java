@@ -19,6 +19,8 @@ final class EngineEvent
     static final int TIER_OBJECT_REMOVED = 3;
     /** Housekeeping: leases, timeouts, heartbeat. */
     static final int TICK = 4;
+    /** A pinned page was verified again: {@link #job} holds the answer. */
+    static final int PAGE_REVERIFIED = 5;
 
     int type;
     ClientPort client;
@@ -26,6 +28,7 @@ final class EngineEvent
     int from;
     int count;
     TierIoBatch batch;
+    ReverifyJob job;
     int tier;
     long keyHigh;
     long keyLow;
@@ -35,6 +38,7 @@ final class EngineEvent
         type = 0;
         client = null;
         batch = null;
+        job = null;
     }
 
     /**

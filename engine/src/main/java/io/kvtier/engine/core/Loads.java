@@ -22,8 +22,13 @@ import java.util.List;
  * verified the frame, makes the page SERVING and wakes every request waiting on it. A frame that does
  * not verify is a miss: counted, removed from that tier, and tried in the next tier that holds it.
  *
+ * <p>A load whose batch times out ({@link #abandon}) gives its waiters a miss and its key to a new
+ * load; its page stays held, unseen, until the tier answers, and whatever the tier answers then is
+ * never served: the page goes through quarantine, since a tier that was late may be later still.
+ *
  * <p>Owns each page's load state and the waiter lists; a page's first pin after a load counts as an L3
- * hit, whoever started the load.
+ * hit, whoever started the load. Remembers, for the re-verification of recently loaded pages, which
+ * tier each page came from and when it landed.
  */
 final class Loads
 {
@@ -39,6 +44,8 @@ final class Loads
     private static final byte ABANDONED = 2;
     private static final byte PREFETCH = 4;
     private static final byte LOADED_UNUSED = 8;
+    /** The page's bytes came from L3: {@link #loadedAtNanos} says when. */
+    private static final byte FROM_L3 = 16;
 
     /** Continues a request whose last awaited load ended. */
     interface WaitOver
@@ -57,6 +64,7 @@ final class Loads
     private final List<String> tierNames;
     private final byte[] flags;
     private final int[] loadTier;
+    private final long[] loadedAtNanos;
     private final int[] waiterHead;
     private final int[] waiterClient;
     private final int[] waiterKey;
@@ -82,6 +90,7 @@ final class Loads
         final int pageCount = pool.pageCount();
         this.flags = new byte[pageCount];
         this.loadTier = new int[pageCount];
+        this.loadedAtNanos = new long[pageCount];
         final int waiterCapacity = Math.max(4096, 2 * pageCount);
         this.waiterHead = new int[pageCount];
         Arrays.fill(waiterHead, NONE);
@@ -123,6 +132,23 @@ final class Loads
             return true;
         }
         return false;
+    }
+
+    /**
+     * @param page    a resident page
+     * @param nowNanos the engine's time
+     * @param window  how recent counts
+     * @return whether its bytes came from L3 no longer than {@code window} ago
+     */
+    boolean loadedWithin(final int page, final long nowNanos, final long window)
+    {
+        return (flags[page] & FROM_L3) != 0 && nowNanos - loadedAtNanos[page] < window;
+    }
+
+    /** @return the tier a page was (last) read from */
+    int tierOf(final int page)
+    {
+        return loadTier[page];
     }
 
     /** The page left the pool: whatever this part knew of it is stale. */
@@ -169,7 +195,12 @@ final class Loads
         {
             return NONE;
         }
-        final int tierBits = index.tiers(slot);
+        final int tierBits = index.tiers(slot) & io.inServiceMask();
+        if (tierBits == 0)
+        {
+            counters.increment(EngineCounter.L3_REFUSED); // every tier that holds it is out of service: a miss
+            return NONE;
+        }
         final int page = space.allocate();
         if (page == NONE)
         {
@@ -199,8 +230,15 @@ final class Loads
         final int tier = batch.tier;
         final long high = batch.keyHigh[i];
         final long low = batch.keyLow[i];
+        if (batch.refused)
+        {
+            // Never handed to the tier (out of service): it may well hold the page, so its bit stays.
+            retryOrGiveUp(page, high, low, tier);
+            return;
+        }
+        final boolean abandoned = (flags[page] & ABANDONED) != 0;
         final boolean verified = status == TierStatus.OK && batch.check[i] == PageFrames.FrameCheck.VALID;
-        if (verified)
+        if (verified && !abandoned)
         {
             final long word = pool.metadata().stateWordAcquire(page);
             pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.SERVING));
@@ -208,12 +246,25 @@ final class Loads
             {
                 counters.increment(EngineCounter.PREFETCH_PAGES);
             }
-            flags[page] = LOADED_UNUSED;
+            flags[page] = LOADED_UNUSED | FROM_L3;
+            final long now = clock.nanoTime();
+            loadedAtNanos[page] = now;
             space.touch(page, PoolSpace.NONE); // its chain is heard when the waiting acquire pins it
-            pool.metadata().lastAccessPlain(page, clock.nanoTime());
+            pool.metadata().lastAccessPlain(page, now);
             counters.increment(EngineCounter.L3_PAGES_LOADED);
             counters.add(EngineCounter.L3_BYTES_READ, pool.frameLength());
+            if (batch.isStaged())
+            {
+                counters.increment(EngineCounter.L3_STAGED_READS);
+            }
             wake(page, true);
+            return;
+        }
+        if (verified)
+        {
+            // The late answer to a read its batch's timeout gave up on: whatever the page holds now, it is
+            // never served. The object is fine, so the tier keeps its bit.
+            release(page, high, low, true);
             return;
         }
         // Not a usable frame: count why, forget that this tier has it, try another tier or give the page back.
@@ -230,17 +281,41 @@ final class Loads
             default -> counters.increment(EngineCounter.L3_ERRORS);
         }
         index.removeTier(high, low, tier);
-        final int slot = index.find(high, low);
-        final int otherTiers = slot == KeyTable.NONE ? 0 : index.tiers(slot);
         final boolean uncertain = status != TierStatus.OK && status != TierStatus.CORRUPT && status != TierStatus.NOT_FOUND;
-        if (otherTiers != 0 && !uncertain && (flags[page] & ABANDONED) == 0)
+        if (abandoned || uncertain)
         {
-            final int next = Integer.numberOfTrailingZeros(otherTiers);
+            // The tier did not say it is done with the segment (error, timeout, plugin failure), or was
+            // late: no other tier is tried for this load, and the page rests before reuse.
+            release(page, high, low, true);
+            return;
+        }
+        retryOrGiveUp(page, high, low, tier);
+    }
+
+    /**
+     * Reads the page from the next tier in service that holds its key, after {@code tier}; or, when
+     * none does, answers the waiters with a miss and gives the page back.
+     */
+    private void retryOrGiveUp(final int page, final long high, final long low, final int tier)
+    {
+        final int slot = index.find(high, low);
+        // Tiers are tried in their order, so only those after this one: a tier out of service keeps its
+        // bit, and must not be tried again by this load.
+        final int laterTiers = slot == KeyTable.NONE ? 0 : index.tiers(slot) & io.inServiceMask() & -(1 << tier + 1);
+        if (laterTiers != 0 && (flags[page] & ABANDONED) == 0)
+        {
+            final int next = Integer.numberOfTrailingZeros(laterTiers);
             loadTier[page] = next;
             io.queuePageIo(next, TierIoBatch.READ, page);
             counters.increment(EngineCounter.L3_READS);
             return;
         }
+        release(page, high, low, false);
+    }
+
+    /** Ends a load without a page: its waiters get a miss, the page is free again (after quarantine, when told). */
+    private void release(final int page, final long high, final long low, final boolean quarantine)
+    {
         wake(page, false);
         final long word = pool.metadata().stateWordAcquire(page);
         if (!pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word) + 1, 0, PageStateWord.FREE)))
@@ -249,9 +324,8 @@ final class Loads
         }
         index.unbindPage(high, low, page);
         flags[page] = 0;
-        if (uncertain)
+        if (quarantine)
         {
-            // The tier did not say it is done with the segment (error, timeout, plugin failure): rest before reuse.
             space.quarantine(page);
         }
         else
@@ -261,10 +335,18 @@ final class Loads
         }
     }
 
-    /** The tier is late with the page's read: its waiters get a miss now, and the page waits for the answer. */
+    /**
+     * The tier is late with the page's read: its waiters get a miss now, the key is free for a new load
+     * (from another tier, or this one once it serves again), and the page waits, unseen, for the answer.
+     */
     void abandon(final int page)
     {
+        if ((flags[page] & ABANDONED) != 0)
+        {
+            return;
+        }
         flags[page] |= ABANDONED;
+        index.unbindPage(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page);
         wake(page, false);
     }
 

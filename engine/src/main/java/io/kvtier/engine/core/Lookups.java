@@ -94,9 +94,9 @@ final class Lookups implements TimedPart
                 }
                 continue;
             }
-            if (loads.loadingPage(slot) == NONE && index.tiers(slot) == 0)
+            if (loads.loadingPage(slot) == NONE && (index.tiers(slot) & io.inServiceMask()) == 0)
             {
-                break;
+                break; // nowhere, or only in tiers out of service, whose reads would be refused
             }
             if (index.page(slot) == PageIndex.NO_PAGE)
             {
@@ -152,6 +152,10 @@ final class Lookups implements TimedPart
         int queued = 0;
         for (int t = 0; t < tierCount; t++)
         {
+            if (!io.inService(t))
+            {
+                continue; // its answers would be refused anyway: the probe asks the others
+            }
             for (int i = start; i < stop; i++)
             {
                 if (!io.queueKeyIo(t, TierIoBatch.EXISTS, keys.high(i), keys.low(i), r.id, i, r.opSeq))
@@ -291,7 +295,11 @@ final class Lookups implements TimedPart
     void onExistsDone(final TierIoBatch batch, final int i)
     {
         final TierStatus status = batch.status[i];
-        if (status == TierStatus.OK)
+        if (batch.refused)
+        {
+            // Never asked (the tier is out of service): no knowledge either way, only the request goes on.
+        }
+        else if (status == TierStatus.OK)
         {
             counters.increment(EngineCounter.PROBE_HITS);
             negativeProbes.present(batch.keyHigh[i], batch.keyLow[i]);

@@ -67,6 +67,7 @@ public final class Pipeline
         disruptor.setDefaultExceptionHandler(new LoggingExceptionHandler());
         this.ring = disruptor.start();
         conductor.ring(ring);
+        conductor.startThreads();
         this.tickNanos = config.tickInterval().toNanos();
         this.ticker = Thread.ofPlatform().name("kvtier-ticker").daemon(true).unstarted(this::tick);
         ticker.start();
@@ -187,9 +188,11 @@ public final class Pipeline
     }
 
     /**
-     * Stops the ticker and the engine thread, letting it drain the ring for up to {@code waitMillis}.
+     * Stops the ticker and the engine thread, letting it drain the ring for up to {@code waitMillis},
+     * then the tiers' call threads and the re-verification thread (a call thread stuck in a tier's call
+     * is left, and named in the log). Bounded whatever the tiers do: the engine thread never waits on one.
      *
-     * @param waitMillis how long the ring may take to drain
+     * @param waitMillis how long the ring may take to drain, and the threads to end
      */
     public void stop(final long waitMillis)
     {
@@ -209,6 +212,22 @@ public final class Pipeline
             Thread.currentThread().interrupt();
             disruptor.halt();
         }
+        conductor.stopThreads(Math.min(waitMillis, 1000));
+    }
+
+    /**
+     * @return the names of the tiers that may still read or write memory the engine handed them (a call
+     *         in progress, a batch not come back); after {@link #stop}
+     */
+    public List<String> tiersStillTouchingMemory()
+    {
+        return conductor.tiersStillTouchingMemory();
+    }
+
+    /** Frees the staging frames of untrusted tiers' reads; after {@link #stop}, and only if no tier may still write into them. */
+    public void closeStaging()
+    {
+        conductor.closeStaging();
     }
 
     private static final class LoggingExceptionHandler implements ExceptionHandler<EngineEvent>

@@ -19,6 +19,9 @@ import java.util.ArrayDeque;
  *
  * <p>The policy hears each page's chain: with every insertion and hit, the resident page of the
  * previous key of the same chain, so that a policy can let a chain's tail go before its head.
+ *
+ * <p>A page found changed after its load ({@link #retire}) leaves the index at once and the pool, through
+ * quarantine, as soon as nobody holds a pin on it: the tier that wrote it may be writing it still.
  */
 final class PoolSpace implements TimedPart
 {
@@ -89,6 +92,11 @@ final class PoolSpace implements TimedPart
     private final int[] freeStack;
     private int freeCount;
     private final LongRing quarantine;
+    /** Pages to leave the pool through quarantine once unpinned; {@link #listed} says which are in {@link #retiringPages}. */
+    private final boolean[] retiring;
+    private final boolean[] listed;
+    private final int[] retiringPages;
+    private int retiringCount;
     private final ArrayDeque<ClientRecord> spaceWaiters;
     private EvictionGate gate;
     private SpaceWaiterResumer resumer;
@@ -115,6 +123,9 @@ final class PoolSpace implements TimedPart
         }
         this.freeCount = pageCount;
         this.quarantine = new LongRing(pageCount, 2);
+        this.retiring = new boolean[pageCount];
+        this.listed = new boolean[pageCount];
+        this.retiringPages = new int[pageCount];
         this.spaceWaiters = new ArrayDeque<>(maxClients + 1);
         counters.set(EngineCounter.PAGES_IN_USE, 0);
     }
@@ -195,6 +206,10 @@ final class PoolSpace implements TimedPart
      */
     void touch(final int page, final int parent)
     {
+        if (retiring[page])
+        {
+            return; // on its way out: never back in the eviction order, which would free it without quarantine
+        }
         orderChanges++;
         final int chainParent = parent == page || parent < 0 || !ordered[parent] ? EvictionPolicy.NONE : parent;
         if (ordered[page])
@@ -288,9 +303,61 @@ final class PoolSpace implements TimedPart
         gate.evicted(page);
         index.unbindPage(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page);
         unorder(page);
-        free(page);
+        if (retiring[page])
+        {
+            retiring[page] = false;
+            quarantine(page);
+        }
+        else
+        {
+            free(page);
+        }
         counters.increment(EngineCounter.PAGES_EVICTED);
         return true;
+    }
+
+    /**
+     * Takes a SERVING page out of use for good: out of the index now (no one finds it again), out of the
+     * eviction order, and out of the pool through quarantine once no pin holds it, since whatever
+     * changed it may not be done.
+     *
+     * @param page the page
+     */
+    void retire(final int page)
+    {
+        if (retiring[page])
+        {
+            return;
+        }
+        retiring[page] = true;
+        index.unbindPage(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page);
+        unorder(page);
+        if (!listed[page])
+        {
+            listed[page] = true;
+            retiringPages[retiringCount++] = page;
+        }
+        retireUnpinned();
+    }
+
+    /** Quarantines each retiring page nobody holds any more. */
+    private void retireUnpinned()
+    {
+        int kept = 0;
+        for (int i = 0; i < retiringCount; i++)
+        {
+            final int page = retiringPages[i];
+            final long word = pool.metadata().stateWordAcquire(page);
+            if (retiring[page] && !(PageStateWord.state(word) == PageStateWord.SERVING && PageStateWord.pins(word) == 0 && evict(page, word)))
+            {
+                retiringPages[kept++] = page;
+            }
+            else
+            {
+                listed[page] = false;
+            }
+        }
+        retiringCount = kept;
     }
 
     /** A page that never became resident, or left its state on its own, leaves the eviction order. */
@@ -359,6 +426,10 @@ final class PoolSpace implements TimedPart
         if (released)
         {
             counters.set(EngineCounter.PAGES_QUARANTINED, quarantine.size());
+        }
+        if (retiringCount > 0)
+        {
+            retireUnpinned();
         }
         evictIfAboveHighWater();
         for (int n = spaceWaiters.size(); n > 0; n--)

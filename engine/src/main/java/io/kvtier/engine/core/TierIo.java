@@ -1,10 +1,10 @@
 package io.kvtier.engine.core;
 
 import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.pool.CountersDescriptor;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
-import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.TierStatus;
 
 import java.util.ArrayDeque;
@@ -14,8 +14,27 @@ import java.util.List;
 /**
  * Tier I/O scheduling: the batches handed to each tier, one open batch per tier and operation that
  * requests fill and that goes out at the end of each ring batch, a bounded number in flight per tier,
- * pages waiting for a batch when all are in flight, and the timeout of a batch a tier is late with.
- * Owns the batches and those queues; the parts that asked for the I/O get each key's answer.
+ * pages waiting for a batch (or, for a tier the engine does not trust, for a staging frame) when all
+ * are in flight, the timeout of a batch a tier is late with, and whether each tier is in service. Owns
+ * the batches, those queues and the tiers' service states; the parts that asked for the I/O get each
+ * key's answer.
+ *
+ * <p>Batches go out through each tier's {@link TierCaller}, never by calling the tier on the engine
+ * thread. A tier leaves service in two ways:
+ * <ul>
+ *   <li><b>stuck</b>: a call that has not returned, or a batch not completed, within
+ *       {@code l3.io-timeout}. Logged once, counted in {@code l3_stuck}. Every batch of the tier is
+ *       answered at once: those still queued for a call are refused, the others time out (reads and
+ *       probes answered as misses, backups ended as failed). Later batches are refused as they are
+ *       submitted: reads and probes are misses, backups failures, counted in {@code l3_refused}. The
+ *       tier comes back into service, logged, once its stuck call has returned and every batch it was
+ *       handed has come back: a tier that was slow rather than broken serves again, and one that never
+ *       answers stays out.</li>
+ *   <li><b>out of service</b> for good, after {@code l3.late-write-limit} pages it was caught writing
+ *       after their load ({@link Reverifications}).</li>
+ * </ul>
+ * The state shows as the value of the tier's info record in the pool's counters
+ * ({@link CountersDescriptor#TIER_IN_SERVICE}, ...), which {@code kvtier stat} prints.
  */
 final class TierIo implements TimedPart
 {
@@ -25,35 +44,59 @@ final class TierIo implements TimedPart
     private final PagePool pool;
     private final EngineCounters counters;
     private final EngineClock clock;
-    private final StorageTier[] tiers;
+    private final TierCaller[] callers;
     private final List<String> tierNames;
     private final int tierCount;
     private final long ioTimeoutNanos;
+    private final StagingFrames staging;
+    private final boolean[] staged;
     private final TierIoBatch[][] openBatch;
     private final ArrayDeque<TierIoBatch>[][] freeBatches;
+    /** Every batch, free or not, per tier and operation: for {@link #mayStillTouchMemory}. */
+    private final TierIoBatch[][][] allBatches;
     private final TierIoBatch[] inflight;
     private int inflightCount;
     private final int[] ioNext;
     private final int[][] ioHead;
     private final int[][] ioTail;
     private final ArrayDeque<TierIoBatch> doneOnEngineThread;
+    /** Per tier: {@link CountersDescriptor#TIER_IN_SERVICE}, {@link CountersDescriptor#TIER_STUCK} or {@link CountersDescriptor#TIER_OUT_OF_SERVICE}. */
+    private final int[] service;
+    private final long[] outSinceNanos;
+    private int inServiceMask;
     private Loads loads;
     private Backups backups;
     private Lookups lookups;
 
+    /**
+     * @param callers   per tier, what makes its calls
+     * @param staging   the staging frames, or null when every tier is trusted
+     * @param staged    per tier, whether its reads land in staging frames (it is not trusted)
+     */
     @SuppressWarnings("unchecked")
-    TierIo(final PagePool pool, final EngineCounters counters, final EngineClock clock, final StorageTier[] tiers, final List<String> tierNames,
-           final int maxBatch, final int maxInflight, final long ioTimeoutNanos, final TierIoBatch.Sink sink)
+    TierIo(final PagePool pool, final EngineCounters counters, final EngineClock clock, final TierCaller[] callers, final List<String> tierNames,
+           final StagingFrames staging, final boolean[] staged, final int maxBatch, final int maxInflight, final long ioTimeoutNanos,
+           final TierIoBatch.Sink sink)
     {
         this.pool = pool;
         this.counters = counters;
         this.clock = clock;
-        this.tiers = tiers;
+        this.callers = callers;
         this.tierNames = tierNames;
-        this.tierCount = tiers.length;
+        this.tierCount = callers.length;
         this.ioTimeoutNanos = ioTimeoutNanos;
+        this.staging = staging;
+        this.staged = staged.clone();
+        for (int t = 0; t < tierCount; t++)
+        {
+            if (staged[t] && staging == null)
+            {
+                throw new IllegalArgumentException("tier " + tierNames.get(t) + " reads through staging, but there are no staging frames");
+            }
+        }
         this.openBatch = new TierIoBatch[tierCount][TierIoBatch.OPS];
         this.freeBatches = new ArrayDeque[tierCount][TierIoBatch.OPS];
+        this.allBatches = new TierIoBatch[tierCount][TierIoBatch.OPS][maxInflight];
         this.inflight = new TierIoBatch[tierCount * TierIoBatch.OPS * maxInflight];
         for (int t = 0; t < tierCount; t++)
         {
@@ -62,7 +105,8 @@ final class TierIo implements TimedPart
                 freeBatches[t][op] = new ArrayDeque<>(maxInflight);
                 for (int b = 0; b < maxInflight; b++)
                 {
-                    freeBatches[t][op].add(new TierIoBatch(t, op, maxBatch, pool, sink));
+                    allBatches[t][op][b] = new TierIoBatch(t, op, maxBatch, pool, staged[t] ? staging : null, sink);
+                    freeBatches[t][op].add(allBatches[t][op][b]);
                 }
             }
         }
@@ -75,6 +119,14 @@ final class TierIo implements TimedPart
             Arrays.fill(ioTail[t], NONE);
         }
         this.doneOnEngineThread = new ArrayDeque<>(Math.max(16, tierCount * TierIoBatch.OPS * maxInflight));
+        this.service = new int[tierCount];
+        this.outSinceNanos = new long[tierCount];
+        this.inServiceMask = tierCount == 0 ? 0 : (int)((1L << tierCount) - 1);
+        for (int t = 0; t < tierCount; t++)
+        {
+            counters.tierState(t, CountersDescriptor.TIER_IN_SERVICE);
+        }
+        counters.set(EngineCounter.L3_TIERS_OUT_OF_SERVICE, 0);
     }
 
     void connect(final Loads loadPart, final Backups backupPart, final Lookups lookupPart)
@@ -82,6 +134,24 @@ final class TierIo implements TimedPart
         this.loads = loadPart;
         this.backups = backupPart;
         this.lookups = lookupPart;
+    }
+
+    /** @return one bit per tier in service, bit {@code t} for tier {@code t} (as the index's tier bits) */
+    int inServiceMask()
+    {
+        return inServiceMask;
+    }
+
+    /** @return whether the tier takes batches */
+    boolean inService(final int tier)
+    {
+        return (inServiceMask & 1 << tier) != 0;
+    }
+
+    /** @return whether the tier's reads land in staging frames */
+    boolean isStaged(final int tier)
+    {
+        return staged[tier];
     }
 
     private TierIoBatch batchFor(final int tier, final int op)
@@ -95,10 +165,14 @@ final class TierIo implements TimedPart
         return batch;
     }
 
-    /** Queues a page read or write; waits in the page list when every batch of the tier is in flight. */
+    /**
+     * Queues a page read or write; waits in the page list when every batch of the tier is in flight,
+     * or, for a read through staging, when no staging frame is free.
+     */
     void queuePageIo(final int tier, final int op, final int page)
     {
-        final TierIoBatch batch = batchFor(tier, op);
+        final boolean needsStaging = op == TierIoBatch.READ && staged[tier];
+        final TierIoBatch batch = needsStaging && staging.available() == 0 ? null : batchFor(tier, op);
         if (batch == null)
         {
             ioNext[page] = NONE;
@@ -113,7 +187,16 @@ final class TierIo implements TimedPart
             ioTail[tier][op] = page;
             return;
         }
-        batch.add(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page, EngineConductor.ENGINE_OWNER, 0, 0);
+        addPage(batch, page);
+    }
+
+    private void addPage(final TierIoBatch batch, final int page)
+    {
+        final int i = batch.add(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page, EngineConductor.ENGINE_OWNER, 0, 0);
+        if (batch.isStaged())
+        {
+            batch.staging[i] = staging.take();
+        }
         if (batch.isFull())
         {
             submit(batch);
@@ -150,34 +233,37 @@ final class TierIo implements TimedPart
         }
         inflight[inflightCount++] = batch;
         batch.arm(clock.nanoTime());
-        final StorageTier tier = tiers[batch.tier];
-        try
+        if (!inService(batch.tier))
         {
-            switch (batch.op)
-            {
-                case TierIoBatch.READ -> tier.read(batch);
-                case TierIoBatch.WRITE -> tier.write(batch);
-                case TierIoBatch.EXISTS -> tier.exists(batch);
-                case TierIoBatch.REMOVE -> tier.remove(batch);
-                default -> throw new IllegalStateException("unknown batch op " + batch.op);
-            }
+            refuse(batch);
+            return;
         }
-        catch (final RuntimeException | Error ex)
+        batch.callQueuedRelease();
+        if (!callers[batch.tier].hand(batch) && batch.compareAndSetCallState(TierIoBatch.CALL_REFUSED))
         {
-            counters.increment(EngineCounter.PLUGIN_ERRORS);
-            LOG.log(System.Logger.Level.ERROR, "tier " + tierNames.get(batch.tier) + " threw from " + TierIoBatch.opName(batch.op)
-                + " of " + batch.size + " keys; they count as I/O errors and the engine keeps running", ex);
-            batch.completeRemaining(TierStatus.IO_ERROR);
+            // Cannot happen while the queue holds twice the tier's batches; were it full, the keys fail, counted.
+            LOG.log(System.Logger.Level.ERROR, "the call queue of tier {0} is full; a {1} of {2} keys is refused",
+                tierNames.get(batch.tier), TierIoBatch.opName(batch.op), batch.size);
+            refuse(batch);
         }
     }
 
-    /** A tier completed a batch on the engine thread itself, inside a submit: handled at {@link #flush}. */
+    /** Answers every key of a batch its tier never saw: the batch comes back now, on this thread. */
+    private void refuse(final TierIoBatch batch)
+    {
+        batch.refused = true;
+        counters.add(EngineCounter.L3_REFUSED, batch.size);
+        batch.completeRemaining(TierStatus.REJECTED);
+        batch.callReturned();
+    }
+
+    /** A batch came back on the engine thread itself (refused): handled at {@link #flush}. */
     void doneOnEngineThread(final TierIoBatch batch)
     {
         doneOnEngineThread.add(batch);
     }
 
-    /** Submits every open batch, then handles completions that tiers delivered on the engine thread. */
+    /** Submits every open batch, then handles batches that came back on the engine thread. */
     void flush()
     {
         do
@@ -215,7 +301,7 @@ final class TierIo implements TimedPart
         return !doneOnEngineThread.isEmpty();
     }
 
-    /** A tier completed every key of a batch: each key's answer goes to the part that asked. */
+    /** A tier completed every key of a batch and its call returned: each key's answer goes to the part that asked. */
     void onBatchDone(final TierIoBatch batch)
     {
         for (int i = 0; i < inflightCount; i++)
@@ -227,6 +313,10 @@ final class TierIo implements TimedPart
                 break;
             }
         }
+        if (batch.pluginFailure != null)
+        {
+            counters.increment(EngineCounter.PLUGIN_ERRORS); // logged by the call thread, which caught it
+        }
         for (int i = 0; i < batch.size; i++)
         {
             switch (batch.op)
@@ -236,7 +326,7 @@ final class TierIo implements TimedPart
                 case TierIoBatch.EXISTS -> lookups.onExistsDone(batch, i);
                 case TierIoBatch.REMOVE ->
                 {
-                    if (batch.status[i] != TierStatus.OK && batch.status[i] != TierStatus.NOT_FOUND)
+                    if (!batch.refused && batch.status[i] != TierStatus.OK && batch.status[i] != TierStatus.NOT_FOUND)
                     {
                         counters.increment(EngineCounter.L3_ERRORS);
                     }
@@ -244,11 +334,30 @@ final class TierIo implements TimedPart
                 default -> throw new IllegalStateException("unknown batch op " + batch.op);
             }
         }
+        final boolean gaveStaging = batch.isStaged();
+        if (gaveStaging)
+        {
+            // Only now, with every key complete and the call returned: until then the tier may still write into them.
+            for (int i = 0; i < batch.size; i++)
+            {
+                staging.give(batch.staging[i]);
+            }
+        }
         final int tier = batch.tier;
         final int op = batch.op;
         batch.reset();
         freeBatches[tier][op].add(batch);
         drainWaitingPages(tier, op);
+        if (gaveStaging)
+        {
+            for (int t = 0; t < tierCount; t++)
+            {
+                if (staged[t] && t != tier)
+                {
+                    drainWaitingPages(t, TierIoBatch.READ);
+                }
+            }
+        }
     }
 
     private void drainWaitingPages(final int tier, final int op)
@@ -257,7 +366,8 @@ final class TierIo implements TimedPart
         {
             return;
         }
-        while (ioHead[tier][op] != NONE)
+        final boolean needsStaging = op == TierIoBatch.READ && staged[tier];
+        while (ioHead[tier][op] != NONE && (!needsStaging || staging.available() > 0))
         {
             final TierIoBatch batch = batchFor(tier, op);
             if (batch == null)
@@ -270,43 +380,188 @@ final class TierIo implements TimedPart
             {
                 ioTail[tier][op] = NONE;
             }
-            batch.add(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page, EngineConductor.ENGINE_OWNER, 0, 0);
-            if (batch.isFull())
+            addPage(batch, page);
+        }
+    }
+
+    /**
+     * Batches a tier is late with: their waiters get a miss now, their pages stay held until it answers,
+     * and the tier leaves service. Calls that do not return: the tier leaves service. Stuck tiers that
+     * have answered everything: back into service.
+     */
+    @Override
+    public void onTime(final long nowNanos)
+    {
+        for (int t = 0; t < tierCount; t++)
+        {
+            final long started = callers[t].callStartedNanos();
+            if (service[t] == CountersDescriptor.TIER_IN_SERVICE && started != 0 && nowNanos - started >= ioTimeoutNanos)
             {
-                submit(batch);
+                markStuck(t, nowNanos, "a call to it has not returned after " + (nowNanos - started) / 1_000_000 + " ms");
+            }
+        }
+        for (int b = 0; b < inflightCount; b++)
+        {
+            final TierIoBatch batch = inflight[b];
+            if (batch.timedOut || batch.refused || nowNanos - batch.submittedNanos < ioTimeoutNanos)
+            {
+                continue;
+            }
+            LOG.log(System.Logger.Level.WARNING, "tier {0} has not finished a {1} of {2} keys after {3} ms; {4}",
+                tierNames.get(batch.tier), TierIoBatch.opName(batch.op), batch.size, (nowNanos - batch.submittedNanos) / 1_000_000,
+                batch.op == TierIoBatch.READ ? "waiters get a miss, pages stay held until it answers and are never served"
+                    : batch.op == TierIoBatch.WRITE ? "the backups end as failed" : "requests waiting on it go on without its answers");
+            expire(batch);
+            markStuck(batch.tier, nowNanos, "a " + TierIoBatch.opName(batch.op) + " it was handed " + (nowNanos - batch.submittedNanos) / 1_000_000
+                + " ms ago is not complete");
+        }
+        for (int t = 0; t < tierCount; t++)
+        {
+            if (service[t] == CountersDescriptor.TIER_STUCK && callers[t].isIdle() && !holdsBatches(t))
+            {
+                service[t] = CountersDescriptor.TIER_IN_SERVICE;
+                inServiceMask |= 1 << t;
+                counters.tierState(t, CountersDescriptor.TIER_IN_SERVICE);
+                updateOutOfServiceGauge();
+                LOG.log(System.Logger.Level.WARNING, "tier {0} has answered everything it was handed, {1} ms after it was taken out of service as stuck:"
+                    + " back in service", tierNames.get(t), (nowNanos - outSinceNanos[t]) / 1_000_000);
             }
         }
     }
 
-    /** Batches a tier is late with: their waiters get a miss now; their pages stay held until it answers. */
-    @Override
-    public void onTime(final long nowNanos)
+    /** Gives up on a batch: its waiters are answered now; whatever the tier says later changes no answer. */
+    private void expire(final TierIoBatch batch)
     {
-        for (int b = 0; b < inflightCount; b++)
+        batch.timedOut = true;
+        counters.increment(EngineCounter.L3_TIMEOUTS);
+        // Every key, including those the tier already completed: until the whole batch is handed
+        // back, no key's answer reaches its waiters, and a probe of a timed-out batch is answered
+        // only here (Lookups.onExistsDone does not answer it again).
+        for (int i = 0; i < batch.size; i++)
         {
-            final TierIoBatch batch = inflight[b];
-            if (batch.timedOut || nowNanos - batch.submittedNanos < ioTimeoutNanos)
+            switch (batch.op)
             {
-                continue;
-            }
-            batch.timedOut = true;
-            counters.increment(EngineCounter.L3_TIMEOUTS);
-            LOG.log(System.Logger.Level.WARNING, "tier {0} has not finished a {1} of {2} keys after {3} ms; waiters get a miss, pages stay held until it answers",
-                tierNames.get(batch.tier), TierIoBatch.opName(batch.op), batch.size, (nowNanos - batch.submittedNanos) / 1_000_000);
-            // Every key, including those the tier already completed: until the whole batch is handed
-            // back, no key's answer reaches its waiters, and a probe of a timed-out batch is answered
-            // only here (Lookups.onExistsDone does not answer it again).
-            for (int i = 0; i < batch.size; i++)
-            {
-                if (batch.op == TierIoBatch.READ)
+                case TierIoBatch.READ -> loads.abandon(batch.page[i]);
+                case TierIoBatch.EXISTS -> lookups.answerProbe(batch, i);
+                case TierIoBatch.WRITE -> backups.abandon(batch, i);
+                default ->
                 {
-                    loads.abandon(batch.page[i]);
-                }
-                else if (batch.op == TierIoBatch.EXISTS)
-                {
-                    lookups.answerProbe(batch, i);
+                    // a remove's answer changes nothing anyone waits for
                 }
             }
         }
+    }
+
+    private boolean holdsBatches(final int tier)
+    {
+        for (int b = 0; b < inflightCount; b++)
+        {
+            if (inflight[b].tier == tier)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Takes a tier out of service as stuck (see the class description), unless it is out already.
+     *
+     * @param tier      the tier
+     * @param nowNanos  the engine's time
+     * @param why       what it did not do, for the log
+     */
+    private void markStuck(final int tier, final long nowNanos, final String why)
+    {
+        if (service[tier] != CountersDescriptor.TIER_IN_SERVICE)
+        {
+            return;
+        }
+        leaveService(tier, CountersDescriptor.TIER_STUCK, nowNanos);
+        counters.increment(EngineCounter.L3_STUCK);
+        LOG.log(System.Logger.Level.ERROR, "tier {0} is stuck: {1} (l3.io-timeout {2} ms). It is out of service: what it was handed is answered"
+            + " now (reads and probes as misses, backups as failed) and what comes for it fails at once, counted in l3_refused, until it has"
+            + " answered everything it was handed", tierNames.get(tier), why, ioTimeoutNanos / 1_000_000);
+        for (int b = 0; b < inflightCount; b++)
+        {
+            final TierIoBatch batch = inflight[b];
+            if (batch.tier != tier || batch.refused)
+            {
+                continue;
+            }
+            if (batch.compareAndSetCallState(TierIoBatch.CALL_REFUSED))
+            {
+                refuse(batch); // still queued behind the stuck call: the tier never sees it
+            }
+            else if (!batch.timedOut)
+            {
+                expire(batch);
+            }
+        }
+    }
+
+    /**
+     * Takes a tier out of service for good: it was caught writing into pages after their load.
+     * Batches still queued for it are refused; those it was handed end as it answers them.
+     *
+     * @param tier the tier
+     * @param why  for the log
+     */
+    void takeOutOfService(final int tier, final String why)
+    {
+        if (service[tier] == CountersDescriptor.TIER_OUT_OF_SERVICE)
+        {
+            return;
+        }
+        leaveService(tier, CountersDescriptor.TIER_OUT_OF_SERVICE, clock.nanoTime());
+        LOG.log(System.Logger.Level.ERROR, "tier {0} is taken out of service until the engine restarts: {1}; what comes for it fails at once,"
+            + " counted in l3_refused", tierNames.get(tier), why);
+        for (int b = 0; b < inflightCount; b++)
+        {
+            final TierIoBatch batch = inflight[b];
+            if (batch.tier == tier && !batch.refused && batch.compareAndSetCallState(TierIoBatch.CALL_REFUSED))
+            {
+                refuse(batch);
+            }
+        }
+    }
+
+    private void leaveService(final int tier, final int state, final long nowNanos)
+    {
+        service[tier] = state;
+        inServiceMask &= ~(1 << tier);
+        outSinceNanos[tier] = nowNanos;
+        counters.tierState(tier, state);
+        updateOutOfServiceGauge();
+    }
+
+    private void updateOutOfServiceGauge()
+    {
+        counters.set(EngineCounter.L3_TIERS_OUT_OF_SERVICE, tierCount - Integer.bitCount(inServiceMask));
+    }
+
+    /**
+     * @param tier a tier
+     * @return whether any batch handed to it has not come back, or its call thread is in a call: the
+     *         tier may still read or write memory the engine handed it. Any thread, once the engine
+     *         thread has stopped (it reads the batches' own atomic state).
+     */
+    boolean mayStillTouchMemory(final int tier)
+    {
+        if (!callers[tier].isIdle())
+        {
+            return true;
+        }
+        for (int op = 0; op < TierIoBatch.OPS; op++)
+        {
+            for (final TierIoBatch batch : allBatches[tier][op])
+            {
+                if (!batch.isDone() && batch.callStateAcquire() == TierIoBatch.CALL_CALLING)
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }

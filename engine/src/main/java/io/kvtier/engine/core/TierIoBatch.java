@@ -2,6 +2,7 @@ package io.kvtier.engine.core;
 
 import io.kvtier.engine.pool.PageFrames;
 import io.kvtier.engine.pool.PagePool;
+import io.kvtier.nativeaccess.libc.PageCopy;
 import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierStatus;
 
@@ -14,6 +15,18 @@ import java.lang.invoke.VarHandle;
  * set once by compare-and-set, and a countdown whose last decrement hands the batch back to the
  * engine. A frame read successfully is verified right here, on the tier's completing thread, so
  * checksum work spreads over the I/O threads instead of the pipeline thread.
+ *
+ * <p>The countdown holds one more than the keys: the call that hands the batch to the tier
+ * ({@link #callReturned()}), so the batch comes back, to be reused, only once every key is complete
+ * <em>and</em> the tier's call has returned; a call thread never touches a batch the engine may
+ * already have handed to the tier again. Whether the call is still to be made is a word of its own
+ * ({@link #CALL_QUEUED}, ...), which the call thread and the engine each take by compare-and-set: a
+ * batch queued behind a stuck call is either called or refused, never both.
+ *
+ * <p>A read of a tier the engine does not trust lands in a staging frame ({@link StagingFrames})
+ * rather than the pool: {@link #segment} hands the tier the staging frame, and {@link #complete}
+ * copies it into the pool frame and verifies the pool frame, so bytes the tier writes after completing
+ * a key reach only staging, never a page a client is served.
  */
 final class TierIoBatch implements TierBatch
 {
@@ -23,14 +36,29 @@ final class TierIoBatch implements TierBatch
     static final int REMOVE = 3;
     static final int OPS = 4;
 
+    /** Not handed to the tier's call thread (free, being filled, or done). */
+    static final int CALL_IDLE = 0;
+    /** Waiting in the tier's call queue. */
+    static final int CALL_QUEUED = 1;
+    /** Taken by the call thread: the tier's call is made, or was. */
+    static final int CALL_CALLING = 2;
+    /** Taken back by the engine before any call: its tier is out of service. */
+    static final int CALL_REFUSED = 3;
+
+    /** {@link #staging} of a key whose read lands in the pool frame itself. */
+    static final int NO_STAGING = -1;
+
     private static final VarHandle STATUS = MethodHandles.arrayElementVarHandle(TierStatus[].class);
     private static final VarHandle REMAINING;
+    private static final VarHandle CALL_STATE;
 
     static
     {
         try
         {
-            REMAINING = MethodHandles.lookup().findVarHandle(TierIoBatch.class, "remaining", int.class);
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            REMAINING = lookup.findVarHandle(TierIoBatch.class, "remaining", int.class);
+            CALL_STATE = lookup.findVarHandle(TierIoBatch.class, "callState", int.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -55,17 +83,39 @@ final class TierIoBatch implements TierBatch
     final int[] opSeq;
     final TierStatus[] status;
     final PageFrames.FrameCheck[] check;
+    /** For a read of an untrusted tier, each key's staging frame; otherwise {@link #NO_STAGING}. */
+    final int[] staging;
+    /** Where {@link #staging} frames live; null for a tier whose reads land in the pool. */
+    final StagingFrames stagingFrames;
     int size;
     long submittedNanos;
     boolean timedOut;
+    /** Engine thread: the batch was never handed to its tier, which was out of service; every key completed REJECTED. */
+    boolean refused;
+    /**
+     * What the plugin threw from the call, set by the call thread before the batch can come back;
+     * the engine reads it once the batch is done (the countdown's last decrement orders the two).
+     */
+    Throwable pluginFailure;
     private volatile int remaining;
+    private volatile int callState;
 
     TierIoBatch(final int tier, final int op, final int capacity, final PagePool pool, final Sink sink)
+    {
+        this(tier, op, capacity, pool, null, sink);
+    }
+
+    /**
+     * @param stagingFrames where reads of this batch land before they are copied into the pool, for a
+     *                      read batch of a tier the engine does not trust; null otherwise
+     */
+    TierIoBatch(final int tier, final int op, final int capacity, final PagePool pool, final StagingFrames stagingFrames, final Sink sink)
     {
         this.tier = tier;
         this.op = op;
         this.pool = pool;
         this.sink = sink;
+        this.stagingFrames = op == READ ? stagingFrames : null;
         keyHigh = new long[capacity];
         keyLow = new long[capacity];
         page = new int[capacity];
@@ -74,6 +124,14 @@ final class TierIoBatch implements TierBatch
         opSeq = new int[capacity];
         status = new TierStatus[capacity];
         check = new PageFrames.FrameCheck[capacity];
+        staging = new int[capacity];
+        java.util.Arrays.fill(staging, NO_STAGING);
+    }
+
+    /** @return whether this batch's reads land in staging frames (its tier is not trusted) */
+    boolean isStaged()
+    {
+        return stagingFrames != null;
     }
 
     int capacity()
@@ -92,9 +150,13 @@ final class TierIoBatch implements TierBatch
         {
             status[i] = null;
             check[i] = null;
+            staging[i] = NO_STAGING;
         }
         size = 0;
         timedOut = false;
+        refused = false;
+        pluginFailure = null;
+        CALL_STATE.setRelease(this, CALL_IDLE);
     }
 
     int add(final long high, final long low, final int pageId, final int sessionId, final int index, final int seq)
@@ -109,11 +171,46 @@ final class TierIoBatch implements TierBatch
         return i;
     }
 
-    /** Arms the countdown; after this the tier may complete keys. */
+    /** Arms the countdown (every key, and the call); after this the tier may complete keys. */
     void arm(final long nowNanos)
     {
         submittedNanos = nowNanos;
-        REMAINING.setVolatile(this, size);
+        REMAINING.setVolatile(this, size + 1);
+    }
+
+    /** Engine thread: the batch goes into its tier's call queue. */
+    void callQueuedRelease()
+    {
+        CALL_STATE.setRelease(this, CALL_QUEUED);
+    }
+
+    /**
+     * Takes a queued batch, for the call thread (to call the tier) or the engine (to refuse it).
+     *
+     * @param to {@link #CALL_CALLING} or {@link #CALL_REFUSED}
+     * @return whether it was still queued, and now is the caller's
+     */
+    boolean compareAndSetCallState(final int to)
+    {
+        return CALL_STATE.compareAndSet(this, CALL_QUEUED, to);
+    }
+
+    /** @return where the batch stands with its tier's call thread */
+    int callStateAcquire()
+    {
+        return (int)CALL_STATE.getAcquire(this);
+    }
+
+    /**
+     * The call that handed the batch to the tier returned (or was never made: refused). The batch may
+     * come back now, if every key is complete: after this the caller must not touch it.
+     */
+    void callReturned()
+    {
+        if ((int)REMAINING.getAndAdd(this, -1) == 1)
+        {
+            sink.batchDone(this);
+        }
     }
 
     @Override
@@ -140,7 +237,15 @@ final class TierIoBatch implements TierBatch
     public MemorySegment segment(final int index)
     {
         checkIndex(index);
-        return op == READ || op == WRITE ? pool.frames().frame(page[index]) : MemorySegment.NULL;
+        if (op == READ)
+        {
+            return staging[index] != NO_STAGING ? stagingFrames.frame(staging[index]) : pool.frames().frame(page[index]);
+        }
+        // A write hands the tier the pool frame itself, staged or not: its source stays pinned until the
+        // key completes (and, should its batch time out, until the timeout), and a tier that reads it
+        // late can only store wrong bytes, which the next load's verification refuses. Nothing a tier
+        // does with a write's segment can change what a client is served.
+        return op == WRITE ? pool.frames().frame(page[index]) : MemorySegment.NULL;
     }
 
     @Override
@@ -153,6 +258,12 @@ final class TierIoBatch implements TierBatch
         }
         if (op == READ && outcome == TierStatus.OK)
         {
+            if (staging[index] != NO_STAGING)
+            {
+                // Copy first, verify the copy: whatever the tier writes into staging from now on, late
+                // or not, never reaches the pool frame, and the pool frame is what was verified.
+                PageCopy.copy(stagingFrames.frame(staging[index]), 0, pool.frames().frame(page[index]), 0, pool.frameLength());
+            }
             // Verify before the status is visible: once it is set the engine may act on it.
             check[index] = pool.frames().verify(page[index], keyHigh[index], keyLow[index]);
         }
@@ -167,7 +278,8 @@ final class TierIoBatch implements TierBatch
     }
 
     /**
-     * Completes every key the tier has not, after a plugin exception.
+     * Completes every key the tier has not: after a plugin exception, or for a batch refused before
+     * any call. The batch still waits for {@link #callReturned()}.
      *
      * @param outcome the status to give them
      */

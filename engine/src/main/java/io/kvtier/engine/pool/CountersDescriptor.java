@@ -46,9 +46,10 @@ package io.kvtier.engine.pool;
  * reader may cache names by id. The engine's ids are those of
  * {@link io.kvtier.engine.status.EngineCounter}, but nothing here needs that enum; ids from
  * {@link #FIRST_TIER_INFO_ID} hold one info record per configured tier, in order, named
- * {@code tier_<name>}, whose description is the tier's type and its {@code describe()} line; ids from
- * {@link #FIRST_THREAD_ID} one gauge per watched engine thread, named {@code thread_<name>}: 0 runs, 1
- * stuck, 2 dead ({@code io.kvtier.engine.status.ThreadWatch}).
+ * {@code tier_<name>}, whose description is the tier's type and its {@code describe()} line, and whose
+ * value is the tier's state ({@link #TIER_IN_SERVICE}, {@link #TIER_STUCK}, {@link #TIER_OUT_OF_SERVICE}),
+ * which the engine changes as a gauge; ids from {@link #FIRST_THREAD_ID} one gauge per watched engine
+ * thread, named {@code thread_<name>}: 0 runs, 1 stuck, 2 dead ({@code io.kvtier.engine.status.ThreadWatch}).
  */
 public final class CountersDescriptor
 {
@@ -80,7 +81,11 @@ public final class CountersDescriptor
     /** Longest description, in bytes of UTF-8. */
     public static final int MAX_DESCRIPTION_LENGTH = RECORD_LENGTH - DESCRIPTION_OFFSET;
 
-    /** Type id: not a number but a fact, in the description (a tier's I/O path, say); the value stays 0. */
+    /**
+     * Type id: not a number but a fact, in the description (a tier's I/O path, say). The value stays 0,
+     * except for a tier's record, whose value is the tier's state: {@link #TIER_IN_SERVICE},
+     * {@link #TIER_STUCK} or {@link #TIER_OUT_OF_SERVICE}.
+     */
     public static final int TYPE_INFO = 3;
 
     /** The id of the first watched thread's gauge; the others follow (at most 32). */
@@ -88,6 +93,13 @@ public final class CountersDescriptor
 
     /** The id of the first tier's info record; the tiers' follow in configuration order (at most 30). */
     public static final int FIRST_TIER_INFO_ID = 448;
+
+    /** A tier record's value: the tier takes batches. */
+    public static final int TIER_IN_SERVICE = 0;
+    /** A tier record's value: the tier is stuck (a call or a batch outlived l3.io-timeout); batches for it fail until it answers. */
+    public static final int TIER_STUCK = 1;
+    /** A tier record's value: the tier was caught writing into pages after their load; batches for it fail until the engine restarts. */
+    public static final int TIER_OUT_OF_SERVICE = 2;
 
     /** Record state: no counter has this id. */
     public static final int RECORD_UNUSED = 0;

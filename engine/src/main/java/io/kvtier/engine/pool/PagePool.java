@@ -355,6 +355,21 @@ public final class PagePool implements AutoCloseable
     @Override
     public void close()
     {
+        close(true);
+    }
+
+    /**
+     * Closes the pool as {@link #close()} does but leaves this process's mapping in place until the
+     * process exits: for an engine whose tier may still write into the pool from native code (a call
+     * that never returned), where an unmapped page would crash the JVM.
+     */
+    public void closeLeavingMapped()
+    {
+        close(false);
+    }
+
+    private void close(final boolean unmap)
+    {
         if (closed)
         {
             return;
@@ -364,7 +379,10 @@ public final class PagePool implements AutoCloseable
         {
             header.poolStateRelease(PagePoolDescriptor.STATE_CLOSED);
         }
-        arena.close();
+        if (unmap)
+        {
+            arena.close();
+        }
         if (ownedFile != null)
         {
             ownedFile.close(true);

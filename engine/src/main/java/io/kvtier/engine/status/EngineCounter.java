@@ -147,17 +147,39 @@ public enum EngineCounter
     /** Bytes the device thread copied between pages and IPC clients' KV buffers, both ways. */
     DEVICE_BYTES(45, "device_bytes", Type.COUNTER,
         "Bytes copied between pool pages and IPC clients' KV buffers, both ways (DEVICE_LOAD and DEVICE_SAVE)."),
+    /** Tiers out of service now, stuck or caught writing late: a gauge. */
+    L3_TIERS_OUT_OF_SERVICE(46, "l3_tiers_out_of_service", Type.GAUGE,
+        "Tiers out of service now: stuck (a call or a batch outlived l3.io-timeout) or caught writing into pages after their load."),
+    /** Times a tier was taken out of service as stuck. */
+    L3_STUCK(47, "l3_stuck", Type.COUNTER,
+        "Times a tier was taken out of service as stuck: a call that did not return, or a batch not completed, within l3.io-timeout."),
+    /** Keys never handed to a tier because it was out of service. */
+    L3_REFUSED(48, "l3_refused", Type.COUNTER,
+        "Keys never handed to a tier because it was out of service: reads and probes answered as misses, backups ended as failed."),
+    /** Pages loaded from L3 whose bytes changed after their verification, caught by re-verification. */
+    L3_LATE_WRITES(49, "l3_late_writes", Type.COUNTER,
+        "Pages loaded from L3 whose bytes changed after they were verified (a tier writing late), caught by re-verification: not served,"
+            + " quarantined."),
+    /** Pinned pages loaded from L3 that were verified again. */
+    L3_REVERIFIED(50, "l3_reverified", Type.COUNTER,
+        "Pages loaded from L3 verified again when pinned, a sample (l3.reverify.rate) of those loaded within l3.reverify.window."),
+    /** Pages read through staging frames (untrusted tiers). */
+    L3_STAGED_READS(51, "l3_staged_reads", Type.COUNTER,
+        "Pages read from tiers the engine does not trust into staging frames, then copied into the pool and verified there."),
+    /** Flush requests answered at l3.io-timeout with backups not yet ended. */
+    FLUSHES_TIMED_OUT(52, "flushes_timed_out", Type.COUNTER,
+        "Flush requests answered at l3.io-timeout while backups had not ended (their count is the answer)."),
     /** Connections the IPC socket could not accept (out of descriptors or memory); it keeps listening. */
-    IPC_ACCEPT_ERRORS(46, "ipc_accept_errors", Type.COUNTER,
+    IPC_ACCEPT_ERRORS(53, "ipc_accept_errors", Type.COUNTER,
         "Connections the IPC socket could not accept (out of descriptors or memory); it keeps listening."),
     /** Watched engine threads busy with one piece of work past health.stuck-after. */
-    THREADS_STUCK(47, "threads_stuck", Type.GAUGE,
+    THREADS_STUCK(54, "threads_stuck", Type.GAUGE,
         "Watched engine threads busy with one piece of work past health.stuck-after (each thread_<name> gauge says which)."),
     /** Watched engine threads that ended while the engine runs. */
-    THREADS_DEAD(48, "threads_dead", Type.GAUGE,
+    THREADS_DEAD(55, "threads_dead", Type.GAUGE,
         "Watched engine threads that ended while the engine runs (each thread_<name> gauge says which)."),
     /** Requests an engine thread failed unexpectedly on and answered INTERNAL_ERROR, carrying on. */
-    THREAD_FAILURES(49, "thread_failures", Type.COUNTER,
+    THREAD_FAILURES(56, "thread_failures", Type.COUNTER,
         "Requests an engine thread failed on unexpectedly (an exception or error) and answered INTERNAL_ERROR, carrying on.");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */

@@ -60,6 +60,27 @@ public final class EngineCounters
     }
 
     /**
+     * Records a tier's state as the value of its info record. Engine thread only.
+     *
+     * @param index the tier's index in configuration order
+     * @param state {@link CountersDescriptor#TIER_IN_SERVICE}, {@link CountersDescriptor#TIER_STUCK} or
+     *              {@link CountersDescriptor#TIER_OUT_OF_SERVICE}
+     */
+    public void tierState(final int index, final int state)
+    {
+        counters.valueOpaque(CountersDescriptor.FIRST_TIER_INFO_ID + index, state);
+    }
+
+    /**
+     * @param index a tier's index in configuration order
+     * @return its state, as {@link #tierState(int, int)} last recorded it, from any thread
+     */
+    public int tierStateOpaque(final int index)
+    {
+        return (int)counters.valueOpaque(CountersDescriptor.FIRST_TIER_INFO_ID + index);
+    }
+
+    /**
      * Adds to a counter. Engine thread only.
      *
      * @param counter the counter

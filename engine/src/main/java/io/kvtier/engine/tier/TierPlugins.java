@@ -66,6 +66,7 @@ public final class TierPlugins implements AutoCloseable
     private final Map<String, String> refused = new TreeMap<>();
     private final Map<String, String> places = new LinkedHashMap<>();
     private final List<PluginClassLoader> loaders = new ArrayList<>();
+    private final java.util.Set<String> fromDirectory = new java.util.TreeSet<>();
 
     private TierPlugins(final SpiVersion engineVersion)
     {
@@ -110,6 +111,15 @@ public final class TierPlugins implements AutoCloseable
     public Map<String, Found> found()
     {
         return Collections.unmodifiableMap(available);
+    }
+
+    /**
+     * @param type a tier type the engine runs
+     * @return whether its provider came from {@code plugins.dir} (not the engine's class path)
+     */
+    public boolean isFromPluginDirectory(final String type)
+    {
+        return fromDirectory.contains(type);
     }
 
     /** @return why each refused type is refused, by type */
@@ -380,6 +390,10 @@ public final class TierPlugins implements AutoCloseable
             return type;
         }
         available.put(type, new Found(provider, place, builtFor));
+        if (fromDirectory)
+        {
+            this.fromDirectory.add(type);
+        }
         return type;
     }
 

@@ -59,7 +59,9 @@ public final class TierRegistry
      * @param tiers       the tier settings, in order
      * @param plugins     the providers to start them from; close it only after the tiers
      * @param objectSize  bytes per object (one page frame)
-     * @param transferMemory the pool's frames, which every slice handed to a tier lies in, or null
+     * @param transferMemory the pool's frames, which every slice handed to a trusted tier lies in, or null;
+     *                    a tier the engine does not trust is offered none, since the reads it makes land in
+     *                    staging frames and the pool is not its to register
      * @param listener    told of objects a tier drops by itself
      * @return the started tiers
      * @throws ConfigException      for an unknown type, or one whose plugin is refused (its SPI version)
@@ -78,6 +80,7 @@ public final class TierRegistry
             {
                 final StorageTierProvider provider = plugins.provider(settings);
                 final int index = started.size();
+                final boolean trusted = settings.trusted() != null ? settings.trusted() : !plugins.isFromPluginDirectory(settings.type());
                 final TierContext context = new TierContext()
                 {
                     @Override
@@ -101,7 +104,7 @@ public final class TierRegistry
                     @Override
                     public Optional<MemorySegment> transferMemory()
                     {
-                        return Optional.ofNullable(transferMemory);
+                        return trusted ? Optional.ofNullable(transferMemory) : Optional.empty();
                     }
                 };
                 // Libraries that look services up through the context class loader (gRPC, JAXB, ...) must
@@ -111,7 +114,7 @@ public final class TierRegistry
                 thread.setContextClassLoader(provider.getClass().getClassLoader());
                 try
                 {
-                    started.add(startOne(settings, provider, plugins.found().get(settings.type()).place(), context, index));
+                    started.add(startOne(settings, provider, plugins.found().get(settings.type()).place(), context, index, trusted));
                 }
                 finally
                 {
@@ -144,7 +147,7 @@ public final class TierRegistry
      * start, reported in one line naming the tier, its type, where its plugin came from and what happened.
      */
     private static TierHandle startOne(final EngineConfig.TierSettings settings, final StorageTierProvider provider, final String place,
-                                       final TierContext context, final int index)
+                                       final TierContext context, final int index, final boolean trusted)
     {
         final StorageTier tier;
         try
@@ -173,7 +176,7 @@ public final class TierRegistry
             }
             final String line = ask(settings, place, "describe()", tier::describe);
             final String description = line == null || line.isBlank() ? settings.type() : settings.type() + ": " + line;
-            return new TierHandle(index, settings.name(), settings.type(), tier, TierCapability.closure(capabilities), description);
+            return new TierHandle(index, settings.name(), settings.type(), tier, TierCapability.closure(capabilities), description, trusted);
         }
         catch (final RuntimeException | Error ex)
         {

@@ -29,6 +29,8 @@ class ConfigDocTest
     private static final List<String> TIER_ROWS = List.of(
         row("tier.<name>.type", "(no tiers)", "a tier type found on the class path or in plugins.dir, e.g. posix",
             "adds an L3 tier named <name>; tiers are used in the order they appear"),
+        row("tier.<name>." + EngineSettings.TIER_TRUSTED, "(by the plugin's place)", EngineSettings.TIER_TRUSTED_ALLOWED,
+            EngineSettings.TIER_TRUSTED_MEANING),
         "| `tier.<name>.<setting>` |  | see the tier's documentation | passed to the tier, e.g. tier.nvme.dir |");
 
     /**

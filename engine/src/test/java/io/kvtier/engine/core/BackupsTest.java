@@ -289,6 +289,82 @@ class BackupsTest
     }
 
     @Test
+    void shouldAnswerFlushAtTheIoTimeoutWithTheBackupsNotYetEnded() throws IOException
+    {
+        parts(s ->
+        {
+            s.writePolicy = WritePolicy.WRITE_THROUGH;
+            s.maxBackupPages = 1;
+        });
+        final TestPort port = parts.open(1, 1);
+        parts.backups.backupIfMissing(parts.serve(1, 1));
+        parts.backups.backupIfMissing(parts.serve(1, 2));
+        submittedWrite(); // handed to the tier, which never answers
+        flush(port);
+
+        parts.advance(parts.settings.ioTimeout.minusNanos(1));
+        parts.backups.onTime(parts.now());
+        assertThat(port.completions).as("within l3.io-timeout it waits").isZero();
+
+        parts.advance(java.time.Duration.ofNanos(1));
+        parts.backups.onTime(parts.now());
+        assertThat(port.completions).isEqualTo(1);
+        assertThat(port.status).isEqualTo(RequestStatus.OK);
+        assertThat(port.resultCount).as("one copy in flight, one queued").isEqualTo(2);
+        assertThat(parts.counter(EngineCounter.FLUSHES_TIMED_OUT)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNotAnswerAFlushTwiceNorARequestThatIsNoLongerAFlush() throws IOException
+    {
+        parts(s -> s.writePolicy = WritePolicy.WRITE_THROUGH);
+        final TestPort port = parts.open(1, 1);
+        final int page = parts.serve(1, 1);
+        parts.backups.backupIfMissing(page);
+        final TierBatch write = submittedWrite();
+        flush(port);
+        // The client's flush was answered some other way (the engine closing) and it went on to another request.
+        parts.record(port).complete(RequestStatus.CLOSED);
+        parts.begin(port, RequestOp.KEEP_ALIVE, 0, 0);
+        final int completions = port.completions;
+
+        parts.advance(parts.settings.ioTimeout);
+        parts.backups.onTime(parts.now());
+        parts.tier(0).answer(write);
+        parts.deliver();
+
+        assertThat(port.completions).as("neither the deadline nor the copy's end answers it").isEqualTo(completions);
+        assertThat(parts.counter(EngineCounter.FLUSHES_TIMED_OUT)).isZero();
+    }
+
+    @Test
+    void shouldEndACopyWhoseBatchTimedOutAsFailedAndIgnoreTheTiersLateAnswer() throws IOException
+    {
+        parts(s -> s.writePolicy = WritePolicy.WRITE_THROUGH);
+        final TestPort port = parts.open(1, 1);
+        final int page = parts.serve(1, 1);
+        parts.backups.backupIfMissing(page);
+        final TierBatch write = submittedWrite();
+        flush(port);
+
+        parts.advance(parts.settings.ioTimeout);
+        parts.io.onTime(parts.now());
+
+        assertThat(parts.backups.isCopying(page)).isFalse();
+        assertThat(parts.pins(page)).as("its pin goes: a late reader of it can only store bytes a load refuses").isZero();
+        assertThat(parts.counter(EngineCounter.BACKUPS_FAILED)).isEqualTo(1);
+        assertThat(parts.counter(EngineCounter.BACKUPS_IN_FLIGHT)).isZero();
+        assertThat(port.completions).as("nothing in flight any more: the flush is answered").isEqualTo(1);
+        assertThat(port.resultCount).isZero();
+
+        parts.tier(0).answer(write);
+        parts.deliver();
+        assertThat(parts.tierBits(1, 1)).as("a late OK is not taken as a copy").isZero();
+        assertThat(parts.counter(EngineCounter.BACKUPS_COMPLETED)).isZero();
+        assertThat(parts.pins(page)).isZero();
+    }
+
+    @Test
     void shouldNotCopyAPageFromAStaleBacklogEntryAfterItWasReused() throws IOException
     {
         parts(s ->

@@ -59,6 +59,12 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
         int maxInflight = 2;
         int maxBackupPages = 4;
         int maxClients = 4;
+        /** Tiers whose reads land in staging frames, by index. */
+        boolean[] untrusted = new boolean[0];
+        int stagingFrames = 4;
+        double reverifyRate;
+        Duration reverifyWindow = Duration.ofSeconds(1);
+        int lateWriteLimit = 3;
     }
 
     final Settings settings;
@@ -76,6 +82,11 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     final Loads loads;
     final Backups backups;
     final TierIo io;
+    final Reverifications reverifications;
+    final DirectTierCaller[] callers;
+    final StagingFrames staging;
+    /** Re-verifications handed over and not yet answered: the test answers them with {@link #reverify}. */
+    final ArrayDeque<ReverifyJob> reverifyJobs = new ArrayDeque<>();
 
     /** Batches whose last key completed, not yet handed to {@link TierIo#onBatchDone}. */
     final ArrayDeque<TierIoBatch> done = new ArrayDeque<>();
@@ -110,23 +121,47 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
         lookups = new Lookups(residency, counters, clock, s.tiers, s.probePages, s.prefetch, s.prefetchThreshold, s.prefetchTimeout.toNanos(),
             s.negativeProbeTtl.toNanos(), s.maxClients);
         loads = new Loads(residency, counters, clock, space, names);
-        backups = new Backups(residency, counters, clock, space, names, writePolicy, s.maxBackupPages, s.maxClients);
-        io = new TierIo(pool, counters, clock, tiers.clone(), names, s.maxBatch, s.maxInflight, s.ioTimeout.toNanos(), this);
+        backups = new Backups(residency, counters, clock, space, names, writePolicy, s.maxBackupPages, s.ioTimeout.toNanos(), s.maxClients);
+        callers = new DirectTierCaller[s.tiers];
+        final boolean[] staged = new boolean[s.tiers];
+        boolean anyStaged = false;
+        for (int t = 0; t < s.tiers; t++)
+        {
+            callers[t] = new DirectTierCaller(tiers[t], names.get(t));
+            staged[t] = t < s.untrusted.length && s.untrusted[t];
+            anyStaged |= staged[t];
+        }
+        staging = anyStaged ? new StagingFrames(s.stagingFrames, pool.frameLength()) : null;
+        io = new TierIo(pool, counters, clock, callers, names, staging, staged, s.maxBatch, s.maxInflight, s.ioTimeout.toNanos(), this);
+        reverifications = new Reverifications(pool, counters, clock, names, s.reverifyRate, s.reverifyWindow.toNanos(), s.lateWriteLimit, 8);
 
         sessions.connect(acquires, reservations, space);
         space.connect(this, this);
         reservations.connect(backups);
-        acquires.connect(loads, lookups, backups);
+        acquires.connect(loads, lookups, backups, reverifications);
         lookups.connect(loads, io, sessions, acquires);
         loads.connect(io, sessions, acquires, this);
         backups.connect(io, lookups);
         io.connect(loads, backups, lookups);
+        reverifications.connect(reverifyJobs::add, sessions, loads, space, io, this);
     }
 
     @Override
     public void close()
     {
         pool.close();
+        if (staging != null)
+        {
+            staging.close();
+        }
+    }
+
+    /** Answers the oldest re-verification handed over, checking the page as the re-verification thread does. */
+    void reverify()
+    {
+        final ReverifyJob job = reverifyJobs.poll();
+        job.intact = pool.frames().payloadIntact(job.page);
+        reverifications.onResult(job);
     }
 
     RecordingTier tier(final int t)

@@ -205,7 +205,7 @@ class LoadsTest
     }
 
     @Test
-    void shouldAnswerTheWaitersOfAnAbandonedLoadAndStillUseItsLateFrame() throws IOException
+    void shouldAnswerTheWaitersOfAnAbandonedLoadAndNeverServeItsLateFrame() throws IOException
     {
         parts(s -> { });
         parts.inL3(1, 1, 0);
@@ -220,12 +220,21 @@ class LoadsTest
         assertThat(parts.waitsOver).containsExactly(r);
         assertThat(parts.state(page)).as("held until the tier answers").isEqualTo(PageStateWord.WRITING);
         assertThat(parts.loads.loadingPage(parts.index.find(1, 1))).as("no one joins an abandoned load").isEqualTo(PoolSpace.NONE);
-        assertThat(load(1, 1)).isEqualTo(PoolSpace.NONE);
+        final int again = load(1, 1);
+        assertThat(again).as("the key is free for a new load, into another page").isNotEqualTo(PoolSpace.NONE).isNotEqualTo(page);
 
         parts.tier(0).answer(read);
         parts.deliver();
-        assertThat(parts.state(page)).isEqualTo(PageStateWord.SERVING);
-        assertThat(parts.loads.takeFirstUse(page)).isTrue();
+        assertThat(parts.state(page)).as("the late frame is never served, whatever it holds").isEqualTo(PageStateWord.FREE);
+        assertThat(parts.counter(EngineCounter.PAGES_QUARANTINED)).as("the late tier may be later still").isEqualTo(1);
+        assertThat(parts.counter(EngineCounter.L3_PAGES_LOADED)).isZero();
+        assertThat(parts.boundPage(1, 1)).isEqualTo(again);
+        assertThat(parts.tierBits(1, 1)).as("the object itself is fine: the tier keeps its bit").isEqualTo(1);
+
+        parts.flush();
+        parts.tier(0).answer(submittedRead(0));
+        parts.deliver();
+        assertThat(parts.state(again)).isEqualTo(PageStateWord.SERVING);
     }
 
     @Test

@@ -260,6 +260,35 @@ class PoolSpaceTest
     }
 
     @Test
+    void shouldRetireAPageThroughQuarantineOnceNoPinHoldsItAndNeverOrderItAgain() throws IOException
+    {
+        final PoolSpace space = space(4, 1.0, 0.5);
+        final int page = serve(space, 1);
+        final int other = serve(space, 2);
+        assertThat(pool.tryPin(page)).isTrue();
+        // A client process holds it too, through the pin table.
+        assertThat(pool.pinTable().compareAndSetEntry(page, 0, 0, PinTableDescriptor.entry(1, 1))).isTrue();
+
+        space.retire(page);
+
+        assertThat(index.find(7, 1)).as("no one finds it any more").isEqualTo(io.kvtier.collections.KeyTable.NONE);
+        assertThat(state(page)).as("held: it stays until its pins go").isEqualTo(PageStateWord.SERVING);
+        space.touch(page, PoolSpace.NONE); // a late hit of its holder must not put it back in the eviction order
+        pool.unpin(page);
+        space.onTime(clock.nanoTime());
+        assertThat(state(page)).as("the other process still holds it").isEqualTo(PageStateWord.SERVING);
+
+        assertThat(pool.pinTable().compareAndSetEntry(page, 0, PinTableDescriptor.entry(1, 1), PinTableDescriptor.entry(1, 0))).isTrue();
+        space.onTime(clock.nanoTime());
+        assertThat(state(page)).isEqualTo(PageStateWord.FREE);
+        assertThat(gate.evicted).containsExactly(page);
+        assertThat(counters.getOpaque(EngineCounter.PAGES_QUARANTINED)).as("it rests before reuse").isEqualTo(1);
+        assertThat(space.allocate()).as("the free pages first; the retired one is resting").isNotEqualTo(page);
+        assertThat(space.allocate()).isNotEqualTo(page);
+        assertThat(space.allocate()).as("then the resident one is evicted, never the retired one").isEqualTo(other);
+    }
+
+    @Test
     void shouldNotEvictAPagePinnedByAnotherProcess() throws IOException
     {
         final PoolSpace space = space(2, 1.0, 0.5);

@@ -198,7 +198,7 @@ class TierPluginsTest
             assertThat(plugins.providers()).containsKeys("posix", "scripted");
             assertThat(plugins.found().get("posix").place()).startsWith("the class path (");
             assertThatThrownBy(() -> plugins.provider(tier("t", "tape"))).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("no tier plugin of that type on the class path; available types: [posix, scripted]");
+                .hasMessageContaining("no tier plugin of that type on the class path; available types: [misbehaving, posix, scripted]");
         }
     }
 
