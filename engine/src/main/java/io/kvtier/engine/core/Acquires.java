@@ -1,5 +1,7 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.collections.KeyTable;
+
 import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.config.WritePolicy;
@@ -89,6 +91,12 @@ final class Acquires
                     break;
                 }
                 continue;
+            }
+            if (slot != KeyTable.NONE && (index.tiers(slot) != 0 || loads.loadingPage(slot) != NONE)
+                && !residency.visibleInL3(r, slot, loads.loadingPage(slot)))
+            {
+                counters.increment(EngineCounter.NAMESPACE_MISSES);
+                break; // another namespace's copy in L3: never loaded for this request
             }
             final int page = loads.loadFor(slot, high, low, false);
             if (page != NONE)

@@ -309,8 +309,12 @@ final class Backups implements TimedPart
             counters.add(EngineCounter.L3_BYTES_WRITTEN, pool.frameLength());
             attempts[page] = 0;
             flags[page] &= ~FAILED;
-            lookups.copiedToL3(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page));
-            if (!index.addTier(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), tier))
+            final long high = pool.metadata().keyHighPlain(page);
+            final long low = pool.metadata().keyLowPlain(page);
+            final long tag = pool.metadata().namespaceTagPlain(page);
+            io.stored(tag, high, low);
+            lookups.copiedToL3(io.nameHigh(), io.nameLow());
+            if (!index.addTier(high, low, tier, tag))
             {
                 counters.increment(EngineCounter.INDEX_FULL);
             }

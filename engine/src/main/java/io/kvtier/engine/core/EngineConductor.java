@@ -15,6 +15,7 @@ import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.engine.status.ThreadWatch;
 import io.kvtier.engine.tier.TierHandle;
 
 import java.util.List;
@@ -62,7 +63,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
     private volatile boolean stopped;
 
     EngineConductor(final EngineConfig config, final EngineClock clock, final PagePool pool, final EngineCounters counters,
-                    final List<TierHandle> tierHandles, final int maxClients)
+                    final List<TierHandle> tierHandles, final int maxClients, final ThreadWatch threads)
     {
         this.clock = clock;
         this.pool = pool;
@@ -87,7 +88,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         this.callThreads = new TierCallThread[tierCount];
         for (int t = 0; t < tierCount; t++)
         {
-            callThreads[t] = new TierCallThread(tierHandles.get(t).tier(), names[t], clock, batchesPerTier);
+            callThreads[t] = new TierCallThread(tierHandles.get(t).tier(), names[t], clock, batchesPerTier, threads);
         }
         boolean anyStaged = false;
         for (final boolean s : staged)
@@ -106,12 +107,13 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         this.loads = new Loads(residency, counters, clock, space, tierNames);
         this.backups = new Backups(residency, counters, clock, space, tierNames, writePolicy, config.maxBackupPages(pool.pageCount()), ioTimeoutNanos,
             maxClients);
-        this.io = new TierIo(pool, counters, clock, callThreads, tierNames, staging, staged, config.l3MaxBatch(), config.l3MaxInflight(), ioTimeoutNanos, this);
+        this.io = new TierIo(pool, counters, clock, callThreads, tierNames, staging, staged, config.l3MaxBatch(), config.l3MaxInflight(), ioTimeoutNanos, this,
+            config.get(EngineSettings.L3_KEY_SALT), (int)Math.min(1L << 20, Math.max(4096L, config.indexEntries())));
         final double reverifyRate = tierCount == 0 ? 0 : config.get(EngineSettings.L3_REVERIFY_RATE);
         final int reverifyJobs = Math.max(16, Math.min(1024, maxClients));
         this.reverifications = new Reverifications(pool, counters, clock, tierNames, reverifyRate, config.get(EngineSettings.L3_REVERIFY_WINDOW).toNanos(),
             config.get(EngineSettings.L3_LATE_WRITE_LIMIT), reverifyJobs);
-        this.reverifyThread = reverifications.isEnabled() ? new ReverifyThread(pool, clock, reverifyJobs, this) : null;
+        this.reverifyThread = reverifications.isEnabled() ? new ReverifyThread(pool, clock, reverifyJobs, this, threads) : null;
         this.liveness = new PoolLiveness(pool, index, counters, config.sessionTimeout().toMillis());
 
         sessions.connect(acquires, reservations, space);
@@ -124,7 +126,8 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         io.connect(loads, backups, lookups);
         reverifications.connect(reverifyThread, sessions, loads, space, io, this);
         liveness.connect(space::resumeSpaceWaiters);
-        this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, backups, io};
+        // The watch reads the system's clock, as the threads it watches stamp their work with it.
+        this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, backups, io, now -> threads.check(System.nanoTime())};
     }
 
     void ring(final RingBuffer<EngineEvent> eventRing)
@@ -217,7 +220,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
                 case EngineEvent.TIER_OBJECT_REMOVED ->
                 {
                     counters.increment(EngineCounter.L3_REMOVED_BY_TIER);
-                    index.removeTier(event.keyHigh, event.keyLow, event.tier);
+                    io.objectDropped(index, event.tier, event.keyHigh, event.keyLow);
                 }
                 case EngineEvent.TICK -> onTick(clock.nanoTime());
                 case EngineEvent.PAGE_REVERIFIED -> reverifications.onResult(event.job);
@@ -471,13 +474,13 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         }
     }
 
-    /** Called from any thread when a tier reports an object it dropped by itself. */
+    /** Called from any thread when a tier reports an object it dropped by itself, by its name in the tier. */
     void objectRemoved(final int tier, final long high, final long low)
     {
         if (isEngineThread())
         {
             counters.increment(EngineCounter.L3_REMOVED_BY_TIER);
-            index.removeTier(high, low, tier);
+            io.objectDropped(index, tier, high, low);
             return;
         }
         if (stopped)

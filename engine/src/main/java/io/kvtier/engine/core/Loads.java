@@ -209,7 +209,8 @@ final class Loads
         }
         final long word = pool.metadata().stateWordAcquire(page);
         pool.metadata().keyPlain(page, high, low);
-        pool.metadata().namespaceTagPlain(page, 0); // the frame's own tag replaces it once verified
+        // The tag its L3 copies are stored under: the read asks for the object of that name, and the frame must carry it.
+        pool.metadata().namespaceTagPlain(page, index.tierTag(slot));
         pool.metadata().reservationPlain(page, EngineConductor.ENGINE_OWNER, 0);
         pool.metadata().hitCountPlain(page, 0);
         pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.WRITING));
@@ -275,7 +276,7 @@ final class Loads
                 counters.increment(EngineCounter.L3_CORRUPT);
                 LOG.log(System.Logger.Level.WARNING, "tier {0}: page {1} failed verification ({2}); treated as a miss and removed",
                     tierNames.get(tier), new PageKey(high, low), status == TierStatus.OK ? batch.check[i] : "tier reported corrupt");
-                io.queueKeyIo(tier, TierIoBatch.REMOVE, high, low, EngineConductor.ENGINE_OWNER, 0, 0);
+                io.queueKeyIo(tier, TierIoBatch.REMOVE, high, low, batch.tag[i], EngineConductor.ENGINE_OWNER, 0, 0);
             }
             case NOT_FOUND -> counters.increment(EngineCounter.L3_READ_MISSES);
             default -> counters.increment(EngineCounter.L3_ERRORS);

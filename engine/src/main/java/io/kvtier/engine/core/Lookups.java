@@ -94,9 +94,15 @@ final class Lookups implements TimedPart
                 }
                 continue;
             }
-            if (loads.loadingPage(slot) == NONE && (index.tiers(slot) & io.inServiceMask()) == 0)
+            final int loading = loads.loadingPage(slot);
+            if (loading == NONE && (index.tiers(slot) & io.inServiceMask()) == 0)
             {
                 break; // nowhere, or only in tiers out of service, whose reads would be refused
+            }
+            if (!residency.visibleInL3(r, slot, loading))
+            {
+                counters.increment(EngineCounter.NAMESPACE_MISSES);
+                break; // another namespace's copy: the prefix ends here, as for a pool page of another tag
             }
             if (index.page(slot) == PageIndex.NO_PAGE)
             {
@@ -141,7 +147,9 @@ final class Lookups implements TimedPart
         int stop = Math.min(end, start + probePages);
         for (int i = start; i < stop; i++)
         {
-            if (negativeProbes.isMissing(keys.high(i), keys.low(i), now))
+            // What L3 lacks is remembered by name: the object under this request's tag.
+            io.name(r.namespaceTag, keys.high(i), keys.low(i));
+            if (negativeProbes.isMissing(io.nameHigh(), io.nameLow(), now))
             {
                 stop = i;
                 counters.increment(EngineCounter.PROBES_SKIPPED);
@@ -158,7 +166,7 @@ final class Lookups implements TimedPart
             }
             for (int i = start; i < stop; i++)
             {
-                if (!io.queueKeyIo(t, TierIoBatch.EXISTS, keys.high(i), keys.low(i), r.id, i, r.opSeq))
+                if (!io.queueKeyIo(t, TierIoBatch.EXISTS, keys.high(i), keys.low(i), r.namespaceTag, r.id, i, r.opSeq))
                 {
                     break;
                 }
@@ -302,8 +310,9 @@ final class Lookups implements TimedPart
         else if (status == TierStatus.OK)
         {
             counters.increment(EngineCounter.PROBE_HITS);
-            negativeProbes.present(batch.keyHigh[i], batch.keyLow[i]);
-            if (!index.addTier(batch.keyHigh[i], batch.keyLow[i], batch.tier))
+            negativeProbes.present(batch.nameHigh[i], batch.nameLow[i]);
+            io.stored(batch.tag[i], batch.keyHigh[i], batch.keyLow[i]);
+            if (!index.addTier(batch.keyHigh[i], batch.keyLow[i], batch.tier, batch.tag[i]))
             {
                 counters.increment(EngineCounter.INDEX_FULL);
             }
@@ -316,9 +325,9 @@ final class Lookups implements TimedPart
         else if (status == TierStatus.NOT_FOUND)
         {
             final int slot = index.find(batch.keyHigh[i], batch.keyLow[i]);
-            if (slot == KeyTable.NONE || index.tiers(slot) == 0)
+            if (slot == KeyTable.NONE || index.tiers(slot) == 0 || index.tierTag(slot) != batch.tag[i])
             {
-                negativeProbes.missing(batch.keyHigh[i], batch.keyLow[i], clock.nanoTime());
+                negativeProbes.missing(batch.nameHigh[i], batch.nameLow[i], clock.nanoTime());
             }
         }
         else
@@ -354,10 +363,10 @@ final class Lookups implements TimedPart
         }
     }
 
-    /** This engine wrote the key to L3: forget that L3 lacked it. */
-    void copiedToL3(final long keyHigh, final long keyLow)
+    /** This engine wrote an object to L3, under this name: forget that L3 lacked it. */
+    void copiedToL3(final long nameHigh, final long nameLow)
     {
-        negativeProbes.present(keyHigh, keyLow);
+        negativeProbes.present(nameHigh, nameLow);
     }
 
     @Override

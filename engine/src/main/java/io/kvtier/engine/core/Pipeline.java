@@ -13,7 +13,9 @@ import com.lmax.disruptor.dsl.ProducerType;
 import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.client.ClientPort;
 import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.pool.Counters;
 import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.status.ThreadWatch;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.engine.tier.TierHandle;
 
@@ -40,6 +42,7 @@ public final class Pipeline
     private final long tickNanos;
     private final DutyCycleWaitStrategy dutyCycle;
     private volatile boolean halted;
+    private final ThreadWatch threads;
 
     /**
      * Starts the engine thread and the ticker.
@@ -54,7 +57,8 @@ public final class Pipeline
     public Pipeline(final EngineConfig config, final EngineClock clock, final PagePool pool, final EngineCounters counters, final List<TierHandle> tiers,
                     final int maxClients)
     {
-        this.conductor = new EngineConductor(config, clock, pool, counters, tiers, maxClients);
+        this.threads = new ThreadWatch(new Counters(pool.counters()), config.get(io.kvtier.engine.config.EngineSettings.HEALTH_STUCK_AFTER).toNanos());
+        this.conductor = new EngineConductor(config, clock, pool, counters, tiers, maxClients, threads);
         // With IPC the engine thread polls the client rings itself (an EngineDuty) and waits the IPC way.
         this.dutyCycle = config.get(io.kvtier.engine.config.EngineSettings.IPC_ENABLED) ? new DutyCycleWaitStrategy() : null;
         this.disruptor = new Disruptor<>(EngineEvent::new, config.ringSize(), runnable ->
@@ -170,6 +174,12 @@ public final class Pipeline
     public void beginClosing()
     {
         conductor.beginClosing();
+    }
+
+    /** @return the watch of the engine's worker threads, which other parts (the IPC server) register theirs with */
+    public ThreadWatch threads()
+    {
+        return threads;
     }
 
     /** @return whether the pipeline has stopped taking requests */

@@ -68,6 +68,21 @@ final class Residency
     }
 
     /**
+     * Whether a request may be given a key that is not in the pool yet: its L3 copies (or the load under
+     * way) are of the namespace the request names, as {@link #visibleTo} asks of a pool page. A key of
+     * another namespace is not counted, probed for, nor loaded for it.
+     *
+     * @param r    the request
+     * @param slot the key's index slot, not {@link KeyTable#NONE}
+     * @param loading the page loading for the key, or {@link #NONE}
+     * @return whether the request may see it
+     */
+    boolean visibleInL3(final ClientRecord r, final int slot, final int loading)
+    {
+        return r.allNamespaces || (loading != NONE ? pool.metadata().namespaceTagPlain(loading) : index.tierTag(slot)) == r.namespaceTag;
+    }
+
+    /**
      * @param keys a request's key chain
      * @param key  a key of it
      * @return the SERVING page of the key before it in the chain, or {@link #NONE}: the page the
@@ -84,11 +99,11 @@ final class Residency
         return servingPage(index.find(high, low), high, low);
     }
 
-    /** @return whether an L3 tier holds the key of a resident page */
+    /** @return whether an L3 tier holds the key of a resident page, stored under the page's own tag */
     boolean inL3(final int page)
     {
         final int slot = index.find(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page));
-        return slot != KeyTable.NONE && index.tiers(slot) != 0;
+        return slot != KeyTable.NONE && index.tiers(slot) != 0 && index.tierTag(slot) == pool.metadata().namespaceTagPlain(page);
     }
 
     /** @return whether nothing knows the key: not in the pool, not known in L3 */

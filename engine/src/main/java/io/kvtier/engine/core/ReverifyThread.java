@@ -1,5 +1,7 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.engine.status.ThreadWatch;
+
 import io.kvtier.collections.ParkingQueue;
 import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.pool.PagePool;
@@ -47,7 +49,10 @@ final class ReverifyThread implements Reverifications.Verifier, Runnable
     private final EngineClock clock;
     private final Sink sink;
     private final ParkingQueue<ReverifyJob> queue;
+    private static final System.Logger LOG = System.getLogger(ReverifyThread.class.getName());
+
     private final Thread thread;
+    private final ThreadWatch.Watched watched;
     private volatile boolean running = true;
     @SuppressWarnings("unused") // through JOB_STARTED
     private volatile long jobStarted;
@@ -60,13 +65,15 @@ final class ReverifyThread implements Reverifications.Verifier, Runnable
      * @param jobs  how many jobs exist (the queue's capacity)
      * @param sink  where answers go
      */
-    ReverifyThread(final PagePool pool, final EngineClock clock, final int jobs, final Sink sink)
+    ReverifyThread(final PagePool pool, final EngineClock clock, final int jobs, final Sink sink, final ThreadWatch watch)
     {
         this.pool = pool;
         this.clock = clock;
         this.sink = sink;
         this.queue = new ParkingQueue<>(jobs, 1);
         this.thread = Thread.ofPlatform().name("kvtier-reverify").daemon(true).unstarted(this);
+        this.watched = watch.watch(thread.getName());
+        watched.thread(thread);
     }
 
     /** Starts the thread. */
@@ -115,7 +122,22 @@ final class ReverifyThread implements Reverifications.Verifier, Runnable
             }
             final long now = clock.nanoTime();
             JOB_STARTED.setRelease(this, now == 0 ? 1 : now);
-            job.intact = pool.frames().payloadIntact(job.page);
+            watched.begin();
+            try
+            {
+                job.intact = pool.frames().payloadIntact(job.page);
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                // A page that cannot even be read (a pool truncated under the mapping faults here) is not served.
+                job.intact = false;
+                watched.failed();
+                LOG.log(System.Logger.Level.ERROR, "re-verifying page " + job.page + " failed; it counts as changed and is not served", ex);
+            }
+            finally
+            {
+                watched.end();
+            }
             JOB_STARTED.setRelease(this, 0L);
             JOBS_FINISHED.setRelease(this, (long)JOBS_FINISHED.get(this) + 1);
             sink.reverified(job);
@@ -131,6 +153,7 @@ final class ReverifyThread implements Reverifications.Verifier, Runnable
     boolean stop(final long waitMillis)
     {
         running = false;
+        watched.stopping();
         thread.interrupt();
         try
         {

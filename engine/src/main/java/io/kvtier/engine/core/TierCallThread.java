@@ -1,5 +1,7 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.engine.status.ThreadWatch;
+
 import io.kvtier.collections.ParkingQueue;
 import io.kvtier.engine.EngineClock;
 import io.kvtier.spi.StorageTier;
@@ -54,6 +56,7 @@ final class TierCallThread implements TierCaller, Runnable
     private final EngineClock clock;
     private final ParkingQueue<TierIoBatch> queue;
     private final Thread thread;
+    private final ThreadWatch.Watched watched;
     private volatile boolean running = true;
     @SuppressWarnings("unused") // through CALL_STARTED
     private volatile long callStarted;
@@ -67,13 +70,15 @@ final class TierCallThread implements TierCaller, Runnable
      * @param batches  how many batches of this tier exist: the queue holds twice as many, so a stale
      *                 entry left by a refused batch never makes it refuse a live one
      */
-    TierCallThread(final StorageTier tier, final String tierName, final EngineClock clock, final int batches)
+    TierCallThread(final StorageTier tier, final String tierName, final EngineClock clock, final int batches, final ThreadWatch watch)
     {
         this.tier = tier;
         this.tierName = tierName;
         this.clock = clock;
         this.queue = new ParkingQueue<>(2 * batches, 1);
         this.thread = Thread.ofPlatform().name("kvtier-tier-" + tierName).daemon(true).unstarted(this);
+        this.watched = watch.watch(thread.getName());
+        watched.thread(thread);
         // Libraries that look services up through the context class loader find the plugin's jars, as at create.
         thread.setContextClassLoader(tier.getClass().getClassLoader());
     }
@@ -149,12 +154,14 @@ final class TierCallThread implements TierCaller, Runnable
             // 0 means idle; a clock reading of exactly 0 is taken as 1, a nanosecond off.
             final long now = clock.nanoTime();
             CALL_STARTED.setRelease(this, now == 0 ? 1 : now);
+            watched.begin();
             try
             {
                 call(tier, tierName, batch);
             }
             finally
             {
+                watched.end();
                 CALL_STARTED.setRelease(this, 0L);
                 CALLS_FINISHED.setRelease(this, (long)CALLS_FINISHED.get(this) + 1);
             }
@@ -172,6 +179,7 @@ final class TierCallThread implements TierCaller, Runnable
     boolean stop(final long waitMillis)
     {
         running = false;
+        watched.stopping();
         if (!queue.offer(STOP))
         {
             thread.interrupt(); // no room for the marker: the queue is full, so the thread is in a call or about to be

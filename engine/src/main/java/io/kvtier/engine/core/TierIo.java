@@ -1,6 +1,8 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.L3ObjectName;
 import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.CountersDescriptor;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.status.EngineCounter;
@@ -67,17 +69,24 @@ final class TierIo implements TimedPart
     private Loads loads;
     private Backups backups;
     private Lookups lookups;
+    /** Names objects in L3; also the one the engine thread uses for the names it looks up itself. */
+    private final L3ObjectName names;
+    private final L3NameCache nameKeys;
 
     /**
      * @param callers   per tier, what makes its calls
      * @param staging   the staging frames, or null when every tier is trusted
      * @param staged    per tier, whether its reads land in staging frames (it is not trusted)
+     * @param keySalt   {@code l3.key-salt}, mixed into every object's name
+     * @param nameCapacity names remembered for tiers that report objects they dropped
      */
     @SuppressWarnings("unchecked")
     TierIo(final PagePool pool, final EngineCounters counters, final EngineClock clock, final TierCaller[] callers, final List<String> tierNames,
            final StagingFrames staging, final boolean[] staged, final int maxBatch, final int maxInflight, final long ioTimeoutNanos,
-           final TierIoBatch.Sink sink)
+           final TierIoBatch.Sink sink, final String keySalt, final int nameCapacity)
     {
+        this.names = new L3ObjectName(keySalt);
+        this.nameKeys = new L3NameCache(nameCapacity);
         this.pool = pool;
         this.counters = counters;
         this.clock = clock;
@@ -192,7 +201,9 @@ final class TierIo implements TimedPart
 
     private void addPage(final TierIoBatch batch, final int page)
     {
-        final int i = batch.add(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page, EngineConductor.ENGINE_OWNER, 0, 0);
+        // The page's tag: its own for a write, and for a read the one the index says its copies are stored under.
+        final int i = batch.add(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), pool.metadata().namespaceTagPlain(page),
+            names, page, EngineConductor.ENGINE_OWNER, 0, 0);
         if (batch.isStaged())
         {
             batch.staging[i] = staging.take();
@@ -206,16 +217,18 @@ final class TierIo implements TimedPart
     /**
      * Queues an exists or remove; these are skipped, not queued, when no batch is free.
      *
+     * @param tag the namespace tag the object is stored under (for a probe, the asking request's)
      * @return whether it was queued
      */
-    boolean queueKeyIo(final int tier, final int op, final long high, final long low, final int client, final int key, final int seq)
+    boolean queueKeyIo(final int tier, final int op, final long high, final long low, final long tag, final int client, final int key,
+                       final int seq)
     {
         final TierIoBatch batch = batchFor(tier, op);
         if (batch == null)
         {
             return false;
         }
-        batch.add(high, low, NONE, client, key, seq);
+        batch.add(high, low, tag, names, NONE, client, key, seq);
         if (batch.isFull())
         {
             submit(batch);
@@ -255,6 +268,68 @@ final class TierIo implements TimedPart
         counters.add(EngineCounter.L3_REFUSED, batch.size);
         batch.completeRemaining(TierStatus.REJECTED);
         batch.callReturned();
+    }
+
+    /**
+     * Computes an object's name in L3 on the engine thread (for the memory of names L3 lacks); read it
+     * with {@link #nameHigh()} and {@link #nameLow()}.
+     */
+    void name(final long tag, final long high, final long low)
+    {
+        names.name(tag, high, low);
+    }
+
+    long nameHigh()
+    {
+        return names.high();
+    }
+
+    long nameLow()
+    {
+        return names.low();
+    }
+
+    /**
+     * A tier holds a key's object now (stored or found): computes its name, as {@link #name} does, and
+     * remembers what the name stands for, should the tier report the object dropped.
+     */
+    void stored(final long tag, final long high, final long low)
+    {
+        names.name(tag, high, low);
+        if (names.high() != high || names.low() != low)
+        {
+            nameKeys.put(names.high(), names.low(), high, low);
+        }
+    }
+
+    /**
+     * A tier dropped an object by itself, named as the tier knows it: the index forgets that the tier holds
+     * its key, if the index's own copies are that object (the same name from the key and its tag).
+     */
+    void objectDropped(final PageIndex index, final int tier, final long nameHigh, final long nameLow)
+    {
+        final long high;
+        final long low;
+        if (nameKeys.find(nameHigh, nameLow))
+        {
+            high = nameKeys.keyHigh();
+            low = nameKeys.keyLow();
+        }
+        else
+        {
+            high = nameHigh; // an untagged page of an unsalted engine is named by its key
+            low = nameLow;
+        }
+        final int slot = index.find(high, low);
+        if (slot == io.kvtier.collections.KeyTable.NONE || index.tiers(slot) == 0)
+        {
+            return;
+        }
+        names.name(index.tierTag(slot), high, low);
+        if (names.high() == nameHigh && names.low() == nameLow)
+        {
+            index.removeTier(high, low, tier);
+        }
     }
 
     /** A batch came back on the engine thread itself (refused): handled at {@link #flush}. */

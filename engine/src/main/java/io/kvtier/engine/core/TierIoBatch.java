@@ -1,5 +1,7 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.L3ObjectName;
+
 import io.kvtier.engine.pool.PageFrames;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.nativeaccess.libc.PageCopy;
@@ -75,8 +77,13 @@ final class TierIoBatch implements TierBatch
     final int op;
     final PagePool pool;
     private final Sink sink;
+    /** The keys, as the engine knows them (index, pool pages, frames' trailers). */
     final long[] keyHigh;
     final long[] keyLow;
+    /** The namespace tag of each key's object, and the object's name in the tier: what the tier sees. */
+    final long[] tag;
+    final long[] nameHigh;
+    final long[] nameLow;
     final int[] page;
     final int[] session;
     final int[] keyIndex;
@@ -118,6 +125,9 @@ final class TierIoBatch implements TierBatch
         this.stagingFrames = op == READ ? stagingFrames : null;
         keyHigh = new long[capacity];
         keyLow = new long[capacity];
+        tag = new long[capacity];
+        nameHigh = new long[capacity];
+        nameLow = new long[capacity];
         page = new int[capacity];
         session = new int[capacity];
         keyIndex = new int[capacity];
@@ -159,11 +169,16 @@ final class TierIoBatch implements TierBatch
         CALL_STATE.setRelease(this, CALL_IDLE);
     }
 
-    int add(final long high, final long low, final int pageId, final int sessionId, final int index, final int seq)
+    int add(final long high, final long low, final long namespaceTag, final L3ObjectName name, final int pageId, final int sessionId,
+            final int index, final int seq)
     {
         final int i = size++;
         keyHigh[i] = high;
         keyLow[i] = low;
+        tag[i] = namespaceTag;
+        name.name(namespaceTag, high, low);
+        nameHigh[i] = name.high();
+        nameLow[i] = name.low();
         page[i] = pageId;
         session[i] = sessionId;
         keyIndex[i] = index;
@@ -219,18 +234,19 @@ final class TierIoBatch implements TierBatch
         return size;
     }
 
+    /** The tier sees each object's name in L3, never the key: docs/keys.md, "The name of a page in L3". */
     @Override
     public long keyHigh(final int index)
     {
         checkIndex(index);
-        return keyHigh[index];
+        return nameHigh[index];
     }
 
     @Override
     public long keyLow(final int index)
     {
         checkIndex(index);
-        return keyLow[index];
+        return nameLow[index];
     }
 
     @Override

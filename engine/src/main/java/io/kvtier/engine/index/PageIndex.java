@@ -4,7 +4,8 @@ import io.kvtier.collections.KeyTable;
 
 /**
  * Engine semantics over the pool file's {@link KeyTable}: value = the pool page bound to the key or
- * {@link #NO_PAGE}; flags = one bit per L3 tier that holds the key, plus a second-chance bit.
+ * {@link #NO_PAGE}; flags = one bit per L3 tier that holds the key, plus a second-chance bit; aux = the
+ * namespace tag those L3 copies are stored under (an object's name in L3 depends on it: docs/keys.md).
  *
  * <p>Room for every pool page is always kept: entries known only from L3 are limited to
  * {@code maxEntries - pageCount}, and when that budget is spent the oldest unreferenced ones are
@@ -153,14 +154,26 @@ public final class PageIndex
     }
 
     /**
-     * Records that a tier holds a key.
+     * @param slot a slot from {@link #find}
+     * @return the namespace tag the key's L3 copies are stored under (docs/keys.md, the name of a page in
+     *         L3), meaningful while {@link #tiers} is not 0
+     */
+    public long tierTag(final int slot)
+    {
+        return table.aux(slot);
+    }
+
+    /**
+     * Records that a tier holds a key, stored under a namespace tag. Every tier bit of a key is for one
+     * tag: a copy under another tag replaces what the index knew (the key is another namespace's now).
      *
      * @param keyHigh the key's high half
      * @param keyLow  its low half
      * @param tier    the tier's index
+     * @param tag     the namespace tag it is stored under
      * @return false when the key was new and there was no room for it
      */
-    public boolean addTier(final long keyHigh, final long keyLow, final int tier)
+    public boolean addTier(final long keyHigh, final long keyLow, final int tier, final long tag)
     {
         int slot = table.find(keyHigh, keyLow);
         if (slot == KeyTable.NONE)
@@ -174,9 +187,28 @@ public final class PageIndex
             {
                 return false;
             }
+            table.aux(slot, tag);
         }
+        else if ((table.flags(slot) & TIER_BITS) != 0 && table.aux(slot) != tag)
+        {
+            table.flags(slot, table.flags(slot) & ~TIER_BITS);
+        }
+        table.aux(slot, tag);
         table.flags(slot, table.flags(slot) | (1 << tier));
         return true;
+    }
+
+    /**
+     * Records that a tier holds a key of no namespace (tag 0).
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  its low half
+     * @param tier    the tier's index
+     * @return false when the key was new and there was no room for it
+     */
+    public boolean addTier(final long keyHigh, final long keyLow, final int tier)
+    {
+        return addTier(keyHigh, keyLow, tier, 0);
     }
 
     /**

@@ -144,7 +144,7 @@ final class IpcConductor implements EngineDuty
         this.clientTimeoutNanos = settings.clientTimeout().toNanos();
         this.keepAliveNanos = settings.sessionTimeout().toNanos() / 4;
         this.idle = new IdleStrategy(settings.idleStrategy(), IdleStrategy.MAX_SLEEP_NANOS);
-        this.threads = new ThreadWatch(new Counters(pool.counters()), settings.stuckAfter().toNanos());
+        this.threads = pipeline.threads();
         this.sealer = new CommitSealer(pool, pipeline, settings.maxClients(), threads);
         this.deviceCopier = new DeviceCopier(pool, sealer, settings.maxClients(), threads);
     }
@@ -229,7 +229,6 @@ final class IpcConductor implements EngineDuty
         {
             lastHousekeepingNanos = now;
             handshakes.expire(now);
-            threads.check(now);
         }
         for (int i = 0; i < clients.size(); i++)
         {

@@ -163,12 +163,16 @@ public final class PageFrames
         /** An intact frame of a different key: a misdirected read. */
         WRONG_KEY,
         /** The trailer or payload CRC does not match. */
-        CRC_MISMATCH
+        CRC_MISMATCH,
+        /** An intact frame of the key, but of another namespace than the one its name in L3 says. */
+        WRONG_NAMESPACE
     }
 
     /**
-     * Checks a frame read from L3 before it may become visible; on success records its length, CRC and
-     * namespace tag in the metadata. Frames of version 1 are read too, as tagged 0. Safe to call from I/O threads (each thread has its own checksum views).
+     * Checks a frame read from L3 before it may become visible; on success records its length and CRC
+     * in the metadata. Its namespace tag must be the page's, set when its load began: the tag the object's
+     * name in L3 was made from (a frame of version 1 counts as tagged 0). Safe to call from I/O threads
+     * (each thread has its own checksum views).
      *
      * @param page    a WRITING page holding the bytes read
      * @param keyHigh the key that was asked for, high half
@@ -207,8 +211,11 @@ public final class PageFrames
         {
             return FrameCheck.CRC_MISMATCH;
         }
+        if ((first ? 0 : frame.get(LONG, t + PageFrameDescriptor.NAMESPACE_TAG_OFFSET)) != metadata.namespaceTagPlain(page))
+        {
+            return FrameCheck.WRONG_NAMESPACE;
+        }
         metadata.payloadInfoPlain(page, (int)length, crc);
-        metadata.namespaceTagPlain(page, first ? 0 : frame.get(LONG, t + PageFrameDescriptor.NAMESPACE_TAG_OFFSET));
         return FrameCheck.VALID;
     }
 

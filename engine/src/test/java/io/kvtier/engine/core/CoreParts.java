@@ -132,7 +132,7 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
             anyStaged |= staged[t];
         }
         staging = anyStaged ? new StagingFrames(s.stagingFrames, pool.frameLength()) : null;
-        io = new TierIo(pool, counters, clock, callers, names, staging, staged, s.maxBatch, s.maxInflight, s.ioTimeout.toNanos(), this);
+        io = new TierIo(pool, counters, clock, callers, names, staging, staged, s.maxBatch, s.maxInflight, s.ioTimeout.toNanos(), this, "", 4096);
         reverifications = new Reverifications(pool, counters, clock, names, s.reverifyRate, s.reverifyWindow.toNanos(), s.lateWriteLimit, 8);
 
         sessions.connect(acquires, reservations, space);

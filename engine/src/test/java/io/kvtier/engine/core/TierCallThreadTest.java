@@ -133,7 +133,7 @@ class TierCallThreadTest
         final TierIoBatch batch = new TierIoBatch(0, TierIoBatch.EXISTS, 4, pool, handedBack::add);
         for (int i = 0; i < keys; i++)
         {
-            batch.add(5, i + 1, -1, 1, i, 7);
+            batch.add(5, i + 1, 0, new io.kvtier.client.L3ObjectName(""), -1, 1, i, 7);
         }
         batch.arm(clock.nanoTime());
         batch.callQueuedRelease();
@@ -155,7 +155,7 @@ class TierCallThreadTest
     {
         final GatedTier tier = new GatedTier();
         tier.completeInsideTheCall = true;
-        calls = new TierCallThread(tier, "gated", clock, 4);
+        calls = new TierCallThread(tier, "gated", clock, 4, watch());
         calls.start();
         assertThat(calls.callStartedNanos()).isZero();
         assertThat(calls.isIdle()).isTrue();
@@ -181,7 +181,7 @@ class TierCallThreadTest
     void shouldNotCallABatchTheEngineTookBackWhileItWaitedBehindAStuckCall()
     {
         final GatedTier tier = new GatedTier();
-        calls = new TierCallThread(tier, "gated", clock, 4);
+        calls = new TierCallThread(tier, "gated", clock, 4, watch());
         calls.start();
         final TierIoBatch stuck = queued(1);
         final TierIoBatch behind = queued(1);
@@ -202,7 +202,7 @@ class TierCallThreadTest
     {
         final GatedTier tier = new GatedTier();
         tier.throwFromTheCall = true;
-        calls = new TierCallThread(tier, "gated", clock, 4);
+        calls = new TierCallThread(tier, "gated", clock, 4, watch());
         calls.start();
         final TierIoBatch batch = queued(2);
         calls.hand(batch);
@@ -211,5 +211,12 @@ class TierCallThreadTest
         assertThat(batch.status).startsWith(TierStatus.IO_ERROR, TierStatus.IO_ERROR);
         assertThat(batch.pluginFailure).isInstanceOf(IllegalStateException.class).hasMessage("scripted plugin failure");
         assertThat(calls.callsFinished()).isEqualTo(1);
+    }
+
+    /** A watch over a counters region of the test's own, as the engine's pipeline keeps one over the pool's. */
+    private static io.kvtier.engine.status.ThreadWatch watch()
+    {
+        return new io.kvtier.engine.status.ThreadWatch(new io.kvtier.engine.pool.Counters(java.lang.foreign.Arena.ofAuto().allocate(
+            io.kvtier.engine.pool.CountersDescriptor.REGION_LENGTH, 64)), java.util.concurrent.TimeUnit.SECONDS.toNanos(60));
     }
 }

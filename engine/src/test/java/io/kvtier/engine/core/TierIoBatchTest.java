@@ -44,7 +44,7 @@ class TierIoBatchTest
         final TierIoBatch batch = new TierIoBatch(0, op, 4, pool, handedBack::add);
         for (int i = 0; i < keys; i++)
         {
-            batch.add(5, i + 1, i, 1, i, 7);
+            batch.add(5, i + 1, 0, new io.kvtier.client.L3ObjectName(""), i, 1, i, 7);
         }
         batch.arm(100);
         batch.callReturned(); // the tier's call returned before any key completed
@@ -127,7 +127,7 @@ class TierIoBatchTest
         assertThat(batch.size()).isZero();
         assertThat(batch.timedOut).isFalse();
         assertThat(batch.status).containsOnlyNulls();
-        batch.add(5, 9, -1, 1, 0, 8);
+        batch.add(5, 9, 0, new io.kvtier.client.L3ObjectName(""), -1, 1, 0, 8);
         batch.arm(200);
         batch.callReturned();
         batch.complete(0, TierStatus.NOT_FOUND);

@@ -51,7 +51,7 @@ class TierIoTest
 
     private boolean remove(final int tier, final long low)
     {
-        return parts.io.queueKeyIo(tier, TierIoBatch.REMOVE, 9, low, EngineConductor.ENGINE_OWNER, 0, 0);
+        return parts.io.queueKeyIo(tier, TierIoBatch.REMOVE, 9, low, 0, EngineConductor.ENGINE_OWNER, 0, 0);
     }
 
     private int load(final long high, final long low)

@@ -180,6 +180,44 @@ class NamespaceIsolationTest
     }
 
     @Test
+    void aLookupCountsNoL3PageOfAnotherNamespaceWhetherTheIndexKnowsItOrAProbeAsks() throws Exception
+    {
+        final Path l3 = directory.resolve("l3");
+        final Map<String, String> settings = IpcTestSupport.settings(directory, 32);
+        settings.put("tier.disk.type", "posix");
+        settings.put("tier.disk.dir", l3.toString());
+        settings.put(EngineConfig.POLICY_PREFETCH, "off");
+        try (Engine engine = IpcTestSupport.start(settings);
+             IpcConnection a = connect(engine, TENANT_A);
+             IpcConnection b = connect(engine, TENANT_B))
+        {
+            writeUnderFirstNamespace(a);
+            call(a, MessageType.BACKUP, 0);
+            assertThat(await(a, a.send(MessageType.FLUSH, 0, 0, 0)).status()).isEqualTo(ErrorCode.OK.code());
+            assertThat(call(a, MessageType.EVICT, 0).resultCount()).isEqualTo(2);
+            // The index knows both keys are in L3, stored under A's tag.
+            final Answer underB = call(b, MessageType.LOOKUP, 0);
+            assertThat(underB.resultCount()).as("B's lookup of A's L3-only pages").isZero();
+            assertThat(call(a, MessageType.LOOKUP, 0).resultCount()).isEqualTo(2);
+        }
+        // A new engine on the same L3 knows nothing: B's probe asks for B's names, which do not exist.
+        try (Engine engine = IpcTestSupport.start(settings);
+             IpcConnection a = connect(engine, TENANT_A);
+             IpcConnection b = connect(engine, TENANT_B))
+        {
+            assertThat(call(b, MessageType.LOOKUP, 0).resultCount()).as("B's probe of A's keys").isZero();
+            assertThat(call(a, MessageType.LOOKUP, 0).resultCount()).as("A's own probe finds them").isEqualTo(2);
+            assertThat(call(b, MessageType.LOOKUP, 0).resultCount()).as("and B still does not, now that the index knows them").isZero();
+            final Answer acquired = call(a, MessageType.ACQUIRE, 0);
+            assertThat(acquired.resultCount()).isEqualTo(2);
+            for (int i = 0; i < HIGHS.length; i++)
+            {
+                assertThat(IpcTestSupport.holds(a.page(acquired.pageIds()[i]), HIGHS[i], LOWS[i], LENGTH)).isTrue();
+            }
+        }
+    }
+
+    @Test
     void aHelloNamingANamespaceTheUserMayNotNameIsRefusedNamingTheRoot() throws Exception
     {
         final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");

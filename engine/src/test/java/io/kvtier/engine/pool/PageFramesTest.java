@@ -174,8 +174,10 @@ class PageFramesTest
         pool.metadata().namespaceTagPlain(0, 7);
         assertThat(frames.isSealed(0, HIGH, LOW, 1000)).as("a seal made under another namespace").isFalse();
 
+        // A load expects the tag the object's name in L3 was made from: another is not the object asked for.
+        assertThat(frames.verify(0, HIGH, LOW)).as("a frame of another namespace than the load expects").isEqualTo(PageFrames.FrameCheck.WRONG_NAMESPACE);
+        pool.metadata().namespaceTagPlain(0, 0x1234_5678_9ABC_DEF0L);
         assertThat(frames.verify(0, HIGH, LOW)).isEqualTo(PageFrames.FrameCheck.VALID);
-        assertThat(pool.metadata().namespaceTagPlain(0)).as("the frame's tag, not what the metadata held").isEqualTo(0x1234_5678_9ABC_DEF0L);
 
         trailer.set(LONG, PageFrameDescriptor.NAMESPACE_TAG_OFFSET, 99L);
         assertThat(frames.verify(0, HIGH, LOW)).as("a tag changed after the trailer CRC").isEqualTo(PageFrames.FrameCheck.CRC_MISMATCH);
@@ -194,8 +196,9 @@ class PageFramesTest
         final CRC32C crc = new CRC32C();
         crc.update(trailer.asSlice(0, PageFrameDescriptor.TRAILER_CHECKED_LENGTH_V1).asByteBuffer());
         trailer.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), PageFrameDescriptor.TRAILER_CRC_OFFSET_V1, (int)crc.getValue());
+        assertThat(frames.verify(1, HIGH, LOW)).as("read as tagged 0, while the load expects 42").isEqualTo(PageFrames.FrameCheck.WRONG_NAMESPACE);
+        pool.metadata().namespaceTagPlain(1, 0);
         assertThat(frames.verify(1, HIGH, LOW)).isEqualTo(PageFrames.FrameCheck.VALID);
-        assertThat(pool.metadata().namespaceTagPlain(1)).isZero();
         trailer.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), PageFrameDescriptor.TRAILER_CRC_OFFSET_V1, (int)crc.getValue() ^ 1);
         assertThat(frames.verify(1, HIGH, LOW)).as("a version 1 trailer CRC is checked too").isEqualTo(PageFrames.FrameCheck.CRC_MISMATCH);
     }
