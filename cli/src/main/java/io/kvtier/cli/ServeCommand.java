@@ -1,9 +1,11 @@
 package io.kvtier.cli;
 
 import io.kvtier.engine.Engine;
+import io.kvtier.engine.EngineGroup;
 import io.kvtier.engine.config.ConfigFile;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.EngineSettings;
+import io.kvtier.engine.config.TrustDomains;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.tier.TierHandle;
 import io.kvtier.spi.ConfigValues;
@@ -53,7 +55,7 @@ public final class ServeCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        final Engine engine = Engine.start(EngineConfig.load(config, withIpcOn(config, settings.settings())));
+        final EngineGroup group = EngineGroup.start(TrustDomains.load(config, withIpcOn(config, settings.settings())));
         final AtomicReference<String> signal = new AtomicReference<>();
         final AtomicBoolean closed = new AtomicBoolean();
         final Runnable stop = () ->
@@ -62,8 +64,12 @@ public final class ServeCommand implements Callable<Integer>
             {
                 err.println("kvtier: stopping" + (signal.get() == null ? "" : " on SIG" + signal.get()));
                 err.flush();
-                final long inFlight = engine.backupsInFlight();
-                engine.close();
+                long inFlight = 0;
+                for (final EngineGroup.Member member : group.members())
+                {
+                    inFlight += member.engine().backupsInFlight();
+                }
+                group.close();
                 err.println("kvtier: stopped" + (inFlight > 0 ? " (" + inFlight + " backups were in flight at the signal; see the log for any left unfinished)" : ""));
                 err.flush();
             }
@@ -87,10 +93,16 @@ public final class ServeCommand implements Callable<Integer>
         }
         final Thread hook = new Thread(stop, "kvtier-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        final EngineConfig running = engine.config();
-        out.println("kvtier serving: pool " + running.poolPath() + " (" + running.pageCount() + " pages of " + ConfigValues.formatSize(running.pageSize())
-            + "), tiers " + engine.tiers().stream().map(TierHandle::name).toList() + ", write policy " + running.writePolicy().configName() + ", eviction policy " + running.evictionPolicy()
-            + engine.ipc().map(ipc -> ", IPC socket " + ipc.socketPath()).orElse(", IPC off") + ". Stop with Ctrl-C or SIGTERM.");
+        for (final EngineGroup.Member member : group.members())
+        {
+            final Engine engine = member.engine();
+            final EngineConfig running = engine.config();
+            out.println("kvtier serving" + (member.domain().isEmpty() ? "" : " trust domain " + member.domain()) + ": pool " + running.poolPath()
+                + " (" + running.pageCount() + " pages of " + ConfigValues.formatSize(running.pageSize()) + "), tiers "
+                + engine.tiers().stream().map(TierHandle::name).toList() + ", write policy " + running.writePolicy().configName() + ", eviction policy "
+                + running.evictionPolicy() + engine.ipc().map(ipc -> ", IPC socket " + ipc.socketPath()).orElse(", IPC off") + ".");
+        }
+        out.println("Stop with Ctrl-C or SIGTERM.");
         out.flush();
         try
         {
@@ -98,7 +110,10 @@ public final class ServeCommand implements Callable<Integer>
             {
                 if (!statsInterval.isZero())
                 {
-                    err.println(statsLine(engine.snapshot()));
+                    for (final EngineGroup.Member member : group.members())
+                    {
+                        err.println((member.domain().isEmpty() ? "" : "[" + member.domain() + "] ") + statsLine(member.engine().snapshot()));
+                    }
                     err.flush();
                 }
             }

@@ -36,6 +36,7 @@ public final class Engine implements AutoCloseable
     private final PagePool pool;
     private final EngineCounters counters;
     private final List<TierHandle> tiers;
+    /** The tiers' plugins when this engine owns its tiers; null when they are shared (trust domains: {@link EngineGroup}). */
     private final TierPlugins plugins;
     private final Pipeline pipeline;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -145,6 +146,56 @@ public final class Engine implements AutoCloseable
             }
             throw ex;
         }
+    }
+
+    /**
+     * Starts an engine on tiers it does not own: the tiers of a group of trust domains, started once for
+     * all of them ({@link EngineGroup}). Closing it leaves them running.
+     *
+     * @param config   the domain's settings
+     * @param clock    the engine's time
+     * @param tiers    the started tiers, shared
+     * @param removals where the group passes on objects a tier dropped, to this engine's pipeline
+     * @return the running engine
+     * @throws IOException if the pool file cannot be created or mapped
+     */
+    static Engine startOnShared(final EngineConfig config, final EngineClock clock, final List<TierHandle> tiers,
+                                final java.util.function.Consumer<Pipeline> removals) throws IOException
+    {
+        final PagePool pool;
+        try
+        {
+            pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries(), config.clientSlots(),
+                config.sessionTimeout());
+        }
+        catch (final PoolPathException ex)
+        {
+            throw new ConfigException(EngineConfig.POOL_PATH, ex.getMessage(), ex);
+        }
+        final Engine engine;
+        try
+        {
+            engine = new Engine(config, clock, pool, null, tiers, new Pipeline[1]);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            pool.close();
+            throw ex;
+        }
+        removals.accept(engine.pipeline);
+        if (config.get(EngineSettings.IPC_ENABLED))
+        {
+            try
+            {
+                engine.ipc = IpcServer.start(config, pool, engine.pipeline);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                engine.close();
+                throw ex;
+            }
+        }
+        return engine;
     }
 
     /**
@@ -288,12 +339,16 @@ public final class Engine implements AutoCloseable
                 unfinished, wait.toMillis());
         }
         pipeline.stop(wait.toMillis());
-        final List<String> notClosed = closeTiers(tiers, wait);
+        // Shared tiers (trust domains) are closed by their group, once every domain's engine stopped.
+        final List<String> notClosed = plugins == null ? List.of() : closeTiers(tiers, wait);
         final List<String> stillTouching = pipeline.tiersStillTouchingMemory();
         if (notClosed.isEmpty() && stillTouching.isEmpty())
         {
             // Only now: a tier may load classes of its plugin until it is closed.
-            plugins.close();
+            if (plugins != null)
+            {
+                plugins.close();
+            }
             pipeline.closeStaging();
             pool.close();
             LOG.log(System.Logger.Level.INFO, "kvtier engine stopped");
@@ -310,7 +365,7 @@ public final class Engine implements AutoCloseable
      *
      * @return the names of the tiers whose {@code close()} had not returned by then (their threads stay)
      */
-    private static List<String> closeTiers(final List<TierHandle> tiers, final Duration wait)
+    static List<String> closeTiers(final List<TierHandle> tiers, final Duration wait)
     {
         final List<Thread> closers = new java.util.ArrayList<>();
         for (final TierHandle tier : tiers)

@@ -136,6 +136,12 @@ public record TrustDomains(EngineConfig shared, List<Domain> domains)
                 config.get(EngineSettings.IPC_SOCKET_PATH).toAbsolutePath().normalize().toString(), "every domain needs a socket of its own");
             distinct(salts, name, EngineSettings.L3_KEY_SALT.key(), config.get(EngineSettings.L3_KEY_SALT),
                 "domains with one salt would share their pages' names in L3");
+            if (!domains.isEmpty() && config.pageSize() != domains.getFirst().config().pageSize())
+            {
+                throw new ConfigException(DOMAIN_PREFIX + name + "." + EngineSettings.POOL_PAGE_SIZE.key(), "domain " + name + " has pool.page-size "
+                    + config.pageSize() + " but domain " + domains.getFirst().name() + " has " + domains.getFirst().config().pageSize()
+                    + ": the L3 tiers every domain shares hold objects of one size, so every domain needs the same pool.page-size");
+            }
             domains.add(new Domain(name, config));
         }
         return new TrustDomains(shared, List.copyOf(domains));

@@ -172,7 +172,8 @@ public final class ThreadWatch
             final Watched w = watched.get(i);
             final long busySince = (long)BUSY_SINCE.getAcquire(w);
             final long state;
-            if (w.thread != null && !w.thread.isAlive() && !w.stopping)
+            // A thread not started yet is not dead: only one that ran and ended is.
+            if (w.thread != null && w.thread.getState() == Thread.State.TERMINATED && !w.stopping)
             {
                 state = DEAD;
             }

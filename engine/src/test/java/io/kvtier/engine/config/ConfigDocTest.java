@@ -31,7 +31,11 @@ class ConfigDocTest
             "adds an L3 tier named <name>; tiers are used in the order they appear"),
         row("tier.<name>." + EngineSettings.TIER_TRUSTED, "(by the plugin's place)", EngineSettings.TIER_TRUSTED_ALLOWED,
             EngineSettings.TIER_TRUSTED_MEANING),
-        "| `tier.<name>.<setting>` |  | see the tier's documentation | passed to the tier, e.g. tier.nvme.dir |");
+        "| `tier.<name>.<setting>` |  | see the tier's documentation | passed to the tier, e.g. tier.nvme.dir |",
+        row("domain.<name>.<setting>", "(no domains)", "any engine setting above but tier.* and plugins.dir, with a domain name of lowercase"
+            + " letters, digits, '-' and '_'", "a trust domain (docs/security.md): kvtier serve runs one engine per domain, with that domain's"
+            + " settings over the shared ones (its own pool.path and ipc.socket-path at least; its l3.key-salt is its name unless set), all on"
+            + " the shared tiers; domains need one pool.page-size"));
 
     /**
      * @return the settings table: a header, one row per engine setting in {@link EngineSettings#ALL}, then the tier rows

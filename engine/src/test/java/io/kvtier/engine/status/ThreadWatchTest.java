@@ -61,6 +61,10 @@ class ThreadWatchTest
             assertThat(counters.valueOpaque(hangingGauge)).as("ended while watched, not stopped: dead").isEqualTo(ThreadWatch.DEAD);
             assertThat(counters.valueOpaque(EngineCounter.THREAD_FAILURES.id())).isEqualTo(1);
 
+            // A thread not started yet is not dead either (the engine watches its threads before it starts them).
+            final ThreadWatch.Watched unstarted = watch.watch("kvtier-unstarted");
+            unstarted.thread(new Thread(() -> { }));
+
             // A thread that is being stopped is not reported dead.
             final ThreadWatch.Watched stopped = watch.watch("kvtier-stopped");
             final Thread ends = new Thread(() -> { });
@@ -69,7 +73,8 @@ class ThreadWatchTest
             ends.start();
             ends.join();
             watch.check(System.nanoTime());
-            assertThat(counters.valueOpaque(CountersDescriptor.FIRST_THREAD_ID + 2)).isEqualTo(ThreadWatch.RUNNING);
+            assertThat(counters.valueOpaque(CountersDescriptor.FIRST_THREAD_ID + 2)).as("not started yet").isEqualTo(ThreadWatch.RUNNING);
+            assertThat(counters.valueOpaque(CountersDescriptor.FIRST_THREAD_ID + 3)).as("stopped").isEqualTo(ThreadWatch.RUNNING);
             final StringBuilder names = new StringBuilder();
             counters.forEach((id, type, name, description, value) -> names.append(name).append(' '));
             assertThat(names.toString()).contains("thread_kvtier_hanging", "thread_kvtier_dying");
