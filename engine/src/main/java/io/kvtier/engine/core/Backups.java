@@ -72,7 +72,9 @@ final class Backups implements TimedPart
     private int inFlight;
     private int backlogLive;
     private int evictPending;
-    private long lastSkipWarningNanos;
+    /** Copies that never started in the window of skips being counted, and when that window began. */
+    private long skippedInWindow;
+    private long skipWindowStartNanos;
     private TierIo io;
     private Lookups lookups;
 
@@ -267,17 +269,32 @@ final class Backups implements TimedPart
             counters.set(EngineCounter.BACKUPS_QUEUED, backlogLive);
             counters.increment(EngineCounter.BACKUPS_SKIPPED);
             final long now = clock.nanoTime();
-            if (now - lastSkipWarningNanos > SKIP_WARNING_PERIOD_NS)
+            if (skippedInWindow++ == 0)
             {
-                lastSkipWarningNanos = now;
-                LOG.log(System.Logger.Level.WARNING, "L3 takes backups more slowly than pages are committed: {0} pages left the pool"
-                    + " before their backup could start (backups_skipped); {1} backups in flight, at most {2} (l3.max-backup-pages)",
-                    counters.getOpaque(EngineCounter.BACKUPS_SKIPPED), inFlight, maxInFlight);
+                skipWindowStartNanos = now;
             }
+            reportSkips(now);
             answerFlushWaitersIfIdle();
         }
         flags[page] = 0;
         attempts[page] = 0;
+    }
+
+    /**
+     * Says how many copies never started in the window just ended, once it is over: the total of the
+     * window, and the total since start, never the first of them alone.
+     */
+    private void reportSkips(final long nowNanos)
+    {
+        if (skippedInWindow == 0 || nowNanos - skipWindowStartNanos < SKIP_WARNING_PERIOD_NS)
+        {
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, "L3 takes backups more slowly than pages are committed: {0} pages left the pool before their"
+                + " backup could start in the last {1} s ({2} since the start, counted in backups_skipped); {3} backups in flight, at most {4}"
+                + " (l3.max-backup-pages)", skippedInWindow, Math.max(1, (nowNanos - skipWindowStartNanos) / 1_000_000_000L),
+            counters.getOpaque(EngineCounter.BACKUPS_SKIPPED), inFlight, maxInFlight);
+        skippedInWindow = 0;
     }
 
     /** A tier answered the write of key {@code i} of a batch. */
@@ -405,10 +422,11 @@ final class Backups implements TimedPart
         }
     }
 
-    /** Flushes waiting past {@code l3.io-timeout} are answered with the backups not yet ended. */
+    /** Flushes waiting past {@code l3.io-timeout} are answered with the backups not yet ended; a window of skipped copies is reported once over. */
     @Override
     public void onTime(final long nowNanos)
     {
+        reportSkips(nowNanos);
         while (!flushWaiters.isEmpty() && flushDeadlines.peek(1) - nowNanos <= 0)
         {
             final ClientRecord waiting = flushWaiters.poll();

@@ -289,6 +289,58 @@ class BackupsTest
     }
 
     @Test
+    void shouldReportTheCopiesThatNeverStartedAsTheTotalOfEachWindowNotTheFirstAlone() throws IOException
+    {
+        parts(s ->
+        {
+            s.writePolicy = WritePolicy.WRITE_THROUGH;
+            s.maxBackupPages = 1;
+            s.pages = 32;
+        });
+        final java.util.List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.logging.Logger log = java.util.logging.Logger.getLogger(Backups.class.getName());
+        final java.util.logging.Handler capture = new java.util.logging.Handler()
+        {
+            @Override
+            public void publish(final java.util.logging.LogRecord record)
+            {
+                warnings.add(java.text.MessageFormat.format(record.getMessage(), record.getParameters()));
+            }
+
+            @Override
+            public void flush()
+            {
+            }
+
+            @Override
+            public void close()
+            {
+            }
+        };
+        log.addHandler(capture);
+        try
+        {
+            parts.backups.backupIfMissing(parts.serve(1, 1)); // in flight: every later copy waits in the backlog
+            for (int k = 2; k < 22; k++)
+            {
+                final int page = parts.serve(1, k);
+                parts.backups.backupIfMissing(page);
+                assertThat(parts.space.evict(page, parts.pool.metadata().stateWordAcquire(page))).isTrue();
+            }
+            assertThat(parts.counter(EngineCounter.BACKUPS_SKIPPED)).isEqualTo(20);
+            assertThat(warnings).noneMatch(w -> w.contains("left the pool before their backup")).as("not within the window");
+            parts.clock.advance(java.time.Duration.ofSeconds(11));
+            parts.backups.onTime(parts.clock.nanoTime());
+            assertThat(warnings).filteredOn(w -> w.contains("left the pool before their backup")).singleElement()
+                .asString().contains("20 pages left the pool").contains("20 since the start");
+        }
+        finally
+        {
+            log.removeHandler(capture);
+        }
+    }
+
+    @Test
     void shouldAnswerFlushAtTheIoTimeoutWithTheBackupsNotYetEnded() throws IOException
     {
         parts(s ->
