@@ -43,6 +43,10 @@ public final class Session implements AutoCloseable, ClientPort
 
     private static final int RUNNING = 0;
     private static final int PARKED = 1;
+    /** The engine has claimed the wake-up of a parked client and is about to unpark it. */
+    private static final int WAKING = 2;
+    /** The engine's unpark has been made: its permit is the client's to take. */
+    private static final int WOKEN = 3;
 
     static
     {
@@ -578,13 +582,32 @@ public final class Session implements AutoCloseable, ClientPort
             {
                 LockSupport.parkNanos(this, PARK_NANOS);
             }
-            WAITING.setVolatile(this, RUNNING);
+            if (!WAITING.compareAndSet(this, PARKED, RUNNING))
+            {
+                takeTheEnginesPermit();
+            }
             if (engine.isHalted() && (int)DONE.getAcquire(this) == 0)
             {
                 requestStatus = RequestStatus.CLOSED.ordinal();
                 DONE.setRelease(this, 1);
             }
         }
+    }
+
+    /**
+     * The engine claimed this wake-up, so its unpark is made or about to be. A park that timed out
+     * just before would return with that permit still set, and the caller's own next park would be
+     * cut short; so wait for the unpark to be made and take its permit here: a permit already
+     * consumed by the wake-up leaves a park of one nanosecond that returns at once.
+     */
+    private void takeTheEnginesPermit()
+    {
+        while ((int)WAITING.getVolatile(this) != WOKEN)
+        {
+            Thread.onSpinWait();
+        }
+        LockSupport.parkNanos(this, 1L);
+        WAITING.setVolatile(this, RUNNING);
     }
 
     /** Called by the engine thread once results are written. */
@@ -598,16 +621,18 @@ public final class Session implements AutoCloseable, ClientPort
         acquiredFromPool = fromPool;
         acquiredFromL3 = fromL3;
         DONE.setVolatile(this, 1);
-        // Unpark only a client that announced a park: an unpark of a thread that is spinning, or already
-        // gone back to its caller, leaves a permit that cuts the caller's next park short. (A park that
-        // times out at the very moment of the answer can still receive one; park allows that anyway.)
-        if ((int)WAITING.getVolatile(this) == PARKED)
+        // Unpark only a client that announced a park, and claim the wake-up first: an unpark of a thread
+        // that is spinning, or already gone back to its caller after its park timed out, would leave a
+        // permit that cuts the caller's next park short. A client that finds the wake-up claimed waits
+        // for WOKEN and takes the permit (takeTheEnginesPermit).
+        if (WAITING.compareAndSet(this, PARKED, WAKING))
         {
             final Thread thread = waiter;
             if (thread != null)
             {
                 LockSupport.unpark(thread);
             }
+            WAITING.setVolatile(this, WOKEN);
         }
     }
 }
