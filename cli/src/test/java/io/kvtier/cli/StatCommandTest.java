@@ -96,7 +96,7 @@ class StatCommandTest
             final CliFixture.Result text = CliFixture.run("stat", "--pool", pool);
             assertThat(text.exitCode()).as(text.err()).isEqualTo(ExitCode.OK);
             assertThat(text.out()).containsPattern("tier_disk +posix: io=libc, direct-io off, dir=" + java.util.regex.Pattern.quote(dir.toString()))
-                .doesNotContainPattern("tier_disk +0");
+                .doesNotContainPattern("(?m)^tier_disk +0");
 
             final CliFixture.Result json = CliFixture.run("stat", "--pool", pool, "--json");
             assertThat(json.exitCode()).as(json.err()).isEqualTo(ExitCode.OK);
