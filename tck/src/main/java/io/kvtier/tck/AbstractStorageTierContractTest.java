@@ -295,6 +295,14 @@ public abstract class AbstractStorageTierContractTest
         // memory freed under it would corrupt the test JVM instead of failing one test.
         arenas.clear();
         calls.close();
+        try
+        {
+            releaseWhatKilledProcessesLeft(scratchRoot);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            failures.add(new AssertionError("releaseWhatKilledProcessesLeft(" + scratchRoot + ") failed", ex));
+        }
         if (!violations.isEmpty())
         {
             failures.add(new AssertionError("the tier broke the TierBatch contract: " + violations));
@@ -308,6 +316,20 @@ public abstract class AbstractStorageTierContractTest
             }
             throw first;
         }
+    }
+
+    /**
+     * Called after each test, once the kit has closed its tiers and before the scratch root is deleted. A
+     * second process the kit killed (the PERSISTENT check's writer) could not release what its tier holds
+     * outside the scratch directories, such as shared memory registered with a client library; a kit whose
+     * tier holds such things finds them from the scratch root and releases them here, so that runs do not
+     * pile them up. The default does nothing.
+     *
+     * @param scratchRoot the root of every scratch directory of the test
+     * @throws IOException when something found cannot be released
+     */
+    protected void releaseWhatKilledProcessesLeft(final Path scratchRoot) throws IOException
+    {
     }
 
     /** @return the tier the current test runs against */

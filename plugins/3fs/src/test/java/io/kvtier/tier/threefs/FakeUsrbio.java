@@ -169,4 +169,38 @@ final class FakeUsrbio
             throw new IllegalStateException(t);
         }
     }
+    /**
+     * Removes the shared memory of iovs that processes killed by a test left behind: the fake links each
+     * iov's /dev/shm file from {@code <mount>/3fs-virt/iovs/<id>} and removes both when the iov is destroyed,
+     * which a process killed with SIGKILL never does. Only files in /dev/shm linked from a mount under
+     * {@code root} are removed, so a real mount's iovs are never touched.
+     *
+     * @param root a directory holding fake mounts (a test's scratch root)
+     * @return how many files were removed
+     * @throws IOException when the tree cannot be walked
+     */
+    static int removeIovsLeftUnder(final Path root) throws IOException
+    {
+        if (!Files.isDirectory(root))
+        {
+            return 0;
+        }
+        final java.util.List<Path> links;
+        try (java.util.stream.Stream<Path> walk = Files.walk(root))
+        {
+            links = walk.filter(path -> path.getParent() != null && path.getParent().endsWith(Path.of("3fs-virt", "iovs"))
+                && Files.isSymbolicLink(path)).toList();
+        }
+        int removed = 0;
+        for (final Path link : links)
+        {
+            final Path target = Files.readSymbolicLink(link);
+            if (target.getParent() != null && target.getParent().equals(Path.of("/dev/shm"))
+                && target.getFileName().toString().startsWith("hf3fs-fake-iov-") && Files.deleteIfExists(target))
+            {
+                removed++;
+            }
+        }
+        return removed;
+    }
 }
