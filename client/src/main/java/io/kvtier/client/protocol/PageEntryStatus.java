@@ -29,6 +29,11 @@ public final class PageEntryStatus
     public static final int EXPIRED = 9;
     /** The request's arguments for this key were invalid (a COMMIT length, say). */
     public static final int INVALID = 10;
+    /**
+     * Internal to the engine, never sent: the key waits for a load or a check of its page, and the
+     * request completes once it has a final status.
+     */
+    public static final int WAITING = 11;
     /** A prefetch put it in the pool. */
     public static final int LOADED = 12;
     /** DEVICE_LOAD: the pinned page's KV is in the block, every byte, and the page stayed pinned throughout (version 1.1). */
@@ -45,5 +50,31 @@ public final class PageEntryStatus
     public static boolean isPinned(final int status)
     {
         return status == PINNED || status == PINNED_FROM_L3;
+    }
+
+    /**
+     * @param status a Page Status
+     * @return its name, as messages and logs print it
+     */
+    public static String name(final int status)
+    {
+        return switch (status)
+        {
+            case NONE -> "NONE";
+            case PINNED -> "PINNED";
+            case PINNED_FROM_L3 -> "PINNED_FROM_L3";
+            case RESERVED -> "RESERVED";
+            case COMMITTED -> "COMMITTED";
+            case EXISTS -> "EXISTS";
+            case BUSY -> "BUSY";
+            case POOL_FULL -> "POOL_FULL";
+            case MISS -> "MISS";
+            case EXPIRED -> "EXPIRED";
+            case INVALID -> "INVALID";
+            case WAITING -> "WAITING";
+            case LOADED -> "LOADED";
+            case COPIED -> "COPIED";
+            default -> "STATUS_" + status;
+        };
     }
 }
