@@ -1,8 +1,8 @@
 package io.kvtier.cli;
 
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.tier.mooncake.MooncakeLibrary;
@@ -70,7 +70,7 @@ class MooncakeTwoEnginesTest
                     assertThat(session.acquiredFromL3()).isEqualTo(CHAIN);
                     for (int i = 0; i < CHAIN; i++)
                     {
-                        assertThat(session.status(i)).isEqualTo(PageStatus.PINNED_FROM_L3);
+                        assertThat(session.status(i)).isEqualTo(PageEntryStatus.PINNED_FROM_L3);
                         assertThat(session.payloadLength(i)).as("page %d's length", i).isEqualTo(MooncakeEngineNode.length(i));
                         final MemorySegment page = session.page(i);
                         for (int offset = 0; offset < MooncakeEngineNode.length(i); offset++)

@@ -4,7 +4,7 @@ import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.pool.Counters;
-import io.kvtier.engine.pool.CountersDescriptor;
+import io.kvtier.client.pool.CountersDescriptor;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;

@@ -1,11 +1,10 @@
 package io.kvtier.engine;
 
-import io.kvtier.engine.client.RequestStatus;
-
+import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.engine.config.ConfigException;
-import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.EngineSettings;
+import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.ipc.IpcServer;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PoolPathException;
@@ -213,9 +212,9 @@ public final class Engine implements AutoCloseable
         }
         catch (final SessionException ex)
         {
-            if (ex.status() == RequestStatus.INVALID)
+            if (ex.status() == ErrorCode.INVALID)
             {
-                throw new SessionException(RequestStatus.INVALID, "no session slot left: " + MAX_SESSIONS + " sessions are open");
+                throw new SessionException(ErrorCode.INVALID, "no session slot left: " + MAX_SESSIONS + " sessions are open");
             }
             throw ex;
         }
@@ -275,7 +274,7 @@ public final class Engine implements AutoCloseable
     }
 
     /**
-     * Stops the engine: new requests fail with {@link RequestStatus#CLOSED}, in-flight backups get up
+     * Stops the engine: new requests fail with {@link ErrorCode#CLOSED}, in-flight backups get up
      * to {@code l3.io-timeout} to finish (those that do not are reported), then the pipeline stops,
      * the tiers close and the pool file is removed.
      *

@@ -3,7 +3,7 @@ package io.kvtier.engine;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.TrustDomains;
 import io.kvtier.engine.core.Pipeline;
-import io.kvtier.engine.pool.PageFrameDescriptor;
+import io.kvtier.client.pool.PageFrameDescriptor;
 import io.kvtier.engine.tier.TierHandle;
 import io.kvtier.engine.tier.TierPlugins;
 import io.kvtier.engine.tier.TierRegistry;

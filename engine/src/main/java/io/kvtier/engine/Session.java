@@ -1,11 +1,11 @@
 package io.kvtier.engine;
 
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestStatus;
-import io.kvtier.engine.client.RequestOp;
-
-import io.kvtier.engine.client.ClientPort;
 import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
+import io.kvtier.engine.core.ClientPort;
+import io.kvtier.engine.core.InternalOp;
 import io.kvtier.engine.pool.PagePool;
 
 import java.lang.foreign.MemorySegment;
@@ -31,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  * allocated on the way. A session is not thread-safe: use one per thread, or per concurrent request.
  * Its pins and reservations are leased: after {@code lease.session-timeout} without a request
  * (or {@link #keepAlive()}), the engine reclaims them and the next request fails with
- * {@link RequestStatus#LEASE_EXPIRED}.
+ * {@link ErrorCode#LEASE_EXPIRED}.
  */
 public final class Session implements AutoCloseable, ClientPort
 {
@@ -199,9 +199,9 @@ public final class Session implements AutoCloseable, ClientPort
      * @param index a key's position
      * @return what the last request did for it
      */
-    public PageStatus status(final int index)
+    public int status(final int index)
     {
-        return PageStatus.of(status[index]);
+        return status[index];
     }
 
     /**
@@ -211,8 +211,8 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public MemorySegment page(final int index)
     {
-        final PageStatus s = status(index);
-        if (!s.isPinned() && s != PageStatus.RESERVED)
+        final int s = status(index);
+        if (!PageEntryStatus.isPinned(s) && s != PageEntryStatus.RESERVED)
         {
             throw new IllegalStateException("key " + index + " is " + s + ": only pinned or reserved pages can be accessed");
         }
@@ -225,7 +225,7 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public int payloadLength(final int index)
     {
-        if (!status(index).isPinned())
+        if (!PageEntryStatus.isPinned(status(index)))
         {
             throw new IllegalStateException("key " + index + " is " + status(index) + ", not pinned");
         }
@@ -294,7 +294,7 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public int lookup(final int from, final int count)
     {
-        call(RequestOp.LOOKUP, from, count);
+        call(MessageType.LOOKUP, from, count);
         return l2Pages + l3Pages;
     }
 
@@ -309,7 +309,7 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public int acquire(final int from, final int count)
     {
-        call(RequestOp.ACQUIRE, from, count);
+        call(MessageType.ACQUIRE, from, count);
         return resultCount;
     }
 
@@ -327,12 +327,12 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public void release(final int from, final int count)
     {
-        call(RequestOp.RELEASE, from, count);
+        call(MessageType.RELEASE, from, count);
     }
 
     /**
      * Reserves pages for keys {@code [from, from + count)} that the pool lacks. Keys already there are
-     * {@link PageStatus#EXISTS}; when no page can be freed the rest are {@link PageStatus#POOL_FULL}.
+     * {@link PageEntryStatus#EXISTS}; when no page can be freed the rest are {@link PageEntryStatus#POOL_FULL}.
      *
      * @param from  first key
      * @param count keys
@@ -340,13 +340,13 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public int reserve(final int from, final int count)
     {
-        call(RequestOp.RESERVE, from, count);
+        call(MessageType.RESERVE, from, count);
         return resultCount;
     }
 
     /**
      * Publishes the reserved pages of {@code [from, from + count)}: each gets its CRC32C and becomes
-     * visible. A reservation that lapsed is {@link PageStatus#EXPIRED} and never visible.
+     * visible. A reservation that lapsed is {@link PageEntryStatus#EXPIRED} and never visible.
      *
      * @param from  first key
      * @param count keys
@@ -357,14 +357,14 @@ public final class Session implements AutoCloseable, ClientPort
         checkRange(from, count);
         for (int i = from; i < from + count; i++)
         {
-            if (status[i] == PageStatus.RESERVED.ordinal() && (lengths[i] < 1 || lengths[i] > pool.pageSize()))
+            if (status[i] == PageEntryStatus.RESERVED && (lengths[i] < 1 || lengths[i] > pool.pageSize()))
             {
                 throw new IllegalArgumentException("key " + i + " is reserved but its payload length " + lengths[i]
                     + " is not from 1 to " + pool.pageSize() + "; call payloadLength(" + i + ", bytes) first");
             }
         }
         seal(from, count);
-        call(RequestOp.COMMIT, from, count);
+        call(MessageType.COMMIT, from, count);
         return resultCount;
     }
 
@@ -378,14 +378,14 @@ public final class Session implements AutoCloseable, ClientPort
     {
         for (int i = from; i < from + count; i++)
         {
-            if (status[i] != PageStatus.RESERVED.ordinal())
+            if (status[i] != PageEntryStatus.RESERVED)
             {
                 continue;
             }
             final int page = pageIds[i];
             final long word = pool.metadata().stateWordAcquire(page);
-            if (io.kvtier.engine.pool.PageStateWord.state(word) == io.kvtier.engine.pool.PageStateWord.WRITING
-                && io.kvtier.engine.pool.PageStateWord.generation(word) == generations[i] && pool.metadata().ownerPlain(page) == id)
+            if (io.kvtier.client.pool.PageStateWord.state(word) == io.kvtier.client.pool.PageStateWord.WRITING
+                && io.kvtier.client.pool.PageStateWord.generation(word) == generations[i] && pool.metadata().ownerPlain(page) == id)
             {
                 pool.frames().seal(page, pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), lengths[i]);
             }
@@ -400,7 +400,7 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public void abort(final int from, final int count)
     {
-        call(RequestOp.ABORT, from, count);
+        call(MessageType.ABORT, from, count);
     }
 
     /**
@@ -412,7 +412,7 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public int prefetch(final int from, final int count)
     {
-        call(RequestOp.PREFETCH, from, count);
+        call(MessageType.PREFETCH, from, count);
         return resultCount;
     }
 
@@ -425,7 +425,7 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public int backup(final int from, final int count)
     {
-        call(RequestOp.BACKUP, from, count);
+        call(MessageType.BACKUP, from, count);
         return resultCount;
     }
 
@@ -439,7 +439,7 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public int flush()
     {
-        call(RequestOp.FLUSH, 0, 0);
+        call(MessageType.FLUSH, 0, 0);
         return resultCount;
     }
 
@@ -452,14 +452,14 @@ public final class Session implements AutoCloseable, ClientPort
      */
     public int evict(final int from, final int count)
     {
-        call(RequestOp.EVICT, from, count);
+        call(MessageType.EVICT, from, count);
         return resultCount;
     }
 
     /** Renews the lease without doing anything else. */
     public void keepAlive()
     {
-        call(RequestOp.KEEP_ALIVE, 0, 0);
+        call(InternalOp.KEEP_ALIVE, 0, 0);
     }
 
     /** Drops the session's pins and reservations and unregisters it. Idempotent. */
@@ -474,7 +474,7 @@ public final class Session implements AutoCloseable, ClientPort
         {
             if (!engine.isClosed())
             {
-                call(RequestOp.CLOSE, 0, 0);
+                call(MessageType.CLOSE, 0, 0);
             }
         }
         catch (final SessionException ex)
@@ -489,7 +489,7 @@ public final class Session implements AutoCloseable, ClientPort
 
     void open()
     {
-        call(RequestOp.OPEN, 0, 0);
+        call(InternalOp.OPEN, 0, 0);
     }
 
     private void checkRange(final int from, final int count)
@@ -512,9 +512,9 @@ public final class Session implements AutoCloseable, ClientPort
         }
         switch (requestOp)
         {
-            case RequestOp.LOOKUP, RequestOp.ACQUIRE, RequestOp.RESERVE, RequestOp.COMMIT, RequestOp.PREFETCH, RequestOp.BACKUP, RequestOp.EVICT ->
+            case MessageType.LOOKUP, MessageType.ACQUIRE, MessageType.RESERVE, MessageType.COMMIT, MessageType.PREFETCH, MessageType.BACKUP, MessageType.EVICT ->
                 checkRange(requestFrom, requestCount);
-            case RequestOp.RELEASE, RequestOp.ABORT ->
+            case MessageType.RELEASE, MessageType.ABORT ->
             {
                 if (requestFrom < 0 || requestCount < 0 || requestFrom + requestCount > keys.capacity())
                 {
@@ -532,10 +532,10 @@ public final class Session implements AutoCloseable, ClientPort
             DONE.setRelease(this, 0);
             if (!engine.publish(this, requestOp, requestFrom, requestCount))
             {
-                throw new SessionException(RequestStatus.CLOSED, "engine is closed");
+                throw new SessionException(ErrorCode.CLOSED, "engine is closed");
             }
             awaitDone();
-            final RequestStatus outcome = RequestStatus.of((int)DONE.getAcquire(this) == 1 ? requestStatus : RequestStatus.INTERNAL_ERROR.ordinal());
+            final ErrorCode outcome = ErrorCode.of((int)DONE.getAcquire(this) == 1 ? requestStatus : ErrorCode.INTERNAL_ERROR.code());
             switch (outcome)
             {
                 case OK ->
@@ -543,8 +543,8 @@ public final class Session implements AutoCloseable, ClientPort
                 }
                 case LEASE_EXPIRED -> throw new SessionException(outcome, "session " + id + " lease expired: its pins and reservations were reclaimed; open a new session");
                 case CLOSED -> throw new SessionException(outcome, "engine is closing");
-                case INVALID -> throw new SessionException(outcome, RequestOp.name(requestOp) + " of keys [" + requestFrom + ", " + (requestFrom + requestCount) + ") was rejected as invalid");
-                default -> throw new SessionException(outcome, RequestOp.name(requestOp) + " failed inside the engine; see its log");
+                case INVALID -> throw new SessionException(outcome, InternalOp.name(requestOp) + " of keys [" + requestFrom + ", " + (requestFrom + requestCount) + ") was rejected as invalid");
+                default -> throw new SessionException(outcome, InternalOp.name(requestOp) + " failed inside the engine; see its log");
             }
         }
         finally
@@ -588,7 +588,7 @@ public final class Session implements AutoCloseable, ClientPort
             }
             if (engine.isHalted() && (int)DONE.getAcquire(this) == 0)
             {
-                requestStatus = RequestStatus.CLOSED.ordinal();
+                requestStatus = ErrorCode.CLOSED.code();
                 DONE.setRelease(this, 1);
             }
         }
@@ -612,9 +612,9 @@ public final class Session implements AutoCloseable, ClientPort
 
     /** Called by the engine thread once results are written. */
     @Override
-    public void complete(final RequestStatus outcome, final int count, final int pool2, final int pool3, final int fromPool, final int fromL3)
+    public void complete(final ErrorCode outcome, final int count, final int pool2, final int pool3, final int fromPool, final int fromL3)
     {
-        requestStatus = outcome.ordinal();
+        requestStatus = outcome.code();
         resultCount = count;
         l2Pages = pool2;
         l3Pages = pool3;

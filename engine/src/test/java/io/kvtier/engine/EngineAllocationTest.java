@@ -1,7 +1,6 @@
 package io.kvtier.engine;
 
-import io.kvtier.engine.client.PageStatus;
-
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.BeforeEach;
@@ -247,7 +246,7 @@ class EngineAllocationTest
             final int reserved = session.reserve(pinned, KEYS - pinned);
             for (int i = pinned; i < KEYS; i++)
             {
-                if (session.status(i) == PageStatus.RESERVED)
+                if (session.status(i) == PageEntryStatus.RESERVED)
                 {
                     final long low = session.keys().low(i);
                     session.page(i).set(ValueLayout.JAVA_LONG_UNALIGNED, 0, low);

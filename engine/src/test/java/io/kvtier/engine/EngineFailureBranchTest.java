@@ -1,7 +1,6 @@
 package io.kvtier.engine;
 
-import io.kvtier.engine.client.PageStatus;
-
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.WaitStrategyKind;
 import io.kvtier.engine.status.EngineCounter;
@@ -113,7 +112,7 @@ class EngineFailureBranchTest
             final ScriptedTier tier = ScriptedTier.get(name);
             tier.readFailures.put(new PageKey(session.keys().high(2), session.keys().low(2)), TierStatus.IO_ERROR);
             assertThat(session.acquire(0, 4)).as("the prefix ends at the page that failed").isEqualTo(2);
-            assertThat(session.status(2)).isEqualTo(PageStatus.MISS);
+            assertThat(session.status(2)).isEqualTo(PageEntryStatus.MISS);
             assertThat(engine.snapshot().get(EngineCounter.L3_ERRORS)).isEqualTo(1);
             // An I/O error leaves the tier's hold on the page uncertain: it rests in quarantine.
             assertThat(engine.snapshot().get(EngineCounter.PAGES_QUARANTINED)).isEqualTo(1);

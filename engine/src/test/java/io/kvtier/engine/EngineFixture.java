@@ -1,9 +1,8 @@
 package io.kvtier.engine;
 
-import io.kvtier.engine.client.PageStatus;
-
-import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.protocol.PageEntryStatus;
+import io.kvtier.engine.config.EngineConfig;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -144,7 +143,7 @@ final class EngineFixture
         session.reserve(from, count);
         for (int i = from; i < from + count; i++)
         {
-            if (session.status(i) == PageStatus.RESERVED)
+            if (session.status(i) == PageEntryStatus.RESERVED)
             {
                 fill(session, i);
             }

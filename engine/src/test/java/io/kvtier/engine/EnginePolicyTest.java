@@ -1,10 +1,9 @@
 package io.kvtier.engine;
 
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestStatus;
-
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.EngineConfig;
-import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -148,7 +147,7 @@ class EnginePolicyTest
             assertThat(reserved).isNotDone();
             gate.countDown();
             assertThat(reserved.get()).isEqualTo(1);
-            assertThat(session.status(4)).isEqualTo(PageStatus.RESERVED);
+            assertThat(session.status(4)).isEqualTo(PageEntryStatus.RESERVED);
             session.abort(4, 1);
         }
         finally
@@ -279,7 +278,7 @@ class EnginePolicyTest
             assertThat(other.reserve(2, 2)).isEqualTo(2);
             other.abort(2, 2);
             final SessionException expired = org.junit.jupiter.api.Assertions.assertThrows(SessionException.class, () -> idle.commit(2, 1));
-            assertThat(expired.status()).isEqualTo(RequestStatus.LEASE_EXPIRED);
+            assertThat(expired.status()).isEqualTo(ErrorCode.LEASE_EXPIRED);
         }
     }
 
@@ -301,7 +300,7 @@ class EnginePolicyTest
             clock.advance(java.time.Duration.ofMillis(100));
             awaitTrue(() -> engine.snapshot().get(EngineCounter.RESERVATIONS_EXPIRED) == 1, "reservation expiry");
             assertThat(slow.commit(0, 1)).isZero();
-            assertThat(slow.status(0)).isEqualTo(PageStatus.EXPIRED);
+            assertThat(slow.status(0)).isEqualTo(PageEntryStatus.EXPIRED);
             assertThat(reader.acquire(0, 1)).isZero();
             // The page rests in quarantine before it is handed out again, for all of the 3 s and no longer.
             assertThat(engine.snapshot().get(EngineCounter.PAGES_QUARANTINED)).isEqualTo(1);

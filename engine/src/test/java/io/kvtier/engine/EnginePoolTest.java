@@ -1,7 +1,6 @@
 package io.kvtier.engine;
 
-import io.kvtier.engine.client.PageStatus;
-
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
@@ -32,7 +31,7 @@ class EnginePoolTest
             assertThat(reader.acquire(0, 10)).isEqualTo(10);
             for (int i = 0; i < 10; i++)
             {
-                assertThat(reader.status(i)).isEqualTo(PageStatus.PINNED);
+                assertThat(reader.status(i)).isEqualTo(PageEntryStatus.PINNED);
                 assertThat(intact(reader, i)).as("page %d", i).isTrue();
             }
             assertThat(reader.acquiredFromPool()).isEqualTo(10);
@@ -59,7 +58,7 @@ class EnginePoolTest
             assertThat(reader.acquire(0, 4)).isZero();
             // A second writer of the same keys is told someone else is writing them.
             assertThat(reader.reserve(0, 4)).isZero();
-            assertThat(reader.status(0)).isEqualTo(PageStatus.BUSY);
+            assertThat(reader.status(0)).isEqualTo(PageEntryStatus.BUSY);
             writer.commit(0, 2);
             writer.abort(2, 2);
             assertThat(reader.acquire(0, 4)).isEqualTo(2);
@@ -78,7 +77,7 @@ class EnginePoolTest
             write(session, 0, 2);
             write(session, 3, 3);
             assertThat(session.acquire(0, 6)).isEqualTo(2);
-            assertThat(session.status(3)).isNotEqualTo(PageStatus.PINNED);
+            assertThat(session.status(3)).isNotEqualTo(PageEntryStatus.PINNED);
             session.release();
             // Pages 3..5 were not left pinned: they can all be evicted.
             assertThat(session.evict(0, 6)).isEqualTo(5);
@@ -94,9 +93,9 @@ class EnginePoolTest
             keys(session, 4, 3);
             write(session, 0, 2);
             assertThat(session.reserve(0, 3)).isEqualTo(1);
-            assertThat(session.status(0)).isEqualTo(PageStatus.EXISTS);
-            assertThat(session.status(1)).isEqualTo(PageStatus.EXISTS);
-            assertThat(session.status(2)).isEqualTo(PageStatus.RESERVED);
+            assertThat(session.status(0)).isEqualTo(PageEntryStatus.EXISTS);
+            assertThat(session.status(1)).isEqualTo(PageEntryStatus.EXISTS);
+            assertThat(session.status(2)).isEqualTo(PageEntryStatus.RESERVED);
             session.abort(2, 1);
         }
     }
@@ -172,8 +171,8 @@ class EnginePoolTest
             assertThat(holder.acquire(0, 8)).isEqualTo(8);
             keys(writer, 9, 2);
             assertThat(writer.reserve(0, 2)).isZero();
-            assertThat(writer.status(0)).isEqualTo(PageStatus.POOL_FULL);
-            assertThat(writer.status(1)).isEqualTo(PageStatus.POOL_FULL);
+            assertThat(writer.status(0)).isEqualTo(PageEntryStatus.POOL_FULL);
+            assertThat(writer.status(1)).isEqualTo(PageEntryStatus.POOL_FULL);
             for (int i = 0; i < 8; i++)
             {
                 assertThat(intact(holder, i)).isTrue();

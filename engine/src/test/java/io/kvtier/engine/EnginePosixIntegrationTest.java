@@ -1,7 +1,6 @@
 package io.kvtier.engine;
 
-import io.kvtier.engine.client.PageStatus;
-
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
@@ -65,7 +64,7 @@ class EnginePosixIntegrationTest
                 file.write(b ^ 0xFF);
             }
             assertThat(session.acquire(0, 4)).isEqualTo(2);
-            assertThat(session.status(2)).isEqualTo(PageStatus.MISS);
+            assertThat(session.status(2)).isEqualTo(PageEntryStatus.MISS);
             assertThat(intact(session, 0)).isTrue();
             assertThat(intact(session, 1)).isTrue();
             session.release();

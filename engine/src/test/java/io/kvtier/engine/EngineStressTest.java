@@ -1,11 +1,10 @@
 package io.kvtier.engine;
 
-import io.kvtier.engine.client.PageStatus;
-
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.eviction.EvictionPolicies;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -110,7 +109,7 @@ class EngineStressTest
                     session.reserve(from, count);
                     for (int i = from; i < from + count; i++)
                     {
-                        if (session.status(i) == PageStatus.RESERVED)
+                        if (session.status(i) == PageEntryStatus.RESERVED)
                         {
                             EngineFixture.fill(session, i);
                         }

@@ -1,7 +1,6 @@
 package io.kvtier.engine;
 
-import io.kvtier.engine.client.PageStatus;
-
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.spi.PageKey;
@@ -52,7 +51,7 @@ class EngineTierTest
             assertThat(session.acquiredFromL3()).isEqualTo(8);
             for (int i = 0; i < 8; i++)
             {
-                assertThat(session.status(i)).isEqualTo(PageStatus.PINNED_FROM_L3);
+                assertThat(session.status(i)).isEqualTo(PageEntryStatus.PINNED_FROM_L3);
                 assertThat(intact(session, i)).as("page %d", i).isTrue();
             }
             session.release();
@@ -86,8 +85,8 @@ class EngineTierTest
             {
                 assertThat(intact(session, i)).as("page %d", i).isTrue();
             }
-            assertThat(session.status(2)).isEqualTo(PageStatus.PINNED_FROM_L3);
-            assertThat(session.status(3)).isEqualTo(PageStatus.PINNED);
+            assertThat(session.status(2)).isEqualTo(PageEntryStatus.PINNED_FROM_L3);
+            assertThat(session.status(3)).isEqualTo(PageEntryStatus.PINNED);
             session.release();
         }
     }
@@ -106,7 +105,7 @@ class EngineTierTest
             final ScriptedTier tier = ScriptedTier.get(name);
             tier.corrupt(EngineFixture.pageKey(session, 3), 7);
             assertThat(session.acquire(0, 6)).isEqualTo(3);
-            assertThat(session.status(3)).isEqualTo(PageStatus.MISS);
+            assertThat(session.status(3)).isEqualTo(PageEntryStatus.MISS);
             for (int i = 0; i < 3; i++)
             {
                 assertThat(intact(session, i)).isTrue();

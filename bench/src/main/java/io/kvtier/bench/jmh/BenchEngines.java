@@ -1,8 +1,8 @@
 package io.kvtier.bench.jmh;
 
 import io.kvtier.bench.workload.PagePattern;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.Engine;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
 
@@ -51,7 +51,7 @@ final class BenchEngines
         session.reserve(0, n);
         for (int i = 0; i < n; i++)
         {
-            if (session.status(i) == PageStatus.RESERVED)
+            if (session.status(i) == PageEntryStatus.RESERVED)
             {
                 PagePattern.fill(session.page(i), session.keys().high(i), session.keys().low(i), pageSize);
                 session.payloadLength(i, pageSize);

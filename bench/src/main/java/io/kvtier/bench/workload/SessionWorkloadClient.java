@@ -1,9 +1,9 @@
 package io.kvtier.bench.workload;
 
+import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.client.PageKeyChain;
 
 import java.lang.foreign.MemorySegment;
 
@@ -67,13 +67,13 @@ public final class SessionWorkloadClient implements WorkloadClient
             int mine = 0;
             for (int i = cached; i < n; i++)
             {
-                if (session.status(i) == PageStatus.RESERVED)
+                if (session.status(i) == PageEntryStatus.RESERVED)
                 {
                     PagePattern.fill(session.page(i), keys.high(i), keys.low(i), pageSize);
                     session.payloadLength(i, pageSize);
                     mine++;
                 }
-                else if (session.status(i) != PageStatus.EXISTS)
+                else if (session.status(i) != PageEntryStatus.EXISTS)
                 {
                     tally.notCached++;
                 }

@@ -4,7 +4,7 @@ import io.kvtier.engine.Engine;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.client.Namespace;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.ValueLayout;

@@ -1,14 +1,14 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.collections.KeyTable;
 
 import io.kvtier.engine.EngineClock;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 
@@ -76,7 +76,7 @@ final class Acquires
         for (; r.cursor < end; r.cursor++)
         {
             final int i = r.cursor;
-            if (PageStatus.of(r.status[i]).isPinned())
+            if (PageEntryStatus.isPinned(r.status[i]))
             {
                 continue;
             }
@@ -86,7 +86,7 @@ final class Acquires
             final int serving = residency.servingPage(slot, high, low);
             if (serving != NONE)
             {
-                if (!pin(r, i, serving, PageStatus.PINNED))
+                if (!pin(r, i, serving, PageEntryStatus.PINNED))
                 {
                     break;
                 }
@@ -105,7 +105,7 @@ final class Acquires
                 {
                     break;
                 }
-                r.status[i] = (byte)PageStatus.WAITING.ordinal();
+                r.status[i] = (byte)PageEntryStatus.WAITING;
                 r.pending++;
                 continue;
             }
@@ -133,7 +133,7 @@ final class Acquires
      *
      * @return false if the page is no longer SERVING
      */
-    boolean pin(final ClientRecord r, final int key, final int page, final PageStatus as)
+    boolean pin(final ClientRecord r, final int key, final int page, final int as)
     {
         if (!residency.visibleTo(r, page))
         {
@@ -147,20 +147,20 @@ final class Acquires
         }
         r.pageIds[key] = page;
         r.generations[key] = PageStateWord.generation(word);
-        final PageStatus pinnedAs = loads.takeFirstUse(page) ? PageStatus.PINNED_FROM_L3 : as;
+        final int pinnedAs = loads.takeFirstUse(page) ? PageEntryStatus.PINNED_FROM_L3 : as;
         if (reverifications.start(r, key, page, PageStateWord.generation(word), pinnedAs))
         {
             // A recently loaded page drawn for a check: the key waits, pinned, until the check says it may be served.
-            r.status[key] = (byte)PageStatus.WAITING.ordinal();
+            r.status[key] = (byte)PageEntryStatus.WAITING;
             r.pending++;
         }
         else
         {
-            r.status[key] = (byte)pinnedAs.ordinal();
+            r.status[key] = (byte)pinnedAs;
         }
         r.hold(key);
         // The chain parent is the page pinned for the key before, when this request pinned it.
-        space.touch(page, key > r.from && PageStatus.of(r.status[key - 1]).isPinned() ? r.pageIds[key - 1] : residency.chainParent(r.keys, key));
+        space.touch(page, key > r.from && PageEntryStatus.isPinned(r.status[key - 1]) ? r.pageIds[key - 1] : residency.chainParent(r.keys, key));
         pool.metadata().lastAccessPlain(page, clock.nanoTime());
         final int hits = pool.metadata().hitCountPlain(page) + 1;
         pool.metadata().hitCountPlain(page, hits);
@@ -178,9 +178,9 @@ final class Acquires
         int run = r.from;
         int fromPool = 0;
         int fromL3 = 0;
-        while (run < end && PageStatus.of(r.status[run]).isPinned())
+        while (run < end && PageEntryStatus.isPinned(r.status[run]))
         {
-            if (r.status[run] == PageStatus.PINNED_FROM_L3.ordinal())
+            if (r.status[run] == PageEntryStatus.PINNED_FROM_L3)
             {
                 fromL3++;
             }
@@ -194,11 +194,11 @@ final class Acquires
         // slot after the prefix is a MISS: the prefix ended before it.
         for (int i = run; i < end; i++)
         {
-            if (PageStatus.of(r.status[i]).isPinned())
+            if (PageEntryStatus.isPinned(r.status[i]))
             {
                 pool.unpin(r.pageIds[i]);
             }
-            r.status[i] = (byte)PageStatus.MISS.ordinal();
+            r.status[i] = (byte)PageEntryStatus.MISS;
             r.pageIds[i] = NONE;
             r.generations[i] = 0;
         }
@@ -219,15 +219,15 @@ final class Acquires
         int released = 0;
         for (int i = from; i < end; i++)
         {
-            final PageStatus status = PageStatus.of(r.status[i]);
-            if (status.isPinned())
+            final int status = r.status[i];
+            if (PageEntryStatus.isPinned(status))
             {
                 pool.unpin(r.pageIds[i]);
                 released++;
             }
-            if (status != PageStatus.RESERVED)
+            if (status != PageEntryStatus.RESERVED)
             {
-                r.status[i] = (byte)PageStatus.NONE.ordinal();
+                r.status[i] = (byte)PageEntryStatus.NONE;
                 r.pageIds[i] = NONE;
                 r.generations[i] = 0;
             }

@@ -1,12 +1,12 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.MessageType;
 import io.kvtier.engine.EngineClock;
-import io.kvtier.engine.client.RequestOp;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.index.PageIndex;
-import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.spi.PageKey;
@@ -415,7 +415,7 @@ final class Backups implements TimedPart
             final ClientRecord waiting = flushWaiters.poll();
             final int seq = (int)flushDeadlines.peek(0);
             flushDeadlines.poll();
-            if (waiting.awaits(seq) && waiting.op == RequestOp.FLUSH)
+            if (waiting.awaits(seq) && waiting.op == MessageType.FLUSH)
             {
                 waiting.finish(0);
             }
@@ -432,7 +432,7 @@ final class Backups implements TimedPart
             final ClientRecord waiting = flushWaiters.poll();
             final int seq = (int)flushDeadlines.peek(0);
             flushDeadlines.poll();
-            if (waiting.awaits(seq) && waiting.op == RequestOp.FLUSH)
+            if (waiting.awaits(seq) && waiting.op == MessageType.FLUSH)
             {
                 counters.increment(EngineCounter.FLUSHES_TIMED_OUT);
                 LOG.log(System.Logger.Level.WARNING, "flush of client {0} answered after {1} ms (l3.io-timeout) with {2} backups in flight and {3}"

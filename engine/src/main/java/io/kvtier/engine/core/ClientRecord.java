@@ -1,9 +1,8 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.ClientPort;
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.PageEntryStatus;
 
 /**
  * The engine's record of one open client and of its request in flight: everything the engine thread
@@ -127,14 +126,14 @@ final class ClientRecord
     {
         for (int i = from; i < from + count; i++)
         {
-            final PageStatus was = PageStatus.of(status[i]);
-            if (was.isPinned())
+            final int was = status[i];
+            if (PageEntryStatus.isPinned(was))
             {
-                status[i] = (byte)PageStatus.PINNED.ordinal();
+                status[i] = (byte)PageEntryStatus.PINNED;
             }
-            else if (was != PageStatus.RESERVED)
+            else if (was != PageEntryStatus.RESERVED)
             {
-                status[i] = (byte)PageStatus.NONE.ordinal();
+                status[i] = (byte)PageEntryStatus.NONE;
                 pageIds[i] = -1;
                 generations[i] = 0;
             }
@@ -150,7 +149,7 @@ final class ClientRecord
     }
 
     /** Ends the request in flight with {@code outcome} and its results. */
-    void complete(final RequestStatus outcome)
+    void complete(final ErrorCode outcome)
     {
         inFlight = false;
         phase = PHASE_NONE;
@@ -161,7 +160,7 @@ final class ClientRecord
     void finish(final int result)
     {
         resultCount = result;
-        complete(RequestStatus.OK);
+        complete(ErrorCode.OK);
     }
 
     /** @return whether this record still stands for the request a waiter was registered for */

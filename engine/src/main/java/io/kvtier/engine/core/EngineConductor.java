@@ -2,10 +2,9 @@ package io.kvtier.engine.core;
 
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.RingBuffer;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
 import io.kvtier.engine.EngineClock;
-import io.kvtier.engine.client.ClientPort;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.EngineSettings;
 import io.kvtier.engine.config.PrefetchMode;
@@ -235,7 +234,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
                 final ClientRecord r = sessions.recordOf(event.client);
                 if (r != null && r.inFlight)
                 {
-                    r.complete(RequestStatus.INTERNAL_ERROR);
+                    r.complete(ErrorCode.INTERNAL_ERROR);
                 }
             }
         }
@@ -262,7 +261,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
             final ClientRecord r = sessions.recordOf(client);
             if (r != null && r.inFlight)
             {
-                r.complete(RequestStatus.INTERNAL_ERROR);
+                r.complete(ErrorCode.INTERNAL_ERROR);
             }
         }
         io.flush();
@@ -280,11 +279,11 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
     {
         counters.increment(EngineCounter.REQUESTS);
         final long now = clock.nanoTime();
-        if (op == RequestOp.OPEN)
+        if (op == InternalOp.OPEN)
         {
             if (closing)
             {
-                client.complete(RequestStatus.CLOSED, 0, 0, 0, 0, 0);
+                client.complete(ErrorCode.CLOSED, 0, 0, 0, 0, 0);
                 return;
             }
             sessions.open(client, now);
@@ -293,13 +292,13 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         final ClientRecord r = sessions.recordOf(client);
         if (r == null)
         {
-            client.complete(client.isExpired() ? RequestStatus.LEASE_EXPIRED : RequestStatus.CLOSED, 0, 0, 0, 0, 0);
+            client.complete(client.isExpired() ? ErrorCode.LEASE_EXPIRED : ErrorCode.CLOSED, 0, 0, 0, 0, 0);
             return;
         }
-        if (closing && op != RequestOp.CLOSE && op != RequestOp.DISCONNECT && op != RequestOp.RELEASE && op != RequestOp.ABORT
-            && op != RequestOp.FLUSH)
+        if (closing && op != MessageType.CLOSE && op != InternalOp.DISCONNECT && op != MessageType.RELEASE && op != MessageType.ABORT
+            && op != MessageType.FLUSH)
         {
-            client.complete(RequestStatus.CLOSED, 0, 0, 0, 0, 0);
+            client.complete(ErrorCode.CLOSED, 0, 0, 0, 0, 0);
             return;
         }
         r.begin(op, from, count, now);
@@ -308,30 +307,30 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         if (!valid(r, op, from, count))
         {
             counters.increment(EngineCounter.REQUESTS_INVALID);
-            r.complete(RequestStatus.INVALID);
+            r.complete(ErrorCode.INVALID);
             return;
         }
         // Every request answers for every slot of its range: nothing an earlier one said is read back.
         r.resetStatuses();
         switch (op)
         {
-            case RequestOp.LOOKUP -> lookups.lookup(r);
-            case RequestOp.ACQUIRE -> acquires.acquire(r);
-            case RequestOp.RELEASE -> r.finish(acquires.release(r, from, Math.min(from + count, r.holdLimit)));
-            case RequestOp.RESERVE -> reservations.reserve(r);
-            case RequestOp.COMMIT -> reservations.commit(r);
-            case RequestOp.ABORT -> r.finish(reservations.abort(r, from, Math.min(from + count, r.holdLimit), false));
-            case RequestOp.PREFETCH -> lookups.prefetch(r);
-            case RequestOp.BACKUP -> backups.backupKeys(r);
-            case RequestOp.FLUSH -> backups.flush(r);
-            case RequestOp.EVICT -> r.finish(evictKeys(r));
-            case RequestOp.KEEP_ALIVE -> r.finish(0);
-            case RequestOp.CLOSE -> sessions.close(r);
-            case RequestOp.DISCONNECT -> sessions.disconnect(r);
+            case MessageType.LOOKUP -> lookups.lookup(r);
+            case MessageType.ACQUIRE -> acquires.acquire(r);
+            case MessageType.RELEASE -> r.finish(acquires.release(r, from, Math.min(from + count, r.holdLimit)));
+            case MessageType.RESERVE -> reservations.reserve(r);
+            case MessageType.COMMIT -> reservations.commit(r);
+            case MessageType.ABORT -> r.finish(reservations.abort(r, from, Math.min(from + count, r.holdLimit), false));
+            case MessageType.PREFETCH -> lookups.prefetch(r);
+            case MessageType.BACKUP -> backups.backupKeys(r);
+            case MessageType.FLUSH -> backups.flush(r);
+            case MessageType.EVICT -> r.finish(evictKeys(r));
+            case InternalOp.KEEP_ALIVE -> r.finish(0);
+            case MessageType.CLOSE -> sessions.close(r);
+            case InternalOp.DISCONNECT -> sessions.disconnect(r);
             default ->
             {
                 counters.increment(EngineCounter.REQUESTS_INVALID);
-                r.complete(RequestStatus.INVALID);
+                r.complete(ErrorCode.INVALID);
             }
         }
     }
@@ -339,8 +338,8 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
     /** The request names keys inside the client's chain and key slots. */
     private static boolean valid(final ClientRecord r, final int op, final int from, final int count)
     {
-        final boolean keyed = op == RequestOp.LOOKUP || op == RequestOp.ACQUIRE || op == RequestOp.RESERVE || op == RequestOp.COMMIT
-            || op == RequestOp.PREFETCH || op == RequestOp.BACKUP || op == RequestOp.EVICT;
+        final boolean keyed = op == MessageType.LOOKUP || op == MessageType.ACQUIRE || op == MessageType.RESERVE || op == MessageType.COMMIT
+            || op == MessageType.PREFETCH || op == MessageType.BACKUP || op == MessageType.EVICT;
         return from >= 0 && count >= 0 && (!keyed || from + count <= r.keys.size()) && from + count <= r.status.length;
     }
 
@@ -396,11 +395,11 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
     @Override
     public void resume(final ClientRecord r)
     {
-        if (r.op == RequestOp.RESERVE)
+        if (r.op == MessageType.RESERVE)
         {
             reservations.reserve(r);
         }
-        else if (r.op == RequestOp.ACQUIRE)
+        else if (r.op == MessageType.ACQUIRE)
         {
             acquires.walk(r);
         }
@@ -415,7 +414,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
             case ClientRecord.PHASE_PREFETCH_WAIT -> lookups.finishWaiting(r);
             case ClientRecord.PHASE_NONE ->
             {
-                if (r.op == RequestOp.ACQUIRE)
+                if (r.op == MessageType.ACQUIRE)
                 {
                     acquires.finish(r);
                 }

@@ -1,9 +1,5 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.ClientPort;
-import io.kvtier.engine.client.RequestOp;
-
-
 /**
  * One ring slot: what to do and to what, never payload bytes. Slots are preallocated and reused;
  * {@link #clear()} drops references once the event is handled so a slot never keeps a client or a
@@ -45,7 +41,7 @@ final class EngineEvent
      * Fills the slot with a client's request.
      *
      * @param port  the requesting client
-     * @param op    the operation, one of {@link RequestOp}'s codes
+     * @param op    the operation, a {@link io.kvtier.client.protocol.MessageType} or {@link InternalOp} code
      * @param from  first key index
      * @param count number of keys
      */

@@ -1,12 +1,12 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.collections.KeyTable;
 import io.kvtier.engine.EngineClock;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PageFrames;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.spi.PageKey;
@@ -382,22 +382,22 @@ final class Loads
             final int next = waiterNext[node];
             final ClientRecord r = sessions.record(waiterClient[node]);
             final int key = waiterKey[node];
-            if (r.awaits(waiterSeq[node]) && r.status[key] == PageStatus.WAITING.ordinal())
+            if (r.awaits(waiterSeq[node]) && r.status[key] == PageEntryStatus.WAITING)
             {
                 if (!loaded)
                 {
-                    r.status[key] = (byte)PageStatus.MISS.ordinal();
+                    r.status[key] = (byte)PageEntryStatus.MISS;
                 }
                 else if (waiterKind[node] == WAIT_PIN)
                 {
-                    if (!acquires.pin(r, key, page, PageStatus.PINNED_FROM_L3))
+                    if (!acquires.pin(r, key, page, PageEntryStatus.PINNED_FROM_L3))
                     {
-                        r.status[key] = (byte)PageStatus.MISS.ordinal();
+                        r.status[key] = (byte)PageEntryStatus.MISS;
                     }
                 }
                 else
                 {
-                    r.status[key] = (byte)PageStatus.LOADED.ordinal();
+                    r.status[key] = (byte)PageEntryStatus.LOADED;
                 }
                 if (--r.pending == 0)
                 {

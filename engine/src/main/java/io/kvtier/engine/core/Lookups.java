@@ -1,11 +1,11 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.collections.KeyTable;
 import io.kvtier.engine.EngineClock;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.config.PrefetchMode;
 import io.kvtier.engine.index.PageIndex;
-import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.spi.TierStatus;
@@ -225,9 +225,9 @@ final class Lookups implements TimedPart
     {
         for (int i = r.from; i < r.from + r.count; i++)
         {
-            if (r.status[i] == PageStatus.WAITING.ordinal())
+            if (r.status[i] == PageEntryStatus.WAITING)
             {
-                r.status[i] = (byte)PageStatus.NONE.ordinal(); // its load is still going (a timed-out wait): not LOADED yet
+                r.status[i] = (byte)PageEntryStatus.NONE; // its load is still going (a timed-out wait): not LOADED yet
             }
         }
         r.l2Pages = run - r.from;
@@ -264,7 +264,7 @@ final class Lookups implements TimedPart
                 {
                     break;
                 }
-                r.status[i] = (byte)PageStatus.WAITING.ordinal();
+                r.status[i] = (byte)PageEntryStatus.WAITING;
                 waiting++;
             }
         }

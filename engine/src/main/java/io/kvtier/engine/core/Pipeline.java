@@ -11,7 +11,6 @@ import com.lmax.disruptor.YieldingWaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
 import io.kvtier.engine.EngineClock;
-import io.kvtier.engine.client.ClientPort;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.pool.Counters;
 import io.kvtier.engine.pool.PagePool;
@@ -93,7 +92,7 @@ public final class Pipeline
      * Puts a client's request on the ring.
      *
      * @param client the requesting client
-     * @param op     a {@link io.kvtier.engine.client.RequestOp} code
+     * @param op     a {@link io.kvtier.client.protocol.MessageType} or {@link InternalOp} code
      * @param from   first key index
      * @param count  number of keys
      * @return false once the pipeline has stopped
@@ -138,7 +137,7 @@ public final class Pipeline
      * way an {@link EngineDuty} hands over the requests it reads.
      *
      * @param client the requesting client
-     * @param op     a {@link io.kvtier.engine.client.RequestOp} code
+     * @param op     a {@link io.kvtier.client.protocol.MessageType} or {@link InternalOp} code
      * @param from   first key index
      * @param count  number of keys
      * @return false once the pipeline has stopped

@@ -4,7 +4,7 @@ import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.eviction.EvictionPolicy;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 

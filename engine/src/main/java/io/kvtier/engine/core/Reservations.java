@@ -1,13 +1,13 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.collections.KeyTable;
 import io.kvtier.engine.EngineClock;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.index.PageIndex;
-import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 
@@ -67,14 +67,14 @@ final class Reservations implements TimedPart
             if (slot != KeyTable.NONE && index.page(slot) != PageIndex.NO_PAGE)
             {
                 final int page = index.page(slot);
-                if (page == r.pageIds[i] && r.status[i] == PageStatus.RESERVED.ordinal())
+                if (page == r.pageIds[i] && r.status[i] == PageEntryStatus.RESERVED)
                 {
                     r.resultCount++; // the slot's own reservation of this key: still RESERVED
                     continue;
                 }
                 // EXISTS only for a page the client may see: another namespace's page is a key it cannot have.
                 final int serving = residency.servingPage(slot, high, low);
-                r.status[i] = (byte)(serving != NONE && residency.visibleTo(r, serving) ? PageStatus.EXISTS : PageStatus.BUSY).ordinal();
+                r.status[i] = (byte)(serving != NONE && residency.visibleTo(r, serving) ? PageEntryStatus.EXISTS : PageEntryStatus.BUSY);
                 continue;
             }
             final int page = space.allocate();
@@ -87,7 +87,7 @@ final class Reservations implements TimedPart
                 counters.increment(EngineCounter.RESERVE_POOL_FULL);
                 for (int k = i; k < end; k++)
                 {
-                    r.status[k] = (byte)PageStatus.POOL_FULL.ordinal();
+                    r.status[k] = (byte)PageEntryStatus.POOL_FULL;
                 }
                 break;
             }
@@ -104,7 +104,7 @@ final class Reservations implements TimedPart
             addDeadline(page, generation, deadline);
             r.pageIds[i] = page;
             r.generations[i] = generation;
-            r.status[i] = (byte)PageStatus.RESERVED.ordinal();
+            r.status[i] = (byte)PageEntryStatus.RESERVED;
             r.lengths[i] = 0;
             r.hold(i);
             r.resultCount++;
@@ -141,7 +141,7 @@ final class Reservations implements TimedPart
         int committed = 0;
         for (int i = r.from; i < end; i++)
         {
-            if (r.status[i] != PageStatus.RESERVED.ordinal())
+            if (r.status[i] != PageEntryStatus.RESERVED)
             {
                 continue;
             }
@@ -149,7 +149,7 @@ final class Reservations implements TimedPart
             final long word = pool.metadata().stateWordAcquire(page);
             if (PageStateWord.state(word) != PageStateWord.WRITING || PageStateWord.generation(word) != r.generations[i] || pool.metadata().ownerPlain(page) != r.id)
             {
-                r.status[i] = (byte)PageStatus.EXPIRED.ordinal();
+                r.status[i] = (byte)PageEntryStatus.EXPIRED;
                 r.pageIds[i] = NONE;
                 r.generations[i] = 0;
                 continue;
@@ -159,7 +159,7 @@ final class Reservations implements TimedPart
             // thread does no per-byte work, it only checks that a seal of this length for this key is there.
             if (length < 1 || length > pool.pageSize() || !pool.frames().isSealed(page, pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), length))
             {
-                r.status[i] = (byte)PageStatus.INVALID.ordinal();
+                r.status[i] = (byte)PageEntryStatus.INVALID;
                 freeWritingPage(page, word);
                 r.pageIds[i] = NONE;
                 r.generations[i] = 0;
@@ -172,7 +172,7 @@ final class Reservations implements TimedPart
             }
             space.touch(page, residency.chainParent(r.keys, i));
             pool.metadata().lastAccessPlain(page, clock.nanoTime());
-            r.status[i] = (byte)PageStatus.COMMITTED.ordinal();
+            r.status[i] = (byte)PageEntryStatus.COMMITTED;
             r.pageIds[i] = NONE;
             r.generations[i] = 0;
             committed++;
@@ -198,7 +198,7 @@ final class Reservations implements TimedPart
         int aborted = 0;
         for (int i = from; i < end; i++)
         {
-            if (r.status[i] != PageStatus.RESERVED.ordinal())
+            if (r.status[i] != PageEntryStatus.RESERVED)
             {
                 continue;
             }
@@ -216,7 +216,7 @@ final class Reservations implements TimedPart
                     aborted++;
                 }
             }
-            r.status[i] = (byte)PageStatus.NONE.ordinal();
+            r.status[i] = (byte)PageEntryStatus.NONE;
             r.pageIds[i] = NONE;
             r.generations[i] = 0;
         }

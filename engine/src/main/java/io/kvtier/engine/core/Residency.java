@@ -4,7 +4,7 @@ import io.kvtier.collections.KeyTable;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
 
 /**
  * Where a key's page is, read from the index and the pool's metadata: shared by the parts that need

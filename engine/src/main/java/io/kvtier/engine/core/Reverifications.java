@@ -1,9 +1,9 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.EngineClock;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.spi.PageKey;
@@ -111,9 +111,9 @@ final class Reverifications
      * @param page       the page pinned
      * @param generation the generation it was pinned under
      * @param pinnedAs   what the key's status becomes if the page passes
-     * @return whether the key now waits ({@link PageStatus#WAITING}, one more pending) for the check
+     * @return whether the key now waits ({@link PageEntryStatus#WAITING}, one more pending) for the check
      */
-    boolean start(final ClientRecord r, final int key, final int page, final int generation, final PageStatus pinnedAs)
+    boolean start(final ClientRecord r, final int key, final int page, final int generation, final int pinnedAs)
     {
         if (sampleEvery == 0 || !loads.loadedWithin(page, clock.nanoTime(), windowNanos) || --countdown > 0)
         {
@@ -130,7 +130,7 @@ final class Reverifications
         job.client = r.id;
         job.key = key;
         job.seq = r.opSeq;
-        job.pinnedAs = (byte)pinnedAs.ordinal();
+        job.pinnedAs = (byte)pinnedAs;
         job.tier = loads.tierOf(page);
         job.keyHigh = pool.metadata().keyHighPlain(page);
         job.keyLow = pool.metadata().keyLowPlain(page);
@@ -148,7 +148,7 @@ final class Reverifications
     void onResult(final ReverifyJob job)
     {
         final ClientRecord r = sessions.record(job.client);
-        final boolean waiting = r.awaits(job.seq) && r.status[job.key] == PageStatus.WAITING.ordinal() && r.pageIds[job.key] == job.page;
+        final boolean waiting = r.awaits(job.seq) && r.status[job.key] == PageEntryStatus.WAITING && r.pageIds[job.key] == job.page;
         if (job.intact)
         {
             if (waiting)
@@ -165,7 +165,7 @@ final class Reverifications
             pool.unpin(job.page);
             if (waiting)
             {
-                r.status[job.key] = (byte)PageStatus.MISS.ordinal();
+                r.status[job.key] = (byte)PageEntryStatus.MISS;
                 r.pageIds[job.key] = NONE;
             }
             lateWrite(job);

@@ -1,7 +1,6 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.ClientPort;
-import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 
@@ -78,12 +77,12 @@ final class SessionTable implements TimedPart
         if (freeCount == 0)
         {
             LOG.log(System.Logger.Level.WARNING, "no client slot left: all {0} are open", capacity());
-            port.complete(RequestStatus.INVALID, 0, 0, 0, 0, 0);
+            port.complete(ErrorCode.INVALID, 0, 0, 0, 0, 0);
             return;
         }
         final ClientRecord r = records[freeIds[--freeCount]];
         r.bind(port, nowNanos);
-        port.complete(RequestStatus.OK, 0, 0, 0, 0, 0);
+        port.complete(ErrorCode.OK, 0, 0, 0, 0, 0);
     }
 
     /** Closes a client at its own request: its pins go, its reservations are freed at once. */
@@ -92,7 +91,7 @@ final class SessionTable implements TimedPart
         final ClientPort port = r.port;
         releaseEverything(r, false);
         unregister(r);
-        port.complete(RequestStatus.OK, 0, 0, 0, 0, 0);
+        port.complete(ErrorCode.OK, 0, 0, 0, 0, 0);
     }
 
     /**
@@ -105,7 +104,7 @@ final class SessionTable implements TimedPart
         final ClientPort port = r.port;
         releaseEverything(r, true);
         unregister(r);
-        port.complete(RequestStatus.OK, 0, 0, 0, 0, 0);
+        port.complete(ErrorCode.OK, 0, 0, 0, 0, 0);
     }
 
     private void releaseEverything(final ClientRecord r, final boolean expired)
@@ -133,7 +132,7 @@ final class SessionTable implements TimedPart
             final ClientRecord r = records[id];
             if (r.registered && r.inFlight)
             {
-                r.complete(RequestStatus.CLOSED);
+                r.complete(ErrorCode.CLOSED);
             }
         }
     }

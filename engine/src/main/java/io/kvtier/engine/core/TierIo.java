@@ -3,7 +3,7 @@ package io.kvtier.engine.core;
 import io.kvtier.client.L3ObjectName;
 import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.index.PageIndex;
-import io.kvtier.engine.pool.CountersDescriptor;
+import io.kvtier.client.pool.CountersDescriptor;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;

@@ -1,7 +1,7 @@
 package io.kvtier.engine.ipc;
 
+import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.collections.ParkingQueue;
-import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.engine.status.ThreadWatch;
 
 /**
@@ -105,7 +105,7 @@ abstract class ClientRequestThread implements Runnable
                 + "; it is answered INTERNAL_ERROR and the thread carries on", failure);
             if (!handedOn && client.inFlightAcquire())
             {
-                client.complete(RequestStatus.INTERNAL_ERROR, 0, 0, 0, 0, 0);
+                client.complete(ErrorCode.INTERNAL_ERROR, 0, 0, 0, 0, 0);
             }
         }
         catch (final Throwable again)
@@ -140,7 +140,7 @@ abstract class ClientRequestThread implements Runnable
         RemoteClient left;
         while ((left = queue.poll()) != null)
         {
-            left.complete(RequestStatus.CLOSED, 0, 0, 0, 0, 0);
+            left.complete(ErrorCode.CLOSED, 0, 0, 0, 0, 0);
         }
     }
 }

@@ -1,11 +1,11 @@
 package io.kvtier.engine.ipc;
 
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
 
 /**
  * The {@code kvtier-ipc-seal} thread: seals the pages of IPC commits (CRC32C of the payload, the frame
@@ -45,9 +45,9 @@ final class CommitSealer extends ClientRequestThread
             LOG.log(System.Logger.Level.ERROR, "sealing a commit of IPC client " + client.clientId() + " failed", ex);
         }
         handedOn();
-        if (!pipeline.publish(client, RequestOp.COMMIT, client.requestFirst(), client.requestCount()))
+        if (!pipeline.publish(client, MessageType.COMMIT, client.requestFirst(), client.requestCount()))
         {
-            client.complete(RequestStatus.CLOSED, 0, 0, 0, 0, 0);
+            client.complete(ErrorCode.CLOSED, 0, 0, 0, 0, 0);
         }
     }
 
@@ -60,7 +60,7 @@ final class CommitSealer extends ClientRequestThread
         final int[] lengths = client.lengths();
         for (int slot = first; slot < first + count; slot++)
         {
-            if (statuses[slot] != PageStatus.RESERVED.ordinal() || lengths[slot] < 1 || lengths[slot] > pool.pageSize())
+            if (statuses[slot] != PageEntryStatus.RESERVED || lengths[slot] < 1 || lengths[slot] > pool.pageSize())
             {
                 continue; // the engine answers it NONE or INVALID
             }

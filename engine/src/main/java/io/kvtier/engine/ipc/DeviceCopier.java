@@ -1,6 +1,8 @@
 package io.kvtier.engine.ipc;
 
+import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.client.protocol.DeviceRequestDescriptor;
+import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.client.protocol.RequestDecoder;
@@ -14,11 +16,8 @@ import io.kvtier.device.EmulatedCopyExecutor;
 import io.kvtier.device.KvPageDescriptor;
 import io.kvtier.device.KvShape;
 import io.kvtier.device.LayerFirstLayout;
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.engine.pool.PageMetadata;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.nativeaccess.cuda.Cuda;
@@ -134,7 +133,7 @@ final class DeviceCopier extends ClientRequestThread
             }
             else
             {
-                client.complete(RequestStatus.INTERNAL_ERROR, 0, 0, 0, 0, 0);
+                client.complete(ErrorCode.INTERNAL_ERROR, 0, 0, 0, 0, 0);
             }
         }
     }
@@ -158,13 +157,13 @@ final class DeviceCopier extends ClientRequestThread
         try
         {
             final int layoutId = register(client, request);
-            client.complete(RequestStatus.OK, layoutId, 0, 0, 0, 0);
+            client.complete(ErrorCode.OK, layoutId, 0, 0, 0, 0);
         }
         catch (final Refusal refusal)
         {
             LOG.log(System.Logger.Level.WARNING, "REGISTER_KV of IPC client {0} refused, {1}: {2}", client.clientId(),
                 DeviceRequestDescriptor.detailName(refusal.detail), refusal.getMessage());
-            client.complete(RequestStatus.INVALID, refusal.detail, 0, 0, 0, 0);
+            client.complete(ErrorCode.INVALID, refusal.detail, 0, 0, 0, 0);
         }
         finally
         {
@@ -547,7 +546,7 @@ final class DeviceCopier extends ClientRequestThread
         {
             LOG.log(System.Logger.Level.WARNING, "{0} of IPC client {1} names Layout Id {2}, which it was not given", operation,
                 client.clientId(), client.copyLayoutId());
-            client.complete(RequestStatus.INVALID, 0, 0, 0, 0, 0);
+            client.complete(ErrorCode.INVALID, 0, 0, 0, 0, 0);
         }
         return registered;
     }
@@ -573,8 +572,8 @@ final class DeviceCopier extends ClientRequestThread
         for (int slot = first; slot < end; slot++)
         {
             // A slot that holds no pin is answered by what it holds (section 4): a reservation stays RESERVED.
-            outcomes[slot] = (byte)(statuses[slot] == PageStatus.RESERVED.ordinal() ? PageEntryStatus.RESERVED : PageEntryStatus.NONE);
-            if (!PageStatus.of(statuses[slot]).isPinned())
+            outcomes[slot] = (byte)(statuses[slot] == PageEntryStatus.RESERVED ? PageEntryStatus.RESERVED : PageEntryStatus.NONE);
+            if (!PageEntryStatus.isPinned(statuses[slot]))
             {
                 continue;
             }
@@ -643,7 +642,7 @@ final class DeviceCopier extends ClientRequestThread
         {
             // Length 0 on a reserved slot: the commit answers it INVALID and gives the page back unwritten.
             lengths[slot] = 0;
-            if (statuses[slot] != PageStatus.RESERVED.ordinal())
+            if (statuses[slot] != PageEntryStatus.RESERVED)
             {
                 continue;
             }

@@ -1,27 +1,27 @@
 package io.kvtier.engine.ipc;
 
+import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.pool.CountersDescriptor;
 import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.HandshakeDescriptor;
 import io.kvtier.client.protocol.IdleStrategy;
+import io.kvtier.client.protocol.LittleEndian;
 import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.client.protocol.RequestDecoder;
 import io.kvtier.client.protocol.RequestDescriptor;
 import io.kvtier.client.protocol.RequestValidator;
 import io.kvtier.client.protocol.ResponseDescriptor;
 import io.kvtier.client.protocol.ResponseEncoder;
 import io.kvtier.client.protocol.RingConsumer;
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
 import io.kvtier.engine.core.EngineDuty;
+import io.kvtier.engine.core.InternalOp;
 import io.kvtier.engine.core.Pipeline;
-import io.kvtier.client.PageKeyChain;
 import io.kvtier.engine.pool.Counters;
-import io.kvtier.engine.pool.CountersDescriptor;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.engine.status.ThreadWatch;
-import io.kvtier.client.protocol.HandshakeDescriptor;
-import io.kvtier.client.protocol.LittleEndian;
 import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.nativeaccess.libc.UnixSockets;
 
@@ -33,7 +33,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-
 
 /**
  * The IPC adapter, run by the engine thread between its batches as an {@link EngineDuty} (Aeron's
@@ -558,8 +557,8 @@ final class IpcConductor implements EngineDuty
             // A live client that is only reading its pinned pages must not lose them to the engine's
             // session lease: its heartbeat renews the lease on its behalf.
             client.lastRequestNanos = now;
-            client.beginRequest(RequestOp.KEEP_ALIVE, 0, 0, 0, 0);
-            if (!pipeline.handleOnEngineThread(client, RequestOp.KEEP_ALIVE, 0, 0))
+            client.beginRequest(InternalOp.KEEP_ALIVE, 0, 0, 0, 0);
+            if (!pipeline.handleOnEngineThread(client, InternalOp.KEEP_ALIVE, 0, 0))
             {
                 client.abandonRequest();
             }
@@ -605,8 +604,8 @@ final class IpcConductor implements EngineDuty
                 }
                 client.disconnectReasonRelease(client.disconnectReason);
                 client.state = RemoteClient.State.DISCONNECTING;
-                client.beginRequest(RequestOp.DISCONNECT, 0, 0, 0, 0);
-                if (!pipeline.handleOnEngineThread(client, RequestOp.DISCONNECT, 0, 0))
+                client.beginRequest(InternalOp.DISCONNECT, 0, 0, 0, 0);
+                if (!pipeline.handleOnEngineThread(client, InternalOp.DISCONNECT, 0, 0))
                 {
                     client.abandonRequest(); // the engine stopped: it holds nothing for anyone any more
                 }
@@ -756,12 +755,11 @@ final class IpcConductor implements EngineDuty
         {
             client.state = RemoteClient.State.CLOSING;
         }
-        // The protocol's operation codes are the engine's RequestOp codes (2..11, 13).
         client.requestNamespace(namespaceIndex);
         if (MessageType.isDeviceOperation(type))
         {
             // A save ends as a commit of the slots it copied into: the engine answers it as a COMMIT, typed DEVICE_SAVE.
-            client.beginRequest(type == MessageType.DEVICE_SAVE ? RequestOp.COMMIT : type, type, requestId, first, count);
+            client.beginRequest(type == MessageType.DEVICE_SAVE ? MessageType.COMMIT : type, type, requestId, first, count);
             client.servedOffEngine();
             if (!deviceCopier.offer(client))
             {
@@ -804,9 +802,9 @@ final class IpcConductor implements EngineDuty
         for (int i = 0; i < count; i++)
         {
             final int slot = first + i;
-            final PageStatus held = PageStatus.of(statuses[slot]);
-            final boolean pinned = held.isPinned();
-            final boolean reserved = held == PageStatus.RESERVED;
+            final int held = statuses[slot];
+            final boolean pinned = PageEntryStatus.isPinned(held);
+            final boolean reserved = held == PageEntryStatus.RESERVED;
             if ((type == MessageType.RESERVE && pinned) || (type == MessageType.ACQUIRE && reserved))
             {
                 return true;

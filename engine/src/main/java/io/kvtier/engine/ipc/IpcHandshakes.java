@@ -5,8 +5,7 @@ import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.HandshakeDescriptor;
 import io.kvtier.client.protocol.LittleEndian;
 import io.kvtier.client.protocol.RingFileDescriptor;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.engine.core.InternalOp;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.nativeaccess.libc.LibC;
@@ -283,11 +282,11 @@ final class IpcHandshakes
         final int granted = Math.min(hello.maxKeys(), settings.maxKeys());
         final int capacity = settings.ringBytes();
         final RemoteClient client = new RemoteClient(granted, tags, hello.clientPid(), minor, peerUid, capacity);
-        final RequestStatus opened = internal(client, RequestOp.OPEN);
-        if (opened != RequestStatus.OK)
+        final ErrorCode opened = internal(client, InternalOp.OPEN);
+        if (opened != ErrorCode.OK)
         {
-            refuse(fd, opened == RequestStatus.INVALID ? ErrorCode.TOO_MANY_CLIENTS : ErrorCode.CLOSED,
-                opened == RequestStatus.INVALID ? "every client slot of the engine is taken" : "the engine is shutting down");
+            refuse(fd, opened == ErrorCode.INVALID ? ErrorCode.TOO_MANY_CLIENTS : ErrorCode.CLOSED,
+                opened == ErrorCode.INVALID ? "every client slot of the engine is taken" : "the engine is shutting down");
             return null;
         }
         final Arena arena = Arena.ofShared();
@@ -303,7 +302,7 @@ final class IpcHandshakes
         catch (final IOException | RuntimeException ex)
         {
             arena.close();
-            internal(client, RequestOp.DISCONNECT);
+            internal(client, InternalOp.DISCONNECT);
             LOG.log(System.Logger.Level.WARNING, "IPC client refused: its ring cannot be made: {0}", ex.getMessage());
             refuse(fd, ErrorCode.INTERNAL_ERROR, "the engine cannot make this client's ring: " + ex.getMessage());
             return null;
@@ -327,7 +326,7 @@ final class IpcHandshakes
         if (!sent)
         {
             LOG.log(System.Logger.Level.INFO, "IPC client {0} went away during its handshake", client.clientId());
-            internal(client, RequestOp.DISCONNECT);
+            internal(client, InternalOp.DISCONNECT);
             if (ringPath != null)
             {
                 IpcFiles.unlink(ringPath);
@@ -413,18 +412,18 @@ final class IpcHandshakes
      * Runs an internal operation (OPEN, DISCONNECT) at once: handshakes run on the engine thread, as
      * part of the IPC duty, and these operations complete within the call.
      */
-    private RequestStatus internal(final RemoteClient client, final int op)
+    private ErrorCode internal(final RemoteClient client, final int op)
     {
         client.beginRequest(op, 0, 0, 0, 0);
         if (!pipeline.handleOnEngineThread(client, op, 0, 0))
         {
             client.abandonRequest();
-            return RequestStatus.CLOSED;
+            return ErrorCode.CLOSED;
         }
         if (client.inFlightAcquire())
         {
-            LOG.log(System.Logger.Level.WARNING, "the engine did not complete an internal {0} at once", RequestOp.name(op));
-            return RequestStatus.INTERNAL_ERROR;
+            LOG.log(System.Logger.Level.WARNING, "the engine did not complete an internal {0} at once", InternalOp.name(op));
+            return ErrorCode.INTERNAL_ERROR;
         }
         return client.internalOutcome();
     }

@@ -1,18 +1,18 @@
 package io.kvtier.engine.ipc;
 
+import io.kvtier.client.PageKeyChain;
 import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.FutexWord;
 import io.kvtier.client.protocol.IdleStrategy;
 import io.kvtier.client.protocol.LittleEndian;
+import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.ResponseDescriptor;
 import io.kvtier.client.protocol.ResponseEncoder;
 import io.kvtier.client.protocol.RingConsumer;
 import io.kvtier.client.protocol.RingFileDescriptor;
 import io.kvtier.client.protocol.RingProducer;
-import io.kvtier.engine.client.ClientPort;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
-import io.kvtier.client.PageKeyChain;
+import io.kvtier.engine.core.ClientPort;
+import io.kvtier.engine.core.InternalOp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -97,7 +97,7 @@ final class RemoteClient implements ClientPort
     private int requestFirst;
     private int requestCount;
     private long requestTag;
-    private RequestStatus internalOutcome;
+    private ErrorCode internalOutcome;
     private boolean answerInternalError;
     /** Whether the request in flight waits on the engine thread (not on the sealer or the device thread). */
     private boolean withEngine;
@@ -432,7 +432,7 @@ final class RemoteClient implements ClientPort
     }
 
     /** @return the outcome of the last internal operation (OPEN, KEEP_ALIVE, DISCONNECT) */
-    RequestStatus internalOutcome()
+    ErrorCode internalOutcome()
     {
         return internalOutcome;
     }
@@ -459,7 +459,7 @@ final class RemoteClient implements ClientPort
     /**
      * Hands a request to the engine thread: what {@link #complete} will answer. IPC thread.
      *
-     * @param op    the engine operation ({@link RequestOp})
+     * @param op    the engine operation (a {@link io.kvtier.client.protocol.MessageType} or {@link InternalOp} code)
      * @param type  the protocol's Type to answer with, 0 for an internal operation that gets no response
      * @param reqId the request id to echo
      * @param first first slot
@@ -633,7 +633,7 @@ final class RemoteClient implements ClientPort
      * made sure the ring has room before publishing the request.
      */
     @Override
-    public void complete(final RequestStatus status, final int resultCount, final int l2Pages, final int l3Pages, final int fromPool, final int fromL3)
+    public void complete(final ErrorCode status, final int resultCount, final int l2Pages, final int l3Pages, final int fromPool, final int fromL3)
     {
         completeWith(status, resultCount, l2Pages, l3Pages, fromPool, fromL3, statuses);
     }
@@ -646,10 +646,10 @@ final class RemoteClient implements ClientPort
      */
     void completeCopy(final int copied)
     {
-        completeWith(RequestStatus.OK, copied, 0, 0, 0, 0, copyOutcomes);
+        completeWith(ErrorCode.OK, copied, 0, 0, 0, 0, copyOutcomes);
     }
 
-    private void completeWith(final RequestStatus status, final int resultCount, final int l2Pages, final int l3Pages, final int fromPool,
+    private void completeWith(final ErrorCode status, final int resultCount, final int l2Pages, final int l3Pages, final int fromPool,
                               final int fromL3, final byte[] entryStatuses)
     {
         if (requestType == 0)
@@ -658,10 +658,9 @@ final class RemoteClient implements ClientPort
             IN_FLIGHT.setRelease(this, 0);
             return;
         }
-        // RequestStatus ordinals are the protocol's codes 0..4 (OK, LEASE_EXPIRED, CLOSED, INVALID, INTERNAL_ERROR).
-        final int code = answerInternalError && status == RequestStatus.OK ? RequestStatus.INTERNAL_ERROR.ordinal() : status.ordinal();
+        final int code = answerInternalError && status == ErrorCode.OK ? ErrorCode.INTERNAL_ERROR.code() : status.code();
         final boolean ok = code == ErrorCode.OK.code();
-        final int entries = ok && requestOp != RequestOp.FLUSH && requestOp != RequestOp.CLOSE ? requestCount : 0;
+        final int entries = ok && requestOp != MessageType.FLUSH && requestOp != MessageType.CLOSE ? requestCount : 0;
         final int length = ResponseDescriptor.length(entries);
         final long offset = responses.tryClaim(requestType, length);
         if (offset < 0)

@@ -1,5 +1,7 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.ClientSlotDescriptor;
+import io.kvtier.client.pool.PinTableDescriptor;
 import io.kvtier.nativeaccess.libc.LibC;
 
 import java.util.Optional;

@@ -1,12 +1,14 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.CountersDescriptor;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 
-import static io.kvtier.engine.pool.LittleEndian.INT;
-import static io.kvtier.engine.pool.LittleEndian.INT_HANDLE;
-import static io.kvtier.engine.pool.LittleEndian.LONG_HANDLE;
+import static io.kvtier.client.protocol.LittleEndian.INT;
+import static io.kvtier.client.protocol.LittleEndian.INT_HANDLE;
+import static io.kvtier.client.protocol.LittleEndian.LONG_HANDLE;
 
 /**
  * Reads and writes the counters region as {@link CountersDescriptor} lays it out: values, and the

@@ -1,5 +1,7 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.PagePoolDescriptor;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

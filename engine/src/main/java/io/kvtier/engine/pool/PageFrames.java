@@ -1,11 +1,13 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.PageFrameDescriptor;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-import static io.kvtier.engine.pool.LittleEndian.INT;
-import static io.kvtier.engine.pool.LittleEndian.LONG;
+import static io.kvtier.client.protocol.LittleEndian.INT;
+import static io.kvtier.client.protocol.LittleEndian.LONG;
 
 /**
  * The page frames and their codec, as {@link PageFrameDescriptor} lays a frame out: payload, then a

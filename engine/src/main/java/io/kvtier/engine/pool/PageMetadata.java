@@ -1,21 +1,24 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.PageMetadataDescriptor;
+import io.kvtier.client.pool.PageStateWord;
+
 import java.lang.foreign.MemorySegment;
 
-import static io.kvtier.engine.pool.LittleEndian.INT;
-import static io.kvtier.engine.pool.LittleEndian.LONG;
-import static io.kvtier.engine.pool.LittleEndian.LONG_HANDLE;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.ENTRY_LENGTH;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.HIT_COUNT_OFFSET;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.KEY_HIGH_OFFSET;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.KEY_LOW_OFFSET;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.LAST_ACCESS_OFFSET;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.NAMESPACE_TAG_OFFSET;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.LEASE_DEADLINE_OFFSET;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.OWNER_OFFSET;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.PAYLOAD_CRC_OFFSET;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.PAYLOAD_LENGTH_OFFSET;
-import static io.kvtier.engine.pool.PageMetadataDescriptor.STATE_WORD_OFFSET;
+import static io.kvtier.client.protocol.LittleEndian.INT;
+import static io.kvtier.client.protocol.LittleEndian.LONG;
+import static io.kvtier.client.protocol.LittleEndian.LONG_HANDLE;
+import static io.kvtier.client.pool.PageMetadataDescriptor.ENTRY_LENGTH;
+import static io.kvtier.client.pool.PageMetadataDescriptor.HIT_COUNT_OFFSET;
+import static io.kvtier.client.pool.PageMetadataDescriptor.KEY_HIGH_OFFSET;
+import static io.kvtier.client.pool.PageMetadataDescriptor.KEY_LOW_OFFSET;
+import static io.kvtier.client.pool.PageMetadataDescriptor.LAST_ACCESS_OFFSET;
+import static io.kvtier.client.pool.PageMetadataDescriptor.NAMESPACE_TAG_OFFSET;
+import static io.kvtier.client.pool.PageMetadataDescriptor.LEASE_DEADLINE_OFFSET;
+import static io.kvtier.client.pool.PageMetadataDescriptor.OWNER_OFFSET;
+import static io.kvtier.client.pool.PageMetadataDescriptor.PAYLOAD_CRC_OFFSET;
+import static io.kvtier.client.pool.PageMetadataDescriptor.PAYLOAD_LENGTH_OFFSET;
+import static io.kvtier.client.pool.PageMetadataDescriptor.STATE_WORD_OFFSET;
 
 /**
  * Reads and writes the page metadata table as {@link PageMetadataDescriptor} lays it out. The state

@@ -1,5 +1,12 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.ClientSlotDescriptor;
+import io.kvtier.client.pool.ClientSlots;
+import io.kvtier.client.pool.PageMetadataDescriptor;
+import io.kvtier.client.pool.PagePoolDescriptor;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.pool.PinTable;
+import io.kvtier.client.pool.PoolHeader;
 import io.kvtier.collections.KeyTable;
 
 import java.io.IOException;
@@ -8,7 +15,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-
 
 /**
  * The mapped pool file and its life: {@link #create} makes and owns the file (one engine per file,

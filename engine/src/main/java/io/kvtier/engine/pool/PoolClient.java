@@ -1,5 +1,9 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.ClientSlotDescriptor;
+import io.kvtier.client.pool.PagePoolDescriptor;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.pool.PinTableDescriptor;
 import io.kvtier.collections.KeyTable;
 import io.kvtier.nativeaccess.libc.LibC;
 

@@ -1,5 +1,6 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.PagePoolDescriptor;
 import io.kvtier.nativeaccess.libc.LibC;
 
 import java.io.IOException;

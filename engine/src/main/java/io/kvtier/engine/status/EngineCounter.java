@@ -1,6 +1,6 @@
 package io.kvtier.engine.status;
 
-import io.kvtier.engine.pool.CountersDescriptor;
+import io.kvtier.client.pool.CountersDescriptor;
 
 /**
  * Every engine counter, with the id that locates it in the pool's counters region, its type and what

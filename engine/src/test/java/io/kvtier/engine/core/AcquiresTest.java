@@ -1,8 +1,8 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.spi.PageKey;
@@ -44,7 +44,7 @@ class AcquiresTest
 
     private ClientRecord acquire(final TestPort port, final int from, final int count)
     {
-        final ClientRecord r = parts.begin(port, RequestOp.ACQUIRE, from, count);
+        final ClientRecord r = parts.begin(port, MessageType.ACQUIRE, from, count);
         parts.acquires.acquire(r);
         return r;
     }
@@ -59,13 +59,13 @@ class AcquiresTest
         final ClientRecord r = acquire(port, 0, 3);
 
         assertThat(port.completions).isEqualTo(1);
-        assertThat(port.status).isEqualTo(RequestStatus.OK);
+        assertThat(port.status).isEqualTo(ErrorCode.OK);
         assertThat(port.resultCount).isEqualTo(3);
         assertThat(port.fromPool).isEqualTo(3);
         assertThat(port.fromL3).isZero();
         for (int i = 0; i < 3; i++)
         {
-            assertThat(port.status(i)).isEqualTo(PageStatus.PINNED);
+            assertThat(port.status(i)).isEqualTo(PageEntryStatus.PINNED);
             assertThat(port.page(i)).isEqualTo(pages[i]);
             assertThat(port.generations()[i]).isEqualTo(parts.generation(pages[i]));
             assertThat(parts.pins(pages[i])).isEqualTo(1);
@@ -87,10 +87,10 @@ class AcquiresTest
         acquire(port, 0, 3);
 
         assertThat(port.resultCount).isEqualTo(1);
-        assertThat(port.status(0)).isEqualTo(PageStatus.PINNED);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.PINNED);
         // Every slot after the prefix is a MISS, naming no page: the prefix ended before it.
-        assertThat(port.status(1)).isEqualTo(PageStatus.MISS);
-        assertThat(port.status(2)).isEqualTo(PageStatus.MISS);
+        assertThat(port.status(1)).isEqualTo(PageEntryStatus.MISS);
+        assertThat(port.status(2)).isEqualTo(PageEntryStatus.MISS);
         assertThat(port.pageIds()[2]).isEqualTo(-1);
         assertThat(port.generations()[2]).isZero();
         assertThat(parts.pins(third)).as("past the gap nothing is pinned").isZero();
@@ -108,8 +108,8 @@ class AcquiresTest
         final ClientRecord r = acquire(port, 0, 2);
 
         assertThat(port.completions).as("waits for the load").isZero();
-        assertThat(port.status(0)).isEqualTo(PageStatus.PINNED);
-        assertThat(port.status(1)).isEqualTo(PageStatus.WAITING);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.PINNED);
+        assertThat(port.status(1)).isEqualTo(PageEntryStatus.WAITING);
         assertThat(r.pending).isEqualTo(1);
         parts.flush();
         assertThat(parts.tier(0).reads).hasSize(1);
@@ -120,7 +120,7 @@ class AcquiresTest
         assertThat(port.resultCount).isEqualTo(2);
         assertThat(port.fromPool).isEqualTo(1);
         assertThat(port.fromL3).isEqualTo(1);
-        assertThat(port.status(1)).isEqualTo(PageStatus.PINNED_FROM_L3);
+        assertThat(port.status(1)).isEqualTo(PageEntryStatus.PINNED_FROM_L3);
         assertThat(parts.pins(port.page(1))).isEqualTo(1);
         assertThat(parts.counter(EngineCounter.L2_HIT_PAGES)).isEqualTo(1);
         assertThat(parts.counter(EngineCounter.L3_HIT_PAGES)).isEqualTo(1);
@@ -143,9 +143,9 @@ class AcquiresTest
         parts.deliver();
 
         assertThat(port.resultCount).isEqualTo(1);
-        assertThat(port.status(0)).isEqualTo(PageStatus.PINNED);
-        assertThat(port.status(1)).isEqualTo(PageStatus.MISS);
-        assertThat(port.status(2)).isEqualTo(PageStatus.MISS);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.PINNED);
+        assertThat(port.status(1)).isEqualTo(PageEntryStatus.MISS);
+        assertThat(port.status(2)).isEqualTo(PageEntryStatus.MISS);
         assertThat(parts.pins(first)).isEqualTo(1);
         assertThat(parts.pins(third)).isZero();
         assertThat(parts.counter(EngineCounter.L2_HIT_PAGES)).as("only the prefix counts").isEqualTo(1);
@@ -195,7 +195,7 @@ class AcquiresTest
         parts.deliver();
 
         assertThat(port.resultCount).isEqualTo(1);
-        assertThat(port.status(0)).isEqualTo(PageStatus.PINNED_FROM_L3);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.PINNED_FROM_L3);
     }
 
     @Test
@@ -205,14 +205,14 @@ class AcquiresTest
         final TestPort port = parts.open(1, 2);
         final int page = parts.serve(1, 1);
         acquire(port, 0, 1);
-        parts.reservations.reserve(parts.begin(port, RequestOp.RESERVE, 1, 1));
-        final ClientRecord r = parts.begin(port, RequestOp.RELEASE, 0, 2);
+        parts.reservations.reserve(parts.begin(port, MessageType.RESERVE, 1, 1));
+        final ClientRecord r = parts.begin(port, MessageType.RELEASE, 0, 2);
 
         assertThat(parts.acquires.release(r, 0, 2)).isEqualTo(1);
 
         assertThat(parts.pins(page)).isZero();
-        assertThat(port.status(0)).isEqualTo(PageStatus.NONE);
-        assertThat(port.status(1)).isEqualTo(PageStatus.RESERVED);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.NONE);
+        assertThat(port.status(1)).isEqualTo(PageEntryStatus.RESERVED);
         assertThat(parts.acquires.release(r, 0, 2)).as("nothing left to drop").isZero();
     }
 
@@ -228,7 +228,7 @@ class AcquiresTest
         parts.serve(1, 1);
 
         acquire(port, 0, 1);
-        parts.acquires.release(parts.begin(port, RequestOp.RELEASE, 0, 1), 0, 1);
+        parts.acquires.release(parts.begin(port, MessageType.RELEASE, 0, 1), 0, 1);
         assertThat(parts.counter(EngineCounter.BACKUPS_STARTED)).isZero();
         acquire(port, 0, 1);
 

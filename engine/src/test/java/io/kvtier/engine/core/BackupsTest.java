@@ -1,9 +1,9 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
 import io.kvtier.engine.config.WritePolicy;
-import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.spi.PageKey;
 import io.kvtier.spi.TierBatch;
@@ -61,7 +61,7 @@ class BackupsTest
 
     private ClientRecord flush(final TestPort port)
     {
-        final ClientRecord r = parts.begin(port, RequestOp.FLUSH, 0, 0);
+        final ClientRecord r = parts.begin(port, MessageType.FLUSH, 0, 0);
         parts.backups.flush(r);
         return r;
     }
@@ -257,7 +257,7 @@ class BackupsTest
         final TestPort port = parts.open(1, 1);
         flush(port);
         assertThat(port.completions).isEqualTo(1);
-        assertThat(port.status).isEqualTo(RequestStatus.OK);
+        assertThat(port.status).isEqualTo(ErrorCode.OK);
     }
 
     @Test
@@ -285,7 +285,7 @@ class BackupsTest
         parts.tier(0).answer(submittedWrite());
         parts.deliver();
         assertThat(port.completions).isEqualTo(1);
-        assertThat(port.status).isEqualTo(RequestStatus.OK);
+        assertThat(port.status).isEqualTo(ErrorCode.OK);
     }
 
     @Test
@@ -361,7 +361,7 @@ class BackupsTest
         parts.advance(java.time.Duration.ofNanos(1));
         parts.backups.onTime(parts.now());
         assertThat(port.completions).isEqualTo(1);
-        assertThat(port.status).isEqualTo(RequestStatus.OK);
+        assertThat(port.status).isEqualTo(ErrorCode.OK);
         assertThat(port.resultCount).as("one copy in flight, one queued").isEqualTo(2);
         assertThat(parts.counter(EngineCounter.FLUSHES_TIMED_OUT)).isEqualTo(1);
     }
@@ -376,8 +376,8 @@ class BackupsTest
         final TierBatch write = submittedWrite();
         flush(port);
         // The client's flush was answered some other way (the engine closing) and it went on to another request.
-        parts.record(port).complete(RequestStatus.CLOSED);
-        parts.begin(port, RequestOp.KEEP_ALIVE, 0, 0);
+        parts.record(port).complete(ErrorCode.CLOSED);
+        parts.begin(port, InternalOp.KEEP_ALIVE, 0, 0);
         final int completions = port.completions;
 
         parts.advance(parts.settings.ioTimeout);
@@ -450,7 +450,7 @@ class BackupsTest
         parts.index.addTier(1, 2, 0);
         parts.serve(1, 4);
 
-        parts.backups.backupKeys(parts.begin(port, RequestOp.BACKUP, 0, 4));
+        parts.backups.backupKeys(parts.begin(port, MessageType.BACKUP, 0, 4));
 
         assertThat(port.resultCount).as("key 2 is in L3 already, key 3 is nowhere").isEqualTo(2);
         assertThat(parts.counter(EngineCounter.BACKUPS_STARTED)).isEqualTo(2);

@@ -1,8 +1,8 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,19 +41,19 @@ class ClientRecordTest
     {
         final TestPort port = new TestPort(4).keys(1, 4);
         final ClientRecord r = bound(port);
-        r.begin(RequestOp.LOOKUP, 1, 2, 200);
+        r.begin(MessageType.LOOKUP, 1, 2, 200);
         final int first = r.opSeq;
         r.pending = 2;
         r.resultCount = 5;
         r.phase = ClientRecord.PHASE_PROBING;
         assertThat(r.awaits(first)).isTrue();
 
-        r.begin(RequestOp.ACQUIRE, 0, 3, 300);
+        r.begin(MessageType.ACQUIRE, 0, 3, 300);
 
         assertThat(r.opSeq).isNotEqualTo(first);
         assertThat(r.awaits(first)).as("a waiter of the last request").isFalse();
         assertThat(r.awaits(r.opSeq)).isTrue();
-        assertThat(r.op).isEqualTo(RequestOp.ACQUIRE);
+        assertThat(r.op).isEqualTo(MessageType.ACQUIRE);
         assertThat(r.cursor).isZero();
         assertThat(r.probedUntil).isZero();
         assertThat(r.pending).isZero();
@@ -63,7 +63,7 @@ class ClientRecordTest
 
         r.finish(0);
         assertThat(r.awaits(r.opSeq)).as("answered").isFalse();
-        r.begin(RequestOp.ACQUIRE, 0, 3, 400);
+        r.begin(MessageType.ACQUIRE, 0, 3, 400);
         r.unbind();
         assertThat(r.awaits(r.opSeq)).as("closed").isFalse();
     }
@@ -73,20 +73,20 @@ class ClientRecordTest
     {
         final TestPort port = new TestPort(5).keys(1, 5);
         final ClientRecord r = bound(port);
-        final PageStatus[] before = {PageStatus.PINNED, PageStatus.PINNED_FROM_L3, PageStatus.RESERVED, PageStatus.MISS, PageStatus.COMMITTED};
+        final int[] before = {PageEntryStatus.PINNED, PageEntryStatus.PINNED_FROM_L3, PageEntryStatus.RESERVED, PageEntryStatus.MISS, PageEntryStatus.COMMITTED};
         for (int i = 0; i < before.length; i++)
         {
-            port.statuses()[i] = (byte)before[i].ordinal();
+            port.statuses()[i] = (byte)before[i];
         }
-        r.begin(RequestOp.RESERVE, 0, 5, 0);
+        r.begin(MessageType.RESERVE, 0, 5, 0);
 
         r.resetStatuses();
 
-        assertThat(port.status(0)).isEqualTo(PageStatus.PINNED);
-        assertThat(port.status(1)).as("from L3 describes the request that pinned it, not this one").isEqualTo(PageStatus.PINNED);
-        assertThat(port.status(2)).isEqualTo(PageStatus.RESERVED);
-        assertThat(port.status(3)).isEqualTo(PageStatus.NONE);
-        assertThat(port.status(4)).isEqualTo(PageStatus.NONE);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.PINNED);
+        assertThat(port.status(1)).as("from L3 describes the request that pinned it, not this one").isEqualTo(PageEntryStatus.PINNED);
+        assertThat(port.status(2)).isEqualTo(PageEntryStatus.RESERVED);
+        assertThat(port.status(3)).isEqualTo(PageEntryStatus.NONE);
+        assertThat(port.status(4)).isEqualTo(PageEntryStatus.NONE);
         assertThat(port.pageIds()[4]).as("an outcome's slot names no page").isEqualTo(-1);
         assertThat(port.generations()[4]).isZero();
     }
@@ -96,14 +96,14 @@ class ClientRecordTest
     {
         final TestPort port = new TestPort(3).keys(1, 3);
         final ClientRecord r = bound(port);
-        port.statuses()[0] = (byte)PageStatus.MISS.ordinal();
-        port.statuses()[2] = (byte)PageStatus.MISS.ordinal();
-        r.begin(RequestOp.LOOKUP, 1, 1, 0);
+        port.statuses()[0] = (byte)PageEntryStatus.MISS;
+        port.statuses()[2] = (byte)PageEntryStatus.MISS;
+        r.begin(MessageType.LOOKUP, 1, 1, 0);
 
         r.resetStatuses();
 
-        assertThat(port.status(0)).isEqualTo(PageStatus.MISS);
-        assertThat(port.status(2)).isEqualTo(PageStatus.MISS);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.MISS);
+        assertThat(port.status(2)).isEqualTo(PageEntryStatus.MISS);
     }
 
     @Test
@@ -122,7 +122,7 @@ class ClientRecordTest
     {
         final TestPort port = new TestPort(2);
         final ClientRecord r = bound(port);
-        r.begin(RequestOp.ACQUIRE, 0, 2, 0);
+        r.begin(MessageType.ACQUIRE, 0, 2, 0);
         r.phase = ClientRecord.PHASE_SPACE_WAIT;
         r.l2Pages = 1;
         r.l3Pages = 2;
@@ -134,16 +134,16 @@ class ClientRecordTest
         assertThat(r.inFlight).isFalse();
         assertThat(r.phase).isEqualTo(ClientRecord.PHASE_NONE);
         assertThat(port.completions).isEqualTo(1);
-        assertThat(port.status).isEqualTo(RequestStatus.OK);
+        assertThat(port.status).isEqualTo(ErrorCode.OK);
         assertThat(port.resultCount).isEqualTo(7);
         assertThat(port.l2Pages).isEqualTo(1);
         assertThat(port.l3Pages).isEqualTo(2);
         assertThat(port.fromPool).isEqualTo(3);
         assertThat(port.fromL3).isEqualTo(4);
 
-        r.begin(RequestOp.COMMIT, 0, 1, 0);
-        r.complete(RequestStatus.INTERNAL_ERROR);
-        assertThat(port.status).isEqualTo(RequestStatus.INTERNAL_ERROR);
+        r.begin(MessageType.COMMIT, 0, 1, 0);
+        r.complete(ErrorCode.INTERNAL_ERROR);
+        assertThat(port.status).isEqualTo(ErrorCode.INTERNAL_ERROR);
         assertThat(port.resultCount).as("a new request's count starts at 0").isZero();
     }
 }

@@ -1,16 +1,16 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.eviction.EvictionPolicies;
 
 import io.kvtier.engine.ManualClock;
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.engine.config.PrefetchMode;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.spi.PageKey;
@@ -191,7 +191,7 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     {
         final TestPort port = new TestPort(Math.max(keys, 1)).keys(salt, keys);
         sessions.open(port, now());
-        if (port.status != RequestStatus.OK)
+        if (port.status != ErrorCode.OK)
         {
             throw new IllegalStateException("no client slot left");
         }
@@ -209,7 +209,7 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     {
         final ClientRecord r = sessions.recordOf(port);
         r.begin(op, from, count, now());
-        if (op == RequestOp.RESERVE)
+        if (op == MessageType.RESERVE)
         {
             r.resetStatuses();
         }
@@ -219,15 +219,15 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     /** Reserves {@code [from, from + count)}, writes and seals each reserved page, commits them. */
     int write(final TestPort port, final int from, final int count)
     {
-        reservations.reserve(begin(port, RequestOp.RESERVE, from, count));
+        reservations.reserve(begin(port, MessageType.RESERVE, from, count));
         for (int i = from; i < from + count; i++)
         {
-            if (port.status(i) == PageStatus.RESERVED)
+            if (port.status(i) == PageEntryStatus.RESERVED)
             {
                 seal(port, i);
             }
         }
-        reservations.commit(begin(port, RequestOp.COMMIT, from, count));
+        reservations.commit(begin(port, MessageType.COMMIT, from, count));
         return port.resultCount;
     }
 
@@ -380,11 +380,11 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     public void resume(final ClientRecord r)
     {
         resumed.add(r);
-        if (r.op == RequestOp.RESERVE)
+        if (r.op == MessageType.RESERVE)
         {
             reservations.reserve(r);
         }
-        else if (r.op == RequestOp.ACQUIRE)
+        else if (r.op == MessageType.ACQUIRE)
         {
             acquires.walk(r);
         }
@@ -400,7 +400,7 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
             case ClientRecord.PHASE_PREFETCH_WAIT -> lookups.finishWaiting(r);
             case ClientRecord.PHASE_NONE ->
             {
-                if (r.op == RequestOp.ACQUIRE)
+                if (r.op == MessageType.ACQUIRE)
                 {
                     acquires.finish(r);
                 }

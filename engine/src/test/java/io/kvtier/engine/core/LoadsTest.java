@@ -1,8 +1,8 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.spi.PageKey;
 import io.kvtier.spi.TierBatch;
@@ -48,9 +48,9 @@ class LoadsTest
     /** A request of the port waiting, as a prefetching lookup does, for key 0 to land in {@code page}. */
     private ClientRecord waiter(final TestPort port, final int page)
     {
-        final ClientRecord r = parts.begin(port, RequestOp.LOOKUP, 0, 1);
+        final ClientRecord r = parts.begin(port, MessageType.LOOKUP, 0, 1);
         assertThat(parts.loads.addWaiter(page, r, 0, Loads.WAIT_NOTIFY)).isTrue();
-        r.status[0] = (byte)PageStatus.WAITING.ordinal();
+        r.status[0] = (byte)PageEntryStatus.WAITING;
         r.pending = 1;
         r.phase = ClientRecord.PHASE_PREFETCH_WAIT;
         return r;
@@ -69,7 +69,7 @@ class LoadsTest
         parts(s -> { });
         assertThat(load(1, 1)).isEqualTo(PoolSpace.NONE);
         final TestPort writer = parts.open(1, 1);
-        parts.reservations.reserve(parts.begin(writer, RequestOp.RESERVE, 0, 1));
+        parts.reservations.reserve(parts.begin(writer, MessageType.RESERVE, 0, 1));
         parts.index.addTier(1, 1, 0);
         assertThat(load(1, 1)).as("a client is writing it").isEqualTo(PoolSpace.NONE);
 
@@ -112,7 +112,7 @@ class LoadsTest
         assertThat(parts.state(page)).isEqualTo(PageStateWord.SERVING);
         assertThat(parts.pins(page)).isZero();
         assertThat(parts.loads.isLoading(page)).isFalse();
-        assertThat(port.status(0)).isEqualTo(PageStatus.LOADED);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.LOADED);
         assertThat(parts.waitsOver).containsExactly(r);
         assertThat(port.completions).as("the lookup answered when its wait was over").isEqualTo(1);
         assertThat(parts.counter(EngineCounter.L3_PAGES_LOADED)).isEqualTo(1);
@@ -148,7 +148,7 @@ class LoadsTest
         parts.deliver();
 
         assertThat(parts.counter(EngineCounter.L3_CORRUPT)).isEqualTo(1);
-        assertThat(port.status(0)).isEqualTo(PageStatus.MISS);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.MISS);
         assertThat(parts.state(page)).isEqualTo(PageStateWord.FREE);
         assertThat(parts.generation(page)).isEqualTo(generation + 1);
         assertThat(parts.space.free()).isEqualTo(freeBefore + 1);
@@ -172,13 +172,13 @@ class LoadsTest
 
         assertThat(parts.counter(EngineCounter.L3_READ_MISSES)).isEqualTo(1);
         assertThat(parts.tierBits(1, 1)).isEqualTo(0b10);
-        assertThat(port.status(0)).as("still waiting, for the second tier").isEqualTo(PageStatus.WAITING);
+        assertThat(port.status(0)).as("still waiting, for the second tier").isEqualTo(PageEntryStatus.WAITING);
         assertThat(parts.loads.isLoading(page)).isTrue();
         parts.tier(1).answer(submittedRead(1));
         parts.deliver();
 
         assertThat(parts.counter(EngineCounter.L3_READS)).isEqualTo(2);
-        assertThat(port.status(0)).isEqualTo(PageStatus.LOADED);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.LOADED);
         assertThat(parts.state(page)).isEqualTo(PageStateWord.SERVING);
     }
 
@@ -196,7 +196,7 @@ class LoadsTest
         parts.deliver();
 
         assertThat(parts.counter(EngineCounter.L3_ERRORS)).isEqualTo(1);
-        assertThat(port.status(0)).isEqualTo(PageStatus.MISS);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.MISS);
         assertThat(parts.state(page)).isEqualTo(PageStateWord.FREE);
         assertThat(parts.space.free()).as("quarantined: the tier may still write into it").isEqualTo(freeBefore);
         assertThat(parts.counter(EngineCounter.PAGES_QUARANTINED)).isEqualTo(1);
@@ -216,7 +216,7 @@ class LoadsTest
 
         parts.loads.abandon(page);
 
-        assertThat(port.status(0)).isEqualTo(PageStatus.MISS);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.MISS);
         assertThat(parts.waitsOver).containsExactly(r);
         assertThat(parts.state(page)).as("held until the tier answers").isEqualTo(PageStateWord.WRITING);
         assertThat(parts.loads.loadingPage(parts.index.find(1, 1))).as("no one joins an abandoned load").isEqualTo(PoolSpace.NONE);
@@ -246,14 +246,14 @@ class LoadsTest
         final int page = load(1, 1);
         final ClientRecord r = waiter(port, page);
         r.finish(0);
-        r.begin(RequestOp.LOOKUP, 0, 1, parts.now());
-        r.status[0] = (byte)PageStatus.WAITING.ordinal();
+        r.begin(MessageType.LOOKUP, 0, 1, parts.now());
+        r.status[0] = (byte)PageEntryStatus.WAITING;
         r.pending = 1;
 
         parts.tier(0).answer(submittedRead(0));
         parts.deliver();
 
-        assertThat(port.status(0)).isEqualTo(PageStatus.WAITING);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.WAITING);
         assertThat(r.pending).isEqualTo(1);
         assertThat(parts.waitsOver).isEmpty();
     }
@@ -265,7 +265,7 @@ class LoadsTest
         parts.inL3(1, 1, 0);
         final TestPort port = parts.open(1, 1);
         final int page = load(1, 1);
-        final ClientRecord r = parts.begin(port, RequestOp.LOOKUP, 0, 1);
+        final ClientRecord r = parts.begin(port, MessageType.LOOKUP, 0, 1);
         int added = 0;
         while (parts.loads.addWaiter(page, r, 0, Loads.WAIT_NOTIFY))
         {

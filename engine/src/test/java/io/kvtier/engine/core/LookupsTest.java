@@ -1,7 +1,7 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.PrefetchMode;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.spi.TierBatch;
@@ -47,7 +47,7 @@ class LookupsTest
 
     private ClientRecord lookup(final TestPort port, final int from, final int count)
     {
-        final ClientRecord r = parts.begin(port, RequestOp.LOOKUP, from, count);
+        final ClientRecord r = parts.begin(port, MessageType.LOOKUP, from, count);
         parts.lookups.lookup(r);
         return r;
     }
@@ -307,11 +307,11 @@ class LookupsTest
         parts.inL3(1, 3, 0);
         parts.inL3(1, 5, 0);
 
-        parts.lookups.prefetch(parts.begin(port, RequestOp.PREFETCH, 0, 4));
+        parts.lookups.prefetch(parts.begin(port, MessageType.PREFETCH, 0, 4));
 
         assertThat(port.completions).as("answers at once").isEqualTo(1);
         assertThat(port.resultCount).as("key 4 is nowhere: the prefix ends before it").isEqualTo(2);
         assertThat(parts.counter(EngineCounter.L3_READS)).isEqualTo(2);
-        assertThat(port.status(1)).as("nobody waits").isEqualTo(PageStatus.NONE);
+        assertThat(port.status(1)).as("nobody waits").isEqualTo(PageEntryStatus.NONE);
     }
 }

@@ -1,9 +1,9 @@
 package io.kvtier.engine.core;
 
 import io.kvtier.engine.index.PageIndex;
-import io.kvtier.engine.pool.ClientSlotDescriptor;
+import io.kvtier.client.pool.ClientSlotDescriptor;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PinTableDescriptor;
+import io.kvtier.client.pool.PinTableDescriptor;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import org.junit.jupiter.api.AfterEach;

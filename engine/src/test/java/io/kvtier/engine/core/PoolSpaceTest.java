@@ -1,13 +1,13 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.protocol.MessageType;
 import io.kvtier.engine.eviction.EvictionPolicies;
 
 import io.kvtier.engine.ManualClock;
-import io.kvtier.engine.client.RequestOp;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
-import io.kvtier.engine.pool.PinTableDescriptor;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.pool.PinTableDescriptor;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import org.junit.jupiter.api.AfterEach;
@@ -132,7 +132,7 @@ class PoolSpaceTest
     private ClientRecord request()
     {
         final ClientRecord r = new ClientRecord(1);
-        r.begin(RequestOp.RESERVE, 0, 1, clock.nanoTime());
+        r.begin(MessageType.RESERVE, 0, 1, clock.nanoTime());
         return r;
     }
 
@@ -459,7 +459,7 @@ class PoolSpaceTest
         final int b = space.allocate();
         final ClientRecord left = request();
         final ClientRecord ended = new ClientRecord(2);
-        ended.begin(RequestOp.ACQUIRE, 0, 1, clock.nanoTime());
+        ended.begin(MessageType.ACQUIRE, 0, 1, clock.nanoTime());
         gate.pending = 1;
         assertThat(space.waitForSpace(left)).isTrue();
         assertThat(space.waitForSpace(ended)).isTrue();

@@ -1,10 +1,10 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.WritePolicy;
-import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,14 +48,14 @@ class ReservationsTest
 
     private ClientRecord reserve(final TestPort port, final int from, final int count)
     {
-        final ClientRecord r = parts.begin(port, RequestOp.RESERVE, from, count);
+        final ClientRecord r = parts.begin(port, MessageType.RESERVE, from, count);
         parts.reservations.reserve(r);
         return r;
     }
 
     private int commit(final TestPort port, final int from, final int count)
     {
-        parts.reservations.commit(parts.begin(port, RequestOp.COMMIT, from, count));
+        parts.reservations.commit(parts.begin(port, MessageType.COMMIT, from, count));
         return port.resultCount;
     }
 
@@ -74,7 +74,7 @@ class ReservationsTest
         final ClientRecord r = reserve(port, 0, 3);
 
         assertThat(port.completions).isEqualTo(1);
-        assertThat(port.status).isEqualTo(RequestStatus.OK);
+        assertThat(port.status).isEqualTo(ErrorCode.OK);
         assertThat(port.resultCount).isEqualTo(3);
         assertThat(parts.counter(EngineCounter.PAGES_RESERVED)).isEqualTo(3);
         assertThat(port.page(0)).isNotIn(port.page(1), port.page(2));
@@ -82,7 +82,7 @@ class ReservationsTest
         for (int i = 0; i < 3; i++)
         {
             final int page = port.page(i);
-            assertThat(port.status(i)).isEqualTo(PageStatus.RESERVED);
+            assertThat(port.status(i)).isEqualTo(PageEntryStatus.RESERVED);
             assertThat(parts.state(page)).isEqualTo(PageStateWord.WRITING);
             assertThat(port.generations()[i]).isEqualTo(parts.generation(page));
             assertThat(parts.pool.metadata().ownerPlain(page)).isEqualTo(r.id);
@@ -100,20 +100,20 @@ class ReservationsTest
         final TestPort other = parts.open(1, 3);
         parts.serve(1, 1);
         reserve(other, 1, 1);
-        assertThat(other.status(1)).isEqualTo(PageStatus.RESERVED);
+        assertThat(other.status(1)).isEqualTo(PageEntryStatus.RESERVED);
 
         reserve(port, 0, 3);
 
-        assertThat(port.status(0)).isEqualTo(PageStatus.EXISTS);
-        assertThat(port.status(1)).isEqualTo(PageStatus.BUSY);
-        assertThat(port.status(2)).isEqualTo(PageStatus.RESERVED);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.EXISTS);
+        assertThat(port.status(1)).isEqualTo(PageEntryStatus.BUSY);
+        assertThat(port.status(2)).isEqualTo(PageEntryStatus.RESERVED);
         assertThat(port.resultCount).isEqualTo(1);
 
         // Its own reservation is kept as it is when the client asks again.
         final int page = port.page(2);
         final int freeBefore = parts.space.free();
         reserve(port, 2, 1);
-        assertThat(port.status(2)).isEqualTo(PageStatus.RESERVED);
+        assertThat(port.status(2)).isEqualTo(PageEntryStatus.RESERVED);
         assertThat(port.page(2)).isEqualTo(page);
         assertThat(parts.space.free()).isEqualTo(freeBefore);
     }
@@ -126,9 +126,9 @@ class ReservationsTest
 
         reserve(port, 0, 3);
 
-        assertThat(port.status(0)).isEqualTo(PageStatus.RESERVED);
-        assertThat(port.status(1)).isEqualTo(PageStatus.RESERVED);
-        assertThat(port.status(2)).isEqualTo(PageStatus.POOL_FULL);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.RESERVED);
+        assertThat(port.status(1)).isEqualTo(PageEntryStatus.RESERVED);
+        assertThat(port.status(2)).isEqualTo(PageEntryStatus.POOL_FULL);
         assertThat(port.resultCount).isEqualTo(2);
         assertThat(parts.counter(EngineCounter.RESERVE_POOL_FULL)).isEqualTo(1);
     }
@@ -144,7 +144,7 @@ class ReservationsTest
 
         assertThat(commit(port, 0, 1)).isEqualTo(1);
 
-        assertThat(port.status(0)).isEqualTo(PageStatus.COMMITTED);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.COMMITTED);
         assertThat(parts.state(page)).isEqualTo(PageStateWord.SERVING);
         assertThat(parts.pins(page)).isZero();
         assertThat(parts.pool.metadata().ownerPlain(page)).isEqualTo(EngineConductor.ENGINE_OWNER);
@@ -168,9 +168,9 @@ class ReservationsTest
 
         assertThat(commit(port, 0, 3)).isEqualTo(1);
 
-        assertThat(port.status(0)).isEqualTo(PageStatus.COMMITTED);
-        assertThat(port.status(1)).isEqualTo(PageStatus.INVALID);
-        assertThat(port.status(2)).isEqualTo(PageStatus.INVALID);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.COMMITTED);
+        assertThat(port.status(1)).isEqualTo(PageEntryStatus.INVALID);
+        assertThat(port.status(2)).isEqualTo(PageEntryStatus.INVALID);
         for (final int page : new int[] {unsealed, wrongLength})
         {
             assertThat(parts.state(page)).isEqualTo(PageStateWord.FREE);
@@ -197,7 +197,7 @@ class ReservationsTest
         port.lengths()[0] = CoreParts.lengthOf(1);
 
         assertThat(commit(port, 0, 1)).isZero();
-        assertThat(port.status(0)).isEqualTo(PageStatus.INVALID);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.INVALID);
         assertThat(visible(port, 0)).isFalse();
     }
 
@@ -217,7 +217,7 @@ class ReservationsTest
         assertThat(parts.space.free()).isEqualTo(freeBefore + 2);
         for (int i = 0; i < 2; i++)
         {
-            assertThat(port.status(i)).isEqualTo(PageStatus.NONE);
+            assertThat(port.status(i)).isEqualTo(PageEntryStatus.NONE);
             assertThat(parts.state(pages[i])).isEqualTo(PageStateWord.FREE);
             assertThat(parts.generation(pages[i])).isEqualTo(generations[i] + 1);
             assertThat(parts.boundPage(1, i + 1)).isNegative();
@@ -250,7 +250,7 @@ class ReservationsTest
 
         // Its writer's late commit is refused and the key never shows.
         assertThat(commit(port, 0, 1)).isZero();
-        assertThat(port.status(0)).isEqualTo(PageStatus.EXPIRED);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.EXPIRED);
         assertThat(visible(port, 0)).isFalse();
         assertThat(parts.state(page)).isEqualTo(PageStateWord.FREE);
 
@@ -298,7 +298,7 @@ class ReservationsTest
         for (int round = 0; round < 40; round++)
         {
             final ClientRecord r = reserve(port, 1, 1);
-            assertThat(port.status(1)).isEqualTo(PageStatus.RESERVED);
+            assertThat(port.status(1)).isEqualTo(PageEntryStatus.RESERVED);
             parts.reservations.abort(r, 1, 2, false);
         }
 

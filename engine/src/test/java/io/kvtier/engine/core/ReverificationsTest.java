@@ -1,9 +1,9 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.collections.KeyTable;
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -51,7 +51,7 @@ class ReverificationsTest
     /** Acquires keys [0, count) of the port's chain, all in L3 only, and lets the tier answer the loads. */
     private ClientRecord acquireLoaded(final TestPort port, final int count)
     {
-        final ClientRecord r = parts.begin(port, RequestOp.ACQUIRE, 0, count);
+        final ClientRecord r = parts.begin(port, MessageType.ACQUIRE, 0, count);
         parts.acquires.acquire(r);
         parts.flush();
         parts.tier(0).answer(parts.tier(0).reads.getLast());
@@ -69,7 +69,7 @@ class ReverificationsTest
         final ClientRecord r = acquireLoaded(port, 1);
 
         assertThat(port.completions).as("the pin waits for its check").isZero();
-        assertThat(port.status(0)).isEqualTo(PageStatus.WAITING);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.WAITING);
         assertThat(r.pending).isEqualTo(1);
         assertThat(parts.reverifyJobs).hasSize(1);
         assertThat(parts.counter(EngineCounter.L3_REVERIFIED)).isEqualTo(1);
@@ -78,7 +78,7 @@ class ReverificationsTest
 
         assertThat(port.completions).isEqualTo(1);
         assertThat(port.resultCount).isEqualTo(1);
-        assertThat(port.status(0)).isEqualTo(PageStatus.PINNED_FROM_L3);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.PINNED_FROM_L3);
         assertThat(parts.pins(port.page(0))).isEqualTo(1);
         assertThat(parts.counter(EngineCounter.L3_HIT_PAGES)).isEqualTo(1);
         assertThat(parts.counter(EngineCounter.L3_LATE_WRITES)).isZero();
@@ -102,7 +102,7 @@ class ReverificationsTest
 
         assertThat(port.completions).isEqualTo(1);
         assertThat(port.resultCount).as("the changed page ends the prefix").isZero();
-        assertThat(port.status(0)).isEqualTo(PageStatus.MISS);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.MISS);
         assertThat(parts.pins(first)).isZero();
         assertThat(parts.pins(second)).as("past the gap: given back").isZero();
         assertThat(parts.counter(EngineCounter.L3_LATE_WRITES)).isEqualTo(1);
@@ -127,8 +127,8 @@ class ReverificationsTest
 
         assertThat(parts.io.inService(0)).isFalse();
         assertThat(parts.counter(EngineCounter.L3_TIERS_OUT_OF_SERVICE)).isEqualTo(1);
-        assertThat(parts.counters.tierStateOpaque(0)).isEqualTo(io.kvtier.engine.pool.CountersDescriptor.TIER_OUT_OF_SERVICE);
-        final ClientRecord r = parts.begin(port, RequestOp.ACQUIRE, 1, 1);
+        assertThat(parts.counters.tierStateOpaque(0)).isEqualTo(io.kvtier.client.pool.CountersDescriptor.TIER_OUT_OF_SERVICE);
+        final ClientRecord r = parts.begin(port, MessageType.ACQUIRE, 1, 1);
         parts.acquires.acquire(r);
         parts.flush();
         assertThat(port.resultCount).as("its pages are misses now").isZero();
@@ -157,16 +157,16 @@ class ReverificationsTest
         parts.acquires.release(parts.record(port), 0, 3);
 
         // Pages committed by clients are never checked; loaded ones are while the window lasts.
-        parts.acquires.acquire(parts.begin(port, RequestOp.ACQUIRE, 2, 1));
+        parts.acquires.acquire(parts.begin(port, MessageType.ACQUIRE, 2, 1));
         parts.acquires.release(parts.record(port), 2, 3);
         assertThat(parts.reverifyJobs).as("page %d was never loaded from L3", pooled).isEmpty();
-        parts.acquires.acquire(parts.begin(port, RequestOp.ACQUIRE, 0, 2));
+        parts.acquires.acquire(parts.begin(port, MessageType.ACQUIRE, 0, 2));
         assertThat(parts.reverifyJobs).hasSize(1);
         parts.reverify();
         parts.acquires.release(parts.record(port), 0, 2);
 
         parts.advance(Duration.ofSeconds(1));
-        parts.acquires.acquire(parts.begin(port, RequestOp.ACQUIRE, 0, 2));
+        parts.acquires.acquire(parts.begin(port, MessageType.ACQUIRE, 0, 2));
         assertThat(parts.reverifyJobs).as("loaded too long ago").isEmpty();
         assertThat(port.resultCount).isEqualTo(2);
         assertThat(parts.counter(EngineCounter.L3_REVERIFIED)).isEqualTo(2);

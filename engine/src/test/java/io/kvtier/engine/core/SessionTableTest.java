@@ -1,9 +1,9 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.client.RequestStatus;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -50,10 +50,10 @@ class SessionTableTest
     {
         final TestPort port = parts.open(1, 2);
         parts.serve(1, 1);
-        parts.acquires.acquire(parts.begin(port, RequestOp.ACQUIRE, 0, 1));
-        assertThat(port.status(0)).isEqualTo(PageStatus.PINNED);
-        parts.reservations.reserve(parts.begin(port, RequestOp.RESERVE, 1, 1));
-        assertThat(port.status(1)).isEqualTo(PageStatus.RESERVED);
+        parts.acquires.acquire(parts.begin(port, MessageType.ACQUIRE, 0, 1));
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.PINNED);
+        parts.reservations.reserve(parts.begin(port, MessageType.RESERVE, 1, 1));
+        assertThat(port.status(1)).isEqualTo(PageEntryStatus.RESERVED);
         return port;
     }
 
@@ -70,18 +70,18 @@ class SessionTableTest
 
         final TestPort refused = new TestPort(1);
         parts.sessions.open(refused, parts.now());
-        assertThat(refused.status).isEqualTo(RequestStatus.INVALID);
+        assertThat(refused.status).isEqualTo(ErrorCode.INVALID);
         assertThat(parts.sessions.recordOf(refused)).isNull();
 
         final int freed = a.clientId();
-        final ClientRecord r = parts.begin(a, RequestOp.CLOSE, 0, 0);
+        final ClientRecord r = parts.begin(a, MessageType.CLOSE, 0, 0);
         parts.sessions.close(r);
-        assertThat(a.status).isEqualTo(RequestStatus.OK);
+        assertThat(a.status).isEqualTo(ErrorCode.OK);
         assertThat(parts.sessions.recordOf(a)).as("closed").isNull();
 
         final TestPort c = new TestPort(1);
         parts.sessions.open(c, parts.now());
-        assertThat(c.status).isEqualTo(RequestStatus.OK);
+        assertThat(c.status).isEqualTo(ErrorCode.OK);
         assertThat(c.clientId()).isEqualTo(freed);
         assertThat(parts.sessions.recordOf(a)).as("its old slot is someone else's now").isNull();
     }
@@ -130,7 +130,7 @@ class SessionTableTest
         // Its slot is free for the next client.
         final TestPort next = new TestPort(1);
         parts.sessions.open(next, parts.now());
-        assertThat(next.status).isEqualTo(RequestStatus.OK);
+        assertThat(next.status).isEqualTo(ErrorCode.OK);
         parts.sessions.onTime(parts.now());
         assertThat(parts.counter(EngineCounter.SESSIONS_EXPIRED)).isEqualTo(1);
     }
@@ -141,7 +141,7 @@ class SessionTableTest
         parts(s -> { });
         final TestPort port = parts.open(1, 1);
         parts.advance(Duration.ofSeconds(20));
-        parts.begin(port, RequestOp.KEEP_ALIVE, 0, 0).finish(0);
+        parts.begin(port, InternalOp.KEEP_ALIVE, 0, 0).finish(0);
 
         parts.advance(Duration.ofSeconds(11));
         parts.sessions.onTime(parts.now());
@@ -157,7 +157,7 @@ class SessionTableTest
     {
         parts(s -> { });
         final TestPort port = parts.open(1, 1);
-        final ClientRecord r = parts.begin(port, RequestOp.FLUSH, 0, 0);
+        final ClientRecord r = parts.begin(port, MessageType.FLUSH, 0, 0);
 
         parts.advance(LEASE.multipliedBy(3));
         parts.sessions.onTime(parts.now());
@@ -174,9 +174,9 @@ class SessionTableTest
         final int reserved = port.page(1);
         final int freeBefore = parts.space.free();
 
-        parts.sessions.close(parts.begin(port, RequestOp.CLOSE, 0, 0));
+        parts.sessions.close(parts.begin(port, MessageType.CLOSE, 0, 0));
 
-        assertThat(port.status).isEqualTo(RequestStatus.OK);
+        assertThat(port.status).isEqualTo(ErrorCode.OK);
         assertThat(port.isExpired()).isFalse();
         assertThat(parts.pins(pinned)).isZero();
         assertThat(parts.state(reserved)).isEqualTo(PageStateWord.FREE);
@@ -190,7 +190,7 @@ class SessionTableTest
         parts(s -> s.pages = 1);
         final TestPort port = parts.open(1, 1);
         final int page = parts.space.allocate();
-        final ClientRecord r = parts.begin(port, RequestOp.RESERVE, 0, 1);
+        final ClientRecord r = parts.begin(port, MessageType.RESERVE, 0, 1);
         // A write-back copy is pending, so the request may wait for the page it frees.
         r.phase = ClientRecord.PHASE_SPACE_WAIT;
         r.spaceDeadlineNanos = parts.now() + Duration.ofSeconds(5).toNanos();
@@ -233,12 +233,12 @@ class SessionTableTest
         parts(s -> { });
         final TestPort busy = parts.open(1, 1);
         final TestPort idle = parts.open(2, 1);
-        parts.begin(busy, RequestOp.FLUSH, 0, 0);
+        parts.begin(busy, MessageType.FLUSH, 0, 0);
 
         parts.sessions.closeAll();
 
         assertThat(busy.completions).isEqualTo(1);
-        assertThat(busy.status).isEqualTo(RequestStatus.CLOSED);
+        assertThat(busy.status).isEqualTo(ErrorCode.CLOSED);
         assertThat(idle.completions).isZero();
     }
 }

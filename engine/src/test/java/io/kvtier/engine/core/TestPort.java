@@ -1,9 +1,7 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.ClientPort;
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestStatus;
 import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.protocol.ErrorCode;
 
 /**
  * A client as the engine thread's parts see it, for their unit tests: the arrays a request reads and
@@ -21,7 +19,7 @@ final class TestPort implements ClientPort
 
     /** Requests answered so far. */
     int completions;
-    RequestStatus status;
+    ErrorCode status;
     int resultCount;
     int l2Pages;
     int l3Pages;
@@ -48,9 +46,9 @@ final class TestPort implements ClientPort
         return this;
     }
 
-    PageStatus status(final int key)
+    int status(final int key)
     {
-        return PageStatus.of(statuses[key]);
+        return statuses[key];
     }
 
     int page(final int key)
@@ -113,7 +111,7 @@ final class TestPort implements ClientPort
     }
 
     @Override
-    public void complete(final RequestStatus outcome, final int count, final int l2, final int l3, final int pool, final int l3Loaded)
+    public void complete(final ErrorCode outcome, final int count, final int l2, final int l3, final int pool, final int l3Loaded)
     {
         completions++;
         status = outcome;

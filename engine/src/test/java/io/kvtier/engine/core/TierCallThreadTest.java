@@ -217,6 +217,6 @@ class TierCallThreadTest
     private static io.kvtier.engine.status.ThreadWatch watch()
     {
         return new io.kvtier.engine.status.ThreadWatch(new io.kvtier.engine.pool.Counters(java.lang.foreign.Arena.ofAuto().allocate(
-            io.kvtier.engine.pool.CountersDescriptor.REGION_LENGTH, 64)), java.util.concurrent.TimeUnit.SECONDS.toNanos(60));
+            io.kvtier.client.pool.CountersDescriptor.REGION_LENGTH, 64)), java.util.concurrent.TimeUnit.SECONDS.toNanos(60));
     }
 }

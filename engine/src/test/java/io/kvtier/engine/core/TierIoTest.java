@@ -1,8 +1,8 @@
 package io.kvtier.engine.core;
 
-import io.kvtier.engine.client.PageStatus;
-import io.kvtier.engine.client.RequestOp;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierStatus;
@@ -135,7 +135,7 @@ class TierIoTest
         parts(s -> { });
         parts.inL3(1, 1, 0);
         final TestPort port = parts.open(1, 1);
-        parts.acquires.acquire(parts.begin(port, RequestOp.ACQUIRE, 0, 1));
+        parts.acquires.acquire(parts.begin(port, MessageType.ACQUIRE, 0, 1));
         parts.flush();
         final TierBatch read = parts.tier(0).reads.getFirst();
         final int page = parts.boundPage(1, 1);
@@ -155,10 +155,10 @@ class TierIoTest
         assertThat(parts.io.inService(0)).as("a tier late with a batch is stuck").isFalse();
         assertThat(parts.counter(EngineCounter.L3_STUCK)).isEqualTo(1);
         assertThat(parts.counter(EngineCounter.L3_TIERS_OUT_OF_SERVICE)).isEqualTo(1);
-        assertThat(parts.counters.tierStateOpaque(0)).isEqualTo(io.kvtier.engine.pool.CountersDescriptor.TIER_STUCK);
+        assertThat(parts.counters.tierStateOpaque(0)).isEqualTo(io.kvtier.client.pool.CountersDescriptor.TIER_STUCK);
 
         // Stuck, it is handed nothing: its keys are misses at once.
-        parts.acquires.acquire(parts.begin(port, RequestOp.ACQUIRE, 0, 1));
+        parts.acquires.acquire(parts.begin(port, MessageType.ACQUIRE, 0, 1));
         parts.flush();
         assertThat(port.completions).isEqualTo(2);
         assertThat(port.resultCount).isZero();
@@ -175,12 +175,12 @@ class TierIoTest
         parts.io.onTime(parts.now());
         assertThat(parts.io.inService(0)).as("it answered everything it was handed: back in service").isTrue();
         assertThat(parts.counter(EngineCounter.L3_TIERS_OUT_OF_SERVICE)).isZero();
-        assertThat(parts.counters.tierStateOpaque(0)).isEqualTo(io.kvtier.engine.pool.CountersDescriptor.TIER_IN_SERVICE);
-        parts.acquires.acquire(parts.begin(port, RequestOp.ACQUIRE, 0, 1));
+        assertThat(parts.counters.tierStateOpaque(0)).isEqualTo(io.kvtier.client.pool.CountersDescriptor.TIER_IN_SERVICE);
+        parts.acquires.acquire(parts.begin(port, MessageType.ACQUIRE, 0, 1));
         parts.flush();
         parts.tier(0).answer(parts.tier(0).reads.getLast());
         parts.deliver();
-        assertThat(port.status(0)).isEqualTo(PageStatus.PINNED_FROM_L3);
+        assertThat(port.status(0)).isEqualTo(PageEntryStatus.PINNED_FROM_L3);
     }
 
     @Test
@@ -201,7 +201,7 @@ class TierIoTest
         assertThat(parts.io.inService(0)).as("a call older than l3.io-timeout").isFalse();
         assertThat(parts.counter(EngineCounter.L3_STUCK)).isEqualTo(1);
 
-        parts.acquires.acquire(parts.begin(port, RequestOp.ACQUIRE, 0, 2));
+        parts.acquires.acquire(parts.begin(port, MessageType.ACQUIRE, 0, 2));
         parts.flush();
         parts.deliver();
         assertThat(port.completions).as("answered at once").isEqualTo(1);
@@ -221,14 +221,14 @@ class TierIoTest
         parts.inL3(1, 2, 0);
         final TestPort port = parts.open(1, 2);
         final DirectTierCaller caller = parts.callers[0];
-        parts.acquires.acquire(parts.begin(port, RequestOp.ACQUIRE, 0, 1));
+        parts.acquires.acquire(parts.begin(port, MessageType.ACQUIRE, 0, 1));
         parts.flush();
         final TierIoBatch called = (TierIoBatch)parts.tier(0).reads.getFirst();
         // That call does not return; the next batch waits behind it.
         caller.callStarted = parts.now();
         caller.stalled = true;
         final TestPort other = parts.open(1, 2);
-        parts.acquires.acquire(parts.begin(other, RequestOp.ACQUIRE, 1, 1));
+        parts.acquires.acquire(parts.begin(other, MessageType.ACQUIRE, 1, 1));
         parts.flush();
         assertThat(caller.queued).hasSize(1);
         final int queuedPage = caller.queued.getFirst().page[0];
@@ -262,7 +262,7 @@ class TierIoTest
         parts.inL3(1, 1, 0);
         parts.inL3(1, 2, 0);
         final TestPort port = parts.open(1, 2);
-        parts.acquires.acquire(parts.begin(port, RequestOp.ACQUIRE, 0, 2));
+        parts.acquires.acquire(parts.begin(port, MessageType.ACQUIRE, 0, 2));
         parts.flush();
         final TierBatch read = parts.tier(0).reads.getFirst();
         assertThat(read.size()).isEqualTo(2);
@@ -287,7 +287,7 @@ class TierIoTest
     {
         parts(s -> { });
         final TestPort port = parts.open(1, 2);
-        parts.lookups.lookup(parts.begin(port, RequestOp.LOOKUP, 0, 2));
+        parts.lookups.lookup(parts.begin(port, MessageType.LOOKUP, 0, 2));
         parts.flush();
         final TierBatch probe = parts.tier(0).exists.getFirst();
         assertThat(probe.size()).isEqualTo(2);
@@ -307,7 +307,7 @@ class TierIoTest
     {
         parts(s -> { });
         final TestPort port = parts.open(1, 2);
-        parts.lookups.lookup(parts.begin(port, RequestOp.LOOKUP, 0, 2));
+        parts.lookups.lookup(parts.begin(port, MessageType.LOOKUP, 0, 2));
         parts.flush();
         // The tier answered every key, late; the tick reaches the engine before the batch's completion does.
         RecordingTier.complete(parts.tier(0).exists.getFirst(), TierStatus.NOT_FOUND);

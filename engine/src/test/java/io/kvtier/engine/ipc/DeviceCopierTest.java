@@ -10,9 +10,8 @@ import io.kvtier.client.protocol.RingFileDescriptor;
 import io.kvtier.device.KvPageDescriptor;
 import io.kvtier.device.KvShape;
 import io.kvtier.device.LayerFirstLayout;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -143,7 +142,7 @@ class DeviceCopierTest
 
     private static void pin(final RemoteClient client, final int slot, final int page, final int generation)
     {
-        client.statuses()[slot] = (byte)PageStatus.PINNED.ordinal();
+        client.statuses()[slot] = (byte)PageEntryStatus.PINNED;
         client.pageIds()[slot] = page;
         client.generations()[slot] = generation;
     }

@@ -5,7 +5,7 @@ import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.Engine;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

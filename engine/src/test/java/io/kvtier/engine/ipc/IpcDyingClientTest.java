@@ -7,7 +7,7 @@ import io.kvtier.engine.Engine;
 import io.kvtier.engine.ScriptedTier;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.ipc.IpcTestSupport.Answer;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -11,7 +11,7 @@ import io.kvtier.client.protocol.RingProducer;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.MisbehavingTier;
 import io.kvtier.engine.config.EngineConfig;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -6,7 +6,7 @@ import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.ipc.IpcTestSupport.Answer;
-import io.kvtier.engine.pool.CountersDescriptor;
+import io.kvtier.client.pool.CountersDescriptor;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.ThreadWatch;
 import io.kvtier.nativeaccess.libc.FileDescriptors;

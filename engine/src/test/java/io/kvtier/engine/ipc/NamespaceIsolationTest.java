@@ -13,7 +13,7 @@ import io.kvtier.engine.Session;
 import io.kvtier.engine.config.ConfigException;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.ipc.IpcTestSupport.Answer;
-import io.kvtier.engine.pool.PageFrameDescriptor;
+import io.kvtier.client.pool.PageFrameDescriptor;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

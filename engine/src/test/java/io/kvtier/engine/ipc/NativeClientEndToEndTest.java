@@ -2,7 +2,7 @@ package io.kvtier.engine.ipc;
 
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.config.EngineConfig;
-import io.kvtier.engine.pool.PageStateWord;
+import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

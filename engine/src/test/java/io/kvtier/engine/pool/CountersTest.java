@@ -1,5 +1,6 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.CountersDescriptor;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.PageFrameDescriptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

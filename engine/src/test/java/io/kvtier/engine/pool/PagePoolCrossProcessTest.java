@@ -1,7 +1,7 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.Engine;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
 import org.junit.jupiter.api.Test;
@@ -52,7 +52,7 @@ class PagePoolCrossProcessTest
             session.page(0).set(ValueLayout.JAVA_BYTE, 0, (byte)42);
             session.payloadLength(0, 1000);
             assertThat(session.commit(0, 1)).isEqualTo(1);
-            assertThat(session.status(1)).isEqualTo(PageStatus.RESERVED);
+            assertThat(session.status(1)).isEqualTo(PageEntryStatus.RESERVED);
 
             assertThat(runProbe(poolPath, 0x1234L, 0x5678L, dir.resolve("a.txt")))
                 .contains("found").contains("length=1000").contains("intact=true").contains("first=42")

@@ -1,7 +1,7 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.Engine;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
@@ -49,7 +49,7 @@ class PoolClientTest
     private static void commit(final Session session, final int index, final byte fill)
     {
         session.reserve(index, 1);
-        assertThat(session.status(index)).isEqualTo(PageStatus.RESERVED);
+        assertThat(session.status(index)).isEqualTo(PageEntryStatus.RESERVED);
         session.page(index).asSlice(0, 1000).fill(fill);
         session.payloadLength(index, 1000);
         assertThat(session.commit(index, 1)).isEqualTo(1);
@@ -242,7 +242,7 @@ class PoolClientTest
                 for (int key = 0; key < 64; key++)
                 {
                     writer.reserve(key, 1);
-                    if (writer.status(key) == PageStatus.RESERVED)
+                    if (writer.status(key) == PageEntryStatus.RESERVED)
                     {
                         writer.page(key).asSlice(0, 1000).fill((byte)key);
                         writer.payloadLength(key, 1000);
@@ -281,7 +281,7 @@ class PoolClientTest
                     for (int key = 0; key < 64; key++)
                     {
                         writer.reserve(key, 1);
-                        if (writer.status(key) == PageStatus.RESERVED)
+                        if (writer.status(key) == PageEntryStatus.RESERVED)
                         {
                             writer.page(key).asSlice(0, 1000).fill((byte)key);
                             writer.payloadLength(key, 1000);

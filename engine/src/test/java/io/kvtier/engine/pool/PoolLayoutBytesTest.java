@@ -1,5 +1,11 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.ClientSlotDescriptor;
+import io.kvtier.client.pool.PageFrameDescriptor;
+import io.kvtier.client.pool.PageMetadataDescriptor;
+import io.kvtier.client.pool.PagePoolDescriptor;
+import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.pool.PinTableDescriptor;
 import io.kvtier.collections.KeyTableDescriptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,7 +1,7 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.Engine;
-import io.kvtier.engine.client.PageStatus;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
 import org.junit.jupiter.api.AfterEach;
@@ -75,7 +75,7 @@ class PoolOnAFullFilesystemTest
             assertThat(session.acquire(0, pages)).isEqualTo(pages);
             for (int i = 0; i < pages; i++)
             {
-                assertThat(session.status(i)).isEqualTo(PageStatus.PINNED);
+                assertThat(session.status(i)).isEqualTo(PageEntryStatus.PINNED);
                 assertThat(session.page(i).get(ValueLayout.JAVA_BYTE, engine.pool().pageSize() - 1)).isEqualTo((byte)i);
             }
             session.release();

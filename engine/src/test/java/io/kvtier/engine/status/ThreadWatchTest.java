@@ -1,7 +1,7 @@
 package io.kvtier.engine.status;
 
 import io.kvtier.engine.pool.Counters;
-import io.kvtier.engine.pool.CountersDescriptor;
+import io.kvtier.client.pool.CountersDescriptor;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;

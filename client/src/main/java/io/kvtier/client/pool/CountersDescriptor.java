@@ -1,4 +1,4 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
 /**
  * Layout of the counters region: the values first, then one metadata record per counter that names

@@ -1,15 +1,15 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.kvtier.engine.pool.ClientSlotDescriptor.CLAIMED_AT_OFFSET;
-import static io.kvtier.engine.pool.ClientSlotDescriptor.FLAGS_OFFSET;
-import static io.kvtier.engine.pool.ClientSlotDescriptor.HEARTBEAT_OFFSET;
-import static io.kvtier.engine.pool.ClientSlotDescriptor.SLOT_LENGTH;
-import static io.kvtier.engine.pool.ClientSlotDescriptor.SLOT_WORD_OFFSET;
-import static io.kvtier.engine.pool.LittleEndian.INT_HANDLE;
-import static io.kvtier.engine.pool.LittleEndian.LONG;
-import static io.kvtier.engine.pool.LittleEndian.LONG_HANDLE;
+import static io.kvtier.client.pool.ClientSlotDescriptor.CLAIMED_AT_OFFSET;
+import static io.kvtier.client.pool.ClientSlotDescriptor.FLAGS_OFFSET;
+import static io.kvtier.client.pool.ClientSlotDescriptor.HEARTBEAT_OFFSET;
+import static io.kvtier.client.pool.ClientSlotDescriptor.SLOT_LENGTH;
+import static io.kvtier.client.pool.ClientSlotDescriptor.SLOT_WORD_OFFSET;
+import static io.kvtier.client.protocol.LittleEndian.INT_HANDLE;
+import static io.kvtier.client.protocol.LittleEndian.LONG;
+import static io.kvtier.client.protocol.LittleEndian.LONG_HANDLE;
 
 /**
  * Reads and writes the client slots as {@link ClientSlotDescriptor} lays them out: claimed and freed

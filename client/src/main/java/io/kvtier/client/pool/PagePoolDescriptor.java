@@ -1,4 +1,4 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
 import io.kvtier.collections.KeyTableDescriptor;
 

@@ -1,9 +1,9 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.kvtier.engine.pool.LittleEndian.INT_HANDLE;
-import static io.kvtier.engine.pool.PinTableDescriptor.ENTRY_LENGTH;
+import static io.kvtier.client.protocol.LittleEndian.INT_HANDLE;
+import static io.kvtier.client.pool.PinTableDescriptor.ENTRY_LENGTH;
 
 /**
  * Reads and writes the client pin table as {@link PinTableDescriptor} lays it out. Every access is

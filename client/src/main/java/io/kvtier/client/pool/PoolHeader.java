@@ -1,12 +1,12 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
-import static io.kvtier.engine.pool.LittleEndian.INT;
-import static io.kvtier.engine.pool.LittleEndian.INT_HANDLE;
-import static io.kvtier.engine.pool.LittleEndian.LONG;
-import static io.kvtier.engine.pool.LittleEndian.LONG_HANDLE;
+import static io.kvtier.client.protocol.LittleEndian.INT;
+import static io.kvtier.client.protocol.LittleEndian.INT_HANDLE;
+import static io.kvtier.client.protocol.LittleEndian.LONG;
+import static io.kvtier.client.protocol.LittleEndian.LONG_HANDLE;
 
 /**
  * Reads and writes the pool file's header as {@link PagePoolDescriptor} lays it out: the layout a

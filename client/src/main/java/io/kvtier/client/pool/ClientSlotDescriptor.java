@@ -1,4 +1,4 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
 /**
  * Layout of one client slot: 64 bytes, one cache line, little-endian. Slot {@code s} is at

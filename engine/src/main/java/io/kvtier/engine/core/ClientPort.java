@@ -1,6 +1,8 @@
-package io.kvtier.engine.client;
+package io.kvtier.engine.core;
 
 import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.PageEntryStatus;
 
 /**
  * The engine's view of one client, whatever process it runs in: where a request's keys and payload
@@ -37,7 +39,7 @@ public interface ClientPort
     /** @return payload lengths of reserved pages, written by the client before a commit */
     int[] lengths();
 
-    /** @return per-key outcomes ({@link PageStatus} ordinals), written by the engine */
+    /** @return per-key outcomes ({@link PageEntryStatus} codes), written by the engine */
     byte[] statuses();
 
     /** @return per-key pool page ids the client holds, written by the engine */
@@ -56,7 +58,7 @@ public interface ClientPort
      * @param fromPool       an acquire's pages that were in the pool
      * @param fromL3         an acquire's pages loaded from L3 and verified
      */
-    void complete(RequestStatus status, int resultCount, int l2Pages, int l3Pages, int fromPool, int fromL3);
+    void complete(ErrorCode status, int resultCount, int l2Pages, int l3Pages, int fromPool, int fromL3);
 
     /**
      * The namespace of the request in flight (docs/ipc-protocol.md section 8): pages it reserves carry

@@ -1,9 +1,9 @@
-package io.kvtier.engine.client;
+package io.kvtier.engine.core;
 
 /**
  * Request codes carried by ring events.
  */
-public final class RequestOp
+public final class InternalOp
 {
     /** Register the session with the engine. */
     public static final int OPEN = 1;
@@ -38,7 +38,7 @@ public final class RequestOp
      */
     public static final int DISCONNECT = 64;
 
-    private RequestOp()
+    private InternalOp()
     {
     }
 

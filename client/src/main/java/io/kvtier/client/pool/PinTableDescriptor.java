@@ -1,4 +1,4 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
 /**
  * Layout of the client pin table: for every page, one 4-byte entry per client slot, little-endian,

@@ -1,4 +1,4 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
 /**
  * The 64-bit word that carries a page's lifecycle, changed only by compare-and-set so the engine and

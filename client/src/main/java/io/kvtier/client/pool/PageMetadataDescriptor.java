@@ -1,4 +1,4 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
 /**
  * Layout of one page's metadata entry: 64 bytes, one cache line, little-endian. Entry {@code p} is

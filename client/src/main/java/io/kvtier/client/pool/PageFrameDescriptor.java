@@ -1,4 +1,4 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
 /**
  * Layout of a page frame: the unit stored in the pool and, byte for byte, in every L3 tier. The
