@@ -2,9 +2,9 @@ package io.kvtier.cli;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.kvtier.engine.pool.Counters;
 import io.kvtier.client.pool.CountersDescriptor;
-import io.kvtier.engine.pool.PagePool;
+import io.kvtier.client.pool.CountersReader;
+import io.kvtier.client.pool.MappedPool;
 import io.kvtier.client.pool.PagePoolDescriptor;
 import io.kvtier.spi.ConfigValues;
 import picocli.CommandLine;
@@ -67,14 +67,14 @@ public final class StatCommand implements Callable<Integer>
             err.println("kvtier: no pool at " + pool + ": is an engine running with pool.path = " + pool + "?");
             return ExitCode.UNAVAILABLE;
         }
-        PagePool attached = null;
+        MappedPool attached = null;
         try
         {
-            attached = PagePool.attach(pool);
+            attached = MappedPool.attach(pool);
             int samples = 0;
             while (true)
             {
-                final List<Counter> values = read(new Counters(attached.counters()));
+                final List<Counter> values = read(new CountersReader(attached.counters()));
                 print(out, attached, values);
                 samples++;
                 if (every.isZero() || (count != null && samples >= count))
@@ -85,7 +85,7 @@ public final class StatCommand implements Callable<Integer>
                 if (attached.header().poolStateAcquire() != PagePoolDescriptor.STATE_OPEN && Files.exists(pool))
                 {
                     // Its engine stopped or was replaced: watch the pool now at the path, if it is another.
-                    final PagePool replacement = PagePool.attach(pool);
+                    final MappedPool replacement = MappedPool.attach(pool);
                     if (replacement.header().epochPlain() != attached.header().epochPlain() || replacement.header().creatorPidPlain() != attached.header().creatorPidPlain())
                     {
                         attached.close();
@@ -100,7 +100,7 @@ public final class StatCommand implements Callable<Integer>
         }
         catch (final IllegalStateException ex)
         {
-            // PagePool.attach: the file is not a pool this build can read
+            // MappedPool.attach: the file is not a pool this build can read
             err.println("kvtier: " + ex.getMessage());
             return ExitCode.UNAVAILABLE;
         }
@@ -146,7 +146,7 @@ public final class StatCommand implements Callable<Integer>
         }
     }
 
-    private static List<Counter> read(final Counters counters)
+    private static List<Counter> read(final CountersReader counters)
     {
         final List<Counter> list = new ArrayList<>();
         counters.forEach((id, typeId, name, description, value) -> list.add(new Counter(id, name,
@@ -162,18 +162,18 @@ public final class StatCommand implements Callable<Integer>
         return counter.type().equals("info");
     }
 
-    private static boolean alive(final PagePool pool)
+    private static boolean alive(final MappedPool pool)
     {
         final long heartbeatAge = Math.max(0, System.currentTimeMillis() - pool.header().heartbeatAcquire());
         return pool.header().poolStateAcquire() == PagePoolDescriptor.STATE_OPEN
-            && ProcessHandle.of(pool.header().creatorPidPlain()).map(ProcessHandle::isAlive).orElse(false) && heartbeatAge < PagePool.HEARTBEAT_STALE_MS;
+            && ProcessHandle.of(pool.header().creatorPidPlain()).map(ProcessHandle::isAlive).orElse(false) && heartbeatAge < PagePoolDescriptor.HEARTBEAT_STALE_MS;
     }
 
     /**
      * What makes the engine unhealthy: not running (its heartbeat, which the engine thread beats, stopped),
      * or a watched thread stuck or dead, as its {@code thread_<name>} gauge says (1 stuck, 2 dead).
      */
-    private static List<String> problems(final PagePool pool, final List<Counter> values)
+    private static List<String> problems(final MappedPool pool, final List<Counter> values)
     {
         final List<String> problems = new ArrayList<>();
         if (!alive(pool))
@@ -193,7 +193,7 @@ public final class StatCommand implements Callable<Integer>
 
     private static final String THREAD_GAUGE_PREFIX = "thread_";
 
-    private void print(final PrintWriter out, final PagePool pool, final List<Counter> values) throws IOException
+    private void print(final PrintWriter out, final MappedPool pool, final List<Counter> values) throws IOException
     {
         final long heartbeatAge = Math.max(0, System.currentTimeMillis() - pool.header().heartbeatAcquire());
         final int state = pool.header().poolStateAcquire();

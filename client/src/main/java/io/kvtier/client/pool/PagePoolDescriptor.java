@@ -111,6 +111,11 @@ public final class PagePoolDescriptor
     public static final int STATE_CLOSED = 2;
     /** Pool state: a newer engine replaced this file at its path; clients map the new one. */
     public static final int STATE_SUPERSEDED = 3;
+    /**
+     * A heartbeat older than this means the pool's creator is gone even if its PID was reused: what a
+     * second engine and a reader such as {@code kvtier stat} both go by.
+     */
+    public static final long HEARTBEAT_STALE_MS = 5_000;
 
     /** Offset of the magic. */
     public static final int MAGIC_OFFSET = 0;

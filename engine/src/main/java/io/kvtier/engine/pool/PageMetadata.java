@@ -1,73 +1,39 @@
 package io.kvtier.engine.pool;
 
 import io.kvtier.client.pool.PageMetadataDescriptor;
-import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.pool.PageMetadataReader;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.kvtier.client.protocol.LittleEndian.INT;
-import static io.kvtier.client.protocol.LittleEndian.LONG;
-import static io.kvtier.client.protocol.LittleEndian.LONG_HANDLE;
-import static io.kvtier.client.pool.PageMetadataDescriptor.ENTRY_LENGTH;
 import static io.kvtier.client.pool.PageMetadataDescriptor.HIT_COUNT_OFFSET;
 import static io.kvtier.client.pool.PageMetadataDescriptor.KEY_HIGH_OFFSET;
 import static io.kvtier.client.pool.PageMetadataDescriptor.KEY_LOW_OFFSET;
 import static io.kvtier.client.pool.PageMetadataDescriptor.LAST_ACCESS_OFFSET;
-import static io.kvtier.client.pool.PageMetadataDescriptor.NAMESPACE_TAG_OFFSET;
 import static io.kvtier.client.pool.PageMetadataDescriptor.LEASE_DEADLINE_OFFSET;
+import static io.kvtier.client.pool.PageMetadataDescriptor.NAMESPACE_TAG_OFFSET;
 import static io.kvtier.client.pool.PageMetadataDescriptor.OWNER_OFFSET;
 import static io.kvtier.client.pool.PageMetadataDescriptor.PAYLOAD_CRC_OFFSET;
 import static io.kvtier.client.pool.PageMetadataDescriptor.PAYLOAD_LENGTH_OFFSET;
 import static io.kvtier.client.pool.PageMetadataDescriptor.STATE_WORD_OFFSET;
+import static io.kvtier.client.protocol.LittleEndian.INT;
+import static io.kvtier.client.protocol.LittleEndian.LONG;
+import static io.kvtier.client.protocol.LittleEndian.LONG_HANDLE;
 
 /**
- * Reads and writes the page metadata table as {@link PageMetadataDescriptor} lays it out. The state
- * word is the only field other processes race on, so it is the only one with acquire, volatile and
- * CAS accessors; the other fields are written plain before the CAS that publishes them and read plain
- * after an acquire of the word.
+ * The owner's side of the page metadata table as {@link PageMetadataDescriptor} lays it out: the
+ * engine writes the fields plain before the CAS of the state word that publishes them, and changes
+ * the state word by CAS or volatile stores only. What other processes may read is
+ * {@link PageMetadataReader}'s, which this class extends.
  */
-public final class PageMetadata
+public final class PageMetadata extends PageMetadataReader
 {
-    private final MemorySegment table;
-    private final int pageCount;
-
     /**
      * @param table     the metadata region, {@code pageCount} entries
      * @param pageCount pages in the pool
      */
     public PageMetadata(final MemorySegment table, final int pageCount)
     {
-        this.table = table;
-        this.pageCount = pageCount;
-    }
-
-    /** @return pages in the table */
-    public int pageCount()
-    {
-        return pageCount;
-    }
-
-    private static long entry(final int page)
-    {
-        return (long)page * ENTRY_LENGTH;
-    }
-
-    /**
-     * @param page a page
-     * @return its state word ({@link PageStateWord}), read with acquire semantics
-     */
-    public long stateWordAcquire(final int page)
-    {
-        return (long)LONG_HANDLE.getAcquire(table, entry(page) + STATE_WORD_OFFSET);
-    }
-
-    /**
-     * @param page a page
-     * @return its state word, read volatile: for the Dekker pairing of pins against eviction
-     */
-    public long stateWordVolatile(final int page)
-    {
-        return (long)LONG_HANDLE.getVolatile(table, entry(page) + STATE_WORD_OFFSET);
+        super(table, pageCount);
     }
 
     /**
@@ -91,24 +57,6 @@ public final class PageMetadata
     }
 
     /**
-     * @param page a page
-     * @return its key's high half
-     */
-    public long keyHighPlain(final int page)
-    {
-        return table.get(LONG, entry(page) + KEY_HIGH_OFFSET);
-    }
-
-    /**
-     * @param page a page
-     * @return its key's low half
-     */
-    public long keyLowPlain(final int page)
-    {
-        return table.get(LONG, entry(page) + KEY_LOW_OFFSET);
-    }
-
-    /**
      * @param page    a page being reserved or loaded
      * @param keyHigh the key's high half
      * @param keyLow  the key's low half
@@ -120,24 +68,6 @@ public final class PageMetadata
     }
 
     /**
-     * @param page a page
-     * @return its committed payload length
-     */
-    public int payloadLengthPlain(final int page)
-    {
-        return table.get(INT, entry(page) + PAYLOAD_LENGTH_OFFSET);
-    }
-
-    /**
-     * @param page a page
-     * @return its committed payload CRC32C
-     */
-    public int payloadCrcPlain(final int page)
-    {
-        return table.get(INT, entry(page) + PAYLOAD_CRC_OFFSET);
-    }
-
-    /**
      * @param page   a page being committed or verified
      * @param length payload length
      * @param crc    payload CRC32C
@@ -146,15 +76,6 @@ public final class PageMetadata
     {
         table.set(INT, entry(page) + PAYLOAD_LENGTH_OFFSET, length);
         table.set(INT, entry(page) + PAYLOAD_CRC_OFFSET, crc);
-    }
-
-    /**
-     * @param page a page
-     * @return the client that holds it while WRITING
-     */
-    public int ownerPlain(final int page)
-    {
-        return table.get(INT, entry(page) + OWNER_OFFSET);
     }
 
     /**
@@ -170,38 +91,11 @@ public final class PageMetadata
 
     /**
      * @param page a page
-     * @return when its reservation lapses
-     */
-    public long leaseDeadlinePlain(final int page)
-    {
-        return table.get(LONG, entry(page) + LEASE_DEADLINE_OFFSET);
-    }
-
-    /**
-     * @param page a page
-     * @return times it was acquired since it was committed
-     */
-    public int hitCountPlain(final int page)
-    {
-        return table.get(INT, entry(page) + HIT_COUNT_OFFSET);
-    }
-
-    /**
-     * @param page a page
      * @param hits its hit count
      */
     public void hitCountPlain(final int page, final int hits)
     {
         table.set(INT, entry(page) + HIT_COUNT_OFFSET, hits);
-    }
-
-    /**
-     * @param page a page
-     * @return when it was last used
-     */
-    public long lastAccessPlain(final int page)
-    {
-        return table.get(LONG, entry(page) + LAST_ACCESS_OFFSET);
     }
 
     /**
@@ -211,15 +105,6 @@ public final class PageMetadata
     public void lastAccessPlain(final int page, final long nanos)
     {
         table.set(LONG, entry(page) + LAST_ACCESS_OFFSET, nanos);
-    }
-
-    /**
-     * @param page a page
-     * @return the namespace tag of the page's key (0: none)
-     */
-    public long namespaceTagPlain(final int page)
-    {
-        return table.get(LONG, entry(page) + NAMESPACE_TAG_OFFSET);
     }
 
     /**

@@ -14,13 +14,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
- * The mapped pool file and its life: {@link #create} makes and owns the file (one engine per file,
+ * The engine's pool file and its life: {@link #create} makes and owns the file (one engine per file,
  * enforced with an open-file-description lock plus the creator's PID and heartbeat in the header;
- * see {@link PoolFile}); {@link #attach} maps an existing pool the way a co-located client does,
- * without owning it; {@link #close} unmaps it.
+ * see {@link PoolFile}); {@link #close} marks it closed, deletes it and unmaps it. Another process
+ * maps the pool through the client module's {@link io.kvtier.client.pool.MappedPool}, or pins pages
+ * through its {@link io.kvtier.client.pool.PoolClient}.
  *
  * <p>Each region of the file is read and written through the class beside its descriptor:
  * {@link PoolHeader}, {@link PageMetadata}, {@link PageFrames}, {@link ClientSlots},
@@ -29,15 +29,8 @@ import java.nio.file.StandardOpenOption;
  */
 public final class PagePool implements AutoCloseable
 {
-    private static final System.Logger LOG = System.getLogger(PagePool.class.getName());
-
-
-    /** A heartbeat older than this means the pool's creator is gone even if its PID was reused. */
-    public static final long HEARTBEAT_STALE_MS = 5_000;
-
     private final Path path;
     private final Arena arena;
-    private final FileChannel channel;
     private final PoolFile ownedFile;
     private final MemorySegment file;
     private final PagePoolDescriptor.Layout layout;
@@ -47,20 +40,17 @@ public final class PagePool implements AutoCloseable
     private final ClientSlots clientSlots;
     private final PinTable pinTable;
     private final KeyTable index;
-    private final boolean owner;
     private boolean closed;
 
-    private PagePool(final Path path, final Arena arena, final FileChannel channel, final PoolFile ownedFile, final MemorySegment file,
-                     final PagePoolDescriptor.Layout layout, final KeyTable index, final boolean owner)
+    private PagePool(final Path path, final Arena arena, final PoolFile ownedFile, final MemorySegment file, final PagePoolDescriptor.Layout layout,
+                     final KeyTable index)
     {
         this.path = path;
         this.arena = arena;
-        this.channel = channel;
         this.ownedFile = ownedFile;
         this.file = file;
         this.layout = layout;
         this.index = index;
-        this.owner = owner;
         this.header = new PoolHeader(file.asSlice(0, PagePoolDescriptor.HEADER_LENGTH));
         this.metadata = new PageMetadata(
             file.asSlice(layout.metadataOffset(), (long)layout.pageCount() * PageMetadataDescriptor.ENTRY_LENGTH), layout.pageCount());
@@ -103,7 +93,7 @@ public final class PagePool implements AutoCloseable
                     (int)Math.min(Integer.MAX_VALUE, clientTimeout.toMillis()));
                 if (owned.publish())
                 {
-                    return new PagePool(path, arena, owned.channel(), owned, file, layout, index, true);
+                    return new PagePool(path, arena, owned, file, layout, index);
                 }
                 if (attempt > 8)
                 {
@@ -119,40 +109,6 @@ public final class PagePool implements AutoCloseable
             // Another engine created the pool first: drop ours and look again (it will be refused as owned).
             arena.close();
             owned.abandon();
-        }
-    }
-
-    /**
-     * Maps an existing pool as a client does: reads its layout from the header, owns nothing.
-     *
-     * @param path the pool file
-     * @return the attached pool
-     * @throws IOException           if the file cannot be mapped
-     * @throws IllegalStateException if the file is not a ready pool of this layout version
-     */
-    public static PagePool attach(final Path path) throws IOException
-    {
-        final FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        final Arena arena = Arena.ofShared();
-        try
-        {
-            final long size = channel.size();
-            if (size < PagePoolDescriptor.HEADER_LENGTH)
-            {
-                throw new IllegalStateException(path + " is " + size + " bytes, too small to be a kvtier pool");
-            }
-            final MemorySegment headerRegion = channel.map(FileChannel.MapMode.READ_ONLY, 0, PagePoolDescriptor.HEADER_LENGTH, arena);
-            final PagePoolDescriptor.Layout layout = new PoolHeader(headerRegion).readLayout(path);
-            final long fileLength = layout.fileLength();
-            final MemorySegment file = channel.map(FileChannel.MapMode.READ_WRITE, 0, fileLength, arena);
-            final KeyTable index = KeyTable.attach(file.asSlice(layout.indexOffset(), layout.indexLength()));
-            return new PagePool(path, arena, channel, null, file, layout, index, false);
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            arena.close();
-            channel.close();
-            throw ex;
         }
     }
 
@@ -237,7 +193,6 @@ public final class PagePool implements AutoCloseable
      */
     public boolean tryPin(final int page, final int generation)
     {
-        checkOwner();
         while (true)
         {
             final long word = metadata.stateWordAcquire(page);
@@ -261,7 +216,6 @@ public final class PagePool implements AutoCloseable
      */
     public boolean tryPin(final int page)
     {
-        checkOwner();
         while (true)
         {
             final long word = metadata.stateWordAcquire(page);
@@ -284,7 +238,6 @@ public final class PagePool implements AutoCloseable
      */
     public void unpin(final int page)
     {
-        checkOwner();
         while (true)
         {
             final long word = metadata.stateWordAcquire(page);
@@ -297,15 +250,6 @@ public final class PagePool implements AutoCloseable
             {
                 return;
             }
-        }
-    }
-
-    private void checkOwner()
-    {
-        if (!owner)
-        {
-            throw new IllegalStateException("pins in the page state word belong to the engine; a process attached to the pool pins through"
-                + " PoolClient, whose pins carry an owner and are reclaimed if it dies");
         }
     }
 
@@ -342,21 +286,15 @@ public final class PagePool implements AutoCloseable
         return true;
     }
 
-    /** @return the descriptor holding the owner's lock, -1 for a client or without native access */
+    /** @return the descriptor holding the owner's lock, -1 without native access */
     public int lockFd()
     {
-        return ownedFile == null ? -1 : ownedFile.lockFd();
-    }
-
-    /** @return whether this instance created and owns the file */
-    public boolean isOwner()
-    {
-        return owner;
+        return ownedFile.lockFd();
     }
 
     /**
-     * Unmaps the file. The owner marks the pool closed, deletes the file if it is still the one at its
-     * path, and drops its lock; clients that still map it keep their mapping until they unmap.
+     * Marks the pool closed, deletes the file if it is still the one at its path, drops the lock and
+     * unmaps the file; clients that still map it keep their mapping until they unmap.
      */
     @Override
     public void close()
@@ -381,28 +319,11 @@ public final class PagePool implements AutoCloseable
             return;
         }
         closed = true;
-        if (owner)
-        {
-            header.poolStateRelease(PagePoolDescriptor.STATE_CLOSED);
-        }
+        header.poolStateRelease(PagePoolDescriptor.STATE_CLOSED);
         if (unmap)
         {
             arena.close();
         }
-        if (ownedFile != null)
-        {
-            ownedFile.close(true);
-        }
-        else
-        {
-            try
-            {
-                channel.close();
-            }
-            catch (final IOException ex)
-            {
-                LOG.log(System.Logger.Level.WARNING, "could not close pool file {0}: {1}", path, ex.getMessage());
-            }
-        }
+        ownedFile.close(true);
     }
 }

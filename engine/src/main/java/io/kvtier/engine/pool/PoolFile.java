@@ -221,11 +221,11 @@ final class PoolFile
             final int state = locked.getInt(PagePoolDescriptor.POOL_STATE_OFFSET);
             final long pid = locked.getLong(PagePoolDescriptor.CREATOR_PID_OFFSET);
             final long beatAge = System.currentTimeMillis() - locked.getLong(PagePoolDescriptor.HEARTBEAT_OFFSET);
-            if (state == PagePoolDescriptor.STATE_OPEN && beatAge < PagePool.HEARTBEAT_STALE_MS && ExistingPoolFiles.processAlive(pid))
+            if (state == PagePoolDescriptor.STATE_OPEN && beatAge < PagePoolDescriptor.HEARTBEAT_STALE_MS && ExistingPoolFiles.processAlive(pid))
             {
                 throw new PoolOwnedException(ExistingPoolFiles.describeOwner(path, locked, ", although its lock is free (an engine of an older kvtier, or one"
                     + " that lost its lock)") + "; stop that engine, or wait until its heartbeat is "
-                    + PagePool.HEARTBEAT_STALE_MS + " ms old, or set pool.path to another file");
+                    + PagePoolDescriptor.HEARTBEAT_STALE_MS + " ms old, or set pool.path to another file");
             }
             final long epoch = locked.getInt(PagePoolDescriptor.LAYOUT_VERSION_OFFSET) >= 2 ? locked.getLong(PagePoolDescriptor.EPOCH_OFFSET) : 0;
             LOG.log(System.Logger.Level.INFO, "taking over pool file " + path + " left by engine pid " + pid + " ("

@@ -1,9 +1,9 @@
 package io.kvtier.engine.ipc;
 
 import io.kvtier.client.IpcConnection;
+import io.kvtier.client.pool.MappedPool;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.engine.pool.Counters;
-import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -78,7 +78,7 @@ class IpcAcceptErrorsTest
             {
                 assertThat(later.welcome().status()).as("a client after").isZero();
             }
-            try (PagePool pool = PagePool.attach(directory.resolve("pool")))
+            try (MappedPool pool = MappedPool.attach(directory.resolve("pool")))
             {
                 assertThat(new Counters(pool.counters()).valueOpaque(EngineCounter.IPC_ACCEPT_ERRORS.id())).isPositive();
             }

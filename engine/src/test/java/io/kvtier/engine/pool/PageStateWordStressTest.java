@@ -1,10 +1,14 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.MappedPool;
+import io.kvtier.client.pool.PageMetadataReader;
 import io.kvtier.client.pool.PageStateWord;
+import io.kvtier.client.pool.PoolClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,17 +86,17 @@ class PageStateWordStressTest
         return reused;
     }
 
-    private static String check(final PagePool pool, final int generation)
+    private static String check(final PageMetadataReader metadata, final MemorySegment payload, final int generation)
     {
-        final long high = pool.metadata().keyHighPlain(PAGE);
-        final int first = pool.frames().payload(PAGE).get(ValueLayout.JAVA_INT, 0);
+        final long high = metadata.keyHighPlain(PAGE);
+        final int first = payload.get(ValueLayout.JAVA_INT, 0);
         // A reader copying a page takes a while: give a reuse the time to show under the pin.
         for (int spin = 0; spin < 64; spin++)
         {
             Thread.onSpinWait();
         }
-        final int last = pool.frames().payload(PAGE).get(ValueLayout.JAVA_INT, 4092);
-        if (high != generation || pool.metadata().keyLowPlain(PAGE) != ~generation || first != generation || last != generation)
+        final int last = payload.get(ValueLayout.JAVA_INT, 4092);
+        if (high != generation || metadata.keyLowPlain(PAGE) != ~generation || first != generation || last != generation)
         {
             return "pinned generation " + generation + " but saw key " + high + " and bytes " + first + "/" + last;
         }
@@ -118,7 +122,7 @@ class PageStateWordStressTest
                 final int generation = PageStateWord.generation(word);
                 if (pool.tryPin(PAGE, generation))
                 {
-                    failure[0] = check(pool, generation);
+                    failure[0] = check(pool.metadata(), pool.frames().payload(PAGE), generation);
                     pool.unpin(PAGE);
                     pinned.incrementAndGet();
                 }
@@ -142,7 +146,7 @@ class PageStateWordStressTest
         final String[] failure = new String[1];
         try (PoolClient client = PoolClient.attach(path))
         {
-            final PagePool mapped = client.pool();
+            final MappedPool mapped = client.pool();
             final Thread reader = Thread.ofPlatform().start(() ->
             {
                 for (long attempt = 0; attempt < MAX_ATTEMPTS && (pinned.get() < PINS || reusedCount.get() < REUSES) && failure[0] == null; attempt++)
@@ -155,7 +159,7 @@ class PageStateWordStressTest
                     final int generation = PageStateWord.generation(word);
                     if (client.pinPage(PAGE, generation))
                     {
-                        failure[0] = check(mapped, generation);
+                        failure[0] = check(mapped.metadata(), mapped.payload(PAGE), generation);
                         client.unpin(((long)generation << 32) | PAGE);
                         pinned.incrementAndGet();
                     }

@@ -1,6 +1,11 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.MappedPool;
+import io.kvtier.client.pool.PoolClient;
+
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.zip.CRC32C;
 
 /**
  * Run in a second JVM by {@link PagePoolCrossProcessTest}: attaches to a running engine's pool as a
@@ -27,16 +32,24 @@ public final class PoolAttachProbe
             }
             try
             {
-                final PagePool pool = client.pool();
+                final MappedPool pool = client.pool();
                 final int page = PoolClient.page(pin);
-                System.out.println("found page=" + page + " length=" + client.payloadLength(pin) + " intact=" + pool.frames().payloadIntact(page)
+                System.out.println("found page=" + page + " length=" + client.payloadLength(pin) + " intact=" + intact(client.payload(pin), client.payloadLength(pin), pool.metadata().payloadCrcPlain(page))
                     + " first=" + client.payload(pin).get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)
-                    + " owner=" + pool.isOwner() + " creator=" + pool.header().creatorPidPlain() + " valid=" + client.isValid(pin));
+                    + " creator=" + pool.header().creatorPidPlain() + " valid=" + client.isValid(pin));
             }
             finally
             {
                 client.unpin(pin);
             }
         }
+    }
+
+    /** The reader's own check of the bytes it pinned against the CRC32C the engine recorded at commit. */
+    private static boolean intact(final MemorySegment payload, final int length, final int crc)
+    {
+        final CRC32C checksum = new CRC32C();
+        checksum.update(payload.asSlice(0, length).asByteBuffer());
+        return (int)checksum.getValue() == crc;
     }
 }

@@ -1,5 +1,6 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.PoolClient;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;

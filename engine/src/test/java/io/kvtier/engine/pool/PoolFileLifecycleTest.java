@@ -1,6 +1,8 @@
 package io.kvtier.engine.pool;
 
+import io.kvtier.client.pool.MappedPool;
 import io.kvtier.client.pool.PagePoolDescriptor;
+import io.kvtier.client.pool.PoolClient;
 import io.kvtier.collections.KeyTable;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.config.ConfigException;
@@ -39,7 +41,7 @@ class PoolFileLifecycleTest
             // Both close a second descriptor of the pool file in the engine's process: a POSIX record
             // lock (Java's FileLock) would be dropped by either.
             assertThatThrownBy(() -> Engine.start(EngineConfig.from(settings(pool)))).isInstanceOf(PoolOwnedException.class);
-            PagePool.attach(pool).close();
+            MappedPool.attach(pool).close();
 
             final String other = ChildJvm.run(dir.resolve("start.txt"), PoolProbe.class, "start", pool.toString());
             assertThat(other).contains("refused PoolOwnedException").contains("pid " + ProcessHandle.current().pid() + ",");
@@ -74,7 +76,7 @@ class PoolFileLifecycleTest
         assertThat(crashed).contains("ready");
         try (PoolClient client = PoolClient.attach(pool))
         {
-            final PagePool old = client.pool();
+            final MappedPool old = client.pool();
             final long oldEpoch = old.header().epochPlain();
             final int slot = old.index().find(7, 7);
             assertThat(slot).isNotEqualTo(KeyTable.NONE);
@@ -175,32 +177,5 @@ class PoolFileLifecycleTest
         assertThat(output).as("the fallbacks are logged with the flag that avoids them")
             .contains("LibC unavailable").contains("--enable-native-access=ALL-UNNAMED").contains("per-process FileLock");
         assertThat(pool).as("removed at shutdown").doesNotExist();
-    }
-
-    @Test
-    void shouldRefuseToAttachToWhatIsNotAReadyPool() throws Exception
-    {
-        final Path file = shmPath("attach-refusals");
-        try
-        {
-            Files.write(file, new byte[100]);
-            assertThatThrownBy(() -> PagePool.attach(file)).isInstanceOf(IllegalStateException.class).hasMessageContaining("too small");
-            Files.write(file, new byte[PagePoolDescriptor.HEADER_LENGTH]);
-            assertThatThrownBy(() -> PagePool.attach(file)).isInstanceOf(IllegalStateException.class).hasMessageContaining("not a kvtier pool");
-            final java.nio.ByteBuffer header = java.nio.ByteBuffer.allocate(PagePoolDescriptor.HEADER_LENGTH).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            header.putLong(PagePoolDescriptor.MAGIC_OFFSET, PagePoolDescriptor.MAGIC);
-            header.putInt(PagePoolDescriptor.LAYOUT_VERSION_OFFSET, 1);
-            Files.write(file, header.array());
-            assertThatThrownBy(() -> PagePool.attach(file)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("layout version 1").hasMessageContaining("version " + PagePoolDescriptor.LAYOUT_VERSION);
-            header.putInt(PagePoolDescriptor.LAYOUT_VERSION_OFFSET, 0);
-            Files.write(file, header.array());
-            assertThatThrownBy(() -> PagePool.attach(file)).isInstanceOf(IllegalStateException.class).hasMessageContaining("still being created");
-            assertThatThrownBy(() -> PoolClient.attach(file)).isInstanceOf(IllegalStateException.class);
-        }
-        finally
-        {
-            Files.deleteIfExists(file);
-        }
     }
 }

@@ -1,6 +1,7 @@
 package io.kvtier.engine.pool;
 
 import io.kvtier.client.pool.ClientSlotDescriptor;
+import io.kvtier.client.pool.MappedPool;
 import io.kvtier.client.pool.PageFrameDescriptor;
 import io.kvtier.client.pool.PageMetadataDescriptor;
 import io.kvtier.client.pool.PagePoolDescriptor;
@@ -136,7 +137,7 @@ class PoolLayoutBytesTest
     {
         final Path path = dir.resolve("pool");
         try (PagePool owner = PagePool.create(path, PAGE_SIZE, PAGES, 64, 2, Duration.ofSeconds(3));
-             PagePool client = PagePool.attach(path))
+             MappedPool client = MappedPool.attach(path))
         {
             assertThat(client.layout()).isEqualTo(owner.layout());
             assertThat(client.header().epochPlain()).isEqualTo(owner.header().epochPlain());

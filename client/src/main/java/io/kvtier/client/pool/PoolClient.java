@@ -1,9 +1,5 @@
-package io.kvtier.engine.pool;
+package io.kvtier.client.pool;
 
-import io.kvtier.client.pool.ClientSlotDescriptor;
-import io.kvtier.client.pool.PagePoolDescriptor;
-import io.kvtier.client.pool.PageStateWord;
-import io.kvtier.client.pool.PinTableDescriptor;
 import io.kvtier.collections.KeyTable;
 import io.kvtier.nativeaccess.libc.LibC;
 
@@ -45,7 +41,7 @@ public final class PoolClient implements AutoCloseable
     /** What {@link #pinKey} returns when it pinned nothing. */
     public static final long NO_PIN = -1L;
 
-    private final PagePool pool;
+    private final MappedPool pool;
     private final Path path;
     private final LibC libc;
     private final int fd;
@@ -56,7 +52,7 @@ public final class PoolClient implements AutoCloseable
     private final Thread heartbeat;
     private volatile boolean closed;
 
-    private PoolClient(final PagePool pool, final Path path, final LibC libc, final int fd, final int slot, final long slotWord)
+    private PoolClient(final MappedPool pool, final Path path, final LibC libc, final int fd, final int slot, final long slotWord)
     {
         this.pool = pool;
         this.path = path;
@@ -103,11 +99,11 @@ public final class PoolClient implements AutoCloseable
                 throw new IOException("cannot open pool " + path + ": " + libc.strerror(fd));
             }
         }
-        PagePool pool = null;
+        MappedPool pool = null;
         try
         {
             // Mapped through the descriptor that holds the lock byte, so both are the same file.
-            pool = PagePool.attach(fd >= 0 ? Path.of("/proc/self/fd/" + fd) : path);
+            pool = MappedPool.attach(fd >= 0 ? Path.of("/proc/self/fd/" + fd) : path);
             if (pool.header().poolStateAcquire() != PagePoolDescriptor.STATE_OPEN)
             {
                 throw new IllegalStateException(path + " is not an open pool (state " + pool.header().poolStateAcquire() + "): its engine stopped or was replaced");
@@ -129,7 +125,7 @@ public final class PoolClient implements AutoCloseable
         }
     }
 
-    private static PoolClient claim(final PagePool pool, final LibC libc, final int fd, final Path path)
+    private static PoolClient claim(final MappedPool pool, final LibC libc, final int fd, final Path path)
     {
         final int pid = (int)ProcessHandle.current().pid();
         for (int slot = 0; slot < pool.clientSlots().count(); slot++)
@@ -172,7 +168,7 @@ public final class PoolClient implements AutoCloseable
     }
 
     /** @return the pool this client maps */
-    public PagePool pool()
+    public MappedPool pool()
     {
         return pool;
     }
@@ -320,7 +316,7 @@ public final class PoolClient implements AutoCloseable
      */
     public MemorySegment payload(final long handle)
     {
-        return pool.frames().payload(page(handle));
+        return pool.payload(page(handle));
     }
 
     /**
