@@ -214,7 +214,7 @@ public final class Session implements AutoCloseable, ClientPort
         final int s = status(index);
         if (!PageEntryStatus.isPinned(s) && s != PageEntryStatus.RESERVED)
         {
-            throw new IllegalStateException("key " + index + " is " + s + ": only pinned or reserved pages can be accessed");
+            throw new IllegalStateException("key " + index + " is " + PageEntryStatus.name(s) + ": only pinned or reserved pages can be accessed");
         }
         return pool.frames().payload(pageIds[index]);
     }
@@ -227,7 +227,7 @@ public final class Session implements AutoCloseable, ClientPort
     {
         if (!PageEntryStatus.isPinned(status(index)))
         {
-            throw new IllegalStateException("key " + index + " is " + status(index) + ", not pinned");
+            throw new IllegalStateException("key " + index + " is " + PageEntryStatus.name(status(index)) + ", not pinned");
         }
         return pool.metadata().payloadLengthPlain(pageIds[index]);
     }
