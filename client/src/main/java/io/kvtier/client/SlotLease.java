@@ -1,9 +1,10 @@
 package io.kvtier.client;
 
+import io.kvtier.client.pool.PageFrameDescriptor;
+import io.kvtier.client.protocol.LittleEndian;
 import io.kvtier.client.protocol.ResponseDecoder;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * A run of slots held by one lease: which page each slot holds and what the engine did for it. Its
@@ -11,10 +12,6 @@ import java.lang.foreign.ValueLayout;
  */
 abstract sealed class SlotLease implements AutoCloseable permits PinnedPages, ReservedPages
 {
-    /** The Payload Length field of a frame's trailer, after the page's bytes (architecture.md, frame layout). */
-    private static final long TRAILER_PAYLOAD_LENGTH_OFFSET = 24;
-    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
-
     final KvtierClient client;
     final int[] pageIds;
     final int[] statuses;
@@ -105,7 +102,8 @@ abstract sealed class SlotLease implements AutoCloseable permits PinnedPages, Re
      */
     long trailerPayloadLength(final int i)
     {
-        return client.pool().get(LONG_LE, pageOffset(i) + client.pageSize() + TRAILER_PAYLOAD_LENGTH_OFFSET);
+        // The trailer follows the page's bytes; its layout is the pool file's (PageFrameDescriptor).
+        return client.pool().get(LittleEndian.LONG, pageOffset(i) + client.pageSize() + PageFrameDescriptor.PAYLOAD_LENGTH_OFFSET);
     }
 
     void checkIndex(final int i)
