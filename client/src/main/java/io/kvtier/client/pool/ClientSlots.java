@@ -101,7 +101,7 @@ public final class ClientSlots
      * @param slot        a client slot the caller holds
      * @param epochMillis when it was claimed
      */
-    public void claimedAtPlain(final int slot, final long epochMillis)
+    void claimedAtPlain(final int slot, final long epochMillis)
     {
         slots.set(LONG, slot(slot) + CLAIMED_AT_OFFSET, epochMillis);
     }

@@ -287,7 +287,7 @@ public final class PagePool implements AutoCloseable
     }
 
     /** @return the descriptor holding the owner's lock, -1 without native access */
-    public int lockFd()
+    int lockFd()
     {
         return ownedFile.lockFd();
     }
