@@ -517,6 +517,7 @@ int main(int argc, char **argv)
         const int fd = accept(listener, NULL, NULL);
         if (fd < 0)
         {
+            usleep(10000); /* out of descriptors, say: wait rather than spin */
             continue;
         }
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
