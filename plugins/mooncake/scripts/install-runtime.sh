@@ -2,9 +2,9 @@
 # Installs the Debian packages a Mooncake Store build (libmooncake_store.so, mooncake_master) links, so the
 # Mooncake tier can load it and its tests can run. Idempotent and quick when nothing is missing.
 #
-# Which install: $KVTIER_MOONCAKE_HOME, else ../shared/vendor/mooncake/install beside the repository (the
-# build machines keep a TCP-only build there). With no install there is nothing to do: the tests skip and
-# say what to set.
+# Which install: the real one $KVTIER_MOONCAKE_HOME names. With none named there is nothing to do: the
+# tests run against the project's own Mooncake test double (plugins/mooncake/fake), which needs only gcc
+# and make.
 #
 # Needs root or password-less sudo for apt-get; otherwise prints the command to run and exits 1.
 # The package list matches io.kvtier.tier.mooncake.MooncakeRuntime.DEBIAN_PACKAGES.
@@ -14,12 +14,14 @@ set -eu
 
 packages="libgoogle-glog0v6 libgflags2.2 libjsoncpp25 libyaml-cpp0.7 libxxhash0 libnuma1 liburing2 libibverbs1 libcurl4 libzstd1 libunwind8"
 
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../../.." && pwd)
-home=${KVTIER_MOONCAKE_HOME:-$(dirname "$repo")/shared/vendor/mooncake/install}
+home=${KVTIER_MOONCAKE_HOME:-}
 
+if [ -z "$home" ]; then
+    echo "mooncake runtime: KVTIER_MOONCAKE_HOME names no real Mooncake install; the tests use the project's test double, nothing to install"
+    exit 0
+fi
 if [ ! -f "$home/lib/libmooncake_store.so" ]; then
-    echo "mooncake runtime: no Mooncake install at $home (set KVTIER_MOONCAKE_HOME); nothing to install"
+    echo "mooncake runtime: no Mooncake install at $home (KVTIER_MOONCAKE_HOME: it should hold lib/libmooncake_store.so and bin/mooncake_master); nothing to install"
     exit 0
 fi
 

@@ -30,7 +30,7 @@ import java.util.concurrent.Callable;
             + " --dir, block size = page size, iodepth = queue depth, ioengine=io_uring, direct=1, sequential write then read. Without"
             + " fio the fio columns are n/a (null in JSON) and the command that installs it is printed.",
         "For --backend mooncake the baseline is instead a C program against the same libmooncake_store.so (compiled at bench time with"
-            + " --cc from the copy inside kvtier, against $KVTIER_MOONCAKE_HOME, else ../shared/vendor/mooncake/install beside the repository)"
+            + " --cc from the copy inside kvtier, against the real install $KVTIER_MOONCAKE_HOME names)"
             + " making the same batch_put_from / batch_get_into calls from a registered buffer with the same page sizes, pages, queue depths"
             + " and batch bound. Unless --tier-setting master=HOST:PORT names a master, the run starts mooncake_master on loopback and a C"
             + " process holding the only segment; the tier and the C client hold none (global-segment-size=0), so on both sides every page"

@@ -47,7 +47,7 @@ class BenchTierCommandTest
     @Test
     void shouldMeasureMooncakeBesideItsCClientInOneTinyRun(@TempDir final Path dir) throws Exception
     {
-        MooncakeHome.require();
+        MooncakeHome.requireReal("bench tier finds Mooncake through KVTIER_MOONCAKE_HOME only, and its figures are the real store's");
         assumeTrue(onPath("gcc"), "gcc is not on the PATH (apt-get install -y gcc): skipping the Mooncake C baseline");
         final CliFixture.Result result = CliFixture.run("bench", "tier", "--backend", "mooncake", "--json", "--dir", dir.toString(),
             "--page-sizes", "64KiB", "--queue-depths", "2", "--bytes", "256KiB");

@@ -12,10 +12,11 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code kvtier demo --l3 mooncake} against a real master on loopback: pages evicted from the small
- * pool come back from the Mooncake Store, byte-exact. Skips, saying what is missing, without a
- * Mooncake install ({@code KVTIER_MOONCAKE_HOME}, else the build machines' vendored one) or its
- * runtime packages (plugins/mooncake/scripts/install-runtime.sh).
+ * {@code kvtier demo --l3 mooncake} against a master on loopback that the test starts and names with
+ * {@code --mooncake-master}: pages evicted from the small pool come back from the Mooncake Store,
+ * byte-exact. The store is the install {@code KVTIER_MOONCAKE_HOME} names, else the project's test
+ * double ({@link MooncakeHome}); skips, saying what is missing, when neither can run. Without
+ * {@code --mooncake-master} the demo starts a master from a real install only, and says so.
  */
 class DemoMooncakeCommandTest
 {
@@ -37,6 +38,18 @@ class DemoMooncakeCommandTest
                 .contains("\"master\":\"" + master.address() + "\"");
             assertThat(result.out()).as("L3 hits").doesNotContain("\"pages_hit_l3\":0,");
         }
+    }
+
+    @Test
+    void shouldExitUnavailableNamingWhatToSetWhenNoMooncakeInstallIsNamed()
+    {
+        // The demo starts its own master only from a real install: the project's test double is for tests, never a demo's store.
+        org.junit.jupiter.api.Assumptions.assumeTrue(MooncakeHome.real().isEmpty(),
+            "KVTIER_MOONCAKE_HOME names an install here, so the demo would start a master from it");
+        final CliFixture.Result result = CliFixture.run("demo", "--progress", "never", "--conversations", "4", "--l3", "mooncake");
+        assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.UNAVAILABLE);
+        assertThat(result.err()).contains(MooncakeLibrary.HOME_ENV_NAME).contains("bin/mooncake_master").contains("lib/libmooncake_store.so")
+            .contains("--mooncake-master");
     }
 
     @Test

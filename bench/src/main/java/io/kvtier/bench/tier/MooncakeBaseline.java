@@ -8,12 +8,10 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -237,8 +235,8 @@ public final class MooncakeBaseline implements Baseline
 
     /**
      * @param env the environment
-     * @return {@value MooncakeLibrary#HOME_ENV_NAME}, else {@code ../shared/vendor/mooncake/install} beside the
-     *         repository this runs from (found from the working directory or this jar), when present
+     * @return the real install {@value MooncakeLibrary#HOME_ENV_NAME} names, when set (the baseline measures
+     *         Mooncake's own client, so the project's test double never stands in for it)
      */
     static Optional<Path> findHome(final Map<String, String> env)
     {
@@ -246,29 +244,6 @@ public final class MooncakeBaseline implements Baseline
         if (named != null && !named.isBlank())
         {
             return Optional.of(Path.of(named.trim()).toAbsolutePath());
-        }
-        final List<Path> starts = new ArrayList<>(List.of(Path.of("").toAbsolutePath()));
-        try
-        {
-            starts.add(Path.of(MooncakeBaseline.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath());
-        }
-        catch (final URISyntaxException | SecurityException | NullPointerException ex)
-        {
-            // no code source: the working directory alone
-        }
-        for (final Path start : starts)
-        {
-            for (Path dir = start; dir != null; dir = dir.getParent())
-            {
-                if (Files.isRegularFile(dir.resolve("mvnw")) && Files.isDirectory(dir.resolve("plugins")) && dir.getParent() != null)
-                {
-                    final Path vendored = dir.getParent().resolve("shared/vendor/mooncake/install").normalize();
-                    if (Files.isRegularFile(vendored.resolve(MooncakeMaster.BINARY)))
-                    {
-                        return Optional.of(vendored);
-                    }
-                }
-            }
         }
         return Optional.empty();
     }

@@ -12,18 +12,28 @@ import java.util.Optional;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Finds the Mooncake install the tests run against and starts masters from it, or says exactly what
- * is missing so the tests skip with that message.
+ * Finds the Mooncake Store the tests run against and starts masters from it, or says exactly what is
+ * missing so the tests skip with that message.
  *
- * <p>The install is {@code $KVTIER_MOONCAKE_HOME}, else {@code ../shared/vendor/mooncake/install}
- * relative to the repository root when it is there (the machines this project is built on keep a
- * TCP-only build there).
+ * <p>The store is a real install when {@code $KVTIER_MOONCAKE_HOME} names one, else the project's own
+ * test double, which the build lays out as an install at {@value #DOUBLE_HOME} (from
+ * {@code plugins/mooncake/fake}, compiled with gcc before the tests). Tests that only a real store can
+ * answer ask {@link #assumeRealStore}; tests that need the double's fault switches ask
+ * {@link #assumeDouble}.
  */
 final class MooncakeTestSupport
 {
     /** The master's lease in tests: short, so a test that waits a lease out stays quick. */
     static final Duration LEASE_TTL = Duration.ofMillis(1500);
 
+    /** Where the build lays out the test double, relative to the repository root. */
+    static final String DOUBLE_HOME = "plugins/mooncake/fake/build/install";
+    /** What a machine needs for a real store, for skip messages. */
+    static final String REAL_INSTALL_HINT = "set " + MooncakeLibrary.HOME_ENV_NAME + " to a Mooncake install holding "
+        + MooncakeMaster.BINARY + " (pip install mooncake-transfer-engine) and lib/" + MooncakeLibrary.LIBRARY_FILE
+        + " (Mooncake built with cmake -DWITH_STORE_C_SHARED=ON)";
+
+    private static final boolean REAL = isSet(System.getenv(MooncakeLibrary.HOME_ENV_NAME));
     private static final Optional<Path> HOME = findHome();
     private static final String MISSING = missingReason();
 
@@ -35,6 +45,37 @@ final class MooncakeTestSupport
     static void assumeStoreAvailable()
     {
         assumeTrue(MISSING == null, () -> "Mooncake Store not usable here, skipping: " + MISSING);
+    }
+
+    /**
+     * Skips the calling test unless it runs against a real install: it asserts something the project's
+     * double does not imitate.
+     *
+     * @param what what the test needs a real store for
+     */
+    static void assumeRealStore(final String what)
+    {
+        assumeStoreAvailable();
+        assumeTrue(REAL, () -> "needs a real Mooncake Store (" + what + "); the project's test double at " + home()
+            + " is in use: " + REAL_INSTALL_HINT);
+    }
+
+    /**
+     * Skips the calling test unless it runs against the project's test double (fault injection).
+     *
+     * @param what what the test needs the double for
+     */
+    static void assumeDouble(final String what)
+    {
+        assumeStoreAvailable();
+        assumeTrue(!REAL, () -> "needs the project's Mooncake test double (" + what + "); " + MooncakeLibrary.HOME_ENV_NAME
+            + " names a real install, " + home() + ": unset it to run this test");
+    }
+
+    /** @return whether the tests run against the project's test double rather than a real install */
+    static boolean usesDouble()
+    {
+        return !REAL;
     }
 
     /** @return why the store cannot run here, or null when it can */
@@ -84,7 +125,7 @@ final class MooncakeTestSupport
     private static Optional<Path> findHome()
     {
         final String env = System.getenv(MooncakeLibrary.HOME_ENV_NAME);
-        if (env != null && !env.isBlank())
+        if (isSet(env))
         {
             return Optional.of(Path.of(env.trim()).toAbsolutePath());
         }
@@ -93,27 +134,29 @@ final class MooncakeTestSupport
         {
             dir = dir.getParent();
         }
-        if (dir == null || dir.getParent() == null)
-        {
-            return Optional.empty();
-        }
-        final Path vendored = dir.getParent().resolve("shared/vendor/mooncake/install").normalize();
-        return Files.isDirectory(vendored) ? Optional.of(vendored) : Optional.empty();
+        return dir == null ? Optional.empty() : Optional.of(dir.resolve(DOUBLE_HOME));
+    }
+
+    private static boolean isSet(final String value)
+    {
+        return value != null && !value.isBlank();
     }
 
     private static String missingReason()
     {
         if (HOME.isEmpty())
         {
-            return "no Mooncake install: set " + MooncakeLibrary.HOME_ENV_NAME + " to one holding lib/" + MooncakeLibrary.LIBRARY_FILE
-                + " and " + MooncakeMaster.BINARY + " (build it with shared/vendor/mooncake/build.sh, or Mooncake's cmake -DWITH_STORE_C_SHARED=ON)";
+            return "no Mooncake Store: " + MooncakeLibrary.HOME_ENV_NAME + " is not set and no repository root (mvnw) was found above "
+                + Path.of("").toAbsolutePath() + " to find the project's test double in (" + DOUBLE_HOME + "); " + REAL_INSTALL_HINT;
         }
         final Path home = HOME.get();
         for (final Path file : List.of(home.resolve("lib").resolve(MooncakeLibrary.LIBRARY_FILE), home.resolve(MooncakeMaster.BINARY)))
         {
             if (!Files.isRegularFile(file))
             {
-                return file + " is missing (" + MooncakeLibrary.HOME_ENV_NAME + " = " + home + ")";
+                return REAL ? file + " is missing (" + MooncakeLibrary.HOME_ENV_NAME + " = " + home + "): " + REAL_INSTALL_HINT
+                    : "the project's Mooncake test double was not built (" + file + " is missing): plugins/mooncake/fake/build.sh needs gcc"
+                        + " and make (apt-get install -y gcc make), or " + REAL_INSTALL_HINT;
             }
             final List<String> absent = MooncakeLibrary.missingDependencies(file);
             if (!absent.isEmpty())
