@@ -1,11 +1,5 @@
 package io.kvtier.nativeaccess.uring;
 
-import io.kvtier.nativeaccess.libc.LibC;
-import io.kvtier.nativeaccess.uring.bindings.io_cqring_offsets;
-import io.kvtier.nativeaccess.uring.bindings.io_sqring_offsets;
-import io.kvtier.nativeaccess.uring.bindings.io_uring_params;
-
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -28,7 +22,6 @@ import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_OPCODE_OFFSET;
 import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_PERSONALITY_OFFSET;
 import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_RW_FLAGS_OFFSET;
 import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_USER_DATA_OFFSET;
-import static io.kvtier.nativeaccess.uring.UringDescriptor.SQ_ARRAY_SLOT_LENGTH;
 import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.*;
 
 /**
@@ -56,9 +49,9 @@ import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.*;
  * {@link #reap} sees the flag and enters with {@code GETEVENTS} to move them into the ring.
  *
  * <h2>Parts</h2>
- * This class sets up and maps the ring and drives its two queues ({@link #prepare}, {@link #submit},
- * {@link #reap}), kept together because both read the same mapping and counters on every operation.
- * Running a {@link UringBatch} to completion is {@link UringBatchRunner}'s, the registered buffers and
+ * This class drives the ring's two queues ({@link #prepare}, {@link #submit}, {@link #reap}), kept
+ * together because both read the same mapping and counters on every operation. Setting the ring up,
+ * mapping it and tearing it down is {@link UringMapping}'s. Running a {@link UringBatch} to completion is {@link UringBatchRunner}'s, the registered buffers and
  * files are {@link UringRegistrations}', whether io_uring can be used at all is {@link UringProbe}'s,
  * and the O_DIRECT alignment is {@link DirectIoAlignment}'s; the methods here that name them only
  * delegate, so callers keep one front.
@@ -84,13 +77,12 @@ public final class Uring implements AutoCloseable
     static final long MAX_SQE_BYTES = 1L << 30;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
-    private static final int REQUIRED_FEATURES = IORING_FEAT_NODROP() | IORING_FEAT_SUBMIT_STABLE() | IORING_FEAT_RW_CUR_POS();
 
-    private final Arena arena;
+    private final UringMapping mapping;
+    // Copies of the mapping's segments and offsets, read on every operation: fields of this object, as
+    // before the mapping had its own class, so the per-operation path gains no indirection.
     private final MemorySegment capturedState;
     private final int ringFd;
-    private final int features;
-    private final boolean singleMmap;
     private final MemorySegment sqRing;
     private final MemorySegment cqRing;
     private final MemorySegment sqes;
@@ -115,82 +107,34 @@ public final class Uring implements AutoCloseable
     private boolean closed;
 
     /**
-     * Sets up the ring and maps its three areas; on any failure releases what it had taken and throws.
+     * Sets up and maps the ring ({@link UringMapping}), and starts its queues where the kernel has them.
      *
      * @param entries     SQ entries wanted
      * @param maxSqeBytes the most bytes one SQE of {@link #execute} transfers
+     * @throws UringException when setup or mapping fails; nothing is left open then
      */
     private Uring(final int entries, final long maxSqeBytes)
     {
-        arena = Arena.ofShared();
-        int fd = -1;
-        try
-        {
-            capturedState = arena.allocate(errno$layout());
-            final MemorySegment params = io_uring_params.allocate(arena);
-            io_uring_params.flags(params, IORING_SETUP_CLAMP());
-            final long rc = io_uring_setup(capturedState, entries, params);
-            if (rc < 0)
-            {
-                final int errno = errno(capturedState);
-                throw new UringException("io_uring_setup(" + entries + ") failed: " + strerror(errno) + " (errno " + errno + ")", errno);
-            }
-            fd = (int)rc;
-            ringFd = fd;
-            features = io_uring_params.features(params);
-            if ((features & REQUIRED_FEATURES) != REQUIRED_FEATURES)
-            {
-                throw new UringException("the kernel's io_uring lacks features kvtier needs (NODROP, SUBMIT_STABLE, RW_CUR_POS of Linux 5.6):"
-                    + " features=0x" + Integer.toHexString(features), ENOSYS());
-            }
-            sqEntries = io_uring_params.sq_entries(params);
-            cqEntries = io_uring_params.cq_entries(params);
-            final MemorySegment sqOff = io_uring_params.sq_off(params);
-            final MemorySegment cqOff = io_uring_params.cq_off(params);
-            sqHeadOffset = io_sqring_offsets.head(sqOff);
-            sqTailOffset = io_sqring_offsets.tail(sqOff);
-            sqFlagsOffset = io_sqring_offsets.flags(sqOff);
-            cqHeadOffset = io_cqring_offsets.head(cqOff);
-            cqTailOffset = io_cqring_offsets.tail(cqOff);
-            cqesOffset = io_cqring_offsets.cqes(cqOff);
-
-            final long sqRingBytes = io_sqring_offsets.array(sqOff) + (long)sqEntries * SQ_ARRAY_SLOT_LENGTH;
-            final long cqRingBytes = cqesOffset + (long)cqEntries * CQE_LENGTH;
-            singleMmap = (features & IORING_FEAT_SINGLE_MMAP()) != 0;
-            if (singleMmap)
-            {
-                sqRing = map(Math.max(sqRingBytes, cqRingBytes), IORING_OFF_SQ_RING());
-                cqRing = sqRing;
-            }
-            else
-            {
-                sqRing = map(sqRingBytes, IORING_OFF_SQ_RING());
-                cqRing = map(cqRingBytes, IORING_OFF_CQ_RING());
-            }
-            sqes = map((long)sqEntries * SQE_LENGTH, IORING_OFF_SQES());
-            sqMask = sqRing.get(ValueLayout.JAVA_INT, io_sqring_offsets.ring_mask(sqOff));
-            cqMask = cqRing.get(ValueLayout.JAVA_INT, io_cqring_offsets.ring_mask(cqOff));
-            // The indirection array, set once to the identity: slot i always names SQE i.
-            final long array = io_sqring_offsets.array(sqOff);
-            for (int i = 0; i < sqEntries; i++)
-            {
-                sqRing.set(ValueLayout.JAVA_INT, array + (long)i * SQ_ARRAY_SLOT_LENGTH, i);
-            }
-            sqTail = getIntAcquire(sqRing, sqTailOffset);
-            sqSubmitted = sqTail;
-            registrations = new UringRegistrations(capturedState, ringFd);
-            batchRunner = new UringBatchRunner(this, registrations, maxSqeBytes);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            if (fd >= 0)
-            {
-                final int toClose = fd;
-                LibC.instance().ifPresent(libc -> libc.close(toClose));
-            }
-            arena.close();
-            throw ex;
-        }
+        mapping = new UringMapping(entries);
+        capturedState = mapping.capturedState;
+        ringFd = mapping.ringFd;
+        sqRing = mapping.sqRing;
+        cqRing = mapping.cqRing;
+        sqes = mapping.sqes;
+        sqEntries = mapping.sqEntries;
+        sqMask = mapping.sqMask;
+        cqEntries = mapping.cqEntries;
+        cqMask = mapping.cqMask;
+        sqHeadOffset = mapping.sqHeadOffset;
+        sqTailOffset = mapping.sqTailOffset;
+        sqFlagsOffset = mapping.sqFlagsOffset;
+        cqHeadOffset = mapping.cqHeadOffset;
+        cqTailOffset = mapping.cqTailOffset;
+        cqesOffset = mapping.cqesOffset;
+        sqTail = getIntAcquire(sqRing, sqTailOffset);
+        sqSubmitted = sqTail;
+        registrations = new UringRegistrations(capturedState, ringFd);
+        batchRunner = new UringBatchRunner(this, registrations, maxSqeBytes);
     }
 
     /**
@@ -248,13 +192,13 @@ public final class Uring implements AutoCloseable
     /** @return {@code io_uring_params.features} */
     public int features()
     {
-        return features;
+        return mapping.features;
     }
 
     /** @return whether the SQ and CQ rings share one mapping ({@code IORING_FEAT_SINGLE_MMAP}) */
     public boolean singleMmap()
     {
-        return singleMmap;
+        return mapping.singleMmap;
     }
 
     /** @return whether the kernel has completions it could not fit in the CQ ring ({@code IORING_SQ_CQ_OVERFLOW}) */
@@ -545,16 +489,10 @@ public final class Uring implements AutoCloseable
             return;
         }
         closed = true;
-        unmap(sqes);
-        if (cqRing != sqRing)
-        {
-            unmap(cqRing);
-        }
-        unmap(sqRing);
-        LibC.instance().ifPresent(libc -> libc.close(ringFd));
-        arena.close();
+        mapping.close();
     }
 
+    /** @throws IllegalStateException once the ring is closed, rather than touching memory that is unmapped */
     private void ensureOpen()
     {
         if (closed)
@@ -563,37 +501,13 @@ public final class Uring implements AutoCloseable
         }
     }
 
-    @SuppressWarnings("restricted")
-    private MemorySegment map(final long length, final long offset)
-    {
-        final MemorySegment address = mmap(capturedState, MemorySegment.NULL, length, PROT_READ() | PROT_WRITE(),
-            MAP_SHARED() | MAP_POPULATE(), ringFd, offset);
-        if (address.address() == -1L)
-        {
-            final int errno = errno(capturedState);
-            throw new UringException("mmap of the ring at offset 0x" + Long.toHexString(offset) + " failed: " + strerror(errno), errno);
-        }
-        return address.reinterpret(length);
-    }
-
-    private void unmap(final MemorySegment mapping)
-    {
-        if (mapping != null)
-        {
-            munmap(capturedState, mapping, mapping.byteSize());
-        }
-    }
-
-    private static String strerror(final int errno)
-    {
-        return LibC.instance().map(libc -> libc.strerror(errno)).orElse("errno " + errno);
-    }
-
+    /** Reads a word the kernel writes, acquiring what the kernel wrote before it. */
     private static int getIntAcquire(final MemorySegment segment, final long offset)
     {
         return (int)INT.getAcquire(segment, offset);
     }
 
+    /** Publishes a word the kernel reads, releasing what was written before it. */
     private static void putIntRelease(final MemorySegment segment, final long offset, final int value)
     {
         INT.setRelease(segment, offset, value);
