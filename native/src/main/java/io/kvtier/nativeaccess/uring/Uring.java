@@ -341,6 +341,7 @@ public final class Uring implements AutoCloseable
         }
     }
 
+    /** Enters with {@code GETEVENTS} and nothing to submit, so the kernel moves the completions it held aside into the CQ ring. */
     private void flushOverflow()
     {
         while (true)
