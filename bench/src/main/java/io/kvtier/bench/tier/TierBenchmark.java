@@ -1,22 +1,16 @@
 package io.kvtier.bench.tier;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import io.kvtier.engine.tier.TierRegistry;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierCapability;
 import io.kvtier.spi.TierConfig;
-import io.kvtier.spi.TierContext;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,8 +22,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -51,6 +43,10 @@ import java.util.stream.Stream;
  *
  * <p>The run checks its own result: every key must complete OK, and after each read case every
  * buffer read into must hold the bytes written.
+ *
+ * <p>This class decides what is measured, in which order against the baseline, and what the figures
+ * are; {@link TierDriver} moves the pages through the tier, and {@link TierBenchmarkReport} writes the
+ * figures out.
  */
 public final class TierBenchmark
 {
@@ -73,7 +69,6 @@ public final class TierBenchmark
     private static final Set<String> DIRECTORY_BACKENDS = Set.of("posix");
     /** Backends whose objects fill memory the run must give back: the pages of each run are removed after it (untimed). */
     private static final Set<String> MEMORY_BACKENDS = Set.of("mooncake");
-    private static final long COMPLETION_TIMEOUT_SECONDS = 120;
 
     /**
      * How much to measure.
@@ -253,153 +248,13 @@ public final class TierBenchmark
         /** @return the figures as one JSON object with a {@code results} array */
         public String toJson()
         {
-            final StringWriter text = new StringWriter();
-            try (JsonGenerator json = new JsonFactory().createGenerator(text))
-            {
-                json.writeStartObject();
-                json.writeStringField("bench", "tier");
-                json.writeStringField("backend", plan.backend());
-                json.writeObjectFieldStart("tier_settings");
-                for (final Map.Entry<String, String> setting : settings.entrySet())
-                {
-                    json.writeStringField(setting.getKey(), setting.getValue());
-                }
-                json.writeEndObject();
-                json.writeArrayFieldStart("tier_capabilities");
-                for (final TierCapability capability : capabilities)
-                {
-                    json.writeString(capability.name());
-                }
-                json.writeEndArray();
-                json.writeStringField("tier_describe", describe);
-                json.writeStringField("directory", plan.directory().toString());
-                json.writeNumberField("case_bytes", plan.caseBytes());
-                json.writeNumberField("runs", plan.runs());
-                json.writeNumberField("max_batch", plan.maxBatch());
-                final boolean fio = isFio();
-                json.writeStringField("baseline", baseline);
-                json.writeStringField("baseline_describe", baselineDescribe);
-                writeNullable(json, "baseline_version", baselineVersion);
-                writeNullable(json, "baseline_missing", baselineMissing);
-                // The fio fields from before the baseline was chosen by backend, kept for readers of posix runs.
-                writeNullable(json, "fio_version", fio ? baselineVersion : null);
-                writeNullable(json, "fio_missing", fio ? baselineMissing : "the " + plan.backend() + " backend's baseline is " + baseline + ", not fio");
-                json.writeStringField("fio_job", Fio.JOB_DESCRIPTION);
-                json.writeNumberField("goal_ratio", GOAL_RATIO);
-                json.writeNumberField("goal_min_page_bytes", GOAL_MIN_PAGE_BYTES);
-                json.writeArrayFieldStart("results");
-                for (final Case c : cases)
-                {
-                    json.writeStartObject();
-                    json.writeStringField("op", c.op());
-                    json.writeNumberField("page_bytes", c.pageBytes());
-                    json.writeNumberField("queue_depth", c.queueDepth());
-                    json.writeNumberField("pages", c.pages());
-                    json.writeNumberField("bytes", c.bytes());
-                    json.writeNumberField("kvtier_mb_s", round(c.kvtierMbs()));
-                    json.writeNumberField("kvtier_iops", round(c.kvtierIops()));
-                    writeNullable(json, "baseline_mb_s", c.baselineMbs());
-                    writeNullable(json, "baseline_iops", c.baselineIops());
-                    writeNullable(json, "fio_mb_s", fio ? c.baselineMbs() : Double.NaN);
-                    writeNullable(json, "fio_iops", fio ? c.baselineIops() : Double.NaN);
-                    if (c.baseline() == null)
-                    {
-                        json.writeNullField("ratio");
-                    }
-                    else
-                    {
-                        json.writeNumberField("ratio", Math.round(c.ratio() * 1000) / 1000.0);
-                    }
-                    json.writeEndObject();
-                }
-                json.writeEndArray();
-                json.writeObjectFieldStart("goal");
-                for (final String op : plan.ops())
-                {
-                    json.writeObjectFieldStart(op);
-                    final double geomean = goalGeomean(op);
-                    if (Double.isNaN(geomean))
-                    {
-                        json.writeNullField("geomean_ratio");
-                    }
-                    else
-                    {
-                        json.writeNumberField("geomean_ratio", Math.round(geomean * 1000) / 1000.0);
-                    }
-                    json.writeNumberField("cases_met", goalCount(op)[0]);
-                    json.writeNumberField("cases", goalCount(op)[1]);
-                    json.writeEndObject();
-                }
-                json.writeEndObject();
-                json.writeEndObject();
-            }
-            catch (final IOException ex)
-            {
-                throw new UncheckedIOException("a StringWriter does not fail", ex);
-            }
-            return text.toString();
-        }
-
-        private static void writeNullable(final JsonGenerator json, final String name, final String value) throws IOException
-        {
-            if (value == null)
-            {
-                json.writeNullField(name);
-            }
-            else
-            {
-                json.writeStringField(name, value);
-            }
-        }
-
-        private static void writeNullable(final JsonGenerator json, final String name, final double value) throws IOException
-        {
-            if (Double.isNaN(value))
-            {
-                json.writeNullField(name);
-            }
-            else
-            {
-                json.writeNumberField(name, round(value));
-            }
-        }
-
-        private boolean isFio()
-        {
-            return "fio".equals(baseline);
+            return TierBenchmarkReport.json(this);
         }
 
         /** @return the figures as a table */
         public String toText()
         {
-            final StringBuilder out = new StringBuilder();
-            out.append(String.format(Locale.ROOT, "tier %s (%s; declares %s), %s per case, %d run(s) each, alternating with %s%n",
-                plan.backend(), settings, capabilities, ConfigValues.formatSize(plan.caseBytes()), plan.runs(), baseline));
-            out.append("tier: ").append(describe).append(System.lineSeparator());
-            out.append(baselineMissing == null
-                ? "baseline: " + baseline + " (" + baselineVersion + "): " + baselineDescribe + System.lineSeparator()
-                : "baseline: " + baseline + " n/a: " + baselineMissing + System.lineSeparator() + "  (" + baselineDescribe + ")" + System.lineSeparator());
-            out.append(String.format(Locale.ROOT, "%-6s %8s %4s %12s %10s %12s %10s %7s%n", "op", "page", "qd", "kvtier MB/s", "IOPS",
-                (isFio() ? "fio" : "base") + " MB/s", "IOPS", "ratio"));
-            for (final Case c : cases)
-            {
-                final boolean none = c.baseline() == null;
-                out.append(String.format(Locale.ROOT, "%-6s %8s %4d %12.1f %10.0f %12s %10s %7s%s%n", c.op(), ConfigValues.formatSize(c.pageBytes()),
-                    c.queueDepth(), c.kvtierMbs(), c.kvtierIops(), none ? "n/a" : String.format(Locale.ROOT, "%.1f", c.baselineMbs()),
-                    none ? "n/a" : String.format(Locale.ROOT, "%.0f", c.baselineIops()),
-                    none ? "n/a" : String.format(Locale.ROOT, "%.3f", c.ratio()),
-                    !none && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && c.ratio() < GOAL_RATIO ? "  (below the goal of " + GOAL_RATIO + ")" : ""));
-            }
-            for (final String op : plan.ops())
-            {
-                final int[] count = goalCount(op);
-                if (count[1] > 0)
-                {
-                    out.append(String.format(Locale.ROOT, "%s, pages of %s and more: geometric mean of the ratios %.3f; %d of %d cases at least %s%n", op,
-                        ConfigValues.formatSize(GOAL_MIN_PAGE_BYTES), goalGeomean(op), count[0], count[1], GOAL_RATIO));
-                }
-            }
-            return out.toString();
+            return TierBenchmarkReport.text(this);
         }
     }
 
@@ -456,8 +311,8 @@ public final class TierBenchmark
                 }
                 final int maxDepth = plan.queueDepths().stream().mapToInt(Integer::intValue).max().orElseThrow();
                 try (Arena arena = Arena.ofShared();
-                     SlotRegion region = new SlotRegion(arena, pageSize, maxDepth, random);
-                     StorageTier tier = provider.create(new TierConfig("bench", settings), context(pageSize, region.memory)))
+                     TierDriver.SlotRegion region = new TierDriver.SlotRegion(arena, pageSize, maxDepth, random);
+                     StorageTier tier = provider.create(new TierConfig("bench", settings), TierDriver.context(pageSize, region.memory)))
                 {
                     if (capabilities == null)
                     {
@@ -468,12 +323,12 @@ public final class TierBenchmark
                     final MemorySegment pattern = arena.allocate(pageSize, 4096).copyFrom(slots[0]);
                     // Warm-up, untimed: the tier's and this class's code paths compiled before the first timed case.
                     final int warmPages = (int)Math.max(16, Math.min(256, (32L << 20) / pageSize));
-                    final long[][] warmKeys = keys(random, warmPages);
-                    drive(tier, "write", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
-                    drive(tier, "read", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
+                    final long[][] warmKeys = TierDriver.keys(random, warmPages);
+                    TierDriver.drive(tier, "write", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
+                    TierDriver.drive(tier, "read", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
                     if (removeAfterRun)
                     {
-                        drive(tier, "remove", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
+                        TierDriver.drive(tier, "remove", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
                     }
                     for (final int depth : plan.queueDepths())
                     {
@@ -486,7 +341,7 @@ public final class TierBenchmark
                         {
                             final boolean baselineFirst = baselineMissing == null && ((cases.size() / plan.ops().size() + run) & 1) == 1;
                             final boolean baselineSecond = baselineMissing == null && !baselineFirst;
-                            final long[][] keys = keys(random, pages);
+                            final long[][] keys = TierDriver.keys(random, pages);
                             final Baseline.Workload workload = new Baseline.Workload(pageSize, pages, depth, plan.maxBatch(), random.nextLong());
                             if (baselineFirst)
                             {
@@ -497,7 +352,7 @@ public final class TierBenchmark
                             {
                                 slot.copyFrom(pattern);
                             }
-                            writeNanos[run] = drive(tier, "write", keys, depth, plan.maxBatch(), slots);
+                            writeNanos[run] = TierDriver.drive(tier, "write", keys, depth, plan.maxBatch(), slots);
                             if (baselineSecond)
                             {
                                 baseWrites[run] = baseline.run(workload, "write");
@@ -510,11 +365,11 @@ public final class TierBenchmark
                             {
                                 slot.fill((byte)0);
                             }
-                            readNanos[run] = drive(tier, "read", keys, depth, plan.maxBatch(), slots);
-                            checkReadBack(slots, pattern, Math.min(depth, pages), pageSize);
+                            readNanos[run] = TierDriver.drive(tier, "read", keys, depth, plan.maxBatch(), slots);
+                            TierDriver.checkReadBack(slots, pattern, Math.min(depth, pages), pageSize);
                             if (removeAfterRun)
                             {
-                                drive(tier, "remove", keys, depth, plan.maxBatch(), slots);
+                                TierDriver.drive(tier, "remove", keys, depth, plan.maxBatch(), slots);
                             }
                             if (baselineSecond)
                             {
@@ -584,158 +439,7 @@ public final class TierBenchmark
         return Math.max(1L << 30, 4 * Math.max(plan.caseBytes(), maxPage * maxDepth) + (64L << 20));
     }
 
-    /** What the engine offers a tier, including its page memory as transfer memory (the slots stand for the pool). */
-    private static TierContext context(final long pageSize, final MemorySegment transferMemory)
-    {
-        return new TierContext()
-        {
-            @Override
-            public String tierName()
-            {
-                return "bench";
-            }
-
-            @Override
-            public long objectSize()
-            {
-                return pageSize;
-            }
-
-            @Override
-            public java.util.Optional<MemorySegment> transferMemory()
-            {
-                return java.util.Optional.of(transferMemory);
-            }
-        };
-    }
-
-    /** The keys-in-flight buffers, allocated before the tier so that it can be offered them as transfer memory. */
-    private static final class SlotRegion implements AutoCloseable
-    {
-        final MemorySegment memory;
-        final MemorySegment[] slots;
-
-        SlotRegion(final Arena arena, final long pageSize, final int count, final SplittableRandom random)
-        {
-            this.memory = arena.allocate(pageSize * count, 4096);
-            this.slots = slots(memory, pageSize, count, random);
-        }
-
-        @Override
-        public void close()
-        {
-            // the arena frees it
-        }
-    }
-
-    /** One 4 KiB-aligned buffer per key in flight, each holding the same random bytes. */
-    private static MemorySegment[] slots(final MemorySegment region, final long pageSize, final int count, final SplittableRandom random)
-    {
-        final MemorySegment[] slots = new MemorySegment[count];
-        for (int i = 0; i < count; i++)
-        {
-            slots[i] = region.asSlice(i * pageSize, pageSize);
-        }
-        for (long at = 0; at < pageSize; at += Long.BYTES)
-        {
-            slots[0].set(ValueLayout.JAVA_LONG_UNALIGNED, at, random.nextLong());
-        }
-        for (int i = 1; i < count; i++)
-        {
-            slots[i].copyFrom(slots[0]);
-        }
-        return slots;
-    }
-
-    private static long[][] keys(final SplittableRandom random, final int count)
-    {
-        final long[][] keys = new long[2][count];
-        for (int i = 0; i < count; i++)
-        {
-            keys[0][i] = random.nextLong();
-            keys[1][i] = random.nextLong();
-        }
-        return keys;
-    }
-
-    /**
-     * Writes, reads or removes every key through the tier with {@code depth} keys in flight, in batches of at
-     * most {@code maxBatch}; each batch goes back out as soon as its last key completes.
-     *
-     * @return nanoseconds from the first submission to the last completion
-     */
-    static long drive(final StorageTier tier, final String op, final long[][] keys, final int depth, final int maxBatch, final MemorySegment[] slots)
-        throws InterruptedException
-    {
-        final int count = keys[0].length;
-        final int batchSize = Math.min(depth, maxBatch);
-        final LinkedBlockingQueue<BenchTierBatch> done = new LinkedBlockingQueue<>();
-        final List<BenchTierBatch> batches = new ArrayList<>();
-        for (int from = 0; from < depth; from += batchSize)
-        {
-            batches.add(new BenchTierBatch(Arrays.copyOfRange(slots, from, Math.min(depth, from + batchSize)), done::add));
-        }
-        int next = 0;
-        int inflight = 0;
-        final long start = System.nanoTime();
-        for (final BenchTierBatch batch : batches)
-        {
-            if (next == count)
-            {
-                break;
-            }
-            next = submit(tier, op, batch, keys, next);
-            inflight++;
-        }
-        while (inflight > 0)
-        {
-            final BenchTierBatch batch = done.poll(COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            if (batch == null)
-            {
-                throw new IllegalStateException("the tier completed no batch of " + op + " in " + COMPLETION_TIMEOUT_SECONDS + " s");
-            }
-            inflight--;
-            final String failure = batch.firstFailure();
-            if (failure != null)
-            {
-                throw new IllegalStateException(op + " failed: " + failure);
-            }
-            if (next < count)
-            {
-                next = submit(tier, op, batch, keys, next);
-                inflight++;
-            }
-        }
-        return System.nanoTime() - start;
-    }
-
-    private static int submit(final StorageTier tier, final String op, final BenchTierBatch batch, final long[][] keys, final int next)
-    {
-        final int n = Math.min(batch.capacity(), keys[0].length - next);
-        batch.load(keys[0], keys[1], next, n);
-        switch (op)
-        {
-            case "write" -> tier.write(batch);
-            case "read" -> tier.read(batch);
-            case "remove" -> tier.remove(batch);
-            default -> throw new IllegalArgumentException("op " + op);
-        }
-        return next + n;
-    }
-
-    private static void checkReadBack(final MemorySegment[] slots, final MemorySegment pattern, final int used, final long pageSize)
-    {
-        for (int i = 0; i < used; i++)
-        {
-            final long mismatch = slots[i].mismatch(pattern);
-            if (mismatch != -1)
-            {
-                throw new IllegalStateException("a page read back differs from what was written at byte " + mismatch + " ("
-                    + ConfigValues.formatSize(pageSize) + " pages)");
-            }
-        }
-    }
-
+    /** @return the median of {@code values} (the lower middle of an even count), which one slow run does not move */
     static long median(final long[] values)
     {
         final long[] sorted = values.clone();
@@ -743,6 +447,7 @@ public final class TierBenchmark
         return sorted[(sorted.length - 1) / 2];
     }
 
+    /** @return the baseline's run of median throughput, so its throughput and IOPS come from one run */
     private static Baseline.Figures medianFigures(final Baseline.Figures[] figures)
     {
         final Baseline.Figures[] sorted = figures.clone();
@@ -750,11 +455,7 @@ public final class TierBenchmark
         return sorted[(sorted.length - 1) / 2];
     }
 
-    private static double round(final double value)
-    {
-        return Math.round(value * 10) / 10.0;
-    }
-
+    /** Removes the run's workspace, the tier's objects and fio's file with it, so a run leaves nothing on the disk it measured. */
     private static void deleteTree(final Path root) throws IOException
     {
         if (!Files.exists(root))

@@ -1,5 +1,15 @@
 package io.kvtier.nativeaccess.uring;
 
+import io.kvtier.nativeaccess.uring.bindings.statx;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.AT_EMPTY_PATH;
+import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.STATX_DIOALIGN;
+import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.errno$layout;
+import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.statx;
+
 /**
  * What O_DIRECT asks of a file's I/O: buffer addresses aligned to {@code memory}, file offsets and
  * lengths to {@code offset}. From {@code statx(STATX_DIOALIGN)} (Linux 6.1+) where the kernel and
@@ -13,6 +23,31 @@ public record DirectIoAlignment(long memory, long offset, boolean fromKernel)
 {
     /** The alignment assumed when the kernel does not say: the page size, which every filesystem accepts. */
     public static final long DEFAULT = 4096;
+
+    /**
+     * What {@link Uring#directIoAlignment} answers: asked of the file itself because the alignment
+     * depends on the filesystem and device under it, which the path does not tell.
+     *
+     * @param fd an open file
+     * @return its O_DIRECT alignment from {@code statx(STATX_DIOALIGN)}, or 4096 for both when the
+     *         kernel or filesystem does not report it
+     */
+    static DirectIoAlignment of(final int fd)
+    {
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment state = scratch.allocate(errno$layout());
+            final MemorySegment buffer = statx.allocate(scratch);
+            final MemorySegment empty = scratch.allocateFrom("");
+            final int rc = statx(state, fd, empty, AT_EMPTY_PATH(), STATX_DIOALIGN(), buffer);
+            if (rc == 0 && (statx.stx_mask(buffer) & STATX_DIOALIGN()) != 0)
+            {
+                return new DirectIoAlignment(Integer.toUnsignedLong(statx.stx_dio_mem_align(buffer)),
+                    Integer.toUnsignedLong(statx.stx_dio_offset_align(buffer)), true);
+            }
+            return new DirectIoAlignment(DEFAULT, DEFAULT, false);
+        }
+    }
 
     /** @return whether O_DIRECT can be used at all (false when statx reported zero alignments) */
     public boolean supported()

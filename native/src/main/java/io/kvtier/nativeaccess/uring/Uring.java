@@ -1,21 +1,8 @@
 package io.kvtier.nativeaccess.uring;
 
-import io.kvtier.nativeaccess.NativeAccess;
-import io.kvtier.nativeaccess.libc.LibC;
-import io.kvtier.nativeaccess.uring.bindings.io_cqring_offsets;
-import io.kvtier.nativeaccess.uring.bindings.io_sqring_offsets;
-import io.kvtier.nativeaccess.uring.bindings.io_uring_params;
-import io.kvtier.nativeaccess.uring.bindings.iovec;
-import io.kvtier.nativeaccess.uring.bindings.statx;
-
-import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Locale;
 
 import static io.kvtier.nativeaccess.uring.UringDescriptor.CQE_FLAGS_OFFSET;
 import static io.kvtier.nativeaccess.uring.UringDescriptor.CQE_LENGTH;
@@ -35,7 +22,6 @@ import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_OPCODE_OFFSET;
 import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_PERSONALITY_OFFSET;
 import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_RW_FLAGS_OFFSET;
 import static io.kvtier.nativeaccess.uring.UringDescriptor.SQE_USER_DATA_OFFSET;
-import static io.kvtier.nativeaccess.uring.UringDescriptor.SQ_ARRAY_SLOT_LENGTH;
 import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.*;
 
 /**
@@ -62,6 +48,14 @@ import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.*;
  * the excess, sets {@code IORING_SQ_CQ_OVERFLOW} and answers {@code EBUSY} to new submissions;
  * {@link #reap} sees the flag and enters with {@code GETEVENTS} to move them into the ring.
  *
+ * <h2>Parts</h2>
+ * This class drives the ring's two queues ({@link #prepare}, {@link #submit}, {@link #reap}), kept
+ * together because both read the same mapping and counters on every operation. Setting the ring up,
+ * mapping it and tearing it down is {@link UringMapping}'s. Running a {@link UringBatch} to completion is {@link UringBatchRunner}'s, the registered buffers and
+ * files are {@link UringRegistrations}', whether io_uring can be used at all is {@link UringProbe}'s,
+ * and the O_DIRECT alignment is {@link DirectIoAlignment}'s; the methods here that name them only
+ * delegate, so callers keep one front.
+ *
  * <p>A ring belongs to one thread at a time. Steady-state submission and completion allocate
  * nothing.
  */
@@ -83,14 +77,12 @@ public final class Uring implements AutoCloseable
     static final long MAX_SQE_BYTES = 1L << 30;
 
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
-    private static final int REQUIRED_FEATURES = IORING_FEAT_NODROP() | IORING_FEAT_SUBMIT_STABLE() | IORING_FEAT_RW_CUR_POS();
-    private static final String ARCH = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
 
-    private final Arena arena;
+    private final UringMapping mapping;
+    // Copies of the mapping's segments and offsets, read on every operation: fields of this object, as
+    // before the mapping had its own class, so the per-operation path gains no indirection.
     private final MemorySegment capturedState;
     private final int ringFd;
-    private final int features;
-    private final boolean singleMmap;
     private final MemorySegment sqRing;
     private final MemorySegment cqRing;
     private final MemorySegment sqes;
@@ -104,90 +96,45 @@ public final class Uring implements AutoCloseable
     private final long cqHeadOffset;
     private final long cqTailOffset;
     private final long cqesOffset;
-    private final long maxSqeBytes;
-    private final BatchCompletions batchCompletions = new BatchCompletions();
+    private final UringRegistrations registrations;
+    private final UringBatchRunner batchRunner;
 
     private int sqTail;
     private int sqSubmitted;
     private int inFlight;
-    private long[] bufferAddress = new long[0];
-    private long[] bufferLength = new long[0];
-    private int registeredFiles;
-    private long fixedBufferOperations;
     private long enterCalls;
     private int largestSubmission;
     private boolean closed;
 
+    /**
+     * Sets up and maps the ring ({@link UringMapping}), and starts its queues where the kernel has them.
+     *
+     * @param entries     SQ entries wanted
+     * @param maxSqeBytes the most bytes one SQE of {@link #execute} transfers
+     * @throws UringException when setup or mapping fails; nothing is left open then
+     */
     private Uring(final int entries, final long maxSqeBytes)
     {
-        this.maxSqeBytes = maxSqeBytes;
-        arena = Arena.ofShared();
-        int fd = -1;
-        try
-        {
-            capturedState = arena.allocate(errno$layout());
-            final MemorySegment params = io_uring_params.allocate(arena);
-            io_uring_params.flags(params, IORING_SETUP_CLAMP());
-            final long rc = io_uring_setup(capturedState, entries, params);
-            if (rc < 0)
-            {
-                final int errno = errno(capturedState);
-                throw new UringException("io_uring_setup(" + entries + ") failed: " + strerror(errno) + " (errno " + errno + ")", errno);
-            }
-            fd = (int)rc;
-            ringFd = fd;
-            features = io_uring_params.features(params);
-            if ((features & REQUIRED_FEATURES) != REQUIRED_FEATURES)
-            {
-                throw new UringException("the kernel's io_uring lacks features kvtier needs (NODROP, SUBMIT_STABLE, RW_CUR_POS of Linux 5.6):"
-                    + " features=0x" + Integer.toHexString(features), ENOSYS());
-            }
-            sqEntries = io_uring_params.sq_entries(params);
-            cqEntries = io_uring_params.cq_entries(params);
-            final MemorySegment sqOff = io_uring_params.sq_off(params);
-            final MemorySegment cqOff = io_uring_params.cq_off(params);
-            sqHeadOffset = io_sqring_offsets.head(sqOff);
-            sqTailOffset = io_sqring_offsets.tail(sqOff);
-            sqFlagsOffset = io_sqring_offsets.flags(sqOff);
-            cqHeadOffset = io_cqring_offsets.head(cqOff);
-            cqTailOffset = io_cqring_offsets.tail(cqOff);
-            cqesOffset = io_cqring_offsets.cqes(cqOff);
-
-            final long sqRingBytes = io_sqring_offsets.array(sqOff) + (long)sqEntries * SQ_ARRAY_SLOT_LENGTH;
-            final long cqRingBytes = cqesOffset + (long)cqEntries * CQE_LENGTH;
-            singleMmap = (features & IORING_FEAT_SINGLE_MMAP()) != 0;
-            if (singleMmap)
-            {
-                sqRing = map(Math.max(sqRingBytes, cqRingBytes), IORING_OFF_SQ_RING());
-                cqRing = sqRing;
-            }
-            else
-            {
-                sqRing = map(sqRingBytes, IORING_OFF_SQ_RING());
-                cqRing = map(cqRingBytes, IORING_OFF_CQ_RING());
-            }
-            sqes = map((long)sqEntries * SQE_LENGTH, IORING_OFF_SQES());
-            sqMask = sqRing.get(ValueLayout.JAVA_INT, io_sqring_offsets.ring_mask(sqOff));
-            cqMask = cqRing.get(ValueLayout.JAVA_INT, io_cqring_offsets.ring_mask(cqOff));
-            // The indirection array, set once to the identity: slot i always names SQE i.
-            final long array = io_sqring_offsets.array(sqOff);
-            for (int i = 0; i < sqEntries; i++)
-            {
-                sqRing.set(ValueLayout.JAVA_INT, array + (long)i * SQ_ARRAY_SLOT_LENGTH, i);
-            }
-            sqTail = getIntAcquire(sqRing, sqTailOffset);
-            sqSubmitted = sqTail;
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            if (fd >= 0)
-            {
-                final int toClose = fd;
-                LibC.instance().ifPresent(libc -> libc.close(toClose));
-            }
-            arena.close();
-            throw ex;
-        }
+        mapping = new UringMapping(entries);
+        capturedState = mapping.capturedState;
+        ringFd = mapping.ringFd;
+        sqRing = mapping.sqRing;
+        cqRing = mapping.cqRing;
+        sqes = mapping.sqes;
+        sqEntries = mapping.sqEntries;
+        sqMask = mapping.sqMask;
+        cqEntries = mapping.cqEntries;
+        cqMask = mapping.cqMask;
+        sqHeadOffset = mapping.sqHeadOffset;
+        sqTailOffset = mapping.sqTailOffset;
+        sqFlagsOffset = mapping.sqFlagsOffset;
+        cqHeadOffset = mapping.cqHeadOffset;
+        cqTailOffset = mapping.cqTailOffset;
+        cqesOffset = mapping.cqesOffset;
+        sqTail = getIntAcquire(sqRing, sqTailOffset);
+        sqSubmitted = sqTail;
+        registrations = new UringRegistrations(capturedState, ringFd);
+        batchRunner = new UringBatchRunner(this, registrations, maxSqeBytes);
     }
 
     /**
@@ -224,90 +171,7 @@ public final class Uring implements AutoCloseable
      */
     public static UringAvailability availability()
     {
-        return Probe.RESULT;
-    }
-
-    private static final class Probe
-    {
-        static final UringAvailability RESULT = probe();
-    }
-
-    private static UringAvailability probe()
-    {
-        final UringAvailability result = classify();
-        if (result.available())
-        {
-            NativeAccess.logChoice("Uring", "io_uring through FFM system calls");
-        }
-        else
-        {
-            NativeAccess.logFallback("Uring", result.describe());
-        }
-        return result;
-    }
-
-    private static UringAvailability classify()
-    {
-        final var denied = NativeAccess.unavailableReason();
-        if (denied.isPresent())
-        {
-            return UringAvailability.unavailable(denied.get(), "enable native access as the reason says");
-        }
-        if (!ARCH.equals("amd64") && !ARCH.equals("x86_64"))
-        {
-            return UringAvailability.unavailable("the io_uring bindings are generated for x86_64 (system call numbers differ by"
-                + " architecture), this is " + ARCH, "regenerate the bindings for this architecture with native/jextract.sh");
-        }
-        try (Uring ring = new Uring(2, MAX_SQE_BYTES))
-        {
-            return UringAvailability.AVAILABLE;
-        }
-        catch (final UringException ex)
-        {
-            return classify(ex.errno(), ex.getMessage());
-        }
-        catch (final LinkageError | UnsupportedOperationException | IllegalCallerException ex)
-        {
-            return UringAvailability.unavailable("io_uring's system calls could not be bound: " + ex, "run on Linux with glibc");
-        }
-    }
-
-    /**
-     * @param errno   why a probe ring failed
-     * @param message the failure
-     * @return what to tell the operator
-     */
-    static UringAvailability classify(final int errno, final String message)
-    {
-        if (errno == ENOSYS())
-        {
-            return UringAvailability.unavailable("the kernel has no io_uring: " + message,
-                "run Linux 5.6 or newer built with CONFIG_IO_URING=y");
-        }
-        if (errno == EPERM())
-        {
-            return UringAvailability.unavailable("io_uring_setup was refused (EPERM), kernel.io_uring_disabled=" + sysctl("io_uring_disabled")
-                + ": " + message, "sysctl -w kernel.io_uring_disabled=0 (or 1 with this user in kernel.io_uring_group),"
-                + " or allow io_uring_setup in the container's seccomp profile");
-        }
-        if (errno == ENOMEM())
-        {
-            return UringAvailability.unavailable("io_uring could not lock the memory of its rings (ENOMEM): " + message,
-                "raise the locked-memory limit (ulimit -l, LimitMEMLOCK= in systemd)");
-        }
-        return UringAvailability.unavailable(message, "see the error; io_uring needs Linux 5.6 or newer");
-    }
-
-    private static String sysctl(final String name)
-    {
-        try
-        {
-            return Files.readString(Path.of("/proc/sys/kernel", name)).strip();
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            return "(unreadable)";
-        }
+        return UringProbe.availability();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -328,13 +192,13 @@ public final class Uring implements AutoCloseable
     /** @return {@code io_uring_params.features} */
     public int features()
     {
-        return features;
+        return mapping.features;
     }
 
     /** @return whether the SQ and CQ rings share one mapping ({@code IORING_FEAT_SINGLE_MMAP}) */
     public boolean singleMmap()
     {
-        return singleMmap;
+        return mapping.singleMmap;
     }
 
     /** @return whether the kernel has completions it could not fit in the CQ ring ({@code IORING_SQ_CQ_OVERFLOW}) */
@@ -477,6 +341,7 @@ public final class Uring implements AutoCloseable
         }
     }
 
+    /** Enters with {@code GETEVENTS} and nothing to submit, so the kernel moves the completions it held aside into the CQ ring. */
     private void flushOverflow()
     {
         while (true)
@@ -492,7 +357,7 @@ public final class Uring implements AutoCloseable
     /** @return SQEs {@link #execute} sent as {@code READ_FIXED}/{@code WRITE_FIXED}, since the ring was set up */
     public long fixedBufferOperations()
     {
-        return fixedBufferOperations;
+        return batchRunner.fixedBufferOperations();
     }
 
     /** @return {@code io_uring_enter} calls made by {@link #submit}, since the ring was set up */
@@ -513,6 +378,23 @@ public final class Uring implements AutoCloseable
         return inFlight;
     }
 
+    /** @return SQEs written by {@link #prepare} that {@link #submit} has not yet handed to the kernel */
+    int unsubmitted()
+    {
+        return sqTail - sqSubmitted;
+    }
+
+    /**
+     * Forgets the SQEs the kernel did not take, by rewinding the tail to what it consumed: after
+     * {@code io_uring_enter} failed outright their operations are answered with its errno instead,
+     * and must not be handed over by a later submit.
+     */
+    void dropUnsubmitted()
+    {
+        sqTail = sqSubmitted;
+        putIntRelease(sqRing, sqTailOffset, sqTail);
+    }
+
     // ---------------------------------------------------------------------------------------------
     // Batches
 
@@ -526,171 +408,7 @@ public final class Uring implements AutoCloseable
     public void execute(final UringBatch batch)
     {
         ensureOpen();
-        batch.resetResults();
-        final int size = batch.size;
-        int next = 0;
-        // Operations to submit again (short transfers, EAGAIN, EINTR): a ring of indexes, each at most once.
-        final BatchCompletions completions = batchCompletions;
-        completions.begin(batch);
-        while (batch.finishedCount < size)
-        {
-            // Never more in flight than the CQ ring holds, so completions never overflow.
-            while (sqSpace() > 0 && inFlight + (sqTail - sqSubmitted) < cqEntries)
-            {
-                final int i;
-                if (completions.retryCount > 0)
-                {
-                    i = completions.takeRetry();
-                }
-                else if (next < size)
-                {
-                    i = next++;
-                }
-                else
-                {
-                    break;
-                }
-                prepareOperation(batch, i);
-            }
-            final boolean mustWait = sqTail == sqSubmitted || sqSpace() == 0 || inFlight + (sqTail - sqSubmitted) >= cqEntries
-                || (completions.retryCount == 0 && next >= size);
-            final int rc = submit(mustWait && inFlight + (sqTail - sqSubmitted) > 0 ? 1 : 0);
-            if (rc < 0 && rc != -EAGAIN() && rc != -EBUSY())
-            {
-                failUnsubmitted(batch, rc);
-                return;
-            }
-            reap(completions);
-        }
-    }
-
-    private void prepareOperation(final UringBatch batch, final int i)
-    {
-        final byte operation = batch.operation[i];
-        final int sqeFlags = batch.fixedFile[i] ? IOSQE_FIXED_FILE() : 0;
-        if (operation == UringBatch.FSYNC || operation == UringBatch.FDATASYNC)
-        {
-            prepare(IORING_OP_FSYNC(), sqeFlags, batch.fd[i], 0, 0, 0,
-                operation == UringBatch.FDATASYNC ? IORING_FSYNC_DATASYNC() : 0, 0, i);
-            return;
-        }
-        final long done = batch.done[i];
-        final long address = batch.address[i] + done;
-        final int length = (int)Math.min(batch.length[i] - done, maxSqeBytes);
-        final int buffer = registeredBufferIndex(address, length);
-        if (buffer >= 0)
-        {
-            fixedBufferOperations++;
-        }
-        final boolean read = operation == UringBatch.READ;
-        final int opcode = buffer >= 0
-            ? (read ? IORING_OP_READ_FIXED() : IORING_OP_WRITE_FIXED())
-            : (read ? IORING_OP_READ() : IORING_OP_WRITE());
-        prepare(opcode, sqeFlags, batch.fd[i], address, length, batch.fileOffset[i] + done, 0, Math.max(buffer, 0), i);
-    }
-
-    /** io_uring_enter failed outright: every operation not yet finished fails with its errno, and the ring is drained. */
-    private void failUnsubmitted(final UringBatch batch, final int rc)
-    {
-        // Drop the SQEs the kernel did not take: rewind the tail to what it consumed.
-        sqTail = sqSubmitted;
-        putIntRelease(sqRing, sqTailOffset, sqTail);
-        while (inFlight > 0)
-        {
-            if (submit(1) < 0 && reap(batchCompletions) == 0)
-            {
-                break;
-            }
-            reap(batchCompletions);
-        }
-        for (int i = 0; i < batch.size; i++)
-        {
-            if (!batch.finished[i])
-            {
-                batch.finished[i] = true;
-                batch.result[i] = rc;
-                batch.finishedCount++;
-            }
-        }
-    }
-
-    /** Applies completions to the batch being executed; preallocated, so executing allocates nothing. */
-    private static final class BatchCompletions implements CompletionHandler
-    {
-        private UringBatch batch;
-        private int[] retries = new int[0];
-        private int retryHead;
-        private int retryCount;
-
-        void begin(final UringBatch batch)
-        {
-            this.batch = batch;
-            if (retries.length < batch.capacity())
-            {
-                retries = new int[batch.capacity()];
-            }
-            retryHead = 0;
-            retryCount = 0;
-        }
-
-        int takeRetry()
-        {
-            final int i = retries[retryHead];
-            retryHead = (retryHead + 1) % retries.length;
-            retryCount--;
-            return i;
-        }
-
-        private void retry(final int i)
-        {
-            retries[(retryHead + retryCount) % retries.length] = i;
-            retryCount++;
-            batch.resubmissions++;
-        }
-
-        @Override
-        public void onCompletion(final long userData, final int res, final int flags)
-        {
-            final int i = (int)userData;
-            final UringBatch b = batch;
-            if (b == null || i < 0 || i >= b.size || b.finished[i])
-            {
-                return;
-            }
-            if (res == -EAGAIN() || res == -EINTR())
-            {
-                retry(i);
-                return;
-            }
-            final byte operation = b.operation[i];
-            if (res < 0 || operation == UringBatch.FSYNC || operation == UringBatch.FDATASYNC)
-            {
-                finish(b, i, res);
-                return;
-            }
-            if (res == 0 && b.length[i] > b.done[i])
-            {
-                // A read: end of file, the bytes so far are the result. A write that wrote nothing would loop: an error.
-                finish(b, i, operation == UringBatch.READ ? b.done[i] : -EIO());
-                return;
-            }
-            b.done[i] += res;
-            if (b.done[i] < b.length[i])
-            {
-                retry(i);
-            }
-            else
-            {
-                finish(b, i, b.done[i]);
-            }
-        }
-
-        private static void finish(final UringBatch b, final int i, final long result)
-        {
-            b.result[i] = result;
-            b.finished[i] = true;
-            b.finishedCount++;
-        }
+        batchRunner.execute(batch);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -707,45 +425,14 @@ public final class Uring implements AutoCloseable
     public int registerBuffers(final MemorySegment... buffers)
     {
         ensureOpen();
-        if (bufferAddress.length > 0)
-        {
-            unregisterBuffers();
-        }
-        try (Arena scratch = Arena.ofConfined())
-        {
-            final MemorySegment iovecs = iovec.allocateArray(buffers.length, scratch);
-            for (int i = 0; i < buffers.length; i++)
-            {
-                final MemorySegment iov = iovec.asSlice(iovecs, i);
-                iovec.iov_base(iov, buffers[i]);
-                iovec.iov_len(iov, buffers[i].byteSize());
-            }
-            final long rc = io_uring_register(capturedState, ringFd, IORING_REGISTER_BUFFERS(), iovecs, buffers.length);
-            if (rc < 0)
-            {
-                return -errno(capturedState);
-            }
-        }
-        final long[] addresses = new long[buffers.length];
-        final long[] lengths = new long[buffers.length];
-        for (int i = 0; i < buffers.length; i++)
-        {
-            addresses[i] = buffers[i].address();
-            lengths[i] = buffers[i].byteSize();
-        }
-        bufferAddress = addresses;
-        bufferLength = lengths;
-        return 0;
+        return registrations.registerBuffers(buffers);
     }
 
     /** @return 0, or {@code -errno} */
     public int unregisterBuffers()
     {
         ensureOpen();
-        bufferAddress = new long[0];
-        bufferLength = new long[0];
-        final long rc = io_uring_register(capturedState, ringFd, IORING_UNREGISTER_BUFFERS(), MemorySegment.NULL, 0);
-        return rc < 0 ? -errno(capturedState) : 0;
+        return registrations.unregisterBuffers();
     }
 
     /**
@@ -755,16 +442,7 @@ public final class Uring implements AutoCloseable
      */
     public int registeredBufferIndex(final long address, final long length)
     {
-        final long[] addresses = bufferAddress;
-        for (int i = 0; i < addresses.length; i++)
-        {
-            final long start = addresses[i];
-            if (address >= start && address + length <= start + bufferLength[i])
-            {
-                return i;
-            }
-        }
-        return -1;
+        return registrations.registeredBufferIndex(address, length);
     }
 
     /**
@@ -778,30 +456,14 @@ public final class Uring implements AutoCloseable
     public int registerFiles(final int... fds)
     {
         ensureOpen();
-        if (registeredFiles > 0)
-        {
-            unregisterFiles();
-        }
-        try (Arena scratch = Arena.ofConfined())
-        {
-            final MemorySegment array = scratch.allocateFrom(ValueLayout.JAVA_INT, fds);
-            final long rc = io_uring_register(capturedState, ringFd, IORING_REGISTER_FILES(), array, fds.length);
-            if (rc < 0)
-            {
-                return -errno(capturedState);
-            }
-        }
-        registeredFiles = fds.length;
-        return 0;
+        return registrations.registerFiles(fds);
     }
 
     /** @return 0, or {@code -errno} */
     public int unregisterFiles()
     {
         ensureOpen();
-        registeredFiles = 0;
-        final long rc = io_uring_register(capturedState, ringFd, IORING_UNREGISTER_FILES(), MemorySegment.NULL, 0);
-        return rc < 0 ? -errno(capturedState) : 0;
+        return registrations.unregisterFiles();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -814,19 +476,7 @@ public final class Uring implements AutoCloseable
      */
     public static DirectIoAlignment directIoAlignment(final int fd)
     {
-        try (Arena scratch = Arena.ofConfined())
-        {
-            final MemorySegment state = scratch.allocate(errno$layout());
-            final MemorySegment buffer = statx.allocate(scratch);
-            final MemorySegment empty = scratch.allocateFrom("");
-            final int rc = statx(state, fd, empty, AT_EMPTY_PATH(), STATX_DIOALIGN(), buffer);
-            if (rc == 0 && (statx.stx_mask(buffer) & STATX_DIOALIGN()) != 0)
-            {
-                return new DirectIoAlignment(Integer.toUnsignedLong(statx.stx_dio_mem_align(buffer)),
-                    Integer.toUnsignedLong(statx.stx_dio_offset_align(buffer)), true);
-            }
-            return new DirectIoAlignment(DirectIoAlignment.DEFAULT, DirectIoAlignment.DEFAULT, false);
-        }
+        return DirectIoAlignment.of(fd);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -840,16 +490,10 @@ public final class Uring implements AutoCloseable
             return;
         }
         closed = true;
-        unmap(sqes);
-        if (cqRing != sqRing)
-        {
-            unmap(cqRing);
-        }
-        unmap(sqRing);
-        LibC.instance().ifPresent(libc -> libc.close(ringFd));
-        arena.close();
+        mapping.close();
     }
 
+    /** @throws IllegalStateException once the ring is closed, rather than touching memory that is unmapped */
     private void ensureOpen()
     {
         if (closed)
@@ -858,37 +502,13 @@ public final class Uring implements AutoCloseable
         }
     }
 
-    @SuppressWarnings("restricted")
-    private MemorySegment map(final long length, final long offset)
-    {
-        final MemorySegment address = mmap(capturedState, MemorySegment.NULL, length, PROT_READ() | PROT_WRITE(),
-            MAP_SHARED() | MAP_POPULATE(), ringFd, offset);
-        if (address.address() == -1L)
-        {
-            final int errno = errno(capturedState);
-            throw new UringException("mmap of the ring at offset 0x" + Long.toHexString(offset) + " failed: " + strerror(errno), errno);
-        }
-        return address.reinterpret(length);
-    }
-
-    private void unmap(final MemorySegment mapping)
-    {
-        if (mapping != null)
-        {
-            munmap(capturedState, mapping, mapping.byteSize());
-        }
-    }
-
-    private static String strerror(final int errno)
-    {
-        return LibC.instance().map(libc -> libc.strerror(errno)).orElse("errno " + errno);
-    }
-
+    /** Reads a word the kernel writes, acquiring what the kernel wrote before it. */
     private static int getIntAcquire(final MemorySegment segment, final long offset)
     {
         return (int)INT.getAcquire(segment, offset);
     }
 
+    /** Publishes a word the kernel reads, releasing what was written before it. */
     private static void putIntRelease(final MemorySegment segment, final long offset, final int value)
     {
         INT.setRelease(segment, offset, value);

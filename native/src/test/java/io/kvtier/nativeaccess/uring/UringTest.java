@@ -455,11 +455,11 @@ class UringTest
     @Test
     void shouldTellWhyAndHowToEnableWhenTheKernelRefuses()
     {
-        final UringAvailability nosys = Uring.classify(38, "io_uring_setup(2) failed: Function not implemented");
+        final UringAvailability nosys = UringProbe.classify(38, "io_uring_setup(2) failed: Function not implemented");
         assertThat(nosys.available()).isFalse();
         assertThat(nosys.reason()).contains("no io_uring");
         assertThat(nosys.remedy()).contains("CONFIG_IO_URING");
-        final UringAvailability perm = Uring.classify(1, "io_uring_setup(2) failed: Operation not permitted");
+        final UringAvailability perm = UringProbe.classify(1, "io_uring_setup(2) failed: Operation not permitted");
         assertThat(perm.reason()).contains("EPERM").contains("kernel.io_uring_disabled=");
         assertThat(perm.remedy()).contains("sysctl -w kernel.io_uring_disabled=0");
         assertThat(perm.describe()).contains("to enable:");

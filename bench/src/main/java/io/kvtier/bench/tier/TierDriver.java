@@ -1,0 +1,204 @@
+package io.kvtier.bench.tier;
+
+import io.kvtier.spi.ConfigValues;
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.TierContext;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Drives one tier through its SPI the way the engine's {@code TierIo} does, for {@link TierBenchmark}:
+ * the buffers of the keys in flight (offered to the tier as transfer memory, as the engine offers its
+ * pool), new random keys, reusable batches refilled as soon as their last key completes, and the check
+ * that what was read back is what was written. Kept apart from {@link TierBenchmark}, which decides what
+ * to measure, in which order against the baseline, and what the figures are.
+ */
+final class TierDriver
+{
+    private static final long COMPLETION_TIMEOUT_SECONDS = 120;
+
+    private TierDriver()
+    {
+    }
+
+    /**
+     * @param pageSize       the tier's object size
+     * @param transferMemory the slots' memory
+     * @return what the engine offers a tier, including its page memory as transfer memory (the slots stand for the pool)
+     */
+    static TierContext context(final long pageSize, final MemorySegment transferMemory)
+    {
+        return new TierContext()
+        {
+            @Override
+            public String tierName()
+            {
+                return "bench";
+            }
+
+            @Override
+            public long objectSize()
+            {
+                return pageSize;
+            }
+
+            @Override
+            public java.util.Optional<MemorySegment> transferMemory()
+            {
+                return java.util.Optional.of(transferMemory);
+            }
+        };
+    }
+
+    /** The keys-in-flight buffers, allocated before the tier so that it can be offered them as transfer memory. */
+    static final class SlotRegion implements AutoCloseable
+    {
+        final MemorySegment memory;
+        final MemorySegment[] slots;
+
+        /**
+         * @param arena    what allocates the region and frees it
+         * @param pageSize one slot's bytes
+         * @param count    slots, one per key in flight
+         * @param random   the source of the bytes every slot starts with
+         */
+        SlotRegion(final Arena arena, final long pageSize, final int count, final SplittableRandom random)
+        {
+            this.memory = arena.allocate(pageSize * count, 4096);
+            this.slots = slots(memory, pageSize, count, random);
+        }
+
+        /** Nothing to free: the arena frees the region; closable so a try-with-resources orders it before the tier it is offered to. */
+        @Override
+        public void close()
+        {
+            // the arena frees it
+        }
+    }
+
+    /** One 4 KiB-aligned buffer per key in flight, each holding the same random bytes. */
+    private static MemorySegment[] slots(final MemorySegment region, final long pageSize, final int count, final SplittableRandom random)
+    {
+        final MemorySegment[] slots = new MemorySegment[count];
+        for (int i = 0; i < count; i++)
+        {
+            slots[i] = region.asSlice(i * pageSize, pageSize);
+        }
+        for (long at = 0; at < pageSize; at += Long.BYTES)
+        {
+            slots[0].set(ValueLayout.JAVA_LONG_UNALIGNED, at, random.nextLong());
+        }
+        for (int i = 1; i < count; i++)
+        {
+            slots[i].copyFrom(slots[0]);
+        }
+        return slots;
+    }
+
+    /** @return {@code count} new random keys, as {@code {high halves, low halves}}, so each write makes a new object */
+    static long[][] keys(final SplittableRandom random, final int count)
+    {
+        final long[][] keys = new long[2][count];
+        for (int i = 0; i < count; i++)
+        {
+            keys[0][i] = random.nextLong();
+            keys[1][i] = random.nextLong();
+        }
+        return keys;
+    }
+
+    /**
+     * Writes, reads or removes every key through the tier with {@code depth} keys in flight, in batches of at
+     * most {@code maxBatch}; each batch goes back out as soon as its last key completes.
+     *
+     * @param tier     the tier
+     * @param op       write, read or remove
+     * @param keys     the keys, as {@link #keys} makes them
+     * @param depth    keys in flight
+     * @param maxBatch most keys per batch
+     * @param slots    one buffer per key in flight
+     * @return nanoseconds from the first submission to the last completion
+     */
+    static long drive(final StorageTier tier, final String op, final long[][] keys, final int depth, final int maxBatch, final MemorySegment[] slots)
+        throws InterruptedException
+    {
+        final int count = keys[0].length;
+        final int batchSize = Math.min(depth, maxBatch);
+        final LinkedBlockingQueue<BenchTierBatch> done = new LinkedBlockingQueue<>();
+        final List<BenchTierBatch> batches = new ArrayList<>();
+        for (int from = 0; from < depth; from += batchSize)
+        {
+            batches.add(new BenchTierBatch(Arrays.copyOfRange(slots, from, Math.min(depth, from + batchSize)), done::add));
+        }
+        int next = 0;
+        int inflight = 0;
+        final long start = System.nanoTime();
+        for (final BenchTierBatch batch : batches)
+        {
+            if (next == count)
+            {
+                break;
+            }
+            next = submit(tier, op, batch, keys, next);
+            inflight++;
+        }
+        while (inflight > 0)
+        {
+            final BenchTierBatch batch = done.poll(COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            if (batch == null)
+            {
+                throw new IllegalStateException("the tier completed no batch of " + op + " in " + COMPLETION_TIMEOUT_SECONDS + " s");
+            }
+            inflight--;
+            final String failure = batch.firstFailure();
+            if (failure != null)
+            {
+                throw new IllegalStateException(op + " failed: " + failure);
+            }
+            if (next < count)
+            {
+                next = submit(tier, op, batch, keys, next);
+                inflight++;
+            }
+        }
+        return System.nanoTime() - start;
+    }
+
+    /** Loads the batch with the next keys and hands it to the tier; @return the index of the first key not yet submitted */
+    private static int submit(final StorageTier tier, final String op, final BenchTierBatch batch, final long[][] keys, final int next)
+    {
+        final int n = Math.min(batch.capacity(), keys[0].length - next);
+        batch.load(keys[0], keys[1], next, n);
+        switch (op)
+        {
+            case "write" -> tier.write(batch);
+            case "read" -> tier.read(batch);
+            case "remove" -> tier.remove(batch);
+            default -> throw new IllegalArgumentException("op " + op);
+        }
+        return next + n;
+    }
+
+    /** Fails the run when any of the {@code used} slots read into does not hold the pattern written: a fast wrong answer is no figure. */
+    static void checkReadBack(final MemorySegment[] slots, final MemorySegment pattern, final int used, final long pageSize)
+    {
+        for (int i = 0; i < used; i++)
+        {
+            final long mismatch = slots[i].mismatch(pattern);
+            if (mismatch != -1)
+            {
+                throw new IllegalStateException("a page read back differs from what was written at byte " + mismatch + " ("
+                    + ConfigValues.formatSize(pageSize) + " pages)");
+            }
+        }
+    }
+
+}
