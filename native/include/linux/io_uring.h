@@ -1,9 +1,9 @@
 /*
- * kvtier's own declarations of the io_uring facts its FFM front relies on: the names, values and
- * struct layouts of the kernel's io_uring interface (Linux 5.6 and later, x86_64), written by the
- * project for itself and nothing more than native/src/main/java/io/kvtier/nativeaccess/uring/bindings
- * binds. The kernel documents these facts in io_uring_setup(2), io_uring_enter(2) and
- * io_uring_register(2); the names are the kernel's, so that code written against either reads alike.
+ * kvtier's own declarations of the io_uring facts its FFM front relies on, and of nothing else: the
+ * names, values and struct layouts of the kernel's io_uring interface (Linux 5.6 and later, x86_64)
+ * that native/src/main/java/io/kvtier/nativeaccess/uring/bindings binds, written by the project. The
+ * kernel documents these facts in io_uring_setup(2), io_uring_enter(2) and io_uring_register(2); the
+ * names are the kernel's, so that code written against either reads alike.
  *
  * The file sits at linux/io_uring.h so that a program compiled with -I native/include sees these
  * declarations where it would otherwise see the system's <linux/io_uring.h>, and one program can be
@@ -13,8 +13,8 @@
  * skips, naming the package. native/jextract.sh generates the bindings from this file, or with
  * --system-headers from the system's header where one is installed.
  *
- * Types are plain C types of the same width as the kernel's __u8/__u16/__u32/__u64 (the kernel's
- * signed fields are noted), so that the file needs no other header.
+ * Types are plain C types of the same widths as the kernel's __u8/__u16/__u32/__u64 (int where the
+ * kernel's field is signed), so that the file needs no other header.
  */
 #ifndef KVTIER_IO_URING_H
 #define KVTIER_IO_URING_H
