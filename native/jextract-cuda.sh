@@ -1,6 +1,7 @@
 #!/bin/sh
-# Regenerates the CUDA runtime bindings (src/main/java/io/kvtier/nativeaccess/cuda/bindings) from the trimmed
-# header include/cuda/cudart.h with jextract, then applies the two rewrites the project needs:
+# Regenerates the CUDA runtime bindings (src/main/java/io/kvtier/nativeaccess/cuda/bindings) with jextract from
+# include/cuda_ffm.h, which takes the project's own declarations of the runtime (include/cuda/cudart.h) or, with
+# --system-headers, the CUDA 13 toolkit's own cuda_runtime_api.h; then applies the rewrites the project needs:
 #   - SYMBOL_LOOKUP binds the libcudart that io.kvtier.nativeaccess.cuda.CudartLibrary located (explicit
 #     path, KVTIER_CUDA_LIB, CUDA install, loader search) instead of jextract's fixed --library;
 #   - handles are made by NativeAccess.downcall, the project's one place for restricted linker calls;
@@ -12,11 +13,29 @@
 # same public names and signatures, so callers compile unchanged; after running this, review the diff
 # (git diff src/main/java/io/kvtier/nativeaccess/cuda/bindings) and run CudaAbiTest.
 #
-# Usage: native/jextract-cuda.sh [path/to/jextract]   (or JEXTRACT=... ; default: jextract on PATH)
+# Usage: native/jextract-cuda.sh [--system-headers] [path/to/jextract]   (or JEXTRACT=... ; default: jextract on PATH)
+#   --system-headers   read the toolkit's headers from $CUDA_HOME/include (default /usr/local/cuda) instead of the
+#                      project's declarations; they must be CUDA 13's, whose cudaMemcpyBatchAsync has no failIdx
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+system=
+if [ "${1:-}" = "--system-headers" ]; then
+    system=1
+    shift
+fi
 jextract=${1:-${JEXTRACT:-jextract}}
+if [ -n "$system" ]; then
+    cuda_include="${CUDA_HOME:-/usr/local/cuda}/include"
+    if ! grep -qs '#define CUDART_VERSION *13' "$cuda_include/cuda_runtime_api.h"; then
+        echo "no CUDA 13 cuda_runtime_api.h under $cuda_include: install cuda-cudart-dev-13-0 (NVIDIA's repository)," >&2
+        echo "set CUDA_HOME to its toolkit, or drop --system-headers to use include/cuda/cudart.h" >&2
+        exit 2
+    fi
+    set -- -D KVTIER_SYSTEM_HEADERS -I "$cuda_include"
+else
+    set -- -I "$here/include"
+fi
 out="$here/src/main/java"
 pkg=io.kvtier.nativeaccess.cuda.bindings
 dir="$out/$(echo "$pkg" | tr . /)"
@@ -58,7 +77,7 @@ trap 'rm -rf "$tmp"' EXIT
     --include-constant cudaMemcpySrcAccessOrderInvalid --include-constant cudaMemcpySrcAccessOrderStream \
     --include-constant cudaMemcpySrcAccessOrderDuringApiCall --include-constant cudaMemcpySrcAccessOrderAny \
     --include-constant cudaMemcpyFlagDefault --include-constant cudaMemcpyFlagPreferOverlapWithCompute \
-    "$here/include/cuda/cudart.h"
+    "$@" "$here/include/cuda_ffm.h"
 
 gen="$tmp/$(echo "$pkg" | tr . /)"
 # The project's lookup and handle factory instead of jextract's fixed library and direct linker calls.

@@ -1,46 +1,57 @@
 /*
- * The subset of the CUDA runtime API that kvtier binds, and nothing else: the input of
- * native/jextract-cuda.sh, which generates io.kvtier.nativeaccess.cuda.bindings from it.
+ * kvtier's own declarations of the CUDA runtime facts its FFM front relies on: the names, values,
+ * function signatures and struct layouts of the part of libcudart that
+ * native/src/main/java/io/kvtier/nativeaccess/cuda/bindings binds, written by the project for itself
+ * and nothing more. NVIDIA documents these facts in the CUDA Runtime API reference (CUDA 13.0); the
+ * names are the runtime's, so that the bindings call the library's own symbols and read alike.
  *
- * Copied from the CUDA 13.0 toolkit headers (/usr/local/cuda-13.0/include/cuda_runtime_api.h and
- * driver_types.h), with the export macros (CUDARTAPI, __host__, __dv) dropped and only the
- * declarations, types and constants kvtier uses kept. CudaAbiTest (native/src/test) compiles these
- * function declarations after the real headers, where gcc rejects any that conflicts, checks that the
- * Java bindings have the same arities, and compares struct layouts and constants; so an edit here that
- * drifts from the toolkit fails the build wherever its headers are installed.
+ * CudaAbiTest holds this file to the real thing: it compares the bindings' struct layouts and
+ * constants with what gcc prints for this file and for the toolkit's own headers
+ * (/usr/local/cuda/include, else the newest /usr/local/cuda-<version>/include), and compiles every
+ * function declared here after the toolkit's cuda_runtime_api.h, where gcc rejects any whose type
+ * differs from the toolkit's. Without a toolkit the comparisons with it skip, naming the package to
+ * install (cuda-cudart-dev-13-0). It also checks that the bindings have each function's arity.
  *
- * cudaMemcpyBatchAsync appears twice: CUDA 12.8 and 12.9 declare it with a failIdx argument before
- * the stream, 13.0 without it. Both resolve to the same symbol; the caller picks the signature from
- * cudaRuntimeGetVersion. The 12.x form is declared here under the name cudaMemcpyBatchAsync_v12080
- * only so that jextract emits a descriptor for it; the script rebinds it to the real symbol.
+ * native/jextract-cuda.sh generates the bindings from include/cuda_ffm.h, which takes these
+ * declarations, or with --system-headers the toolkit's own cuda_runtime_api.h where one is installed.
  */
 #ifndef KVTIER_CUDART_H
 #define KVTIER_CUDART_H
 
 #include <stddef.h>
 
-/* driver_types.h */
+/* ---- Results ---------------------------------------------------------------------------------- */
+
+/* Every runtime call returns one of these (an int-sized enum); the ones kvtier tells apart: */
 typedef enum cudaError {
     cudaSuccess = 0,
     cudaErrorInvalidValue = 1,
     cudaErrorMemoryAllocation = 2,
-    cudaErrorStubLibrary = 34,
-    cudaErrorInsufficientDriver = 35,
+    cudaErrorStubLibrary = 34,                  /* the toolkit's stub library, not a real runtime */
+    cudaErrorInsufficientDriver = 35,           /* no driver, or one older than the runtime */
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
-    cudaErrorNotReady = 600,
+    cudaErrorNotReady = 600,                    /* cudaEventQuery: the work is still running */
     cudaErrorHostMemoryAlreadyRegistered = 712,
     cudaErrorHostMemoryNotRegistered = 713,
     cudaErrorNotSupported = 801
 } cudaError_t;
 
-enum cudaMemcpyKind {
-    cudaMemcpyHostToHost = 0,
-    cudaMemcpyHostToDevice = 1,
-    cudaMemcpyDeviceToHost = 2,
-    cudaMemcpyDeviceToDevice = 3,
-    cudaMemcpyDefault = 4
-};
+const char *cudaGetErrorString(cudaError_t error);
+
+/* ---- The runtime and its devices -------------------------------------------------------------- */
+
+cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);   /* 1000 * major + 10 * minor */
+cudaError_t cudaDriverGetVersion(int *driverVersion);     /* 0 when no driver is loaded */
+cudaError_t cudaGetDeviceCount(int *count);               /* leaves *count as it was on failure */
+cudaError_t cudaSetDevice(int device);
+
+/* ---- Device memory: only tests and tools allocate; the engine copies into a client's ---------- */
+
+cudaError_t cudaMalloc(void **devPtr, size_t size);
+cudaError_t cudaFree(void *devPtr);
+
+/* ---- Pinning host memory the device copies from and to ---------------------------------------- */
 
 #define cudaHostRegisterDefault   0x00
 #define cudaHostRegisterPortable  0x01
@@ -48,23 +59,51 @@ enum cudaMemcpyKind {
 #define cudaHostRegisterIoMemory  0x04
 #define cudaHostRegisterReadOnly  0x08
 
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void *ptr);
+
+/* ---- Streams: ordered queues of device work, opaque to the caller ----------------------------- */
+
+typedef struct CUstream_st *cudaStream_t;
+
 #define cudaStreamDefault         0x00
-#define cudaStreamNonBlocking     0x01
+#define cudaStreamNonBlocking     0x01          /* no implicit ordering with the legacy default stream */
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+
+/* ---- Events: markers in a stream that tell when the work before them is done ------------------ */
+
+typedef struct CUevent_st *cudaEvent_t;
 
 #define cudaEventDefault          0x00
 #define cudaEventBlockingSync     0x01
 #define cudaEventDisableTiming    0x02
 #define cudaEventInterprocess     0x04
 
-#define cudaIpcMemLazyEnablePeerAccess 0x01
-#define CUDA_IPC_HANDLE_SIZE 64
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+cudaError_t cudaEventQuery(cudaEvent_t event);            /* cudaSuccess, or cudaErrorNotReady */
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
 
-typedef struct CUstream_st *cudaStream_t;
-typedef struct CUevent_st *cudaEvent_t;
+/* ---- Copies ----------------------------------------------------------------------------------- */
 
-typedef struct cudaIpcMemHandle_st {
-    char reserved[CUDA_IPC_HANDLE_SIZE];
-} cudaIpcMemHandle_t;
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4                       /* the runtime infers the direction from the pointers */
+};
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
+/* height rows of width bytes, each row pitch bytes after the previous one on its side */
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              enum cudaMemcpyKind kind, cudaStream_t stream);
+
+/* Batched copies (CUDA 12.8 and later). Each copy i uses attrs[j] for the last j with attrsIdxs[j] <= i. */
 
 enum cudaMemLocationType {
     cudaMemLocationTypeInvalid = 0,
@@ -72,65 +111,50 @@ enum cudaMemLocationType {
     cudaMemLocationTypeHost = 2
 };
 
+/* 8 bytes: where memory lives, a device by ordinal or the host */
 struct cudaMemLocation {
     enum cudaMemLocationType type;
     int id;
 };
 
+/* When the source may be read: in stream order, during the call, or whenever the runtime likes */
 enum cudaMemcpySrcAccessOrder {
-    cudaMemcpySrcAccessOrderInvalid = 0x0,
-    cudaMemcpySrcAccessOrderStream = 0x1,
-    cudaMemcpySrcAccessOrderDuringApiCall = 0x2,
-    cudaMemcpySrcAccessOrderAny = 0x3
+    cudaMemcpySrcAccessOrderInvalid = 0,
+    cudaMemcpySrcAccessOrderStream = 1,
+    cudaMemcpySrcAccessOrderDuringApiCall = 2,
+    cudaMemcpySrcAccessOrderAny = 3
 };
 
 enum cudaMemcpyFlags {
-    cudaMemcpyFlagDefault = 0x0,
-    cudaMemcpyFlagPreferOverlapWithCompute = 0x1
+    cudaMemcpyFlagDefault = 0,
+    cudaMemcpyFlagPreferOverlapWithCompute = 1
 };
 
+/* 24 bytes: the order, location hints and flags of a run of copies in a batch */
 struct cudaMemcpyAttributes {
     enum cudaMemcpySrcAccessOrder srcAccessOrder;
     struct cudaMemLocation srcLocHint;
     struct cudaMemLocation dstLocHint;
-    unsigned int flags;
+    unsigned int flags;                         /* cudaMemcpyFlags */
 };
 
-/* cuda_runtime_api.h */
-cudaError_t cudaGetDeviceCount(int *count);
-const char *cudaGetErrorString(cudaError_t error);
-cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
-cudaError_t cudaDriverGetVersion(int *driverVersion);
-cudaError_t cudaSetDevice(int device);
-
-/* Device allocations: only tests and tools allocate; the engine copies into a client's allocations. */
-cudaError_t cudaMalloc(void **devPtr, size_t size);
-cudaError_t cudaFree(void *devPtr);
-
-cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
-cudaError_t cudaHostUnregister(void *ptr);
-
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags);
-cudaError_t cudaStreamDestroy(cudaStream_t stream);
-cudaError_t cudaStreamSynchronize(cudaStream_t stream);
-
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream);
-cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                              enum cudaMemcpyKind kind, cudaStream_t stream);
-/* CUDA 13.0 */
+/* CUDA 13.0's signature. CUDA 12.8 and 12.9 take a size_t *failIdx before the stream under the same
+ * symbol; include/cuda_ffm.h declares that form for the bindings, and the caller picks one by
+ * cudaRuntimeGetVersion. The batch calls refuse the legacy default stream. */
 cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
                                  struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
                                  cudaStream_t stream);
-/* CUDA 12.8 and 12.9: the same symbol with failIdx before the stream */
-cudaError_t cudaMemcpyBatchAsync_v12080(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
-                                        struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
-                                        size_t *failIdx, cudaStream_t stream);
 
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
-cudaError_t cudaEventQuery(cudaEvent_t event);
-cudaError_t cudaEventSynchronize(cudaEvent_t event);
-cudaError_t cudaEventDestroy(cudaEvent_t event);
+/* ---- Sharing device memory between processes ------------------------------------------------- */
+
+#define CUDA_IPC_HANDLE_SIZE 64
+
+/* An opaque 64-byte token naming an allocation; passed BY VALUE to cudaIpcOpenMemHandle */
+typedef struct cudaIpcMemHandle_st {
+    char reserved[CUDA_IPC_HANDLE_SIZE];
+} cudaIpcMemHandle_t;
+
+#define cudaIpcMemLazyEnablePeerAccess 0x01
 
 cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPtr);
 cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags);

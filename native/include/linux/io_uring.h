@@ -1,222 +1,158 @@
-/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * Header file for the io_uring interface.
+ * kvtier's own declarations of the io_uring facts its FFM front relies on, and of nothing else: the
+ * names, values and struct layouts of the kernel's io_uring interface (Linux 5.6 and later, x86_64)
+ * that native/src/main/java/io/kvtier/nativeaccess/uring/bindings binds, written by the project. The
+ * kernel documents these facts in io_uring_setup(2), io_uring_enter(2) and io_uring_register(2); the
+ * names are the kernel's, so that code written against either reads alike.
  *
- * Copyright (C) 2019 Jens Axboe
- * Copyright (C) 2019 Christoph Hellwig
+ * The file sits at linux/io_uring.h so that a program compiled with -I native/include sees these
+ * declarations where it would otherwise see the system's <linux/io_uring.h>, and one program can be
+ * built against either. UringAbiTest does exactly that: it prints every bound size, offset and value
+ * once with this file and once with the system's /usr/include/linux/io_uring.h (Debian's
+ * linux-libc-dev), and both must equal the Java bindings; without linux-libc-dev the second half
+ * skips, naming the package. native/jextract.sh generates the bindings from this file, or with
+ * --system-headers from the system's header where one is installed.
  *
- * Trimmed copy of the Linux uapi header include/uapi/linux/io_uring.h (as shipped by Debian 12's
- * linux-libc-dev 6.1 in /usr/include/linux/io_uring.h) for kvtier's FFM bindings: only the
- * structs, opcodes and flags that io.kvtier.nativeaccess.uring.bindings binds are kept, with their
- * upstream names, values and layouts. Unions the bindings do not use are reduced to the member they
- * use; sizes and offsets are unchanged (UringAbiTest compiles a probe against this file and against
- * the system's header and compares both with the Java layouts).
+ * Types are plain C types of the same widths as the kernel's __u8/__u16/__u32/__u64 (int where the
+ * kernel's field is signed), so that the file needs no other header.
  */
-#ifndef LINUX_IO_URING_H
-#define LINUX_IO_URING_H
+#ifndef KVTIER_IO_URING_H
+#define KVTIER_IO_URING_H
 
-#include <linux/types.h>
+/* ---- Creating a ring: io_uring_setup(entries, &params) ---------------------------------------- */
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/*
- * IO submission data structure (Submission Queue Entry)
- */
-struct io_uring_sqe {
-	__u8	opcode;		/* type of operation for this sqe */
-	__u8	flags;		/* IOSQE_ flags */
-	__u16	ioprio;		/* ioprio for the request */
-	__s32	fd;		/* file descriptor to do IO on */
-	union {
-		__u64	off;	/* offset into file */
-		__u64	addr2;
-	};
-	union {
-		__u64	addr;	/* pointer to buffer or iovecs */
-		__u64	splice_off_in;
-	};
-	__u32	len;		/* buffer size or number of iovecs */
-	union {
-		__u32		rw_flags;
-		__u32		fsync_flags;
-	};
-	__u64	user_data;	/* data to be passed back at completion time */
-	/* pack this to avoid bogus arm OABI complaints */
-	union {
-		/* index into fixed buffers, if used */
-		__u16	buf_index;
-		/* for grouped buffer selection */
-		__u16	buf_group;
-	} __attribute__((packed));
-	/* personality to use, if used */
-	__u16	personality;
-	union {
-		__s32	splice_fd_in;
-		__u32	file_index;
-	};
-	union {
-		struct {
-			__u64	addr3;
-			__u64	__pad2[1];
-		};
-		/*
-		 * If the ring is initialized with IORING_SETUP_SQE128, then
-		 * this field is used for 80 bytes of arbitrary command data
-		 */
-		__u8	cmd[0];
-	};
-};
-
-/*
- * sqe->flags
- */
-#define IOSQE_FIXED_FILE	(1U << 0)	/* use fixed fileset */
-#define IOSQE_IO_DRAIN		(1U << 1)	/* issue after inflight IO */
-#define IOSQE_IO_LINK		(1U << 2)	/* links next sqe */
-#define IOSQE_IO_HARDLINK	(1U << 3)	/* like LINK, but stronger */
-#define IOSQE_ASYNC		(1U << 4)	/* always go async */
-
-/*
- * io_uring_setup() flags
- */
-#define IORING_SETUP_IOPOLL	(1U << 0)	/* io_context is polled */
-#define IORING_SETUP_SQPOLL	(1U << 1)	/* SQ poll thread */
-#define IORING_SETUP_CQSIZE	(1U << 3)	/* app defines CQ size */
-#define IORING_SETUP_CLAMP	(1U << 4)	/* clamp SQ/CQ ring sizes */
-#define IORING_SETUP_SUBMIT_ALL	(1U << 7)	/* continue submit on error */
-#define IORING_SETUP_COOP_TASKRUN	(1U << 8)
-#define IORING_SETUP_SINGLE_ISSUER	(1U << 12)
-
-enum io_uring_op {
-	IORING_OP_NOP,
-	IORING_OP_READV,
-	IORING_OP_WRITEV,
-	IORING_OP_FSYNC,
-	IORING_OP_READ_FIXED,
-	IORING_OP_WRITE_FIXED,
-	IORING_OP_POLL_ADD,
-	IORING_OP_POLL_REMOVE,
-	IORING_OP_SYNC_FILE_RANGE,
-	IORING_OP_SENDMSG,
-	IORING_OP_RECVMSG,
-	IORING_OP_TIMEOUT,
-	IORING_OP_TIMEOUT_REMOVE,
-	IORING_OP_ACCEPT,
-	IORING_OP_ASYNC_CANCEL,
-	IORING_OP_LINK_TIMEOUT,
-	IORING_OP_CONNECT,
-	IORING_OP_FALLOCATE,
-	IORING_OP_OPENAT,
-	IORING_OP_CLOSE,
-	IORING_OP_FILES_UPDATE,
-	IORING_OP_STATX,
-	IORING_OP_READ,
-	IORING_OP_WRITE,
-
-	/* the upstream enum continues; kvtier binds none of the later opcodes */
-};
-
-/*
- * sqe->fsync_flags
- */
-#define IORING_FSYNC_DATASYNC	(1U << 0)
-
-/*
- * Magic offsets for the application to mmap the data it needs
- */
-#define IORING_OFF_SQ_RING		0ULL
-#define IORING_OFF_CQ_RING		0x8000000ULL
-#define IORING_OFF_SQES			0x10000000ULL
-
-/*
- * IO completion data structure (Completion Queue Entry)
- */
-struct io_uring_cqe {
-	__u64	user_data;	/* sqe->data submission passed back */
-	__s32	res;		/* result code for this event */
-	__u32	flags;
-};
-
-/*
- * Filled with the offset for mmap(2)
- */
+/* Where, inside the ring mapping, each part of the submission ring lies; the kernel fills it in. */
 struct io_sqring_offsets {
-	__u32 head;
-	__u32 tail;
-	__u32 ring_mask;
-	__u32 ring_entries;
-	__u32 flags;
-	__u32 dropped;
-	__u32 array;
-	__u32 resv1;
-	__u64 resv2;
+    unsigned int head;
+    unsigned int tail;
+    unsigned int ring_mask;
+    unsigned int ring_entries;
+    unsigned int flags;          /* holds IORING_SQ_* */
+    unsigned int dropped;
+    unsigned int array;          /* the index array, one unsigned int per entry */
+    unsigned int resv1;
+    unsigned long long resv2;
 };
 
-/*
- * sq_ring->flags
- */
-#define IORING_SQ_NEED_WAKEUP	(1U << 0) /* needs io_uring_enter wakeup */
-#define IORING_SQ_CQ_OVERFLOW	(1U << 1) /* CQ ring is overflown */
-#define IORING_SQ_TASKRUN	(1U << 2) /* task should enter the kernel */
-
+/* The same for the completion ring. */
 struct io_cqring_offsets {
-	__u32 head;
-	__u32 tail;
-	__u32 ring_mask;
-	__u32 ring_entries;
-	__u32 overflow;
-	__u32 cqes;
-	__u32 flags;
-	__u32 resv1;
-	__u64 resv2;
+    unsigned int head;
+    unsigned int tail;
+    unsigned int ring_mask;
+    unsigned int ring_entries;
+    unsigned int overflow;
+    unsigned int cqes;           /* the io_uring_cqe array */
+    unsigned int flags;
+    unsigned int resv1;
+    unsigned long long resv2;
 };
 
-/*
- * io_uring_enter(2) flags
- */
-#define IORING_ENTER_GETEVENTS		(1U << 0)
-#define IORING_ENTER_SQ_WAKEUP		(1U << 1)
-
-/*
- * Passed in for io_uring_setup(2). Copied back with updated info on success
- */
+/* In: the entry counts and IORING_SETUP_* flags asked for. Out: what the kernel granted. */
 struct io_uring_params {
-	__u32 sq_entries;
-	__u32 cq_entries;
-	__u32 flags;
-	__u32 sq_thread_cpu;
-	__u32 sq_thread_idle;
-	__u32 features;
-	__u32 wq_fd;
-	__u32 resv[3];
-	struct io_sqring_offsets sq_off;
-	struct io_cqring_offsets cq_off;
+    unsigned int sq_entries;
+    unsigned int cq_entries;
+    unsigned int flags;          /* IORING_SETUP_* */
+    unsigned int sq_thread_cpu;
+    unsigned int sq_thread_idle;
+    unsigned int features;       /* IORING_FEAT_*, set by the kernel */
+    unsigned int wq_fd;
+    unsigned int resv[3];        /* must be zero */
+    struct io_sqring_offsets sq_off;
+    struct io_cqring_offsets cq_off;
 };
 
-/*
- * io_uring_params->features flags
- */
-#define IORING_FEAT_SINGLE_MMAP		(1U << 0)
-#define IORING_FEAT_NODROP		(1U << 1)
-#define IORING_FEAT_SUBMIT_STABLE	(1U << 2)
-#define IORING_FEAT_RW_CUR_POS		(1U << 3)
+/* io_uring_params.flags */
+#define IORING_SETUP_IOPOLL         0x0001U
+#define IORING_SETUP_SQPOLL         0x0002U
+#define IORING_SETUP_CQSIZE         0x0008U   /* cq_entries is the caller's */
+#define IORING_SETUP_CLAMP          0x0010U
+#define IORING_SETUP_SUBMIT_ALL     0x0080U
+#define IORING_SETUP_COOP_TASKRUN   0x0100U
+#define IORING_SETUP_SINGLE_ISSUER  0x1000U
 
-/*
- * io_uring_register(2) opcodes and arguments
- */
+/* io_uring_params.features */
+#define IORING_FEAT_SINGLE_MMAP     0x0001U   /* one mapping serves both rings */
+#define IORING_FEAT_NODROP          0x0002U
+#define IORING_FEAT_SUBMIT_STABLE   0x0004U
+#define IORING_FEAT_RW_CUR_POS      0x0008U
+
+/* mmap(2) offsets on the ring's descriptor for each of its three regions */
+#define IORING_OFF_SQ_RING          0x00000000ULL
+#define IORING_OFF_CQ_RING          0x08000000ULL
+#define IORING_OFF_SQES             0x10000000ULL
+
+/* ---- Submitting: one 64-byte entry per operation ---------------------------------------------- */
+
+struct io_uring_sqe {
+    unsigned char opcode;        /* IORING_OP_* */
+    unsigned char flags;         /* IOSQE_* */
+    unsigned short ioprio;
+    int fd;                      /* a descriptor, or a registered file's index with IOSQE_FIXED_FILE */
+    unsigned long long off;      /* file offset */
+    unsigned long long addr;     /* buffer address */
+    unsigned int len;            /* buffer length in bytes */
+    union {                      /* the operation's own flags: one word, named after the operation */
+        unsigned int rw_flags;
+        unsigned int fsync_flags;  /* IORING_FSYNC_* */
+    };
+    unsigned long long user_data;  /* handed back unchanged in the completion */
+    unsigned short buf_index;    /* registered buffer, for READ_FIXED and WRITE_FIXED */
+    unsigned short personality;
+    unsigned int file_index;
+    unsigned long long addr3;
+    unsigned long long __pad2[1];
+};
+
+/* io_uring_sqe.flags */
+#define IOSQE_FIXED_FILE            0x01U
+#define IOSQE_IO_DRAIN              0x02U
+#define IOSQE_IO_LINK               0x04U     /* the next entry waits for this one's success */
+#define IOSQE_IO_HARDLINK           0x08U
+#define IOSQE_ASYNC                 0x10U
+
+/* io_uring_sqe.opcode: the operations kvtier submits (the kernel's list is longer) */
 enum {
-	IORING_REGISTER_BUFFERS			= 0,
-	IORING_UNREGISTER_BUFFERS		= 1,
-	IORING_REGISTER_FILES			= 2,
-	IORING_UNREGISTER_FILES			= 3,
-
-	/* the upstream enum continues; kvtier binds none of the later opcodes */
+    IORING_OP_NOP = 0,
+    IORING_OP_READV = 1,
+    IORING_OP_WRITEV = 2,
+    IORING_OP_FSYNC = 3,
+    IORING_OP_READ_FIXED = 4,
+    IORING_OP_WRITE_FIXED = 5,
+    IORING_OP_OPENAT = 18,
+    IORING_OP_CLOSE = 19,
+    IORING_OP_STATX = 21,
+    IORING_OP_READ = 22,
+    IORING_OP_WRITE = 23
 };
 
-#ifdef __cplusplus
-}
-#endif
+/* io_uring_sqe.fsync_flags */
+#define IORING_FSYNC_DATASYNC       0x01U
+
+/* ---- Completing: one 16-byte entry per finished operation ------------------------------------- */
+
+struct io_uring_cqe {
+    unsigned long long user_data;
+    int res;                     /* the operation's result, or -errno */
+    unsigned int flags;
+};
+
+/* the submission ring's flags word (at sq_off.flags), written by the kernel */
+#define IORING_SQ_NEED_WAKEUP       0x01U     /* the SQPOLL thread sleeps: enter with IORING_ENTER_SQ_WAKEUP */
+#define IORING_SQ_CQ_OVERFLOW       0x02U     /* completions wait in the kernel for room in the CQ ring */
+#define IORING_SQ_TASKRUN           0x04U
+
+/* ---- io_uring_enter(fd, to_submit, min_complete, flags, arg, argsz) --------------------------- */
+
+#define IORING_ENTER_GETEVENTS      0x01U
+#define IORING_ENTER_SQ_WAKEUP      0x02U
+
+/* ---- io_uring_register(fd, opcode, arg, nr_args) ---------------------------------------------- */
+
+enum {
+    IORING_REGISTER_BUFFERS = 0,    /* arg: struct iovec[nr_args] */
+    IORING_UNREGISTER_BUFFERS = 1,
+    IORING_REGISTER_FILES = 2,      /* arg: int[nr_args] */
+    IORING_UNREGISTER_FILES = 3
+};
 
 #endif

@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
             + " and another JVM, each side spinning then yielding, with nothing of the protocol. It prints both side by side and"
             + " the ratio of the two medians.",
         "For reference it also times the same lookup through an in-process Session of the same engine and, when the checkout has"
-            + " it built, through the Python binding of the C client in another process (native/client/python)."},
+            + " it built, through the Python binding of the C client in another process (clients/python)."},
     footer = {"", "Examples:", "  kvtier bench ipc", "  kvtier bench ipc --json --iterations 200000", "", ExitCode.HELP})
 public final class BenchIpcCommand implements Callable<Integer>
 {
@@ -49,7 +49,7 @@ public final class BenchIpcCommand implements Callable<Integer>
     int batches;
 
     @Option(names = "--python-binding", paramLabel = "DIR",
-        description = "Directory of the Python binding (kvtier_client.py) to time beside the Java client. Default: native/client/python of the"
+        description = "Directory of the Python binding (kvtier_client.py) to time beside the Java client. Default: clients/python of the"
             + " checkout kvtier runs from, if any; without it the Python figure is reported missing.")
     Path pythonBinding;
 

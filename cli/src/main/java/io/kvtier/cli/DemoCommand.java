@@ -498,7 +498,7 @@ public final class DemoCommand implements Callable<Integer>
             case java -> null;
             case c -> binding != null ? null
                 : "the C demo client " + ProcessWorkloadClient.C_CLIENT + " (the demo's driver over the C client library libkvtier_client.so)"
-                + " is not built in this checkout: ./mvnw -pl native compile or make -C native/client builds it (they need gcc and make);"
+                + " is not built in this checkout: ./mvnw -pl clients compile or make -C clients/c builds it (they need gcc and make);"
                 + " use --client java or python";
             case python ->
             {

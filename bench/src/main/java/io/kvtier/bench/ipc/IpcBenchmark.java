@@ -158,7 +158,7 @@ public final class IpcBenchmark
      * @param socketPath    the engine's IPC socket
      * @param baselineDir   where the baseline's shared file goes (/dev/shm, as the engine's pool)
      * @param plan          how much to measure
-     * @param pythonBinding the Python binding's directory (native/client/python), or null when there is none
+     * @param pythonBinding the Python binding's directory (clients/python), or null when there is none
      * @return the figures
      * @throws IOException          if a process cannot be started or fails
      * @throws InterruptedException if interrupted while waiting for one

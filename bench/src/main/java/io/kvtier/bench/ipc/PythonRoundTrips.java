@@ -10,8 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One-key LOOKUP round trips through the Python binding of the C client (native/client/python over
- * native/client/build/libkvtier_client.so), in a python3 process of its own, for {@code kvtier bench
+ * One-key LOOKUP round trips through the Python binding of the C client (clients/python over
+ * clients/c/build/libkvtier_client.so), in a python3 process of its own, for {@code kvtier bench
  * ipc} to print beside the Java client's. Optional: when the binding, its library or python3 is
  * missing, {@link #missing} says which and the benchmark reports it instead of a figure.
  */
@@ -20,7 +20,7 @@ public final class PythonRoundTrips
     /** The binding's module, in its directory. */
     static final String MODULE = "kvtier_client.py";
     /** The C library the binding loads, relative to the binding's directory. */
-    static final Path LIBRARY = Path.of("..", "build", "libkvtier_client.so");
+    static final Path LIBRARY = Path.of("..", "c", "build", "libkvtier_client.so");
 
     /**
      * The figures.
@@ -40,7 +40,7 @@ public final class PythonRoundTrips
     }
 
     /**
-     * @return the binding's directory in the checkout this code runs from ({@code native/client/python}
+     * @return the binding's directory in the checkout this code runs from ({@code clients/python}
      *         above the jar or classes directory, else above the working directory), if there is one
      */
     public static Optional<Path> findBinding()
@@ -65,7 +65,7 @@ public final class PythonRoundTrips
     {
         for (Path at = start.toAbsolutePath(); at != null; at = at.getParent())
         {
-            final Path binding = at.resolve("native").resolve("client").resolve("python");
+            final Path binding = at.resolve("clients").resolve("python");
             if (Files.isRegularFile(binding.resolve(MODULE)))
             {
                 return Optional.of(binding);
@@ -82,7 +82,7 @@ public final class PythonRoundTrips
     {
         if (binding == null)
         {
-            return "the Python binding (native/client/python/" + MODULE + ") is not in this checkout; give its directory with --python-binding";
+            return "the Python binding (clients/python/" + MODULE + ") is not in this checkout; give its directory with --python-binding";
         }
         if (!Files.isRegularFile(binding.resolve(MODULE)))
         {
@@ -90,7 +90,7 @@ public final class PythonRoundTrips
         }
         if (System.getenv("KVTIER_CLIENT_LIB") == null && !Files.isRegularFile(binding.resolve(LIBRARY)))
         {
-            return "the C client library " + binding.resolve(LIBRARY).normalize() + " is not built (./mvnw -pl native compile builds it; it needs gcc and make)";
+            return "the C client library " + binding.resolve(LIBRARY).normalize() + " is not built (./mvnw -pl clients compile builds it; it needs gcc and make)";
         }
         if (!onPath("python3"))
         {

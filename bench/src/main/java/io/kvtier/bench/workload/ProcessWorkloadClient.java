@@ -48,7 +48,7 @@ public final class ProcessWorkloadClient implements WorkloadClient
      * {@link #extractPythonClient the demo's Python driver}) and waits until it is ready.
      *
      * @param script     the driver, from {@link #extractPythonClient()}
-     * @param binding    the binding's directory (native/client/python)
+     * @param binding    the binding's directory (clients/python)
      * @param socketPath the engine's IPC socket
      * @param pageTokens tokens per page
      * @param modelId    the namespace's model id
@@ -63,8 +63,8 @@ public final class ProcessWorkloadClient implements WorkloadClient
             modelId, kvLayout).redirectError(ProcessBuilder.Redirect.INHERIT));
     }
 
-    /** The C demo driver (native/client/demo/kvtier_demo_client.c) as native/client's Makefile builds it. */
-    public static final Path C_CLIENT = Path.of("native", "client", "build", "kvtier_demo_client");
+    /** The C demo driver (clients/c/demo/kvtier_demo_client.c) as clients/c's Makefile builds it. */
+    public static final Path C_CLIENT = Path.of("clients", "c", "build", "kvtier_demo_client");
 
     /**
      * Starts a C client process (the demo's C driver over the C client library) and waits until it is ready.
@@ -85,7 +85,7 @@ public final class ProcessWorkloadClient implements WorkloadClient
 
     /**
      * @return the built C demo driver ({@link #C_CLIENT}) in the checkout this class runs from (or the
-     *         working directory's), or empty when native/client was not built (no gcc or make)
+     *         working directory's), or empty when clients/c was not built (no gcc or make)
      */
     public static java.util.Optional<Path> findCClient()
     {

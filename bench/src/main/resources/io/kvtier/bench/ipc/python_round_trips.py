@@ -1,4 +1,4 @@
-"""kvtier bench ipc: one-key LOOKUP round trips through the Python binding (native/client/python).
+"""kvtier bench ipc: one-key LOOKUP round trips through the Python binding (clients/python).
 
 Run by PythonRoundTrips with: binding_dir socket_path warmups iterations. Writes one page, times
 lookups of its key with time.perf_counter_ns, and prints one line of figures for the Java side.

@@ -2,7 +2,7 @@
 
 Run by PythonWorkloadClient (kvtier demo --ipc --client python) with:
     binding_dir socket_path page_tokens model_id kv_layout
-It attaches to the engine through native/client/python (the C client), then serves the prompts its
+It attaches to the engine through clients/python (the binding of the C client), then serves the prompts its
 parent writes on stdin exactly as the Java client process does: key the prompt, LOOKUP, ACQUIRE and
 check every byte of the pinned prefix against the key's pattern (bench's PagePattern: SplitMix64
 seeded by the key, little-endian), RELEASE, then RESERVE, write and COMMIT the missing pages. Each

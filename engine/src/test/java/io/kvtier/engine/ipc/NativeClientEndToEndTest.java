@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The C client ({@code native/client}) and its Python binding against a real engine with IPC on, each as
- * its own process: reserve, write in place, commit, acquire and compare every byte; a replayed request id
+ * The C client ({@code clients/c}) and its Python binding ({@code clients/python}) against a real engine
+ * with IPC on, each as its own process: reserve, write in place, commit, acquire and compare every byte; a replayed request id
  * answered STALE_REQUEST_ID and a namespace the HELLO did not name answered NAMESPACE_DENIED; STATS;
  * the binding's context managers and both examples (two processes sharing a prefix among them); a HELLO
  * refused (NOT_ALLOWED) surfacing in Python with its code. Both also drive the device operations of
@@ -35,14 +35,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * trailers and STATS values named from the counters region (section 11); a session announcing minor 1
  * opening the files by path as the engine's own user; and a client of another user attaching at minor 2
  * and refused at minor 1 (when the test runs as root and can drop to uid 65534).
- * The native module builds the client at compile; where gcc, make or python3 is missing these skip and
- * say which.
+ * The clients module (clients/pom.xml) builds the client at compile; where gcc, make or python3 is missing
+ * these skip and say which.
  */
 class NativeClientEndToEndTest
 {
-    private static final Path CLIENT = Path.of("").toAbsolutePath().resolve("../native/client").normalize();
-    private static final Path C_TEST = CLIENT.resolve("build/kvtier_client_test");
-    private static final Path LIBRARY = CLIENT.resolve("build/libkvtier_client.so");
+    private static final Path CLIENTS = Path.of("").toAbsolutePath().resolve("../clients").normalize();
+    private static final Path C_TEST = CLIENTS.resolve("c/build/kvtier_client_test");
+    private static final Path LIBRARY = CLIENTS.resolve("c/build/libkvtier_client.so");
+    private static final Path PYTHON = CLIENTS.resolve("python");
 
     @TempDir
     Path directory;
@@ -88,11 +89,11 @@ class NativeClientEndToEndTest
     void thePythonBindingAndItsExamplesWorkAgainstTheEngine() throws Exception
     {
         assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the native module builds it with gcc and make: apt-get install gcc make)");
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
         assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
         try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 256)))
         {
-            final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_client.EndToEndTest"), CLIENT.resolve("python"),
+            final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_client.EndToEndTest"), PYTHON,
                 Map.of("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString(), "KVTIER_CLIENT_LIB", LIBRARY.toString()));
             assertThat(run.exit()).as(run.output()).isZero();
             assertThat(run.output()).contains("OK", "test_device_save_then_load_bytes_equal").doesNotContain("skipped")
@@ -108,11 +109,11 @@ class NativeClientEndToEndTest
     void thePythonBindingSeesAnEntryForEverySlotOfEveryOperation() throws Exception
     {
         assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the native module builds it with gcc and make: apt-get install gcc make)");
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
         assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
         try (Engine engine = IpcTestSupport.start(withL3(IpcTestSupport.settings(directory, 256))))
         {
-            final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_client.EntriesTest"), CLIENT.resolve("python"),
+            final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_client.EntriesTest"), PYTHON,
                 Map.of("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString(), "KVTIER_CLIENT_LIB", LIBRARY.toString(),
                     "KVTIER_PREFETCH_WAITS", "1"));
             assertThat(run.exit()).as(run.output()).isZero();
@@ -163,7 +164,7 @@ class NativeClientEndToEndTest
     void aClientOfAnotherUserAttachesByDescriptorsAtMinor2AndIsRefusedAtMinor1() throws Exception
     {
         assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the native module builds it with gcc and make: apt-get install gcc make)");
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
         final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         assumeTrue(ownUid == 0, "running a client as uid " + OTHER_UID + " needs this test to run as root (it runs as uid " + ownUid + ")");
         assumeTrue(onPath("setpriv"), "setpriv is not installed (apt-get install util-linux)");
@@ -181,7 +182,7 @@ class NativeClientEndToEndTest
             assertThat(Files.getPosixFilePermissions(directory.resolve("pool"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
             final List<String> command = List.of("setpriv", "--reuid=" + OTHER_UID, "--regid=" + OTHER_UID, "--clear-groups",
                 "/usr/bin/python3", "-c", OTHER_USER, IpcTestSupport.socket(engine).toString());
-            final Run run = run(command, CLIENT.resolve("python"), Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
+            final Run run = run(command, PYTHON, Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
             assertThat(run.exit()).as(run.output()).isZero();
             assertThat(run.output()).contains("uid " + OTHER_UID, "minor 1 refused NOT_ALLOWED", "minor 2 session 2 descriptors True",
                 "read back other 5 5", "HOST_FD round trip equal");
@@ -193,7 +194,7 @@ class NativeClientEndToEndTest
     void aRefusedHelloSurfacesInPythonAsItsCodeAndTheEnginesMessage() throws Exception
     {
         assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the native module builds it with gcc and make: apt-get install gcc make)");
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
         assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
         final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
@@ -202,7 +203,7 @@ class NativeClientEndToEndTest
         {
             final String script = "import sys, kvtier_client as kv\n"
                 + "try:\n    kv.Client(sys.argv[1])\nexcept kv.KvtierError as e:\n    print('refused', e.code, e.name, e)\n";
-            final Run run = run(List.of("python3", "-c", script, IpcTestSupport.socket(engine).toString()), CLIENT.resolve("python"),
+            final Run run = run(List.of("python3", "-c", script, IpcTestSupport.socket(engine).toString()), PYTHON,
                 Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
             assertThat(run.exit()).as(run.output()).isZero();
             assertThat(run.output()).contains("refused 33 NOT_ALLOWED");
@@ -236,7 +237,7 @@ class NativeClientEndToEndTest
     void aPythonClientKilledWithSigkillGivesBackItsPinsAndItsReservationsNeverBecomeVisible() throws Exception
     {
         assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the native module builds it with gcc and make: apt-get install gcc make)");
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
         assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
         try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 64)))
         {
@@ -244,7 +245,7 @@ class NativeClientEndToEndTest
             final long expiredBefore = engine.counters().getOpaque(EngineCounter.RESERVATIONS_EXPIRED);
             final Path out = directory.resolve("holder.out");
             final ProcessBuilder builder = new ProcessBuilder("python3", "-c", HOLDER, socket, "hold")
-                .directory(CLIENT.resolve("python").toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
+                .directory(PYTHON.toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
             builder.environment().put("KVTIER_CLIENT_LIB", LIBRARY.toString());
             final Process holder = builder.start();
             final int[] pinned = new int[2];
@@ -279,7 +280,7 @@ class NativeClientEndToEndTest
             assertThat(engine.counters().getOpaque(EngineCounter.RESERVATIONS_EXPIRED) - expiredBefore)
                 .as("its 2 reservations went through quarantine").isEqualTo(2);
 
-            final Run check = run(List.of("python3", "-c", HOLDER, socket, "check"), CLIENT.resolve("python"),
+            final Run check = run(List.of("python3", "-c", HOLDER, socket, "check"), PYTHON,
                 Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
             assertThat(check.exit()).as(check.output()).isZero();
             assertThat(check.output()).as("committed pages stay found; the half-written ones never appear").contains("CHECK 2 0");
@@ -290,12 +291,12 @@ class NativeClientEndToEndTest
     private Run runC(final Map<String, String> settings, final String... arguments) throws Exception
     {
         assumeTrue(Files.isExecutable(C_TEST),
-            "the C client is not built at " + C_TEST + " (the native module builds it with gcc and make: apt-get install gcc make)");
+            "the C client is not built at " + C_TEST + " (the clients module builds it with gcc and make: apt-get install gcc make)");
         try (Engine engine = IpcTestSupport.start(settings))
         {
             final List<String> command = new ArrayList<>(List.of(C_TEST.toString(), "--socket", IpcTestSupport.socket(engine).toString()));
             command.addAll(List.of(arguments));
-            final Run run = run(command, CLIENT, Map.of());
+            final Run run = run(command, CLIENTS.resolve("c"), Map.of());
             assertThat(run.exit()).as(run.output()).isZero();
             assertThat(run.output()).contains(", 0 failed");
             awaitNoClients(engine);

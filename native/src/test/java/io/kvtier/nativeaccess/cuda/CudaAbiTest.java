@@ -26,8 +26,10 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Compares the bindings' struct layouts and constants with what gcc says about the CUDA toolkit's
- * own headers, so the hand-kept numbers in {@code gen} cannot drift from the C ABI unnoticed.
+ * Compares the bindings' struct layouts and constants with what gcc says about the project's own
+ * declarations ({@code native/include/cuda/cudart.h}, what the bindings are made from) and about the
+ * CUDA toolkit's own headers where installed, and the declared functions with the toolkit's, so the
+ * hand-kept numbers in the bindings cannot drift from the C ABI unnoticed.
  */
 class CudaAbiTest
 {
@@ -94,14 +96,41 @@ class CudaAbiTest
     }
 
     @Test
+    void shouldMatchTheProjectsOwnHeadersLayoutsAndConstants(@TempDir final Path dir) throws Exception
+    {
+        final Path include = Path.of("include").toAbsolutePath();
+        assertThat(include.resolve("cuda/cudart.h")).exists();
+        final String source = layoutProbe("#include \"cuda/cudart.h\"", "");
+
+        final Map<String, Long> c = AbiProbe.run(dir, "cuda_abi_own", source, "-I" + include);
+
+        assertLayoutsAndConstantsMatch(c);
+    }
+
+    @Test
     void shouldMatchTheCudaHeadersLayoutsAndConstants(@TempDir final Path dir) throws Exception
     {
         final Optional<Path> include = cudaInclude();
         Assumptions.assumeTrue(include.isPresent(),
             "skipped: the CUDA runtime headers (cuda_runtime_api.h) are not under /usr/local/cuda*/include; install NVIDIA's "
                 + "cuda-cudart-dev-13-0 package (or the CUDA toolkit) to check the bindings against them");
-        final StringBuilder source = new StringBuilder("""
-            #include <cuda_runtime_api.h>
+        final String source = layoutProbe("#include <cuda_runtime_api.h>", "    VAL(CUDART_VERSION);\n");
+
+        final Map<String, Long> c = AbiProbe.run(dir, "cuda_abi", source, "-I" + include.get());
+
+        assertLayoutsAndConstantsMatch(c);
+        // The headers' version decides which cudaMemcpyBatchAsync they declare; the bindings carry both.
+        assertThat(c.get("CUDART_VERSION")).isGreaterThanOrEqualTo(12000L);
+    }
+
+    /**
+     * @param include the line that includes the declarations to probe
+     * @param extra   more lines of {@code main}
+     * @return a C program printing the size and offsets of every bound struct and the value of every bound constant
+     */
+    private static String layoutProbe(final String include, final String extra)
+    {
+        final StringBuilder source = new StringBuilder(include).append("\n").append("""
             #include <stddef.h>
             #include <stdio.h>
             /* n names the type in the output, which must be one word; t is the C type */
@@ -117,13 +146,14 @@ class CudaAbiTest
                 OFF(cudaMemcpyAttributes, struct cudaMemcpyAttributes, srcLocHint);
                 OFF(cudaMemcpyAttributes, struct cudaMemcpyAttributes, dstLocHint);
                 OFF(cudaMemcpyAttributes, struct cudaMemcpyAttributes, flags);
-                VAL(CUDART_VERSION);
-            """);
+            """).append(extra);
         CONSTANTS.keySet().forEach(name -> source.append("    VAL(").append(name).append(");\n"));
-        source.append("    return 0;\n}\n");
+        return source.append("    return 0;\n}\n").toString();
+    }
 
-        final Map<String, Long> c = AbiProbe.run(dir, "cuda_abi", source.toString(), "-I" + include.get());
-
+    /** Every layout and constant the bindings declare equals the probe's fact of the same name. */
+    private static void assertLayoutsAndConstantsMatch(final Map<String, Long> c)
+    {
         assertThat(fact(c, "sizeof_cudaIpcMemHandle_t")).isEqualTo(cudaIpcMemHandle_t.sizeof());
         assertThat(fact(c, "offsetof_cudaIpcMemHandle_t_reserved")).isEqualTo(cudaIpcMemHandle_t.reserved$offset());
         assertThat(fact(c, "sizeof_cudaMemLocation")).isEqualTo(cudaMemLocation.sizeof());
@@ -138,20 +168,21 @@ class CudaAbiTest
         {
             assertThat(c.get(constant.getKey())).as(constant.getKey()).isEqualTo(constant.getValue().longValue());
         }
-        // The headers' version decides which cudaMemcpyBatchAsync they declare; the bindings carry both.
-        assertThat(c.get("CUDART_VERSION")).isGreaterThanOrEqualTo(12000L);
     }
 
-    /** A function of the trimmed header: its C text, name and parameter count. */
+    /** A function the bindings are made from: its C text, name and parameter count. */
     private record Declaration(String text, String name, int parameters, boolean returnsPointer)
     {
     }
 
-    private static List<Declaration> trimmedHeaderFunctions() throws IOException
+    /**
+     * @return the functions of the project's own declarations ({@code cuda/cudart.h}) and of the
+     *         jextract input around them ({@code cuda_ffm.h}, which adds the 12.8 form of the batch copy)
+     */
+    private static List<Declaration> declaredFunctions() throws IOException
     {
         // Maven runs the tests in the module's directory.
-        final String header = Files.readString(Path.of("include/cuda/cudart.h"));
-        final String functions = header.substring(header.indexOf("/* cuda_runtime_api.h */"));
+        final String functions = Files.readString(Path.of("include/cuda/cudart.h")) + Files.readString(Path.of("include/cuda_ffm.h"));
         final Matcher m = Pattern.compile("(cudaError_t|const char \\*)\\s*(\\w+)\\(([^)]*)\\);").matcher(functions);
         final List<Declaration> declarations = new ArrayList<>();
         while (m.find())
@@ -170,12 +201,12 @@ class CudaAbiTest
         Assumptions.assumeTrue(include.isPresent(),
             "skipped: the CUDA runtime headers (cuda_runtime_api.h) are not under /usr/local/cuda*/include; install NVIDIA's "
                 + "cuda-cudart-dev-13-0 package (or the CUDA toolkit) to check the bindings against them");
-        final List<Declaration> declarations = trimmedHeaderFunctions();
+        final List<Declaration> declarations = declaredFunctions();
         assertThat(declarations).extracting(Declaration::name).contains("cudaGetDeviceCount", "cudaMemcpyBatchAsync",
             "cudaMemcpyBatchAsync_v12080", "cudaIpcOpenMemHandle");
 
         // C accepts a second declaration of a function only when its type is compatible with the first,
-        // so gcc rejects ("conflicting types") any trimmed declaration that drifted from the toolkit's.
+        // so gcc rejects ("conflicting types") any of the project's declarations that drifted from the toolkit's.
         final StringBuilder source = new StringBuilder("#include <cuda_runtime_api.h>\n#include <stdio.h>\n");
         for (final Declaration declaration : declarations)
         {
@@ -201,11 +232,11 @@ class CudaAbiTest
     }
 
     @Test
-    void shouldBindEveryFunctionWithTheTrimmedHeadersArity() throws Exception
+    void shouldBindEveryFunctionWithItsDeclaredArity() throws Exception
     {
         Assumptions.assumeTrue(CudartLibrary.loaded().symbols().isPresent(),
             () -> "skipped: the bindings look their symbols up on first use and no libcudart is here: " + CudartLibrary.location());
-        for (final Declaration declaration : trimmedHeaderFunctions())
+        for (final Declaration declaration : declaredFunctions())
         {
             final FunctionDescriptor descriptor = (FunctionDescriptor)cudart_h.class.getMethod(declaration.name() + "$descriptor").invoke(null);
             assertThat(descriptor.argumentLayouts()).as(declaration.name()).hasSize(declaration.parameters());

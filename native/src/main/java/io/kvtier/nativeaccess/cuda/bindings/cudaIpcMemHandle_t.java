@@ -1,5 +1,5 @@
-// Generated in the shape of jextract 22 from native/include/cuda/cudart.h by native/jextract-cuda.sh; see that
-// script before editing.
+// Generated in the shape of jextract 22 from native/include/cuda_ffm.h (the project's own declarations in
+// native/include/cuda/cudart.h) by native/jextract-cuda.sh; see that script before editing.
 
 package io.kvtier.nativeaccess.cuda.bindings;
 

@@ -1,5 +1,6 @@
-// Generated in the shape of jextract 22 from native/include/cuda/cudart.h by native/jextract-cuda.sh; see that
-// script before editing. Functions are looked up lazily, each on first use, through SYMBOL_LOOKUP.
+// Generated in the shape of jextract 22 from native/include/cuda_ffm.h (the project's own declarations in
+// native/include/cuda/cudart.h) by native/jextract-cuda.sh; see that script before editing.
+// Functions are looked up lazily, each on first use, through SYMBOL_LOOKUP.
 
 package io.kvtier.nativeaccess.cuda.bindings;
 

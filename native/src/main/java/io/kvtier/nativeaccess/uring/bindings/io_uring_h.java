@@ -14,11 +14,11 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 /**
- * Constants and functions of {@code native/include/io_uring_ffm.h} (the trimmed uapi
- * {@code linux/io_uring.h} plus the libc calls around it), in the shape jextract generates for a
- * header class: canonical C layouts, one {@code static} getter per macro or enum constant, and for
- * each function a private holder class whose {@code DESC} and {@code HANDLE} are created on first
- * use, with {@code name(..)}, {@code name$descriptor()} and {@code name$handle()} accessors.
+ * Constants and functions of {@code native/include/io_uring_ffm.h} (the project's own declarations
+ * of the io_uring ABI plus the libc calls around it), in the shape jextract generates for a header
+ * class: canonical C layouts, one {@code static} getter per macro or enum constant, and for each
+ * function a private holder class whose {@code DESC} and {@code HANDLE} are created on first use,
+ * with {@code name(..)}, {@code name$descriptor()} and {@code name$handle()} accessors.
  *
  * <p>Values are those of x86_64 (jextract output is per platform, and the syscall numbers differ on
  * other architectures); {@code Uring} refuses other architectures. Two things jextract cannot emit

@@ -13,7 +13,8 @@ import java.lang.foreign.ValueLayout.OfShort;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 
 /**
- * {@code struct io_uring_sqe}: a submission queue entry, 64 bytes; anonymous unions keep the members kvtier uses. In the shape jextract generates (layout, {@code x$layout()},
+ * {@code struct io_uring_sqe}: a submission queue entry, 64 bytes, with the members kvtier uses (one
+ * anonymous union: the operation's flags word). In the shape jextract generates (layout, {@code x$layout()},
  * {@code x$offset()}, {@code x(struct)} and {@code x(struct, value)} per field); see {@link io_uring_h}.
  */
 public final class io_uring_sqe
@@ -27,24 +28,16 @@ public final class io_uring_sqe
         io_uring_h.C_CHAR.withName("flags"),
         io_uring_h.C_SHORT.withName("ioprio"),
         io_uring_h.C_INT.withName("fd"),
-        MemoryLayout.unionLayout(
-            io_uring_h.C_LONG_LONG.withName("off"),
-            io_uring_h.C_LONG_LONG.withName("addr2")).withName("$anon$0"),
-        MemoryLayout.unionLayout(
-            io_uring_h.C_LONG_LONG.withName("addr"),
-            io_uring_h.C_LONG_LONG.withName("splice_off_in")).withName("$anon$1"),
+        io_uring_h.C_LONG_LONG.withName("off"),
+        io_uring_h.C_LONG_LONG.withName("addr"),
         io_uring_h.C_INT.withName("len"),
         MemoryLayout.unionLayout(
             io_uring_h.C_INT.withName("rw_flags"),
-            io_uring_h.C_INT.withName("fsync_flags")).withName("$anon$2"),
+            io_uring_h.C_INT.withName("fsync_flags")).withName("$anon$0"),
         io_uring_h.C_LONG_LONG.withName("user_data"),
-        MemoryLayout.unionLayout(
-            io_uring_h.C_SHORT.withName("buf_index"),
-            io_uring_h.C_SHORT.withName("buf_group")).withName("$anon$3"),
+        io_uring_h.C_SHORT.withName("buf_index"),
         io_uring_h.C_SHORT.withName("personality"),
-        MemoryLayout.unionLayout(
-            io_uring_h.C_INT.withName("splice_fd_in"),
-            io_uring_h.C_INT.withName("file_index")).withName("$anon$4"),
+        io_uring_h.C_INT.withName("file_index"),
         io_uring_h.C_LONG_LONG.withName("addr3"),
         MemoryLayout.sequenceLayout(1, io_uring_h.C_LONG_LONG).withName("__pad2")
     ).withName("io_uring_sqe");
@@ -191,7 +184,7 @@ public final class io_uring_sqe
         struct.set(fd$LAYOUT, fd$OFFSET, fieldValue);
     }
 
-    private static final OfLong off$LAYOUT = (OfLong)$LAYOUT.select(groupElement("$anon$0"), groupElement("off"));
+    private static final OfLong off$LAYOUT = (OfLong)$LAYOUT.select(groupElement("off"));
 
     /** @return the layout of {@code off} */
     public static OfLong off$layout()
@@ -225,41 +218,7 @@ public final class io_uring_sqe
         struct.set(off$LAYOUT, off$OFFSET, fieldValue);
     }
 
-    private static final OfLong addr2$LAYOUT = (OfLong)$LAYOUT.select(groupElement("$anon$0"), groupElement("addr2"));
-
-    /** @return the layout of {@code addr2} */
-    public static OfLong addr2$layout()
-    {
-        return addr2$LAYOUT;
-    }
-
-    private static final long addr2$OFFSET = 8;
-
-    /** @return the offset of {@code addr2} */
-    public static long addr2$offset()
-    {
-        return addr2$OFFSET;
-    }
-
-    /**
-     * @param struct a {@code io_uring_sqe}
-     * @return its {@code addr2}
-     */
-    public static long addr2(final MemorySegment struct)
-    {
-        return struct.get(addr2$LAYOUT, addr2$OFFSET);
-    }
-
-    /**
-     * @param struct     a {@code io_uring_sqe}
-     * @param fieldValue the new {@code addr2}
-     */
-    public static void addr2(final MemorySegment struct, final long fieldValue)
-    {
-        struct.set(addr2$LAYOUT, addr2$OFFSET, fieldValue);
-    }
-
-    private static final OfLong addr$LAYOUT = (OfLong)$LAYOUT.select(groupElement("$anon$1"), groupElement("addr"));
+    private static final OfLong addr$LAYOUT = (OfLong)$LAYOUT.select(groupElement("addr"));
 
     /** @return the layout of {@code addr} */
     public static OfLong addr$layout()
@@ -291,40 +250,6 @@ public final class io_uring_sqe
     public static void addr(final MemorySegment struct, final long fieldValue)
     {
         struct.set(addr$LAYOUT, addr$OFFSET, fieldValue);
-    }
-
-    private static final OfLong splice_off_in$LAYOUT = (OfLong)$LAYOUT.select(groupElement("$anon$1"), groupElement("splice_off_in"));
-
-    /** @return the layout of {@code splice_off_in} */
-    public static OfLong splice_off_in$layout()
-    {
-        return splice_off_in$LAYOUT;
-    }
-
-    private static final long splice_off_in$OFFSET = 16;
-
-    /** @return the offset of {@code splice_off_in} */
-    public static long splice_off_in$offset()
-    {
-        return splice_off_in$OFFSET;
-    }
-
-    /**
-     * @param struct a {@code io_uring_sqe}
-     * @return its {@code splice_off_in}
-     */
-    public static long splice_off_in(final MemorySegment struct)
-    {
-        return struct.get(splice_off_in$LAYOUT, splice_off_in$OFFSET);
-    }
-
-    /**
-     * @param struct     a {@code io_uring_sqe}
-     * @param fieldValue the new {@code splice_off_in}
-     */
-    public static void splice_off_in(final MemorySegment struct, final long fieldValue)
-    {
-        struct.set(splice_off_in$LAYOUT, splice_off_in$OFFSET, fieldValue);
     }
 
     private static final OfInt len$LAYOUT = (OfInt)$LAYOUT.select(groupElement("len"));
@@ -361,7 +286,7 @@ public final class io_uring_sqe
         struct.set(len$LAYOUT, len$OFFSET, fieldValue);
     }
 
-    private static final OfInt rw_flags$LAYOUT = (OfInt)$LAYOUT.select(groupElement("$anon$2"), groupElement("rw_flags"));
+    private static final OfInt rw_flags$LAYOUT = (OfInt)$LAYOUT.select(groupElement("$anon$0"), groupElement("rw_flags"));
 
     /** @return the layout of {@code rw_flags} */
     public static OfInt rw_flags$layout()
@@ -395,7 +320,7 @@ public final class io_uring_sqe
         struct.set(rw_flags$LAYOUT, rw_flags$OFFSET, fieldValue);
     }
 
-    private static final OfInt fsync_flags$LAYOUT = (OfInt)$LAYOUT.select(groupElement("$anon$2"), groupElement("fsync_flags"));
+    private static final OfInt fsync_flags$LAYOUT = (OfInt)$LAYOUT.select(groupElement("$anon$0"), groupElement("fsync_flags"));
 
     /** @return the layout of {@code fsync_flags} */
     public static OfInt fsync_flags$layout()
@@ -463,7 +388,7 @@ public final class io_uring_sqe
         struct.set(user_data$LAYOUT, user_data$OFFSET, fieldValue);
     }
 
-    private static final OfShort buf_index$LAYOUT = (OfShort)$LAYOUT.select(groupElement("$anon$3"), groupElement("buf_index"));
+    private static final OfShort buf_index$LAYOUT = (OfShort)$LAYOUT.select(groupElement("buf_index"));
 
     /** @return the layout of {@code buf_index} */
     public static OfShort buf_index$layout()
@@ -495,40 +420,6 @@ public final class io_uring_sqe
     public static void buf_index(final MemorySegment struct, final short fieldValue)
     {
         struct.set(buf_index$LAYOUT, buf_index$OFFSET, fieldValue);
-    }
-
-    private static final OfShort buf_group$LAYOUT = (OfShort)$LAYOUT.select(groupElement("$anon$3"), groupElement("buf_group"));
-
-    /** @return the layout of {@code buf_group} */
-    public static OfShort buf_group$layout()
-    {
-        return buf_group$LAYOUT;
-    }
-
-    private static final long buf_group$OFFSET = 40;
-
-    /** @return the offset of {@code buf_group} */
-    public static long buf_group$offset()
-    {
-        return buf_group$OFFSET;
-    }
-
-    /**
-     * @param struct a {@code io_uring_sqe}
-     * @return its {@code buf_group}
-     */
-    public static short buf_group(final MemorySegment struct)
-    {
-        return struct.get(buf_group$LAYOUT, buf_group$OFFSET);
-    }
-
-    /**
-     * @param struct     a {@code io_uring_sqe}
-     * @param fieldValue the new {@code buf_group}
-     */
-    public static void buf_group(final MemorySegment struct, final short fieldValue)
-    {
-        struct.set(buf_group$LAYOUT, buf_group$OFFSET, fieldValue);
     }
 
     private static final OfShort personality$LAYOUT = (OfShort)$LAYOUT.select(groupElement("personality"));
@@ -565,41 +456,7 @@ public final class io_uring_sqe
         struct.set(personality$LAYOUT, personality$OFFSET, fieldValue);
     }
 
-    private static final OfInt splice_fd_in$LAYOUT = (OfInt)$LAYOUT.select(groupElement("$anon$4"), groupElement("splice_fd_in"));
-
-    /** @return the layout of {@code splice_fd_in} */
-    public static OfInt splice_fd_in$layout()
-    {
-        return splice_fd_in$LAYOUT;
-    }
-
-    private static final long splice_fd_in$OFFSET = 44;
-
-    /** @return the offset of {@code splice_fd_in} */
-    public static long splice_fd_in$offset()
-    {
-        return splice_fd_in$OFFSET;
-    }
-
-    /**
-     * @param struct a {@code io_uring_sqe}
-     * @return its {@code splice_fd_in}
-     */
-    public static int splice_fd_in(final MemorySegment struct)
-    {
-        return struct.get(splice_fd_in$LAYOUT, splice_fd_in$OFFSET);
-    }
-
-    /**
-     * @param struct     a {@code io_uring_sqe}
-     * @param fieldValue the new {@code splice_fd_in}
-     */
-    public static void splice_fd_in(final MemorySegment struct, final int fieldValue)
-    {
-        struct.set(splice_fd_in$LAYOUT, splice_fd_in$OFFSET, fieldValue);
-    }
-
-    private static final OfInt file_index$LAYOUT = (OfInt)$LAYOUT.select(groupElement("$anon$4"), groupElement("file_index"));
+    private static final OfInt file_index$LAYOUT = (OfInt)$LAYOUT.select(groupElement("file_index"));
 
     /** @return the layout of {@code file_index} */
     public static OfInt file_index$layout()

@@ -1,4 +1,4 @@
-"""Tests of the Python binding: `python3 -m unittest discover -s native/client/python`.
+"""Tests of the Python binding: `python3 -m unittest discover -s clients/python`.
 
 Keys and names need only the library. The end-to-end tests need a running engine with IPC on:
 they run when $KVTIER_SOCKET names its socket (the Java test NativeClientEndToEndTest starts an

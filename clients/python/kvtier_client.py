@@ -3,7 +3,7 @@
 Attaches to a running ``kvtier serve`` over the IPC protocol (docs/ipc-protocol.md) through
 ``libkvtier_client.so`` and gives page bytes as ``memoryview`` objects over the mapped pool: no
 copy between the engine's pool and the caller. The library is found at ``$KVTIER_CLIENT_LIB``, else
-at ``../build/libkvtier_client.so`` next to this file.
+at ``../c/build/libkvtier_client.so`` from this file.
 
     import kvtier_client as kv
     root = kv.namespace_root("my-model@rev", "bf16/page16/tp1")
@@ -193,7 +193,7 @@ def _default_library_path():
     env = os.environ.get("KVTIER_CLIENT_LIB")
     if env:
         return env
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "build", "libkvtier_client.so")
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "c", "build", "libkvtier_client.so")
 
 
 def load_library(path=None):

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Builds and tests the C client and its Python binding for the Maven build (native/pom.xml):
-#   build.sh build   make the library and the C test program
+# Builds and tests the C client (c/) and its Python binding (python/) for the Maven build (clients/pom.xml):
+#   build.sh build   make the library, the C test program and the demo client in c/build
 #   build.sh test    run the C test (no engine needed) and the Python binding's unit tests
 # A missing tool skips its part with a message naming what to install; it never fails the build.
 # Set KVTIER_SKIP_NATIVE_CLIENT=1 to skip everything.
@@ -19,14 +19,14 @@ if [ -n "$missing" ]; then
 fi
 case "$1" in
 build)
-    make -s all
-    echo "[kvtier-client] built $(pwd)/build/libkvtier_client.so and build/kvtier_demo_client"
+    make -s -C c all
+    echo "[kvtier-client] built $(pwd)/c/build/libkvtier_client.so and c/build/kvtier_demo_client"
     ;;
 test)
-    make -s all
-    ./build/kvtier_client_test
+    make -s -C c all
+    ./c/build/kvtier_client_test
     if command -v python3 >/dev/null 2>&1; then
-        KVTIER_CLIENT_LIB="$(pwd)/build/libkvtier_client.so" python3 -m unittest discover -v -s python -p 'test_*.py'
+        KVTIER_CLIENT_LIB="$(pwd)/c/build/libkvtier_client.so" python3 -m unittest discover -v -s python -p 'test_*.py'
     else
         echo "[kvtier-client] SKIPPED: the Python binding's tests need python3; install with: apt-get install python3"
     fi

@@ -20,7 +20,7 @@ sys.path.insert(0, HERE)
 import kvtier_client as kv  # noqa: E402
 import spec_engine  # noqa: E402
 
-C_TEST = os.path.join(HERE, os.pardir, "build", "kvtier_client_test")
+C_TEST = os.path.join(HERE, os.pardir, "c", "build", "kvtier_client_test")
 
 
 class SpecEngine:
