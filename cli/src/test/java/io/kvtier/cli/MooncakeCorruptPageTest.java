@@ -2,7 +2,7 @@ package io.kvtier.cli;
 
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
-import io.kvtier.engine.client.PageStatus;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.nativeaccess.NativeAccess;
@@ -77,10 +77,10 @@ class MooncakeCorruptPageTest
 
                     assertThat(nodeB.counters().getOpaque(EngineCounter.L3_CORRUPT)).as("pages the frame check refused").isEqualTo(1);
                     assertThat(loaded).as("pages acquired: the run before the corrupted one").isLessThan(CHAIN);
-                    assertThat(session.status(loaded)).as("the corrupted page").isEqualTo(PageStatus.MISS);
+                    assertThat(session.status(loaded)).as("the corrupted page").isEqualTo(PageEntryStatus.MISS);
                     for (int i = 0; i < loaded; i++)
                     {
-                        assertThat(session.status(i)).isEqualTo(PageStatus.PINNED_FROM_L3);
+                        assertThat(session.status(i)).isEqualTo(PageEntryStatus.PINNED_FROM_L3);
                         final MemorySegment page = session.page(i);
                         for (int offset = 0; offset < MooncakeEngineNode.length(i); offset++)
                         {
