@@ -129,7 +129,7 @@ final class PoolRegions
                         + " bytes) wrapped as a USRBIO iov: pages in it move with no copy");
                     return new Region(mapping.start, mapping.end, iov);
                 }
-                failure = "hf3fs_iovwrap failed: " + Errno.describe(-rc);
+                failure = "hf3fs_iovwrap failed: " + ErrnoText.describe(-rc);
                 Files.deleteIfExists(link);
             }
             catch (final IOException | RuntimeException ex)

@@ -5,7 +5,7 @@ import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierUsage;
-import io.kvtier.tier.posix.Capacity;
+import io.kvtier.tier.support.Capacity;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -74,7 +74,7 @@ final class UsrbioRing
             if (rc != 0)
             {
                 throw new IllegalStateException("hf3fs_iorcreate4(" + mount + ", entries=" + entries + ", " + (forRead ? "read" : "write")
-                    + ") failed: " + Errno.describe(-rc));
+                    + ") failed: " + ErrnoText.describe(-rc));
             }
             return ring;
         }
@@ -104,7 +104,7 @@ final class UsrbioRing
             final int rc = hf3fs_iovcreate(iov, mountPoint, slotBytes * entries, 0, -1);
             if (rc != 0)
             {
-                throw new IllegalStateException("hf3fs_iovcreate(" + slotBytes * entries + " bytes) failed: " + Errno.describe(-rc));
+                throw new IllegalStateException("hf3fs_iovcreate(" + slotBytes * entries + " bytes) failed: " + ErrnoText.describe(-rc));
             }
             staging = iov;
             stagingBase = hf3fs_iov.base(iov).reinterpret(slotBytes * entries);

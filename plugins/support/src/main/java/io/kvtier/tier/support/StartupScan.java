@@ -1,4 +1,4 @@
-package io.kvtier.tier.posix;
+package io.kvtier.tier.support;
 
 import io.kvtier.spi.PageKey;
 
@@ -60,6 +60,18 @@ public final class StartupScan
         return youngTemps;
     }
 
+    /** @return files that are neither pages nor temp files of the layout, left alone */
+    public int foreignFiles()
+    {
+        return foreignFiles;
+    }
+
+    /** @return files the scan could not read */
+    public int unreadable()
+    {
+        return unreadable;
+    }
+
     private StartupScan()
     {
     }
@@ -98,7 +110,7 @@ public final class StartupScan
                     }
                     return FileVisitResult.CONTINUE;
                 }
-                if (FanoutDirectories.isMarker(name) && file.getParent().equals(layout.dir()))
+                if (PathLayout.isFanoutMarker(name) && file.getParent().equals(layout.dir()))
                 {
                     return FileVisitResult.CONTINUE;
                 }
@@ -121,7 +133,7 @@ public final class StartupScan
                 {
                     // Another node may delete files while we walk; anything else is worth a line in the log.
                     scan.unreadable++;
-                    logger.log(System.Logger.Level.WARNING, "cannot read " + file + " while scanning: " + PosixSettings.describe(ex));
+                    logger.log(System.Logger.Level.WARNING, "cannot read " + file + " while scanning: " + IoErrorLog.describe(ex));
                 }
                 return FileVisitResult.CONTINUE;
             }
@@ -141,7 +153,7 @@ public final class StartupScan
         }
         catch (final IOException ex)
         {
-            logger.log(System.Logger.Level.WARNING, "cannot delete stale temp file " + file + ": " + PosixSettings.describe(ex));
+            logger.log(System.Logger.Level.WARNING, "cannot delete stale temp file " + file + ": " + IoErrorLog.describe(ex));
         }
     }
 }

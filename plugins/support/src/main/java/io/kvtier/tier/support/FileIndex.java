@@ -1,16 +1,13 @@
-package io.kvtier.tier.posix;
+package io.kvtier.tier.support;
 
-import io.kvtier.collections.IntLruList;
-import io.kvtier.collections.KeyTable;
-import io.kvtier.collections.KeyTableDescriptor;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;
 
 import java.lang.foreign.Arena;
 
 /**
- * What the tier knows about its files: one entry per key in a {@link KeyTable} (key to a dense
- * entry id), per-id state in primitive arrays, and an {@link IntLruList} of the committed files for
+ * What the tier knows about its files: one entry per key in a {@link KeyIds} (key to a dense
+ * entry id), per-id state in primitive arrays, and an {@link Recency} of the committed files for
  * eviction. It also keeps the byte and object counts and the capacity admission of writes.
  *
  * <p>Public for the 3FS tier, which keeps the same index of the files it stores.
@@ -48,14 +45,14 @@ public final class FileIndex
     public static final int RETRY = -3;
     /** Entries of an unbounded tier's index by default: files beyond it are still counted in bytes, not tracked one by one. */
     public static final int UNBOUNDED_DEFAULT_ENTRIES = 1 << 18;
-    /** The most entries {@link #defaultEntries} gives a bounded tier: 4M entries, a 256 MiB table. */
+    /** The most entries {@link #defaultEntries} gives a bounded tier: 4M entries, a 192 MiB table. */
     public static final int DEFAULT_ENTRIES_LIMIT = 1 << 22;
 
     private static final byte FILE = 1;
     private static final byte EVICTING = 2;
 
-    private final KeyTable table;
-    private final IntLruList lru;
+    private final KeyIds table;
+    private final Recency lru;
     private final long[] entryHigh;
     private final long[] entryLow;
     private final long[] entryBytes;
@@ -87,8 +84,8 @@ public final class FileIndex
      */
     public FileIndex(final Arena arena, final int maxEntries, final long capacity, final long highWaterBytes, final long lowWaterBytes)
     {
-        table = KeyTable.format(arena.allocate(KeyTableDescriptor.regionLength(maxEntries), 64), maxEntries);
-        lru = new IntLruList(maxEntries);
+        table = new KeyIds(arena, maxEntries);
+        lru = new Recency(maxEntries);
         entryHigh = new long[maxEntries];
         entryLow = new long[maxEntries];
         entryBytes = new long[maxEntries];
@@ -188,7 +185,7 @@ public final class FileIndex
             }
         }
         final int id = findOrInsert(keyHigh, keyLow);
-        if (id == KeyTable.NONE)
+        if (id == KeyIds.NONE)
         {
             if (!bounded)
             {
@@ -273,9 +270,9 @@ public final class FileIndex
     public TierStatus exists(final long keyHigh, final long keyLow, final long expectedBytes)
     {
         final int id = find(keyHigh, keyLow);
-        if (id == KeyTable.NONE || (entryState[id] & FILE) == 0)
+        if (id == KeyIds.NONE || (entryState[id] & FILE) == 0)
         {
-            return id == KeyTable.NONE && overflowed ? null : TierStatus.NOT_FOUND;
+            return id == KeyIds.NONE && overflowed ? null : TierStatus.NOT_FOUND;
         }
         return entryBytes[id] == expectedBytes ? TierStatus.OK : TierStatus.CORRUPT;
     }
@@ -288,7 +285,7 @@ public final class FileIndex
     public int commitOf(final long keyHigh, final long keyLow)
     {
         final int id = find(keyHigh, keyLow);
-        return id == KeyTable.NONE || (entryState[id] & FILE) == 0 ? 0 : entryCommit[id];
+        return id == KeyIds.NONE || (entryState[id] & FILE) == 0 ? 0 : entryCommit[id];
     }
 
     /**
@@ -304,7 +301,7 @@ public final class FileIndex
     {
         final int id = find(keyHigh, keyLow);
         // An entry being evicted is the eviction's to finish.
-        if (commit == 0 || id == KeyTable.NONE || entryState[id] != FILE || entryCommit[id] != commit)
+        if (commit == 0 || id == KeyIds.NONE || entryState[id] != FILE || entryCommit[id] != commit)
         {
             return false;
         }
@@ -322,7 +319,7 @@ public final class FileIndex
     public void touch(final long keyHigh, final long keyLow)
     {
         final int id = find(keyHigh, keyLow);
-        if (id != KeyTable.NONE && entryState[id] == FILE)
+        if (id != KeyIds.NONE && entryState[id] == FILE)
         {
             lru.touch(id);
         }
@@ -339,7 +336,7 @@ public final class FileIndex
     public void removed(final long keyHigh, final long keyLow, final boolean unlinked, final long bytes)
     {
         final int id = find(keyHigh, keyLow);
-        if (id == KeyTable.NONE)
+        if (id == KeyIds.NONE)
         {
             if (unlinked && untrackedBytes > 0)
             {
@@ -396,7 +393,7 @@ public final class FileIndex
     private void chooseVictims(final long targetUsedBytes, final Victims victims)
     {
         int id = lru.first();
-        while (id != IntLruList.NONE && usedBytes > targetUsedBytes && !victims.isFull())
+        while (id != Recency.NONE && usedBytes > targetUsedBytes && !victims.isFull())
         {
             final int next = lru.next(id);
             if (entryWriters[id] == 0)
@@ -422,7 +419,7 @@ public final class FileIndex
      */
     public boolean chooseOneVictim(final Victims victims)
     {
-        for (int id = lru.first(); id != IntLruList.NONE && !victims.isFull(); id = lru.next(id))
+        for (int id = lru.first(); id != Recency.NONE && !victims.isFull(); id = lru.next(id))
         {
             if (entryWriters[id] == 0)
             {
@@ -476,7 +473,7 @@ public final class FileIndex
     public boolean adopt(final long keyHigh, final long keyLow, final long bytes)
     {
         final int id = findOrInsert(keyHigh, keyLow);
-        if (id == KeyTable.NONE)
+        if (id == KeyIds.NONE)
         {
             if (bounded)
             {
@@ -506,24 +503,22 @@ public final class FileIndex
 
     private int find(final long keyHigh, final long keyLow)
     {
-        final int slot = table.find(keyHigh, keyLow);
-        return slot == KeyTable.NONE ? KeyTable.NONE : table.value(slot);
+        return table.find(keyHigh, keyLow);
     }
 
     private int findOrInsert(final long keyHigh, final long keyLow)
     {
-        final int slot = table.insert(keyHigh, keyLow);
-        if (slot == KeyTable.NONE)
+        if (freeCount == 0)
         {
-            return KeyTable.NONE;
+            return table.find(keyHigh, keyLow);
         }
-        final int existing = table.value(slot);
-        if (existing >= 0)
+        final int candidate = freeIds[freeCount - 1];
+        final int id = table.putIfAbsent(keyHigh, keyLow, candidate);
+        if (id != candidate)
         {
-            return existing;
+            return id;
         }
-        final int id = freeIds[--freeCount];
-        table.value(slot, id);
+        freeCount--;
         entryHigh[id] = keyHigh;
         entryLow[id] = keyLow;
         entryBytes[id] = 0;

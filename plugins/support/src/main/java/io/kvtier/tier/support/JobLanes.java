@@ -1,17 +1,16 @@
-package io.kvtier.tier.posix;
-
-import io.kvtier.collections.ParkingQueue;
+package io.kvtier.tier.support;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * The workers' hand-off in two lanes: an urgent one (reads and probes, which a client waits for) and a
  * bulk one (backups and removes), so a backlog of writes never sits in front of a read. Each lane is a
- * {@link ParkingQueue} used only through {@code offer} and {@code poll}; the parking of idle workers
- * is done here, once for both lanes, and allocates nothing.
+ * {@link LaneQueue}, which never waits; the parking of idle workers is done here, once for both lanes,
+ * and allocates nothing.
  *
  * <p>{@link #take} always empties the urgent lane first. Workers busy with a bulk job also look at the
  * urgent lane between keys ({@link #pollUrgent}), so a read waits for at most the one key each worker
@@ -19,20 +18,25 @@ import java.util.concurrent.locks.LockSupport;
  * reads keep coming, backups wait (the engine bounds the batches it has in flight per tier).
  *
  * <h2>Parking</h2>
- * The protocol of {@link ParkingQueue}, over two queues: a worker that finds both lanes empty spins
+ * Over both queues at once: a worker that finds both lanes empty spins
  * briefly, then announces itself (its thread in its own slot, then the waiting count), issues a full
  * fence and polls both lanes once more before it parks. A producer, after the offer that publishes an
  * element, issues a full fence and reads the waiting count; when it is not zero it claims one announced
  * worker by compare-and-set of its slot and unparks it. Each side stores, fences, then loads what the
  * other stored (a Dekker pattern), so either the worker's recheck sees the element or the producer
  * sees the worker and wakes it. A worker leaving the slow path with an element while more are visible
- * and others are parked passes a wake-up on. Parks are bounded by {@link ParkingQueue#MAX_PARK_NANOS}
+ * and others are parked passes a wake-up on. Parks are bounded by {@link #MAX_PARK_NANOS}
  * as a second line of defence.
  *
  * @param <E> the element type
  */
 final class JobLanes<E>
 {
+    /** The longest park: should a wake-up still be lost, a worker finds its job at most this late. */
+    static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Polls an idle worker makes, with a spin-wait hint between them, before it announces itself and parks. */
+    static final int SPIN_POLLS = 64;
+
     private static final VarHandle WAITERS = MethodHandles.arrayElementVarHandle(Thread[].class);
     private static final VarHandle WAITING;
 
@@ -48,8 +52,8 @@ final class JobLanes<E>
         }
     }
 
-    private final ParkingQueue<E> urgent;
-    private final ParkingQueue<E> bulk;
+    private final LaneQueue<E> urgent;
+    private final LaneQueue<E> bulk;
     private final Thread[] waiters;
     private final long maxParkNanos;
     @SuppressWarnings("unused") // through WAITING
@@ -61,7 +65,7 @@ final class JobLanes<E>
      */
     JobLanes(final int capacity, final int consumers)
     {
-        this(capacity, consumers, ParkingQueue.MAX_PARK_NANOS);
+        this(capacity, consumers, MAX_PARK_NANOS);
     }
 
     /**
@@ -71,8 +75,8 @@ final class JobLanes<E>
      */
     JobLanes(final int capacity, final int consumers, final long maxParkNanos)
     {
-        urgent = new ParkingQueue<>(capacity, 0);
-        bulk = new ParkingQueue<>(capacity, 0);
+        urgent = new LaneQueue<>(capacity);
+        bulk = new LaneQueue<>(capacity);
         waiters = new Thread[consumers];
         this.maxParkNanos = maxParkNanos;
     }
@@ -147,7 +151,7 @@ final class JobLanes<E>
         final Thread self = Thread.currentThread();
         while (true)
         {
-            for (int i = 0; i < ParkingQueue.SPIN_POLLS; i++)
+            for (int i = 0; i < SPIN_POLLS; i++)
             {
                 Thread.onSpinWait();
                 final E element = poll();

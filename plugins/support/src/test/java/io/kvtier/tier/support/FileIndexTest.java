@@ -1,4 +1,4 @@
-package io.kvtier.tier.posix;
+package io.kvtier.tier.support;
 
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;

@@ -1,4 +1,4 @@
-package io.kvtier.tier.posix;
+package io.kvtier.tier.support;
 
 import io.kvtier.spi.PageKey;
 
@@ -21,11 +21,13 @@ public final class PathLayout
     /** Suffix of a file being written, never read as a page. */
     public static final String TEMP_SUFFIX = ".tmp";
     /** Length of a page file's name. */
-    static final int PAGE_NAME_LENGTH = PageKey.HEX_LENGTH + PAGE_SUFFIX.length();
+    public static final int PAGE_NAME_LENGTH = PageKey.HEX_LENGTH + PAGE_SUFFIX.length();
     /** Length of what a temp name adds to its page's name: a dot, 24 hex digits and the suffix. */
-    static final int TEMP_EXTRA_LENGTH = 1 + 24 + TEMP_SUFFIX.length();
+    public static final int TEMP_EXTRA_LENGTH = 1 + 24 + TEMP_SUFFIX.length();
+    /** Start of the name of the marker saying every fan-out directory made at start exists; the level count follows. */
+    public static final String FANOUT_MARKER_PREFIX = ".kvtier-fanout-";
     /** Name prefix of the start-up probe files, which end with {@link #TEMP_SUFFIX} too. */
-    static final String PROBE_PREFIX = ".kvtier-probe.";
+    public static final String PROBE_PREFIX = ".kvtier-probe.";
 
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] PAGE_SUFFIX_BYTES = PAGE_SUFFIX.getBytes(StandardCharsets.US_ASCII);
@@ -59,7 +61,7 @@ public final class PathLayout
     }
 
     /** @return bytes a buffer needs for the longest name, temp suffix and terminating NUL included */
-    int maxPathLength()
+    public int maxPathLength()
     {
         return prefix.length + 3 * levels + 1 + PAGE_NAME_LENGTH + TEMP_EXTRA_LENGTH + 1;
     }
@@ -72,7 +74,7 @@ public final class PathLayout
      * @param dst     at least {@link #maxPathLength()} bytes
      * @return the path's length
      */
-    int writePagePath(final long keyHigh, final long keyLow, final byte[] dst)
+    public int writePagePath(final long keyHigh, final long keyLow, final byte[] dst)
     {
         System.arraycopy(prefix, 0, dst, 0, prefix.length);
         final int nameOffset = prefix.length + 3 * levels + 1;
@@ -98,7 +100,7 @@ public final class PathLayout
      * @param counter    distinguishes the writer's temp files
      * @return the temp path's length
      */
-    static int appendTempSuffix(final byte[] dst, final int pageLength, final long token, final int counter)
+    public static int appendTempSuffix(final byte[] dst, final int pageLength, final long token, final int counter)
     {
         int at = pageLength;
         dst[at++] = '.';
@@ -135,7 +137,7 @@ public final class PathLayout
      * @param level a fan-out level, 1 to {@link #levels()}
      * @return the length of the prefix of a page path that names that level's directory
      */
-    int directoryLength(final int level)
+    public int directoryLength(final int level)
     {
         return prefix.length + 3 * level;
     }
@@ -180,5 +182,20 @@ public final class PathLayout
         }
         // Only a lowercase name in the directory its key maps to is ever read, so only that one is a page.
         return file.equals(pagePath(key.high(), key.low())) ? key : null;
+    }
+
+    /** @return the marker that says every fan-out directory made at start exists */
+    public Path fanoutMarker()
+    {
+        return dir.resolve(FANOUT_MARKER_PREFIX + levels);
+    }
+
+    /**
+     * @param fileName a file name found in the tier's directory
+     * @return whether it is a fan-out marker
+     */
+    public static boolean isFanoutMarker(final String fileName)
+    {
+        return fileName.startsWith(FANOUT_MARKER_PREFIX);
     }
 }

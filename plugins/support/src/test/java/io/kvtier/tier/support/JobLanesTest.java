@@ -1,4 +1,4 @@
-package io.kvtier.tier.posix;
+package io.kvtier.tier.support;
 
 import java.time.Duration;
 import java.util.ArrayList;

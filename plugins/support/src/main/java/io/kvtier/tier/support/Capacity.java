@@ -1,4 +1,4 @@
-package io.kvtier.tier.posix;
+package io.kvtier.tier.support;
 
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierConfig;
