@@ -1,6 +1,6 @@
 package io.kvtier.tier.threefs;
 
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_iov;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_iov;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -14,8 +14,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovwrap;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovwrap;
 
 /**
  * Wraps the pool's memory as USRBIO iovs, once per mapping, so that pages move between 3FS and the pool with

@@ -1,6 +1,5 @@
 package io.kvtier.tier.threefs;
 
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_cqe;
 import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierStatus;
@@ -8,6 +7,7 @@ import io.kvtier.tier.support.Errno;
 import io.kvtier.tier.support.FileIndex;
 import io.kvtier.tier.support.PathLayout;
 import io.kvtier.tier.support.TierWorkers;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_cqe;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -16,8 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_dereg_fd;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_reg_fd;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_dereg_fd;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_reg_fd;
 
 /** One ring's thread: reads or writes, a chunk of at most {@code entries} pages at a time. */
 final class ThreeFsRingWorker implements TierWorkers.Handler

@@ -21,7 +21,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_reg_fd;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_reg_fd;
 
 /**
  * The 3FS tier on USRBIO: page files on the mount in the POSIX tier's layout, their bytes moved by the 3FS

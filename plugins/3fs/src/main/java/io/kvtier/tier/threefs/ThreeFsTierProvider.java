@@ -1,7 +1,6 @@
 package io.kvtier.tier.threefs;
 
 import io.kvtier.nativeaccess.NativeAccess;
-import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
 import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.spi.SpiVersion;
 import io.kvtier.spi.StorageTier;
@@ -9,6 +8,7 @@ import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierContext;
+import io.kvtier.tier.threefs.hf3fs.Hf3fsLibrary;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_extract_mount_point;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_extract_mount_point;
 
 /**
  * The {@code 3fs} tier type: pages as files in a directory on a 3FS mount, their bytes moved by 3FS's USRBIO

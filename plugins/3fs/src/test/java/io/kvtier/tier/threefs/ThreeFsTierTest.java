@@ -1,6 +1,5 @@
 package io.kvtier.tier.threefs;
 
-import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
 import io.kvtier.spi.PageKey;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.TierBatch;
@@ -12,6 +11,7 @@ import io.kvtier.tck.ContractTierContext;
 import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
 import io.kvtier.tck.RecordingTierBatch;
+import io.kvtier.tier.threefs.hf3fs.Hf3fsLibrary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

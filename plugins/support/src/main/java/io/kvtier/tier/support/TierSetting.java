@@ -50,6 +50,7 @@ public final class TierSetting<T>
     private final String defaultText;
     private final Predicate<T> rule;
     private final String allowed;
+    private final String parseAllowed;
     private final String meaning;
 
     private TierSetting(final Builder<T> b, final String meaning)
@@ -61,6 +62,7 @@ public final class TierSetting<T>
         this.defaultText = b.defaultText;
         this.rule = b.rule;
         this.allowed = b.allowed;
+        this.parseAllowed = b.parseAllowed;
         this.meaning = meaning;
     }
 
@@ -140,7 +142,7 @@ public final class TierSetting<T>
 
     /**
      * @param key    the key
-     * @param values the choices; the setting is written as a constant's name in lower case with dashes
+     * @param values the choices; the setting is written as a constant's name in lower case with dashes (any case is accepted)
      * @param <E>    the enum
      * @return a setting choosing one of them
      */
@@ -151,13 +153,14 @@ public final class TierSetting<T>
         {
             for (final E value : values.getEnumConstants())
             {
-                if (settingName(value).equals(text))
+                if (settingName(value).equalsIgnoreCase(text))
                 {
                     return value;
                 }
             }
             throw new IllegalArgumentException("not one of " + names);
-        }, "one of " + String.join(", ", names), TierSetting::settingName);
+        }, names.size() == 1 ? names.getFirst() : String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.getLast(),
+            TierSetting::settingName);
     }
 
     /**
@@ -223,7 +226,7 @@ public final class TierSetting<T>
         }
         catch (final IllegalArgumentException ex)
         {
-            throw config.invalid(key, text, allowed, ex);
+            throw config.invalid(key, text, parseAllowed, ex);
         }
         if (!rule.test(value))
         {
@@ -298,6 +301,7 @@ public final class TierSetting<T>
         private String defaultText = "required";
         private Predicate<T> rule = value -> true;
         private String allowed;
+        private String parseAllowed;
 
         private Builder(final String key, final Parser<T> parser, final String syntax, final Function<T, String> format)
         {
@@ -306,6 +310,7 @@ public final class TierSetting<T>
             this.syntax = syntax;
             this.format = format;
             this.allowed = syntax;
+            this.parseAllowed = syntax;
         }
 
         /**
@@ -340,10 +345,15 @@ public final class TierSetting<T>
         {
             final String from = format.apply((T)min);
             final String to = max instanceof Long l && l == Long.MAX_VALUE ? "unbounded" : format.apply((T)max);
-            return rule(syntax + " from " + from + " to " + to, value -> ((C)value).compareTo(min) >= 0 && ((C)value).compareTo(max) <= 0);
+            rule(syntax + " from " + from + " to " + to, value -> ((C)value).compareTo(min) >= 0 && ((C)value).compareTo(max) <= 0);
+            // A value that does not parse is told the range too: "a whole number from 1 to 64".
+            parseAllowed = allowed;
+            return this;
         }
 
         /**
+         * A rule past the syntax and range; a value that does not parse is still told the syntax (and range).
+         *
          * @param allowedText what the rule allows, as the error message says it (replaces the syntax)
          * @param test        the rule; values failing it are rejected
          * @return this

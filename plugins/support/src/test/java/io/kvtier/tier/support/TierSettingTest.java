@@ -46,7 +46,7 @@ class TierSettingTest
     void shouldParseWhatTheOperatorWrote()
     {
         final TierConfig config = config(Map.of("io-threads", " 8 ", "capacity", "1GiB", "tmp-max-age", "30s", "dir", "/mnt/x", "io",
-            "file-channel", "evict-high", "95%"));
+            "FILE-channel", "evict-high", "95%"));
         assertThat(THREADS.get(config)).isEqualTo(8);
         assertThat(CAPACITY.get(config)).isEqualTo(1L << 30);
         assertThat(MAX_AGE.get(config)).isEqualTo(Duration.ofSeconds(30));
@@ -72,7 +72,7 @@ class TierSettingTest
             .isInstanceOf(TierConfigException.class)
             .hasMessage("invalid tier.t.io-threads = \"two\": expected a whole number from 1 to 64");
         assertThatThrownBy(() -> IO.get(config(Map.of("io", "aio"))))
-            .hasMessage("invalid tier.t.io = \"aio\": expected one of uring, libc, file-channel");
+            .hasMessage("invalid tier.t.io = \"aio\": expected uring, libc or file-channel");
         assertThatThrownBy(() -> MAX_AGE.get(config(Map.of("tmp-max-age", "ten"))))
             .hasMessageStartingWith("invalid tier.t.tmp-max-age = \"ten\": expected a number with a unit");
     }
@@ -84,6 +84,9 @@ class TierSettingTest
         assertThatThrownBy(() -> EVEN.get(config(Map.of("stripes", "15"))))
             .hasMessage("invalid tier.t.stripes = \"15\": expected an even whole number from 2 to 64");
         assertThatThrownBy(() -> EVEN.get(config(Map.of("stripes", "66")))).hasMessageContaining("\"66\"");
+        assertThatThrownBy(() -> EVEN.get(config(Map.of("stripes", "x"))))
+            .as("a value that does not parse is told the syntax and range, not the rule")
+            .hasMessage("invalid tier.t.stripes = \"x\": expected a whole number from 2 to 64");
     }
 
     @Test

@@ -1,5 +1,5 @@
 /*
- * Test controls of the fake USRBIO library (native/hf3fs-fake), which implements ../../include/hf3fs_usrbio.h
+ * Test controls of the fake USRBIO library (plugins/3fs/hf3fs-fake), which implements ../../include/hf3fs_usrbio.h
  * over local files. Not part of 3FS: tests bind these to inject faults into I/Os that go through the real
  * FFM binding.
  *

@@ -6,9 +6,9 @@
  * only what kvtier uses and no GPU (GDR) declarations.
  *
  * Two things are built against it:
- *   - io.kvtier.nativeaccess.hf3fs.bindings (Java, jextract's shape), whose layouts Hf3fsAbiTest checks
+ *   - io.kvtier.tier.threefs.hf3fs.bindings (Java, jextract's shape), whose layouts Hf3fsAbiTest checks
  *     against this file with gcc;
- *   - native/hf3fs-fake, the project's own implementation over local files, a test fixture only.
+ *   - plugins/3fs/hf3fs-fake, the project's own implementation over local files, a test fixture only.
  * The real library (libhf3fs_api_shared.so) is never bundled: a 3FS client install provides it.
  *
  * Return conventions worth knowing, because they differ from call to call:

@@ -1,11 +1,11 @@
-package io.kvtier.nativeaccess.hf3fs;
+package io.kvtier.tier.threefs.hf3fs;
 
 import org.junit.jupiter.api.Assumptions;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** The fake USRBIO library native/hf3fs-fake builds, for tests of the bindings. */
+/** The fake USRBIO library plugins/3fs/hf3fs-fake builds, for tests of the bindings. */
 final class FakeLibrary
 {
     // Maven runs the tests in the module's directory.
@@ -18,7 +18,7 @@ final class FakeLibrary
     /** Binds the fake for this JVM, or skips the calling test when it was not built (no gcc). */
     static void bind()
     {
-        Assumptions.assumeTrue(Files.isRegularFile(PATH), "skipped: " + PATH + " was not built (native/hf3fs-fake/build.sh needs gcc and make;"
+        Assumptions.assumeTrue(Files.isRegularFile(PATH), "skipped: " + PATH + " was not built (plugins/3fs/hf3fs-fake/build.sh needs gcc and make;"
             + " install with: apt-get install gcc make)");
         Hf3fsLibrary.bind(PATH.toString());
     }

@@ -1,11 +1,11 @@
-// Written by hand in the shape of jextract 22's output for native/include/hf3fs_usrbio.h (jextract is not
+// Written by hand in the shape of jextract 22's output for plugins/3fs/include/hf3fs_usrbio.h (jextract is not
 // installable on the build machines); Hf3fsAbiTest compares these layouts with gcc's. Functions are looked
 // up lazily, each on first use, through SYMBOL_LOOKUP.
 
-package io.kvtier.nativeaccess.hf3fs.bindings;
+package io.kvtier.tier.threefs.hf3fs.bindings;
 
 import io.kvtier.nativeaccess.NativeAccess;
-import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
+import io.kvtier.tier.threefs.hf3fs.Hf3fsLibrary;
 
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.FunctionDescriptor;

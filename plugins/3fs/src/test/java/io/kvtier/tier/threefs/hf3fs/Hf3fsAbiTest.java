@@ -1,11 +1,10 @@
-package io.kvtier.nativeaccess.hf3fs;
+package io.kvtier.tier.threefs.hf3fs;
 
-import io.kvtier.nativeaccess.abi.AbiProbe;
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_cqe;
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_ior;
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_iov;
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h;
-import io.kvtier.nativeaccess.hf3fs.bindings.timespec;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_cqe;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_ior;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_iov;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h;
+import io.kvtier.tier.threefs.hf3fs.bindings.timespec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Compares the bindings' struct layouts, constants and function arities with what gcc says about the
- * header kvtier implements (native/include/hf3fs_usrbio.h), so the hand-kept numbers in {@code gen} cannot
+ * header kvtier implements (plugins/3fs/include/hf3fs_usrbio.h), so the hand-kept numbers in {@code gen} cannot
  * drift from the C ABI unnoticed.
  */
 class Hf3fsAbiTest

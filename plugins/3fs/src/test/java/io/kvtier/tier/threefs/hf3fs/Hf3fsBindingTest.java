@@ -1,10 +1,10 @@
-package io.kvtier.nativeaccess.hf3fs;
+package io.kvtier.tier.threefs.hf3fs;
 
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_cqe;
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_ior;
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_iov;
-import io.kvtier.nativeaccess.hf3fs.bindings.timespec;
 import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_cqe;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_ior;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_iov;
+import io.kvtier.tier.threefs.hf3fs.bindings.timespec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,20 +15,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_dereg_fd;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_extract_mount_point;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iorcreate4;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iordestroy;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovcreate;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_prep_io;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_reg_fd;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_submit_ios;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_wait_for_ios;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_dereg_fd;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_extract_mount_point;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iorcreate4;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iordestroy;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovcreate;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_prep_io;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_reg_fd;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_submit_ios;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_wait_for_ios;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The bindings against the fake library (native/hf3fs-fake): the return conventions the tier relies on
+ * The bindings against the fake library (plugins/3fs/hf3fs-fake): the return conventions the tier relies on
  * (a positive errno from hf3fs_reg_fd, -errno from the rest) and a write and read through the rings.
  */
 class Hf3fsBindingTest

@@ -1,7 +1,7 @@
-package io.kvtier.nativeaccess.hf3fs;
+package io.kvtier.tier.threefs.hf3fs;
 
 import io.kvtier.nativeaccess.NativeAccess;
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;

@@ -1,7 +1,7 @@
-// Written by hand in the shape of jextract 22's output for native/include/hf3fs_usrbio.h (jextract is not
+// Written by hand in the shape of jextract 22's output for plugins/3fs/include/hf3fs_usrbio.h (jextract is not
 // installable on the build machines); Hf3fsAbiTest compares these layouts with gcc's.
 
-package io.kvtier.nativeaccess.hf3fs.bindings;
+package io.kvtier.tier.threefs.hf3fs.bindings;
 
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.GroupLayout;
