@@ -89,18 +89,20 @@ class TierWorkersTest
     {
         final Gate gate = new Gate();
         final TierWorkers workers = start(List.of(gate), 16, true);
-        final Batch blocker = new Batch(1);
+        final Batch blocker = new Batch(3);
         workers.submit(TierWorkers.WRITE, blocker);
         gate.awaitEntered();
-        final Batch write = new Batch(4);
+        final Batch write = new Batch(2);
         final Batch read = new Batch(2);
         workers.submit(TierWorkers.WRITE, write);
         workers.submit(TierWorkers.READ, read);
         gate.open.countDown();
+        blocker.await();
         write.await();
         read.await();
-        // The write was queued first, yet the read is served before any key of it.
-        assertThat(gate.order).containsExactly("write[0,1)", "read[0,1)", "read[1,2)", "write[0,1)", "write[1,2)", "write[2,3)", "write[3,4)");
+        // The read comes after the first key of a bulk job that is under way, and before the rest of it and
+        // before the write queued ahead of it.
+        assertThat(gate.order).containsExactly("write[0,1)", "read[0,1)", "read[1,2)", "write[1,2)", "write[2,3)", "write[0,1)", "write[1,2)");
     }
 
     @Test
@@ -236,6 +238,34 @@ class TierWorkersTest
         assertThat(hung.statuses).containsOnly(TierStatus.OK);
         workers.threads().getFirst().join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
         assertThat(workers.threads().getFirst().isAlive()).as("the late worker still meets its poison").isFalse();
+    }
+
+    /** A tier with several sets of workers (3FS: read, write, meta) stops them all taking work before waiting for any. */
+    @Test
+    void shouldAnswerClosedInEverySetOnceEachBeganClosingBeforeAnyIsAwaited() throws InterruptedException
+    {
+        final Gate gate = new Gate();
+        final TierWorkers busy = start(List.of(gate), 16, false);
+        final TierWorkers other = start(List.of(new Echo(TierStatus.OK, 1)), 16, false);
+        final Batch running = new Batch(1);
+        busy.submit(TierWorkers.READ, running);
+        gate.awaitEntered();
+        final Batch queued = new Batch(2);
+        busy.submit(TierWorkers.READ, queued);
+
+        busy.beginClose();
+        other.beginClose();
+        final Batch late = new Batch(2);
+        other.submit(TierWorkers.WRITE, late);
+        assertThat(late.statuses).as("the other set refuses work before the first is awaited").containsOnly(TierStatus.CLOSED);
+
+        gate.open.countDown();
+        assertThat(busy.awaitStopped(Duration.ofSeconds(WAIT_SECONDS))).isTrue();
+        assertThat(other.awaitStopped(Duration.ofSeconds(WAIT_SECONDS))).isTrue();
+        assertThat(running.statuses).containsOnly(TierStatus.OK);
+        assertThat(queued.statuses).containsOnly(TierStatus.CLOSED);
+        assertThatThrownBy(() -> start(List.of(new Echo(TierStatus.OK, 1)), 16, false).awaitStopped(Duration.ofSeconds(1)))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("awaitStopped before beginClose");
     }
 
     @Test
