@@ -1,6 +1,6 @@
 package io.kvtier.tier.threefs;
 
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_iov;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_iov;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -14,8 +14,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovwrap;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovwrap;
 
 /**
  * Wraps the pool's memory as USRBIO iovs, once per mapping, so that pages move between 3FS and the pool with
@@ -129,7 +129,7 @@ final class PoolRegions
                         + " bytes) wrapped as a USRBIO iov: pages in it move with no copy");
                     return new Region(mapping.start, mapping.end, iov);
                 }
-                failure = "hf3fs_iovwrap failed: " + Errno.describe(-rc);
+                failure = "hf3fs_iovwrap failed: " + ErrnoText.describe(-rc);
                 Files.deleteIfExists(link);
             }
             catch (final IOException | RuntimeException ex)

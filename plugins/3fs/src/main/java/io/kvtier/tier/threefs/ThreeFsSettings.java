@@ -1,11 +1,12 @@
 package io.kvtier.tier.threefs;
 
-import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierUsage;
-import io.kvtier.tier.posix.Capacity;
+import io.kvtier.tier.support.Capacity;
+import io.kvtier.tier.support.TierSetting;
+import io.kvtier.tier.threefs.hf3fs.Hf3fsLibrary;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,6 +54,24 @@ final class ThreeFsSettings
     static final Duration DRAIN_TIMEOUT_DEFAULT = Duration.ofSeconds(30);
     /** Room under Linux's PATH_MAX (4096) for the fan-out, name and temp suffix. */
     static final int DIR_MAX_BYTES = 3900;
+
+    // The settings with a plain type, range and default, each declared once; dir, lib and capacity check more.
+    static final TierSetting<Usrbio> USRBIO_SETTING = TierSetting.choice(USRBIO, Usrbio.class).byDefault(Usrbio.AUTO)
+        .documented("auto: USRBIO when the library is found, else POSIX I/O on the mount; on: USRBIO or a start error; off: POSIX I/O");
+    static final TierSetting<Integer> FANOUT_LEVELS_SETTING = TierSetting.integer(FANOUT_LEVELS).byDefault(FANOUT_LEVELS_DEFAULT).range(0, 3)
+        .documented("directory levels between dir and the files, as the POSIX tier's");
+    static final TierSetting<Duration> TMP_MAX_AGE_SETTING = TierSetting.duration(TMP_MAX_AGE).byDefault(TMP_MAX_AGE_DEFAULT)
+        .documented("at start, temp files older than this are deleted (their writer died)");
+    static final TierSetting<Integer> IO_THREADS_SETTING = TierSetting.integer(IO_THREADS).byDefault(IO_THREADS_DEFAULT).range(1, 64)
+        .documented("used by the POSIX fallback only");
+    static final TierSetting<Integer> ENTRIES_SETTING = TierSetting.integer(ENTRIES).byDefault(ENTRIES_DEFAULT).range(1, ENTRIES_MAX)
+        .documented("entries of each ring: the most pages in flight per direction");
+    static final TierSetting<Integer> IO_DEPTH_SETTING = TierSetting.integer(IO_DEPTH).byDefault(0).range(-ENTRIES_MAX, ENTRIES_MAX)
+        .documented("io_depth of hf3fs_iorcreate4: 0 as they come, n > 0 in batches of n, n < 0 at most -n at a time");
+    static final TierSetting<Duration> TIMEOUT_SETTING = atLeastOneMilli(TierSetting.duration(TIMEOUT).byDefault(TIMEOUT_DEFAULT))
+        .documented("how long a chunk's I/Os may take from their submit");
+    static final TierSetting<Duration> DRAIN_TIMEOUT_SETTING = atLeastOneMilli(TierSetting.duration(DRAIN_TIMEOUT).byDefault(DRAIN_TIMEOUT_DEFAULT))
+        .documented("after a timeout, how much longer the tier waits for late I/Os before it abandons the ring");
 
     /** Whether the tier uses USRBIO. */
     enum Usrbio
@@ -117,18 +136,18 @@ final class ThreeFsSettings
             lib = fromEnvironment == null || fromEnvironment.isBlank() ? Optional.empty() : Optional.of(fromEnvironment);
             libFrom = Hf3fsLibrary.LIBRARY_ENV_NAME;
         }
-        usrbio = usrbio(config);
+        usrbio = USRBIO_SETTING.get(config);
         final Capacity limits = Capacity.parse(config, objectSize);
         capacity = limits.bytes();
         evictHigh = limits.evictHigh();
         evictLow = limits.evictLow();
-        fanoutLevels = config.integer(FANOUT_LEVELS, FANOUT_LEVELS_DEFAULT, 0, 3);
-        tmpMaxAge = config.duration(TMP_MAX_AGE, TMP_MAX_AGE_DEFAULT);
-        ioThreads = config.integer(IO_THREADS, IO_THREADS_DEFAULT, 1, 64);
-        entries = config.integer(ENTRIES, ENTRIES_DEFAULT, 1, ENTRIES_MAX);
-        ioDepth = config.integer(IO_DEPTH, 0, -ENTRIES_MAX, ENTRIES_MAX);
-        timeout = positive(config, TIMEOUT, TIMEOUT_DEFAULT);
-        drainTimeout = positive(config, DRAIN_TIMEOUT, DRAIN_TIMEOUT_DEFAULT);
+        fanoutLevels = FANOUT_LEVELS_SETTING.get(config);
+        tmpMaxAge = TMP_MAX_AGE_SETTING.get(config);
+        ioThreads = IO_THREADS_SETTING.get(config);
+        entries = ENTRIES_SETTING.get(config);
+        ioDepth = IO_DEPTH_SETTING.get(config);
+        timeout = TIMEOUT_SETTING.get(config);
+        drainTimeout = DRAIN_TIMEOUT_SETTING.get(config);
     }
 
     /**
@@ -143,27 +162,9 @@ final class ThreeFsSettings
         return new ThreeFsSettings(config, objectSize, environment);
     }
 
-    private static Usrbio usrbio(final TierConfig config)
+    private static TierSetting.Builder<Duration> atLeastOneMilli(final TierSetting.Builder<Duration> setting)
     {
-        final String value = config.string(USRBIO, "auto");
-        try
-        {
-            return Usrbio.valueOf(value.strip().toUpperCase(Locale.ROOT));
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw config.invalid(USRBIO, value, "auto, on or off", ex);
-        }
-    }
-
-    private static Duration positive(final TierConfig config, final String key, final Duration defaultValue)
-    {
-        final Duration value = config.duration(key, defaultValue);
-        if (value.isZero() || value.isNegative() || value.toMillis() == 0)
-        {
-            throw config.invalid(key, config.string(key), "a duration of at least 1ms, such as 5s", null);
-        }
-        return value;
+        return setting.rule("a duration of at least 1ms, such as 5s", value -> value.toMillis() > 0);
     }
 
     boolean isBounded()

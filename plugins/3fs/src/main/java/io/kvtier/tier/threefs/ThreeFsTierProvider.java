@@ -1,21 +1,22 @@
 package io.kvtier.tier.threefs;
 
 import io.kvtier.nativeaccess.NativeAccess;
-import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
 import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.spi.SpiVersion;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierContext;
-import io.kvtier.tier.posix.PosixTierProvider;
+import io.kvtier.tier.threefs.hf3fs.Hf3fsLibrary;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_extract_mount_point;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_extract_mount_point;
 
 /**
  * The {@code 3fs} tier type: pages as files in a directory on a 3FS mount, their bytes moved by 3FS's USRBIO
@@ -39,6 +40,9 @@ import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_extract
  */
 public final class ThreeFsTierProvider implements StorageTierProvider
 {
+    /** The type of the tier that does the I/O where USRBIO is not used. */
+    static final String POSIX_TYPE = "posix";
+
     private final Map<String, String> environment;
 
     /** The provider {@link java.util.ServiceLoader} creates, reading the process environment. */
@@ -148,6 +152,25 @@ public final class ThreeFsTierProvider implements StorageTierProvider
     {
         context.logger().log(System.Logger.Level.WARNING, "3fs tier " + settings.tierName + ": not using USRBIO (" + why + "); doing POSIX I/O on "
             + settings.dir + " through the mount, with the posix tier on the same layout");
-        return new PosixTierProvider().create(settings.posixFallbackConfig(), context);
+        return posixProvider(settings).create(settings.posixFallbackConfig(), context);
+    }
+
+    /**
+     * The POSIX tier, found as the engine finds any tier: by its type among the providers this plugin's
+     * class loader sees. It ships with the engine, so it is there wherever the engine is; this plugin
+     * does not link against it.
+     */
+    private static StorageTierProvider posixProvider(final ThreeFsSettings settings)
+    {
+        for (final StorageTierProvider provider : ServiceLoader.load(StorageTierProvider.class, ThreeFsTierProvider.class.getClassLoader()))
+        {
+            if (POSIX_TYPE.equals(provider.type()))
+            {
+                return provider;
+            }
+        }
+        throw new TierConfigException(settings.qualified(ThreeFsSettings.USRBIO), "3fs tier " + settings.tierName
+            + " would do POSIX I/O on the mount without USRBIO, but no '" + POSIX_TYPE + "' tier provider is on the class path"
+            + " (put kvtier-tier-posix beside kvtier-tier-3fs)");
     }
 }

@@ -1,22 +1,22 @@
 package io.kvtier.tier.threefs;
 
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_cqe;
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_ior;
-import io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_iov;
-import io.kvtier.nativeaccess.hf3fs.bindings.timespec;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_cqe;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_ior;
+import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_iov;
+import io.kvtier.tier.threefs.hf3fs.bindings.timespec;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Instant;
 
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iorcreate4;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iordestroy;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovcreate;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovunlink;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_prep_io;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_submit_ios;
-import static io.kvtier.nativeaccess.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_wait_for_ios;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iorcreate4;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iordestroy;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovcreate;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovdestroy;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_iovunlink;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_prep_io;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_submit_ios;
+import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_wait_for_ios;
 
 /**
  * One USRBIO ring (read-only or write-only, as 3FS rings are) with its completion array, its deadline and,
@@ -74,7 +74,7 @@ final class UsrbioRing
             if (rc != 0)
             {
                 throw new IllegalStateException("hf3fs_iorcreate4(" + mount + ", entries=" + entries + ", " + (forRead ? "read" : "write")
-                    + ") failed: " + Errno.describe(-rc));
+                    + ") failed: " + ErrnoText.describe(-rc));
             }
             return ring;
         }
@@ -104,7 +104,7 @@ final class UsrbioRing
             final int rc = hf3fs_iovcreate(iov, mountPoint, slotBytes * entries, 0, -1);
             if (rc != 0)
             {
-                throw new IllegalStateException("hf3fs_iovcreate(" + slotBytes * entries + " bytes) failed: " + Errno.describe(-rc));
+                throw new IllegalStateException("hf3fs_iovcreate(" + slotBytes * entries + " bytes) failed: " + ErrnoText.describe(-rc));
             }
             staging = iov;
             stagingBase = hf3fs_iov.base(iov).reinterpret(slotBytes * entries);

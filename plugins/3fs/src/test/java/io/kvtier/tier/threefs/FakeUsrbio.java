@@ -13,7 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The fake USRBIO library native/hf3fs-fake builds (see its hf3fs_fake.h): where it is, how to make a
+ * The fake USRBIO library plugins/3fs/hf3fs-fake builds (see its hf3fs_fake.h): where it is, how to make a
  * directory look like a 3FS mount to it, and its fault switches, bound here for the tests only.
  */
 final class FakeUsrbio
@@ -39,7 +39,7 @@ final class FakeUsrbio
     static Path library()
     {
         final String configured = System.getProperty(PROPERTY);
-        return configured != null ? Path.of(configured) : Path.of("../../native/hf3fs-fake/build/libhf3fs_api_shared.so").toAbsolutePath().normalize();
+        return configured != null ? Path.of(configured) : Path.of("../../plugins/3fs/hf3fs-fake/build/libhf3fs_api_shared.so").toAbsolutePath().normalize();
     }
 
     /** @return the build's library that lacks hf3fs_wait_for_ios */
@@ -52,7 +52,7 @@ final class FakeUsrbio
     static void assumeBuilt()
     {
         Assumptions.assumeTrue(Files.isRegularFile(library()), "skipped: the fake USRBIO library " + library() + " was not built"
-            + " (native/hf3fs-fake/build.sh needs gcc and make; install with: apt-get install gcc make)");
+            + " (plugins/3fs/hf3fs-fake/build.sh needs gcc and make; install with: apt-get install gcc make)");
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.kvtier.tier.threefs;
 
-import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
 import io.kvtier.spi.StorageTierProvider;
+import io.kvtier.tier.threefs.hf3fs.Hf3fsLibrary;
 import org.junit.jupiter.api.BeforeEach;
 
 import java.nio.file.Path;

@@ -1,6 +1,5 @@
 package io.kvtier.tier.threefs;
 
-import io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary;
 import io.kvtier.spi.PageKey;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.TierBatch;
@@ -12,6 +11,7 @@ import io.kvtier.tck.ContractTierContext;
 import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
 import io.kvtier.tck.RecordingTierBatch;
+import io.kvtier.tier.threefs.hf3fs.Hf3fsLibrary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -325,10 +325,10 @@ class ThreeFsTierTest
         final StorageTier before = open(usrbio());
         assertThat(run(before::write, "write", keys, filled(1, 2)).statuses()).containsOnly(TierStatus.OK);
         before.close();
-        final io.kvtier.tier.posix.PathLayout layout = new io.kvtier.tier.posix.PathLayout(dir, 1);
+        final io.kvtier.tier.support.PathLayout layout = new io.kvtier.tier.support.PathLayout(dir, 1);
         final Path page = layout.pagePath(keys.get(0).high(), keys.get(0).low());
-        final Path stale = io.kvtier.tier.posix.PathLayout.tempPath(page, 1, 0);
-        final Path young = io.kvtier.tier.posix.PathLayout.tempPath(page, 1, 1);
+        final Path stale = io.kvtier.tier.support.PathLayout.tempPath(page, 1, 0);
+        final Path young = io.kvtier.tier.support.PathLayout.tempPath(page, 1, 1);
         Files.write(stale, new byte[(int)SIZE / 2]);
         Files.write(young, new byte[(int)SIZE / 2]);
         Files.setLastModifiedTime(stale, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(Duration.ofHours(1))));

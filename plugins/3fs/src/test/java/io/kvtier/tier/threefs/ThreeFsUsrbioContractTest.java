@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The kit against the USRBIO path, through the real FFM binding and the fake library (native/hf3fs-fake):
+ * The kit against the USRBIO path, through the real FFM binding and the fake library (plugins/3fs/hf3fs-fake):
  * bounded (SELF_EVICTING), with small rings so that batches span several chunks. Pointed at a real client
  * library and mount with -Dkvtier.3fs.fake-lib and -Dkvtier.3fs.kit-mount, it runs against real 3FS
  * (docs/plugins/3fs.md).

@@ -1,6 +1,8 @@
 package io.kvtier.tier.posix;
 
 import io.kvtier.spi.TierStatus;
+import io.kvtier.tier.support.IoErrorLog;
+import io.kvtier.tier.support.PathLayout;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

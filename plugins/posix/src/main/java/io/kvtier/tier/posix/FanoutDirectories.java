@@ -1,6 +1,7 @@
 package io.kvtier.tier.posix;
 
 import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.tier.support.PathLayout;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -30,7 +31,7 @@ import java.util.concurrent.TimeUnit;
 final class FanoutDirectories implements Runnable
 {
     /** Name prefix of the marker file; the level count follows. */
-    static final String MARKER_PREFIX = ".kvtier-fanout-";
+    static final String MARKER_PREFIX = PathLayout.FANOUT_MARKER_PREFIX;
     /** Levels created at start; deeper ones are created by the first write into each leaf. */
     static final int EAGER_LEVELS = 2;
 
@@ -66,7 +67,7 @@ final class FanoutDirectories implements Runnable
      */
     static Path marker(final PathLayout layout)
     {
-        return layout.dir().resolve(MARKER_PREFIX + layout.levels());
+        return layout.fanoutMarker();
     }
 
     /**
@@ -75,7 +76,7 @@ final class FanoutDirectories implements Runnable
      */
     static boolean isMarker(final String fileName)
     {
-        return fileName.startsWith(MARKER_PREFIX);
+        return PathLayout.isFanoutMarker(fileName);
     }
 
     /**

@@ -4,6 +4,10 @@ import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierUsage;
+import io.kvtier.tier.support.Capacity;
+import io.kvtier.tier.support.FileIndex;
+import io.kvtier.tier.support.IoErrorLog;
+import io.kvtier.tier.support.PathLayout;
 
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -196,8 +200,7 @@ final class PosixSettings
 
     static String describe(final IOException ex)
     {
-        final String reason = ex instanceof java.nio.file.FileSystemException fse && fse.getReason() != null ? fse.getReason() : ex.getMessage();
-        return ex.getClass().getSimpleName() + (reason == null ? "" : " (" + reason + ")");
+        return IoErrorLog.describe(ex);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.kvtier.tier.posix;
 
 import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.tier.support.PathLayout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -4,6 +4,8 @@ import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.nativeaccess.uring.Uring;
 import io.kvtier.nativeaccess.uring.UringBatch;
 import io.kvtier.spi.TierStatus;
+import io.kvtier.tier.support.IoErrorLog;
+import io.kvtier.tier.support.PathLayout;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -13,6 +13,8 @@ import io.kvtier.tck.ContractTierContext;
 import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
 import io.kvtier.tck.RecordingTierBatch;
+import io.kvtier.tier.support.Capacity;
+import io.kvtier.tier.support.PathLayout;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;

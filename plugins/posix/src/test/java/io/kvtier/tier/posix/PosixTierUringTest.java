@@ -11,6 +11,8 @@ import io.kvtier.spi.TierStatus;
 import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
 import io.kvtier.tck.RecordingTierBatch;
+import io.kvtier.tier.support.IoErrorLog;
+import io.kvtier.tier.support.PathLayout;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

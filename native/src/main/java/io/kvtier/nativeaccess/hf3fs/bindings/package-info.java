@@ -1,8 +1,0 @@
-/**
- * Bindings of the 3FS USRBIO subset kvtier uses, in the shape jextract generates from
- * native/include/hf3fs_usrbio.h: {@code hf3fs_usrbio_h} holds the functions, each looked up on first use
- * in the library {@link io.kvtier.nativeaccess.hf3fs.Hf3fsLibrary} bound, and the constants; one class per
- * struct. Mind the return conventions the header lists: {@code hf3fs_reg_fd} returns a positive errno on
- * failure where the others return {@code -errno}.
- */
-package io.kvtier.nativeaccess.hf3fs.bindings;
