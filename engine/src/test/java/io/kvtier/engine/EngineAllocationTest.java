@@ -61,7 +61,7 @@ class EngineAllocationTest
         try (Engine engine = EngineFixture.start(EngineFixture.settings(null, 64));
              Session session = engine.openSession())
         {
-            final long[] engineThreads = engineThreads(before, List.of("kvtier-pipeline", "kvtier-ticker"));
+            final long[] engineThreads = engineThreads(before, List.of("kvtier-pipeline"));
             final Window clean = firstCleanWindow(engine, engineThreads, 10_000, new Workload(session, 3, 2, false));
             assertAllocatedNothing(clean);
             assertDid(clean, EngineCounter.L2_HIT_PAGES, EngineCounter.PAGES_COMMITTED, EngineCounter.PAGES_EVICTED);
@@ -92,7 +92,7 @@ class EngineAllocationTest
                  Session session = engine.openSession())
             {
                 final long[] engineThreads = engineThreads(before,
-                    List.of("kvtier-pipeline", "kvtier-ticker", "kvtier-tier-disk", "kvtier-reverify", "kvtier-posix-disk-io-0", "kvtier-posix-disk-io-1",
+                    List.of("kvtier-pipeline", "kvtier-tier-disk", "kvtier-reverify", "kvtier-posix-disk-io-0", "kvtier-posix-disk-io-1",
                         "kvtier-posix-spares-disk"));
                 final Window clean = firstCleanWindow(engine, engineThreads, 2_000, new Workload(session, 8, 4, false));
                 assertAllocatedNothing(clean);
@@ -116,7 +116,7 @@ class EngineAllocationTest
         try (Engine engine = EngineFixture.start(EngineFixture.settings(null, 64));
              Session session = engine.openSession())
         {
-            final long[] engineThreads = engineThreads(before, List.of("kvtier-pipeline", "kvtier-ticker"));
+            final long[] engineThreads = engineThreads(before, List.of("kvtier-pipeline"));
             final Window clean = firstCleanWindow(engine, engineThreads, 10_000, new Workload(session, 3, 2, true));
             assertAllocatedNothing(clean);
         }

@@ -25,6 +25,10 @@ import java.util.Set;
  */
 public final class EngineConfig
 {
+    private static final System.Logger LOG = System.getLogger(EngineConfig.class.getName());
+    /** Deprecated keys already warned about: a warning once per process, not once per engine. */
+    private static final Set<String> DEPRECATION_WARNED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** Pool file; under /dev/shm by default, or on hugetlbfs. */
     public static final String POOL_PATH = EngineSettings.POOL_PATH.key();
     /** Bytes of page payload in the pool. */
@@ -71,8 +75,12 @@ public final class EngineConfig
     public static final String L3_MAX_INFLIGHT = EngineSettings.L3_MAX_INFLIGHT.key();
     /** Request ring slots. */
     public static final String PIPELINE_RING_SIZE = EngineSettings.PIPELINE_RING_SIZE.key();
-    /** How the pipeline thread waits. */
+    /** Deprecated alias of {@link #ENGINE_IDLE_STRATEGY}. */
     public static final String PIPELINE_WAIT_STRATEGY = EngineSettings.PIPELINE_WAIT_STRATEGY.key();
+    /** The engine thread's idle strategy. */
+    public static final String ENGINE_IDLE_STRATEGY = EngineSettings.ENGINE_IDLE_STRATEGY.key();
+    /** Deprecated alias of {@link #ENGINE_IDLE_STRATEGY}. */
+    public static final String IPC_IDLE_STRATEGY = EngineSettings.IPC_IDLE_STRATEGY.key();
     /** Housekeeping period: leases, timeouts, heartbeat. */
     public static final String PIPELINE_TICK = EngineSettings.PIPELINE_TICK.key();
     /** Most keys one session request can name. */
@@ -176,6 +184,7 @@ public final class EngineConfig
         ringSize = v.get(EngineSettings.PIPELINE_RING_SIZE);
         waitStrategy = v.get(EngineSettings.PIPELINE_WAIT_STRATEGY);
         tickInterval = v.get(EngineSettings.PIPELINE_TICK);
+        v.resolveAs(EngineSettings.ENGINE_IDLE_STRATEGY, idleStrategy(v));
         for (final Setting<?> setting : EngineSettings.ALL)
         {
             v.get(setting);
@@ -184,6 +193,51 @@ public final class EngineConfig
         tiers = v.tiers();
         v.rejectUnknown();
         checkPoolFits(v, poolPath, (long)pageCount * pageSize);
+    }
+
+    /**
+     * {@code engine.idle-strategy}, or what a deprecated alias says in its place (a warning, once per alias):
+     * {@code ipc.idle-strategy} with IPC enabled, else {@code pipeline.wait-strategy}, as each governed the
+     * engine thread before. An alias set to another value than the key itself is an error.
+     */
+    private static IdleStrategyKind idleStrategy(final Values v)
+    {
+        final IdleStrategyKind own = v.get(EngineSettings.ENGINE_IDLE_STRATEGY);
+        IdleStrategyKind fromAlias = null;
+        String alias = null;
+        final boolean ipc = v.get(EngineSettings.IPC_ENABLED);
+        if (v.isSet(EngineSettings.IPC_IDLE_STRATEGY) && (ipc || !v.isSet(EngineSettings.PIPELINE_WAIT_STRATEGY)))
+        {
+            alias = IPC_IDLE_STRATEGY;
+            fromAlias = IdleStrategyKind.of(v.get(EngineSettings.IPC_IDLE_STRATEGY));
+        }
+        else if (v.isSet(EngineSettings.PIPELINE_WAIT_STRATEGY))
+        {
+            alias = PIPELINE_WAIT_STRATEGY;
+            fromAlias = IdleStrategyKind.of(v.get(EngineSettings.PIPELINE_WAIT_STRATEGY));
+        }
+        for (final Setting<?> deprecated : List.of(EngineSettings.PIPELINE_WAIT_STRATEGY, EngineSettings.IPC_IDLE_STRATEGY))
+        {
+            if (v.isSet(deprecated) && DEPRECATION_WARNED.add(deprecated.key()))
+            {
+                LOG.log(System.Logger.Level.WARNING, "{0} is deprecated: set {1} instead", deprecated.key(), ENGINE_IDLE_STRATEGY);
+            }
+        }
+        if (fromAlias == null)
+        {
+            return own;
+        }
+        if (v.isSet(EngineSettings.ENGINE_IDLE_STRATEGY))
+        {
+            if (fromAlias != own)
+            {
+                throw new ConfigException(ENGINE_IDLE_STRATEGY, "conflicting " + ENGINE_IDLE_STRATEGY + " = \"" + v.text(ENGINE_IDLE_STRATEGY)
+                    + "\" and " + alias + " = \"" + v.text(alias) + "\" (its deprecated alias, read as " + fromAlias.configName()
+                    + "): set " + ENGINE_IDLE_STRATEGY + " only");
+            }
+            return own;
+        }
+        return fromAlias;
     }
 
     private static void checkPoolFits(final Values v, final Path poolPath, final long bytes)
@@ -458,6 +512,18 @@ public final class EngineConfig
             resolving.remove(setting);
             resolved.put(setting, value);
             return value;
+        }
+
+        /**
+         * Resolves a setting to a value other settings decided (an alias's).
+         *
+         * @param setting the setting
+         * @param value   its value
+         * @param <V>     its type
+         */
+        <V> void resolveAs(final Setting<V> setting, final V value)
+        {
+            resolved.put(setting, value);
         }
 
         boolean isSet(final Setting<?> setting)

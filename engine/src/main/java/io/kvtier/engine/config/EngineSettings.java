@@ -215,12 +215,22 @@ public final class EngineSettings
         .rule("a power of two", slots -> Integer.bitCount(slots) == 1)
         .documented("request ring slots");
 
-    /** How the pipeline thread waits. */
+    /** How the engine thread idles when a duty cycle found no work. */
+    public static final Setting<IdleStrategyKind> ENGINE_IDLE_STRATEGY = Setting.choice("engine.idle-strategy", IdleStrategyKind.values(),
+            IdleStrategyKind::configName)
+        .byDefault(IdleStrategyKind.BACKOFF)
+        .note("when unset, the deprecated pipeline.wait-strategy or ipc.idle-strategy is read in its place; set with either to"
+            + " another value, an error")
+        .documented("how the engine thread idles when a cycle (its ring, the IPC clients' rings, its timers) found no work: backoff"
+            + " spins, yields, then sleeps at most 1 ms at a time until a client or a tier wakes it; spin never sleeps (a core);"
+            + " yield yields at every step; sleep sleeps at once");
+
+    /** Deprecated: {@link #ENGINE_IDLE_STRATEGY} in its place. */
     public static final Setting<WaitStrategyKind> PIPELINE_WAIT_STRATEGY = Setting.choice("pipeline.wait-strategy", WaitStrategyKind.values(),
             WaitStrategyKind::configName)
         .byDefault(WaitStrategyKind.PARK)
-        .documented("how the pipeline thread waits for work; with ipc.enabled it waits per ipc.idle-strategy instead, since it"
-            + " also polls the IPC clients' rings");
+        .documented("deprecated, an alias of engine.idle-strategy (park and sleeping read as backoff, blocking as sleep, yielding as"
+            + " yield, busy-spin as spin); without ipc.enabled it wins over ipc.idle-strategy");
 
     /** Housekeeping period: leases, timeouts, heartbeat. */
     public static final Setting<Duration> PIPELINE_TICK = Setting.duration("pipeline.tick-interval")
@@ -276,13 +286,12 @@ public final class EngineSettings
         .rule("a power of two", size -> Long.bitCount(size) == 1)
         .documented("bytes of each of a client's two rings (requests, responses); a request naming every slot must fit half of one");
 
-    /** How the engine thread waits for requests when it serves IPC clients. */
+    /** Deprecated: {@link #ENGINE_IDLE_STRATEGY} in its place. */
     public static final Setting<io.kvtier.client.protocol.IdleStrategy.Kind> IPC_IDLE_STRATEGY = Setting.choice("ipc.idle-strategy",
             io.kvtier.client.protocol.IdleStrategy.Kind.values(), io.kvtier.client.protocol.IdleStrategy.Kind::configName)
         .byDefault(io.kvtier.client.protocol.IdleStrategy.Kind.BACKOFF)
-        .documented("how the engine thread waits for requests when IPC is enabled (it polls the clients' rings itself): backoff"
-            + " spins, yields, then sleeps on the control file's doorbell at most 1 ms at a time; spin never sleeps (a core); sleep"
-            + " sleeps at once");
+        .documented("deprecated, an alias of engine.idle-strategy (same values); with ipc.enabled it wins over"
+            + " pipeline.wait-strategy");
 
     /** Silence that ends an IPC client. */
     public static final Setting<Duration> IPC_CLIENT_TIMEOUT = Setting.duration("ipc.client-timeout")
@@ -353,7 +362,7 @@ public final class EngineSettings
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
         L3_STAGING_FRAMES, L3_REVERIFY_RATE, L3_REVERIFY_WINDOW, L3_LATE_WRITE_LIMIT,
-        PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
+        ENGINE_IDLE_STRATEGY, PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
         IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS,
         PLUGINS_DIR, HEALTH_STUCK_AFTER, L3_KEY_SALT);
 

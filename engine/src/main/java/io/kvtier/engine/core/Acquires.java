@@ -28,17 +28,22 @@ final class Acquires
     private final Residency residency;
     private final EngineCounters counters;
     private final EngineClock clock;
-    private final PoolSpace space;
+    private final PageSpace space;
     private final WritePolicy writePolicy;
     private final int writeHitThreshold;
-    private Loads loads;
-    private Lookups lookups;
-    private Backups backups;
-    private Reverifications reverifications;
+    private final LoadTracker loads;
+    private final Probes lookups;
+    private final BackupRequests backups;
+    private final Reverifier reverifications;
 
-    Acquires(final Residency residency, final EngineCounters counters, final EngineClock clock, final PoolSpace space, final WritePolicy writePolicy,
+    Acquires(final Residency residency, final EngineCounters counters, final EngineClock clock, final PageSpace space, final LoadTracker loads,
+             final Probes lookups, final BackupRequests backups, final Reverifier reverifications, final WritePolicy writePolicy,
              final int writeHitThreshold)
     {
+        this.loads = loads;
+        this.lookups = lookups;
+        this.backups = backups;
+        this.reverifications = reverifications;
         this.pool = residency.pool();
         this.index = residency.index();
         this.residency = residency;
@@ -47,14 +52,6 @@ final class Acquires
         this.space = space;
         this.writePolicy = writePolicy;
         this.writeHitThreshold = writeHitThreshold;
-    }
-
-    void connect(final Loads loadPart, final Lookups lookupPart, final Backups backupPart, final Reverifications reverificationPart)
-    {
-        this.loads = loadPart;
-        this.lookups = lookupPart;
-        this.backups = backupPart;
-        this.reverifications = reverificationPart;
     }
 
     void acquire(final ClientRecord r)

@@ -37,7 +37,7 @@ import java.util.List;
  * gives up is answered OK with its Result Count the backups not yet ended (in flight and queued), which
  * is 0 when it did not give up; counted in {@code flushes_timed_out}.
  */
-final class Backups implements TimedPart
+final class Backups implements BackupRequests, TimedPart
 {
     private static final System.Logger LOG = System.getLogger(Backups.class.getName());
     private static final int NONE = -1;
@@ -56,7 +56,7 @@ final class Backups implements TimedPart
     private final Residency residency;
     private final EngineCounters counters;
     private final EngineClock clock;
-    private final PoolSpace space;
+    private final PageSpace space;
     private final List<String> tierNames;
     private final WritePolicy writePolicy;
     private final int tierCount;
@@ -75,12 +75,15 @@ final class Backups implements TimedPart
     /** Copies that never started in the window of skips being counted, and when that window began. */
     private long skippedInWindow;
     private long skipWindowStartNanos;
-    private TierIo io;
-    private Lookups lookups;
+    private final TierQueue io;
+    private final Probes lookups;
 
-    Backups(final Residency residency, final EngineCounters counters, final EngineClock clock, final PoolSpace space, final List<String> tierNames,
-            final WritePolicy writePolicy, final int maxInFlight, final long flushTimeoutNanos, final int maxClients)
+    Backups(final Residency residency, final EngineCounters counters, final EngineClock clock, final PageSpace space, final List<String> tierNames,
+            final WritePolicy writePolicy, final int maxInFlight, final long flushTimeoutNanos, final int maxClients, final TierQueue io,
+            final Probes lookups)
     {
+        this.io = io;
+        this.lookups = lookups;
         this.pool = residency.pool();
         this.index = residency.index();
         this.residency = residency;
@@ -99,12 +102,6 @@ final class Backups implements TimedPart
         this.flushTimeoutNanos = flushTimeoutNanos;
         this.flushWaiters = new ArrayDeque<>(maxClients + 1);
         this.flushDeadlines = new LongRing(maxClients + 1, 2);
-    }
-
-    void connect(final TierIo tierIo, final Lookups lookupPart)
-    {
-        this.io = tierIo;
-        this.lookups = lookupPart;
     }
 
     /** @return backups in flight */
@@ -126,7 +123,8 @@ final class Backups implements TimedPart
     }
 
     /** Copies a page that L3 lacks, now or from the backlog. */
-    void backupIfMissing(final int page)
+    @Override
+    public void backupIfMissing(final int page)
     {
         if ((flags[page] & (IN_FLIGHT | QUEUED)) == 0 && !residency.inL3(page) && !start(page))
         {

@@ -1,6 +1,6 @@
 package io.kvtier.engine.core;
 
-import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.RingBuffer;
 import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.MessageType;
@@ -20,17 +20,23 @@ import io.kvtier.engine.tier.TierHandle;
 import java.util.List;
 
 /**
- * The pipeline's single handler: takes each ring event and hands it to the part that owns what it
- * concerns, and nothing more. The parts (see the package description) own every piece of engine state
- * between them, each field one owner, and all of them run on this one thread, so nothing takes a lock.
- * At the end of each ring batch the open tier batches go out; on each tick every part with deadlines
- * gets the time.
+ * The engine thread's agent: takes each ring event and each request the IPC adapter reads and hands it
+ * to the part that owns what it concerns, and nothing more. The parts (see the package description) own
+ * every piece of engine state between them, each field one owner, and all of them run on this one
+ * thread, so nothing takes a lock. One duty cycle ({@link #doWork}):
+ *
+ * <ol>
+ *   <li>polls the Disruptor ring: client requests, tier completions, re-verified pages;</li>
+ *   <li>runs the IPC adapter's duty, if one is attached, which hands its clients' requests straight in;</li>
+ *   <li>every {@code pipeline.tick-interval}, gives each part with deadlines the engine clock's time;</li>
+ *   <li>sends the tier batches the cycle filled.</li>
+ * </ol>
  *
  * <p>The model is Aeron's {@code DriverConductor}: a conductor that dispatches commands to collaborators
  * and drives their time events, rather than one class that does everything.
  */
-final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Sink, PoolSpace.EvictionGate, PoolSpace.SpaceWaiterResumer,
-    Loads.WaitOver, ReverifyThread.Sink
+final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, TierIoBatch.Sink, TierIo.Completions, EngineSteps,
+    PoolSpace.EvictionGate, PoolSpace.SpaceWaiterResumer, Loads.WaitOver, ReverifyThread.Sink
 {
     private static final System.Logger LOG = System.getLogger(EngineConductor.class.getName());
 
@@ -56,14 +62,23 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
     private final ReverifyThread reverifyThread;
     private final TimedPart[] timed;
     private final PageIndex index;
+    private final RingBuffer<EngineEvent> ring;
+    private final EventPoller<EngineEvent> poller;
+    private final long tickNanos;
+    private long nextTimerNanos;
+    private int handled;
+    private volatile Agent duty;
     private volatile Thread engineThread;
-    private RingBuffer<EngineEvent> ring;
     private volatile boolean closing;
     private volatile boolean stopped;
 
     EngineConductor(final EngineConfig config, final EngineClock clock, final PagePool pool, final EngineCounters counters,
-                    final List<TierHandle> tierHandles, final int maxClients, final ThreadWatch threads)
+                    final List<TierHandle> tierHandles, final int maxClients, final ThreadWatch threads, final RingBuffer<EngineEvent> ring)
     {
+        this.ring = ring;
+        this.poller = ring.newPoller();
+        ring.addGatingSequences(poller.getSequence());
+        this.tickNanos = config.tickInterval().toNanos();
         this.clock = clock;
         this.pool = pool;
         this.counters = counters;
@@ -96,45 +111,33 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         }
         this.staging = anyStaged ? new StagingFrames(config.get(EngineSettings.L3_STAGING_FRAMES), pool.frameLength()) : null;
 
-        this.sessions = new SessionTable(counters, config.sessionTimeout().toNanos(), maxClients);
+        // Each part gets, when it is made, the narrow interfaces of the parts it asks things of; what would
+        // make a cycle (a part asking a part that asks it) goes through this conductor (EngineSteps), as do
+        // the tiers' answers (TierIo.Completions).
         this.space = new PoolSpace(pool, index, counters, clock, EvictionPolicies.forName(config.evictionPolicy(), pool.pageCount()), config.evictHigh(), config.evictLow(), config.quarantine().toNanos(),
-            ioTimeoutNanos, maxClients);
-        this.reservations = new Reservations(residency, counters, clock, space, config.reservationTimeout().toNanos(), writePolicy);
-        this.acquires = new Acquires(residency, counters, clock, space, writePolicy, config.writeHitThreshold());
-        this.lookups = new Lookups(residency, counters, clock, tierCount, config.probePages(), prefetchMode, config.prefetchThresholdPages(),
-            config.prefetchTimeout().toNanos(), config.negativeProbeTtl().toNanos(), maxClients);
-        this.loads = new Loads(residency, counters, clock, space, tierNames);
-        this.backups = new Backups(residency, counters, clock, space, tierNames, writePolicy, config.maxBackupPages(pool.pageCount()), ioTimeoutNanos,
-            maxClients);
+            ioTimeoutNanos, maxClients, this, this);
         this.io = new TierIo(pool, counters, clock, callThreads, tierNames, staging, staged, config.l3MaxBatch(), config.l3MaxInflight(), ioTimeoutNanos, this,
-            config.get(EngineSettings.L3_KEY_SALT), (int)Math.min(1L << 20, Math.max(4096L, config.indexEntries())));
+            this, config.get(EngineSettings.L3_KEY_SALT), (int)Math.min(1L << 20, Math.max(4096L, config.indexEntries())));
+        this.sessions = new SessionTable(counters, config.sessionTimeout().toNanos(), maxClients, space, this);
+        this.loads = new Loads(residency, counters, clock, space, tierNames, io, sessions, this, this);
+        this.lookups = new Lookups(residency, counters, clock, tierCount, config.probePages(), prefetchMode, config.prefetchThresholdPages(),
+            config.prefetchTimeout().toNanos(), config.negativeProbeTtl().toNanos(), maxClients, loads, io, sessions, this);
+        this.backups = new Backups(residency, counters, clock, space, tierNames, writePolicy, config.maxBackupPages(pool.pageCount()), ioTimeoutNanos,
+            maxClients, io, lookups);
+        this.reservations = new Reservations(residency, counters, clock, space, backups, config.reservationTimeout().toNanos(), writePolicy);
         final double reverifyRate = tierCount == 0 ? 0 : config.get(EngineSettings.L3_REVERIFY_RATE);
         final int reverifyJobs = Math.max(16, Math.min(1024, maxClients));
+        this.reverifyThread = reverifyRate > 0 ? new ReverifyThread(pool, clock, reverifyJobs, this, threads) : null;
         this.reverifications = new Reverifications(pool, counters, clock, tierNames, reverifyRate, config.get(EngineSettings.L3_REVERIFY_WINDOW).toNanos(),
-            config.get(EngineSettings.L3_LATE_WRITE_LIMIT), reverifyJobs);
-        this.reverifyThread = reverifications.isEnabled() ? new ReverifyThread(pool, clock, reverifyJobs, this, threads) : null;
+            config.get(EngineSettings.L3_LATE_WRITE_LIMIT), reverifyJobs, reverifyThread, sessions, loads, space, io, this);
+        this.acquires = new Acquires(residency, counters, clock, space, loads, lookups, backups, reverifications, writePolicy, config.writeHitThreshold());
         this.liveness = new PoolLiveness(pool, index, counters, config.sessionTimeout().toMillis());
-
-        sessions.connect(acquires, reservations, space);
-        space.connect(this, this);
-        reservations.connect(backups);
-        acquires.connect(loads, lookups, backups, reverifications);
-        lookups.connect(loads, io, sessions, acquires);
-        loads.connect(io, sessions, acquires, this);
-        backups.connect(io, lookups);
-        io.connect(loads, backups, lookups);
-        reverifications.connect(reverifyThread, sessions, loads, space, io, this);
         liveness.connect(space::resumeSpaceWaiters);
         // The watch reads the system's clock, as the threads it watches stamp their work with it.
         this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, backups, io, now -> threads.check(System.nanoTime())};
     }
 
-    void ring(final RingBuffer<EngineEvent> eventRing)
-    {
-        this.ring = eventRing;
-    }
-
-    /** Starts the tiers' call threads and the re-verification thread; after {@link #ring}, which they answer through. */
+    /** Starts the tiers' call threads and the re-verification thread, which answer through the ring. */
     void startThreads()
     {
         for (final TierCallThread thread : callThreads)
@@ -201,27 +204,94 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         return Thread.currentThread() == engineThread;
     }
 
+    /**
+     * Attaches a duty the engine thread runs in every cycle after polling its ring: the IPC adapter.
+     *
+     * @param engineDuty the duty
+     */
+    void attach(final Agent engineDuty)
+    {
+        this.duty = engineDuty;
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "kvtier engine conductor";
+    }
+
     @Override
     public void onStart()
     {
         engineThread = Thread.currentThread();
+        nextTimerNanos = System.nanoTime() + tickNanos;
     }
 
     @Override
-    public void onEvent(final EngineEvent event, final long sequence, final boolean endOfBatch)
+    public int doWork()
     {
+        handled = 0;
+        try
+        {
+            poller.poll(this);
+        }
+        catch (final Exception ex)
+        {
+            LOG.log(System.Logger.Level.ERROR, "engine failed polling its ring; it keeps running", ex);
+        }
+        int work = handled;
+        final Agent current = duty;
+        if (current != null)
+        {
+            try
+            {
+                work += current.doWork();
+            }
+            catch (final RuntimeException ex)
+            {
+                // The duty keeps its own clients apart; whatever escapes it must not end the engine thread.
+                LOG.log(System.Logger.Level.ERROR, "the engine thread's duty failed; it keeps running", ex);
+            }
+        }
+        // The period runs on real time, the deadlines on the engine clock: a test that holds the engine clock
+        // still and moves it by hand still has every part look at the time it set, every tick.
+        final long real = System.nanoTime();
+        if (real - nextTimerNanos >= 0)
+        {
+            nextTimerNanos = real + tickNanos;
+            onTick(clock.nanoTime());
+        }
+        io.flush();
+        return work;
+    }
+
+    /** @return whether the ring holds events not yet polled: looked at once the engine thread announced its sleep */
+    boolean hasWork()
+    {
+        return ring.getCursor() > poller.getSequence().get();
+    }
+
+    /** @return whether every event published on the ring was handled */
+    boolean isDrained()
+    {
+        return ring.getCursor() <= poller.getSequence().get();
+    }
+
+    @Override
+    public boolean onEvent(final EngineEvent event, final long sequence, final boolean endOfBatch)
+    {
+        handled++;
         try
         {
             switch (event.type)
             {
-                case EngineEvent.CLIENT_REQUEST -> onRequest(event.client, event.op, event.from, event.count);
+                case EngineEvent.CLIENT_REQUEST -> handleRequest(event.client, event.op, event.from, event.count);
                 case EngineEvent.TIER_BATCH_DONE -> io.onBatchDone(event.batch);
                 case EngineEvent.TIER_OBJECT_REMOVED ->
                 {
                     counters.increment(EngineCounter.L3_REMOVED_BY_TIER);
                     io.objectDropped(index, event.tier, event.keyHigh, event.keyLow);
                 }
-                case EngineEvent.TICK -> onTick(clock.nanoTime());
                 case EngineEvent.PAGE_REVERIFIED -> reverifications.onResult(event.job);
                 default -> LOG.log(System.Logger.Level.WARNING, "ignoring ring event of unknown type {0}", event.type);
             }
@@ -229,27 +299,19 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         catch (final RuntimeException | Error ex)
         {
             LOG.log(System.Logger.Level.ERROR, "engine failed handling a ring event; it keeps running", ex);
-            if (event.type == EngineEvent.CLIENT_REQUEST && event.client != null)
-            {
-                final ClientRecord r = sessions.recordOf(event.client);
-                if (r != null && r.inFlight)
-                {
-                    r.complete(ErrorCode.INTERNAL_ERROR);
-                }
-            }
         }
         finally
         {
             event.clear();
         }
-        if (endOfBatch)
-        {
-            io.flush();
-        }
+        return true;
     }
 
-    /** A request an {@link EngineDuty} read, handled as a one-event batch. */
-    void onDirectRequest(final ClientPort client, final int op, final int from, final int count)
+    /**
+     * A client's request, from the ring or straight from the IPC adapter's duty: a failure answers the
+     * request INTERNAL_ERROR and the engine goes on. Its tier batches go out at the end of the cycle.
+     */
+    void handleRequest(final ClientPort client, final int op, final int from, final int count)
     {
         try
         {
@@ -258,13 +320,12 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         catch (final RuntimeException | Error ex)
         {
             LOG.log(System.Logger.Level.ERROR, "engine failed handling a client request; it keeps running", ex);
-            final ClientRecord r = sessions.recordOf(client);
+            final ClientRecord r = client == null ? null : sessions.recordOf(client);
             if (r != null && r.inFlight)
             {
                 r.complete(ErrorCode.INTERNAL_ERROR);
             }
         }
-        io.flush();
     }
 
     private void onTick(final long nowNanos)
@@ -426,6 +487,70 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
         }
     }
 
+    // Steps one part takes on a request's behalf in another (EngineSteps).
+
+    @Override
+    public boolean pin(final ClientRecord r, final int key, final int page, final int as)
+    {
+        return acquires.pin(r, key, page, as);
+    }
+
+    @Override
+    public void walk(final ClientRecord r)
+    {
+        acquires.walk(r);
+    }
+
+    @Override
+    public int release(final ClientRecord r, final int from, final int end)
+    {
+        return acquires.release(r, from, end);
+    }
+
+    @Override
+    public int abort(final ClientRecord r, final int from, final int end, final boolean expired)
+    {
+        return reservations.abort(r, from, end, expired);
+    }
+
+    // Each key's answer from a tier, on the engine thread, to the part that owns what it concerns (TierIo.Completions).
+
+    @Override
+    public void readDone(final TierIoBatch batch, final int i)
+    {
+        loads.onReadDone(batch, i);
+    }
+
+    @Override
+    public void writeDone(final TierIoBatch batch, final int i)
+    {
+        backups.onWriteDone(batch, i);
+    }
+
+    @Override
+    public void existsDone(final TierIoBatch batch, final int i)
+    {
+        lookups.onExistsDone(batch, i);
+    }
+
+    @Override
+    public void readAbandoned(final int page)
+    {
+        loads.abandon(page);
+    }
+
+    @Override
+    public void writeAbandoned(final TierIoBatch batch, final int i)
+    {
+        backups.abandon(batch, i);
+    }
+
+    @Override
+    public void existsAbandoned(final TierIoBatch batch, final int i)
+    {
+        lookups.answerProbe(batch, i);
+    }
+
     // Tier completions, from any thread.
 
     @Override
@@ -508,7 +633,7 @@ final class EngineConductor implements EventHandler<EngineEvent>, TierIoBatch.Si
     }
 
     @Override
-    public void onShutdown()
+    public void onClose()
     {
         stopped = true;
         sessions.closeAll();

@@ -13,8 +13,6 @@ final class EngineEvent
     static final int TIER_BATCH_DONE = 2;
     /** A tier dropped an object by itself. */
     static final int TIER_OBJECT_REMOVED = 3;
-    /** Housekeeping: leases, timeouts, heartbeat. */
-    static final int TICK = 4;
     /** A pinned page was verified again: {@link #job} holds the answer. */
     static final int PAGE_REVERIFIED = 5;
 

@@ -30,10 +30,10 @@ import java.util.List;
  * hit, whoever started the load. Remembers, for the re-verification of recently loaded pages, which
  * tier each page came from and when it landed.
  */
-final class Loads
+final class Loads implements LoadTracker
 {
     private static final System.Logger LOG = System.getLogger(Loads.class.getName());
-    private static final int NONE = -1;
+    static final int NONE = -1;
 
     /** A waiter pins the page when it lands (acquire). */
     static final byte WAIT_PIN = 1;
@@ -60,7 +60,7 @@ final class Loads
     private final PageIndex index;
     private final EngineCounters counters;
     private final EngineClock clock;
-    private final PoolSpace space;
+    private final PageSpace space;
     private final List<String> tierNames;
     private final byte[] flags;
     private final int[] loadTier;
@@ -74,13 +74,18 @@ final class Loads
     private int waiterFree;
     /** Set by {@link #loadFor} when it found no page: the acquire may wait for write-back evictions. */
     private boolean starvedForSpace;
-    private TierIo io;
-    private SessionTable sessions;
-    private Acquires acquires;
-    private WaitOver continuation;
+    private final TierQueue io;
+    private final SessionRecords sessions;
+    private final EngineSteps steps;
+    private final WaitOver continuation;
 
-    Loads(final Residency residency, final EngineCounters counters, final EngineClock clock, final PoolSpace space, final List<String> tierNames)
+    Loads(final Residency residency, final EngineCounters counters, final EngineClock clock, final PageSpace space, final List<String> tierNames,
+          final TierQueue io, final SessionRecords sessions, final EngineSteps steps, final WaitOver continuation)
     {
+        this.io = io;
+        this.sessions = sessions;
+        this.steps = steps;
+        this.continuation = continuation;
         this.pool = residency.pool();
         this.index = residency.index();
         this.counters = counters;
@@ -105,14 +110,6 @@ final class Loads
         }
     }
 
-    void connect(final TierIo tierIo, final SessionTable sessionTable, final Acquires acquirePart, final WaitOver waitOver)
-    {
-        this.io = tierIo;
-        this.sessions = sessionTable;
-        this.acquires = acquirePart;
-        this.continuation = waitOver;
-    }
-
     /** @return whether a load into the page is under way */
     boolean isLoading(final int page)
     {
@@ -124,7 +121,8 @@ final class Loads
      *
      * @return whether this is that first pin
      */
-    boolean takeFirstUse(final int page)
+    @Override
+    public boolean takeFirstUse(final int page)
     {
         if ((flags[page] & LOADED_UNUSED) != 0)
         {
@@ -140,13 +138,15 @@ final class Loads
      * @param window  how recent counts
      * @return whether its bytes came from L3 no longer than {@code window} ago
      */
-    boolean loadedWithin(final int page, final long nowNanos, final long window)
+    @Override
+    public boolean loadedWithin(final int page, final long nowNanos, final long window)
     {
         return (flags[page] & FROM_L3) != 0 && nowNanos - loadedAtNanos[page] < window;
     }
 
     /** @return the tier a page was (last) read from */
-    int tierOf(final int page)
+    @Override
+    public int tierOf(final int page)
     {
         return loadTier[page];
     }
@@ -158,7 +158,8 @@ final class Loads
     }
 
     /** @return the page being loaded for the key of the index slot (not abandoned), else {@link #NONE} */
-    int loadingPage(final int slot)
+    @Override
+    public int loadingPage(final int slot)
     {
         if (slot == KeyTable.NONE)
         {
@@ -173,7 +174,8 @@ final class Loads
     }
 
     /** @return whether the last {@link #loadFor} that returned {@link #NONE} found no free page */
-    boolean starvedForSpace()
+    @Override
+    public boolean starvedForSpace()
     {
         return starvedForSpace;
     }
@@ -183,7 +185,8 @@ final class Loads
      *         now from the first L3 tier that holds it; {@link #NONE} when L3 lacks it, a client is
      *         writing it, or no page can be had ({@link #starvedForSpace()})
      */
-    int loadFor(final int slot, final long high, final long low, final boolean prefetch)
+    @Override
+    public int loadFor(final int slot, final long high, final long low, final boolean prefetch)
     {
         starvedForSpace = false;
         final int loading = loadingPage(slot);
@@ -356,7 +359,8 @@ final class Loads
      *
      * @return false when the waiter table is full
      */
-    boolean addWaiter(final int page, final ClientRecord r, final int key, final byte kind)
+    @Override
+    public boolean addWaiter(final int page, final ClientRecord r, final int key, final byte kind)
     {
         if (waiterFree == NONE)
         {
@@ -390,7 +394,7 @@ final class Loads
                 }
                 else if (waiterKind[node] == WAIT_PIN)
                 {
-                    if (!acquires.pin(r, key, page, PageEntryStatus.PINNED_FROM_L3))
+                    if (!steps.pin(r, key, page, PageEntryStatus.PINNED_FROM_L3))
                     {
                         r.status[key] = (byte)PageEntryStatus.MISS;
                     }

@@ -15,7 +15,7 @@ import io.kvtier.spi.TierStatus;
  * the tiers about keys the index does not know, and loading the L3 part ahead of an acquire. Owns the
  * memory of recent negative probes and the deadlines of lookups that wait for their prefetch.
  */
-final class Lookups implements TimedPart
+final class Lookups implements Probes, TimedPart
 {
     private static final int NONE = -1;
 
@@ -32,15 +32,19 @@ final class Lookups implements TimedPart
     private final LongRing deadlines;
     private int scanRun;
     private int scanTotal;
-    private Loads loads;
-    private TierIo io;
-    private SessionTable sessions;
-    private Acquires acquires;
+    private final LoadTracker loads;
+    private final TierQueue io;
+    private final SessionRecords sessions;
+    private final EngineSteps steps;
 
     Lookups(final Residency residency, final EngineCounters counters, final EngineClock clock, final int tierCount, final int probePages,
             final PrefetchMode prefetchMode, final int prefetchThreshold, final long prefetchTimeoutNanos, final long negativeProbeTtlNanos,
-            final int maxClients)
+            final int maxClients, final LoadTracker loads, final TierQueue io, final SessionRecords sessions, final EngineSteps steps)
     {
+        this.loads = loads;
+        this.io = io;
+        this.sessions = sessions;
+        this.steps = steps;
         this.index = residency.index();
         this.residency = residency;
         this.counters = counters;
@@ -52,14 +56,6 @@ final class Lookups implements TimedPart
         this.prefetchTimeoutNanos = prefetchTimeoutNanos;
         this.negativeProbes = new NegativeProbeCache(Math.max(4096, 4 * probePages * Math.max(1, Math.min(maxClients, 256))), negativeProbeTtlNanos);
         this.deadlines = new LongRing(2 * (maxClients + 1), 3);
-    }
-
-    void connect(final Loads loadPart, final TierIo tierIo, final SessionTable sessionTable, final Acquires acquirePart)
-    {
-        this.loads = loadPart;
-        this.io = tierIo;
-        this.sessions = sessionTable;
-        this.acquires = acquirePart;
     }
 
     /**
@@ -136,7 +132,8 @@ final class Lookups implements TimedPart
      *
      * @return whether probes were queued; the request then waits for {@code probePending} answers
      */
-    boolean probeRound(final ClientRecord r, final int start, final int end)
+    @Override
+    public boolean probeRound(final ClientRecord r, final int start, final int end)
     {
         if (start >= end || start < r.probedUntil || probePages == 0 || tierCount == 0)
         {
@@ -358,13 +355,14 @@ final class Lookups implements TimedPart
             else
             {
                 r.phase = ClientRecord.PHASE_NONE;
-                acquires.walk(r);
+                steps.walk(r);
             }
         }
     }
 
     /** This engine wrote an object to L3, under this name: forget that L3 lacked it. */
-    void copiedToL3(final long nameHigh, final long nameLow)
+    @Override
+    public void copiedToL3(final long nameHigh, final long nameLow)
     {
         negativeProbes.present(nameHigh, nameLow);
     }

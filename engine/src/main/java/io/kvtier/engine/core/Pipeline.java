@@ -1,17 +1,10 @@
 package io.kvtier.engine.core;
 
-import com.lmax.disruptor.BlockingWaitStrategy;
-import com.lmax.disruptor.BusySpinWaitStrategy;
-import com.lmax.disruptor.ExceptionHandler;
 import com.lmax.disruptor.RingBuffer;
-import com.lmax.disruptor.SleepingWaitStrategy;
-import com.lmax.disruptor.TimeoutException;
-import com.lmax.disruptor.WaitStrategy;
-import com.lmax.disruptor.YieldingWaitStrategy;
-import com.lmax.disruptor.dsl.Disruptor;
-import com.lmax.disruptor.dsl.ProducerType;
 import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.config.EngineSettings;
+import io.kvtier.engine.config.IdleStrategyKind;
 import io.kvtier.engine.pool.Counters;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.status.ThreadWatch;
@@ -20,12 +13,14 @@ import io.kvtier.engine.tier.TierHandle;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * The engine thread and the ring that feeds it: a Disruptor multi-producer ring of small
- * preallocated events, handled by one {@link EngineConductor}, plus the ticker that drives the parts'
- * deadlines. Clients publish requests through {@link #publish}; tiers publish their completions
- * through the batches they were handed.
+ * The engine thread and the ring that feeds it: a Disruptor multi-producer ring of small preallocated
+ * events, polled by one agent ({@link EngineConductor}) on a thread an {@link AgentRunner} owns, which
+ * idles per {@code engine.idle-strategy}. Clients publish requests through {@link #publish}; tiers
+ * publish their completions through the batches they were handed; every publication wakes the engine
+ * thread if it sleeps.
  */
 public final class Pipeline
 {
@@ -34,17 +29,22 @@ public final class Pipeline
     /** How many failed copies a write-back backup survives before its page is dropped and counted lost. */
     public static final int MAX_BACKUP_ATTEMPTS = Backups.MAX_BACKUP_ATTEMPTS;
 
+    /** Spins of the backoff idle strategy before it yields. */
+    static final int BACKOFF_SPINS = 100;
+    /** Yields of the backoff idle strategy before it sleeps. */
+    static final int BACKOFF_YIELDS = 100;
+    /** The longest sleep of the engine thread: the bound on a missed wake-up, and how late a timer may fire. */
+    static final long MAX_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
     private final EngineConductor conductor;
-    private final Disruptor<EngineEvent> disruptor;
     private final RingBuffer<EngineEvent> ring;
-    private final Thread ticker;
-    private final long tickNanos;
-    private final DutyCycleWaitStrategy dutyCycle;
+    private final EngineBell bell;
+    private final AgentRunner runner;
     private volatile boolean halted;
     private final ThreadWatch threads;
 
     /**
-     * Starts the engine thread and the ticker.
+     * Starts the engine thread.
      *
      * @param config     validated settings
      * @param clock      the engine's time
@@ -56,35 +56,30 @@ public final class Pipeline
     public Pipeline(final EngineConfig config, final EngineClock clock, final PagePool pool, final EngineCounters counters, final List<TierHandle> tiers,
                     final int maxClients)
     {
-        this.threads = new ThreadWatch(new Counters(pool.counters()), config.get(io.kvtier.engine.config.EngineSettings.HEALTH_STUCK_AFTER).toNanos());
-        this.conductor = new EngineConductor(config, clock, pool, counters, tiers, maxClients, threads);
-        // With IPC the engine thread polls the client rings itself (an EngineDuty) and waits the IPC way.
-        this.dutyCycle = config.get(io.kvtier.engine.config.EngineSettings.IPC_ENABLED) ? new DutyCycleWaitStrategy() : null;
-        this.disruptor = new Disruptor<>(EngineEvent::new, config.ringSize(), runnable ->
-        {
-            final Thread thread = new Thread(runnable, "kvtier-pipeline");
-            thread.setDaemon(true);
-            return thread;
-        }, ProducerType.MULTI, dutyCycle != null ? dutyCycle : waitStrategy(config));
-        disruptor.handleEventsWith(conductor);
-        disruptor.setDefaultExceptionHandler(new LoggingExceptionHandler());
-        this.ring = disruptor.start();
-        conductor.ring(ring);
+        this.threads = new ThreadWatch(new Counters(pool.counters()), config.get(EngineSettings.HEALTH_STUCK_AFTER).toNanos());
+        this.bell = new EngineBell();
+        this.ring = RingBuffer.createMultiProducer(EngineEvent::new, config.ringSize(), new RingSignal(bell));
+        this.conductor = new EngineConductor(config, clock, pool, counters, tiers, maxClients, threads, ring);
         conductor.startThreads();
-        this.tickNanos = config.tickInterval().toNanos();
-        this.ticker = Thread.ofPlatform().name("kvtier-ticker").daemon(true).unstarted(this::tick);
-        ticker.start();
+        this.runner = new AgentRunner(conductor, idleStrategy(config.get(EngineSettings.ENGINE_IDLE_STRATEGY), bell, conductor::hasWork), bell,
+            "kvtier-pipeline");
+        runner.start();
     }
 
-    private static WaitStrategy waitStrategy(final EngineConfig config)
+    /**
+     * @param kind                the setting
+     * @param sleeper             where a sleeping strategy sleeps
+     * @param workAfterAnnouncing whether work came in once a sleep was announced
+     * @return the idle strategy
+     */
+    static IdleStrategy idleStrategy(final IdleStrategyKind kind, final Sleeper sleeper, final java.util.function.BooleanSupplier workAfterAnnouncing)
     {
-        return switch (config.waitStrategy())
+        return switch (kind)
         {
-            case PARK -> new SpinParkWaitStrategy();
-            case BLOCKING -> new BlockingWaitStrategy();
-            case SLEEPING -> new SleepingWaitStrategy();
-            case YIELDING -> new YieldingWaitStrategy();
-            case BUSY_SPIN -> new BusySpinWaitStrategy();
+            case BACKOFF -> new BackoffIdleStrategy(BACKOFF_SPINS, BACKOFF_YIELDS, MAX_SLEEP_NANOS, sleeper, workAfterAnnouncing);
+            case SLEEP -> new BackoffIdleStrategy(0, 0, MAX_SLEEP_NANOS, sleeper, workAfterAnnouncing);
+            case YIELD -> new YieldingIdleStrategy();
+            case SPIN -> new BusySpinIdleStrategy();
         };
     }
 
@@ -116,25 +111,21 @@ public final class Pipeline
     }
 
     /**
-     * Gives the engine thread a duty to run between batches (the IPC adapter). Only with {@code ipc.enabled},
-     * whose engine thread waits the duty's way; {@code pipeline.wait-strategy} is then not used.
+     * Gives the engine thread a duty to run in every cycle after polling its ring (the IPC adapter), and
+     * where to sleep from now on when it idles: a sleeper its clients can wake too.
      *
-     * @param duty the duty
-     * @throws IllegalStateException without {@code ipc.enabled}
+     * @param duty    the duty
+     * @param sleeper where the engine thread sleeps from now on
      */
-    public void installDuty(final EngineDuty duty)
+    public void attach(final Agent duty, final Sleeper sleeper)
     {
-        if (dutyCycle == null)
-        {
-            throw new IllegalStateException("an engine duty needs ipc.enabled");
-        }
-        dutyCycle.install(duty);
-        ring.tryPublishEvent((event, sequence) -> event.type = EngineEvent.TICK); // wakes the thread into its new wait
+        conductor.attach(duty);
+        bell.use(sleeper);
     }
 
     /**
      * Handles a client's request at once, on the engine thread, as if it had come through the ring: the
-     * way an {@link EngineDuty} hands over the requests it reads.
+     * way a duty {@linkplain #attach attached} to the engine thread hands over the requests it reads.
      *
      * @param client the requesting client
      * @param op     a {@link io.kvtier.client.protocol.MessageType} or {@link InternalOp} code
@@ -153,7 +144,7 @@ public final class Pipeline
         {
             return false;
         }
-        conductor.onDirectRequest(client, op, from, count);
+        conductor.handleRequest(client, op, from, count);
         return true;
     }
 
@@ -187,39 +178,29 @@ public final class Pipeline
         return halted;
     }
 
-    private void tick()
-    {
-        while (!halted)
-        {
-            ring.tryPublishEvent((event, sequence) -> event.type = EngineEvent.TICK);
-            java.util.concurrent.locks.LockSupport.parkNanos(tickNanos);
-        }
-    }
-
     /**
-     * Stops the ticker and the engine thread, letting it drain the ring for up to {@code waitMillis},
-     * then the tiers' call threads and the re-verification thread (a call thread stuck in a tier's call
-     * is left, and named in the log). Bounded whatever the tiers do: the engine thread never waits on one.
+     * Stops the engine thread, letting it drain the ring for up to {@code waitMillis}, then the tiers'
+     * call threads and the re-verification thread (a call thread stuck in a tier's call is left, and
+     * named in the log). Bounded whatever the tiers do: the engine thread never waits on one.
      *
      * @param waitMillis how long the ring may take to drain, and the threads to end
      */
     public void stop(final long waitMillis)
     {
         halted = true;
-        try
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, waitMillis));
+        while (!conductor.isDrained() && System.nanoTime() - deadline < 0)
         {
-            ticker.join(1000);
-            disruptor.shutdown(Math.max(1, waitMillis), TimeUnit.MILLISECONDS);
+            bell.wake();
+            LockSupport.parkNanos(100_000);
         }
-        catch (final TimeoutException ex)
+        if (!conductor.isDrained())
         {
             LOG.log(System.Logger.Level.WARNING, "pipeline did not drain in {0} ms; halting it", waitMillis);
-            disruptor.halt();
         }
-        catch (final InterruptedException ex)
+        if (!runner.close(Math.max(1000, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))))
         {
-            Thread.currentThread().interrupt();
-            disruptor.halt();
+            LOG.log(System.Logger.Level.ERROR, "the engine thread did not stop");
         }
         conductor.stopThreads(Math.min(waitMillis, 1000));
     }
@@ -237,26 +218,5 @@ public final class Pipeline
     public void closeStaging()
     {
         conductor.closeStaging();
-    }
-
-    private static final class LoggingExceptionHandler implements ExceptionHandler<EngineEvent>
-    {
-        @Override
-        public void handleEventException(final Throwable ex, final long sequence, final EngineEvent event)
-        {
-            LOG.log(System.Logger.Level.ERROR, "pipeline event " + sequence + " failed; the engine keeps running", ex);
-        }
-
-        @Override
-        public void handleOnStartException(final Throwable ex)
-        {
-            LOG.log(System.Logger.Level.ERROR, "pipeline failed to start", ex);
-        }
-
-        @Override
-        public void handleOnShutdownException(final Throwable ex)
-        {
-            LOG.log(System.Logger.Level.ERROR, "pipeline failed to stop cleanly", ex);
-        }
     }
 }

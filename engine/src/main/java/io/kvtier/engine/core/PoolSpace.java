@@ -23,7 +23,7 @@ import java.util.ArrayDeque;
  * <p>A page found changed after its load ({@link #retire}) leaves the index at once and the pool, through
  * quarantine, as soon as nobody holds a pin on it: the tier that wrote it may be writing it still.
  */
-final class PoolSpace implements TimedPart
+final class PoolSpace implements PageSpace, TimedPart
 {
     static final int NONE = -1;
 
@@ -98,13 +98,16 @@ final class PoolSpace implements TimedPart
     private final int[] retiringPages;
     private int retiringCount;
     private final ArrayDeque<ClientRecord> spaceWaiters;
-    private EvictionGate gate;
-    private SpaceWaiterResumer resumer;
+    private final EvictionGate gate;
+    private final SpaceWaiterResumer resumer;
     private volatile boolean closing;
 
     PoolSpace(final PagePool pool, final PageIndex index, final EngineCounters counters, final EngineClock clock, final EvictionPolicy policy,
-              final double evictHigh, final double evictLow, final long quarantineNanos, final long spaceWaitNanos, final int maxClients)
+              final double evictHigh, final double evictLow, final long quarantineNanos, final long spaceWaitNanos, final int maxClients,
+              final EvictionGate gate, final SpaceWaiterResumer resumer)
     {
+        this.gate = gate;
+        this.resumer = resumer;
         this.pool = pool;
         this.index = index;
         this.counters = counters;
@@ -130,12 +133,6 @@ final class PoolSpace implements TimedPart
         counters.set(EngineCounter.PAGES_IN_USE, 0);
     }
 
-    void connect(final EvictionGate evictionGate, final SpaceWaiterResumer spaceWaiterResumer)
-    {
-        this.gate = evictionGate;
-        this.resumer = spaceWaiterResumer;
-    }
-
     void beginClosing()
     {
         closing = true;
@@ -158,7 +155,8 @@ final class PoolSpace implements TimedPart
      *
      * @return the page, or {@link #NONE} when none could be freed
      */
-    int allocate()
+    @Override
+    public int allocate()
     {
         if (used() >= highWater || freeCount == 0)
         {
@@ -174,14 +172,16 @@ final class PoolSpace implements TimedPart
     }
 
     /** Returns a page that no one can still be writing to the free list. */
-    void free(final int page)
+    @Override
+    public void free(final int page)
     {
         freeStack[freeCount++] = page;
         counters.set(EngineCounter.PAGES_IN_USE, used());
     }
 
     /** Rests a reclaimed page before reuse, so that a late writer cannot change a page someone else then owns. */
-    void quarantine(final int page)
+    @Override
+    public void quarantine(final int page)
     {
         if (quarantine.isFull())
         {
@@ -204,7 +204,8 @@ final class PoolSpace implements TimedPart
      * @param page   the page
      * @param parent the resident page of the previous key of the same chain, or {@link #NONE}
      */
-    void touch(final int page, final int parent)
+    @Override
+    public void touch(final int page, final int parent)
     {
         if (retiring[page])
         {
@@ -238,7 +239,8 @@ final class PoolSpace implements TimedPart
         }
     }
 
-    void evictIfAboveHighWater()
+    @Override
+    public void evictIfAboveHighWater()
     {
         if (used() > highWater)
         {
@@ -294,7 +296,8 @@ final class PoolSpace implements TimedPart
      *
      * @return whether the page left the pool
      */
-    boolean evict(final int page, final long word)
+    @Override
+    public boolean evict(final int page, final long word)
     {
         if (!pool.evictIfUnpinned(page, word))
         {
@@ -323,7 +326,8 @@ final class PoolSpace implements TimedPart
      *
      * @param page the page
      */
-    void retire(final int page)
+    @Override
+    public void retire(final int page)
     {
         if (retiring[page])
         {
@@ -372,7 +376,8 @@ final class PoolSpace implements TimedPart
      *
      * @return whether the request now waits for space
      */
-    boolean waitForSpace(final ClientRecord r)
+    @Override
+    public boolean waitForSpace(final ClientRecord r)
     {
         final long now = clock.nanoTime();
         if (gate.evictionsPending() == 0 || (r.phase == ClientRecord.PHASE_SPACE_WAIT && now - r.spaceDeadlineNanos >= 0))
@@ -389,7 +394,8 @@ final class PoolSpace implements TimedPart
     }
 
     /** Lets waiting requests try again: a page was freed, or the last pending eviction ended. */
-    void resumeSpaceWaiters()
+    @Override
+    public void resumeSpaceWaiters()
     {
         int budget = spaceWaiters.size();
         while (budget-- > 0 && (freeCount > 0 || gate.evictionsPending() == 0 || closing))
@@ -407,7 +413,8 @@ final class PoolSpace implements TimedPart
     }
 
     /** A client left: it waits for nothing any more. */
-    void forgetWaiter(final ClientRecord r)
+    @Override
+    public void forgetWaiter(final ClientRecord r)
     {
         spaceWaiters.remove(r);
     }

@@ -8,6 +8,7 @@ import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.config.WritePolicy;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.Reservation;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 
@@ -27,15 +28,16 @@ final class Reservations implements TimedPart
     private final Residency residency;
     private final EngineCounters counters;
     private final EngineClock clock;
-    private final PoolSpace space;
+    private final PageSpace space;
     private final long reservationNanos;
     private final WritePolicy writePolicy;
     private final LongRing deadlines;
-    private Backups backups;
+    private final BackupRequests backups;
 
-    Reservations(final Residency residency, final EngineCounters counters, final EngineClock clock, final PoolSpace space,
-                 final long reservationNanos, final WritePolicy writePolicy)
+    Reservations(final Residency residency, final EngineCounters counters, final EngineClock clock, final PageSpace space,
+                 final BackupRequests backups, final long reservationNanos, final WritePolicy writePolicy)
     {
+        this.backups = backups;
         this.pool = residency.pool();
         this.index = residency.index();
         this.residency = residency;
@@ -45,11 +47,6 @@ final class Reservations implements TimedPart
         this.reservationNanos = reservationNanos;
         this.writePolicy = writePolicy;
         this.deadlines = new LongRing(2 * pool.pageCount() + 1, 3);
-    }
-
-    void connect(final Backups backupPart)
-    {
-        this.backups = backupPart;
     }
 
     /** Reserves pages for the request's keys that the pool lacks, from the request's cursor on. */
@@ -125,7 +122,7 @@ final class Reservations implements TimedPart
                 final long d = deadlines.peek(2);
                 deadlines.poll();
                 final long word = pool.metadata().stateWordAcquire(p);
-                if (PageStateWord.state(word) == PageStateWord.WRITING && PageStateWord.generation(word) == g)
+                if (Reservation.isWriting(word, g))
                 {
                     deadlines.add(p, g, d);
                 }
@@ -147,7 +144,7 @@ final class Reservations implements TimedPart
             }
             final int page = r.pageIds[i];
             final long word = pool.metadata().stateWordAcquire(page);
-            if (PageStateWord.state(word) != PageStateWord.WRITING || PageStateWord.generation(word) != r.generations[i] || pool.metadata().ownerPlain(page) != r.id)
+            if (!Reservation.isHeldBy(pool.metadata(), page, word, r.generations[i], r.id))
             {
                 r.status[i] = (byte)PageEntryStatus.EXPIRED;
                 r.pageIds[i] = NONE;
@@ -204,7 +201,7 @@ final class Reservations implements TimedPart
             }
             final int page = r.pageIds[i];
             final long word = pool.metadata().stateWordAcquire(page);
-            if (PageStateWord.state(word) == PageStateWord.WRITING && PageStateWord.generation(word) == r.generations[i] && pool.metadata().ownerPlain(page) == r.id)
+            if (Reservation.isHeldBy(pool.metadata(), page, word, r.generations[i], r.id))
             {
                 if (expired)
                 {
@@ -256,8 +253,7 @@ final class Reservations implements TimedPart
             final int generation = (int)deadlines.peek(1);
             deadlines.poll();
             final long word = pool.metadata().stateWordAcquire(page);
-            if (PageStateWord.state(word) != PageStateWord.WRITING || PageStateWord.generation(word) != generation
-                || pool.metadata().ownerPlain(page) == EngineConductor.ENGINE_OWNER)
+            if (!Reservation.isWriting(word, generation) || pool.metadata().ownerPlain(page) == EngineConductor.ENGINE_OWNER)
             {
                 continue; // committed or aborted in time
             }

@@ -29,7 +29,7 @@ import java.util.List;
  *
  * <p>Owns the sampler, the jobs and the late writes counted per tier. Engine thread only.
  */
-final class Reverifications
+final class Reverifications implements Reverifier
 {
     private static final System.Logger LOG = System.getLogger(Reverifications.class.getName());
     private static final int NONE = -1;
@@ -54,12 +54,12 @@ final class Reverifications
     private final int[] lateWrites;
     private final ArrayDeque<ReverifyJob> freeJobs;
     private int countdown;
-    private Verifier verifier;
-    private SessionTable sessions;
-    private Loads loads;
-    private PoolSpace space;
-    private TierIo io;
-    private Loads.WaitOver continuation;
+    private final Verifier verifier;
+    private final SessionRecords sessions;
+    private final LoadTracker loads;
+    private final PageSpace space;
+    private final TierQueue io;
+    private final Loads.WaitOver continuation;
 
     /**
      * @param rate           the fraction of eligible pins checked, 0 for none (one in {@code round(1 / rate)})
@@ -68,8 +68,15 @@ final class Reverifications
      * @param jobs           checks that may be in progress at once; more eligible pins go unchecked
      */
     Reverifications(final PagePool pool, final EngineCounters counters, final EngineClock clock, final List<String> tierNames, final double rate,
-                    final long windowNanos, final int lateWriteLimit, final int jobs)
+                    final long windowNanos, final int lateWriteLimit, final int jobs, final Verifier verifier, final SessionRecords sessions,
+                    final LoadTracker loads, final PageSpace space, final TierQueue io, final Loads.WaitOver continuation)
     {
+        this.verifier = verifier;
+        this.sessions = sessions;
+        this.loads = loads;
+        this.space = space;
+        this.io = io;
+        this.continuation = continuation;
         this.pool = pool;
         this.counters = counters;
         this.clock = clock;
@@ -84,17 +91,6 @@ final class Reverifications
         {
             freeJobs.add(new ReverifyJob());
         }
-    }
-
-    void connect(final Verifier checker, final SessionTable sessionTable, final Loads loadPart, final PoolSpace poolSpace, final TierIo tierIo,
-                 final Loads.WaitOver waitOver)
-    {
-        this.verifier = checker;
-        this.sessions = sessionTable;
-        this.loads = loadPart;
-        this.space = poolSpace;
-        this.io = tierIo;
-        this.continuation = waitOver;
     }
 
     /** @return whether any page is ever checked again ({@code l3.reverify.rate} above 0) */
@@ -113,7 +109,8 @@ final class Reverifications
      * @param pinnedAs   what the key's status becomes if the page passes
      * @return whether the key now waits ({@link PageEntryStatus#WAITING}, one more pending) for the check
      */
-    boolean start(final ClientRecord r, final int key, final int page, final int generation, final int pinnedAs)
+    @Override
+    public boolean start(final ClientRecord r, final int key, final int page, final int generation, final int pinnedAs)
     {
         if (sampleEvery == 0 || !loads.loadedWithin(page, clock.nanoTime(), windowNanos) || --countdown > 0)
         {

@@ -10,7 +10,7 @@ import io.kvtier.engine.status.EngineCounters;
  * are dropped and its reservations reclaimed through quarantine). Owns the records and the free slot
  * ids.
  */
-final class SessionTable implements TimedPart
+final class SessionTable implements SessionRecords, TimedPart
 {
     private static final System.Logger LOG = System.getLogger(SessionTable.class.getName());
 
@@ -19,12 +19,13 @@ final class SessionTable implements TimedPart
     private final ClientRecord[] records;
     private final int[] freeIds;
     private int freeCount;
-    private Acquires acquires;
-    private Reservations reservations;
-    private PoolSpace space;
+    private final EngineSteps steps;
+    private final PageSpace space;
 
-    SessionTable(final EngineCounters counters, final long sessionTimeoutNanos, final int maxClients)
+    SessionTable(final EngineCounters counters, final long sessionTimeoutNanos, final int maxClients, final PageSpace space, final EngineSteps steps)
     {
+        this.space = space;
+        this.steps = steps;
         this.counters = counters;
         this.sessionTimeoutNanos = sessionTimeoutNanos;
         this.records = new ClientRecord[maxClients + 1];
@@ -40,13 +41,6 @@ final class SessionTable implements TimedPart
         this.freeCount = maxClients;
     }
 
-    void connect(final Acquires acquirePart, final Reservations reservationPart, final PoolSpace poolSpace)
-    {
-        this.acquires = acquirePart;
-        this.reservations = reservationPart;
-        this.space = poolSpace;
-    }
-
     /** @return client slots the engine has (ids 1 to this) */
     int capacity()
     {
@@ -54,7 +48,8 @@ final class SessionTable implements TimedPart
     }
 
     /** @return the record of a client id; slot 0 is never handed out, so it is never registered */
-    ClientRecord record(final int id)
+    @Override
+    public ClientRecord record(final int id)
     {
         return records[id];
     }
@@ -109,8 +104,8 @@ final class SessionTable implements TimedPart
 
     private void releaseEverything(final ClientRecord r, final boolean expired)
     {
-        acquires.release(r, 0, r.holdLimit);
-        reservations.abort(r, 0, r.holdLimit, expired);
+        steps.release(r, 0, r.holdLimit);
+        steps.abort(r, 0, r.holdLimit, expired);
         r.holdLimit = 0;
     }
 

@@ -38,8 +38,62 @@ import java.util.List;
  * The state shows as the value of the tier's info record in the pool's counters
  * ({@link CountersDescriptor#TIER_IN_SERVICE}, ...), which {@code kvtier stat} prints.
  */
-final class TierIo implements TimedPart
+final class TierIo implements TierQueue, TimedPart
 {
+    /**
+     * Where each key's answer from a tier goes: the conductor, which hands it to the part that owns what
+     * it concerns ({@link Loads} reads, {@link Backups} writes, {@link Lookups} probes). Engine thread only.
+     */
+    interface Completions
+    {
+        /**
+         * A key of a read batch completed.
+         *
+         * @param batch the batch
+         * @param i     the key's index in it
+         */
+        void readDone(TierIoBatch batch, int i);
+
+        /**
+         * A key of a write batch completed.
+         *
+         * @param batch the batch
+         * @param i     the key's index in it
+         */
+        void writeDone(TierIoBatch batch, int i);
+
+        /**
+         * A key of an exists batch completed.
+         *
+         * @param batch the batch
+         * @param i     the key's index in it
+         */
+        void existsDone(TierIoBatch batch, int i);
+
+        /**
+         * A read that will never complete (its tier timed out or left service): the load ends.
+         *
+         * @param page the page it was loading into
+         */
+        void readAbandoned(int page);
+
+        /**
+         * A write that will never complete.
+         *
+         * @param batch the batch
+         * @param i     the key's index in it
+         */
+        void writeAbandoned(TierIoBatch batch, int i);
+
+        /**
+         * A probe that will never be answered: answered as the tier's silence means.
+         *
+         * @param batch the batch
+         * @param i     the key's index in it
+         */
+        void existsAbandoned(TierIoBatch batch, int i);
+    }
+
     private static final System.Logger LOG = System.getLogger(TierIo.class.getName());
     private static final int NONE = -1;
 
@@ -66,9 +120,7 @@ final class TierIo implements TimedPart
     private final int[] service;
     private final long[] outSinceNanos;
     private int inServiceMask;
-    private Loads loads;
-    private Backups backups;
-    private Lookups lookups;
+    private final Completions completions;
     /** Names objects in L3; also the one the engine thread uses for the names it looks up itself. */
     private final L3ObjectName names;
     private final L3NameCache nameKeys;
@@ -77,14 +129,16 @@ final class TierIo implements TimedPart
      * @param callers   per tier, what makes its calls
      * @param staging   the staging frames, or null when every tier is trusted
      * @param staged    per tier, whether its reads land in staging frames (it is not trusted)
+     * @param completions where each key's answer goes
      * @param keySalt   {@code l3.key-salt}, mixed into every object's name
      * @param nameCapacity names remembered for tiers that report objects they dropped
      */
     @SuppressWarnings("unchecked")
     TierIo(final PagePool pool, final EngineCounters counters, final EngineClock clock, final TierCaller[] callers, final List<String> tierNames,
            final StagingFrames staging, final boolean[] staged, final int maxBatch, final int maxInflight, final long ioTimeoutNanos,
-           final TierIoBatch.Sink sink, final String keySalt, final int nameCapacity)
+           final TierIoBatch.Sink sink, final Completions completions, final String keySalt, final int nameCapacity)
     {
+        this.completions = completions;
         this.names = new L3ObjectName(keySalt);
         this.nameKeys = new L3NameCache(nameCapacity);
         this.pool = pool;
@@ -138,21 +192,16 @@ final class TierIo implements TimedPart
         counters.set(EngineCounter.L3_TIERS_OUT_OF_SERVICE, 0);
     }
 
-    void connect(final Loads loadPart, final Backups backupPart, final Lookups lookupPart)
-    {
-        this.loads = loadPart;
-        this.backups = backupPart;
-        this.lookups = lookupPart;
-    }
-
     /** @return one bit per tier in service, bit {@code t} for tier {@code t} (as the index's tier bits) */
-    int inServiceMask()
+    @Override
+    public int inServiceMask()
     {
         return inServiceMask;
     }
 
     /** @return whether the tier takes batches */
-    boolean inService(final int tier)
+    @Override
+    public boolean inService(final int tier)
     {
         return (inServiceMask & 1 << tier) != 0;
     }
@@ -178,7 +227,8 @@ final class TierIo implements TimedPart
      * Queues a page read or write; waits in the page list when every batch of the tier is in flight,
      * or, for a read through staging, when no staging frame is free.
      */
-    void queuePageIo(final int tier, final int op, final int page)
+    @Override
+    public void queuePageIo(final int tier, final int op, final int page)
     {
         final boolean needsStaging = op == TierIoBatch.READ && staged[tier];
         final TierIoBatch batch = needsStaging && staging.available() == 0 ? null : batchFor(tier, op);
@@ -220,7 +270,8 @@ final class TierIo implements TimedPart
      * @param tag the namespace tag the object is stored under (for a probe, the asking request's)
      * @return whether it was queued
      */
-    boolean queueKeyIo(final int tier, final int op, final long high, final long low, final long tag, final int client, final int key,
+    @Override
+    public boolean queueKeyIo(final int tier, final int op, final long high, final long low, final long tag, final int client, final int key,
                        final int seq)
     {
         final TierIoBatch batch = batchFor(tier, op);
@@ -274,17 +325,20 @@ final class TierIo implements TimedPart
      * Computes an object's name in L3 on the engine thread (for the memory of names L3 lacks); read it
      * with {@link #nameHigh()} and {@link #nameLow()}.
      */
-    void name(final long tag, final long high, final long low)
+    @Override
+    public void name(final long tag, final long high, final long low)
     {
         names.name(tag, high, low);
     }
 
-    long nameHigh()
+    @Override
+    public long nameHigh()
     {
         return names.high();
     }
 
-    long nameLow()
+    @Override
+    public long nameLow()
     {
         return names.low();
     }
@@ -293,7 +347,8 @@ final class TierIo implements TimedPart
      * A tier holds a key's object now (stored or found): computes its name, as {@link #name} does, and
      * remembers what the name stands for, should the tier report the object dropped.
      */
-    void stored(final long tag, final long high, final long low)
+    @Override
+    public void stored(final long tag, final long high, final long low)
     {
         names.name(tag, high, low);
         if (names.high() != high || names.low() != low)
@@ -396,9 +451,9 @@ final class TierIo implements TimedPart
         {
             switch (batch.op)
             {
-                case TierIoBatch.READ -> loads.onReadDone(batch, i);
-                case TierIoBatch.WRITE -> backups.onWriteDone(batch, i);
-                case TierIoBatch.EXISTS -> lookups.onExistsDone(batch, i);
+                case TierIoBatch.READ -> completions.readDone(batch, i);
+                case TierIoBatch.WRITE -> completions.writeDone(batch, i);
+                case TierIoBatch.EXISTS -> completions.existsDone(batch, i);
                 case TierIoBatch.REMOVE ->
                 {
                     if (!batch.refused && batch.status[i] != TierStatus.OK && batch.status[i] != TierStatus.NOT_FOUND)
@@ -516,9 +571,9 @@ final class TierIo implements TimedPart
         {
             switch (batch.op)
             {
-                case TierIoBatch.READ -> loads.abandon(batch.page[i]);
-                case TierIoBatch.EXISTS -> lookups.answerProbe(batch, i);
-                case TierIoBatch.WRITE -> backups.abandon(batch, i);
+                case TierIoBatch.READ -> completions.readAbandoned(batch.page[i]);
+                case TierIoBatch.EXISTS -> completions.existsAbandoned(batch, i);
+                case TierIoBatch.WRITE -> completions.writeAbandoned(batch, i);
                 default ->
                 {
                     // a remove's answer changes nothing anyone waits for
@@ -582,7 +637,8 @@ final class TierIo implements TimedPart
      * @param tier the tier
      * @param why  for the log
      */
-    void takeOutOfService(final int tier, final String why)
+    @Override
+    public void takeOutOfService(final int tier, final String why)
     {
         if (service[tier] == CountersDescriptor.TIER_OUT_OF_SERVICE)
         {

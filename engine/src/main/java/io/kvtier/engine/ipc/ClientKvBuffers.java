@@ -2,7 +2,7 @@ package io.kvtier.engine.ipc;
 
 import io.kvtier.device.CopyExecutor;
 import io.kvtier.device.LayerFirstLayout;
-import io.kvtier.nativeaccess.cuda.Cuda;
+import io.kvtier.device.CudaIpcMappings;
 
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * The KV buffers one IPC client registered (REGISTER_KV), each as a layout whose addresses are this
- * process's mappings of the client's memory: CUDA IPC handles opened with {@code cudaIpcOpenMemHandle},
+ * process's mappings of the client's memory: CUDA IPC handles opened through the device module ({@code CudaIpcDevices}),
  * or host files mapped. They stay open for the client's session and are closed when it ends, after its
  * last request, so no copy runs against a closed mapping.
  *
@@ -19,20 +19,17 @@ import java.util.List;
  */
 final class ClientKvBuffers implements AutoCloseable
 {
-    private static final System.Logger LOG = System.getLogger(ClientKvBuffers.class.getName());
 
     /**
      * One registration.
      *
      * @param layout      the blocks, at absolute addresses of this process (device pointers or host mappings)
      * @param executor    what copies for it: the device's CUDA stream, or host copies
-     * @param device      the CUDA ordinal, or -1 for host memory
-     * @param cuda        the front that opened its handles, or null for host files
-     * @param openedPointers the device pointers to close, for CUDA IPC
+     * @param cuda        its CUDA IPC handles, open on their device, or null for host files
      * @param mappings    the arena of its host file mappings, or null
      * @param hostFiles   how many files those mappings are, counted against the engine's limit
      */
-    record Registered(LayerFirstLayout layout, CopyExecutor executor, int device, Cuda cuda, long[] openedPointers, Arena mappings,
+    record Registered(LayerFirstLayout layout, CopyExecutor executor, CudaIpcMappings cuda, Arena mappings,
                       int hostFiles)
     {
     }
@@ -120,18 +117,7 @@ final class ClientKvBuffers implements AutoCloseable
     {
         if (registered.cuda() != null)
         {
-            try
-            {
-                registered.cuda().setDevice(registered.device());
-                for (final long pointer : registered.openedPointers())
-                {
-                    registered.cuda().ipcCloseMemHandle(pointer);
-                }
-            }
-            catch (final RuntimeException ex)
-            {
-                LOG.log(System.Logger.Level.WARNING, "closing a client's CUDA IPC mappings failed: " + ex.getMessage());
-            }
+            registered.cuda().close();
         }
         if (registered.mappings() != null)
         {

@@ -1,11 +1,11 @@
 package io.kvtier.engine.ipc;
 
-import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.pool.Reservation;
 
 /**
  * The {@code kvtier-ipc-seal} thread: seals the pages of IPC commits (CRC32C of the payload, the frame
@@ -66,8 +66,7 @@ final class CommitSealer extends ClientRequestThread
             }
             final int page = pageIds[slot];
             final long word = pool.metadata().stateWordAcquire(page);
-            if (PageStateWord.state(word) == PageStateWord.WRITING && PageStateWord.generation(word) == generations[slot]
-                && pool.metadata().ownerPlain(page) == client.clientId())
+            if (Reservation.isHeldBy(pool.metadata(), page, word, generations[slot], client.clientId()))
             {
                 pool.frames().seal(page, pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), lengths[slot]);
             }

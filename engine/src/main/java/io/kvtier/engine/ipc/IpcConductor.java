@@ -3,9 +3,6 @@ package io.kvtier.engine.ipc;
 import io.kvtier.client.PageKeyChain;
 import io.kvtier.client.pool.CountersDescriptor;
 import io.kvtier.client.protocol.ErrorCode;
-import io.kvtier.client.protocol.HandshakeDescriptor;
-import io.kvtier.client.protocol.IdleStrategy;
-import io.kvtier.client.protocol.LittleEndian;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.client.protocol.RequestDecoder;
@@ -14,36 +11,33 @@ import io.kvtier.client.protocol.RequestValidator;
 import io.kvtier.client.protocol.ResponseDescriptor;
 import io.kvtier.client.protocol.ResponseEncoder;
 import io.kvtier.client.protocol.RingConsumer;
-import io.kvtier.engine.core.EngineDuty;
+import io.kvtier.engine.core.Agent;
 import io.kvtier.engine.core.InternalOp;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.pool.Counters;
 import io.kvtier.engine.pool.PagePool;
-import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.engine.status.ThreadWatch;
-import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.nativeaccess.libc.UnixSockets;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The IPC adapter, run by the engine thread between its batches as an {@link EngineDuty} (Aeron's
+ * The IPC adapter, run by the engine thread in each of its duty cycles as an {@link Agent} (Aeron's
  * driver conductor reads its clients' command rings the same way): accepts connections and answers
  * their handshakes, reads each client's request ring one request at a time, validates it
  * (docs/ipc-protocol.md section 4), copies its keys and lengths into the client's {@link RemoteClient}
  * and hands it to the engine at once, and notices clients that are gone: socket EOF (the process
  * exited or was killed), a heartbeat that stopped, a response ring that stays full, broken framing. A
  * dropped client's pins and reservations go back through the engine's own session path, reservations
- * through quarantine. When the engine has nothing to do it idles per {@code ipc.idle-strategy} on the
- * control file's Doorbell, which clients ring.
+ * through quarantine. When the engine has nothing to do it sleeps on the control file's Doorbell
+ * ({@link Doorbell}), which clients ring.
  *
  * <p>Running here instead of on a thread of its own saves a thread hop on every request, and a
  * spinning thread: on a machine with few cores, a third spinning thread between client and engine
@@ -52,20 +46,10 @@ import java.util.concurrent.locks.LockSupport;
  * thread: no per-byte work lands on the engine thread. Handshakes (a ring file created and mapped) do
  * run here, once per connection. Serving a request allocates nothing; handshakes and disconnects may.
  */
-final class IpcConductor implements EngineDuty
+final class IpcConductor implements Agent, IpcSocketPoller.Drops
 {
     private static final System.Logger LOG = System.getLogger(IpcConductor.class.getName());
     private static final long SELECT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** How long the engine stops accepting after the process or the system ran out of descriptors or memory. */
-    private static final long ACCEPT_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    /** Connections accepted per cycle at most, so that a flood of them never starves the requests of those connected. */
-    private static final int ACCEPTS_PER_CYCLE = 16;
-    /** Reads of one client's socket per cycle at most. */
-    private static final int SOCKET_READS_PER_CYCLE = 16;
-    private static final int EMFILE = 24;
-    private static final int ENFILE = 23;
-    private static final int ENOBUFS = 105;
-    private static final int ENOMEM = 12;
     private static final long HOUSEKEEPING_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long HEARTBEAT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     static final long SHUTDOWN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -76,25 +60,17 @@ final class IpcConductor implements EngineDuty
     private final ControlFile control;
     private final IpcFiles files;
     private final UnixSockets sockets;
-    private final int listening;
     private final int poolFd;
     private final IpcHandshakes handshakes;
     private final Counters counters;
-    private final EngineCounters ipcCounters;
-    /** The descriptors polled each cycle ({@code struct pollfd}), and who each one is: null the listener, else a handshake or a client. */
-    private final MemorySegment pollfds;
-    private final Object[] pollOwners;
-    private final int[] received = new int[2];
-    private final int[] receivedFds = new int[UnixSockets.MAX_DESCRIPTORS];
+    private final IpcSocketPoller socketPoller;
     private final int statsCount;
     private final long clientTimeoutNanos;
     private final long keepAliveNanos;
-    private final IdleStrategy idle;
-    private final IdleStrategy.WorkCheck anyWork = this::anyWork;
+    private final Doorbell doorbell;
     private final ThreadWatch threads;
     private final CommitSealer sealer;
     private final DeviceCopier deviceCopier;
-    private IdleStrategy.WorkCheck ringHasWork;
     private final RequestDecoder decoder = new RequestDecoder();
     /**
      * Where each request is copied before anything reads it: the client can rewrite its ring at any
@@ -106,9 +82,6 @@ final class IpcConductor implements EngineDuty
     private long lastSelectNanos;
     private long lastHousekeepingNanos;
     private long lastBeatNanos;
-    private long acceptPausedUntilNanos;
-    private long acceptErrorsInEpisode;
-    private boolean listenerClosed;
     private volatile boolean running = true;
     private volatile boolean stopped;
     private volatile int connected;
@@ -124,15 +97,11 @@ final class IpcConductor implements EngineDuty
         this.pipeline = pipeline;
         this.control = control;
         this.files = files;
-        this.listening = listening;
         this.poolFd = poolFd;
         this.handshakes = new IpcHandshakes(settings, sockets, pool, pipeline, control, files, poolFd);
         this.counters = new Counters(pool.counters());
         // The engine thread runs this duty, so it writes the IPC counters as it writes the engine's own.
-        this.ipcCounters = new EngineCounters(pool.counters());
-        final int pollCapacity = 1 + IpcHandshakes.MAX_PENDING + settings.maxClients();
-        this.pollfds = Arena.ofAuto().allocate(UnixSockets.POLLFD_LAYOUT.byteSize() * pollCapacity, 8);
-        this.pollOwners = new Object[pollCapacity];
+        this.socketPoller = new IpcSocketPoller(sockets, listening, handshakes, new EngineCounters(pool.counters()), settings.maxClients(), this);
         int allocated = 0;
         while (allocated < CountersDescriptor.MAX_COUNTERS && counters.recordStateAcquire(allocated) == CountersDescriptor.RECORD_ALLOCATED)
         {
@@ -142,7 +111,7 @@ final class IpcConductor implements EngineDuty
         this.requestCopy = Arena.ofAuto().allocate(RequestDescriptor.maxMessageLength(settings.maxKeys(), settings.ringBytes()), 8);
         this.clientTimeoutNanos = settings.clientTimeout().toNanos();
         this.keepAliveNanos = settings.sessionTimeout().toNanos() / 4;
-        this.idle = new IdleStrategy(settings.idleStrategy(), IdleStrategy.MAX_SLEEP_NANOS);
+        this.doorbell = new Doorbell(control.doorbell(), this::anyRequestAcquire);
         this.threads = pipeline.threads();
         this.sealer = new CommitSealer(pool, pipeline, settings.maxClients(), threads);
         this.deviceCopier = new DeviceCopier(pool, sealer, settings.maxClients(), threads);
@@ -174,34 +143,21 @@ final class IpcConductor implements EngineDuty
         return stopped;
     }
 
-    @Override
-    public void idle(final IdleStrategy.WorkCheck ringWork)
+    /** @return where the engine thread sleeps once this adapter is attached: the control file's Doorbell, which clients ring */
+    Doorbell doorbell()
     {
-        ringHasWork = ringWork;
-        idle.idle(control.doorbell(), anyWork);
+        return doorbell;
+    }
+
+    private void wake()
+    {
+        doorbell.wake();
     }
 
     @Override
-    public void resetIdle()
+    public String roleName()
     {
-        idle.reset();
-    }
-
-    @Override
-    public void wake()
-    {
-        IdleStrategy.wake(control.doorbell());
-    }
-
-    @Override
-    public boolean hasWork()
-    {
-        return anyRequestAcquire();
-    }
-
-    private boolean anyWork()
-    {
-        return (ringHasWork != null && ringHasWork.hasWork()) || anyRequestAcquire();
+        return "kvtier IPC adapter";
     }
 
     @Override
@@ -221,7 +177,8 @@ final class IpcConductor implements EngineDuty
         if (now - lastSelectNanos >= SELECT_PERIOD_NANOS)
         {
             lastSelectNanos = now;
-            work += pollSockets();
+            work += socketPoller.poll(now, running, clients);
+            connected = clients.size();
         }
         final boolean housekeeping = now - lastHousekeepingNanos >= HOUSEKEEPING_PERIOD_NANOS;
         if (housekeeping)
@@ -275,264 +232,6 @@ final class IpcConductor implements EngineDuty
         return !running;
     }
 
-    // Sockets: accepts, handshakes, a connected client's DESCRIPTORS messages and the end of its socket.
-
-    /** Polls the listener, every handshake and every connected client's socket once, without waiting, and handles what is ready. */
-    private int pollSockets()
-    {
-        int count = 0;
-        final boolean accepting = !listenerClosed && now - acceptPausedUntilNanos >= 0 && handshakes.pending() < IpcHandshakes.MAX_PENDING;
-        if (accepting)
-        {
-            count = watch(count, listening, UnixSockets.POLLIN, null);
-        }
-        for (int i = 0; i < handshakes.pending() && count < pollOwners.length; i++)
-        {
-            final IpcHandshakes.Handshake handshake = handshakes.pending(i);
-            count = watch(count, handshake.fd, UnixSockets.POLLIN, handshake);
-        }
-        for (int i = 0; i < clients.size() && count < pollOwners.length; i++)
-        {
-            final RemoteClient client = clients.get(i);
-            if (client.socket() >= 0)
-            {
-                count = watch(count, client.socket(), (short)(UnixSockets.POLLIN | UnixSockets.POLLRDHUP), client);
-            }
-        }
-        if (count == 0)
-        {
-            return 0;
-        }
-        final int ready = sockets.poll(pollfds, count, 0);
-        if (ready <= 0)
-        {
-            return 0;
-        }
-        int work = 0;
-        for (int i = 0; i < count; i++)
-        {
-            final short events = pollfds.get(ValueLayout.JAVA_SHORT, i * UnixSockets.POLLFD_LAYOUT.byteSize() + UnixSockets.POLLFD_REVENTS_OFFSET);
-            final Object owner = pollOwners[i];
-            pollOwners[i] = null;
-            if (events == 0)
-            {
-                continue;
-            }
-            work++;
-            if (owner == null)
-            {
-                acceptConnections();
-            }
-            else if (owner instanceof IpcHandshakes.Handshake handshake)
-            {
-                final RemoteClient client = handshakes.read(handshake, now, running, clients.size());
-                if (client != null)
-                {
-                    clients.add(client);
-                    connected = clients.size();
-                }
-            }
-            else if (owner instanceof RemoteClient client)
-            {
-                readClientSocket(client);
-            }
-        }
-        return work;
-    }
-
-    private int watch(final int index, final int fd, final short events, final Object owner)
-    {
-        final long at = index * UnixSockets.POLLFD_LAYOUT.byteSize();
-        pollfds.set(ValueLayout.JAVA_INT, at + UnixSockets.POLLFD_FD_OFFSET, fd);
-        pollfds.set(ValueLayout.JAVA_SHORT, at + UnixSockets.POLLFD_EVENTS_OFFSET, events);
-        pollfds.set(ValueLayout.JAVA_SHORT, at + UnixSockets.POLLFD_REVENTS_OFFSET, (short)0);
-        pollOwners[index] = owner;
-        return index + 1;
-    }
-
-    /**
-     * Accepts waiting connections. When the process or the system is out of descriptors or memory the
-     * connection stays queued in the kernel and the engine keeps listening: it pauses accepting for a
-     * moment, says so once, and counts every failure; other clients are served meanwhile.
-     */
-    private void acceptConnections()
-    {
-        for (int n = 0; n < ACCEPTS_PER_CYCLE && handshakes.pending() < IpcHandshakes.MAX_PENDING; n++)
-        {
-            final int rc = handshakes.accept(listening, now);
-            if (rc > 0)
-            {
-                if (acceptErrorsInEpisode > 0)
-                {
-                    LOG.log(System.Logger.Level.INFO, "IPC: accepting connections again, after {0} failed attempts", acceptErrorsInEpisode);
-                    acceptErrorsInEpisode = 0;
-                }
-                continue;
-            }
-            if (rc == -LibC.EAGAIN || rc == -LibC.EINTR)
-            {
-                return;
-            }
-            ipcCounters.increment(EngineCounter.IPC_ACCEPT_ERRORS);
-            if (acceptErrorsInEpisode++ == 0)
-            {
-                final boolean outOfSomething = rc == -EMFILE || rc == -ENFILE || rc == -ENOBUFS || rc == -ENOMEM;
-                LOG.log(System.Logger.Level.WARNING, "IPC: cannot accept a connection: {0}{1}; the socket keeps listening and the engine retries"
-                        + " every {2} ms (counted in ipc_accept_errors)", LibC.instance().map(libc -> libc.strerror(-rc)).orElse("errno " + -rc),
-                    outOfSomething ? " (the process or the system is out of descriptors or memory)" : "",
-                    TimeUnit.NANOSECONDS.toMillis(ACCEPT_BACKOFF_NANOS));
-            }
-            acceptPausedUntilNanos = now + ACCEPT_BACKOFF_NANOS;
-            return;
-        }
-    }
-
-    /**
-     * What a connected client sent on its socket: nothing is expected but the end of it (the process
-     * exited or was killed) and, in a 1.2 session, DESCRIPTORS messages. Bytes from an older client are
-     * read and ignored; descriptors from one are closed.
-     */
-    private void readClientSocket(final RemoteClient client)
-    {
-        // Bounded: a client that writes without end must not keep the engine thread here.
-        for (int reads = 0; reads < SOCKET_READS_PER_CYCLE && client.socket() >= 0; reads++)
-        {
-            final int[] fds = client.socketMessageFds;
-            final int room = HandshakeDescriptor.DESCRIPTORS_LENGTH - client.socketMessageFilled;
-            final long n = sockets.receive(client.socket(), client.socketMessage.asSlice(client.socketMessageFilled), room, receivedFds,
-                received, false);
-            if (n == -LibC.EAGAIN)
-            {
-                return;
-            }
-            if (n <= 0)
-            {
-                closeReceived();
-                closeSocket(client);
-                drop(client, ErrorCode.CLOSED, n == 0 ? "its socket closed" : "its socket failed: errno " + -n);
-                return;
-            }
-            if (!client.passesDescriptors())
-            {
-                closeReceived();
-                continue;
-            }
-            for (int i = 0; i < received[0]; i++)
-            {
-                if (client.socketMessageFdCount < fds.length)
-                {
-                    fds[client.socketMessageFdCount++] = receivedFds[i];
-                }
-                else
-                {
-                    sockets.close(receivedFds[i]);
-                }
-            }
-            client.socketMessageFilled += (int)n;
-            if (client.socketMessageFilled == HandshakeDescriptor.DESCRIPTORS_LENGTH)
-            {
-                takeDescriptorsMessage(client);
-            }
-            if (client.state != RemoteClient.State.ACTIVE)
-            {
-                return;
-            }
-        }
-    }
-
-    private void closeReceived()
-    {
-        for (int i = 0; i < received[0]; i++)
-        {
-            sockets.close(receivedFds[i]);
-        }
-        received[0] = 0;
-    }
-
-    /** A whole DESCRIPTORS message: its count must be the descriptors that came with it, and the client may hold only so many. */
-    private void takeDescriptorsMessage(final RemoteClient client)
-    {
-        final int magic = client.socketMessage.get(LittleEndian.INT, HandshakeDescriptor.DESCRIPTORS_MAGIC_OFFSET);
-        final int count = client.socketMessage.get(LittleEndian.INT, HandshakeDescriptor.DESCRIPTORS_COUNT_OFFSET);
-        final int arrived = client.socketMessageFdCount;
-        client.socketMessageFilled = 0;
-        client.socketMessageFdCount = 0;
-        String wrong = null;
-        if (magic != HandshakeDescriptor.DESCRIPTORS_MAGIC)
-        {
-            wrong = "a socket message with magic " + Integer.toHexString(magic) + ", not DESCRIPTORS";
-        }
-        else if (count < 1 || count > HandshakeDescriptor.DESCRIPTORS_MAX_COUNT || count != arrived)
-        {
-            wrong = "a DESCRIPTORS message of count " + count + " with " + arrived + " descriptors attached";
-        }
-        for (int i = 0; i < arrived; i++)
-        {
-            final int fd = client.socketMessageFds[i];
-            if (wrong != null)
-            {
-                sockets.close(fd);
-            }
-            else if (!client.holdDescriptor(fd))
-            {
-                sockets.close(fd);
-                wrong = "more than " + HandshakeDescriptor.DESCRIPTORS_MAX_HELD + " descriptors sent and not yet named in a registration";
-            }
-        }
-        if (wrong != null)
-        {
-            drop(client, ErrorCode.MALFORMED, wrong);
-        }
-    }
-
-    /**
-     * The descriptors a HOST_FD registration names, taken out of what the client sent (its socket read
-     * first: the client sends its DESCRIPTORS message before it queues the request). They become the
-     * device thread's, which closes them; -1 for a number never received.
-     *
-     * @return per allocation its descriptor, or null for a registration of another handle kind or an older session
-     */
-    private int[] registerDescriptors(final RemoteClient client, final RequestDecoder request)
-    {
-        if (request.handleKind() != io.kvtier.client.protocol.DeviceRequestDescriptor.HANDLE_HOST_FD || !client.passesDescriptors())
-        {
-            return null;
-        }
-        readClientSocket(client);
-        final int allocations = request.allocationCount();
-        final int[] fds = new int[allocations];
-        final long[] numbers = new long[allocations];
-        final byte[] handle = new byte[io.kvtier.client.protocol.DeviceRequestDescriptor.HANDLE_LENGTH];
-        for (int i = 0; i < allocations; i++)
-        {
-            request.allocationHandle(i, handle);
-            numbers[i] = Integer.toUnsignedLong(java.nio.ByteBuffer.wrap(handle).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(0));
-            fds[i] = -1;
-            // Tensors carved from one file name one descriptor: taken once, shared.
-            for (int j = 0; j < i && fds[i] < 0; j++)
-            {
-                if (numbers[j] == numbers[i])
-                {
-                    fds[i] = fds[j];
-                }
-            }
-            if (fds[i] < 0)
-            {
-                fds[i] = client.takeDescriptor(numbers[i]);
-            }
-        }
-        return fds;
-    }
-
-    private void closeSocket(final RemoteClient client)
-    {
-        if (client.socket() >= 0)
-        {
-            sockets.close(client.socket());
-            client.socketClosed();
-        }
-    }
-
     // Clients.
 
     private void checkLiveness(final RemoteClient client)
@@ -566,7 +265,8 @@ final class IpcConductor implements EngineDuty
     }
 
     /** Drops a client: it is disconnected once its request in flight (if any) has ended. */
-    void drop(final RemoteClient client, final ErrorCode reason, final String why)
+    @Override
+    public void drop(final RemoteClient client, final ErrorCode reason, final String why)
     {
         if (client.state == RemoteClient.State.ACTIVE || client.state == RemoteClient.State.CLOSING)
         {
@@ -748,7 +448,7 @@ final class IpcConductor implements EngineDuty
         }
         else if (type == MessageType.REGISTER_KV)
         {
-            client.takeRegisterRecord(requestCopy, 0, recordLength, registerDescriptors(client, request));
+            client.takeRegisterRecord(requestCopy, 0, recordLength, socketPoller.registerDescriptors(client, request));
         }
         requests.advanceRelease();
         if (type == MessageType.CLOSE)
@@ -886,7 +586,7 @@ final class IpcConductor implements EngineDuty
 
     private void release(final RemoteClient client)
     {
-        closeSocket(client);
+        socketPoller.closeSocket(client);
         for (int i = 0; i < client.heldDescriptorCount(); i++)
         {
             sockets.close(client.heldDescriptor(i));
@@ -916,8 +616,7 @@ final class IpcConductor implements EngineDuty
             shutdownBegun = true;
             shutdownDeadlineNanos = now + SHUTDOWN_WAIT_NANOS;
             control.closedRelease();
-            sockets.close(listening);
-            listenerClosed = true;
+            socketPoller.closeListener();
             handshakes.closeAll();
             for (final RemoteClient client : clients)
             {

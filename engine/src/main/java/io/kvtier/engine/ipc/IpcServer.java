@@ -40,7 +40,6 @@ public final class IpcServer implements AutoCloseable
      * @param allowedGids    {@code ipc.allowed-gids}
      * @param group          {@code ipc.group}, empty for none
      * @param ringBytes      {@code ipc.ring-bytes}
-     * @param idleStrategy   {@code ipc.idle-strategy}
      * @param clientTimeout  {@code ipc.client-timeout}
      * @param maxKeys        slots a client gets at most: {@code ipc.max-keys}, bounded by {@code session.max-keys} and by what
      *                       fits half a ring
@@ -49,7 +48,7 @@ public final class IpcServer implements AutoCloseable
      * @param maxClients     {@code ipc.max-clients}
      * @param stuckAfter     {@code health.stuck-after}: how long one request may keep the sealer or the device thread busy
      */
-    public record Settings(Path socketPath, int[] allowedUids, int[] allowedGids, String group, int ringBytes, IdleStrategy.Kind idleStrategy,
+    public record Settings(Path socketPath, int[] allowedUids, int[] allowedGids, String group, int ringBytes,
                            Duration clientTimeout, int maxKeys, Duration sessionTimeout, String allowedNamespaces,
                            int maxClients, Duration stuckAfter)
     {
@@ -68,7 +67,7 @@ public final class IpcServer implements AutoCloseable
             final int maxKeys = Math.max(1, Math.min(Math.min(config.get(EngineSettings.IPC_MAX_KEYS), config.sessionMaxKeys()), ringFit));
             return new Settings(config.get(EngineSettings.IPC_SOCKET_PATH), config.get(EngineSettings.IPC_ALLOWED_UIDS).clone(),
                 config.get(EngineSettings.IPC_ALLOWED_GIDS).clone(), config.get(EngineSettings.IPC_GROUP), ringBytes,
-                config.get(EngineSettings.IPC_IDLE_STRATEGY), config.get(EngineSettings.IPC_CLIENT_TIMEOUT), maxKeys, config.sessionTimeout(),
+                config.get(EngineSettings.IPC_CLIENT_TIMEOUT), maxKeys, config.sessionTimeout(),
                 config.get(EngineSettings.IPC_ALLOWED_NAMESPACES), config.get(EngineSettings.IPC_MAX_CLIENTS),
                 config.get(EngineSettings.HEALTH_STUCK_AFTER));
         }
@@ -83,7 +82,7 @@ public final class IpcServer implements AutoCloseable
         this.settings = settings;
         this.control = control;
         this.conductor = conductor;
-        pipeline.installDuty(conductor);
+        pipeline.attach(conductor, conductor.doorbell());
     }
 
     /**

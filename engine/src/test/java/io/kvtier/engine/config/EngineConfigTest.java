@@ -334,4 +334,37 @@ class EngineConfigTest
         assertThat(EngineConfig.from(Map.of(EngineConfig.LEASE_SESSION_TIMEOUT, "30s", EngineConfig.LEASE_RESERVATION_TIMEOUT, "30s"))
             .sessionTimeout()).hasSeconds(30);
     }
+
+    @Test
+    void shouldReadTheDeprecatedWaitAndIdleKeysAsAliasesOfTheEngineIdleStrategy()
+    {
+        assertThat(EngineConfig.from(Map.of()).get(EngineSettings.ENGINE_IDLE_STRATEGY)).isEqualTo(IdleStrategyKind.BACKOFF);
+        assertThat(EngineConfig.from(Map.of(EngineConfig.ENGINE_IDLE_STRATEGY, "yield")).get(EngineSettings.ENGINE_IDLE_STRATEGY))
+            .isEqualTo(IdleStrategyKind.YIELD);
+        assertThat(EngineConfig.from(Map.of(EngineConfig.PIPELINE_WAIT_STRATEGY, "busy-spin")).get(EngineSettings.ENGINE_IDLE_STRATEGY))
+            .as("pipeline.wait-strategy alone").isEqualTo(IdleStrategyKind.SPIN);
+        assertThat(EngineConfig.from(Map.of(EngineConfig.PIPELINE_WAIT_STRATEGY, "blocking")).get(EngineSettings.ENGINE_IDLE_STRATEGY))
+            .isEqualTo(IdleStrategyKind.SLEEP);
+        assertThat(EngineConfig.from(Map.of(EngineConfig.IPC_IDLE_STRATEGY, "sleep")).get(EngineSettings.ENGINE_IDLE_STRATEGY))
+            .as("ipc.idle-strategy alone").isEqualTo(IdleStrategyKind.SLEEP);
+        // Both old keys: each governed the engine thread in its own case, and still does.
+        assertThat(EngineConfig.from(Map.of(EngineConfig.PIPELINE_WAIT_STRATEGY, "yielding", EngineConfig.IPC_IDLE_STRATEGY, "spin"))
+            .get(EngineSettings.ENGINE_IDLE_STRATEGY)).as("without ipc.enabled").isEqualTo(IdleStrategyKind.YIELD);
+        assertThat(EngineConfig.from(Map.of(EngineConfig.PIPELINE_WAIT_STRATEGY, "yielding", EngineConfig.IPC_IDLE_STRATEGY, "spin",
+            EngineSettings.IPC_ENABLED.key(), "true")).get(EngineSettings.ENGINE_IDLE_STRATEGY)).as("with ipc.enabled").isEqualTo(IdleStrategyKind.SPIN);
+        assertThat(EngineConfig.from(Map.of(EngineConfig.ENGINE_IDLE_STRATEGY, "spin", EngineConfig.PIPELINE_WAIT_STRATEGY, "busy-spin"))
+            .get(EngineSettings.ENGINE_IDLE_STRATEGY)).as("an alias that agrees").isEqualTo(IdleStrategyKind.SPIN);
+    }
+
+    @Test
+    void shouldRejectADeprecatedAliasThatDisagreesWithTheEngineIdleStrategy()
+    {
+        assertThat(rejected(Map.of(EngineConfig.ENGINE_IDLE_STRATEGY, "spin", EngineConfig.PIPELINE_WAIT_STRATEGY, "park")))
+            .hasMessageContaining("engine.idle-strategy = \"spin\"")
+            .hasMessageContaining("pipeline.wait-strategy = \"park\"")
+            .hasMessageContaining("read as backoff")
+            .satisfies(ex -> assertThat(ex.key()).isEqualTo(EngineConfig.ENGINE_IDLE_STRATEGY));
+        assertThat(rejected(Map.of(EngineConfig.ENGINE_IDLE_STRATEGY, "backoff", EngineConfig.IPC_IDLE_STRATEGY, "sleep")))
+            .hasMessageContaining("ipc.idle-strategy = \"sleep\"");
+    }
 }

@@ -28,10 +28,12 @@ import java.util.function.Consumer;
  * The engine thread's parts wired to one another as the conductor wires them, over a small pool in a
  * test's directory, a {@link ManualClock} and {@link RecordingTier}s, with this class standing in for
  * the conductor at the narrow interfaces (the eviction gate, the space-waiter resumer, the end of a
- * load wait, the tier batch sink). It forwards each call as the conductor does and records it, and
+ * load wait, the tier batch sink, the tiers' answers, the steps taken in another part). It forwards
+ * each call as the conductor does and records it, and
  * the test, not a ring, decides when a batch's completion is handled ({@link #deliver}).
  */
-final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterResumer, Loads.WaitOver, TierIoBatch.Sink, AutoCloseable
+final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterResumer, Loads.WaitOver, TierIoBatch.Sink, TierIo.Completions,
+    EngineSteps, AutoCloseable
 {
     static final int PAGE_SIZE = 4096;
 
@@ -96,6 +98,8 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     final List<ClientRecord> waitsOver = new ArrayList<>();
     /** Keys evicted without an L3 copy. */
     int lost;
+    /** When set, what the pool's space hears instead of the parts' eviction gate. */
+    PoolSpace.EvictionGate gateOverride;
 
     CoreParts(final Path dir, final Consumer<Settings> configure) throws IOException
     {
@@ -114,14 +118,8 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
             names.add(tiers[t].name);
         }
         final WritePolicy writePolicy = s.tiers == 0 ? WritePolicy.NONE : s.writePolicy;
-        sessions = new SessionTable(counters, s.sessionTimeout.toNanos(), s.maxClients);
-        space = new PoolSpace(pool, index, counters, clock, EvictionPolicies.forName(s.evictionPolicy, pool.pageCount()), s.evictHigh, s.evictLow, s.quarantine.toNanos(), s.ioTimeout.toNanos(), s.maxClients);
-        reservations = new Reservations(residency, counters, clock, space, s.reservationTimeout.toNanos(), writePolicy);
-        acquires = new Acquires(residency, counters, clock, space, writePolicy, s.writeHitThreshold);
-        lookups = new Lookups(residency, counters, clock, s.tiers, s.probePages, s.prefetch, s.prefetchThreshold, s.prefetchTimeout.toNanos(),
-            s.negativeProbeTtl.toNanos(), s.maxClients);
-        loads = new Loads(residency, counters, clock, space, names);
-        backups = new Backups(residency, counters, clock, space, names, writePolicy, s.maxBackupPages, s.ioTimeout.toNanos(), s.maxClients);
+        space = new PoolSpace(pool, index, counters, clock, EvictionPolicies.forName(s.evictionPolicy, pool.pageCount()), s.evictHigh, s.evictLow, s.quarantine.toNanos(), s.ioTimeout.toNanos(), s.maxClients,
+            this, this);
         callers = new DirectTierCaller[s.tiers];
         final boolean[] staged = new boolean[s.tiers];
         boolean anyStaged = false;
@@ -132,18 +130,16 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
             anyStaged |= staged[t];
         }
         staging = anyStaged ? new StagingFrames(s.stagingFrames, pool.frameLength()) : null;
-        io = new TierIo(pool, counters, clock, callers, names, staging, staged, s.maxBatch, s.maxInflight, s.ioTimeout.toNanos(), this, "", 4096);
-        reverifications = new Reverifications(pool, counters, clock, names, s.reverifyRate, s.reverifyWindow.toNanos(), s.lateWriteLimit, 8);
-
-        sessions.connect(acquires, reservations, space);
-        space.connect(this, this);
-        reservations.connect(backups);
-        acquires.connect(loads, lookups, backups, reverifications);
-        lookups.connect(loads, io, sessions, acquires);
-        loads.connect(io, sessions, acquires, this);
-        backups.connect(io, lookups);
-        io.connect(loads, backups, lookups);
-        reverifications.connect(reverifyJobs::add, sessions, loads, space, io, this);
+        io = new TierIo(pool, counters, clock, callers, names, staging, staged, s.maxBatch, s.maxInflight, s.ioTimeout.toNanos(), this, this, "", 4096);
+        sessions = new SessionTable(counters, s.sessionTimeout.toNanos(), s.maxClients, space, this);
+        loads = new Loads(residency, counters, clock, space, names, io, sessions, this, this);
+        lookups = new Lookups(residency, counters, clock, s.tiers, s.probePages, s.prefetch, s.prefetchThreshold, s.prefetchTimeout.toNanos(),
+            s.negativeProbeTtl.toNanos(), s.maxClients, loads, io, sessions, this);
+        backups = new Backups(residency, counters, clock, space, names, writePolicy, s.maxBackupPages, s.ioTimeout.toNanos(), s.maxClients, io, lookups);
+        reservations = new Reservations(residency, counters, clock, space, backups, s.reservationTimeout.toNanos(), writePolicy);
+        reverifications = new Reverifications(pool, counters, clock, names, s.reverifyRate, s.reverifyWindow.toNanos(), s.lateWriteLimit, 8,
+            reverifyJobs::add, sessions, loads, space, io, this);
+        acquires = new Acquires(residency, counters, clock, space, loads, lookups, backups, reverifications, writePolicy, s.writeHitThreshold);
     }
 
     @Override
@@ -353,6 +349,10 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     @Override
     public int beforeEvict(final int page)
     {
+        if (gateOverride != null)
+        {
+            return gateOverride.beforeEvict(page);
+        }
         return loads.isLoading(page) ? SKIP : backups.beforeEvict(page);
     }
 
@@ -360,12 +360,22 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     public void lost(final long keyHigh, final long keyLow)
     {
         lost++;
+        if (gateOverride != null)
+        {
+            gateOverride.lost(keyHigh, keyLow);
+            return;
+        }
         backups.lost(keyHigh, keyLow);
     }
 
     @Override
     public void evicted(final int page)
     {
+        if (gateOverride != null)
+        {
+            gateOverride.evicted(page);
+            return;
+        }
         loads.forget(page);
         backups.evicted(page);
     }
@@ -373,7 +383,67 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     @Override
     public int evictionsPending()
     {
-        return backups.evictionsPending();
+        return gateOverride != null ? gateOverride.evictionsPending() : backups.evictionsPending();
+    }
+
+    @Override
+    public boolean pin(final ClientRecord r, final int key, final int page, final int as)
+    {
+        return acquires.pin(r, key, page, as);
+    }
+
+    @Override
+    public void walk(final ClientRecord r)
+    {
+        acquires.walk(r);
+    }
+
+    @Override
+    public int release(final ClientRecord r, final int from, final int end)
+    {
+        return acquires.release(r, from, end);
+    }
+
+    @Override
+    public int abort(final ClientRecord r, final int from, final int end, final boolean expired)
+    {
+        return reservations.abort(r, from, end, expired);
+    }
+
+    @Override
+    public void readDone(final TierIoBatch batch, final int i)
+    {
+        loads.onReadDone(batch, i);
+    }
+
+    @Override
+    public void writeDone(final TierIoBatch batch, final int i)
+    {
+        backups.onWriteDone(batch, i);
+    }
+
+    @Override
+    public void existsDone(final TierIoBatch batch, final int i)
+    {
+        lookups.onExistsDone(batch, i);
+    }
+
+    @Override
+    public void readAbandoned(final int page)
+    {
+        loads.abandon(page);
+    }
+
+    @Override
+    public void writeAbandoned(final TierIoBatch batch, final int i)
+    {
+        backups.abandon(batch, i);
+    }
+
+    @Override
+    public void existsAbandoned(final TierIoBatch batch, final int i)
+    {
+        lookups.answerProbe(batch, i);
     }
 
     @Override

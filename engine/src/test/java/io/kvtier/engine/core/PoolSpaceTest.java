@@ -101,8 +101,8 @@ class PoolSpaceTest
         pool = PagePool.create(dir.resolve("pool"), 4096, pages, 4L * pages + 16, 2, Duration.ofSeconds(30));
         index = new PageIndex(pool.index(), pool.pageCount());
         counters = new EngineCounters(pool.counters());
-        final PoolSpace space = new PoolSpace(pool, index, counters, clock, EvictionPolicies.forName("lru", pool.pageCount()), evictHigh, evictLow, QUARANTINE.toNanos(), SPACE_WAIT.toNanos(), 4);
-        space.connect(gate, resumed::add);
+        final PoolSpace space = new PoolSpace(pool, index, counters, clock, EvictionPolicies.forName("lru", pool.pageCount()), evictHigh, evictLow, QUARANTINE.toNanos(), SPACE_WAIT.toNanos(), 4,
+            gate, resumed::add);
         return space;
     }
 

@@ -194,7 +194,7 @@ class SessionTableTest
         // A write-back copy is pending, so the request may wait for the page it frees.
         r.phase = ClientRecord.PHASE_SPACE_WAIT;
         r.spaceDeadlineNanos = parts.now() + Duration.ofSeconds(5).toNanos();
-        parts.space.connect(new PoolSpace.EvictionGate()
+        parts.gateOverride = new PoolSpace.EvictionGate()
         {
             @Override
             public int beforeEvict(final int p)
@@ -217,7 +217,7 @@ class SessionTableTest
             {
                 return 1;
             }
-        }, parts);
+        };
         assertThat(parts.space.waitForSpace(r)).isTrue();
 
         parts.sessions.close(r);

@@ -1,8 +1,7 @@
 package io.kvtier.engine.core;
 
+import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.RingBuffer;
-import com.lmax.disruptor.dsl.Disruptor;
-import com.lmax.disruptor.dsl.ProducerType;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.CountDownLatch;
@@ -14,12 +13,12 @@ import java.util.concurrent.locks.LockSupport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Hand-offs to a consumer that keeps going to sleep: a missed wake-up would leave it asleep until its
+ * Hand-offs through a ring to a polling consumer that keeps going to sleep, as the engine thread does: a missed wake-up would leave it asleep until its
  * park times out, which here is a minute, so any missed wake-up fails the test by its bound. The
  * wake-up protocol is a Dekker pair; on x86 HotSpot fences every volatile store, so the store-load
  * reordering this guards against shows on weaker machines (aarch64) only.
  */
-class SpinParkWaitStrategyTest
+class ParkingSleeperTest
 {
     @Test
     void shouldWakeAParkedConsumerForEveryPublication() throws Exception
@@ -27,14 +26,37 @@ class SpinParkWaitStrategyTest
         final int events = 20_000;
         final CountDownLatch consumed = new CountDownLatch(events);
         final AtomicLong sum = new AtomicLong();
-        final Disruptor<long[]> disruptor = new Disruptor<>(() -> new long[1], 64, Thread.ofPlatform().daemon(true).factory(), ProducerType.SINGLE,
-            new SpinParkWaitStrategy(0, TimeUnit.MINUTES.toNanos(1)));
-        disruptor.handleEventsWith((event, sequence, endOfBatch) ->
+        final ParkingSleeper sleeper = new ParkingSleeper();
+        final RingBuffer<long[]> ring = RingBuffer.createSingleProducer(() -> new long[1], 64, new RingSignal(sleeper));
+        final EventPoller<long[]> poller = ring.newPoller();
+        ring.addGatingSequences(poller.getSequence());
+        final IdleStrategy idle = new BackoffIdleStrategy(0, 0, TimeUnit.MINUTES.toNanos(1), sleeper,
+            () -> ring.getCursor() > poller.getSequence().get());
+        final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        final int[] handled = new int[1];
+        final EventPoller.Handler<long[]> handler = (event, sequence, endOfBatch) ->
         {
             sum.addAndGet(event[0]);
             consumed.countDown();
+            handled[0]++;
+            return true;
+        };
+        final Thread consumer = Thread.ofPlatform().daemon(true).start(() ->
+        {
+            while (running.get())
+            {
+                handled[0] = 0;
+                try
+                {
+                    poller.poll(handler);
+                }
+                catch (final Exception ex)
+                {
+                    throw new IllegalStateException(ex);
+                }
+                idle.idle(handled[0]);
+            }
         });
-        final RingBuffer<long[]> ring = disruptor.start();
         try
         {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -63,7 +85,9 @@ class SpinParkWaitStrategyTest
         }
         finally
         {
-            disruptor.halt();
+            running.set(false);
+            sleeper.wake();
+            consumer.join(TimeUnit.SECONDS.toMillis(10));
         }
     }
 }
