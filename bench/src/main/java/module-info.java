@@ -27,4 +27,9 @@ module io.kvtier.bench
     exports io.kvtier.bench.replay;
     exports io.kvtier.bench.tier;
     exports io.kvtier.bench.workload;
+
+    // JMH's runner creates the benchmarks, their state and its generated harness by reflection, when
+    // they run in this module (BenchmarksRunOnceTest; benchmarks.jar runs them on the class path).
+    opens io.kvtier.bench.jmh to jmh.core;
+    opens io.kvtier.bench.jmh.jmh_generated to jmh.core;
 }
