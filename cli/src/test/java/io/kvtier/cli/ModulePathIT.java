@@ -33,6 +33,8 @@ class ModulePathIT
     {
         final String version = run(dir, "--version");
         assertThat(version).contains("native access: enabled").doesNotContain("WARNING");
+        // A named module's packages have no manifest version: it comes from the module descriptor.
+        assertThat(version).as("the version line").doesNotContain("(development build)").containsPattern("kvtier [0-9]");
     }
 
     @Test
