@@ -14,6 +14,12 @@ import java.util.List;
  * that loaded the engine's SPI, so a tier and the engine agree on the interfaces between them (a copy
  * of the SPI bundled in a plugin is never used). Two plugins may therefore bundle conflicting versions
  * of one library, and a plugin cannot reach the engine's internals or its dependencies.
+ *
+ * <p>A plugin's classes belong to this loader's unnamed module, with or without a module descriptor in
+ * their jars, whether the engine runs on the class path or on the module path ({@code ./kvtier}): an
+ * unnamed module reads every module, and {@code io.kvtier.spi} exports its package to all, so a plain
+ * third-party jar keeps working (cli's {@code ModulePathIT}); the engine's other modules stay out of its
+ * reach because this loader does not delegate to them.
  */
 final class PluginClassLoader extends URLClassLoader
 {

@@ -1,0 +1,24 @@
+/**
+ * The kvtier command. The launcher runs it on the module path
+ * ({@code java --module-path ... -m io.kvtier.cli/io.kvtier.cli.Main}); nothing is exported.
+ */
+module io.kvtier.cli
+{
+    requires io.kvtier.spi;
+    // stat reads the pool's key table.
+    requires io.kvtier.collections;
+    requires io.kvtier.nativeaccess;
+    requires io.kvtier.client;
+    requires io.kvtier.device;
+    requires io.kvtier.engine;
+    requires io.kvtier.bench;
+    requires io.kvtier.tier.mooncake;
+    requires com.fasterxml.jackson.core;
+    requires info.picocli;
+    // The log format of kvtier -v (java.util.logging) and SIGINT/SIGTERM handling (sun.misc.Signal).
+    requires java.logging;
+    requires jdk.unsupported;
+
+    // picocli reads and sets the commands' annotated fields and methods by reflection.
+    opens io.kvtier.cli to info.picocli;
+}

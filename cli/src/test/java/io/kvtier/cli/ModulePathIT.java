@@ -1,0 +1,79 @@
+package io.kvtier.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.zip.ZipEntry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * kvtier as {@code ./kvtier} runs it: on the module path ({@code cli/target/modules} and the CLI's
+ * classes, built by {@code package}), with native access granted by module name and not to ALL-UNNAMED.
+ * A third-party plugin jar without a module descriptor in {@code plugins.dir} still loads there: its
+ * class loader is an unnamed module's that takes the SPI from the engine's named {@code io.kvtier.spi}.
+ * Run by failsafe in {@code verify}.
+ */
+class ModulePathIT
+{
+    private static final String MODULE_PATH = System.getProperty("kvtier.module-path", "target/modules:target/classes");
+
+    /** What the launcher grants, by name. */
+    private static final String NATIVE_ACCESS = "io.kvtier.nativeaccess,io.kvtier.device,io.kvtier.tier.mooncake,io.kvtier.tier.threefs";
+
+    @Test
+    void shouldRunOnTheModulePathWithNativeAccessByName(@TempDir final Path dir) throws Exception
+    {
+        final String version = run(dir, "--version");
+        assertThat(version).contains("native access: enabled").doesNotContain("WARNING");
+        // A named module's packages have no manifest version: it comes from the module descriptor.
+        assertThat(version).as("the version line").doesNotContain("(development build)").containsPattern("kvtier [0-9]");
+    }
+
+    @Test
+    void shouldServeFromAPluginJarWithoutAModuleDescriptor(@TempDir final Path dir) throws Exception
+    {
+        final Path plugins = Files.createDirectories(dir.resolve("plugins"));
+        final Path jar = ThirdPartyPlugin.memoryTier(plugins.resolve("memory-tier.jar"), Files.createDirectories(dir.resolve("build")));
+        try (JarFile file = new JarFile(jar.toFile()))
+        {
+            assertThat(Collections.list(file.entries()).stream().map(ZipEntry::getName))
+                .as("the plugin is a plain jar, as third parties build them")
+                .noneMatch(name -> name.endsWith("module-info.class"))
+                .contains("META-INF/services/io.kvtier.spi.StorageTierProvider");
+        }
+
+        final String demo = run(dir, "demo", "--progress", "never", "--conversations", "12", "--pool-size", "2MiB", "--page-size", "8KiB",
+            "--l3", "memory", "--set", "plugins.dir=" + plugins);
+
+        assertThat(demo).contains("L3 tier l3 (memory)").contains("every page read back matched");
+        assertThat(demo).containsPattern("hit in L3 +[1-9]");
+    }
+
+    private static String run(final Path dir, final String... args) throws Exception
+    {
+        final List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=" + NATIVE_ACCESS, "--module-path", MODULE_PATH, "-m", "io.kvtier.cli/io.kvtier.cli.Main"));
+        command.addAll(List.of(args));
+        final Path out = Files.createTempFile(dir, "out", ".txt");
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        try
+        {
+            assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("kvtier %s finished", String.join(" ", args)).isTrue();
+            final String output = Files.readString(out);
+            assertThat(process.exitValue()).as("kvtier %s said: %s", String.join(" ", args), output).isZero();
+            return output;
+        }
+        finally
+        {
+            process.destroyForcibly();
+        }
+    }
+}
