@@ -1,9 +1,9 @@
 /*
- * The subset of 3FS's USRBIO API (src/lib/api/hf3fs_usrbio.h in https://github.com/deepseek-ai/3FS,
- * MIT licence, Copyright (c) 2025 DeepSeek) that kvtier binds: the same names, signatures, struct
- * layouts and return conventions, declared here by the project from that header's published API
- * (docs in the 3FS repository: src/lib/api/UsrbIo.md) rather than copied from it, so that it carries
- * only what kvtier uses and no GPU (GDR) declarations.
+ * The project's own declarations of the part of 3FS's USRBIO API that kvtier binds: the names,
+ * signatures, struct layouts and return conventions the API publishes (its header is
+ * src/lib/api/hf3fs_usrbio.h in https://github.com/deepseek-ai/3FS, documented in src/lib/api/UsrbIo.md),
+ * stated here by kvtier in its own declarations and order. Only what kvtier uses is declared, and no
+ * GPU (GDR) calls.
  *
  * Two things are built against it:
  *   - io.kvtier.tier.threefs.hf3fs.bindings (Java, jextract's shape), whose layouts Hf3fsAbiTest checks
