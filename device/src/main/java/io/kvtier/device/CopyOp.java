@@ -12,7 +12,7 @@ package io.kvtier.device;
  * @param width         bytes per row
  * @param height        rows
  */
-public record CopyOp(long deviceAddress, long devicePitch, long hostOffset, long hostPitch, long width, long height)
+record CopyOp(long deviceAddress, long devicePitch, long hostOffset, long hostPitch, long width, long height)
 {
     /**
      * @throws IllegalArgumentException when a field is out of range, naming it

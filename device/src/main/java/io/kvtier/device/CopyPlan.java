@@ -9,7 +9,7 @@ import java.util.List;
  * @param direction which way the bytes go
  * @param ops       the copies
  */
-public record CopyPlan(CopyDirection direction, List<CopyOp> ops)
+record CopyPlan(CopyDirection direction, List<CopyOp> ops)
 {
     /**
      * @param direction which way

@@ -24,7 +24,7 @@ package io.kvtier.device;
  * <p>These static methods return immutable plans and allocate; {@link CopyPlanBuilder} does the same
  * planning into reusable {@link CopyOps}, which is how the engine plans without allocating.
  */
-public final class CopyPlanner
+final class CopyPlanner
 {
     private CopyPlanner()
     {

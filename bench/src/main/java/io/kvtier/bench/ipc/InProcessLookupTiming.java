@@ -10,7 +10,7 @@ import org.HdrHistogram.Histogram;
  * socket-less IPC path in front of it. {@code kvtier bench ipc} prints it beside the IPC figure, so the
  * gap between the two is what IPC adds (the IPC thread's hop and the second process), not the engine.
  */
-public final class InProcessLookupTiming
+final class InProcessLookupTiming
 {
     private InProcessLookupTiming()
     {

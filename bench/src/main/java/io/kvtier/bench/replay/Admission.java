@@ -3,7 +3,7 @@ package io.kvtier.bench.replay;
 /**
  * Whether an offline policy caches every missed block.
  */
-public enum Admission
+enum Admission
 {
     /** Every missed block is inserted, evicting one when the cache is full, as the trace README states. */
     ALWAYS,

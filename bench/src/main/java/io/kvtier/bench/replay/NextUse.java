@@ -3,7 +3,7 @@ package io.kvtier.bench.replay;
 /**
  * How an offline policy measures when a block is next used.
  */
-public enum NextUse
+enum NextUse
 {
     /**
      * The index of the next request that contains the block. Blocks wanted by the same later request tie,

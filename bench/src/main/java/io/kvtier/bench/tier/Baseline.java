@@ -9,7 +9,7 @@ import java.util.Optional;
  * doing the same work on the same kind of storage, so that the ratio says what kvtier's path costs
  * (fio for a directory backend; Mooncake's own C client for the Mooncake tier).
  */
-public interface Baseline extends AutoCloseable
+interface Baseline extends AutoCloseable
 {
     /**
      * One case as both sides run it: the same objects of the same size, the same keys in flight, the

@@ -4,7 +4,7 @@ package io.kvtier.bench.workload;
  * The steps of one workload request as a client makes it, in order; the runner adds up the time
  * each takes, so a report can say where the clients' time went.
  */
-public enum ClientStep
+enum ClientStep
 {
     /** Hashing the prompt's tokens into page keys (no engine call). */
     KEYS("keys"),

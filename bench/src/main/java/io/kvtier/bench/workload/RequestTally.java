@@ -4,7 +4,7 @@ package io.kvtier.bench.workload;
  * What a client did for one request, filled by a {@link WorkloadClient} and added up by the
  * {@link WorkloadRunner}. Reused from request to request, so a client allocates nothing for it.
  */
-public final class RequestTally
+final class RequestTally
 {
     long pagesRequested;
     long hitL2;

@@ -8,7 +8,7 @@ import io.kvtier.engine.Session;
 import java.lang.foreign.MemorySegment;
 
 /** A workload client in the engine's own process, through a {@link Session}. */
-public final class SessionWorkloadClient implements WorkloadClient
+final class SessionWorkloadClient implements WorkloadClient
 {
     private final Session session;
     private final PageKeyChain keys;

@@ -24,7 +24,7 @@ import java.util.function.Function;
  * @param interval whether ranges are written as intervals, {@code (0, 1]}, instead of {@code from a to b}
  * @param <T> the values' type
  */
-public record SettingType<T>(Class<T> javaType, String noun, Function<String, T> parser, Function<T, String> format, Comparator<T> order,
+record SettingType<T>(Class<T> javaType, String noun, Function<String, T> parser, Function<T, String> format, Comparator<T> order,
     String syntax, boolean interval)
 {
     /** Bytes, with binary or decimal units: {@code 256KiB}, {@code 4GB}. */

@@ -28,7 +28,7 @@ import java.util.List;
  * The miniatures share the pool's frequency sketch. Cost: each sampled event is replayed in four small caches,
  * O(1) each; memory is the pool's policy plus four miniatures of at most 4,095 pages (about 50 bytes a page).
  */
-public final class AdaptivePolicy implements EvictionPolicy
+final class AdaptivePolicy implements EvictionPolicy
 {
     /** This policy's name. */
     public static final String NAME = "adaptive";

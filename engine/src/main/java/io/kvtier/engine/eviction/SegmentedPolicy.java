@@ -37,7 +37,7 @@ import java.util.Locale;
  *
  * <p>Memory: 27 bytes of heap per page plus the sketch (16 counters of 4 bits per page, at least 512 KiB).
  */
-public final class SegmentedPolicy implements EvictionPolicy
+final class SegmentedPolicy implements EvictionPolicy
 {
     /**
      * A fixed configuration.

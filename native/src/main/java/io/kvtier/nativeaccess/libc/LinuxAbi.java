@@ -25,7 +25,7 @@ import java.util.Optional;
  * @param oLargefile  {@code O_LARGEFILE} as the kernel defines it (glibc passes it implicitly on 64-bit)
  * @param soPeercred  the {@code SO_PEERCRED} socket option (17 in asm-generic, 21 on powerpc)
  */
-public record LinuxAbi(List<String> arch, int oDirect, int oDirectory, int oNofollow, int oLargefile, int soPeercred)
+record LinuxAbi(List<String> arch, int oDirect, int oDirectory, int oNofollow, int oLargefile, int soPeercred)
 {
     /** x86_64: the asm-generic values. */
     public static final LinuxAbi X86_64 = new LinuxAbi(List.of("amd64", "x86_64"), 0x4000, 0x10000, 0x20000, 0x8000, 17);
