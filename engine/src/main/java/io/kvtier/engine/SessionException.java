@@ -7,7 +7,7 @@ import io.kvtier.client.protocol.PageEntryStatus;
  * A session request did not complete: the lease expired, the engine is closing, or the engine
  * failed on it. Per-key outcomes of completed requests are {@link PageEntryStatus}es, not exceptions.
  */
-final class SessionException extends RuntimeException
+public final class SessionException extends RuntimeException
 {
     private static final long serialVersionUID = 1L;
 
