@@ -128,13 +128,12 @@ public final class MooncakeMaster implements AutoCloseable
     }
 
     /**
-     * Stops the master, after this process's Mooncake clients finished unmounting their segments (a
-     * few seconds at most), so none is left calling a master that is gone.
+     * Stops the master. A closed Mooncake tier has unmounted its segment already
+     * ({@link MooncakeTier#close()} waits for it), so none is left calling a master that is gone.
      */
     @Override
     public void close()
     {
-        MooncakeStore.awaitDestroyed(TimeUnit.SECONDS.toNanos(5));
         process.destroy();
         try
         {
