@@ -11,7 +11,6 @@ module io.kvtier.bench
     requires io.kvtier.client;
     requires io.kvtier.device;
     requires io.kvtier.engine;
-    requires io.kvtier.tier.mooncake;
     requires com.fasterxml.jackson.core;
     // HdrHistogram has no module descriptor and no Automatic-Module-Name: its name comes from its jar's.
     requires HdrHistogram;

@@ -12,7 +12,6 @@ module io.kvtier.cli
     requires io.kvtier.device;
     requires io.kvtier.engine;
     requires io.kvtier.bench;
-    requires io.kvtier.tier.mooncake;
     requires com.fasterxml.jackson.core;
     requires info.picocli;
     // The log format of kvtier -v (java.util.logging) and SIGINT/SIGTERM handling (sun.misc.Signal).

@@ -72,6 +72,7 @@ int mooncake_store_unregister_buffer(mooncake_store_t store, void *buffer);
 #define MOONCAKE_FAKE_OP_EXIST 3  /* is_exist, batch_is_exist, get_size */
 #define MOONCAKE_FAKE_OP_REMOVE 4 /* remove, remove_by_regex, remove_all */
 #define MOONCAKE_FAKE_OP_SETUP 5  /* setup: each connection attempt */
+#define MOONCAKE_FAKE_OP_UNMOUNT 6 /* a set-up client's destroy: its unmount (DELAY only, never OP_ANY's) */
 
 /* Fault kinds. */
 #define MOONCAKE_FAKE_FAIL 1        /* the operation returns `arg` (a negative code) without reaching the master */

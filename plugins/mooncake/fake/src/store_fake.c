@@ -71,7 +71,7 @@ static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
 static int arm(int op, int kind, int64_t skip, int64_t count, int64_t arg)
 {
-    if (op < MOONCAKE_FAKE_OP_ANY || op > MOONCAKE_FAKE_OP_SETUP || kind < MOONCAKE_FAKE_FAIL || kind > MOONCAKE_FAKE_UNREACHABLE
+    if (op < MOONCAKE_FAKE_OP_ANY || op > MOONCAKE_FAKE_OP_UNMOUNT || kind < MOONCAKE_FAKE_FAIL || kind > MOONCAKE_FAKE_UNREACHABLE
         || skip < 0 || count < 1 || (kind == MOONCAKE_FAKE_FAIL && arg >= 0) || (kind == MOONCAKE_FAKE_DELAY && arg < 0))
     {
         return -1;
@@ -135,7 +135,8 @@ static hit next_fault(int op)
     for (int i = 0; i < fault_count; i++)
     {
         fault *f = &faults[i];
-        if (f->op != MOONCAKE_FAKE_OP_ANY && f->op != op)
+        /* An unmount meets only a fault armed for it: OP_ANY means the data and setup calls. */
+        if (f->op != op && (f->op != MOONCAKE_FAKE_OP_ANY || op == MOONCAKE_FAKE_OP_UNMOUNT))
         {
             continue;
         }
@@ -306,6 +307,12 @@ EXPORT void mooncake_store_destroy(mooncake_store_t store)
     pthread_mutex_lock(&c->lock);
     if (c->set_up && c->fd >= 0)
     {
+        /* Only a delay applies: the segment stays mounted, the connection open, while it lasts. */
+        const hit h = next_fault(MOONCAKE_FAKE_OP_UNMOUNT);
+        if (h.kind == MOONCAKE_FAKE_DELAY)
+        {
+            sleep_ms(h.arg);
+        }
         mcf_begin(&c->out);
         mcf_put_u8(&c->out, MCF_UNMOUNT);
         call(c, NULL, NULL);

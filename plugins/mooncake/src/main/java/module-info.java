@@ -8,8 +8,7 @@ module io.kvtier.tier.mooncake
     requires io.kvtier.tier.support;
     requires io.kvtier.nativeaccess;
 
+    // Everything else is internal: the engine, bench and cli reach the tier through the SPI and its
+    // settings only (bench's MooncakeMasterProcess starts a master from an install, knowing nothing of it).
     provides io.kvtier.spi.StorageTierProvider with io.kvtier.tier.mooncake.MooncakeTierProvider;
-
-    // Its master launcher and settings: bench tier's Mooncake baseline and cli's demo --l3 mooncake.
-    exports io.kvtier.tier.mooncake to io.kvtier.bench, io.kvtier.cli;
 }

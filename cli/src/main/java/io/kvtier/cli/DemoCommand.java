@@ -3,6 +3,7 @@ package io.kvtier.cli;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.kvtier.bench.ipc.PythonRoundTrips;
+import io.kvtier.bench.tier.MooncakeMasterProcess;
 import io.kvtier.bench.workload.ChatWorkload;
 import io.kvtier.bench.workload.ProcessWorkloadClient;
 import io.kvtier.bench.workload.WorkloadReport;
@@ -14,9 +15,6 @@ import io.kvtier.client.Namespace;
 import io.kvtier.engine.tier.TierHandle;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierUsage;
-import io.kvtier.tier.mooncake.MooncakeLibrary;
-import io.kvtier.tier.mooncake.MooncakeMaster;
-import io.kvtier.tier.mooncake.MooncakeUnavailableException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -182,25 +180,26 @@ public final class DemoCommand implements Callable<Integer>
         Path temporaryL3 = null;
         Path pythonScript = null;
         Thread cleanup = null;
-        MooncakeMaster startedMaster = null;
+        MooncakeMasterProcess startedMaster = null;
         try
         {
             final String mooncakeAddress;
             if (tierType.equals(MOONCAKE) && mooncakeMaster == null)
             {
-                final Optional<Path> home = MooncakeMaster.homeFromEnvironment(System.getenv());
+                final Optional<Path> home = MooncakeMasterProcess.homeFromEnvironment(System.getenv());
                 if (home.isEmpty())
                 {
-                    err.println("kvtier: demo --l3 mooncake: set " + MooncakeLibrary.HOME_ENV_NAME + " to a Mooncake install (bin/mooncake_master,"
-                        + " lib/libmooncake_store.so) so the demo can start a master, or name a running one with --mooncake-master HOST:PORT");
+                    err.println("kvtier: demo --l3 mooncake: set " + MooncakeMasterProcess.HOME_ENV_NAME + " to a Mooncake install ("
+                        + MooncakeMasterProcess.BINARY + ", lib/" + MooncakeMasterProcess.LIBRARY_FILE + ") so the demo can start a master,"
+                        + " or name a running one with --mooncake-master HOST:PORT");
                     return ExitCode.UNAVAILABLE;
                 }
+                final Path masterLog = Files.createTempDirectory("kvtier-demo-mooncake-").resolve("mooncake_master.log");
                 try
                 {
-                    startedMaster = MooncakeMaster.start(home.get(), MOONCAKE_LEASE_TTL,
-                        Files.createTempDirectory("kvtier-demo-mooncake-").resolve("mooncake_master.log"));
+                    startedMaster = MooncakeMasterProcess.start(home.get(), MOONCAKE_LEASE_TTL, masterLog);
                 }
-                catch (final MooncakeUnavailableException ex)
+                catch (final IOException ex)
                 {
                     err.println("kvtier: demo --l3 mooncake: " + ex.getMessage());
                     return ExitCode.UNAVAILABLE;
@@ -252,7 +251,7 @@ public final class DemoCommand implements Callable<Integer>
                 // Ctrl-C ends the JVM (exit code 130) without unwinding this method: close the engine and
                 // remove the temporary L3 on the way out, so no pool file is left in /dev/shm.
                 final Path removeOnExit = temporaryL3;
-                final MooncakeMaster stopOnExit = startedMaster;
+                final MooncakeMasterProcess stopOnExit = startedMaster;
                 cleanup = new Thread(() ->
                 {
                     engine.close();

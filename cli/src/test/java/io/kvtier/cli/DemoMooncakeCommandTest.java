@@ -1,7 +1,6 @@
 package io.kvtier.cli;
 
-import io.kvtier.tier.mooncake.MooncakeLibrary;
-import io.kvtier.tier.mooncake.MooncakeMaster;
+import io.kvtier.bench.tier.MooncakeMasterProcess;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,11 +26,11 @@ class DemoMooncakeCommandTest
     void shouldServeL3HitsFromAMooncakeStore() throws Exception
     {
         final Path home = MooncakeHome.require();
-        try (MooncakeMaster master = MooncakeMaster.start(home, Duration.ofSeconds(10), logs.resolve("mooncake_master.log")))
+        try (MooncakeMasterProcess master = MooncakeMasterProcess.start(home, Duration.ofSeconds(10), logs.resolve("mooncake_master.log")))
         {
             final CliFixture.Result result = CliFixture.run("demo", "--json", "--progress", "never", "--conversations", "40",
                 "--pool-size", "4MiB", "--page-size", "8KiB", "--l3", "mooncake", "--mooncake-master", master.address(),
-                "--set", "tier.l3.lib=" + home.resolve("lib").resolve(MooncakeLibrary.LIBRARY_FILE),
+                "--set", "tier.l3.lib=" + MooncakeMasterProcess.library(home),
                 "--set", "tier.l3.global-segment-size=128MiB");
             assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
             assertThat(result.out()).contains("\"pages_corrupt\":0").contains("\"l3_corrupt\":0").contains("\"type\":\"mooncake\"")
@@ -48,7 +47,7 @@ class DemoMooncakeCommandTest
             "KVTIER_MOONCAKE_HOME names an install here, so the demo would start a master from it");
         final CliFixture.Result result = CliFixture.run("demo", "--progress", "never", "--conversations", "4", "--l3", "mooncake");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.UNAVAILABLE);
-        assertThat(result.err()).contains(MooncakeLibrary.HOME_ENV_NAME).contains("bin/mooncake_master").contains("lib/libmooncake_store.so")
+        assertThat(result.err()).contains(MooncakeMasterProcess.HOME_ENV_NAME).contains("bin/mooncake_master").contains("lib/libmooncake_store.so")
             .contains("--mooncake-master");
     }
 

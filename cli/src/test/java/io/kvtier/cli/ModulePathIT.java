@@ -3,6 +3,8 @@ package io.kvtier.cli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,8 +27,8 @@ class ModulePathIT
 {
     private static final String MODULE_PATH = System.getProperty("kvtier.module-path", "target/modules:target/classes");
 
-    /** What the launcher grants, by name. */
-    private static final String NATIVE_ACCESS = "io.kvtier.nativeaccess,io.kvtier.device,io.kvtier.tier.mooncake,io.kvtier.tier.threefs";
+    /** What the launcher grants, by name: read from it, so that this test runs what {@code ./kvtier} runs. */
+    private static final String NATIVE_ACCESS = launcherNativeAccess();
 
     @Test
     void shouldRunOnTheModulePathWithNativeAccessByName(@TempDir final Path dir) throws Exception
@@ -55,6 +57,32 @@ class ModulePathIT
 
         assertThat(demo).contains("L3 tier l3 (memory)").contains("every page read back matched");
         assertThat(demo).containsPattern("hit in L3 +[1-9]");
+    }
+
+    /** @return the modules the repository's {@code kvtier} script grants native access to */
+    private static String launcherNativeAccess()
+    {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !Files.isRegularFile(dir.resolve("mvnw")))
+        {
+            dir = dir.getParent();
+        }
+        if (dir == null)
+        {
+            throw new IllegalStateException("no repository root (mvnw) above " + Path.of("").toAbsolutePath() + " to read the kvtier launcher from");
+        }
+        final Path launcher = dir.resolve("kvtier");
+        final String prefix = "native_access=\"";
+        try
+        {
+            return Files.readAllLines(launcher).stream().map(String::strip).filter(line -> line.startsWith(prefix) && line.endsWith("\""))
+                .map(line -> line.substring(prefix.length(), line.length() - 1)).findFirst()
+                .orElseThrow(() -> new IllegalStateException(launcher + " has no line native_access=\"...\""));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read the launcher " + launcher, ex);
+        }
     }
 
     private static String run(final Path dir, final String... args) throws Exception

@@ -6,8 +6,7 @@ import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.nativeaccess.NativeAccess;
-import io.kvtier.tier.mooncake.MooncakeLibrary;
-import io.kvtier.tier.mooncake.MooncakeMaster;
+import io.kvtier.bench.tier.MooncakeMasterProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,10 +48,10 @@ class MooncakeCorruptPageTest
     {
         final Path home = MooncakeHome.require();
         assumeTrue(MooncakeHome.real().isEmpty(), "needs the project's Mooncake test double (its CORRUPT fault); "
-            + MooncakeLibrary.HOME_ENV_NAME + " names a real install: unset it to run this test");
-        final String library = home.resolve("lib").resolve(MooncakeLibrary.LIBRARY_FILE).toString();
+            + MooncakeMasterProcess.HOME_ENV_NAME + " names a real install: unset it to run this test");
+        final String library = MooncakeMasterProcess.library(home).toString();
         final long seed = ThreadLocalRandom.current().nextLong();
-        try (MooncakeMaster master = MooncakeMaster.start(home, Duration.ofSeconds(10), directory.resolve("mooncake_master.log")))
+        try (MooncakeMasterProcess master = MooncakeMasterProcess.start(home, Duration.ofSeconds(10), directory.resolve("mooncake_master.log")))
         {
             final Path nodeADir = Files.createDirectories(directory.resolve("node-a"));
             final Process nodeA = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

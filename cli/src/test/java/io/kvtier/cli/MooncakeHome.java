@@ -1,7 +1,6 @@
 package io.kvtier.cli;
 
-import io.kvtier.tier.mooncake.MooncakeLibrary;
-import io.kvtier.tier.mooncake.MooncakeMaster;
+import io.kvtier.bench.tier.MooncakeMasterProcess;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +21,7 @@ final class MooncakeHome
     /** Where plugins/mooncake's build lays out the test double, relative to the repository root. */
     static final String DOUBLE_HOME = "plugins/mooncake/fake/build/install";
     /** What a machine needs for a real store, for skip messages. */
-    static final String REAL_INSTALL_HINT = "set " + MooncakeLibrary.HOME_ENV_NAME + " to a Mooncake install holding bin/mooncake_master"
+    static final String REAL_INSTALL_HINT = "set " + MooncakeMasterProcess.HOME_ENV_NAME + " to a Mooncake install holding bin/mooncake_master"
         + " (pip install mooncake-transfer-engine) and lib/libmooncake_store.so (Mooncake built with cmake -DWITH_STORE_C_SHARED=ON)";
 
     private MooncakeHome()
@@ -40,7 +39,7 @@ final class MooncakeHome
         if (real.isPresent())
         {
             home = real.get();
-            assumeTrue(Files.isRegularFile(home.resolve(MooncakeMaster.BINARY)), "no Mooncake install at " + home + ": " + REAL_INSTALL_HINT);
+            assumeTrue(Files.isRegularFile(home.resolve(MooncakeMasterProcess.BINARY)), "no Mooncake install at " + home + ": " + REAL_INSTALL_HINT);
         }
         else
         {
@@ -52,10 +51,10 @@ final class MooncakeHome
             assumeTrue(dir != null, "no repository root (mvnw) above " + Path.of("").toAbsolutePath() + " to find the Mooncake test double in; "
                 + REAL_INSTALL_HINT);
             home = dir.resolve(DOUBLE_HOME);
-            assumeTrue(Files.isRegularFile(home.resolve(MooncakeMaster.BINARY)), "the project's Mooncake test double was not built at " + home
+            assumeTrue(Files.isRegularFile(home.resolve(MooncakeMasterProcess.BINARY)), "the project's Mooncake test double was not built at " + home
                 + " (plugins/mooncake/fake/build.sh needs gcc and make: apt-get install -y gcc make), or " + REAL_INSTALL_HINT);
         }
-        final Path library = home.resolve("lib").resolve(MooncakeLibrary.LIBRARY_FILE);
+        final Path library = MooncakeMasterProcess.library(home);
         final Process ldd = new ProcessBuilder("ldd", library.toString()).redirectErrorStream(true).start();
         final String output;
         try (InputStream in = ldd.getInputStream())
@@ -83,7 +82,7 @@ final class MooncakeHome
     /** @return the install {@code KVTIER_MOONCAKE_HOME} names, if it is set */
     static Optional<Path> real()
     {
-        final String env = System.getenv(MooncakeLibrary.HOME_ENV_NAME);
+        final String env = System.getenv(MooncakeMasterProcess.HOME_ENV_NAME);
         return env != null && !env.isBlank() ? Optional.of(Path.of(env.trim()).toAbsolutePath()) : Optional.empty();
     }
 }

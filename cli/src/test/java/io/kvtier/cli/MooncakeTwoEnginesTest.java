@@ -5,8 +5,7 @@ import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
-import io.kvtier.tier.mooncake.MooncakeLibrary;
-import io.kvtier.tier.mooncake.MooncakeMaster;
+import io.kvtier.bench.tier.MooncakeMasterProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,9 +40,9 @@ class MooncakeTwoEnginesTest
     void anEngineFindsAndLoadsByteExactAChainAnotherEngineBackedUp() throws Exception
     {
         final Path home = MooncakeHome.require();
-        final String library = home.resolve("lib").resolve(MooncakeLibrary.LIBRARY_FILE).toString();
+        final String library = MooncakeMasterProcess.library(home).toString();
         final long seed = ThreadLocalRandom.current().nextLong();
-        try (MooncakeMaster master = MooncakeMaster.start(home, Duration.ofSeconds(10), directory.resolve("mooncake_master.log")))
+        try (MooncakeMasterProcess master = MooncakeMasterProcess.start(home, Duration.ofSeconds(10), directory.resolve("mooncake_master.log")))
         {
             final Path nodeADir = java.nio.file.Files.createDirectories(directory.resolve("node-a"));
             final Process nodeA = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

@@ -1,9 +1,5 @@
 package io.kvtier.bench.tier;
 
-import io.kvtier.tier.mooncake.MooncakeLibrary;
-import io.kvtier.tier.mooncake.MooncakeMaster;
-import io.kvtier.tier.mooncake.MooncakeUnavailableException;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -72,13 +68,13 @@ public final class MooncakeBaseline implements Baseline
     private final String missing;
     private final String version;
     private final String masterAddress;
-    private final MooncakeMaster master;
+    private final MooncakeMasterProcess master;
     private final Process segment;
     private final Map<String, String> tierSettings;
     private final String topology;
 
     private MooncakeBaseline(final Path workspace, final Path program, final String missing, final String version, final String masterAddress,
-                             final MooncakeMaster master, final Process segment, final Map<String, String> tierSettings, final String topology)
+                             final MooncakeMasterProcess master, final Process segment, final Map<String, String> tierSettings, final String topology)
     {
         this.workspace = workspace;
         this.program = program;
@@ -99,7 +95,7 @@ public final class MooncakeBaseline implements Baseline
      * @param compiler     the C compiler's name or path, or null to leave the baseline out
      * @param segmentBytes the segment the holding process contributes
      * @param workspace    the run's own directory (the program, logs)
-     * @param env          the environment ({@value MooncakeLibrary#HOME_ENV_NAME})
+     * @param env          the environment ({@value MooncakeMasterProcess#HOME_ENV_NAME})
      * @return the baseline; its {@link #missing()} says why it gives no figures when it cannot
      * @throws IOException if no master can be had: none named and none can be started
      * @throws InterruptedException if interrupted while compiling or starting
@@ -135,7 +131,7 @@ public final class MooncakeBaseline implements Baseline
             settings.put("global-segment-size", "0");
             if (home.isPresent() && !userSettings.containsKey("lib"))
             {
-                settings.put("lib", home.get().resolve("lib").resolve(MooncakeLibrary.LIBRARY_FILE).toString());
+                settings.put("lib", MooncakeMasterProcess.library(home.get()).toString());
             }
             return new MooncakeBaseline(workspace, program, missing, version, userMaster, null, null, settings,
                 "the master named by --tier-setting master=" + userMaster + " and its cluster's segments; kvtier's tier and the C client hold none");
@@ -145,13 +141,13 @@ public final class MooncakeBaseline implements Baseline
             throw new IOException("--backend mooncake: " + noHome() + " so that the benchmark can start a master, or name a running one with"
                 + " --tier-setting master=HOST:PORT");
         }
-        settings.put("lib", home.get().resolve("lib").resolve(MooncakeLibrary.LIBRARY_FILE).toString());
-        final MooncakeMaster master;
+        settings.put("lib", MooncakeMasterProcess.library(home.get()).toString());
+        final MooncakeMasterProcess master;
         try
         {
-            master = MooncakeMaster.start(home.get(), LEASE_TTL, workspace.resolve("mooncake_master.log"));
+            master = MooncakeMasterProcess.start(home.get(), LEASE_TTL, workspace.resolve("mooncake_master.log"));
         }
-        catch (final MooncakeUnavailableException ex)
+        catch (final IOException ex)
         {
             throw new IOException("--backend mooncake: " + ex.getMessage(), ex);
         }
@@ -195,9 +191,9 @@ public final class MooncakeBaseline implements Baseline
             Files.copy(in, source);
         }
         final Path lib = home.resolve("lib");
-        if (!Files.isRegularFile(lib.resolve(MooncakeLibrary.LIBRARY_FILE)) || !Files.isRegularFile(home.resolve("include/store_c.h")))
+        if (!Files.isRegularFile(lib.resolve(MooncakeMasterProcess.LIBRARY_FILE)) || !Files.isRegularFile(home.resolve("include/store_c.h")))
         {
-            return new Compiled(null, home + " lacks lib/" + MooncakeLibrary.LIBRARY_FILE + " or include/store_c.h", null);
+            return new Compiled(null, home + " lacks lib/" + MooncakeMasterProcess.LIBRARY_FILE + " or include/store_c.h", null);
         }
         final Path program = workspace.resolve("mooncake_baseline");
         final List<String> command = List.of(compiler, "-O2", "-pthread", "-o", program.toString(), source.toString(), "-I" + home.resolve("include"),
@@ -216,7 +212,7 @@ public final class MooncakeBaseline implements Baseline
             return new Compiled(null, String.join(" ", command) + " failed: " + compiled.errors().strip(), null);
         }
         final Exec version = exec(List.of(compiler, "-dumpfullversion"), Map.of(), workspace.resolve("cc.log"), Duration.ofSeconds(30));
-        return new Compiled(program, null, SOURCE + " built with " + compiler + " " + version.out().strip() + " against " + lib.resolve(MooncakeLibrary.LIBRARY_FILE));
+        return new Compiled(program, null, SOURCE + " built with " + compiler + " " + version.out().strip() + " against " + lib.resolve(MooncakeMasterProcess.LIBRARY_FILE));
     }
 
     private static Process startSegment(final Path program, final String master, final long segmentBytes, final Path log) throws IOException
@@ -235,12 +231,12 @@ public final class MooncakeBaseline implements Baseline
 
     /**
      * @param env the environment
-     * @return the real install {@value MooncakeLibrary#HOME_ENV_NAME} names, when set (the baseline measures
+     * @return the real install {@value MooncakeMasterProcess#HOME_ENV_NAME} names, when set (the baseline measures
      *         Mooncake's own client, so the project's test double never stands in for it)
      */
     static Optional<Path> findHome(final Map<String, String> env)
     {
-        final String named = env.get(MooncakeLibrary.HOME_ENV_NAME);
+        final String named = env.get(MooncakeMasterProcess.HOME_ENV_NAME);
         if (named != null && !named.isBlank())
         {
             return Optional.of(Path.of(named.trim()).toAbsolutePath());
@@ -250,7 +246,7 @@ public final class MooncakeBaseline implements Baseline
 
     private static String noHome()
     {
-        return "no Mooncake install: set " + MooncakeLibrary.HOME_ENV_NAME + " to one holding bin/mooncake_master, lib/" + MooncakeLibrary.LIBRARY_FILE
+        return "no Mooncake install: set " + MooncakeMasterProcess.HOME_ENV_NAME + " to one holding bin/mooncake_master, lib/" + MooncakeMasterProcess.LIBRARY_FILE
             + " and include/store_c.h";
     }
 

@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -27,12 +28,10 @@ final class MooncakeStore
     /** libc's setenv is not thread-safe against itself: tiers starting at once take turns. */
     private static final Object ENV_LOCK = new Object();
 
-    /** Clients being destroyed in the background, for {@link #awaitDestroyed}. */
-    private static final Object DESTROYS = new Object();
-    private static int destroying;
-
     private final MemorySegment handle;
     private final String segmentName;
+    /** Counted down once {@code mooncake_store_destroy} returned: the segment is unmounted, the client gone. */
+    private final CountDownLatch destroyed = new CountDownLatch(1);
 
     private MooncakeStore(final MemorySegment handle, final String segmentName)
     {
@@ -201,15 +200,12 @@ final class MooncakeStore
 
     /**
      * Destroys the client on a daemon thread: {@code mooncake_store_destroy} joins the transfer
-     * engine's threads and unmounts the segment, 0.5 s without a segment and about 2 s with one, and
-     * nothing after close waits for it. The caller must have unregistered its memory first.
+     * engine's threads and unmounts the segment, 0.5 s without a segment and about 2 s with one.
+     * {@link #awaitDestroyed} waits for it; a thread of its own keeps that wait bounded whatever the
+     * native call does. The caller must have unregistered its memory first.
      */
     void destroyInBackground()
     {
-        synchronized (DESTROYS)
-        {
-            destroying++;
-        }
         Thread.ofPlatform().daemon().name("kvtier-mooncake-destroy").start(() ->
         {
             try
@@ -218,45 +214,28 @@ final class MooncakeStore
             }
             finally
             {
-                synchronized (DESTROYS)
-                {
-                    destroying--;
-                    DESTROYS.notifyAll();
-                }
+                destroyed.countDown();
             }
         });
     }
 
     /**
-     * Waits for this process's background destroys, so a master stopped right after its clients
-     * closed sees them unmount their segments instead of losing them mid-call.
+     * Waits for {@link #destroyInBackground} to finish, so that once the client's owner is closed
+     * nothing of it still needs the master: a master stopped right after sees no call of it mid-way.
      *
      * @param timeoutNanos the most to wait
-     * @return whether none is left
+     * @return whether the client is destroyed, its segment unmounted
      */
-    static boolean awaitDestroyed(final long timeoutNanos)
+    boolean awaitDestroyed(final long timeoutNanos)
     {
-        final long deadline = System.nanoTime() + timeoutNanos;
-        synchronized (DESTROYS)
+        try
         {
-            while (destroying > 0)
-            {
-                final long left = deadline - System.nanoTime();
-                if (left <= 0)
-                {
-                    return false;
-                }
-                try
-                {
-                    TimeUnit.NANOSECONDS.timedWait(DESTROYS, left);
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return true;
+            return destroyed.await(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

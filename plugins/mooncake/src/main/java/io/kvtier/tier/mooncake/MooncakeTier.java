@@ -286,6 +286,7 @@ public final class MooncakeTier implements StorageTier
             {
                 return;
             }
+            final long deadline = System.nanoTime() + CLOSE_TIMEOUT.toNanos();
             // Queued chunks complete CLOSED; a put being retried stops retrying.
             final boolean workersStopped = workers.close(CLOSE_TIMEOUT);
             // Removals still waiting out a lease are forced now: they were promised, not dropped.
@@ -306,6 +307,13 @@ public final class MooncakeTier implements StorageTier
             store.destroyInBackground();
             arena.close();
             released = true;
+            // Once close returns nothing of the tier needs the master: whoever stops it next (a test, the
+            // demo, bench) finds no client of ours mid-unmount. Bounded: a destroy that hangs is left to its thread.
+            if (!store.awaitDestroyed(deadline - System.nanoTime()))
+            {
+                logger.log(System.Logger.Level.WARNING, "tier {0}: the Mooncake client was still unmounting its segment {1} when close gave up"
+                    + " after {2} s", name, store.segmentName(), CLOSE_TIMEOUT.toSeconds());
+            }
             logger.log(System.Logger.Level.DEBUG, "tier {0} closed: {1}", name, stats);
         }
     }

@@ -20,6 +20,7 @@ final class MooncakeFake
     static final int OP_EXIST = 3;
     static final int OP_REMOVE = 4;
     static final int OP_SETUP = 5;
+    static final int OP_UNMOUNT = 6;
 
     static final int FAIL = 1;
     static final int DELAY = 2;
@@ -43,7 +44,7 @@ final class MooncakeFake
     /**
      * Of the next operations of kind {@code op}, {@code skip} pass, then {@code count} get fault {@code kind}.
      *
-     * @param op    OP_PUT, OP_GET, OP_EXIST, OP_REMOVE, OP_SETUP or OP_ANY (a batch counts one per key)
+     * @param op    OP_PUT, OP_GET, OP_EXIST, OP_REMOVE, OP_SETUP, OP_UNMOUNT (a destroy; never OP_ANY's) or OP_ANY (a batch counts one per key)
      * @param kind  FAIL, DELAY, SHORT, CORRUPT or UNREACHABLE
      * @param skip  operations let through first
      * @param count operations that meet the fault

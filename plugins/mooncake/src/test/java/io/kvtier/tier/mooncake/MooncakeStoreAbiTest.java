@@ -67,6 +67,8 @@ class MooncakeStoreAbiTest
     void destroyClients()
     {
         clients.forEach(MooncakeStore::destroyInBackground);
+        // As a tier's close does: unmounted before the master can be stopped.
+        clients.forEach(client -> client.awaitDestroyed(TimeUnit.SECONDS.toNanos(5)));
         arena.close();
     }
 

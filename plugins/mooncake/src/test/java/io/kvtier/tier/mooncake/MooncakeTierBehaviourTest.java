@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -79,6 +80,8 @@ class MooncakeTierBehaviourTest
     {
         tiers.forEach(StorageTier::close);
         rawClients.forEach(MooncakeStore::destroyInBackground);
+        // As a tier's close does: unmounted before the master can be stopped.
+        rawClients.forEach(client -> client.awaitDestroyed(TimeUnit.SECONDS.toNanos(5)));
         arena.close();
     }
 

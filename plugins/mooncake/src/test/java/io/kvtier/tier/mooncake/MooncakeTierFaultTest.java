@@ -183,6 +183,38 @@ class MooncakeTierFaultTest
         assertThat(late.awaitCompletion(DEADLINE).status(0)).isEqualTo(TierStatus.CLOSED);
     }
 
+    @Test
+    void shouldHaveUnmountedItsSegmentWhenCloseReturnsSoTheMasterCanStopAtOnce()
+    {
+        final MooncakeMaster own = MooncakeTestSupport.startMaster(MooncakeTestSupport.logDir("faults-unmount"));
+        try
+        {
+            // The closing tier holds the only segment, so its object lives there and goes with the unmount.
+            final MooncakeTier closing = (MooncakeTier)openTier(new HashMap<>(MooncakeTestSupport.config(own, "64MiB")));
+            final MooncakeTier watcher = (MooncakeTier)openTier(new HashMap<>(MooncakeTestSupport.config(own, "0")));
+            final PageKey key = newKey();
+            assertThat(write(closing, key, random.nextLong())).isEqualTo(TierStatus.OK);
+            assertThat(exists(watcher, key)).as("the key, seen from another client").isEqualTo(TierStatus.OK);
+
+            // A real client's destroy takes seconds to unmount its segment: the double's takes 3 s here.
+            MooncakeFake.inject(MooncakeFake.OP_UNMOUNT, MooncakeFake.DELAY, 0, 1, 3000);
+            tiers.remove(closing);
+            closing.close();
+            assertThat(exists(watcher, key)).as("the closed tier's object: its segment was unmounted before close returned")
+                .isEqualTo(TierStatus.NOT_FOUND);
+            assertThat(MooncakeFake.faultsMet()).as("unmounts that met the delay (the close waited one out)").isEqualTo(1);
+
+            tiers.remove(watcher);
+            watcher.close();
+        }
+        finally
+        {
+            // At once: nothing of a closed tier still needs the master.
+            own.close();
+        }
+        assertThat(own.isAlive()).isFalse();
+    }
+
     private MooncakeTier open(final Map<String, String> overrides)
     {
         final Map<String, String> config = new HashMap<>(MooncakeTestSupport.config(master, "64MiB"));

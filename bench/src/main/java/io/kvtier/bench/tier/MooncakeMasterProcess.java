@@ -1,6 +1,7 @@
-package io.kvtier.tier.mooncake;
+package io.kvtier.bench.tier;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -17,23 +18,37 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@code mooncake_master} this process starts on loopback, for tests and {@code kvtier demo}: RPC and
- * metrics on free ports of 127.0.0.1, no HTTP metadata server (tiers use {@code P2PHANDSHAKE}), its
- * log in a file. {@link #close()} stops it.
+ * A {@code mooncake_master} this process starts from a Mooncake install, on loopback, for
+ * {@code kvtier bench tier --backend mooncake} and {@code kvtier demo --l3 mooncake}: RPC and metrics on
+ * free ports of 127.0.0.1, no HTTP metadata server (tiers use {@code P2PHANDSHAKE}), its log in a file.
+ * {@link #close()} stops it.
+ *
+ * <p>It knows the install's layout ({@value #BINARY}, {@code lib/}{@value #LIBRARY_FILE}) and nothing of the
+ * Mooncake tier: a tier reaches the master through its {@code master} setting, and the engine hands the
+ * tier the library through its {@code lib} setting. Stopping the master right after the engine closed is
+ * safe because a Mooncake tier's close returns only once its client has unmounted its segment.
  */
-public final class MooncakeMaster implements AutoCloseable
+public final class MooncakeMasterProcess implements AutoCloseable
 {
+    /** Environment variable naming a Mooncake install ({@code bin/mooncake_master}, {@code lib/libmooncake_store.so}). */
+    public static final String HOME_ENV_NAME = "KVTIER_MOONCAKE_HOME";
     /** The master binary inside an install. */
     public static final String BINARY = "bin/mooncake_master";
+    /** The Store's C library inside an install's {@code lib/}. */
+    public static final String LIBRARY_FILE = "libmooncake_store.so";
+    /** What to run when the master's shared libraries are missing. */
+    public static final String RUNTIME_HINT = "install its runtime packages with plugins/mooncake/scripts/install-runtime.sh"
+        + " (ldd " + BINARY + " names the libraries missing)";
 
     private static final int START_ATTEMPTS = 3;
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(15);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
 
     private final Process process;
     private final int port;
     private final Path log;
 
-    private MooncakeMaster(final Process process, final int port, final Path log)
+    private MooncakeMasterProcess(final Process process, final int port, final Path log)
     {
         this.process = process;
         this.port = port;
@@ -41,12 +56,12 @@ public final class MooncakeMaster implements AutoCloseable
     }
 
     /**
-     * @param env the environment to read {@value MooncakeLibrary#HOME_ENV_NAME} from
+     * @param env the environment to read {@value #HOME_ENV_NAME} from
      * @return the install it names, when it holds a master binary
      */
     public static Optional<Path> homeFromEnvironment(final Map<String, String> env)
     {
-        final String home = env.get(MooncakeLibrary.HOME_ENV_NAME);
+        final String home = env.get(HOME_ENV_NAME);
         if (home == null || home.isBlank())
         {
             return Optional.empty();
@@ -56,21 +71,30 @@ public final class MooncakeMaster implements AutoCloseable
     }
 
     /**
+     * @param home a Mooncake install
+     * @return its Store library, the value of a Mooncake tier's {@code lib} setting
+     */
+    public static Path library(final Path home)
+    {
+        return home.resolve("lib").resolve(LIBRARY_FILE);
+    }
+
+    /**
      * Starts a master and waits until its RPC port accepts connections.
      *
      * @param home     a Mooncake install holding {@value #BINARY}
      * @param leaseTtl the objects' lease after a read ({@code --default_kv_lease_ttl})
      * @param logFile  where its output goes
      * @return the running master
-     * @throws MooncakeUnavailableException if it does not start, with the end of its log
+     * @throws IOException if it does not start, naming the binary and with the end of its log
      */
-    public static MooncakeMaster start(final Path home, final Duration leaseTtl, final Path logFile)
+    public static MooncakeMasterProcess start(final Path home, final Duration leaseTtl, final Path logFile) throws IOException
     {
         final Path binary = home.resolve(BINARY);
         if (!Files.isExecutable(binary))
         {
-            throw new MooncakeUnavailableException(binary + " is not an executable: point " + MooncakeLibrary.HOME_ENV_NAME
-                + " at a Mooncake install (bin/mooncake_master, lib/libmooncake_store.so)");
+            throw new IOException(binary + " is not an executable: point " + HOME_ENV_NAME + " at a Mooncake install (" + BINARY + ", lib/"
+                + LIBRARY_FILE + ")");
         }
         String lastFailure = "";
         for (int attempt = 0; attempt < START_ATTEMPTS; attempt++)
@@ -89,14 +113,14 @@ public final class MooncakeMaster implements AutoCloseable
             }
             catch (final IOException ex)
             {
-                throw new MooncakeUnavailableException("cannot start " + binary + ": " + ex.getMessage(), ex);
+                throw new IOException("cannot start " + binary + ": " + ex.getMessage(), ex);
             }
             final long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
             while (process.isAlive() && System.nanoTime() - deadline < 0)
             {
                 if (accepts(rpcPort))
                 {
-                    return new MooncakeMaster(process, rpcPort, logFile);
+                    return new MooncakeMasterProcess(process, rpcPort, logFile);
                 }
                 sleepMillis(50);
             }
@@ -105,11 +129,11 @@ public final class MooncakeMaster implements AutoCloseable
             lastFailure = (process.isAlive() ? "did not open port " + rpcPort + " within " + READY_TIMEOUT : "exited with " + process.exitValue())
                 + "; log " + logFile + " ends:\n" + tail(logFile);
         }
-        throw new MooncakeUnavailableException(binary + " failed to start " + START_ATTEMPTS + " times: " + lastFailure
-            + "\n(if a shared library is missing, " + MooncakeLibrary.RUNTIME_HINT + ")");
+        throw new IOException(binary + " failed to start " + START_ATTEMPTS + " times: " + lastFailure + "\n(if a shared library is missing, "
+            + RUNTIME_HINT + ")");
     }
 
-    /** @return {@code 127.0.0.1:<rpc port>}, the tier's {@code master} setting */
+    /** @return {@code 127.0.0.1:<rpc port>}, a Mooncake tier's {@code master} setting */
     public String address()
     {
         return "127.0.0.1:" + port;
@@ -128,17 +152,16 @@ public final class MooncakeMaster implements AutoCloseable
     }
 
     /**
-     * Stops the master, after this process's Mooncake clients finished unmounting their segments (a
-     * few seconds at most), so none is left calling a master that is gone.
+     * Stops the master: SIGTERM, then SIGKILL after {@code 5 s}. Close the tiers using it first; each has
+     * unmounted its segment by the time its close returns.
      */
     @Override
     public void close()
     {
-        MooncakeStore.awaitDestroyed(TimeUnit.SECONDS.toNanos(5));
         process.destroy();
         try
         {
-            if (!process.waitFor(5, TimeUnit.SECONDS))
+            if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
             {
                 process.destroyForcibly();
                 waitFor(process);
@@ -180,7 +203,7 @@ public final class MooncakeMaster implements AutoCloseable
     {
         try
         {
-            process.waitFor(5, TimeUnit.SECONDS);
+            process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         }
         catch (final InterruptedException ex)
         {
@@ -188,7 +211,8 @@ public final class MooncakeMaster implements AutoCloseable
         }
     }
 
-    private static void sleepMillis(final long millis)
+    /** Waits between two probes of the port; an interrupt ends the start with an error saying so. */
+    private static void sleepMillis(final long millis) throws InterruptedIOException
     {
         try
         {
@@ -197,7 +221,9 @@ public final class MooncakeMaster implements AutoCloseable
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            throw new MooncakeUnavailableException("interrupted while waiting for mooncake_master", ex);
+            final InterruptedIOException interrupted = new InterruptedIOException("interrupted while waiting for mooncake_master");
+            interrupted.initCause(ex);
+            throw interrupted;
         }
     }
 
