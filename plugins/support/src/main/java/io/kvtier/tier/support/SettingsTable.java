@@ -16,7 +16,7 @@ import java.util.Optional;
  *
  * <pre>{@code
  * <!-- tier-settings:begin: generated from ...PosixSettings.java; rewrite with
- *      ./mvnw -q -pl plugins/posix -am test -Dtest=PosixSettingsDocTest ... -->
+ *      ./mvnw -q -pl plugins/posix -am test -Dtest=PosixSettingsTest ... -->
  * | key | default | allowed | meaning |
  * ...
  * <!-- tier-settings:end -->
