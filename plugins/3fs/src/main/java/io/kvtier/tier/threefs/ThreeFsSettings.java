@@ -13,14 +13,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * The 3FS tier's settings, validated: every error names {@code tier.<name>.<key>}, the value and what is
- * allowed. The keys the POSIX tier also has (capacity, water levels, fan-out, temp age, I/O threads) mean
+ * The 3FS tier's settings, each declared once as a {@link TierSetting} (its parsing, range, default and the
+ * row of {@code docs/plugins/3fs.md}'s table), validated: every error names {@code tier.<name>.<key>}, the
+ * value and what is allowed. The keys the POSIX tier also has (capacity, water levels, fan-out, temp age, I/O threads) mean
  * the same here and are checked by the same rules, because on a host without the USRBIO library the tier
  * is a POSIX tier on the mount ({@link #posixFallbackConfig}).
  */
@@ -40,9 +42,6 @@ final class ThreeFsSettings
     static final String TIMEOUT = "timeout";
     static final String DRAIN_TIMEOUT = "drain-timeout";
 
-    static final Set<String> KNOWN = Set.of(DIR, LIB, USRBIO, CAPACITY, EVICT_HIGH, EVICT_LOW, FANOUT_LEVELS, TMP_MAX_AGE, IO_THREADS,
-        ENTRIES, IO_DEPTH, TIMEOUT, DRAIN_TIMEOUT);
-
     static final double EVICT_HIGH_DEFAULT = Capacity.EVICT_HIGH_DEFAULT;
     static final double EVICT_LOW_DEFAULT = Capacity.EVICT_LOW_DEFAULT;
     static final int FANOUT_LEVELS_DEFAULT = 2;
@@ -55,23 +54,48 @@ final class ThreeFsSettings
     /** Room under Linux's PATH_MAX (4096) for the fan-out, name and temp suffix. */
     static final int DIR_MAX_BYTES = 3900;
 
-    // The settings with a plain type, range and default, each declared once; dir, lib and capacity check more.
+    // Each setting declared once: its parsing, range, default and the row of docs/plugins/3fs.md (ThreeFsSettingsTest).
+    // The directory and the library are checked further in the constructor and at start (ThreeFsTierProvider).
+    static final TierSetting<Path> DIR_SETTING = TierSetting.path(DIR)
+        .note("at most " + DIR_MAX_BYTES + " bytes; an existing directory, on a 3FS mount when USRBIO is used")
+        .documented("The page directory, on the 3FS mount. It must exist (operators create it on the shared mount; a missing one is"
+            + " usually an unmounted 3FS or a typo), else start fails naming `tier.<name>.dir`. With USRBIO it must be on a 3FS mount"
+            + " (`hf3fs_extract_mount_point`), else start fails.");
+    static final TierSetting<String> LIB_SETTING = TierSetting.custom(LIB, text -> text, "a path to " + Hf3fsLibrary.SONAME, text -> text)
+        .derivedDefault("`$" + Hf3fsLibrary.LIBRARY_ENV_NAME + "`, else `" + Hf3fsLibrary.SONAME + "` through the dynamic loader")
+        .documented("The USRBIO library. One named here or in `" + Hf3fsLibrary.LIBRARY_ENV_NAME + "` must load and export every function"
+            + " kvtier binds; otherwise start fails, naming the file and the missing functions. One process binds one library: a second"
+            + " 3FS tier naming another fails to start.");
     static final TierSetting<Usrbio> USRBIO_SETTING = TierSetting.choice(USRBIO, Usrbio.class).byDefault(Usrbio.AUTO)
-        .documented("auto: USRBIO when the library is found, else POSIX I/O on the mount; on: USRBIO or a start error; off: POSIX I/O");
-    static final TierSetting<Integer> FANOUT_LEVELS_SETTING = TierSetting.integer(FANOUT_LEVELS).byDefault(FANOUT_LEVELS_DEFAULT).range(0, 3)
-        .documented("directory levels between dir and the files, as the POSIX tier's");
-    static final TierSetting<Duration> TMP_MAX_AGE_SETTING = TierSetting.duration(TMP_MAX_AGE).byDefault(TMP_MAX_AGE_DEFAULT)
-        .documented("at start, temp files older than this are deleted (their writer died)");
-    static final TierSetting<Integer> IO_THREADS_SETTING = TierSetting.integer(IO_THREADS).byDefault(IO_THREADS_DEFAULT).range(1, 64)
-        .documented("used by the POSIX fallback only");
+        .documented("`auto`: USRBIO when the library is found, otherwise POSIX I/O on the mount (logged as a warning with the reason)."
+            + " `on`: USRBIO or a start error saying what was looked for. `off`: POSIX I/O.");
     static final TierSetting<Integer> ENTRIES_SETTING = TierSetting.integer(ENTRIES).byDefault(ENTRIES_DEFAULT).range(1, ENTRIES_MAX)
-        .documented("entries of each ring: the most pages in flight per direction");
+        .documented("Entries of each ring (one read ring, one write ring): the most pages in flight per direction; a batch is done in"
+            + " chunks of this many.");
     static final TierSetting<Integer> IO_DEPTH_SETTING = TierSetting.integer(IO_DEPTH).byDefault(0).range(-ENTRIES_MAX, ENTRIES_MAX)
-        .documented("io_depth of hf3fs_iorcreate4: 0 as they come, n > 0 in batches of n, n < 0 at most -n at a time");
+        .documented("`io_depth` of `hf3fs_iorcreate4`: 0 lets the client issue I/Os as they come; n > 0 issues them in batches of"
+            + " exactly n; n < 0 at most -n at a time.");
     static final TierSetting<Duration> TIMEOUT_SETTING = atLeastOneMilli(TierSetting.duration(TIMEOUT).byDefault(TIMEOUT_DEFAULT))
-        .documented("how long a chunk's I/Os may take from their submit");
+        .documented("How long a chunk's I/Os may take from their submit. Pages not back by then complete `TIMEOUT` (see Timeouts)."
+            + " Also the ring's own `timeout` (the client's batching wait).");
     static final TierSetting<Duration> DRAIN_TIMEOUT_SETTING = atLeastOneMilli(TierSetting.duration(DRAIN_TIMEOUT).byDefault(DRAIN_TIMEOUT_DEFAULT))
-        .documented("after a timeout, how much longer the tier waits for late I/Os before it abandons the ring");
+        .documented("After a timeout, how much longer the tier waits for the late I/Os before it abandons the ring (see Timeouts).");
+    static final TierSetting<Integer> FANOUT_LEVELS_SETTING = TierSetting.integer(FANOUT_LEVELS).byDefault(FANOUT_LEVELS_DEFAULT).range(0, 3)
+        .documented("Directory levels between `dir` and the files, as in [the POSIX tier](../../plugins/posix/README.md).");
+    static final TierSetting<Duration> TMP_MAX_AGE_SETTING = TierSetting.duration(TMP_MAX_AGE).byDefault(TMP_MAX_AGE_DEFAULT)
+        .documented("At start, temp files older than this are deleted (their writer died), as in the POSIX tier.");
+    static final TierSetting<Integer> IO_THREADS_SETTING = TierSetting.integer(IO_THREADS).byDefault(IO_THREADS_DEFAULT).range(1, 64)
+        .documented("Used by the POSIX fallback only.");
+
+    /**
+     * Every setting, in the order the docs' table lists them; capacity and the water levels are the POSIX
+     * tier's declarations, since the fallback reads them too.
+     */
+    static final List<TierSetting<?>> ALL = List.of(DIR_SETTING, LIB_SETTING, USRBIO_SETTING, ENTRIES_SETTING, IO_DEPTH_SETTING,
+        TIMEOUT_SETTING, DRAIN_TIMEOUT_SETTING, Capacity.CAPACITY_SETTING, Capacity.EVICT_HIGH_SETTING, Capacity.EVICT_LOW_SETTING,
+        FANOUT_LEVELS_SETTING, TMP_MAX_AGE_SETTING, IO_THREADS_SETTING);
+
+    static final Set<String> KNOWN = TierSetting.keys(ALL);
 
     /** Whether the tier uses USRBIO. */
     enum Usrbio
@@ -108,7 +132,7 @@ final class ThreeFsSettings
         this.config = config;
         tierName = config.tierName();
         this.objectSize = objectSize;
-        final Path configured = config.path(DIR);
+        final Path configured = DIR_SETTING.get(config);
         dir = configured.toAbsolutePath().normalize();
         if (dir.toString().getBytes(StandardCharsets.UTF_8).length > DIR_MAX_BYTES)
         {
@@ -121,14 +145,11 @@ final class ThreeFsSettings
             throw config.invalid(DIR, configured.toString(), "an existing directory on the 3FS mount, but " + dir
                 + (Files.exists(dir) ? " is not a directory" : " does not exist (is 3FS mounted?)"), null);
         }
-        if (config.has(LIB))
+        final Optional<String> configuredLib = LIB_SETTING.find(config);
+        if (configuredLib.isPresent())
         {
-            lib = Optional.of(config.string(LIB));
+            lib = configuredLib;
             libFrom = config.qualified(LIB);
-            if (lib.get().isBlank())
-            {
-                throw config.invalid(LIB, lib.get(), "a path to " + Hf3fsLibrary.SONAME, null);
-            }
         }
         else
         {

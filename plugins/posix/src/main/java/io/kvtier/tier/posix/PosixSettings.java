@@ -8,6 +8,7 @@ import io.kvtier.tier.support.Capacity;
 import io.kvtier.tier.support.FileIndex;
 import io.kvtier.tier.support.IoErrorLog;
 import io.kvtier.tier.support.PathLayout;
+import io.kvtier.tier.support.TierSetting;
 
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -15,12 +16,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.Locale;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The POSIX tier's settings, validated: every error names {@code tier.<name>.<key>}, the value and
+ * The POSIX tier's settings, each declared once as a {@link TierSetting} (its parsing, range, default and
+ * the row of the README's table), validated: every error names {@code tier.<name>.<key>}, the value and
  * what is allowed. {@link #parse} also prepares the directory (creates it when only it is missing,
  * and proves it writable), so a bad directory fails the engine at start.
  */
@@ -40,9 +42,6 @@ final class PosixSettings
     static final String IO = "io";
     static final String SPARE_TEMP_FILES = "spare-temp-files";
 
-    static final Set<String> KNOWN = Set.of(DIR, CAPACITY, EVICT_HIGH, EVICT_LOW, FANOUT_LEVELS, IO_THREADS, FSYNC, DIRECT_IO,
-        SHARED, TMP_MAX_AGE, INDEX_ENTRIES, IO, SPARE_TEMP_FILES);
-
     static final double EVICT_HIGH_DEFAULT = Capacity.EVICT_HIGH_DEFAULT;
     static final double EVICT_LOW_DEFAULT = Capacity.EVICT_LOW_DEFAULT;
     static final int FANOUT_LEVELS_DEFAULT = 2;
@@ -53,6 +52,55 @@ final class PosixSettings
     static final int IO_THREADS_MAX = 64;
     /** Room under Linux's PATH_MAX (4096) for the fan-out, name and temp suffix. */
     static final int DIR_MAX_BYTES = 3900;
+
+    // Each setting declared once: its parsing, range, default and the row of the README's table (PosixSettingsTest).
+    static final TierSetting<Path> DIR_SETTING = TierSetting.path(DIR)
+        .note("at most " + DIR_MAX_BYTES + " bytes; an existing directory, or one whose parent exists; writable")
+        .documented("The directory. Created if missing and its parent exists; start fails, naming `tier.<name>.dir`, if the parent is"
+            + " missing, the path is not a directory, or a probe file cannot be created in it (read-only directory or filesystem).");
+    static final TierSetting<Integer> FANOUT_LEVELS_SETTING = TierSetting.integer(FANOUT_LEVELS).byDefault(FANOUT_LEVELS_DEFAULT).range(0, 3)
+        .documented("Directory levels between `dir` and the files; 256 subdirectories per level. Levels 1 and 2 are created at start"
+            + " (see Layout); for up to a few million objects, `1` is plenty (about 4,000 files per directory at 1M objects) and costs"
+            + " 256 directories instead of 65,792.");
+    static final TierSetting<Integer> IO_THREADS_SETTING = TierSetting.integer(IO_THREADS).byDefault(IO_THREADS_DEFAULT).range(1, IO_THREADS_MAX)
+        .documented("Worker threads doing the file I/O.");
+    static final TierSetting<Boolean> FSYNC_SETTING = TierSetting.bool(FSYNC).byDefault(false)
+        .documented("`fdatasync` each temp file before renaming it. See crash safety.");
+    static final TierSetting<Boolean> DIRECT_IO_SETTING = TierSetting.bool(DIRECT_IO).byDefault(false)
+        .documented("O_DIRECT reads and writes (needs LibC). The alignment comes from `statx` (`STATX_DIOALIGN`, Linux 6.1+) on a probe"
+            + " file, else 4 KiB; then an aligned write and read are probed. If the filesystem refuses (EINVAL, at start or later) the"
+            + " tier logs why and goes buffered. Buffers not aligned in address and length go buffered.");
+    static final TierSetting<IoPath> IO_SETTING = TierSetting.choice(IO, IoPath.class).byDefault(IoPath.URING)
+        .documented("How page bytes move: `uring` (an io_uring per I/O thread), `libc` (`pread`/`pwrite` through FFM) or `channel`"
+            + " (`FileChannel`). Each falls back to the next, with the reason logged, when it cannot run here; see I/O paths.");
+    static final TierSetting<Boolean> SHARED_SETTING = TierSetting.bool(SHARED).byDefault(false)
+        .documented("Whether anything other than this tier instance changes the files in `dir` while it runs. `false`: nothing does;"
+            + " the tier answers `exists` from its in-memory index with no filesystem call (see Probes). `true`: other engines, usually"
+            + " on other nodes, use `dir` at once; the tier declares `SHARED` and checks every `exists` with a `stat` of the file.");
+    static final TierSetting<Integer> SPARE_TEMP_FILES_SETTING = TierSetting.integer(SPARE_TEMP_FILES)
+        .derivedDefault("`" + UringFileStore.RING_ENTRIES + " × io-threads`").range(0, 4096)
+        .documented("Empty temp files a thread of the tier makes ahead of the writes that fill them, kept in the tier's root as"
+            + " `.kvtier-spare.<token><n>.tmp`; 0 makes each write create its own. Creating a file costs as much as writing a 256 KiB"
+            + " page on some filesystems (450 µs on the build machines' ext4); a write that takes a spare opens it without `O_CREAT`."
+            + " A spare is opened with `O_NOFOLLOW`, so one replaced by a symbolic link is never written through. A spare older than"
+            + " half of `tmp-max-age` is unlinked rather than used (a start-up scan elsewhere may take it for a dead writer's); those"
+            + " left at close are unlinked, those of an engine that died are deleted by the start-up scan like any temp file. Not used"
+            + " with `io=channel`.");
+    static final TierSetting<Duration> TMP_MAX_AGE_SETTING = TierSetting.duration(TMP_MAX_AGE).byDefault(TMP_MAX_AGE_DEFAULT)
+        .documented("At start, temp files older than this are deleted (their writer died); younger ones may be a write in progress on"
+            + " another node and are left alone.");
+    static final TierSetting<Integer> INDEX_ENTRIES_SETTING = TierSetting.integer(INDEX_ENTRIES)
+        .derivedDefault("bounded: `capacity / object size + " + UringFileStore.RING_ENTRIES + " × io-threads + 64`, at most 4M;"
+            + " unbounded: 256K")
+        .range(INDEX_ENTRIES_MIN, INDEX_ENTRIES_MAX)
+        .documented("How many files the in-memory index tracks (4M take 192 MiB of native key table).");
+
+    /** Every setting, in the order the README's table lists them. */
+    static final List<TierSetting<?>> ALL = List.of(DIR_SETTING, Capacity.CAPACITY_SETTING, Capacity.EVICT_HIGH_SETTING,
+        Capacity.EVICT_LOW_SETTING, FANOUT_LEVELS_SETTING, IO_THREADS_SETTING, FSYNC_SETTING, DIRECT_IO_SETTING, IO_SETTING,
+        SHARED_SETTING, SPARE_TEMP_FILES_SETTING, TMP_MAX_AGE_SETTING, INDEX_ENTRIES_SETTING);
+
+    static final Set<String> KNOWN = TierSetting.keys(ALL);
 
     final String tierName;
     final Path dir;
@@ -75,7 +123,7 @@ final class PosixSettings
         config.rejectUnknown(KNOWN);
         tierName = config.tierName();
         this.objectSize = objectSize;
-        final Path configured = config.path(DIR);
+        final Path configured = DIR_SETTING.get(config);
         dir = configured.toAbsolutePath().normalize();
         if (dir.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > DIR_MAX_BYTES)
         {
@@ -85,16 +133,16 @@ final class PosixSettings
         capacity = limits.bytes();
         evictHigh = limits.evictHigh();
         evictLow = limits.evictLow();
-        fanoutLevels = config.integer(FANOUT_LEVELS, FANOUT_LEVELS_DEFAULT, 0, 3);
-        ioThreads = config.integer(IO_THREADS, IO_THREADS_DEFAULT, 1, IO_THREADS_MAX);
-        fsync = config.bool(FSYNC, false);
-        directIo = config.bool(DIRECT_IO, false);
-        shared = config.bool(SHARED, false);
-        tmpMaxAge = config.duration(TMP_MAX_AGE, TMP_MAX_AGE_DEFAULT);
-        indexEntries = config.integer(INDEX_ENTRIES, defaultIndexEntries(), INDEX_ENTRIES_MIN, INDEX_ENTRIES_MAX);
-        io = ioPath(config);
+        fanoutLevels = FANOUT_LEVELS_SETTING.get(config);
+        ioThreads = IO_THREADS_SETTING.get(config);
+        fsync = FSYNC_SETTING.get(config);
+        directIo = DIRECT_IO_SETTING.get(config);
+        shared = SHARED_SETTING.get(config);
+        tmpMaxAge = TMP_MAX_AGE_SETTING.get(config);
+        indexEntries = INDEX_ENTRIES_SETTING.get(config, this::defaultIndexEntries);
+        io = IO_SETTING.get(config);
         // As many as the workers write at once, so a burst finds them ready.
-        spareTempFiles = config.integer(SPARE_TEMP_FILES, ioThreads * UringFileStore.RING_ENTRIES, 0, 4096);
+        spareTempFiles = SPARE_TEMP_FILES_SETTING.get(config, () -> ioThreads * UringFileStore.RING_ENTRIES);
         prepareDirectory(config, configured);
     }
 
@@ -107,19 +155,6 @@ final class PosixSettings
     static PosixSettings parse(final TierConfig config, final long objectSize)
     {
         return new PosixSettings(config, objectSize);
-    }
-
-    private static IoPath ioPath(final TierConfig config)
-    {
-        final String value = config.string(IO, IoPath.URING.settingValue).strip().toLowerCase(Locale.ROOT);
-        for (final IoPath path : IoPath.values())
-        {
-            if (path.settingValue.equals(value))
-            {
-                return path;
-            }
-        }
-        throw config.invalid(IO, config.string(IO), "one of uring (the default), libc or channel", null);
     }
 
     private int defaultIndexEntries()

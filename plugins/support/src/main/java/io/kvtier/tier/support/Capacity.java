@@ -29,6 +29,22 @@ public record Capacity(long bytes, double evictHigh, double evictLow)
     /** Default low water level. */
     public static final double EVICT_LOW_DEFAULT = 0.80;
 
+    /** {@code capacity}: a size, or {@code unbounded}; the tier checks it holds one object ({@link #parse}). */
+    public static final TierSetting<Long> CAPACITY_SETTING = TierSetting.custom(CAPACITY, Capacity::parseBytes,
+            ConfigValues.SIZE_SYNTAX + ", or unbounded", bytes -> bytes == TierUsage.UNBOUNDED ? "unbounded" : ConfigValues.formatSize(bytes))
+        .byDefault(TierUsage.UNBOUNDED)
+        .rule("a size from 1B to unbounded", bytes -> bytes >= 1)
+        .note("at least one object (the engine's page frame)")
+        .documented("Most bytes the tier keeps (`512GiB`, `1.5TB`, `unbounded`). When set, the tier evicts by itself (`SELF_EVICTING`).");
+    /** {@code evict-high}. */
+    public static final TierSetting<Double> EVICT_HIGH_SETTING = TierSetting.ratio(EVICT_HIGH).byDefault(EVICT_HIGH_DEFAULT)
+        .rule("a fraction above 0 and at most 1, such as 0.9", ratio -> ratio > 0.0)
+        .documented("When used bytes exceed this fraction of `capacity`, evict least recently used files…");
+    /** {@code evict-low}; the tier checks it is below {@code evict-high} ({@link #parse}). */
+    public static final TierSetting<Double> EVICT_LOW_SETTING = TierSetting.ratio(EVICT_LOW).byDefault(EVICT_LOW_DEFAULT)
+        .note("below evict-high")
+        .documented("…down to this fraction.");
+
     /**
      * @param config     the tier's settings
      * @param objectSize one object's bytes: a bounded capacity holds at least one
@@ -37,13 +53,14 @@ public record Capacity(long bytes, double evictHigh, double evictLow)
      */
     public static Capacity parse(final TierConfig config, final long objectSize)
     {
-        final long bytes = bytes(config, objectSize);
-        final double evictHigh = config.ratio(EVICT_HIGH, EVICT_HIGH_DEFAULT);
-        if (evictHigh <= 0.0)
+        final long bytes = CAPACITY_SETTING.get(config);
+        if (bytes != TierUsage.UNBOUNDED && bytes < objectSize)
         {
-            throw config.invalid(EVICT_HIGH, config.string(EVICT_HIGH), "a fraction above 0 and at most 1, such as 0.9", null);
+            throw config.invalid(CAPACITY, config.string(CAPACITY), "at least one object, " + ConfigValues.formatSize(objectSize)
+                + " (the engine's page frame), or unbounded", null);
         }
-        final double evictLow = config.ratio(EVICT_LOW, EVICT_LOW_DEFAULT);
+        final double evictHigh = EVICT_HIGH_SETTING.get(config);
+        final double evictLow = EVICT_LOW_SETTING.get(config);
         if (evictLow >= evictHigh)
         {
             throw config.has(EVICT_LOW)
@@ -54,19 +71,9 @@ public record Capacity(long bytes, double evictHigh, double evictLow)
         return new Capacity(bytes, evictHigh, evictLow);
     }
 
-    private static long bytes(final TierConfig config, final long objectSize)
+    private static long parseBytes(final String text)
     {
-        if (!config.has(CAPACITY) || config.string(CAPACITY).toLowerCase(Locale.ROOT).equals("unbounded"))
-        {
-            return TierUsage.UNBOUNDED;
-        }
-        final long capacity = config.size(CAPACITY, TierUsage.UNBOUNDED, 1, Long.MAX_VALUE);
-        if (capacity < objectSize)
-        {
-            throw config.invalid(CAPACITY, config.string(CAPACITY), "at least one object, " + ConfigValues.formatSize(objectSize)
-                + " (the engine's page frame), or unbounded", null);
-        }
-        return capacity;
+        return text.toLowerCase(Locale.ROOT).equals("unbounded") ? TierUsage.UNBOUNDED : ConfigValues.parseSize(text);
     }
 
     /** @return whether a capacity is set */

@@ -7,19 +7,26 @@ import io.kvtier.spi.TierConfigException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * One setting of a tier, {@code tier.<name>.<key>}, declared once: its key, its type, its default, what
- * it allows and one line of documentation, in the style of the engine's own settings. Reading it from a
+ * it allows and its documentation, in the style of the engine's own settings. Reading it from a
  * {@link TierConfig} parses and validates it, and every error names the qualified key, the value and
- * what is allowed; {@link #table} renders the declarations as the settings table of the tier's docs.
+ * what is allowed; {@link #keys} gives the keys for {@link TierConfig#rejectUnknown}, and {@link #table}
+ * renders the declarations as the settings table of the tier's docs ({@link SettingsTable} keeps the
+ * file in step). A rule that involves another setting or the engine (a water level below another, a
+ * directory that must exist) stays in the tier's code; its declaration says it in a {@linkplain
+ * Builder#note note}, so the docs still show it.
  *
  * <pre>{@code
  * static final TierSetting<Integer> IO_THREADS = TierSetting.integer("io-threads")
@@ -43,27 +50,42 @@ public final class TierSetting<T>
         T parse(String text);
     }
 
+    /** Where the value comes from when the operator sets none. */
+    private enum Fallback
+    {
+        /** Nowhere: the setting is required. */
+        REQUIRED,
+        /** The declared default. */
+        VALUE,
+        /** The tier computes it from other settings or its surroundings, as the declaration's text says. */
+        DERIVED
+    }
+
     private final String key;
     private final Parser<T> parser;
-    private final String syntax;
+    private final boolean verbatim;
+    private final Fallback fallback;
     private final T defaultValue;
     private final String defaultText;
     private final Predicate<T> rule;
     private final String allowed;
     private final String parseAllowed;
+    private final List<String> notes;
     private final String meaning;
 
     private TierSetting(final Builder<T> b, final String meaning)
     {
         this.key = b.key;
         this.parser = b.parser;
-        this.syntax = b.syntax;
+        this.verbatim = b.verbatim;
+        this.fallback = b.fallback;
         this.defaultValue = b.defaultValue;
         this.defaultText = b.defaultText;
         this.rule = b.rule;
         this.allowed = b.allowed;
         this.parseAllowed = b.parseAllowed;
-        this.meaning = meaning;
+        this.notes = List.copyOf(b.notes);
+        this.meaning = Objects.requireNonNull(meaning, "meaning");
     }
 
     /**
@@ -72,7 +94,7 @@ public final class TierSetting<T>
      */
     public static Builder<Long> size(final String key)
     {
-        return new Builder<>(key, ConfigValues::parseSize, ConfigValues.SIZE_SYNTAX, ConfigValues::formatSize);
+        return new Builder<>(key, ConfigValues::parseSize, "a size", ConfigValues.SIZE_SYNTAX, ConfigValues::formatSize);
     }
 
     /**
@@ -81,7 +103,7 @@ public final class TierSetting<T>
      */
     public static Builder<Duration> duration(final String key)
     {
-        return new Builder<>(key, ConfigValues::parseDuration, ConfigValues.DURATION_SYNTAX, TierSetting::formatDuration);
+        return new Builder<>(key, ConfigValues::parseDuration, "a duration", ConfigValues.DURATION_SYNTAX, TierSetting::formatDuration);
     }
 
     /**
@@ -90,7 +112,7 @@ public final class TierSetting<T>
      */
     public static Builder<Integer> integer(final String key)
     {
-        return new Builder<>(key, text -> Integer.parseInt(text), "a whole number", String::valueOf);
+        return new Builder<>(key, text -> Integer.parseInt(text), "a whole number", "a whole number", String::valueOf);
     }
 
     /**
@@ -99,8 +121,8 @@ public final class TierSetting<T>
      */
     public static Builder<Double> ratio(final String key)
     {
-        return new Builder<>(key, ConfigValues::parseRatio, "a fraction between 0 and 1 such as 0.9, or a percentage such as 90%",
-            String::valueOf);
+        return new Builder<>(key, ConfigValues::parseRatio, "a fraction",
+            "a fraction between 0 and 1 such as 0.9, or a percentage such as 90%", String::valueOf);
     }
 
     /**
@@ -109,7 +131,7 @@ public final class TierSetting<T>
      */
     public static Builder<Boolean> bool(final String key)
     {
-        return new Builder<>(key, ConfigValues::parseBoolean, "true or false", String::valueOf);
+        return new Builder<>(key, ConfigValues::parseBoolean, "true or false", "true or false", String::valueOf);
     }
 
     /**
@@ -118,7 +140,33 @@ public final class TierSetting<T>
      */
     public static Builder<String> string(final String key)
     {
-        return new Builder<>(key, text -> text, "text", text -> text);
+        return new Builder<>(key, text -> text, "text", "text", text -> text);
+    }
+
+    /**
+     * @param key the key
+     * @return a text setting taken exactly as written: not trimmed, and possibly empty
+     */
+    public static Builder<String> verbatim(final String key)
+    {
+        final Builder<String> builder = new Builder<>(key, text -> text, "text", "text", text -> text);
+        builder.verbatim = true;
+        return builder;
+    }
+
+    /**
+     * A setting of the tier's own type.
+     *
+     * @param key    the key
+     * @param parser parses the trimmed text; throws {@link IllegalArgumentException} when it is not a value
+     * @param syntax what a value looks like, as error messages say it
+     * @param format writes a value as the docs show it
+     * @param <T>    the type of the value
+     * @return the declaration in progress
+     */
+    public static <T> Builder<T> custom(final String key, final Parser<T> parser, final String syntax, final Function<T, String> format)
+    {
+        return new Builder<>(key, parser, syntax, syntax, format);
     }
 
     /**
@@ -137,7 +185,7 @@ public final class TierSetting<T>
             {
                 throw new IllegalArgumentException(ex.getMessage(), ex);
             }
-        }, "a filesystem path", Path::toString);
+        }, "a filesystem path", "a filesystem path", Path::toString);
     }
 
     /**
@@ -149,6 +197,7 @@ public final class TierSetting<T>
     public static <E extends Enum<E>> Builder<E> choice(final String key, final Class<E> values)
     {
         final List<String> names = java.util.Arrays.stream(values.getEnumConstants()).map(TierSetting::settingName).toList();
+        final String choices = names.size() == 1 ? names.getFirst() : String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.getLast();
         return new Builder<>(key, text ->
         {
             for (final E value : values.getEnumConstants())
@@ -159,8 +208,7 @@ public final class TierSetting<T>
                 }
             }
             throw new IllegalArgumentException("not one of " + names);
-        }, names.size() == 1 ? names.getFirst() : String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.getLast(),
-            TierSetting::settingName);
+        }, choices, choices, TierSetting::settingName);
     }
 
     /**
@@ -190,6 +238,12 @@ public final class TierSetting<T>
         return allowed;
     }
 
+    /** @return what the setting allows and what the tier checks against other settings, as the docs say it */
+    public String documentedAllowed()
+    {
+        return notes.isEmpty() ? allowed : allowed + "; " + String.join("; ", notes);
+    }
+
     /** @return the setting's documentation */
     public String meaning()
     {
@@ -199,26 +253,61 @@ public final class TierSetting<T>
     /** @return whether the operator must set it */
     public boolean isRequired()
     {
-        return defaultValue == null;
+        return fallback == Fallback.REQUIRED;
+    }
+
+    /** @return whether the tier computes the default, so {@link #get(TierConfig, Supplier)} reads it */
+    public boolean isDerived()
+    {
+        return fallback == Fallback.DERIVED;
     }
 
     /**
      * @param config the tier's settings
      * @return the value the operator set, validated, or the default
-     * @throws TierConfigException naming {@code tier.<name>.<key>}, the value and what is allowed, when
-     *                             the value is not one, or the setting is required and missing
+     * @throws TierConfigException   naming {@code tier.<name>.<key>}, the value and what is allowed, when
+     *                               the value is not one, or the setting is required and missing
+     * @throws IllegalStateException when the default is derived: the tier must supply it
      */
     public T get(final TierConfig config)
     {
-        if (!config.has(key))
+        if (fallback == Fallback.DERIVED)
         {
-            if (defaultValue == null)
+            throw new IllegalStateException("setting " + key + " has a derived default: read it with get(config, derived)");
+        }
+        return find(config).orElseGet(() ->
+        {
+            if (fallback == Fallback.REQUIRED)
             {
                 throw new TierConfigException(config.qualified(key), "missing setting " + config.qualified(key) + ": expected " + allowed);
             }
             return defaultValue;
+        });
+    }
+
+    /**
+     * @param config  the tier's settings
+     * @param derived computes the default the declaration describes, when the operator sets none
+     * @return the value the operator set, validated, or the derived default
+     * @throws TierConfigException naming {@code tier.<name>.<key>}, the value and what is allowed
+     */
+    public T get(final TierConfig config, final Supplier<T> derived)
+    {
+        return find(config).orElseGet(derived);
+    }
+
+    /**
+     * @param config the tier's settings
+     * @return the value the operator set, validated, or empty when it is not set
+     * @throws TierConfigException naming {@code tier.<name>.<key>}, the value and what is allowed
+     */
+    public Optional<T> find(final TierConfig config)
+    {
+        if (!config.has(key))
+        {
+            return Optional.empty();
         }
-        final String text = config.string(key);
+        final String text = verbatim ? config.values().get(key) : config.string(key);
         final T value;
         try
         {
@@ -232,7 +321,7 @@ public final class TierSetting<T>
         {
             throw config.invalid(key, text, allowed, null);
         }
-        return value;
+        return Optional.of(value);
     }
 
     /**
@@ -254,18 +343,33 @@ public final class TierSetting<T>
 
     /**
      * @param settings every setting of a tier, in the order the docs list them
-     * @return the Markdown table of the tier's docs: key, default, meaning
+     * @return the Markdown table of the tier's docs: key, default, what is allowed, meaning
      */
     public static String table(final List<TierSetting<?>> settings)
     {
-        final StringBuilder table = new StringBuilder("| key | default | meaning |\n|---|---|---|\n");
+        final StringBuilder table = new StringBuilder("| key | default | allowed | meaning |\n|---|---|---|---|\n");
         for (final TierSetting<?> setting : settings)
         {
-            table.append("| `").append(setting.key).append("` | ")
-                .append(setting.isRequired() ? "required" : "`" + setting.defaultText + "`").append(" | ")
-                .append(setting.meaning).append(" |\n");
+            table.append("| `").append(setting.key).append("` | ").append(cell(setting.documentedDefault())).append(" | ")
+                .append(cell(setting.documentedAllowed())).append(" | ").append(cell(setting.meaning)).append(" |\n");
         }
         return table.toString();
+    }
+
+    private String documentedDefault()
+    {
+        // A value is code, shown as such; a derived default is a phrase written in Markdown by its declaration.
+        return switch (fallback)
+        {
+            case REQUIRED -> "required";
+            case VALUE -> defaultText.isEmpty() ? "empty" : "`" + defaultText + "`";
+            case DERIVED -> defaultText;
+        };
+    }
+
+    private static String cell(final String text)
+    {
+        return text.replace("|", "\\|").replace("\n", " ");
     }
 
     private static String formatDuration(final Duration duration)
@@ -295,18 +399,23 @@ public final class TierSetting<T>
     {
         private final String key;
         private final Parser<T> parser;
+        private final String noun;
         private final String syntax;
         private final Function<T, String> format;
+        private final List<String> notes = new ArrayList<>();
+        private boolean verbatim;
+        private Fallback fallback = Fallback.REQUIRED;
         private T defaultValue;
         private String defaultText = "required";
         private Predicate<T> rule = value -> true;
         private String allowed;
         private String parseAllowed;
 
-        private Builder(final String key, final Parser<T> parser, final String syntax, final Function<T, String> format)
+        private Builder(final String key, final Parser<T> parser, final String noun, final String syntax, final Function<T, String> format)
         {
             this.key = Objects.requireNonNull(key, "key");
             this.parser = parser;
+            this.noun = noun;
             this.syntax = syntax;
             this.format = format;
             this.allowed = syntax;
@@ -329,8 +438,24 @@ public final class TierSetting<T>
          */
         public Builder<T> byDefault(final T value, final String text)
         {
+            this.fallback = Fallback.VALUE;
             this.defaultValue = Objects.requireNonNull(value, "value");
             this.defaultText = text;
+            return this;
+        }
+
+        /**
+         * The default is not one value: the tier computes it (from other settings, the engine or the
+         * environment) and reads the setting with {@link TierSetting#get(TierConfig, Supplier)}.
+         *
+         * @param text how the docs say it, in Markdown: {@code `8 × io-threads`}, {@code see above}
+         * @return this
+         */
+        public Builder<T> derivedDefault(final String text)
+        {
+            this.fallback = Fallback.DERIVED;
+            this.defaultValue = null;
+            this.defaultText = Objects.requireNonNull(text, "text");
             return this;
         }
 
@@ -345,9 +470,13 @@ public final class TierSetting<T>
         {
             final String from = format.apply((T)min);
             final String to = max instanceof Long l && l == Long.MAX_VALUE ? "unbounded" : format.apply((T)max);
-            rule(syntax + " from " + from + " to " + to, value -> ((C)value).compareTo(min) >= 0 && ((C)value).compareTo(max) <= 0);
-            // A value that does not parse is told the range too: "a whole number from 1 to 64".
-            parseAllowed = allowed;
+            rule(noun + " from " + from + " to " + to, value -> ((C)value).compareTo(min) >= 0 && ((C)value).compareTo(max) <= 0);
+            if (noun.equals(syntax))
+            {
+                // A value that does not parse is told the range too: "a whole number from 1 to 64". A size or a
+                // duration is told its syntax instead, since the units are what it most likely got wrong.
+                parseAllowed = allowed;
+            }
             return this;
         }
 
@@ -367,7 +496,20 @@ public final class TierSetting<T>
         }
 
         /**
-         * @param meaning one line for the docs' table
+         * A rule the tier checks in its own code, because it involves another setting or the engine
+         * ({@code below evict-high}, {@code an existing directory}); the docs' allowed column shows it.
+         *
+         * @param text the rule, as the docs say it
+         * @return this
+         */
+        public Builder<T> note(final String text)
+        {
+            notes.add(Objects.requireNonNull(text, "text"));
+            return this;
+        }
+
+        /**
+         * @param meaning the docs' description, in Markdown on one line
          * @return the setting
          */
         public TierSetting<T> documented(final String meaning)

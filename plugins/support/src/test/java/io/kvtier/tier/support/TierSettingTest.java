@@ -1,5 +1,6 @@
 package io.kvtier.tier.support;
 
+import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 
@@ -31,6 +32,10 @@ class TierSettingTest
     private static final TierSetting<Double> HIGH = TierSetting.ratio("evict-high").byDefault(0.9).documented("high water");
     private static final TierSetting<Integer> EVEN = TierSetting.integer("stripes").byDefault(8).range(2, 64)
         .rule("an even whole number from 2 to 64", n -> n % 2 == 0).documented("lock stripes");
+    private static final TierSetting<Integer> SPARES = TierSetting.integer("spare-temp-files").derivedDefault("`4 × io-threads`")
+        .range(0, 4096).documented("files made ahead | of writes");
+    private static final TierSetting<String> PREFIX = TierSetting.verbatim("key-prefix").byDefault("").documented("put before each key");
+    private static final TierSetting<Double> LOW = TierSetting.ratio("evict-low").byDefault(0.8).note("below evict-high").documented("low water");
 
     @Test
     void shouldReturnTheDefaultWhenTheSettingIsAbsent()
@@ -108,15 +113,76 @@ class TierSettingTest
     @Test
     void shouldRenderTheDocsTableFromTheDeclarations()
     {
-        assertThat(TierSetting.table(List.of(DIR, THREADS, CAPACITY, MAX_AGE, IO))).isEqualTo("""
-            | key | default | meaning |
-            |---|---|---|
-            | `dir` | required | the directory |
-            | `io-threads` | `2` | worker threads |
-            | `capacity` | `unbounded` | most bytes kept |
-            | `tmp-max-age` | `10m` | age of a dead writer's temp file |
-            | `io` | `uring` | how bytes move |
-            """);
+        assertThat(TierSetting.table(List.of(DIR, THREADS, CAPACITY, MAX_AGE, IO, SPARES, PREFIX, LOW))).isEqualTo("""
+            | key | default | allowed | meaning |
+            |---|---|---|---|
+            | `dir` | required | a filesystem path | the directory |
+            | `io-threads` | `2` | a whole number from 1 to 64 | worker threads |
+            | `capacity` | `unbounded` | a size from 4KiB to unbounded | most bytes kept |
+            | `tmp-max-age` | `10m` | %s | age of a dead writer's temp file |
+            | `io` | `uring` | uring, libc or file-channel | how bytes move |
+            | `spare-temp-files` | `4 × io-threads` | a whole number from 0 to 4096 | files made ahead \\| of writes |
+            | `key-prefix` | empty | text | put before each key |
+            | `evict-low` | `0.8` | %s; below evict-high | low water |
+            """.formatted(ConfigValues.DURATION_SYNTAX, "a fraction between 0 and 1 such as 0.9, or a percentage such as 90%"));
+    }
+
+    @Test
+    void shouldTellASizeThatDoesNotParseItsSyntaxAndOneOutOfRangeItsRange()
+    {
+        assertThatThrownBy(() -> CAPACITY.get(config(Map.of("capacity", "lots"))))
+            .hasMessage("invalid tier.t.capacity = \"lots\": expected " + ConfigValues.SIZE_SYNTAX);
+        assertThatThrownBy(() -> CAPACITY.get(config(Map.of("capacity", "1KiB"))))
+            .hasMessage("invalid tier.t.capacity = \"1KiB\": expected a size from 4KiB to unbounded");
+    }
+
+    @Test
+    void shouldLeaveADerivedDefaultToTheTier()
+    {
+        assertThat(SPARES.isDerived()).isTrue();
+        assertThat(SPARES.get(config(Map.of()), () -> 32)).isEqualTo(32);
+        assertThat(SPARES.get(config(Map.of("spare-temp-files", "5")), () -> 32)).isEqualTo(5);
+        assertThatThrownBy(() -> SPARES.get(config(Map.of("spare-temp-files", "5000")), () -> 32))
+            .hasMessage("invalid tier.t.spare-temp-files = \"5000\": expected a whole number from 0 to 4096");
+        assertThatThrownBy(() -> SPARES.get(config(Map.of())))
+            .as("a derived default read without its derivation is the tier's mistake, not the operator's")
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("spare-temp-files");
+    }
+
+    @Test
+    void shouldFindOnlyAValueTheOperatorSet()
+    {
+        assertThat(THREADS.find(config(Map.of()))).isEmpty();
+        assertThat(THREADS.find(config(Map.of("io-threads", "3")))).contains(3);
+        assertThatThrownBy(() -> THREADS.find(config(Map.of("io-threads", "0")))).hasMessageContaining("\"0\"");
+    }
+
+    @Test
+    void shouldTakeAVerbatimSettingExactlyAsWritten()
+    {
+        assertThat(PREFIX.get(config(Map.of()))).isEmpty();
+        assertThat(PREFIX.get(config(Map.of("key-prefix", "")))).as("empty is a value, not a missing setting").isEmpty();
+        assertThat(PREFIX.get(config(Map.of("key-prefix", " a ")))).isEqualTo(" a ");
+        assertThatThrownBy(() -> THREADS.get(config(Map.of("io-threads", " "))))
+            .as("a blank value of any other setting is missing").hasMessage("missing setting tier.t.io-threads");
+    }
+
+    @Test
+    void shouldParseACustomTypeAndShowANoteInTheDocsOnly()
+    {
+        final TierSetting<List<String>> hosts = TierSetting.<List<String>>custom("hosts", text ->
+        {
+            if (text.contains(",,"))
+            {
+                throw new IllegalArgumentException("empty entry");
+            }
+            return List.of(text.split(","));
+        }, "a comma-separated list of hosts", list -> String.join(",", list)).byDefault(List.of()).documented("hosts");
+        assertThat(hosts.get(config(Map.of("hosts", "a,b")))).containsExactly("a", "b");
+        assertThatThrownBy(() -> hosts.get(config(Map.of("hosts", "a,,b"))))
+            .hasMessage("invalid tier.t.hosts = \"a,,b\": expected a comma-separated list of hosts");
+        assertThat(LOW.allowed()).doesNotContain("evict-high");
+        assertThat(LOW.documentedAllowed()).endsWith("; below evict-high");
     }
 
     private static TierConfig config(final Map<String, String> values)
