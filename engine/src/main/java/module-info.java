@@ -23,6 +23,8 @@ module io.kvtier.engine
     exports io.kvtier.engine.eviction;
     // The pool file's layout and counters: cli (stat), bench.
     exports io.kvtier.engine.pool;
+    // What an operator asks of a running engine (tiers, migrations, evictions, marks, health): the admin API, cli.
+    exports io.kvtier.engine.operations;
     // Engine status and health: cli (stat --check), bench.
     exports io.kvtier.engine.status;
     // The tier registry and its catalog: cli (demo --l3), bench tier.

@@ -1,5 +1,7 @@
 package io.kvtier.client.pool;
 
+import java.util.List;
+
 /**
  * Layout of the counters region: the values first, then one metadata record per counter that names
  * it, so that any process, in any language, lists the counters from shared memory alone (the model
@@ -50,6 +52,25 @@ package io.kvtier.client.pool;
  * value is the tier's state ({@link #TIER_IN_SERVICE}, {@link #TIER_STUCK}, {@link #TIER_OUT_OF_SERVICE}),
  * which the engine changes as a gauge; ids from {@link #FIRST_THREAD_ID} one gauge per watched engine
  * thread, named {@code thread_<name>}: 0 runs, 1 stuck, 2 dead ({@code io.kvtier.engine.status.ThreadWatch}).
+ *
+ * <p>Ids from {@link #FIRST_REQUEST_TYPE_ID} count the requests the engine took, one counter per
+ * message type (the id is {@code FIRST_REQUEST_TYPE_ID + type}), named {@code requests_<type name>}.
+ * Ids from {@link #FIRST_TIER_COUNTER_ID} hold a block of {@link #TIER_COUNTER_STRIDE} counters per
+ * configured tier, in configuration order, the same order as the tier info records: tier {@code t}'s
+ * counter {@code c} (one of the {@code TIER_*} offsets below) is at
+ * {@code FIRST_TIER_COUNTER_ID + t * TIER_COUNTER_STRIDE + c}, named {@code l3_<tier>_<what>}
+ * (cut to 52 bytes: a reader takes the tier from the id, never from the name). The usage gauges
+ * ({@link #TIER_USED_BYTES}, {@link #TIER_CAPACITY_BYTES}, {@link #TIER_OBJECTS}) are written by
+ * the tier's own call thread, each of the others by the engine thread: every value still has one writer.
+ *
+ * <pre>
+ * Ids
+ *   0 ..  95  engine counters (io.kvtier.engine.status.EngineCounter)
+ *  96 .. 127  requests by message type
+ * 128 .. 397  per-tier blocks, 9 ids each, 30 tiers
+ * 416 .. 447  watched threads
+ * 448 .. 477  tier info records
+ * </pre>
  */
 public final class CountersDescriptor
 {
@@ -90,6 +111,51 @@ public final class CountersDescriptor
 
     /** The id of the first watched thread's gauge; the others follow (at most 32). */
     public static final int FIRST_THREAD_ID = 416;
+
+    /** The id of the request counter of message type 0; the counter of type {@code t} is at this plus {@code t} (types below 32). */
+    public static final int FIRST_REQUEST_TYPE_ID = 96;
+
+    /** Message types with a request counter: types 0 to 31. */
+    public static final int REQUEST_TYPES = 32;
+
+    /** The id of the first tier's block of counters; each tier's block follows the one before, in configuration order. */
+    public static final int FIRST_TIER_COUNTER_ID = 128;
+
+    /** Counters in a tier's block. */
+    public static final int TIER_COUNTER_STRIDE = 9;
+
+    /** Offset in a tier's block: reads from the tier that were verified and served (a counter). */
+    public static final int TIER_HITS = 0;
+    /** Offset in a tier's block: reads from the tier that found nothing (a counter). */
+    public static final int TIER_MISSES = 1;
+    /** Offset in a tier's block: reads, writes and probes that failed, timed out, or read corrupt bytes (a counter). */
+    public static final int TIER_ERRORS = 2;
+    /** Offset in a tier's block: payload bytes of verified reads (a counter). */
+    public static final int TIER_BYTES_READ = 3;
+    /** Offset in a tier's block: payload bytes of completed writes, backups and migrations (a counter). */
+    public static final int TIER_BYTES_WRITTEN = 4;
+    /** Offset in a tier's block: bytes the tier reports in use (a gauge, from the tier's usage()). */
+    public static final int TIER_USED_BYTES = 5;
+    /** Offset in a tier's block: the tier's capacity in bytes, or Long.MAX_VALUE when it sets none (a gauge). */
+    public static final int TIER_CAPACITY_BYTES = 6;
+    /** Offset in a tier's block: objects the tier reports holding (a gauge). */
+    public static final int TIER_OBJECTS = 7;
+    /** Offset in a tier's block: pages the engine removed from the tier (a counter). */
+    public static final int TIER_EVICTIONS = 8;
+
+    /** Names of a tier's block's counters, by offset, as they follow {@code l3_<tier>_} in their records. */
+    public static final List<String> TIER_COUNTER_NAMES = List.of(
+        "hits", "misses", "errors", "bytes_read", "bytes_written", "used_bytes", "capacity_bytes", "objects", "evictions");
+
+    /**
+     * @param tier    a tier's index in configuration order
+     * @param counter one of the {@code TIER_*} offsets
+     * @return the id of that tier's counter
+     */
+    public static int tierCounterId(final int tier, final int counter)
+    {
+        return FIRST_TIER_COUNTER_ID + tier * TIER_COUNTER_STRIDE + counter;
+    }
 
     /** The id of the first tier's info record; the tiers' follow in configuration order (at most 30). */
     public static final int FIRST_TIER_INFO_ID = 448;

@@ -180,7 +180,70 @@ public enum EngineCounter
         "Watched engine threads that ended while the engine runs (each thread_<name> gauge says which)."),
     /** Requests an engine thread failed unexpectedly on and answered INTERNAL_ERROR, carrying on. */
     THREAD_FAILURES(56, "thread_failures", Type.COUNTER,
-        "Requests an engine thread failed on unexpectedly (an exception or error) and answered INTERNAL_ERROR, carrying on.");
+        "Requests an engine thread failed on unexpectedly (an exception or error) and answered INTERNAL_ERROR, carrying on."),
+    /** Pages copied from one L3 tier to another by a migration, verified, and recorded for the target. */
+    PAGES_MIGRATED(57, "pages_migrated", Type.COUNTER,
+        "Pages a migration copied from one L3 tier to another: read and verified, written to the target, then recorded for it."),
+    /** Bytes of the pages migrated. */
+    MIGRATION_BYTES(58, "migration_bytes", Type.COUNTER,
+        "Bytes of the pages a migration copied between L3 tiers."),
+    /** Migration copies that failed. */
+    MIGRATION_FAILURES(59, "migration_failures", Type.COUNTER,
+        "Migration copies that failed: the source read missed, failed or was corrupt, or the target write failed; the page stays where it was."),
+    /** Migrations running now. */
+    MIGRATIONS_RUNNING(60, "migrations_running", Type.GAUGE,
+        "Migrations running now: a tier past its trigger, or a migration asked for through the admin API."),
+    /** Marks in force now. */
+    MARKS_ACTIVE(61, "marks_active", Type.GAUGE,
+        "Marks in force now: pages, chains or namespaces whose backups go straight to a named tier until the mark expires."),
+    /** Backups sent to a tier by a mark. */
+    MARKED_BACKUPS(62, "marked_backups", Type.COUNTER,
+        "Backups sent straight to the tier a mark names."),
+    /** Marks that expired. */
+    MARKS_EXPIRED(63, "marks_expired", Type.COUNTER,
+        "Marks that reached their time-to-live and were dropped."),
+    /** Pages removed from an L3 tier by the engine. */
+    L3_EVICTIONS(64, "l3_evictions", Type.COUNTER,
+        "Pages the engine removed from an L3 tier: above its water level, moved by a migration, or through the admin API."),
+    /** Pages a backup or a migration considered and admitted. */
+    ADMISSION_ADMITTED(65, "admission_admitted", Type.COUNTER,
+        "Pages a backup or a migration considered and admitted to a tier."),
+    /** Admission: the page is already being migrated. */
+    ADMISSION_ALREADY_MIGRATING(66, "admission_reason_already_migrating", Type.COUNTER,
+        "Pages not admitted (or, in shadow mode, passed anyway) because a migration of the page is already running."),
+    /** Admission: the target already holds the page. */
+    ADMISSION_TARGET_HOLDS(67, "admission_reason_target_holds", Type.COUNTER,
+        "Pages not admitted (or, in shadow mode, passed anyway) because the target tier already holds them."),
+    /** Admission: the target is writing the page. */
+    ADMISSION_TARGET_WRITING(68, "admission_reason_target_writing", Type.COUNTER,
+        "Pages not admitted (or, in shadow mode, passed anyway) because a write of the page to the target tier is in flight."),
+    /** Admission: the source no longer holds the page. */
+    ADMISSION_SOURCE_MISSING(69, "admission_reason_source_missing", Type.COUNTER,
+        "Pages not admitted (or, in shadow mode, passed anyway) because the source tier no longer holds them."),
+    /** Admission: the page is pinned or being written in the pool. */
+    ADMISSION_POOL_BUSY(70, "admission_reason_pool_busy", Type.COUNTER,
+        "Pages not admitted (or, in shadow mode, passed anyway) because the page is pinned or being written in the pool."),
+    /** Admission: the target is full. */
+    ADMISSION_TARGET_FULL(71, "admission_reason_target_full", Type.COUNTER,
+        "Pages not admitted (or, in shadow mode, passed anyway) because the target tier is at its high water level."),
+    /** Admission: the migration's rate limit. */
+    ADMISSION_RATE_LIMITED(72, "admission_reason_rate_limited", Type.COUNTER,
+        "Pages not admitted (or, in shadow mode, passed anyway) because the migration's rate limit (bytes per second) was spent."),
+    /** Admission: the target's write budget. */
+    ADMISSION_WRITE_BUDGET_SPENT(73, "admission_reason_write_budget_spent", Type.COUNTER,
+        "Pages not admitted (or, in shadow mode, passed anyway) because the target tier's write budget (bytes per day) was spent."),
+    /** Admission: the page is younger than the migration's minimum age. */
+    ADMISSION_TOO_YOUNG(74, "admission_reason_too_young", Type.COUNTER,
+        "Pages not admitted (or, in shadow mode, passed anyway) because they were used more recently than the migration's minimum age."),
+    /** Admission: the target is out of service. */
+    ADMISSION_TARGET_OUT_OF_SERVICE(75, "admission_reason_target_out_of_service", Type.COUNTER,
+        "Pages not admitted (or, in shadow mode, passed anyway) because the target tier is out of service (stuck or caught writing late)."),
+    /** Pages shadow mode let through although a reason named them. */
+    ADMISSION_SHADOW_PASSED(76, "admission_shadow_passed", Type.COUNTER,
+        "Pages admission.mode = shadow let through although a reason refused them (each reason is counted too)."),
+    /** Admin API calls that changed something. */
+    ADMIN_CALLS(77, "admin_calls", Type.COUNTER,
+        "Admin API calls the engine carried out (migrate, evict, mark, unmark).");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */
     public enum Type

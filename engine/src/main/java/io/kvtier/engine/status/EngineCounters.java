@@ -2,6 +2,7 @@ package io.kvtier.engine.status;
 
 import io.kvtier.engine.pool.Counters;
 import io.kvtier.client.pool.CountersDescriptor;
+import io.kvtier.client.protocol.MessageType;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -36,6 +37,14 @@ public final class EngineCounters
         {
             counters.allocate(counter.id(), counter.type().typeId(), counter.label(), counter.description());
         }
+        for (int type = 0; type < CountersDescriptor.REQUEST_TYPES; type++)
+        {
+            if (MessageType.isOperation(type))
+            {
+                counters.allocate(CountersDescriptor.FIRST_REQUEST_TYPE_ID + type, CountersDescriptor.TYPE_COUNTER,
+                    "requests_" + MessageType.name(type).toLowerCase(java.util.Locale.ROOT), "Requests of type " + MessageType.name(type) + " the engine took.");
+            }
+        }
     }
 
     /**
@@ -57,6 +66,73 @@ public final class EngineCounters
         }
         counters.allocate(CountersDescriptor.FIRST_TIER_INFO_ID + index, CountersDescriptor.TYPE_INFO,
             new String(full, 0, length, StandardCharsets.UTF_8), description);
+        for (int c = 0; c < CountersDescriptor.TIER_COUNTER_STRIDE; c++)
+        {
+            final String what = CountersDescriptor.TIER_COUNTER_NAMES.get(c);
+            final boolean gauge = c == CountersDescriptor.TIER_USED_BYTES || c == CountersDescriptor.TIER_CAPACITY_BYTES
+                || c == CountersDescriptor.TIER_OBJECTS;
+            counters.allocate(CountersDescriptor.tierCounterId(index, c), gauge ? CountersDescriptor.TYPE_GAUGE : CountersDescriptor.TYPE_COUNTER,
+                cut("l3_" + name + "_" + what), "Tier " + name + ": " + what.replace('_', ' ') + ".");
+        }
+    }
+
+    private static String cut(final String name)
+    {
+        final byte[] full = name.getBytes(StandardCharsets.UTF_8);
+        int length = Math.min(full.length, CountersDescriptor.MAX_NAME_LENGTH);
+        while (length < full.length && length > 0 && (full[length] & 0xC0) == 0x80)
+        {
+            length--;
+        }
+        return new String(full, 0, length, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Adds to one of a tier's counters. Each counter has one writer: the engine thread for counts, the
+     * tier's call thread for its usage gauges.
+     *
+     * @param tier    the tier's index
+     * @param counter a {@code CountersDescriptor.TIER_*} offset
+     * @param delta   the amount
+     */
+    public void addTier(final int tier, final int counter, final long delta)
+    {
+        counters.addOpaque(CountersDescriptor.tierCounterId(tier, counter), delta);
+    }
+
+    /**
+     * Sets one of a tier's gauges; its one writer only.
+     *
+     * @param tier    the tier's index
+     * @param counter a {@code CountersDescriptor.TIER_*} offset
+     * @param value   the value
+     */
+    public void setTier(final int tier, final int counter, final long value)
+    {
+        counters.valueOpaque(CountersDescriptor.tierCounterId(tier, counter), value);
+    }
+
+    /**
+     * @param tier    the tier's index
+     * @param counter a {@code CountersDescriptor.TIER_*} offset
+     * @return the counter's value, from any thread
+     */
+    public long tierOpaque(final int tier, final int counter)
+    {
+        return counters.valueOpaque(CountersDescriptor.tierCounterId(tier, counter));
+    }
+
+    /**
+     * Counts a request the engine took. Engine thread only.
+     *
+     * @param type its message type
+     */
+    public void countRequest(final int type)
+    {
+        if (type >= 0 && type < CountersDescriptor.REQUEST_TYPES && MessageType.isOperation(type))
+        {
+            counters.addOpaque(CountersDescriptor.FIRST_REQUEST_TYPE_ID + type, 1);
+        }
     }
 
     /**

@@ -97,7 +97,10 @@ class CountersTest
             engine.allocateAll();
             engine.add(EngineCounter.L3_HIT_PAGES, 4);
             final List<Seen> seen = list(new Counters(region));
-            assertThat(seen).hasSize(EngineCounter.values().length);
+            engine.countRequest(io.kvtier.client.protocol.MessageType.LOOKUP);
+            assertThat(seen.stream().filter(s -> s.id() < CountersDescriptor.FIRST_REQUEST_TYPE_ID)).hasSize(EngineCounter.values().length);
+            assertThat(list(new Counters(region))).contains(new Seen(CountersDescriptor.FIRST_REQUEST_TYPE_ID + io.kvtier.client.protocol.MessageType.LOOKUP,
+                CountersDescriptor.TYPE_COUNTER, "requests_lookup", "Requests of type LOOKUP the engine took.", 1));
             for (final EngineCounter counter : EngineCounter.values())
             {
                 assertThat(seen).as(counter.label()).contains(new Seen(counter.id(), counter.type().typeId(), counter.label(),
