@@ -339,6 +339,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     private void onRequest(final ClientPort client, final int op, final int from, final int count)
     {
         counters.increment(EngineCounter.REQUESTS);
+        counters.countRequest(op);
         final long now = clock.nanoTime();
         if (op == InternalOp.OPEN)
         {
