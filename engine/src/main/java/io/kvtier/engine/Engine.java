@@ -221,6 +221,15 @@ public final class Engine implements AutoCloseable
         return session;
     }
 
+    /**
+     * @return the operator's calls on this engine: tiers, migrations, evictions, marks, health (the admin
+     *         API serves them); each is carried out on the engine thread
+     */
+    public io.kvtier.engine.operations.EngineOperations operations()
+    {
+        return pipeline.operations();
+    }
+
     /** @return the IPC server, when {@code ipc.enabled} */
     public java.util.Optional<IpcServer> ipc()
     {

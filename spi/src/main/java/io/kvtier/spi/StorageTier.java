@@ -1,5 +1,6 @@
 package io.kvtier.spi;
 
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -35,6 +36,18 @@ public interface StorageTier extends AutoCloseable
     default String describe()
     {
         return "";
+    }
+
+    /**
+     * The fill levels at which the tier evicts by itself, when it does and knows its capacity. The engine
+     * treats the tier as full for backups and migrations at its high level, and refuses at start a
+     * migration out of it whose trigger is not below that level. Called on the tier's call thread.
+     *
+     * @return its water levels, or empty when it does not evict by itself or has no capacity of its own
+     */
+    default Optional<TierWaterLevels> waterLevels()
+    {
+        return Optional.empty();
     }
 
     /**

@@ -88,6 +88,8 @@ public final class EngineConfig
 
     /** Prefix of tier settings: {@code tier.<name>.type} and the tier's own keys. */
     public static final String TIER_PREFIX = "tier.";
+    /** Settings that start so belong to a source tier's migration strategy. */
+    public static final String MIGRATION_PREFIX = "migration.";
 
     private final Map<Setting<?>, Object> values;
     private final Path poolPath;
@@ -117,6 +119,9 @@ public final class EngineConfig
     private final Duration tickInterval;
     private final int sessionMaxKeys;
     private final List<TierSettings> tiers;
+    private final Map<String, long[]> writeBudgets;
+    private final List<MigrationStrategy> migrations;
+    private final AdmissionMode admissionMode;
 
     /**
      * The settings of one tier, in configuration order.
@@ -190,7 +195,10 @@ public final class EngineConfig
             v.get(setting);
         }
         values = v.resolved();
-        tiers = v.tiers();
+        writeBudgets = new LinkedHashMap<>();
+        tiers = v.ordered(v.tiers(writeBudgets));
+        migrations = v.migrations(tiers);
+        admissionMode = v.get(EngineSettings.ADMISSION_MODE);
         v.rejectUnknown();
         checkPoolFits(v, poolPath, (long)pageCount * pageSize);
     }
@@ -478,10 +486,42 @@ public final class EngineConfig
         return sessionMaxKeys;
     }
 
-    /** @return the L3 tiers, in configuration order */
+    /** @return the L3 tiers, in the order of l3.tiers, else of configuration */
     public List<TierSettings> tiers()
     {
         return tiers;
+    }
+
+    /**
+     * @param tier a tier's name
+     * @return its write budget in bytes per day, 0 for none
+     */
+    public long writeBudget(final String tier)
+    {
+        final long[] budget = writeBudgets.get(tier);
+        return budget == null ? 0 : budget[0];
+    }
+
+    /**
+     * @param tier a tier's name
+     * @return the most bytes its write budget lets through at once (a day's budget / 24 unless set), 0 without a budget
+     */
+    public long writeBurst(final String tier)
+    {
+        final long[] budget = writeBudgets.get(tier);
+        return budget == null ? 0 : budget[1];
+    }
+
+    /** @return the migration strategies, one per source tier at most, in the tiers' order */
+    public List<MigrationStrategy> migrations()
+    {
+        return migrations;
+    }
+
+    /** @return whether admission refuses or only counts */
+    public AdmissionMode admissionMode()
+    {
+        return admissionMode;
     }
 
     /** Resolves settings on demand, each once, so derived defaults and bounds may use any other setting. */
@@ -559,7 +599,132 @@ public final class EngineConfig
             return Collections.unmodifiableMap(new LinkedHashMap<>(resolved));
         }
 
-        List<TierSettings> tiers()
+        /** Orders the tiers as l3.tiers says, which must name each configured tier once. */
+        List<TierSettings> ordered(final List<TierSettings> configured)
+        {
+            final String text = get(EngineSettings.L3_TIERS);
+            if (text.isBlank())
+            {
+                return configured;
+            }
+            final Map<String, TierSettings> byName = new LinkedHashMap<>();
+            for (final TierSettings tier : configured)
+            {
+                byName.put(tier.name(), tier);
+            }
+            final List<TierSettings> result = new ArrayList<>();
+            for (final String part : text.split(","))
+            {
+                final String name = part.trim();
+                final TierSettings tier = byName.remove(name);
+                if (tier == null)
+                {
+                    final boolean twice = result.stream().anyMatch(t -> t.name().equals(name));
+                    throw new ConfigException(EngineSettings.L3_TIERS.key(), "invalid l3.tiers = \"" + text.trim() + "\": " + (twice
+                        ? "tier " + name + " is named twice" : "no tier named " + name + " is configured (tier." + name + ".type); configured: "
+                        + configured.stream().map(TierSettings::name).toList()));
+                }
+                result.add(tier);
+            }
+            if (!byName.isEmpty())
+            {
+                throw new ConfigException(EngineSettings.L3_TIERS.key(), "invalid l3.tiers = \"" + text.trim() + "\": it must name every configured"
+                    + " tier, and leaves out " + byName.keySet());
+            }
+            return List.copyOf(result);
+        }
+
+        /** The migration.<source>.* settings, each checked against the tiers; what needs the running tiers is checked at start. */
+        List<MigrationStrategy> migrations(final List<TierSettings> tiers)
+        {
+            final Map<String, Map<String, String>> bySource = new LinkedHashMap<>();
+            for (final Map.Entry<String, String> entry : raw.entrySet())
+            {
+                final String key = entry.getKey();
+                if (!key.startsWith(MIGRATION_PREFIX))
+                {
+                    continue;
+                }
+                final String rest = key.substring(MIGRATION_PREFIX.length());
+                final int dot = rest.indexOf('.');
+                if (dot <= 0 || dot == rest.length() - 1)
+                {
+                    throw new ConfigException(key, "invalid setting " + key + ": migration settings look like migration.<source tier>.<setting>,"
+                        + " e.g. migration.nvme.target");
+                }
+                bySource.computeIfAbsent(rest.substring(0, dot), n -> new LinkedHashMap<>()).put(rest.substring(dot + 1), entry.getValue());
+            }
+            final List<String> names = tiers.stream().map(TierSettings::name).toList();
+            final List<MigrationStrategy> result = new ArrayList<>();
+            for (final String source : names)
+            {
+                final Map<String, String> set = bySource.remove(source);
+                if (set == null)
+                {
+                    continue;
+                }
+                final Map<String, Setting<?>> known = new LinkedHashMap<>();
+                for (final Setting<?> setting : EngineSettings.PER_TIER)
+                {
+                    if (setting.key().startsWith("migration.<source>."))
+                    {
+                        known.put(setting.key().substring("migration.<source>.".length()), setting);
+                    }
+                }
+                for (final String name : set.keySet())
+                {
+                    if (!known.containsKey(name))
+                    {
+                        final String key = MIGRATION_PREFIX + source + "." + name;
+                        throw new ConfigException(key, "unknown setting " + key + " = \"" + set.get(name) + "\": a migration's settings are "
+                            + known.keySet().stream().map(k -> MIGRATION_PREFIX + source + "." + k).toList());
+                    }
+                }
+                final String targetKey = MIGRATION_PREFIX + source + ".target";
+                final String target = set.get("target") == null ? null : set.get("target").trim();
+                if (target == null || target.isEmpty())
+                {
+                    throw new ConfigException(targetKey, "missing setting " + targetKey + ": a migration out of tier " + source
+                        + " needs a target tier, one of " + names.stream().filter(n -> !n.equals(source)).toList());
+                }
+                if (target.equals(source) || !names.contains(target))
+                {
+                    throw new ConfigException(targetKey, "invalid " + targetKey + " = \"" + target + "\": expected another configured tier, one of "
+                        + names.stream().filter(n -> !n.equals(source)).toList());
+                }
+                final String ttlKey = MIGRATION_PREFIX + source + ".mark-ttl";
+                if (set.get("mark-ttl") != null && set.get("mark-ttl").trim().matches("-.*|0+(\\.0*)?\\s*[a-z]*"))
+                {
+                    throw new ConfigException(ttlKey, "invalid " + ttlKey + " = \"" + set.get("mark-ttl").trim() + "\": a mark's time-to-live must be"
+                        + " more than zero, or every mark expires before a backup can use it");
+                }
+                result.add(new MigrationStrategy(source, target,
+                    read(EngineSettings.MIGRATION_TRIGGER, source, set.get("trigger")),
+                    read(EngineSettings.MIGRATION_METHOD, source, set.get("method")),
+                    read(EngineSettings.MIGRATION_RETENTION, source, set.get("retention")),
+                    read(EngineSettings.MIGRATION_BATCH, source, set.get("batch")),
+                    read(EngineSettings.MIGRATION_MIN_AGE, source, set.get("min-age")),
+                    read(EngineSettings.MIGRATION_RATE, source, set.get("rate")),
+                    read(EngineSettings.MIGRATION_CONCURRENCY, source, set.get("concurrency")),
+                    read(EngineSettings.MIGRATION_MARK_TTL, source, set.get("mark-ttl"))));
+            }
+            if (!bySource.isEmpty())
+            {
+                final String source = bySource.keySet().iterator().next();
+                final String key = MIGRATION_PREFIX + source + "." + bySource.get(source).keySet().iterator().next();
+                throw new ConfigException(key, "invalid setting " + key + ": no tier named " + source + " is configured; tiers: " + names);
+            }
+            return List.copyOf(result);
+        }
+
+        private <V> V read(final Setting<V> setting, final String name, final String text)
+        {
+            final String template = setting.key();
+            final String key = template.replace("<source>", name).replace("<name>", name);
+            return setting.readAs(key, text, this);
+        }
+
+        List<TierSettings> tiers(final Map<String, long[]> writeBudgets)
         {
             final Map<String, Map<String, String>> byName = new LinkedHashMap<>();
             for (final Map.Entry<String, String> entry : raw.entrySet())
@@ -606,6 +771,19 @@ public final class EngineConfig
                     final String key = TIER_PREFIX + name + "." + EngineSettings.TIER_TRUSTED;
                     throw new ConfigException(key, "invalid " + key + " = \"" + trustedText + "\": expected true or false");
                 }
+                final long budget = read(EngineSettings.TIER_WRITE_BUDGET, name, settings.remove("write-budget"));
+                final String burstText = settings.remove("write-burst");
+                final long burst = burstText == null ? budget / 24 : read(EngineSettings.TIER_WRITE_BURST, name, burstText);
+                if (budget > 0)
+                {
+                    writeBudgets.put(name, new long[] {budget, Math.max(burst, 1)});
+                }
+                else if (burstText != null)
+                {
+                    final String key = TIER_PREFIX + name + ".write-burst";
+                    throw new ConfigException(key, "invalid " + key + " = \"" + burstText.trim() + "\": a burst needs tier." + name
+                        + ".write-budget set above 0");
+                }
                 result.add(new TierSettings(name, type, Collections.unmodifiableMap(settings), trusted));
             }
             if (result.size() > 30)
@@ -624,7 +802,7 @@ public final class EngineConfig
             }
             for (final String key : raw.keySet())
             {
-                if (!key.startsWith(TIER_PREFIX) && !known.contains(key))
+                if (!key.startsWith(TIER_PREFIX) && !key.startsWith(MIGRATION_PREFIX) && !known.contains(key))
                 {
                     throw new ConfigException(key, "unknown setting " + key + " = \"" + raw.get(key) + "\": known settings are " + String.join(", ", known));
                 }

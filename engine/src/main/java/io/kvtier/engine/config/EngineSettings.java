@@ -339,6 +339,104 @@ public final class EngineSettings
         .documented("an engine thread (the commit sealer, the device thread, a tier's call thread) busy with one piece of work this"
             + " long counts as stuck: logged, and shown by kvtier stat and its health check (--check)");
 
+    /** The order in which L3 tiers are used: backups go to the first that admits them, reads and probes try them fastest first. */
+    public static final Setting<String> L3_TIERS = Setting.text("l3.tiers")
+        .byDefault("(the order the tier.<name>.type settings appear)", v -> "")
+        .rule("empty, or a comma-separated list naming every configured tier once", text -> text.isBlank()
+            || text.matches("\\s*[a-z0-9][a-z0-9_-]*\\s*(,\\s*[a-z0-9][a-z0-9_-]*\\s*)*"))
+        .documented("the L3 tiers, fastest first (e.g. nvme, shared): a backup goes to the first tier that admits it (in service, below"
+            + " its high water level, within its write budget) unless a mark names another; a load reads from the first tier that holds"
+            + " the page, and probes ask every tier");
+
+    /** Whether admission refuses what its reasons name or only counts them. */
+    public static final Setting<AdmissionMode> ADMISSION_MODE = Setting.choice("admission.mode", AdmissionMode.values(), AdmissionMode::configName)
+        .byDefault(AdmissionMode.ENFORCE)
+        .documented("enforce: a page a backup or a migration considers is refused for the first reason that names it (already migrating,"
+            + " target holds it, target writing it, source no longer holds it, pinned or being written in the pool, target full, rate"
+            + " limited, write budget spent, too young, target out of service), counted in admission_reason_<reason> and logged at most"
+            + " every 10 s per reason; shadow: counted and logged the same, and admitted anyway, to try a policy on live traffic");
+
+    /** {@code tier.<name>.write-budget}: bytes per day a tier may be written, by backups and migrations together. */
+    public static final Setting<Long> TIER_WRITE_BUDGET = Setting.size("tier.<name>.write-budget")
+        .byDefault("(none)", v -> 0L)
+        .min(0L)
+        .note("0 for none")
+        .documented("bytes per day that backups and migrations together may write into the tier (an SSD's endurance, say); a write"
+            + " past it is refused (write_budget_spent) until the budget refills, at budget/86400 bytes per second");
+
+    /** {@code tier.<name>.write-burst}: bytes a tier's write budget lets through at once. */
+    public static final Setting<Long> TIER_WRITE_BURST = Setting.size("tier.<name>.write-burst")
+        .byDefault("write-budget / 24 (an hour's worth)", v -> 0L)
+        .min(0L)
+        .documented("most bytes the write budget lets through at once after a quiet spell; the budget starts full to this level");
+
+    /** {@code migration.<source>.target}: where a source tier's pages go. */
+    public static final Setting<String> MIGRATION_TARGET = Setting.text("migration.<source>.target")
+        .byDefault("(no migration)", v -> "")
+        .rule("the name of another configured tier", text -> !text.isBlank())
+        .documented("adds a migration strategy to tier <source>: its cold pages move to this tier; every migration.<source>.* setting"
+            + " below belongs to it, is checked at start, and a strategy that could never run is refused");
+
+    /** {@code migration.<source>.trigger}: the source's fill above which its migration runs. */
+    public static final Setting<Double> MIGRATION_TRIGGER = Setting.fraction("migration.<source>.trigger")
+        .byDefault(0.7)
+        .above(0.0)
+        .below(1.0)
+        .note("below the source's eviction level (its evict-high); the source must know its capacity")
+        .documented("the migration runs while the source's used bytes are above this fraction of its capacity, and stops below it");
+
+    /** {@code migration.<source>.method}: copy, mark or both. */
+    public static final Setting<io.kvtier.engine.operations.MigrationMethod> MIGRATION_METHOD = Setting.choice("migration.<source>.method",
+            io.kvtier.engine.operations.MigrationMethod.values(), io.kvtier.engine.operations.MigrationMethod::label)
+        .byDefault(io.kvtier.engine.operations.MigrationMethod.COPY)
+        .documented("copy: the coldest pages are read from the source (verified), written to the target, then recorded there; mark: they"
+            + " are marked for the target, so their next backups go straight to it; both: copy, and mark each page whose copy was refused at"
+            + " admission or could not be submitted");
+
+    /** {@code migration.<source>.retention}: what a copy leaves in the source. */
+    public static final Setting<io.kvtier.engine.operations.Retention> MIGRATION_RETENTION = Setting.choice("migration.<source>.retention",
+            io.kvtier.engine.operations.Retention.values(), io.kvtier.engine.operations.Retention::label)
+        .byDefault(io.kvtier.engine.operations.Retention.MOVE)
+        .note("keep-source only on a source that evicts by itself")
+        .documented("move: the source's copy is removed once the target's is recorded; keep-source: it stays, for the source's own"
+            + " eviction to reclaim");
+
+    /** {@code migration.<source>.batch}: pages chosen at a time. */
+    public static final Setting<Integer> MIGRATION_BATCH = Setting.integer("migration.<source>.batch")
+        .byDefault(64)
+        .range(1, 65_536)
+        .documented("pages a migration chooses at a time, the coldest of a sample of the source's pages");
+
+    /** {@code migration.<source>.min-age}: least time since a page was used before it may move. */
+    public static final Setting<Duration> MIGRATION_MIN_AGE = Setting.duration("migration.<source>.min-age")
+        .byDefault(Duration.ofSeconds(30))
+        .documented("a page used more recently than this stays (too_young)");
+
+    /** {@code migration.<source>.rate}: most bytes copied per second. */
+    public static final Setting<Long> MIGRATION_RATE = Setting.size("migration.<source>.rate")
+        .byDefault(256L << 20)
+        .min(4 * KIB)
+        .note("per second")
+        .documented("most bytes the migration copies per second; pages over it wait (rate_limited)");
+
+    /** {@code migration.<source>.concurrency}: most copies in flight. */
+    public static final Setting<Integer> MIGRATION_CONCURRENCY = Setting.integer("migration.<source>.concurrency")
+        .byDefault(16)
+        .range(1, 4096)
+        .note("each copy holds a free pool page while it runs")
+        .documented("most page copies of the migration in flight at once; a copy runs only on a free pool page, never evicting one");
+
+    /** {@code migration.<source>.mark-ttl}: how long a migration's mark lasts. */
+    public static final Setting<Duration> MIGRATION_MARK_TTL = Setting.duration("migration.<source>.mark-ttl")
+        .byDefault(Duration.ofMinutes(10))
+        .min(Duration.ofMillis(1))
+        .note("more than zero")
+        .documented("how long a mark the migration makes lasts (mark and both); a mark of zero would expire before any backup used it");
+
+    /** The settings declared once for many tiers, in the order docs/config.md lists them after the engine's own. */
+    public static final List<Setting<?>> PER_TIER = List.of(TIER_WRITE_BUDGET, TIER_WRITE_BURST, MIGRATION_TARGET, MIGRATION_TRIGGER,
+        MIGRATION_METHOD, MIGRATION_RETENTION, MIGRATION_BATCH, MIGRATION_MIN_AGE, MIGRATION_RATE, MIGRATION_CONCURRENCY, MIGRATION_MARK_TTL);
+
     /**
      * {@code tier.<name>.trusted}: a tier setting the engine reads and takes out before the rest go to the
      * tier's plugin. True or false; by default a tier whose plugin comes from {@code plugins.dir} is not
@@ -364,7 +462,7 @@ public final class EngineSettings
         L3_STAGING_FRAMES, L3_REVERIFY_RATE, L3_REVERIFY_WINDOW, L3_LATE_WRITE_LIMIT,
         ENGINE_IDLE_STRATEGY, PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
         IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS,
-        PLUGINS_DIR, HEALTH_STUCK_AFTER, L3_KEY_SALT);
+        PLUGINS_DIR, HEALTH_STUCK_AFTER, L3_KEY_SALT, L3_TIERS, ADMISSION_MODE);
 
     private static boolean isGroupOrEmpty(final String group)
     {

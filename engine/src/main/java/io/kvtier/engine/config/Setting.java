@@ -232,6 +232,20 @@ public final class Setting<T>
      */
     T read(final String text, final Lookup lookup)
     {
+        return readAs(key, text, lookup);
+    }
+
+    /**
+     * Reads the value of a setting declared once for many names ({@code migration.<source>.trigger}) under
+     * the key it was set with, so that an error names that key.
+     *
+     * @param key    the key as set, e.g. migration.nvme.trigger
+     * @param text   its text, or null for the default
+     * @param lookup the other settings
+     * @return the value
+     */
+    T readAs(final String key, final String text, final Lookup lookup)
+    {
         final String trimmed = text == null ? null : text.trim();
         final T value;
         if (trimmed == null)

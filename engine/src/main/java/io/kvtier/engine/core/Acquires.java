@@ -80,6 +80,7 @@ final class Acquires
             final long high = keys.high(i);
             final long low = keys.low(i);
             final int slot = index.find(high, low);
+            index.noteUse(high, low);
             final int serving = residency.servingPage(slot, high, low);
             if (serving != NONE)
             {

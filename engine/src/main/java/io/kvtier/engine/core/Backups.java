@@ -1,5 +1,6 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.engine.operations.AdmissionReason;
 import io.kvtier.client.PageKeyChain;
 import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.client.protocol.MessageType;
@@ -77,6 +78,13 @@ final class Backups implements BackupRequests, TimedPart
     private long skipWindowStartNanos;
     private final TierQueue io;
     private final Probes lookups;
+    private final byte[] tierOf;
+    private TierLevels levels;
+    private Admission admission;
+    private Marks marks;
+    private String[] backupWhat;
+    /** Whether the last {@link #start} failed because admission refused the page for every tier. */
+    private boolean refused;
 
     Backups(final Residency residency, final EngineCounters counters, final EngineClock clock, final PageSpace space, final List<String> tierNames,
             final WritePolicy writePolicy, final int maxInFlight, final long flushTimeoutNanos, final int maxClients, final TierQueue io,
@@ -102,6 +110,101 @@ final class Backups implements BackupRequests, TimedPart
         this.flushTimeoutNanos = flushTimeoutNanos;
         this.flushWaiters = new ArrayDeque<>(maxClients + 1);
         this.flushDeadlines = new LongRing(maxClients + 1, 2);
+        this.tierOf = new byte[pageCount];
+    }
+
+    /**
+     * Connects what chooses a backup's tier: marks first, then the first tier in order that admits the page.
+     *
+     * @param levels    the tiers' fill and budgets
+     * @param admission admission's verdicts
+     * @param marks     the marks in force
+     */
+    void route(final TierLevels levels, final Admission admission, final Marks marks)
+    {
+        this.levels = levels;
+        this.admission = admission;
+        this.marks = marks;
+        this.backupWhat = new String[tierCount];
+        for (int t = 0; t < tierCount; t++)
+        {
+            backupWhat[t] = "backup to " + tierNames.get(t);
+        }
+    }
+
+    /**
+     * @param page a pool page
+     * @param tier a tier
+     * @return whether a backup of the page into that tier is in flight
+     */
+    boolean isCopyingTo(final int page, final int tier)
+    {
+        return (flags[page] & IN_FLIGHT) != 0 && tierOf[page] == tier;
+    }
+
+    /**
+     * The tier a page's backup goes to: the one a mark in force names, if it admits the page (it needs
+     * nothing of the other tiers); else the first tier, in order, that admits it. Each tier that does not
+     * is named with its reason (out of service, full, write budget spent); in shadow mode the first
+     * tier is taken whatever its reasons.
+     *
+     * @return the tier, or {@link #NONE} when admission refused the page for every tier
+     */
+    private int chooseTier(final int page)
+    {
+        if (levels == null)
+        {
+            return backupTier;
+        }
+        final long now = clock.nanoTime();
+        final long length = pool.frameLength();
+        final int marked = marks.tierFor(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page),
+            pool.metadata().namespaceTagPlain(page));
+        if (marked != Marks.NONE)
+        {
+            final AdmissionReason reason = reasonAgainst(marked, length, now);
+            if (reason == null || !admission.refuse(reason, backupWhat[marked]))
+            {
+                if (reason == null)
+                {
+                    admission.admitted();
+                }
+                counters.increment(EngineCounter.MARKED_BACKUPS);
+                levels.spendBudget(marked, length, now);
+                return marked;
+            }
+        }
+        for (int t = 0; t < tierCount; t++)
+        {
+            final AdmissionReason reason = reasonAgainst(t, length, now);
+            if (reason == null || !admission.refuse(reason, backupWhat[t]))
+            {
+                if (reason == null)
+                {
+                    admission.admitted();
+                }
+                levels.spendBudget(t, length, now);
+                return t;
+            }
+        }
+        return NONE;
+    }
+
+    private AdmissionReason reasonAgainst(final int tier, final long length, final long now)
+    {
+        if (!io.inService(tier))
+        {
+            return AdmissionReason.TARGET_OUT_OF_SERVICE;
+        }
+        if (levels.full(tier))
+        {
+            return AdmissionReason.TARGET_FULL;
+        }
+        if (!levels.budgetAllows(tier, length, now))
+        {
+            return AdmissionReason.WRITE_BUDGET_SPENT;
+        }
+        return null;
     }
 
     /** @return backups in flight */
@@ -126,7 +229,7 @@ final class Backups implements BackupRequests, TimedPart
     @Override
     public void backupIfMissing(final int page)
     {
-        if ((flags[page] & (IN_FLIGHT | QUEUED)) == 0 && !residency.inL3(page) && !start(page))
+        if ((flags[page] & (IN_FLIGHT | QUEUED)) == 0 && !residency.inL3(page) && !start(page) && !refused)
         {
             enqueue(page);
         }
@@ -138,15 +241,27 @@ final class Backups implements BackupRequests, TimedPart
      */
     private boolean start(final int page)
     {
-        if (tierCount == 0 || inFlight >= maxInFlight || !pool.tryPin(page))
+        refused = false;
+        if (tierCount == 0 || inFlight >= maxInFlight)
         {
             return false;
         }
+        final int tier = chooseTier(page);
+        if (tier == NONE)
+        {
+            refused = true; // every tier refused it, counted under its reasons: it stays in the pool without a copy for now
+            return false;
+        }
+        if (!pool.tryPin(page))
+        {
+            return false;
+        }
+        tierOf[page] = (byte)tier;
         flags[page] |= IN_FLIGHT;
         inFlight++;
         counters.set(EngineCounter.BACKUPS_IN_FLIGHT, inFlight);
         counters.increment(EngineCounter.BACKUPS_STARTED);
-        io.queuePageIo(backupTier, TierIoBatch.WRITE, page);
+        io.queuePageIo(tier, TierIoBatch.WRITE, page);
         return true;
     }
 
@@ -215,6 +330,10 @@ final class Backups implements BackupRequests, TimedPart
             {
                 if (!start(page))
                 {
+                    if (refused)
+                    {
+                        continue;
+                    }
                     enqueue(page);
                 }
                 started++;
@@ -244,6 +363,13 @@ final class Backups implements BackupRequests, TimedPart
             flags[page] |= EVICT_PENDING;
             evictPending++;
             return PoolSpace.EvictionGate.HELD;
+        }
+        if (refused)
+        {
+            // Every tier refused it (full, out of service, write budget spent), counted under its reasons: the
+            // pool must not fill with pages no tier will take, so it leaves without a copy.
+            counters.increment(EngineCounter.BACKUPS_SKIPPED);
+            return PoolSpace.EvictionGate.EVICT;
         }
         return PoolSpace.EvictionGate.SKIP;
     }

@@ -1,5 +1,7 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.engine.operations.Health;
+import io.kvtier.client.pool.CountersDescriptor;
 import com.lmax.disruptor.EventPoller;
 import com.lmax.disruptor.RingBuffer;
 import io.kvtier.client.protocol.ErrorCode;
@@ -61,6 +63,14 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     private final StagingFrames staging;
     private final ReverifyThread reverifyThread;
     private final TimedPart[] timed;
+    /** How often each tier's call thread is asked to read the tier's usage into its gauges. */
+    private static final long USAGE_PERIOD_NS = 200_000_000L;
+    private long usageAskedNanos;
+    private final TierLevels levels;
+    private final Admission admission;
+    private final Marks marks;
+    private final Migrations migrations;
+    private final EngineAdmin operations;
     private final PageIndex index;
     private final RingBuffer<EngineEvent> ring;
     private final EventPoller<EngineEvent> poller;
@@ -103,6 +113,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         for (int t = 0; t < tierCount; t++)
         {
             callThreads[t] = new TierCallThread(tierHandles.get(t).tier(), names[t], clock, batchesPerTier, threads);
+            callThreads[t].recordUsage(tierHandles.get(t), t, counters);
         }
         boolean anyStaged = false;
         for (final boolean s : staged)
@@ -133,8 +144,15 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         this.acquires = new Acquires(residency, counters, clock, space, loads, lookups, backups, reverifications, writePolicy, config.writeHitThreshold());
         this.liveness = new PoolLiveness(pool, index, counters, config.sessionTimeout().toMillis());
         liveness.connect(space::resumeSpaceWaiters);
+        this.levels = TierStart.levels(config, counters, tierHandles, clock.nanoTime());
+        this.admission = new Admission(counters, clock, config.admissionMode());
+        this.marks = new Marks(counters, clock, tierNames);
+        backups.route(levels, admission, marks);
+        this.migrations = new Migrations(pool, index, counters, clock, space, io, levels, admission, marks, lookups, backups, config.migrations());
+        this.operations = new EngineAdmin(this, levels, migrations, marks, io, index, tierHandles, counters, this::health);
         // The watch reads the system's clock, as the threads it watches stamp their work with it.
-        this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, backups, io, now -> threads.check(System.nanoTime())};
+        this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, backups, io, marks, migrations,
+            now -> threads.check(System.nanoTime())};
     }
 
     /** Starts the tiers' call threads and the re-verification thread, which answer through the ring. */
@@ -293,6 +311,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
                     io.objectDropped(index, event.tier, event.keyHigh, event.keyLow);
                 }
                 case EngineEvent.PAGE_REVERIFIED -> reverifications.onResult(event.job);
+                case EngineEvent.ADMIN_CALL -> event.call.run();
                 default -> LOG.log(System.Logger.Level.WARNING, "ignoring ring event of unknown type {0}", event.type);
             }
         }
@@ -330,6 +349,14 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
 
     private void onTick(final long nowNanos)
     {
+        if (nowNanos - usageAskedNanos >= USAGE_PERIOD_NS)
+        {
+            usageAskedNanos = nowNanos;
+            for (final TierCallThread thread : callThreads)
+            {
+                thread.askUsage();
+            }
+        }
         for (final TimedPart part : timed)
         {
             part.onTime(nowNanos);
@@ -519,12 +546,22 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     @Override
     public void readDone(final TierIoBatch batch, final int i)
     {
+        if (migrations.owns(batch.page[i]))
+        {
+            migrations.onReadDone(batch, i);
+            return;
+        }
         loads.onReadDone(batch, i);
     }
 
     @Override
     public void writeDone(final TierIoBatch batch, final int i)
     {
+        if (!batch.timedOut && migrations.owns(batch.page[i]))
+        {
+            migrations.onWriteDone(batch, i);
+            return;
+        }
         backups.onWriteDone(batch, i);
     }
 
@@ -537,12 +574,22 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     @Override
     public void readAbandoned(final int page)
     {
+        if (migrations.owns(page))
+        {
+            migrations.abandonRead(page);
+            return;
+        }
         loads.abandon(page);
     }
 
     @Override
     public void writeAbandoned(final TierIoBatch batch, final int i)
     {
+        if (migrations.owns(batch.page[i]))
+        {
+            migrations.abandonWrite(batch, i);
+            return;
+        }
         backups.abandon(batch, i);
     }
 
@@ -625,6 +672,85 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         {
             ring.publish(sequence);
         }
+    }
+
+    /** @return the operator's calls on this engine, each carried out on the engine thread */
+    EngineAdmin operations()
+    {
+        return operations;
+    }
+
+    /**
+     * Runs an operator's call on the engine thread, through the ring.
+     *
+     * @param call the call
+     * @return false when the engine has stopped
+     */
+    boolean publishCall(final Runnable call)
+    {
+        if (stopped)
+        {
+            return false;
+        }
+        final long sequence = ring.next();
+        try
+        {
+            final EngineEvent event = ring.get(sequence);
+            event.type = EngineEvent.ADMIN_CALL;
+            event.call = call;
+        }
+        finally
+        {
+            ring.publish(sequence);
+        }
+        return true;
+    }
+
+    /**
+     * @param page a pool page
+     * @param tier a tier
+     * @return whether a backup of the page into the tier is in flight
+     */
+    boolean isBackingUp(final int page, final int tier)
+    {
+        return backups.isCopyingTo(page, tier);
+    }
+
+    /**
+     * Whether the engine is live and ready, from any thread without the engine thread: its thread's state,
+     * the tiers' states and the watched threads, as the counters show them.
+     */
+    Health health()
+    {
+        if (stopped)
+        {
+            return new Health(false, false, "the engine has stopped");
+        }
+        if (closing)
+        {
+            return new Health(true, false, "the engine is closing");
+        }
+        final StringBuilder why = new StringBuilder();
+        for (int t = 0; t < tierNames.size(); t++)
+        {
+            final int state = counters.tierStateOpaque(t);
+            if (state != CountersDescriptor.TIER_IN_SERVICE)
+            {
+                why.append(why.isEmpty() ? "" : "; ").append("tier ").append(tierNames.get(t)).append(state
+                    == CountersDescriptor.TIER_STUCK ? " is stuck" : " is out of service");
+            }
+        }
+        if (counters.getOpaque(EngineCounter.THREADS_DEAD) > 0)
+        {
+            why.append(why.isEmpty() ? "" : "; ").append(counters.getOpaque(EngineCounter.THREADS_DEAD)).append(" engine thread(s) died (kvtier stat)");
+        }
+        return new Health(true, why.isEmpty(), why.isEmpty() ? null : why.toString());
+    }
+
+    /** @return whether the engine is closing or stopped */
+    boolean isClosing()
+    {
+        return closing || stopped;
     }
 
     void beginClosing()

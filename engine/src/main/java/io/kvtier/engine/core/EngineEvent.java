@@ -15,6 +15,8 @@ final class EngineEvent
     static final int TIER_OBJECT_REMOVED = 3;
     /** A pinned page was verified again: {@link #job} holds the answer. */
     static final int PAGE_REVERIFIED = 5;
+    /** An operator's call (the admin API): {@link #call} runs on the engine thread. */
+    static final int ADMIN_CALL = 6;
 
     int type;
     ClientPort client;
@@ -26,6 +28,7 @@ final class EngineEvent
     int tier;
     long keyHigh;
     long keyLow;
+    Runnable call;
 
     void clear()
     {
@@ -33,6 +36,7 @@ final class EngineEvent
         client = null;
         batch = null;
         job = null;
+        call = null;
     }
 
     /**

@@ -76,6 +76,7 @@ final class Lookups implements Probes, TimedPart
             {
                 break;
             }
+            index.noteUse(high, low);
             final int serving = residency.servingPage(slot, high, low);
             if (serving != NONE)
             {

@@ -10,6 +10,13 @@ interface PageSpace
     int allocate();
 
     /**
+     * @return a free page, without evicting anything, and only while the pool is below its high water
+     *         level: work in the background (a migration's copy) never pushes a cached page out; or
+     *         {@link PoolSpace#NONE}
+     */
+    int allocateFree();
+
+    /**
      * Returns a page no one can still be writing to the free list at once.
      *
      * @param page the page

@@ -166,7 +166,14 @@ public final class Pipeline
         conductor.beginClosing();
     }
 
+    /** @return the operator's calls on this engine (the admin API's) */
     /** @return the watch of the engine's worker threads, which other parts (the IPC server) register theirs with */
+    public io.kvtier.engine.operations.EngineOperations operations()
+    {
+        return conductor.operations();
+    }
+
+    /** @return the engine's watched threads */
     public ThreadWatch threads()
     {
         return threads;

@@ -171,6 +171,18 @@ final class PoolSpace implements PageSpace, TimedPart
         return page;
     }
 
+    @Override
+    public int allocateFree()
+    {
+        if (freeCount == 0 || used() + 1 >= highWater)
+        {
+            return NONE;
+        }
+        final int page = freeStack[--freeCount];
+        counters.set(EngineCounter.PAGES_IN_USE, used());
+        return page;
+    }
+
     /** Returns a page that no one can still be writing to the free list. */
     @Override
     public void free(final int page)

@@ -50,6 +50,12 @@ final class TierCallThread implements TierCaller, Runnable
 
     /** Put in the queue by {@link #stop}: the thread ends when it reaches it. Never called, never armed. */
     private static final TierIoBatch STOP = new TierIoBatch(-1, TierIoBatch.REMOVE, 0, null, null, batch -> { });
+    /** The marker that asks the thread to read its tier's usage into its gauges; one per thread, so it can be told apart. */
+    private final TierIoBatch usageMarker = new TierIoBatch(-1, TierIoBatch.EXISTS, 0, null, null, batch -> { });
+    private final java.util.concurrent.atomic.AtomicBoolean usageAsked = new java.util.concurrent.atomic.AtomicBoolean();
+    private io.kvtier.engine.status.EngineCounters usageCounters;
+    private io.kvtier.engine.tier.TierHandle usageHandle;
+    private int usageIndex;
 
     private final StorageTier tier;
     private final String tierName;
@@ -84,6 +90,33 @@ final class TierCallThread implements TierCaller, Runnable
     }
 
     /** Starts the thread. */
+    /**
+     * Lets this thread record its tier's usage in the tier's gauges when asked ({@link #askUsage}); the
+     * gauges' one writer from then on.
+     *
+     * @param handle   the tier
+     * @param index    its index
+     * @param counters the pool's counters
+     */
+    void recordUsage(final io.kvtier.engine.tier.TierHandle handle, final int index, final io.kvtier.engine.status.EngineCounters counters)
+    {
+        this.usageHandle = handle;
+        this.usageIndex = index;
+        this.usageCounters = counters;
+    }
+
+    /**
+     * Asks the thread to read its tier's usage between calls, unless it was asked already and has not
+     * done it yet (a tier stuck in a call is not asked twice). Engine thread; allocates nothing.
+     */
+    void askUsage()
+    {
+        if (usageCounters != null && running && usageAsked.compareAndSet(false, true) && !queue.offer(usageMarker))
+        {
+            usageAsked.set(false);
+        }
+    }
+
     void start()
     {
         thread.start();
@@ -147,6 +180,12 @@ final class TierCallThread implements TierCaller, Runnable
             {
                 return;
             }
+            if (batch == usageMarker)
+            {
+                usageAsked.set(false);
+                recordUsageNow();
+                continue;
+            }
             if (!running || !batch.compareAndSetCallState(TierIoBatch.CALL_CALLING))
             {
                 continue; // the engine refused it meanwhile (its tier was taken out of service), or is stopping
@@ -176,6 +215,22 @@ final class TierCallThread implements TierCaller, Runnable
      * @param waitMillis how long to wait for it
      * @return whether it ended
      */
+    private void recordUsageNow()
+    {
+        final long now = clock.nanoTime();
+        CALL_STARTED.setRelease(this, now == 0 ? 1 : now);
+        watched.begin();
+        try
+        {
+            TierStart.TierUsageReader.record(usageHandle, usageIndex, usageCounters);
+        }
+        finally
+        {
+            watched.end();
+            CALL_STARTED.setRelease(this, 0L);
+        }
+    }
+
     boolean stop(final long waitMillis)
     {
         running = false;

@@ -447,6 +447,10 @@ final class TierIo implements TierQueue, TimedPart
         {
             counters.increment(EngineCounter.PLUGIN_ERRORS); // logged by the call thread, which caught it
         }
+        if (!batch.refused)
+        {
+            countPerTier(batch);
+        }
         for (int i = 0; i < batch.size; i++)
         {
             switch (batch.op)
@@ -487,6 +491,74 @@ final class TierIo implements TierQueue, TimedPart
                     drainWaitingPages(t, TierIoBatch.READ);
                 }
             }
+        }
+    }
+
+    /** Counts each key's answer in its tier's counters: hits, misses and bytes of reads, bytes of writes, errors of all. */
+    private void countPerTier(final TierIoBatch batch)
+    {
+        final int tier = batch.tier;
+        long hits = 0;
+        long misses = 0;
+        long errors = 0;
+        long written = 0;
+        for (int i = 0; i < batch.size; i++)
+        {
+            final TierStatus status = batch.status[i];
+            switch (batch.op)
+            {
+                case TierIoBatch.READ ->
+                {
+                    if (status == TierStatus.OK && batch.check[i] == io.kvtier.engine.pool.PageFrames.FrameCheck.VALID)
+                    {
+                        hits++;
+                    }
+                    else if (status == TierStatus.NOT_FOUND)
+                    {
+                        misses++;
+                    }
+                    else
+                    {
+                        errors++;
+                    }
+                }
+                case TierIoBatch.WRITE ->
+                {
+                    if (status == TierStatus.OK)
+                    {
+                        written++;
+                    }
+                    else
+                    {
+                        errors++;
+                    }
+                }
+                default ->
+                {
+                    if (status != TierStatus.OK && status != TierStatus.NOT_FOUND)
+                    {
+                        errors++;
+                    }
+                }
+            }
+        }
+        final long frame = pool.frameLength();
+        if (hits > 0)
+        {
+            counters.addTier(tier, CountersDescriptor.TIER_HITS, hits);
+            counters.addTier(tier, CountersDescriptor.TIER_BYTES_READ, hits * frame);
+        }
+        if (misses > 0)
+        {
+            counters.addTier(tier, CountersDescriptor.TIER_MISSES, misses);
+        }
+        if (errors > 0)
+        {
+            counters.addTier(tier, CountersDescriptor.TIER_ERRORS, errors);
+        }
+        if (written > 0)
+        {
+            counters.addTier(tier, CountersDescriptor.TIER_BYTES_WRITTEN, written * frame);
         }
     }
 

@@ -24,6 +24,10 @@ public final class PageIndex
 
     private final KeyTable table;
     private final long l3OnlyLimit;
+    /** Last use per cell of keys, in engine seconds (see {@link #noteUse}). */
+    private final int[] lastUse;
+    private final int lastUseMask;
+    private int nowSeconds;
     private long boundPages;
     private long hand;
     private long forgotten;
@@ -40,6 +44,56 @@ public final class PageIndex
         }
         this.table = table;
         this.l3OnlyLimit = table.maxEntries() - pageCount;
+        final long cells = Long.highestOneBit(Math.max(1024L, Math.min(1L << 24, table.maxEntries())) * 2 - 1);
+        this.lastUse = new int[(int)cells];
+        this.lastUseMask = (int)cells - 1;
+    }
+
+    /**
+     * Sets the time {@link #noteUse} records, in whole seconds of the engine clock; the engine thread
+     * calls it on its ticks, so that recording a use reads no clock.
+     *
+     * @param seconds the engine clock in seconds
+     */
+    public void clockSeconds(final int seconds)
+    {
+        this.nowSeconds = seconds;
+    }
+
+    /** @return the time {@link #noteUse} records now, in seconds */
+    public int clockSeconds()
+    {
+        return nowSeconds;
+    }
+
+    /**
+     * Records that a key was used now: asked for, loaded, written. Keys share cells by a hash, and a cell
+     * keeps the latest use of any of its keys, so a key's {@link #lastUseSeconds} is never earlier than
+     * its true last use: a page may look younger than it is, never older, and a migration's minimum
+     * age is never cut short.
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  its low half
+     */
+    public void noteUse(final long keyHigh, final long keyLow)
+    {
+        lastUse[cell(keyHigh, keyLow)] = nowSeconds;
+    }
+
+    /**
+     * @param keyHigh a key's high half
+     * @param keyLow  its low half
+     * @return the last time, in engine seconds, a key sharing its cell was used (0: not since start)
+     */
+    public int lastUseSeconds(final long keyHigh, final long keyLow)
+    {
+        return lastUse[cell(keyHigh, keyLow)];
+    }
+
+    private int cell(final long keyHigh, final long keyLow)
+    {
+        final long h = (keyHigh ^ Long.rotateLeft(keyLow, 29)) * 0x9E3779B97F4A7C15L;
+        return (int)(h >>> 40) & lastUseMask;
     }
 
     /** @return the underlying table */
@@ -126,6 +180,7 @@ public final class PageIndex
             boundPages++;
         }
         table.value(slot, page);
+        noteUse(keyHigh, keyLow);
     }
 
     /**

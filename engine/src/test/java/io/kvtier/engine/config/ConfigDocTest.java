@@ -50,6 +50,10 @@ class ConfigDocTest
             lines.add(row(setting.key(), setting.defaultText(), setting.allowed(), setting.meaning()));
         }
         lines.addAll(TIER_ROWS);
+        for (final Setting<?> setting : EngineSettings.PER_TIER)
+        {
+            lines.add(row(setting.key(), setting.defaultText(), setting.allowed(), setting.meaning()));
+        }
         return lines;
     }
 

@@ -8,6 +8,7 @@ import io.kvtier.spi.TierCapability;
 import io.kvtier.spi.TierContext;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;
+import io.kvtier.spi.TierWaterLevels;
 import io.kvtier.tier.support.FileIndex;
 import io.kvtier.tier.support.PathLayout;
 import io.kvtier.tier.support.StartupScan;
@@ -19,6 +20,7 @@ import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import static io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_usrbio_h.hf3fs_reg_fd;
@@ -219,6 +221,13 @@ final class ThreeFsTier implements StorageTier
         {
             return new TierUsage(index.usedBytes(), settings.capacity, index.objects());
         }
+    }
+
+    /** Its own capacity's levels, when it has a capacity (and so evicts by itself). */
+    @Override
+    public Optional<TierWaterLevels> waterLevels()
+    {
+        return settings.isBounded() ? Optional.of(new TierWaterLevels(settings.evictHigh, settings.evictLow)) : Optional.empty();
     }
 
     @Override

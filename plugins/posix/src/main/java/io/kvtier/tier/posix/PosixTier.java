@@ -13,6 +13,7 @@ import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierContext;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;
+import io.kvtier.spi.TierWaterLevels;
 import io.kvtier.tier.support.FileIndex;
 import io.kvtier.tier.support.IoErrorLog;
 import io.kvtier.tier.support.PathLayout;
@@ -507,6 +508,13 @@ public final class PosixTier implements StorageTier
         {
             return new TierUsage(index.usedBytes(), settings.capacity, index.objects());
         }
+    }
+
+    /** Its own capacity's levels, when it has a capacity (and so evicts by itself). */
+    @Override
+    public Optional<TierWaterLevels> waterLevels()
+    {
+        return settings.isBounded() ? Optional.of(new TierWaterLevels(settings.evictHigh, settings.evictLow)) : Optional.empty();
     }
 
     private void complete(final TierBatch batch, final int index, final TierStatus status)
