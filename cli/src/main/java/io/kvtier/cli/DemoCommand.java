@@ -13,6 +13,9 @@ import io.kvtier.engine.config.ConfigFile;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.client.Namespace;
 import io.kvtier.engine.tier.TierHandle;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.client.pool.CountersDescriptor;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.TierUsage;
 import picocli.CommandLine;
@@ -68,6 +71,8 @@ public final class DemoCommand implements Callable<Integer>
 
     /** The built-in L3 type the demo runs by default, in a temporary directory of its own. */
     static final String POSIX = "posix";
+    /** The second, larger L3 tier the demo adds to a POSIX one, and migrates to. */
+    static final String COLD_TIER = "cold";
 
     /** The L3 type whose master the demo can start itself. */
     static final String MOONCAKE = "mooncake";
@@ -178,6 +183,7 @@ public final class DemoCommand implements Callable<Integer>
             throw new CommandLine.ParameterException(spec.commandLine(), "--l3-dir is the POSIX tier's directory: it needs --l3 posix");
         }
         Path temporaryL3 = null;
+        Path temporaryCold = null;
         Path pythonScript = null;
         Thread cleanup = null;
         MooncakeMasterProcess startedMaster = null;
@@ -234,6 +240,22 @@ public final class DemoCommand implements Callable<Integer>
                 // The demo keeps some 15,000 pages: one fan-out level (256 directories, made at start) holds
                 // them fine, where the default two would have the tier make 65,792 directories for a 2 s run.
                 config.put("tier.l3.fanout-levels", "1");
+                if (!given.keySet().stream().anyMatch(k -> k.startsWith(EngineConfig.TIER_PREFIX + COLD_TIER + ".")))
+                {
+                    // Two L3 tiers as a node has them: a small fast one that fills (l3) and a larger one (cold), with a
+                    // migration that moves l3's coldest pages to cold once l3 is half full.
+                    temporaryCold = Files.createTempDirectory("kvtier-demo-cold-");
+                    config.put("tier.l3.capacity", "48MiB");
+                    config.put("tier." + COLD_TIER + ".type", POSIX);
+                    config.put("tier." + COLD_TIER + ".dir", temporaryCold.toString());
+                    config.put("tier." + COLD_TIER + ".fanout-levels", "1");
+                    config.put("l3.tiers", "l3, " + COLD_TIER);
+                    config.put("migration.l3.target", COLD_TIER);
+                    config.put("migration.l3.trigger", "0.5");
+                    config.put("migration.l3.min-age", "0s");
+                    config.put("migration.l3.batch", "128");
+                    config.put("migration.l3.concurrency", "32");
+                }
             }
             final Path socketPath = Path.of(poolPath + ".sock");
             if (ipc)
@@ -251,6 +273,7 @@ public final class DemoCommand implements Callable<Integer>
                 // Ctrl-C ends the JVM (exit code 130) without unwinding this method: close the engine and
                 // remove the temporary L3 on the way out, so no pool file is left in /dev/shm.
                 final Path removeOnExit = temporaryL3;
+                final Path removeColdOnExit = temporaryCold;
                 final MooncakeMasterProcess stopOnExit = startedMaster;
                 cleanup = new Thread(() ->
                 {
@@ -258,6 +281,10 @@ public final class DemoCommand implements Callable<Integer>
                     if (removeOnExit != null)
                     {
                         deleteTree(removeOnExit);
+                    }
+                    if (removeColdOnExit != null)
+                    {
+                        deleteTree(removeColdOnExit);
                     }
                     if (stopOnExit != null)
                     {
@@ -299,9 +326,9 @@ public final class DemoCommand implements Callable<Integer>
                 }
                 for (final TierHandle tier : engine.tiers())
                 {
-                    l3Tiers.add(L3Summary.of(tier, engineConfig));
+                    l3Tiers.add(L3Summary.of(tier, engineConfig, engine.counters()));
                 }
-                print(out, report, engineConfig, l3Tiers);
+                print(out, report, engineConfig, l3Tiers, engine.snapshot().get(EngineCounter.PAGES_MIGRATED));
             }
             return exitCode(report);
         }
@@ -321,6 +348,10 @@ public final class DemoCommand implements Callable<Integer>
             if (temporaryL3 != null)
             {
                 deleteTree(temporaryL3);
+            }
+            if (temporaryCold != null)
+            {
+                deleteTree(temporaryCold);
             }
             if (startedMaster != null)
             {
@@ -361,21 +392,25 @@ public final class DemoCommand implements Callable<Integer>
     /**
      * What the summary says of one L3 tier, taken while the engine runs.
      *
-     * @param name        its configured name
-     * @param type        its type
-     * @param description its type and describe() line, as the engine recorded them at start
-     * @param settings    its settings, without the tier.NAME. prefix
-     * @param usage       how full it is, or null when usage() failed
-     * @param usageError  what usage() threw, or null
+     * @param name         its configured name
+     * @param type         its type
+     * @param description  its type and describe() line, as the engine recorded them at start
+     * @param settings     its settings, without the tier.NAME. prefix
+     * @param usage        how full it is, or null when usage() failed
+     * @param usageError   what usage() threw, or null
+     * @param hits         reads from it that were verified and served
+     * @param bytesWritten bytes written into it, by backups and migrations
      */
-    record L3Summary(String name, String type, String description, Map<String, String> settings, TierUsage usage, String usageError)
+    record L3Summary(String name, String type, String description, Map<String, String> settings, TierUsage usage, String usageError, long hits,
+                     long bytesWritten)
     {
         /**
-         * @param tier   a started tier
-         * @param config the engine's settings
+         * @param tier     a started tier
+         * @param config   the engine's settings
+         * @param counters the engine's counters, with each tier's
          * @return its summary; a tier whose usage() throws is reported with what it threw, not a stack trace
          */
-        static L3Summary of(final TierHandle tier, final EngineConfig config)
+        static L3Summary of(final TierHandle tier, final EngineConfig config, final EngineCounters counters)
         {
             final Map<String, String> settings = config.tiers().stream().filter(t -> t.name().equals(tier.name()))
                 .map(EngineConfig.TierSettings::settings).findFirst().orElse(Map.of());
@@ -393,7 +428,8 @@ public final class DemoCommand implements Callable<Integer>
             {
                 error = "usage() threw " + ex;
             }
-            return new L3Summary(tier.name(), tier.type(), tier.description(), settings, usage, error);
+            return new L3Summary(tier.name(), tier.type(), tier.description(), settings, usage, error,
+                counters.tierOpaque(tier.index(), CountersDescriptor.TIER_HITS), counters.tierOpaque(tier.index(), CountersDescriptor.TIER_BYTES_WRITTEN));
         }
 
         /** @return where the tier keeps its objects, for the banner: the master of a Mooncake tier, else nothing */
@@ -403,8 +439,8 @@ public final class DemoCommand implements Callable<Integer>
         }
     }
 
-    private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final List<L3Summary> l3Tiers)
-        throws IOException
+    private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final List<L3Summary> l3Tiers,
+                       final long pagesMigrated) throws IOException
     {
         if (!json)
         {
@@ -420,7 +456,12 @@ public final class DemoCommand implements Callable<Integer>
             for (final L3Summary tier : l3Tiers)
             {
                 out.println("L3 tier " + tier.name() + " (" + tier.type() + "): " + (tier.usage() == null ? tier.usageError()
-                    : tier.usage().objects() + " objects, " + String.format(java.util.Locale.ROOT, "%.1f MiB", tier.usage().usedBytes() / 1048576.0)));
+                    : tier.usage().objects() + " objects, " + String.format(java.util.Locale.ROOT, "%.1f MiB", tier.usage().usedBytes() / 1048576.0))
+                    + ", " + tier.hits() + " hits, " + String.format(java.util.Locale.ROOT, "%.1f MiB", tier.bytesWritten() / 1048576.0) + " written");
+            }
+            if (l3Tiers.size() > 1)
+            {
+                out.println("pages migrated between L3 tiers: " + pagesMigrated);
             }
             out.println(report.pagesCorrupt() == 0 ? "every page read back matched what was written" : "CORRUPT PAGES FOUND");
             out.flush();
@@ -442,6 +483,19 @@ public final class DemoCommand implements Callable<Integer>
                     g.writeStringField("eviction_policy", config.evictionPolicy());
                     g.writeStringField("prefetch", config.prefetchMode().configName());
                     g.writeStringField("client_transport", clientTransport());
+                    g.writeNumberField("pages_migrated", pagesMigrated);
+                    g.writeArrayFieldStart("l3_tiers");
+                    for (final L3Summary tier : l3Tiers)
+                    {
+                        g.writeStartObject();
+                        g.writeStringField("name", tier.name());
+                        g.writeStringField("type", tier.type());
+                        g.writeNumberField("hits", tier.hits());
+                        g.writeNumberField("objects", tier.usage() == null ? 0 : tier.usage().objects());
+                        g.writeNumberField("bytes_written", tier.bytesWritten());
+                        g.writeEndObject();
+                    }
+                    g.writeEndArray();
                     g.writeObjectFieldStart("l3");
                     for (final L3Summary tier : l3Tiers)
                     {

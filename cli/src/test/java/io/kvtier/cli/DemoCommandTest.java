@@ -61,6 +61,12 @@ class DemoCommandTest
         assertThat(result.out()).contains("\"latency_us\"").contains("\"p99\"").contains("\"l3_corrupt\":0");
         assertThat(result.out()).as("time per client step").contains("\"client_time_ms\":{\"keys\":").contains("\"client_time_share\":{\"keys\":")
             .contains("\"lookup\":").contains("\"acquire\":").contains("\"reserve\":").contains("\"commit\":").contains("\"total\":");
+        final java.util.regex.Matcher migrated = java.util.regex.Pattern.compile("\"pages_migrated\":(\\d+)").matcher(result.out());
+        assertThat(migrated.find()).as("pages_migrated in %s", result.out()).isTrue();
+        assertThat(Long.parseLong(migrated.group(1))).as("pages the migration moved from l3 to cold").isPositive();
+        assertThat(result.out()).as("two L3 tiers, each with its hits, objects and bytes written")
+            .containsPattern("\"l3_tiers\":\\[\\{\"name\":\"l3\",\"type\":\"posix\",\"hits\":\\d+,\"objects\":\\d+,\"bytes_written\":[1-9]\\d*\\},"
+                + "\\{\"name\":\"cold\",\"type\":\"posix\",\"hits\":\\d+,\"objects\":[1-9]\\d*,\"bytes_written\":[1-9]\\d*\\}\\]");
         assertThat(result.out()).as("the demo runs the engine's default eviction policy and says so")
             .contains("\"eviction_policy\":\"" + io.kvtier.engine.eviction.EvictionPolicies.DEFAULT + "\"");
     }
@@ -73,8 +79,10 @@ class DemoCommandTest
         assertThat(result.out()).contains("pages verified").contains("hit in L3").contains("every page read back matched")
             .contains("client time").contains("lookup").contains("commit");
         assertThat(result.out()).as("the banner names the tier, its type and its describe() line")
-            .containsPattern("kvtier demo: pool \\d+ pages of 8KiB in \\S+, L3 tier l3 \\(posix: io=\\S+.*, dir=\\S+kvtier-demo-l3-\\d+\\), write policy ")
-            .containsPattern("\nL3 tier l3 \\(posix\\): \\d+ objects, ");
+            .containsPattern("kvtier demo: pool \\d+ pages of 8KiB in \\S+, L3 tier l3 \\(posix: io=\\S+.*, dir=\\S+kvtier-demo-l3-\\d+\\), L3 tier cold"
+                + " \\(posix: io=\\S+.*, dir=\\S+kvtier-demo-cold-\\d+\\), write policy ")
+            .containsPattern("\nL3 tier l3 \\(posix\\): \\d+ objects, ").containsPattern("\nL3 tier cold \\(posix\\): \\d+ objects, ")
+            .contains("pages migrated between L3 tiers: ");
     }
 
     @Test

@@ -33,6 +33,7 @@ public final class ScriptedTier implements StorageTier
     static final Map<String, ScriptedTier> BY_NAME = new ConcurrentHashMap<>();
 
     final String name;
+    long capacity = TierUsage.UNBOUNDED;
     final TierContext context;
     final Map<PageKey, byte[]> objects = new ConcurrentHashMap<>();
     final Map<PageKey, TierStatus> readFailures = new ConcurrentHashMap<>();
@@ -240,7 +241,7 @@ public final class ScriptedTier implements StorageTier
         {
             bytes += object.length;
         }
-        return new TierUsage(bytes, TierUsage.UNBOUNDED, objects.size());
+        return new TierUsage(bytes, capacity, objects.size());
     }
 
     @Override
@@ -279,9 +280,11 @@ public final class ScriptedTier implements StorageTier
         @Override
         public StorageTier create(final TierConfig config, final TierContext context)
         {
-            config.rejectUnknown(Set.of("shared"));
+            config.rejectUnknown(Set.of("shared", "capacity"));
             final ScriptedTier tier = new ScriptedTier(config.tierName(), context);
             tier.shared = config.bool("shared", false);
+            // A capacity it reports without evicting by itself: the engine's view of a tier that fills up and stays full.
+            tier.capacity = config.size("capacity", TierUsage.UNBOUNDED, 1, TierUsage.UNBOUNDED);
             BY_NAME.put(config.tierName(), tier);
             return tier;
         }

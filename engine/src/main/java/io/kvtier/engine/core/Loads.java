@@ -3,6 +3,7 @@ package io.kvtier.engine.core;
 import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.collections.KeyTable;
+import io.kvtier.client.pool.CountersDescriptor;
 import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PageFrames;
@@ -64,6 +65,8 @@ final class Loads implements LoadTracker
     private final List<String> tierNames;
     private final byte[] flags;
     private final int[] loadTier;
+    /** The tiers each load has read from so far, bit t for tier t: a load tries each tier at most once. */
+    private final int[] triedTiers;
     private final long[] loadedAtNanos;
     private final int[] waiterHead;
     private final int[] waiterClient;
@@ -95,6 +98,7 @@ final class Loads implements LoadTracker
         final int pageCount = pool.pageCount();
         this.flags = new byte[pageCount];
         this.loadTier = new int[pageCount];
+        this.triedTiers = new int[pageCount];
         this.loadedAtNanos = new long[pageCount];
         final int waiterCapacity = Math.max(4096, 2 * pageCount);
         this.waiterHead = new int[pageCount];
@@ -221,6 +225,7 @@ final class Loads implements LoadTracker
         flags[page] = (byte)(LOADING | (prefetch ? PREFETCH : 0));
         final int tier = Integer.numberOfTrailingZeros(tierBits);
         loadTier[page] = tier;
+        triedTiers[page] = 1 << tier;
         io.queuePageIo(tier, TierIoBatch.READ, page);
         counters.increment(EngineCounter.L3_READS);
         return page;
@@ -256,6 +261,7 @@ final class Loads implements LoadTracker
             space.touch(page, PoolSpace.NONE); // its chain is heard when the waiting acquire pins it
             pool.metadata().lastAccessPlain(page, now);
             counters.increment(EngineCounter.L3_PAGES_LOADED);
+            counters.addTier(tier, CountersDescriptor.TIER_HITS, 1);
             counters.add(EngineCounter.L3_BYTES_READ, pool.frameLength());
             if (batch.isStaged())
             {
@@ -281,7 +287,11 @@ final class Loads implements LoadTracker
                     tierNames.get(tier), new PageKey(high, low), status == TierStatus.OK ? batch.check[i] : "tier reported corrupt");
                 io.queueKeyIo(tier, TierIoBatch.REMOVE, high, low, batch.tag[i], EngineConductor.ENGINE_OWNER, 0, 0);
             }
-            case NOT_FOUND -> counters.increment(EngineCounter.L3_READ_MISSES);
+            case NOT_FOUND ->
+            {
+                counters.increment(EngineCounter.L3_READ_MISSES);
+                counters.addTier(tier, CountersDescriptor.TIER_MISSES, 1);
+            }
             default -> counters.increment(EngineCounter.L3_ERRORS);
         }
         index.removeTier(high, low, tier);
@@ -297,18 +307,21 @@ final class Loads implements LoadTracker
     }
 
     /**
-     * Reads the page from the next tier in service that holds its key, after {@code tier}; or, when
-     * none does, answers the waiters with a miss and gives the page back.
+     * Reads the page from the next tier in service that holds its key and this load has not tried; or,
+     * when none does, answers the waiters with a miss and gives the page back.
      */
     private void retryOrGiveUp(final int page, final long high, final long low, final int tier)
     {
         final int slot = index.find(high, low);
-        // Tiers are tried in their order, so only those after this one: a tier out of service keeps its
-        // bit, and must not be tried again by this load.
-        final int laterTiers = slot == KeyTable.NONE ? 0 : index.tiers(slot) & io.inServiceMask() & -(1 << tier + 1);
-        if (laterTiers != 0 && (flags[page] & ABANDONED) == 0)
+        triedTiers[page] |= 1 << tier;
+        // Any tier not tried yet, not only those after this one: a migration may have moved the page to
+        // a tier before it (and removed it from this one) while the read was on its way. A tier out of
+        // service keeps its bit, and must not be tried again by this load.
+        final int untried = slot == KeyTable.NONE ? 0 : index.tiers(slot) & io.inServiceMask() & ~triedTiers[page];
+        if (untried != 0 && (flags[page] & ABANDONED) == 0)
         {
-            final int next = Integer.numberOfTrailingZeros(laterTiers);
+            final int next = Integer.numberOfTrailingZeros(untried);
+            triedTiers[page] |= 1 << next;
             loadTier[page] = next;
             io.queuePageIo(next, TierIoBatch.READ, page);
             counters.increment(EngineCounter.L3_READS);

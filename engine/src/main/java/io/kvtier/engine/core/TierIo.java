@@ -494,12 +494,11 @@ final class TierIo implements TierQueue, TimedPart
         }
     }
 
-    /** Counts each key's answer in its tier's counters: hits, misses and bytes of reads, bytes of writes, errors of all. */
+    /** Counts each key's answer in its tier's counters: bytes of verified reads and of writes, errors of all. */
     private void countPerTier(final TierIoBatch batch)
     {
         final int tier = batch.tier;
         long hits = 0;
-        long misses = 0;
         long errors = 0;
         long written = 0;
         for (int i = 0; i < batch.size; i++)
@@ -513,11 +512,7 @@ final class TierIo implements TierQueue, TimedPart
                     {
                         hits++;
                     }
-                    else if (status == TierStatus.NOT_FOUND)
-                    {
-                        misses++;
-                    }
-                    else
+                    else if (status != TierStatus.NOT_FOUND)
                     {
                         errors++;
                     }
@@ -543,14 +538,10 @@ final class TierIo implements TierQueue, TimedPart
             }
         }
         final long frame = pool.frameLength();
+        // Hits and misses are the loads' (Loads counts them: a migration's reads serve nobody); bytes read are every verified read's.
         if (hits > 0)
         {
-            counters.addTier(tier, CountersDescriptor.TIER_HITS, hits);
             counters.addTier(tier, CountersDescriptor.TIER_BYTES_READ, hits * frame);
-        }
-        if (misses > 0)
-        {
-            counters.addTier(tier, CountersDescriptor.TIER_MISSES, misses);
         }
         if (errors > 0)
         {
