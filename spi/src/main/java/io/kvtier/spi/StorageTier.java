@@ -86,6 +86,19 @@ public interface StorageTier extends AutoCloseable
     TierUsage usage();
 
     /**
+     * Hands the tier's usage to a consumer, as {@link #usage()} answers it. The engine reads every tier's
+     * usage a few times a second through this method, on the tier's call thread; a tier whose
+     * {@code usage()} allocates may override it to report the same numbers without allocating.
+     *
+     * @param consumer takes the used bytes, the capacity and the objects
+     */
+    default void reportUsage(final TierUsage.Consumer consumer)
+    {
+        final TierUsage usage = usage();
+        consumer.accept(usage.usedBytes(), usage.capacityBytes(), usage.objects());
+    }
+
+    /**
      * Finishes or fails in-flight keys, then releases resources. Every key handed over before the
      * call is completed before it returns, because the engine may unmap the pool right after.
      * Idempotent. Afterwards every key of every operation completes with {@link TierStatus#CLOSED}.

@@ -9,6 +9,18 @@ package io.kvtier.spi;
  */
 public record TierUsage(long usedBytes, long capacityBytes, long objects)
 {
+    /** Takes a tier's usage as three numbers, so that a tier can report it without allocating ({@link StorageTier#reportUsage}). */
+    @FunctionalInterface
+    public interface Consumer
+    {
+        /**
+         * @param usedBytes     bytes in use
+         * @param capacityBytes the capacity, {@link #UNBOUNDED} when the tier sets none
+         * @param objects       objects held
+         */
+        void accept(long usedBytes, long capacityBytes, long objects);
+    }
+
     /** Capacity of a tier that sets no limit of its own. */
     public static final long UNBOUNDED = Long.MAX_VALUE;
 

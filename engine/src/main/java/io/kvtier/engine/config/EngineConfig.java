@@ -620,16 +620,16 @@ public final class EngineConfig
                 if (tier == null)
                 {
                     final boolean twice = result.stream().anyMatch(t -> t.name().equals(name));
-                    throw new ConfigException(EngineSettings.L3_TIERS.key(), "invalid l3.tiers = \"" + text.trim() + "\": " + (twice
-                        ? "tier " + name + " is named twice" : "no tier named " + name + " is configured (tier." + name + ".type); configured: "
-                        + configured.stream().map(TierSettings::name).toList()));
+                    throw new ConfigException(EngineSettings.L3_TIERS.key(), "invalid l3.tiers = \"" + text.trim() + "\": expected each configured"
+                        + " tier named once, in the order to use them; " + (twice ? "tier " + name + " is named twice" : "no tier named " + name
+                        + " is configured (tier." + name + ".type); configured: " + configured.stream().map(TierSettings::name).toList()));
                 }
                 result.add(tier);
             }
             if (!byName.isEmpty())
             {
-                throw new ConfigException(EngineSettings.L3_TIERS.key(), "invalid l3.tiers = \"" + text.trim() + "\": it must name every configured"
-                    + " tier, and leaves out " + byName.keySet());
+                throw new ConfigException(EngineSettings.L3_TIERS.key(), "invalid l3.tiers = \"" + text.trim() + "\": expected each configured"
+                    + " tier named once, in the order to use them; it leaves out " + byName.keySet());
             }
             return List.copyOf(result);
         }

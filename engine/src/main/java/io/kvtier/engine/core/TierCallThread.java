@@ -55,7 +55,7 @@ final class TierCallThread implements TierCaller, Runnable
     private final java.util.concurrent.atomic.AtomicBoolean usageAsked = new java.util.concurrent.atomic.AtomicBoolean();
     private io.kvtier.engine.status.EngineCounters usageCounters;
     private io.kvtier.engine.tier.TierHandle usageHandle;
-    private int usageIndex;
+    private io.kvtier.spi.TierUsage.Consumer usageConsumer;
 
     private final StorageTier tier;
     private final String tierName;
@@ -101,8 +101,8 @@ final class TierCallThread implements TierCaller, Runnable
     void recordUsage(final io.kvtier.engine.tier.TierHandle handle, final int index, final io.kvtier.engine.status.EngineCounters counters)
     {
         this.usageHandle = handle;
-        this.usageIndex = index;
         this.usageCounters = counters;
+        this.usageConsumer = (used, capacity, objects) -> TierStart.TierUsageReader.set(counters, index, used, capacity, objects);
     }
 
     /**
@@ -222,7 +222,7 @@ final class TierCallThread implements TierCaller, Runnable
         watched.begin();
         try
         {
-            TierStart.TierUsageReader.record(usageHandle, usageIndex, usageCounters);
+            TierStart.TierUsageReader.record(usageHandle, usageConsumer);
         }
         finally
         {

@@ -122,19 +122,32 @@ final class TierStart
          */
         static boolean record(final TierHandle handle, final int tier, final EngineCounters counters)
         {
-            final TierUsage usage;
+            return record(handle, (used, capacity, objects) -> set(counters, tier, used, capacity, objects));
+        }
+
+        /**
+         * Asks the tier for its usage through a consumer made once, so that the reads allocate nothing.
+         *
+         * @return whether the tier answered
+         */
+        static boolean record(final TierHandle handle, final TierUsage.Consumer consumer)
+        {
             try
             {
-                usage = handle.tier().usage();
+                handle.tier().reportUsage(consumer);
+                return true;
             }
             catch (final RuntimeException ex)
             {
                 return false;
             }
-            counters.setTier(tier, CountersDescriptor.TIER_USED_BYTES, usage.usedBytes());
-            counters.setTier(tier, CountersDescriptor.TIER_CAPACITY_BYTES, usage.capacityBytes());
-            counters.setTier(tier, CountersDescriptor.TIER_OBJECTS, usage.objects());
-            return true;
+        }
+
+        static void set(final EngineCounters counters, final int tier, final long used, final long capacity, final long objects)
+        {
+            counters.setTier(tier, CountersDescriptor.TIER_USED_BYTES, used);
+            counters.setTier(tier, CountersDescriptor.TIER_CAPACITY_BYTES, capacity);
+            counters.setTier(tier, CountersDescriptor.TIER_OBJECTS, objects);
         }
     }
 }

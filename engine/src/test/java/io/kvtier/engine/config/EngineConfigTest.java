@@ -189,7 +189,12 @@ class EngineConfigTest
                 declared.add((Setting<?>)field.get(null));
             }
         }
+        final List<Setting<?>> perTier = EngineSettings.PER_TIER;
+        assertThat(declared).containsAll(perTier);
+        declared.removeAll(perTier);
         assertThat(EngineSettings.ALL).containsExactlyInAnyOrderElementsOf(declared);
+        assertThat(perTier).extracting(Setting::key).doesNotHaveDuplicates()
+            .allMatch(key -> key.matches("(tier\\.<name>|migration\\.<source>)\\.[a-z0-9-]+"), "settings declared once for many tiers");
         assertThat(EngineSettings.ALL).extracting(Setting::key).doesNotHaveDuplicates()
             .allMatch(key -> key.matches("[a-z0-9]+(\\.[a-z0-9-]+)+"), "lowercase dotted keys");
         assertThat(EngineSettings.ALL).allSatisfy(setting -> assertThat(setting.meaning()).isNotBlank().doesNotContain("\n"));

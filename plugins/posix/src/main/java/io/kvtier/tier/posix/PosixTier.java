@@ -510,6 +510,20 @@ public final class PosixTier implements StorageTier
         }
     }
 
+    /** The numbers of {@link #usage()}, without its record: the engine reads them a few times a second. */
+    @Override
+    public void reportUsage(final TierUsage.Consumer consumer)
+    {
+        final long used;
+        final long objects;
+        synchronized (indexLock)
+        {
+            used = index.usedBytes();
+            objects = index.objects();
+        }
+        consumer.accept(used, settings.capacity, objects);
+    }
+
     /** Its own capacity's levels, when it has a capacity (and so evicts by itself). */
     @Override
     public Optional<TierWaterLevels> waterLevels()
