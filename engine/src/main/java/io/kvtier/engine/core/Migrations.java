@@ -404,7 +404,8 @@ final class Migrations implements TimedPart
         {
             return;
         }
-        while (job.inFlight < job.concurrency && job.remaining > 0)
+        // At most a batch's worth of pages per tick: a migration whose every page is refused must not hold the engine thread.
+        for (int budget = job.batch; budget > 0 && job.inFlight < job.concurrency && job.remaining > 0; budget--)
         {
             final long high;
             final long low;
@@ -552,10 +553,14 @@ final class Migrations implements TimedPart
             if (job.method == MigrationMethod.BOTH)
             {
                 addPendingMark(job, high, low);
+                return TAKEN;
             }
-            if ((reason == AdmissionReason.RATE_LIMITED || reason == AdmissionReason.WRITE_BUDGET_SPENT) && job.keys != null)
+            if (reason == AdmissionReason.RATE_LIMITED || reason == AdmissionReason.WRITE_BUDGET_SPENT
+                || (job.continuous && (reason == AdmissionReason.TARGET_FULL || reason == AdmissionReason.TARGET_OUT_OF_SERVICE)))
             {
-                job.considered--; // named pages wait for the rate rather than being dropped
+                // A refusal of the whole migration for now, not of this page: the page is considered again on a
+                // later tick (a strategy also waits out a full or absent target; an operator's request ends).
+                job.considered--;
                 return WAIT;
             }
             return TAKEN;
