@@ -145,8 +145,8 @@ final class Backups implements BackupRequests, TimedPart
     /**
      * The tier a page's backup goes to: the one a mark in force names, if it admits the page (it needs
      * nothing of the other tiers); else the first tier, in order, that admits it. Each tier that does not
-     * is named with its reason (out of service, full, write budget spent); in shadow mode the first
-     * tier is taken whatever its reasons.
+     * is named with its reason (out of service, full, write budget spent); the last tier is never full
+     * for a backup, as it evicts to make room. In shadow mode the first tier is taken whatever its reasons.
      *
      * @return the tier, or {@link #NONE} when admission refused the page for every tier
      */
@@ -196,7 +196,9 @@ final class Backups implements BackupRequests, TimedPart
         {
             return AdmissionReason.TARGET_OUT_OF_SERVICE;
         }
-        if (levels.full(tier))
+        // The last tier takes a backup whatever its fill, since its own eviction makes room: a full earlier
+        // tier only sends new pages on to the later ones rather than evicting pages not yet migrated.
+        if (tier < tierCount - 1 && levels.full(tier))
         {
             return AdmissionReason.TARGET_FULL;
         }
