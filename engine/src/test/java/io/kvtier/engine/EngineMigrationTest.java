@@ -497,4 +497,88 @@ class EngineMigrationTest
         assertThatThrownBy(() -> EngineFixture.start(scripted)).isInstanceOf(ConfigException.class)
             .hasMessageContaining("migration.keeper.retention").hasMessageContaining("never be reclaimed");
     }
+
+    private static Map<String, String> scriptedTiers()
+    {
+        final Map<String, String> settings = EngineFixture.settings(null, 64);
+        final String prefix = "s" + System.nanoTime();
+        settings.put("tier." + prefix + "-a.type", "scripted");
+        settings.put("tier." + prefix + "-b.type", "scripted");
+        settings.put(EngineConfig.POLICY_PREFETCH, "off");
+        return settings;
+    }
+
+    private static String tierName(final Map<String, String> settings, final int which)
+    {
+        return settings.keySet().stream().filter(k -> k.startsWith("tier.")).map(k -> k.substring(5, k.length() - ".type".length())).toList()
+            .get(which);
+    }
+
+    @Test
+    void shouldNameAPageAlreadyMigratingAndATargetOutOfService() throws Exception
+    {
+        final Map<String, String> settings = scriptedTiers();
+        settings.put(EngineConfig.L3_IO_TIMEOUT, "2s");
+        final String a = tierName(settings, 0);
+        final String b = tierName(settings, 1);
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 188, 3);
+            write(session, 0, 2);
+            session.flush();
+            final EngineOperations operations = engine.operations();
+            // A copy whose read the source holds: the same page asked again is already migrating.
+            final java.util.concurrent.CountDownLatch reads = ScriptedTier.get(a).holdReads();
+            final MigrationReport first = operations.migrate(move(pageKeys(session, 0, 1), a, b, MigrationMethod.COPY));
+            assertThat(operations.migrate(new MigrateRequest(a, b, pageKeys(session, 0, 1), 0, Duration.ZERO, 1, 1, MigrationMethod.COPY,
+                Retention.MOVE, true)).refusals()).containsEntry("already_migrating", 1L);
+            reads.countDown();
+            assertThat(awaitEnd(operations, first.id()).copied()).isEqualTo(1);
+            // A target whose write outlives l3.io-timeout is stuck, out of service: a migration to it is refused as such.
+            final java.util.concurrent.CountDownLatch writes = ScriptedTier.get(b).holdWrites();
+            operations.mark(new MarkRequest(b, pageKeys(session, 2, 1), 0, Duration.ofMinutes(1)));
+            write(session, 2, 1);
+            session.backup(2, 1);
+            awaitTrue(() -> tier(operations, b).state().equals("stuck"), "tier " + b + " to be taken out of service as stuck");
+            final MigrationReport refused = awaitEnd(operations, operations.migrate(move(pageKeys(session, 1, 1), a, b, MigrationMethod.COPY)).id());
+            assertThat(refused.refusals()).containsEntry("target_out_of_service", 1L);
+            assertThat(engine.snapshot().get(EngineCounter.ADMISSION_TARGET_OUT_OF_SERVICE)).isEqualTo(1);
+            assertThat(operations.health().ready()).isFalse();
+            assertThat(operations.health().reason()).contains(b).contains("stuck");
+            writes.countDown();
+        }
+    }
+
+    @Test
+    void shouldHoldAMigrationToItsRateAndCountWhatWaits(@TempDir final Path fast, @TempDir final Path slow) throws Exception
+    {
+        final Map<String, String> settings = twoTiers(fast, slow, 64);
+        settings.put("migration.fast.target", "slow");
+        settings.put("migration.fast.trigger", "0.9");
+        settings.put("migration.fast.rate", String.valueOf(OBJECT)); // one page a second, a burst of one page
+        final ManualClock clock = new ManualClock();
+        try (Engine engine = EngineFixture.start(settings, clock);
+             Session session = engine.openSession())
+        {
+            keys(session, 189, 3);
+            write(session, 0, 3);
+            session.flush();
+            final EngineOperations operations = engine.operations();
+            final long id = operations.migrate(move(pageKeys(session, 0, 3), "fast", "slow", MigrationMethod.COPY)).id();
+            awaitTrue(() -> operations.migration(id).orElseThrow().copied() == 1, "the first page, within the burst, to be copied");
+            for (int second = 1; second <= 2; second++)
+            {
+                final MigrationReport report = operations.migration(id).orElseThrow();
+                assertThat(report.copied()).as("pages copied after %d s of engine time", second - 1).isEqualTo(second);
+                assertThat(report.refusals().get("rate_limited")).isPositive();
+                clock.advance(Duration.ofSeconds(1));
+                final int expected = second + 1;
+                awaitTrue(() -> operations.migration(id).orElseThrow().copied() == expected, "one more page after a second of engine time");
+            }
+            assertThat(awaitEnd(operations, id).copied()).isEqualTo(3);
+            assertThat(engine.snapshot().get(EngineCounter.ADMISSION_RATE_LIMITED)).isPositive();
+            assertThat(readBack(session, 3)).containsExactly(0, 0);
+        }
+    }
 }
