@@ -581,4 +581,53 @@ class EngineMigrationTest
             assertThat(readBack(session, 3)).containsExactly(0, 0);
         }
     }
+
+    @Test
+    void shouldServeReadersWhileAnOperatorMovesPagesUpToAnEarlierTier(@TempDir final Path fast, @TempDir final Path slow) throws Exception
+    {
+        try (Engine engine = EngineFixture.start(twoTiers(fast, slow, 64));
+             Session writer = engine.openSession())
+        {
+            final int pages = 24;
+            keys(writer, 190, pages);
+            final EngineOperations operations = engine.operations();
+            operations.mark(new MarkRequest("slow", pageKeys(writer, 0, pages), 0, Duration.ofMinutes(5)));
+            write(writer, 0, pages);
+            writer.flush();
+            assertThat(files(slow)).isEqualTo(pages);
+            final AtomicBoolean stop = new AtomicBoolean();
+            final AtomicLong missing = new AtomicLong();
+            final AtomicLong torn = new AtomicLong();
+            final AtomicLong rounds = new AtomicLong();
+            final Thread reader = Thread.ofPlatform().start(() ->
+            {
+                try (Session session = engine.openSession())
+                {
+                    keys(session, 190, pages);
+                    while (!stop.get())
+                    {
+                        final long[] result = readBack(session, pages);
+                        missing.addAndGet(result[0]);
+                        torn.addAndGet(result[1]);
+                        rounds.incrementAndGet();
+                    }
+                }
+            });
+            // Moved up, one page at a time, while the reader reads them all from whichever tier the index names.
+            long copied = 0;
+            for (int i = 0; i < pages; i++)
+            {
+                final long id = operations.migrate(move(pageKeys(writer, i, 1), "slow", "fast", MigrationMethod.COPY)).id();
+                copied += awaitEnd(operations, id).copied();
+            }
+            final long roundsAfter = rounds.get();
+            awaitTrue(() -> rounds.get() > roundsAfter + 2, "the reader to read every page a few more times");
+            stop.set(true);
+            reader.join();
+            assertThat(missing.get()).as("pages a reader missed while they moved up, in %d rounds", rounds.get()).isZero();
+            assertThat(torn.get()).isZero();
+            assertThat(copied).as("pages moved (a page the reader held pinned was refused as pool_busy)").isPositive();
+            assertThat(files(fast) + files(slow)).isEqualTo(pages);
+        }
+    }
 }
