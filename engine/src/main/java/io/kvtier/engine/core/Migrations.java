@@ -690,7 +690,7 @@ final class Migrations implements TimedPart
         final long low = batch.keyLow[i];
         if ((phase[page] & ABANDONED) != 0)
         {
-            release(page, job, high, low, true); // the late answer of a read given up on: the page rests before reuse
+            release(page, null, high, low, true); // the late answer of a read given up on: the page rests before reuse
             return;
         }
         if (batch.refused)
@@ -735,10 +735,16 @@ final class Migrations implements TimedPart
     /** The source is late with a copy's read: the copy fails now, and its page waits for the answer. */
     void abandonRead(final int page)
     {
+        if ((phase[page] & ABANDONED) != 0)
+        {
+            return;
+        }
         phase[page] |= ABANDONED;
         final Job job = jobOfPage[page];
         job.failed++;
+        job.inFlight--; // the migration goes on (and may end) without it; the page stays owned until the tier answers
         counters.increment(EngineCounter.MIGRATION_FAILURES);
+        moving.remove(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page));
     }
 
     /** The target answered a copy's write. */
@@ -796,6 +802,7 @@ final class Migrations implements TimedPart
         release(page, job, high, low, quarantine);
     }
 
+    /** Gives a copy's page back (after quarantine when a tier may still touch it); {@code job} null for a read given up on before. */
     private void release(final int page, final Job job, final long high, final long low, final boolean quarantine)
     {
         final long word = pool.metadata().stateWordAcquire(page);
@@ -805,8 +812,11 @@ final class Migrations implements TimedPart
         }
         jobOfPage[page] = null;
         phase[page] = 0;
-        moving.remove(high, low);
-        job.inFlight--;
+        if (job != null)
+        {
+            moving.remove(high, low);
+            job.inFlight--;
+        }
         if (quarantine)
         {
             space.quarantine(page);
