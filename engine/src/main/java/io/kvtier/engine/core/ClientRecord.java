@@ -166,11 +166,17 @@ final class ClientRecord
     {
         inFlight = false;
         phase = PHASE_NONE;
+        answered();
+        port.complete(outcome, resultCount, l2Pages, l3Pages, acquiredFromPool, acquiredFromL3);
+    }
+
+    /** Records the latency of the request in flight as it is answered: by {@link #complete}, or by a close, which answers its port itself. */
+    void answered()
+    {
         if (histograms != null)
         {
             histograms.recordRequest(op, System.nanoTime() - beganNanos);
         }
-        port.complete(outcome, resultCount, l2Pages, l3Pages, acquiredFromPool, acquiredFromL3);
     }
 
     /** Ends the request in flight successfully with {@code result} as its count. */

@@ -85,6 +85,7 @@ final class SessionTable implements SessionRecords, TimedPart
     {
         final ClientPort port = r.port;
         releaseEverything(r, false);
+        r.answered();
         unregister(r);
         port.complete(ErrorCode.OK, 0, 0, 0, 0, 0);
     }

@@ -1,0 +1,44 @@
+package io.kvtier.metrics;
+
+import com.sun.net.httpserver.HttpHandler;
+import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+/**
+ * {@code GET /metrics}: a registry of its own holding one {@link PoolMetrics}, served by the Prometheus
+ * client's handler for the JDK's HTTP server, which writes the Prometheus text format, or OpenMetrics when
+ * the request's Accept header asks for it ({@code application/openmetrics-text}). The admin server mounts
+ * {@link #handler()} at {@link #PATH}.
+ */
+public final class MetricsEndpoint
+{
+    /** Where the handler is mounted. */
+    public static final String PATH = "/metrics";
+
+    private final PrometheusRegistry registry;
+    private final HttpHandler handler;
+
+    /**
+     * @param metrics what to serve
+     */
+    public MetricsEndpoint(final PoolMetrics metrics)
+    {
+        // A registry of its own, never the client's default one: two engines in one process (tests, trust
+        // domains) would otherwise register the same names twice.
+        this.registry = new PrometheusRegistry();
+        registry.register(metrics);
+        this.handler = new MetricsHandler(registry);
+    }
+
+    /** @return the registry the handler scrapes */
+    public PrometheusRegistry registry()
+    {
+        return registry;
+    }
+
+    /** @return the handler to mount at {@link #PATH} */
+    public HttpHandler handler()
+    {
+        return handler;
+    }
+}
