@@ -2,7 +2,11 @@ package io.kvtier.metrics;
 
 import com.sun.net.httpserver.HttpHandler;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+import java.io.IOException;
+import java.io.OutputStream;
 
 /**
  * {@code GET /metrics}: a registry of its own holding one {@link PoolMetrics}, served by the Prometheus
@@ -14,6 +18,8 @@ public final class MetricsEndpoint
 {
     /** Where the handler is mounted. */
     public static final String PATH = "/metrics";
+
+    private static final PrometheusTextFormatWriter TEXT = PrometheusTextFormatWriter.create();
 
     private final PrometheusRegistry registry;
     private final HttpHandler handler;
@@ -34,6 +40,18 @@ public final class MetricsEndpoint
     public PrometheusRegistry registry()
     {
         return registry;
+    }
+
+    /**
+     * Scrapes once and writes the Prometheus text format, as {@code GET /metrics} answers without an Accept
+     * header: for a scrape without HTTP (a benchmark, a command that prints the metrics).
+     *
+     * @param out where to write
+     * @throws IOException if writing fails
+     */
+    public void writeText(final OutputStream out) throws IOException
+    {
+        TEXT.write(out, registry.scrape());
     }
 
     /** @return the handler to mount at {@link #PATH} */
