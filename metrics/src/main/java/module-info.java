@@ -5,16 +5,18 @@
  */
 module io.kvtier.metrics
 {
-    requires io.kvtier.client;
-    requires io.kvtier.engine;
-    // The Prometheus Java client 1.x: automatic modules, named by their jars' Automatic-Module-Name.
+    // MetricsEndpoint.of takes an Engine or a MappedPool.
+    requires transitive io.kvtier.client;
+    requires transitive io.kvtier.engine;
+    // The Prometheus Java client 1.x: automatic modules, named by their jars' Automatic-Module-Name. None of
+    // their types is part of this module's API, which hands out JDK types only (HttpHandler, OutputStream).
     requires io.prometheus.metrics.model;
     requires io.prometheus.metrics.core;
     requires io.prometheus.writer.text;
-    requires transitive io.prometheus.metrics.exporter.httpserver;
+    requires io.prometheus.metrics.exporter.httpserver;
     // The handler is a com.sun.net.httpserver.HttpHandler, mounted on the JDK's HTTP server.
     requires transitive jdk.httpserver;
 
-    // PoolMetrics and MetricsEndpoint: cli (kvtier serve mounts the handler on the admin server), the admin API, bench.
+    // MetricsEndpoint: cli (kvtier serve mounts the handler on the admin server), the admin API, bench.
     exports io.kvtier.metrics;
 }

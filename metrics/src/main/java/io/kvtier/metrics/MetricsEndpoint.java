@@ -1,6 +1,8 @@
 package io.kvtier.metrics;
 
 import com.sun.net.httpserver.HttpHandler;
+import io.kvtier.client.pool.MappedPool;
+import io.kvtier.engine.Engine;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -25,21 +27,33 @@ public final class MetricsEndpoint
     private final HttpHandler handler;
 
     /**
+     * @param engine an engine running in this process
+     * @return an endpoint serving its counters and its latency histograms
+     */
+    public static MetricsEndpoint of(final Engine engine)
+    {
+        return new MetricsEndpoint(PoolMetrics.of(engine));
+    }
+
+    /**
+     * @param pool a running engine's pool, mapped from another process
+     * @return an endpoint serving its counters (the histograms live in the engine's process, not in the pool)
+     */
+    public static MetricsEndpoint of(final MappedPool pool)
+    {
+        return new MetricsEndpoint(PoolMetrics.of(pool));
+    }
+
+    /**
      * @param metrics what to serve
      */
-    public MetricsEndpoint(final PoolMetrics metrics)
+    MetricsEndpoint(final PoolMetrics metrics)
     {
         // A registry of its own, never the client's default one: two engines in one process (tests, trust
         // domains) would otherwise register the same names twice.
         this.registry = new PrometheusRegistry();
         registry.register(metrics);
         this.handler = new MetricsHandler(registry);
-    }
-
-    /** @return the registry the handler scrapes */
-    public PrometheusRegistry registry()
-    {
-        return registry;
     }
 
     /**

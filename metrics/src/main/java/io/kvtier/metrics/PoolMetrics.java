@@ -48,16 +48,16 @@ import java.util.Map;
  * record's name past {@code thread_}, a message type's from {@link MessageType#name}, a reason's from
  * {@link AdmissionReason}; no label is parsed out of a counter's name.
  */
-public final class PoolMetrics implements MultiCollector
+final class PoolMetrics implements MultiCollector
 {
     /** Prefix of every metric. */
-    public static final String PREFIX = "kvtier_";
+    static final String PREFIX = "kvtier_";
 
     /**
      * Engine counters whose record name lacks its unit at the end, by id, and the name they take instead
      * (before {@code _total}): Prometheus names end in their unit.
      */
-    public static final Map<Integer, String> RENAMED = Map.of(
+    static final Map<Integer, String> RENAMED = Map.of(
         EngineCounter.L3_BYTES_READ.id(), "l3_read_bytes",
         EngineCounter.L3_BYTES_WRITTEN.id(), "l3_written_bytes");
 
@@ -87,7 +87,7 @@ public final class PoolMetrics implements MultiCollector
      * @param histograms the engine's histograms when it runs in this process; null when it does not (another
      *                   process's pool has none to read)
      */
-    public PoolMetrics(final CountersReader counters, final EngineHistograms histograms)
+    PoolMetrics(final CountersReader counters, final EngineHistograms histograms)
     {
         this.counters = java.util.Objects.requireNonNull(counters, "counters");
         this.histograms = histograms;
@@ -97,7 +97,7 @@ public final class PoolMetrics implements MultiCollector
      * @param engine an engine running in this process
      * @return its counters and its histograms
      */
-    public static PoolMetrics of(final Engine engine)
+    static PoolMetrics of(final Engine engine)
     {
         return new PoolMetrics(new CountersReader(engine.pool().counters()), engine.histograms());
     }
@@ -106,7 +106,7 @@ public final class PoolMetrics implements MultiCollector
      * @param pool a running engine's pool, mapped from another process
      * @return its counters (the histograms live in the engine's process and are not there)
      */
-    public static PoolMetrics of(final MappedPool pool)
+    static PoolMetrics of(final MappedPool pool)
     {
         return new PoolMetrics(new CountersReader(pool.counters()), null);
     }

@@ -218,7 +218,7 @@ class MetricsEndpointTest
                 fixture.close();
             }
             // The engine has stopped, its thread ended and its file is gone; the mapping this process holds still reads.
-            final MetricsEndpoint endpoint = new MetricsEndpoint(PoolMetrics.of(mapped));
+            final MetricsEndpoint endpoint = MetricsEndpoint.of(mapped);
             final com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
                 new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
             server.createContext(MetricsEndpoint.PATH, endpoint.handler());

@@ -60,7 +60,7 @@ final class MetricsFixture implements AutoCloseable
         final Engine engine = Engine.start(EngineConfig.from(settings(nvme, shared)));
         try
         {
-            return new MetricsFixture(engine, new MetricsEndpoint(PoolMetrics.of(engine)));
+            return new MetricsFixture(engine, MetricsEndpoint.of(engine));
         }
         catch (final IOException | RuntimeException ex)
         {

@@ -6,7 +6,6 @@ import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.metrics.MetricsEndpoint;
-import io.kvtier.metrics.PoolMetrics;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -58,7 +57,7 @@ public final class ScrapeCost
         try (Engine engine = Engine.start(EngineConfig.from(settings));
              Session session = engine.openSession())
         {
-            final MetricsEndpoint endpoint = new MetricsEndpoint(PoolMetrics.of(engine));
+            final MetricsEndpoint endpoint = MetricsEndpoint.of(engine);
             final PageKeyChain keys = session.keys();
             for (int i = 0; i < KEYS; i++)
             {
