@@ -11,6 +11,10 @@ module io.kvtier.bench
     requires io.kvtier.client;
     requires io.kvtier.device;
     requires io.kvtier.engine;
+    // ScrapeCost scrapes the engine's metrics.
+    requires io.kvtier.metrics;
+    // ScrapeCost reads the engine thread's CPU time.
+    requires java.management;
     requires com.fasterxml.jackson.core;
     // HdrHistogram has no module descriptor and no Automatic-Module-Name: its name comes from its jar's.
     requires HdrHistogram;
@@ -26,6 +30,8 @@ module io.kvtier.bench
     exports io.kvtier.bench.replay;
     exports io.kvtier.bench.tier;
     exports io.kvtier.bench.workload;
+    // ScrapeCost, run by its main (docs/PERFORMANCE.md).
+    exports io.kvtier.bench.metrics;
 
     // JMH's runner creates the benchmarks, their state and its generated harness by reflection, when
     // they run in this module (BenchmarksRunOnceTest; benchmarks.jar runs them on the class path).

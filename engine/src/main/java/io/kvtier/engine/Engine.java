@@ -10,6 +10,7 @@ import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.PoolPathException;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
+import io.kvtier.engine.status.EngineHistograms;
 import io.kvtier.engine.tier.TierHandle;
 import io.kvtier.engine.tier.TierPlugins;
 import io.kvtier.engine.tier.TierRegistry;
@@ -258,6 +259,15 @@ public final class Engine implements AutoCloseable
     public EngineCounters counters()
     {
         return counters;
+    }
+
+    /**
+     * @return the engine's latency histograms (per tier, per message type), which its engine thread
+     *         alone writes and any thread may read
+     */
+    public EngineHistograms histograms()
+    {
+        return counters.histograms();
     }
 
     /** @return every counter's current value */

@@ -3,6 +3,7 @@ package io.kvtier.engine.core;
 import io.kvtier.client.PageKeyChain;
 import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.PageEntryStatus;
+import io.kvtier.engine.status.EngineHistograms;
 
 /**
  * The engine's record of one open client and of its request in flight: everything the engine thread
@@ -24,6 +25,8 @@ final class ClientRecord
     static final int PHASE_ACQUIRE_PROBING = 4;
 
     final int id;
+    /** Where the latency of each request is recorded when it is answered; null records none. */
+    private final EngineHistograms histograms;
     ClientPort port;
     PageKeyChain keys;
     int[] lengths;
@@ -63,10 +66,18 @@ final class ClientRecord
     long namespaceTag;
     /** The request may be given pages of any namespace (a trusted in-process session). */
     boolean allNamespaces;
+    /** When the engine took the request in flight, by the system's clock: its latency is measured from here. */
+    long beganNanos;
 
     ClientRecord(final int id)
     {
+        this(id, null);
+    }
+
+    ClientRecord(final int id, final EngineHistograms histograms)
+    {
         this.id = id;
+        this.histograms = histograms;
     }
 
     void bind(final ClientPort client, final long nowNanos)
@@ -114,6 +125,8 @@ final class ClientRecord
         acquiredFromPool = 0;
         acquiredFromL3 = 0;
         lastActivityNanos = nowNanos;
+        // The system's clock, not the engine's: a latency is real time even when a test drives the engine's.
+        beganNanos = System.nanoTime();
     }
 
     /**
@@ -153,7 +166,17 @@ final class ClientRecord
     {
         inFlight = false;
         phase = PHASE_NONE;
+        answered();
         port.complete(outcome, resultCount, l2Pages, l3Pages, acquiredFromPool, acquiredFromL3);
+    }
+
+    /** Records the latency of the request in flight as it is answered: by {@link #complete}, or by a close, which answers its port itself. */
+    void answered()
+    {
+        if (histograms != null)
+        {
+            histograms.recordRequest(op, System.nanoTime() - beganNanos);
+        }
     }
 
     /** Ends the request in flight successfully with {@code result} as its count. */

@@ -31,7 +31,7 @@ final class SessionTable implements SessionRecords, TimedPart
         this.records = new ClientRecord[maxClients + 1];
         for (int id = 0; id < records.length; id++)
         {
-            records[id] = new ClientRecord(id);
+            records[id] = new ClientRecord(id, counters.histograms());
         }
         this.freeIds = new int[maxClients];
         for (int i = 0; i < maxClients; i++)
@@ -85,6 +85,7 @@ final class SessionTable implements SessionRecords, TimedPart
     {
         final ClientPort port = r.port;
         releaseEverything(r, false);
+        r.answered();
         unregister(r);
         port.complete(ErrorCode.OK, 0, 0, 0, 0, 0);
     }

@@ -18,6 +18,7 @@ import java.util.Map;
 public final class EngineCounters
 {
     private final Counters counters;
+    private final EngineHistograms histograms = new EngineHistograms();
 
     /**
      * @param region the counters region of a pool
@@ -25,6 +26,18 @@ public final class EngineCounters
     public EngineCounters(final MemorySegment region)
     {
         this.counters = new Counters(region);
+    }
+
+    /**
+     * The latency histograms that go with these counters: on the heap, not in the region, so each
+     * instance has its own, and those of the engine's own instance ({@code Engine.histograms()}) are the
+     * ones its engine thread records into and the metrics endpoint reads.
+     *
+     * @return the histograms
+     */
+    public EngineHistograms histograms()
+    {
+        return histograms;
     }
 
     /**

@@ -1,0 +1,2 @@
+/** What serving the engine's metrics costs the engine thread. */
+package io.kvtier.bench.metrics;
