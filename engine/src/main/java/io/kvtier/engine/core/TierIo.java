@@ -479,6 +479,18 @@ final class TierIo implements TierQueue, TimedPart
         }
         final int tier = batch.tier;
         final int op = batch.op;
+        if (!batch.refused)
+        {
+            final long took = clock.nanoTime() - batch.submittedNanos;
+            if (op == TierIoBatch.READ)
+            {
+                counters.histograms().tierRead(tier).record(took);
+            }
+            else if (op == TierIoBatch.WRITE)
+            {
+                counters.histograms().tierWrite(tier).record(took);
+            }
+        }
         batch.reset();
         freeBatches[tier][op].add(batch);
         drainWaitingPages(tier, op);
