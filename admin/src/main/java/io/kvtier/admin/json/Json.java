@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
@@ -87,18 +88,14 @@ public final class Json
      */
     public static <T> T read(final byte[] body, final Class<T> type)
     {
-        if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank())
+        final JsonNode tree = tree(body);
+        if (!tree.isObject())
         {
-            throw new RequestException(400, null, "the request body is empty: expected a JSON object (docs/admin-api.md)");
+            throw new RequestException(400, null, "the request body must be a JSON object, got " + shape(tree));
         }
         try
         {
-            final T value = MAPPER.readValue(body, type);
-            if (value == null)
-            {
-                throw new RequestException(400, null, "the request body is null: expected a JSON object");
-            }
-            return value;
+            return MAPPER.treeToValue(tree, type);
         }
         catch (final UnrecognizedPropertyException ex)
         {
@@ -110,23 +107,35 @@ public final class Json
         catch (final MismatchedInputException ex)
         {
             final String field = path(ex.getPath());
-            if (field.isEmpty())
-            {
-                throw new RequestException(400, null, "the request body must be a JSON object, got " + shape(ex));
-            }
-            throw new RequestException(400, field, field + ": expected " + expected(ex.getTargetType()) + ", got " + shape(ex));
+            throw new RequestException(400, field, field + ": expected " + expected(ex.getTargetType()) + ", got " + shape(at(tree, ex.getPath())));
         }
-        catch (final JsonMappingException ex)
+        catch (final JsonProcessingException ex)
         {
-            final String field = path(ex.getPath());
+            final String field = path(ex instanceof JsonMappingException mapping ? mapping.getPath() : List.of());
             throw new RequestException(400, field.isEmpty() ? null : field, "malformed request: " + ex.getOriginalMessage());
+        }
+    }
+
+    private static JsonNode tree(final byte[] body)
+    {
+        try
+        {
+            final JsonNode tree = MAPPER.readTree(body);
+            if (tree == null || tree.isMissingNode())
+            {
+                throw new RequestException(400, null, "the request body is empty: expected a JSON object (docs/admin-api.md)");
+            }
+            return tree;
         }
         catch (final StreamReadException ex)
         {
-            final String field = ex.getProcessor() == null ? "" : path(ex.getProcessor().getParsingContext());
+            // A field named twice is the one syntax error that belongs to a field.
+            final String message = ex.getOriginalMessage();
+            final String field = message != null && message.startsWith("Duplicate field") && ex.getProcessor() != null
+                ? path(ex.getProcessor().getParsingContext()) : "";
             throw new RequestException(400, field.isEmpty() ? null : field, "malformed JSON"
                 + (ex.getLocation() == null ? "" : " at line " + ex.getLocation().getLineNr() + ", column " + ex.getLocation().getColumnNr())
-                + ": " + ex.getOriginalMessage());
+                + ": " + message);
         }
         catch (final IOException ex)
         {
@@ -339,23 +348,27 @@ public final class Json
         return "a JSON object";
     }
 
-    private static String shape(final MismatchedInputException ex)
+    private static JsonNode at(final JsonNode tree, final List<JsonMappingException.Reference> references)
     {
-        final com.fasterxml.jackson.core.JsonParser parser = ex.getProcessor() instanceof com.fasterxml.jackson.core.JsonParser p ? p : null;
-        if (parser == null || parser.currentToken() == null)
+        JsonNode node = tree;
+        for (final JsonMappingException.Reference reference : references)
         {
-            return "something else";
+            node = reference.getFieldName() != null ? node.path(reference.getFieldName()) : node.path(reference.getIndex());
         }
-        return switch (parser.currentToken())
+        return node;
+    }
+
+    private static String shape(final JsonNode node)
+    {
+        return switch (node.getNodeType())
         {
-            case START_OBJECT, END_OBJECT -> "an object";
-            case START_ARRAY, END_ARRAY -> "an array";
-            case VALUE_STRING -> "a string";
-            case VALUE_NUMBER_INT -> "a whole number";
-            case VALUE_NUMBER_FLOAT -> "a fractional number";
-            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
-            case VALUE_NULL -> "null";
-            default -> "something else";
+            case OBJECT, POJO -> "an object";
+            case ARRAY -> "an array";
+            case STRING, BINARY -> "a string";
+            case NUMBER -> node.isIntegralNumber() ? "a whole number" : "a fractional number";
+            case BOOLEAN -> "a boolean";
+            case NULL -> "null";
+            case MISSING -> "nothing";
         };
     }
 
