@@ -56,9 +56,9 @@ public final class AdminServer implements AutoCloseable
     private final Semaphore permits;
     private final Map<String, HttpHandler> extraRoutes;
 
-    private AdminServer(final Builder builder) throws IOException
+    private AdminServer(final Builder builder, final EngineOperations operations) throws IOException
     {
-        this.operations = builder.operations;
+        this.operations = Objects.requireNonNull(operations, "operations");
         this.tokenDigest = builder.token == null ? null : sha256(builder.token);
         this.maxBody = builder.maxBody;
         this.permits = new Semaphore(builder.maxConcurrent);
@@ -78,13 +78,10 @@ public final class AdminServer implements AutoCloseable
         server.start();
     }
 
-    /**
-     * @param operations the engine's operations the API serves
-     * @return a builder of a server on 127.0.0.1, an ephemeral port, no token, and the default limits
-     */
-    public static Builder builder(final EngineOperations operations)
+    /** @return a builder of a server on 127.0.0.1, a free port, no token, and the default limits */
+    public static Builder builder()
     {
-        return new Builder(operations);
+        return new Builder();
     }
 
     /** @return the address the server is bound to (with the port it took when asked for port 0) */
@@ -99,6 +96,12 @@ public final class AdminServer implements AutoCloseable
         final InetSocketAddress address = address();
         final String host = address.getAddress().getHostAddress();
         return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort() + "/");
+    }
+
+    /** @return whether calls that change something are taken (with the token), or all refused for want of a token file */
+    public boolean hasToken()
+    {
+        return tokenDigest != null;
     }
 
     /** Stops taking requests, lets those in flight finish for up to a second, and stops the threads. */
@@ -401,16 +404,14 @@ public final class AdminServer implements AutoCloseable
         /** The default {@code admin.max-concurrent}. */
         public static final int DEFAULT_MAX_CONCURRENT = 8;
 
-        private final EngineOperations operations;
         private InetSocketAddress address = new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0);
         private byte[] token;
         private long maxBody = DEFAULT_MAX_BODY;
         private int maxConcurrent = DEFAULT_MAX_CONCURRENT;
         private final Map<String, HttpHandler> routes = new LinkedHashMap<>();
 
-        private Builder(final EngineOperations operations)
+        private Builder()
         {
-            this.operations = Objects.requireNonNull(operations, "operations");
         }
 
         /**
@@ -487,12 +488,13 @@ public final class AdminServer implements AutoCloseable
         }
 
         /**
+         * @param operations the engine's operations the API serves
          * @return the started server
          * @throws IOException when it cannot bind its address
          */
-        public AdminServer start() throws IOException
+        public AdminServer start(final EngineOperations operations) throws IOException
         {
-            return new AdminServer(this);
+            return new AdminServer(this, operations);
         }
     }
 }

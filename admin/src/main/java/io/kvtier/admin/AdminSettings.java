@@ -3,7 +3,6 @@ package io.kvtier.admin;
 import io.kvtier.engine.config.ConfigException;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.EngineSettings;
-import io.kvtier.engine.operations.EngineOperations;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -38,12 +37,14 @@ public final class AdminSettings
     }
 
     /**
-     * @param config     the engine's settings
-     * @param operations the engine's operations
+     * Checks the settings before the engine starts, so that a token file others can read stops the start
+     * before any pool file is made.
+     *
+     * @param config the engine's settings
      * @return a builder for the admin server the settings describe, or empty when {@code admin.listen} is unset
      * @throws ConfigException naming the key whose value cannot be used
      */
-    public static Optional<AdminServer.Builder> configure(final EngineConfig config, final EngineOperations operations)
+    public static Optional<AdminServer.Builder> configure(final EngineConfig config)
     {
         final String listen = config.get(EngineSettings.ADMIN_LISTEN);
         if (listen.isEmpty())
@@ -51,7 +52,7 @@ public final class AdminSettings
             return Optional.empty();
         }
         final Path tokenFile = config.get(EngineSettings.ADMIN_TOKEN_FILE);
-        return Optional.of(AdminServer.builder(operations)
+        return Optional.of(AdminServer.builder()
             .listen(address(listen, config.get(EngineSettings.ADMIN_ALLOW_REMOTE)))
             .token(tokenFile.toString().isEmpty() ? null : token(tokenFile))
             .maxBody(config.get(EngineSettings.ADMIN_MAX_BODY))

@@ -52,7 +52,7 @@ class AdminServerTest
     @BeforeEach
     void start() throws IOException
     {
-        server = AdminServer.builder(operations).token(TOKEN.getBytes(StandardCharsets.UTF_8)).maxBody(MAX_BODY).maxConcurrent(2).start();
+        server = AdminServer.builder().token(TOKEN.getBytes(StandardCharsets.UTF_8)).maxBody(MAX_BODY).maxConcurrent(2).start(operations);
     }
 
     @AfterEach
@@ -356,7 +356,7 @@ class AdminServerTest
     void shouldAnswer403ToMutatingCallsWhenNoTokenFileIsSetAndStillServeReads() throws Exception
     {
         server.close();
-        server = AdminServer.builder(operations).start();
+        server = AdminServer.builder().start(operations);
         assertRefused(send("POST", "/v1/evict", "{\"tier\":\"nvme\"}", TOKEN), 403, null, "admin.token-file is not set");
         assertThat(get("/v1/tiers").statusCode()).isEqualTo(200);
     }
@@ -445,7 +445,7 @@ class AdminServerTest
                 out.write(body);
             }
         };
-        server = AdminServer.builder(operations).token(TOKEN.getBytes(StandardCharsets.UTF_8)).route("/metrics", metrics).start();
+        server = AdminServer.builder().token(TOKEN.getBytes(StandardCharsets.UTF_8)).route("/metrics", metrics).start(operations);
         final HttpResponse<String> scraped = get("/metrics");
         assertThat(scraped.statusCode()).isEqualTo(200);
         assertThat(scraped.body()).isEqualTo("kvtier_up 1\n");
@@ -455,7 +455,7 @@ class AdminServerTest
     @Test
     void shouldRefuseToMountOverTheApi()
     {
-        final AdminServer.Builder builder = AdminServer.builder(operations);
+        final AdminServer.Builder builder = AdminServer.builder();
         final HttpHandler handler = exchange -> exchange.close();
         for (final String path : new String[] {"/v1/tiers", "/health", "/v1/anything", "metrics"})
         {

@@ -97,7 +97,7 @@ class AdminSettingsTest
     @Test
     void shouldBeOffWithoutAdminListen()
     {
-        assertThat(AdminSettings.configure(EngineConfig.from(Map.of()), new RecordingOperations())).isEmpty();
+        assertThat(AdminSettings.configure(EngineConfig.from(Map.of()))).isEmpty();
     }
 
     @Test
@@ -106,9 +106,9 @@ class AdminSettingsTest
         final Path token = tokenFile("rw-------", AdminServerTest.TOKEN);
         final RecordingOperations operations = new RecordingOperations();
         final Optional<AdminServer.Builder> builder = AdminSettings.configure(EngineConfig.from(Map.of("admin.listen", "127.0.0.1:0",
-            "admin.token-file", token.toString(), "admin.max-body", "1KiB")), operations);
+            "admin.token-file", token.toString(), "admin.max-body", "1KiB")));
         assertThat(builder).isPresent();
-        try (AdminServer server = builder.get().start();
+        try (AdminServer server = builder.get().start(operations);
              HttpClient client = HttpClient.newHttpClient())
         {
             assertThat(server.address().getPort()).isPositive();
@@ -126,7 +126,7 @@ class AdminSettingsTest
     void shouldRefuseToStartWithATokenFileOfMode0644()
     {
         assertThatThrownBy(() -> AdminSettings.configure(EngineConfig.from(Map.of("admin.listen", "127.0.0.1:0",
-            "admin.token-file", tokenFile("rw-r--r--", AdminServerTest.TOKEN).toString())), new RecordingOperations()))
+            "admin.token-file", tokenFile("rw-r--r--", AdminServerTest.TOKEN).toString()))))
             .isInstanceOf(ConfigException.class).hasMessageContaining("0644").hasMessageContaining("token-rw-r--r--");
     }
 }
