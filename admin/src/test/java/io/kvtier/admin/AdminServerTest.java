@@ -293,6 +293,19 @@ class AdminServerTest
     }
 
     @Test
+    void shouldRefuseASignedKeyThatPageKeyParsingWouldTake() throws Exception
+    {
+        // Long.parseUnsignedLong takes a leading '+', so PageKey.fromHex alone would read this as a key.
+        assertRefused(post("/v1/evict", "{\"tier\":\"nvme\",\"keys\":[\"+" + KEY_A.substring(1) + "\"]}"), 400, "keys[0]", "32 hex digits");
+    }
+
+    @Test
+    void shouldRefuseANumberOutOfRangeNamingTheField() throws Exception
+    {
+        assertRefused(post("/v1/migrate", "{\"source\":\"nvme\",\"target\":\"shared\",\"limit\":10000000000}"), 400, "limit", "limit");
+    }
+
+    @Test
     void shouldAnswerAnUnknownTierWith404NamingTheFieldAndTheTier() throws Exception
     {
         final HttpResponse<String> response = post("/v1/migrate", "{\"source\":\"nvme\",\"target\":\"tape\"}");

@@ -1,5 +1,6 @@
 package io.kvtier.admin.json;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -28,6 +29,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.TreeSet;
 
@@ -111,8 +113,10 @@ public final class Json
         }
         catch (final JsonProcessingException ex)
         {
-            final String field = path(ex instanceof JsonMappingException mapping ? mapping.getPath() : List.of());
-            throw new RequestException(400, field.isEmpty() ? null : field, "malformed request: " + ex.getOriginalMessage());
+            // A number out of range of its field's type is the parser's error, not the binding's: the parser knows where it was.
+            final String field = ex instanceof JsonMappingException mapping ? path(mapping.getPath())
+                : ex.getProcessor() instanceof JsonParser parser ? path(parser.getParsingContext()) : "";
+            throw new RequestException(400, field.isEmpty() ? null : field, (field.isEmpty() ? "" : field + ": ") + ex.getOriginalMessage());
         }
     }
 
@@ -276,6 +280,11 @@ public final class Json
             final String text = texts.get(i);
             try
             {
+                // Hex digits only: PageKey.fromHex parses with Long.parseUnsignedLong, which also takes a leading '+'.
+                if (text == null || !text.chars().allMatch(HexFormat::isHexDigit))
+                {
+                    throw new IllegalArgumentException("not hex");
+                }
                 keys.add(PageKey.fromHex(text));
             }
             catch (final IllegalArgumentException ex)
