@@ -78,7 +78,7 @@ final class AdminApi
             }
         }
         final HttpResponse<String> response;
-        try (HttpClient client = HttpClient.newBuilder().connectTimeout(options.timeout).build())
+        try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(options.timeout).build())
         {
             response = client.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         }

@@ -358,7 +358,8 @@ public final class EngineSettings
     /** The file holding the bearer token of the admin API's mutating calls. */
     public static final Setting<Path> ADMIN_TOKEN_FILE = Setting.path("admin.token-file")
         .byDefault("(none)", v -> Path.of(""))
-        .note("empty for none; otherwise a regular file of mode 0600 or 0400 owned by the engine's user")
+        .note("empty for none; otherwise a regular file of mode 0600 or 0400 owned by the engine's user, holding at least 16 printable"
+            + " characters without spaces")
         .documented("the bearer token (the file's text, surrounding white space ignored) that the admin API's POST and DELETE calls"
             + " must send as Authorization: Bearer <token>; without it they answer 403 and only the GET routes work");
 
