@@ -6,14 +6,13 @@ module io.kvtier.admin
 {
     requires io.kvtier.spi;
     requires io.kvtier.engine;
-    requires jdk.httpserver;
     requires com.fasterxml.jackson.core;
     requires com.fasterxml.jackson.databind;
-
-    // AdminServer and its settings: cli (serve starts it); its Builder#route takes the JDK server's
-    // HttpHandler, so a caller that mounts a route reads jdk.httpserver through this module.
-    exports io.kvtier.admin;
+    // AdminServer.Builder#route takes the JDK server's HttpHandler: whoever mounts a route reads it too.
     requires transitive jdk.httpserver;
+
+    // AdminServer and how the engine's settings configure it: cli (serve starts it).
+    exports io.kvtier.admin;
 
     // Jackson binds the request bodies to these records and writes the answers by reflection.
     opens io.kvtier.admin.json to com.fasterxml.jackson.databind;

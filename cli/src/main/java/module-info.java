@@ -12,7 +12,13 @@ module io.kvtier.cli
     requires io.kvtier.device;
     requires io.kvtier.engine;
     requires io.kvtier.bench;
+    // serve starts the admin API (admin.listen); kvtier admin calls it with java.net.http and reads its JSON.
+    requires io.kvtier.admin;
+    // serve mounts GET /metrics on the admin API.
+    requires io.kvtier.metrics;
+    requires java.net.http;
     requires com.fasterxml.jackson.core;
+    requires com.fasterxml.jackson.databind;
     requires info.picocli;
     // The log format of kvtier -v (java.util.logging) and SIGINT/SIGTERM handling (sun.misc.Signal).
     requires java.logging;

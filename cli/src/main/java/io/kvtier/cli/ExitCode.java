@@ -17,10 +17,14 @@ public final class ExitCode
     public static final int USAGE = 2;
     /** The configuration was rejected: the message names the key, the value and what is allowed. */
     public static final int CONFIG = 3;
-    /** The environment refused: the pool file belongs to a live engine, a path cannot be used. */
+    /** The environment refused: the pool file belongs to a live engine, a path cannot be used, nothing answers at the admin URL. */
     public static final int UNAVAILABLE = 4;
     /** Integrity failure: a page read back did not hold the bytes written. */
     public static final int CORRUPT = 5;
+    /** The admin API refused the token: none sent (401), a wrong one, or the engine has no admin.token-file (403). */
+    public static final int NOT_AUTHORIZED = 6;
+    /** The admin API does not know what the request names: a tier, a migration, a mark (404). */
+    public static final int NOT_FOUND = 7;
     /** Interrupted by SIGINT. */
     public static final int INTERRUPTED = 130;
 
@@ -39,14 +43,18 @@ public final class ExitCode
     static
     {
         MEANINGS.put(OK, "success (serve: also a clean stop on SIGINT or SIGTERM)");
-        MEANINGS.put(FAILURE, "run-time failure (I/O, tier, engine)");
+        MEANINGS.put(FAILURE, "run-time failure (I/O, tier, engine; kvtier admin: the API answered 5xx, or health: not live or not ready)");
         MEANINGS.put(USAGE, "invalid command line or input file (a bad option value names the option and the value;"
-            + " a malformed trace: FILE:LINE:COLUMN: what is wrong)");
+            + " a malformed trace: FILE:LINE:COLUMN: what is wrong; kvtier admin: the API refused the request, 4xx, naming the field)");
         MEANINGS.put(CONFIG, "invalid configuration (the message names key, value and what is allowed;"
             + " also a pool.path that is a directory, not a pool, or too large for its filesystem, a config file"
             + " that is not UTF-8 text, and a tier plugin that fails at start, named with what it did)");
-        MEANINGS.put(UNAVAILABLE, "environment refused (pool file owned by a live engine, unusable path)");
+        MEANINGS.put(UNAVAILABLE, "environment refused (pool file owned by a live engine, unusable path; kvtier admin: nothing"
+            + " answers at the admin URL)");
         MEANINGS.put(CORRUPT, "integrity failure (a page read back did not match what was written)");
+        MEANINGS.put(NOT_AUTHORIZED, "kvtier admin: the API refused the token (401: none sent; 403: wrong, or the engine has no"
+            + " admin.token-file)");
+        MEANINGS.put(NOT_FOUND, "kvtier admin: the API does not know what the request names (404: a tier, a migration, a mark)");
         MEANINGS.put(INTERRUPTED, "interrupted");
     }
 

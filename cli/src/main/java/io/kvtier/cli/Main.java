@@ -14,7 +14,8 @@ import java.util.Arrays;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Node-local tiered KV cache for LLM inference: a shared-memory page pool (L2) in front of L3 storage tiers.",
-    subcommands = {DemoCommand.class, ServeCommand.class, StatCommand.class, BenchCommand.class, NamespaceCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {DemoCommand.class, ServeCommand.class, StatCommand.class, BenchCommand.class, NamespaceCommand.class, AdminCommand.class,
+        CommandLine.HelpCommand.class})
 public final class Main implements Runnable
 {
     @CommandLine.Spec

@@ -1,11 +1,16 @@
 package io.kvtier.cli;
 
+import io.kvtier.admin.AdminServer;
+import io.kvtier.admin.AdminSettings;
 import io.kvtier.engine.Engine;
+import io.kvtier.metrics.MetricsEndpoint;
 import io.kvtier.engine.EngineGroup;
+import io.kvtier.engine.config.ConfigException;
 import io.kvtier.engine.config.ConfigFile;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.EngineSettings;
 import io.kvtier.engine.config.TrustDomains;
+import io.kvtier.engine.operations.EngineOperations;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.tier.TierHandle;
 import io.kvtier.spi.ConfigValues;
@@ -14,9 +19,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -55,7 +63,11 @@ public final class ServeCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        final EngineGroup group = EngineGroup.start(TrustDomains.load(config, withIpcOn(config, settings.settings())));
+        final TrustDomains domains = TrustDomains.load(config, withIpcOn(config, settings.settings()));
+        // The admin settings are checked before the engine starts: a token file others can read stops the start early.
+        final Map<String, AdminServer.Builder> admins = admins(domains);
+        final EngineGroup group = EngineGroup.start(domains);
+        final Map<String, AdminServer> servers = startAdmins(group, admins);
         final AtomicReference<String> signal = new AtomicReference<>();
         final AtomicBoolean closed = new AtomicBoolean();
         final Runnable stop = () ->
@@ -69,6 +81,8 @@ public final class ServeCommand implements Callable<Integer>
                 {
                     inFlight += member.engine().backupsInFlight();
                 }
+                // The admin API stops first: no call reaches an engine that is closing.
+                servers.values().forEach(AdminServer::close);
                 group.close();
                 err.println("kvtier: stopped" + (inFlight > 0 ? " (" + inFlight + " backups were in flight at the signal; see the log for any left unfinished)" : ""));
                 err.flush();
@@ -102,6 +116,9 @@ public final class ServeCommand implements Callable<Integer>
                 + engine.tiers().stream().map(TierHandle::name).toList() + ", write policy " + running.writePolicy().configName() + ", eviction policy "
                 + running.evictionPolicy() + engine.ipc().map(ipc -> ", IPC socket " + ipc.socketPath()).orElse(", IPC off") + ".");
         }
+        servers.forEach((domain, server) -> out.println("kvtier admin API" + (domain.isEmpty() ? "" : " of trust domain " + domain) + ": "
+            + server.uri() + (server.hasToken() ? " (calls that change something need the token of admin.token-file)"
+            : " (read only: admin.token-file is not set)")));
         out.println("Stop with Ctrl-C or SIGTERM.");
         out.flush();
         try
@@ -132,6 +149,62 @@ public final class ServeCommand implements Callable<Integer>
             // the JVM is already shutting down: the hook has run stop() or finds it done
         }
         return ExitCode.OK;
+    }
+
+    /** @return the operations of a running engine that its admin API serves: the one place serve reaches them */
+    static EngineOperations operations(final Engine engine)
+    {
+        return engine.operations();
+    }
+
+    /** @return the admin API's builder of each trust domain ("" without domains) whose settings set admin.listen, checked */
+    private static Map<String, AdminServer.Builder> admins(final TrustDomains domains)
+    {
+        final Map<String, AdminServer.Builder> admins = new LinkedHashMap<>();
+        if (domains.isEmpty())
+        {
+            AdminSettings.configure(domains.shared()).ifPresent(builder -> admins.put("", builder));
+            return admins;
+        }
+        final Map<String, String> listening = new HashMap<>();
+        for (final TrustDomains.Domain domain : domains.domains())
+        {
+            final String listen = domain.config().get(EngineSettings.ADMIN_LISTEN);
+            final String other = listen.endsWith(":0") ? null : listening.putIfAbsent(listen, domain.name());
+            if (other != null)
+            {
+                throw new ConfigException(EngineSettings.ADMIN_LISTEN.key(), "trust domains " + other + " and " + domain.name() + " both set"
+                    + " admin.listen = " + listen + ": give each its own (domain.<name>.admin.listen), or set it for one only");
+            }
+            AdminSettings.configure(domain.config()).ifPresent(builder -> admins.put(domain.name(), builder));
+        }
+        return admins;
+    }
+
+    /** Starts each configured admin API on its engine; if one cannot start, closes what started and the engines. */
+    private static Map<String, AdminServer> startAdmins(final EngineGroup group, final Map<String, AdminServer.Builder> admins) throws IOException
+    {
+        final Map<String, AdminServer> servers = new LinkedHashMap<>();
+        try
+        {
+            for (final EngineGroup.Member member : group.members())
+            {
+                final AdminServer.Builder builder = admins.get(member.domain());
+                if (builder != null)
+                {
+                    // /metrics reads the engine's own mapping of its pool: the server stops before the engine closes.
+                    builder.route(MetricsEndpoint.PATH, MetricsEndpoint.of(member.engine()).handler());
+                    servers.put(member.domain(), builder.start(operations(member.engine())));
+                }
+            }
+            return servers;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            servers.values().forEach(AdminServer::close);
+            group.close();
+            throw ex;
+        }
     }
 
     /**

@@ -436,6 +436,41 @@ public final class EngineSettings
     /** The settings declared once for many tiers, in the order docs/config.md lists them after the engine's own. */
     public static final List<Setting<?>> PER_TIER = List.of(TIER_WRITE_BUDGET, TIER_WRITE_BURST, MIGRATION_TARGET, MIGRATION_TRIGGER,
         MIGRATION_METHOD, MIGRATION_RETENTION, MIGRATION_BATCH, MIGRATION_MIN_AGE, MIGRATION_RATE, MIGRATION_CONCURRENCY, MIGRATION_MARK_TTL);
+    /** Where the admin API listens (docs/admin-api.md); off when empty. */
+    public static final Setting<String> ADMIN_LISTEN = Setting.text("admin.listen")
+        .byDefault("(off)", v -> "")
+        .rule("empty, or HOST:PORT with a port from 0 to 65535 (an IPv6 address in brackets, [::1]:PORT)",
+            text -> text.isEmpty() || text.matches("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):(0|[1-9][0-9]{0,4})")
+                && Integer.parseInt(text.substring(text.lastIndexOf(':') + 1)) <= 65_535)
+        .note("a loopback address unless admin.allow-remote is true; port 0 takes a free port, which kvtier serve prints")
+        .documented("HOST:PORT of the HTTP admin API (docs/admin-api.md): the tiers, migrations, evictions, marks and health; kvtier"
+            + " serve starts it when set");
+
+    /** Whether the admin API may listen on an address other hosts reach. */
+    public static final Setting<Boolean> ADMIN_ALLOW_REMOTE = Setting.flag("admin.allow-remote")
+        .byDefault(false)
+        .documented("whether admin.listen may name an address that is not loopback; the API speaks plain HTTP, so put it behind a"
+            + " TLS proxy or a private network first");
+
+    /** The file holding the bearer token of the admin API's mutating calls. */
+    public static final Setting<Path> ADMIN_TOKEN_FILE = Setting.path("admin.token-file")
+        .byDefault("(none)", v -> Path.of(""))
+        .note("empty for none; otherwise a regular file of mode 0600 or 0400 owned by the engine's user, holding at least 16 printable"
+            + " characters without spaces")
+        .documented("the bearer token (the file's text, surrounding white space ignored) that the admin API's POST and DELETE calls"
+            + " must send as Authorization: Bearer <token>; without it they answer 403 and only the GET routes work");
+
+    /** The largest request body the admin API reads. */
+    public static final Setting<Long> ADMIN_MAX_BODY = Setting.size("admin.max-body")
+        .byDefault(1L << 20)
+        .range(KIB, 64L << 20)
+        .documented("the largest request body the admin API takes; a larger one is answered 413 without being read whole");
+
+    /** How many admin API requests are served at once. */
+    public static final Setting<Integer> ADMIN_MAX_CONCURRENT = Setting.integer("admin.max-concurrent")
+        .byDefault(8)
+        .range(1, 256)
+        .documented("admin API requests served at once; one more is answered 503 with Retry-After");
 
     /**
      * {@code tier.<name>.trusted}: a tier setting the engine reads and takes out before the rest go to the
@@ -462,7 +497,8 @@ public final class EngineSettings
         L3_STAGING_FRAMES, L3_REVERIFY_RATE, L3_REVERIFY_WINDOW, L3_LATE_WRITE_LIMIT,
         ENGINE_IDLE_STRATEGY, PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
         IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS,
-        PLUGINS_DIR, HEALTH_STUCK_AFTER, L3_KEY_SALT, L3_TIERS, ADMISSION_MODE);
+        PLUGINS_DIR, HEALTH_STUCK_AFTER, L3_KEY_SALT, L3_TIERS, ADMISSION_MODE,
+        ADMIN_LISTEN, ADMIN_ALLOW_REMOTE, ADMIN_TOKEN_FILE, ADMIN_MAX_BODY, ADMIN_MAX_CONCURRENT);
 
     private static boolean isGroupOrEmpty(final String group)
     {
