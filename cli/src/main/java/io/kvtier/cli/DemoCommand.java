@@ -456,8 +456,8 @@ public final class DemoCommand implements Callable<Integer>
             for (final L3Summary tier : l3Tiers)
             {
                 out.println("L3 tier " + tier.name() + " (" + tier.type() + "): " + (tier.usage() == null ? tier.usageError()
-                    : tier.usage().objects() + " objects, " + String.format(java.util.Locale.ROOT, "%.1f MiB", tier.usage().usedBytes() / 1048576.0))
-                    + ", " + tier.hits() + " hits, " + String.format(java.util.Locale.ROOT, "%.1f MiB", tier.bytesWritten() / 1048576.0) + " written");
+                    : tier.usage().objects() + " objects, " + String.format(java.util.Locale.ROOT, "%.1f MiB", tier.usage().usedBytes() / 1048576.0)
+                    + ", " + tier.hits() + " hits, " + String.format(java.util.Locale.ROOT, "%.1f MiB", tier.bytesWritten() / 1048576.0) + " written"));
             }
             if (l3Tiers.size() > 1)
             {
@@ -583,9 +583,9 @@ public final class DemoCommand implements Callable<Integer>
                 }
             });
         }
-        catch (final IOException ignored)
+        catch (final IOException | java.io.UncheckedIOException ignored)
         {
-            // best effort: a temporary directory
+            // best effort: a temporary directory, which the shutdown hook and the command may both be removing
         }
     }
 }
