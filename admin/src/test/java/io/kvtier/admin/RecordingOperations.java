@@ -92,8 +92,8 @@ final class RecordingOperations implements EngineOperations
     {
         record("tiers", null);
         return List.of(
-            new TierReport("nvme", "posix", "in-service", 3L << 30, 4L << 30, 12_288, 0.9, 0.8, "above 0.7 copy to shared", Map.of("hits", 5L, "misses", 2L)),
-            new TierReport("shared", "3fs", "in-service", 1L << 30, Long.MAX_VALUE, 4096, 0.95, 0.85, null, Map.of("hits", 1L)));
+            new TierReport("nvme", "posix", "in-service", 3L << 30, 4L << 30, 12_288, 0.9, 0.8, 0.75, "above 0.7 copy to shared", Map.of("hits", 5L, "misses", 2L)),
+            new TierReport("shared", "3fs", "in-service", 1L << 30, Long.MAX_VALUE, 4096, null, null, 0, null, Map.of("hits", 1L)));
     }
 
     @Override

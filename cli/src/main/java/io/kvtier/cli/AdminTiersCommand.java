@@ -40,7 +40,8 @@ public final class AdminTiersCommand implements Callable<Integer>
             rows.add(List.of(tier.path("name").asText(), tier.path("type").asText(), tier.path("state").asText(), ConfigValues.formatSize(used),
                 bounded ? ConfigValues.formatSize(capacity.asLong()) : "-",
                 bounded && capacity.asLong() > 0 ? String.format(Locale.ROOT, "%.1f%%", 100.0 * used / capacity.asLong()) : "-",
-                String.format(Locale.ROOT, "%.2f/%.2f", tier.path("evict_high").asDouble(), tier.path("evict_low").asDouble()),
+                tier.path("evict_high").isNumber() ? String.format(Locale.ROOT, "%.2f/%.2f", tier.path("evict_high").asDouble(),
+                    tier.path("evict_low").asDouble()) : "-",
                 Long.toString(tier.path("objects").asLong()), Long.toString(counters.path("hits").asLong()),
                 Long.toString(counters.path("misses").asLong()), Long.toString(counters.path("errors").asLong()),
                 AdminApi.text(tier.get("migration"))));

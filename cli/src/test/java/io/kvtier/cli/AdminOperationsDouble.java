@@ -60,9 +60,9 @@ final class AdminOperationsDouble implements EngineOperations
     public List<TierReport> tiers()
     {
         record("tiers");
-        return List.of(new TierReport("nvme", "posix", "in-service", 1L << 30, 4L << 30, 4096, 0.9, 0.8, "above 0.7 copy to shared",
+        return List.of(new TierReport("nvme", "posix", "in-service", 1L << 30, 4L << 30, 4096, 0.9, 0.8, 0.25, "above 0.7 copy to shared",
                 Map.of("hits", 11L, "misses", 3L, "errors", 0L)),
-            new TierReport("shared", "3fs", "in-service", 2L << 30, Long.MAX_VALUE, 8192, 0.95, 0.85, null, Map.of("hits", 7L)));
+            new TierReport("shared", "3fs", "in-service", 2L << 30, Long.MAX_VALUE, 8192, 0.95, 0.85, 0, null, Map.of("hits", 7L)));
     }
 
     @Override

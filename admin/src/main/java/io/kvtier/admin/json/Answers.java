@@ -41,19 +41,21 @@ public final class Answers
      * @param usedBytes     bytes in use
      * @param capacityBytes its capacity, or {@code null} when it sets none
      * @param objects       objects it holds
-     * @param evictHigh     the fill above which the engine evicts from it
-     * @param evictLow      the fill the engine evicts it down to
+     * @param evictHigh     the fill above which the tier evicts by itself, at which it is full for backups and
+     *                      migrations; {@code null} when it does not evict by itself
+     * @param evictLow      the fill it evicts down to, or {@code null}
+     * @param fill          used bytes over capacity, 0 when the capacity is unknown
      * @param migration     its migration strategy in words, or {@code null}
      * @param counters      its counters by name, sorted
      */
-    public record Tier(String name, String type, String state, long usedBytes, Long capacityBytes, long objects, double evictHigh,
-                      double evictLow, String migration, Map<String, Long> counters)
+    public record Tier(String name, String type, String state, long usedBytes, Long capacityBytes, long objects, Double evictHigh,
+                      Double evictLow, double fill, String migration, Map<String, Long> counters)
     {
         static Tier of(final TierReport report)
         {
             return new Tier(report.name(), report.type(), report.state(), report.usedBytes(),
                 report.capacityBytes() == Long.MAX_VALUE ? null : report.capacityBytes(), report.objects(), report.evictHigh(),
-                report.evictLow(), report.migration(), new TreeMap<>(report.counters()));
+                report.evictLow(), report.fill(), report.migration(), new TreeMap<>(report.counters()));
         }
     }
 
