@@ -196,9 +196,10 @@ final class Backups implements BackupRequests, TimedPart
         {
             return AdmissionReason.TARGET_OUT_OF_SERVICE;
         }
-        // The last tier takes a backup whatever its fill, since its own eviction makes room: a full earlier
-        // tier only sends new pages on to the later ones rather than evicting pages not yet migrated.
-        if (tier < tierCount - 1 && levels.full(tier))
+        // The last tier takes a backup whatever its fill, since its own eviction makes room; so does a tier
+        // that evicts by itself and that no migration drains. A full earlier tier that a migration drains (or
+        // that cannot evict) sends new pages on to the later ones rather than evicting pages not yet moved.
+        if (tier < tierCount - 1 && levels.fullForBackups(tier))
         {
             return AdmissionReason.TARGET_FULL;
         }

@@ -19,6 +19,7 @@ final class TierLevels
     private final double[] high;
     private final double[] low;
     private final boolean[] selfEvicting;
+    private final boolean[] drained;
     private final TokenBucket[] budgets;
 
     /**
@@ -27,18 +28,20 @@ final class TierLevels
      * @param high         each tier's high water level, NaN when it has none
      * @param low          each tier's low water level, NaN when it has none
      * @param selfEvicting whether each tier evicts by itself
+     * @param drained      whether a migration strategy moves each tier's pages out
      * @param budgetBytes  each tier's write budget in bytes per day, 0 for none
      * @param burstBytes   each tier's write burst
      * @param nowNanos     the engine clock now
      */
     TierLevels(final EngineCounters counters, final String[] names, final double[] high, final double[] low, final boolean[] selfEvicting,
-               final long[] budgetBytes, final long[] burstBytes, final long nowNanos)
+               final boolean[] drained, final long[] budgetBytes, final long[] burstBytes, final long nowNanos)
     {
         this.counters = counters;
         this.names = names.clone();
         this.high = high.clone();
         this.low = low.clone();
         this.selfEvicting = selfEvicting.clone();
+        this.drained = drained.clone();
         this.budgets = new TokenBucket[names.length];
         for (int t = 0; t < names.length; t++)
         {
@@ -127,6 +130,17 @@ final class TierLevels
     boolean full(final int tier)
     {
         return !Double.isNaN(high[tier]) && knowsCapacity(tier) && fill(tier) >= high[tier];
+    }
+
+    /**
+     * @param tier a tier
+     * @return whether it is full for a backup: at its high water level, and either not evicting by itself
+     *         or drained by a migration strategy, so that the next backup would evict pages the migration has
+     *         not moved yet; a self-evicting tier nothing drains takes every backup and evicts its coldest
+     */
+    boolean fullForBackups(final int tier)
+    {
+        return full(tier) && (!selfEvicting[tier] || drained[tier]);
     }
 
     /**

@@ -59,7 +59,15 @@ final class TierStart
             burst[t] = config.writeBurst(handle.name());
             TierUsageReader.record(handle, t, counters);
         }
-        final TierLevels result = new TierLevels(counters, names, high, low, selfEvicting, budget, burst, nowNanos);
+        final boolean[] drained = new boolean[count];
+        for (final MigrationStrategy strategy : config.migrations())
+        {
+            for (int t = 0; t < count; t++)
+            {
+                drained[t] |= names[t].equals(strategy.source());
+            }
+        }
+        final TierLevels result = new TierLevels(counters, names, high, low, selfEvicting, drained, budget, burst, nowNanos);
         for (final MigrationStrategy strategy : config.migrations())
         {
             check(strategy, result);
