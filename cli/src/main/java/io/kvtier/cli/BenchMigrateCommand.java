@@ -25,7 +25,7 @@ import java.util.concurrent.Callable;
             + " files of the same size copied from fast's directory to slow's with Java NIO as the tier writes (temp file, fsync when"
             + " --fsync, rename; the source deleted), on one thread and on --concurrency threads. Medians and ranges over --runs.",
         "Foreground: a client session acquires and releases --request-pages resident pages --requests times, each request timed;"
-            + " once with no migration and once while a migration of --pages fresh pages runs, alternating. Prints p50, p99, p99.9"
+            + " once with no migration and once while a migration of --background-pages fresh pages runs, alternating. Prints p50, p99, p99.9"
             + " and max of both, and the share of the loop the migration covered.",
         "Every migration must copy every page with no failure or refusal, and every page migrated is read back from L3 at the end"
             + " and must hold the bytes written; otherwise the command exits with " + ExitCode.CORRUPT + "."},
@@ -70,6 +70,11 @@ public final class BenchMigrateCommand implements Callable<Integer>
         description = "Pages each foreground request acquires. Default: ${DEFAULT-VALUE}.")
     int requestPages;
 
+    @Option(names = "--background-pages", paramLabel = "N",
+        description = "Pages of the migration that runs under the foreground loop, enough to outlast it (the share it covered is printed)."
+            + " Default: " + MigrationBenchmark.DEFAULT_BACKGROUND_FACTOR + " × --pages.")
+    Integer backgroundPages;
+
     @Option(names = "--json", description = "Print one JSON object: throughput (migration, raw_copy_1_thread, raw_copy_concurrent, ratio), foreground"
         + " (without_migration, with_migration, p99_ratio, migration_overlap), rounds, and check (pages asked, migrated, read back, pages_verified).")
     boolean json;
@@ -90,7 +95,8 @@ public final class BenchMigrateCommand implements Callable<Integer>
                 throw new IllegalArgumentException("--page-size " + pageSize.bytes() + " is too large");
             }
             plan = new MigrationBenchmark.Plan(fastDir != null ? fastDir : tmp, slowDir != null ? slowDir : tmp, (int)pageSize.bytes(), pages, runs,
-                concurrency, fsync, requests, requestPages);
+                concurrency, fsync, requests, requestPages,
+                backgroundPages != null ? backgroundPages : (int)Math.min(1_000_000, (long)MigrationBenchmark.DEFAULT_BACKGROUND_FACTOR * pages));
         }
         catch (final IllegalArgumentException ex)
         {

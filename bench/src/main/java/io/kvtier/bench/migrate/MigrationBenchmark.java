@@ -46,7 +46,7 @@ import java.util.stream.Stream;
  *
  * <p>Foreground latency: a client {@link Session} acquires and releases the same few pages, resident in
  * the pool, for a fixed number of requests, each timed into an HdrHistogram; once with no migration and
- * once while a migration of {@link Plan#pages} fresh pages runs (started just before the loop), in
+ * once while a migration of {@link Plan#backgroundPages} fresh pages runs (started just before the loop), in
  * alternating order. The share of the loop the migration covered is reported: a loop that outlived its
  * migration measured partly an idle engine.
  *
@@ -65,7 +65,9 @@ public final class MigrationBenchmark
     /** Copies in flight when none is given: the engine's default {@code migration.<source>.concurrency}. */
     public static final int DEFAULT_CONCURRENCY = 16;
     /** Foreground requests per loop when none is given. */
-    public static final int DEFAULT_REQUESTS = 20_000;
+    public static final int DEFAULT_REQUESTS = 10_000;
+    /** Pages of the migration under the foreground loop, as a multiple of {@link Plan#pages}, when none is given. */
+    public static final int DEFAULT_BACKGROUND_FACTOR = 2;
     /** Pages per foreground request when none is given. */
     public static final int DEFAULT_REQUEST_KEYS = 8;
 
@@ -95,9 +97,10 @@ public final class MigrationBenchmark
      * @param fsync       the tiers' {@code fsync}, and whether the raw copy forces each file
      * @param requests    foreground requests per loop
      * @param requestKeys pages acquired per foreground request
+     * @param backgroundPages pages of the migration that runs under the foreground loop: enough to outlast it
      */
     public record Plan(Path fastParent, Path slowParent, int pageBytes, int pages, int runs, int concurrency, boolean fsync, int requests,
-                       int requestKeys)
+                       int requestKeys, int backgroundPages)
     {
         /** Validates, naming the option. */
         public Plan
@@ -121,6 +124,10 @@ public final class MigrationBenchmark
             if (requests < 1)
             {
                 throw new IllegalArgumentException("--requests " + requests + " must be at least 1");
+            }
+            if (backgroundPages < 1 || backgroundPages > 1_000_000)
+            {
+                throw new IllegalArgumentException("--background-pages " + backgroundPages + " must be from 1 to 1000000");
             }
             if (requestKeys < 1 || requestKeys > CHUNK)
             {
@@ -292,7 +299,8 @@ public final class MigrationBenchmark
     {
         final long poolPages = 2L * CHUNK + plan.requestKeys() + 4L * plan.concurrency() + 64;
         // Room for every page the run writes, four times over: fast stays far below the strategy's trigger, which never fires.
-        final long fastCapacity = Math.max(1L << 30, 4L * (2L * plan.pages() * plan.runs() + plan.requestKeys()) * plan.fileBytes());
+        final long fastCapacity = Math.max(1L << 30,
+            4L * ((long)(plan.pages() + plan.backgroundPages()) * plan.runs() + plan.requestKeys()) * plan.fileBytes());
         final Map<String, String> settings = new LinkedHashMap<>();
         settings.put(EngineConfig.POOL_PATH, poolPath.toString());
         settings.put(EngineConfig.POOL_PAGE_SIZE, String.valueOf(plan.pageBytes()));
@@ -329,8 +337,8 @@ public final class MigrationBenchmark
         private final Path fastRun;
         private final Path slowRun;
         private final PrintWriter progress;
-        /** Salts of the page sets migrated, each of plan.pages keys, for the read-back. */
-        private final List<Long> migratedSets = new ArrayList<>();
+        /** The page sets migrated, as salt and page count, for the read-back. */
+        private final List<long[]> migratedSets = new ArrayList<>();
         private final List<String> problems = new ArrayList<>();
         private final Map<String, Long> refusals = new TreeMap<>();
         private long pagesAsked;
@@ -389,7 +397,7 @@ public final class MigrationBenchmark
                     {
                         if ((step == 0) == migrationFirst)
                         {
-                            final long salt = writePages(writer);
+                            final long salt = writePages(writer, plan.backgroundPages());
                             final long[] covered = new long[2];
                             with = loopDuringMigration(client, salt, covered);
                             overlap = Double.longBitsToDouble(covered[0]);
@@ -402,7 +410,7 @@ public final class MigrationBenchmark
                     }
                     rounds.add(new Round(run, migrationFirst, migration, rawSingle, rawConcurrent, without, with, overlap, background));
                 }
-                say("reading back " + migratedSets.size() * (long)plan.pages() + " migrated pages");
+                say("reading back " + pagesAsked + " migrated pages");
                 final long[] readBack = readBack(writer);
                 final Map<EngineCounter, Long> counters = engine.snapshot();
                 final long slowHits = operations.tiers().stream().filter(t -> t.name().equals("slow")).findFirst()
@@ -435,13 +443,13 @@ public final class MigrationBenchmark
             }
         }
 
-        /** Writes a new set of plan.pages pages into fast (their backups), evicted from the pool; returns its salt. */
-        private long writePages(final Session writer)
+        /** Writes a new set of pages into fast (their backups), evicted from the pool; returns its salt. */
+        private long writePages(final Session writer, final int pages)
         {
             final long salt = nextSalt++;
-            for (int from = 0; from < plan.pages(); from += CHUNK)
+            for (int from = 0; from < pages; from += CHUNK)
             {
-                final int n = Math.min(CHUNK, plan.pages() - from);
+                final int n = Math.min(CHUNK, pages - from);
                 keys(writer.keys(), salt, from, n);
                 if (write(writer, n) != n)
                 {
@@ -475,26 +483,26 @@ public final class MigrationBenchmark
             return committed;
         }
 
-        private List<PageKey> pageKeys(final long salt)
+        private static List<PageKey> pageKeys(final long salt, final int pages)
         {
-            final List<PageKey> keys = new ArrayList<>(plan.pages());
-            for (int i = 0; i < plan.pages(); i++)
+            final List<PageKey> keys = new ArrayList<>(pages);
+            for (int i = 0; i < pages; i++)
             {
                 keys.add(new PageKey(salt, low(i)));
             }
             return keys;
         }
 
-        private MigrationReport start(final long salt)
+        private MigrationReport start(final long salt, final int pages)
         {
-            migratedSets.add(salt);
-            pagesAsked += plan.pages();
-            return operations.migrate(new MigrateRequest("fast", "slow", pageKeys(salt), 0, Duration.ZERO, 1.0, plan.pages(), MigrationMethod.COPY,
+            migratedSets.add(new long[] {salt, pages});
+            pagesAsked += pages;
+            return operations.migrate(new MigrateRequest("fast", "slow", pageKeys(salt, pages), 0, Duration.ZERO, 1.0, pages, MigrationMethod.COPY,
                 Retention.MOVE, false));
         }
 
-        /** Waits for a migration's end and checks it copied every page, with no failure and no refusal. */
-        private MigrationReport awaitEnd(final long id)
+        /** Waits for a migration's end and checks it copied every one of its {@code pages}, with no failure and no refusal. */
+        private MigrationReport awaitEnd(final long id, final int pages)
         {
             final long deadline = System.nanoTime() + MIGRATION_TIMEOUT_NANOS;
             while (true)
@@ -506,10 +514,10 @@ public final class MigrationBenchmark
                     pagesMigrated += report.copied();
                     failures += report.failed();
                     report.refusals().forEach((reason, count) -> refusals.merge(reason, count, Long::sum));
-                    if (!report.state().equals("done") || report.copied() != plan.pages() || report.failed() != 0 || !report.refusals().isEmpty())
+                    if (!report.state().equals("done") || report.copied() != pages || report.failed() != 0 || !report.refusals().isEmpty())
                     {
                         problems.add("migration " + id + " ended " + report.state() + (report.message() != null ? " (" + report.message() + ")" : "")
-                            + " with " + report.copied() + " of " + plan.pages() + " pages copied, " + report.failed() + " failed, refusals "
+                            + " with " + report.copied() + " of " + pages + " pages copied, " + report.failed() + " failed, refusals "
                             + report.refusals());
                     }
                     return report;
@@ -525,10 +533,10 @@ public final class MigrationBenchmark
 
         private Throughput migrate(final Session writer)
         {
-            final long salt = writePages(writer);
+            final long salt = writePages(writer, plan.pages());
             final long start = System.nanoTime();
-            final MigrationReport started = start(salt);
-            awaitEnd(started.id());
+            final MigrationReport started = start(salt, plan.pages());
+            awaitEnd(started.id(), plan.pages());
             final long nanos = System.nanoTime() - start;
             return new Throughput(plan.pages(), (long)plan.pages() * plan.pageBytes(), nanos);
         }
@@ -569,13 +577,14 @@ public final class MigrationBenchmark
          */
         private Latency loopDuringMigration(final Session client, final long salt, final long[] covered)
         {
-            final MigrationReport started = start(salt);
+            final MigrationReport started = start(salt, plan.backgroundPages());
             final Instant loopStart = Instant.now();
             final Latency latency = loop(client, plan.requests());
             final Instant loopEnd = Instant.now();
-            final MigrationReport done = awaitEnd(started.id());
+            final MigrationReport done = awaitEnd(started.id(), plan.backgroundPages());
             final double loopNanos = Math.max(1, Duration.between(loopStart, loopEnd).toNanos());
-            final double share = done.ended().isAfter(loopEnd) ? 1.0 : Math.max(0, Duration.between(loopStart, done.ended()).toNanos()) / loopNanos;
+            final double share = done.ended().isAfter(loopEnd) ? 1.0
+                : Math.max(0, Duration.between(loopStart, done.ended()).toNanos()) / loopNanos;
             covered[0] = Double.doubleToLongBits(Math.min(1.0, share));
             covered[1] = done.copied();
             return latency;
@@ -587,11 +596,13 @@ public final class MigrationBenchmark
             long read = 0;
             long missing = 0;
             long corrupt = 0;
-            for (final long salt : migratedSets)
+            for (final long[] set : migratedSets)
             {
-                for (int chunk = 0; chunk < plan.pages(); chunk += CHUNK)
+                final long salt = set[0];
+                final int pages = (int)set[1];
+                for (int chunk = 0; chunk < pages; chunk += CHUNK)
                 {
-                    final int n = Math.min(CHUNK, plan.pages() - chunk);
+                    final int n = Math.min(CHUNK, pages - chunk);
                     keys(reader.keys(), salt, chunk, n);
                     reader.evict(0, n);
                     int from = 0;

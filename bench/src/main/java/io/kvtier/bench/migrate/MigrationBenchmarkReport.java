@@ -94,6 +94,9 @@ final class MigrationBenchmarkReport
             json.writeNumberField("pages", plan.pages());
             json.writeNumberField("runs", plan.runs());
             json.writeNumberField("concurrency", plan.concurrency());
+            json.writeNumberField("background_pages", plan.backgroundPages());
+            json.writeNumberField("requests", plan.requests());
+            json.writeNumberField("request_pages", plan.requestKeys());
             json.writeBooleanField("fsync", plan.fsync());
             json.writeStringField("fast_dir", result.fastDir().toString());
             json.writeStringField("slow_dir", result.slowDir().toString());
@@ -197,7 +200,7 @@ final class MigrationBenchmarkReport
         out.append("  migration fast -> slow         ").append(withRange(rounds, r -> r.migration().mibPerSecond(), "%.1f")).append(" MiB/s, ")
             .append(withRange(rounds, r -> r.migration().pagesPerSecond(), "%.0f")).append(" pages/s\n");
         out.append("  raw copy, 1 thread             ").append(withRange(rounds, r -> r.rawSingle().mibPerSecond(), "%.1f")).append(" MiB/s\n");
-        out.append(fmt("  raw copy, %-3d threads         ", plan.concurrency()))
+        out.append(fmt("%-33s", "  raw copy, " + plan.concurrency() + " threads"))
             .append(withRange(rounds, r -> r.rawConcurrent().mibPerSecond(), "%.1f")).append(" MiB/s\n");
         out.append("  ratio to the raw copy          ")
             .append(withRange(rounds, r -> r.migration().mibPerSecond() / r.rawConcurrent().mibPerSecond(), "%.2f")).append(fmt(" (%d threads), ",
@@ -210,7 +213,9 @@ final class MigrationBenchmarkReport
         out.append("  during a migration   p50 ").append(micros(rounds, r -> r.with().p50())).append(", p99 ")
             .append(micros(rounds, r -> r.with().p99())).append(", p99.9 ").append(micros(rounds, r -> r.with().p999())).append(", max ")
             .append(micros(rounds, r -> r.with().max())).append('\n');
-        out.append("  share of the loop the migration ran ").append(withRange(rounds, MigrationBenchmark.Round::overlap, "%.2f")).append('\n');
+        out.append(fmt("  share of the loop a migration of %d pages ran ", plan.backgroundPages()))
+            .append(withRange(rounds, MigrationBenchmark.Round::overlap, "%.2f"))
+            .append(rounds.stream().anyMatch(r -> r.overlap() < 1) ? ": it ended before the loop in some runs (raise --background-pages)\n" : "\n");
         out.append(fmt("check: %d pages asked, %d migrated, %d failed, refusals %s; %d read back from L3: %d missing, %d not byte-exact; %s%n",
             check.pagesAsked(), check.pagesMigrated(), check.migrationFailures(), check.refusals(), check.pagesReadBack(), check.missing(),
             check.corrupt(), check.verified() ? "verified" : "FAILED: " + String.join("; ", check.problems())));
