@@ -8,6 +8,8 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -30,7 +32,7 @@ import java.util.concurrent.Callable;
         "Every migration must copy every page with no failure or refusal, and every page migrated is read back from L3 at the end"
             + " and must hold the bytes written; otherwise the command exits with " + ExitCode.CORRUPT + "."},
     footer = {"", "Examples:", "  kvtier bench migrate", "  kvtier bench migrate --json --runs 5 --pages 4096 --page-size 256KiB",
-        "  kvtier bench migrate --fast-dir /mnt/nvme --slow-dir /mnt/shared --fsync"})
+        "  kvtier bench migrate --tier-setting io=channel", "  kvtier bench migrate --fast-dir /mnt/nvme --slow-dir /mnt/shared --fsync"})
 public final class BenchMigrateCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -75,6 +77,11 @@ public final class BenchMigrateCommand implements Callable<Integer>
             + " Default: " + MigrationBenchmark.DEFAULT_BACKGROUND_FACTOR + " × --pages.")
     Integer backgroundPages;
 
+    @Option(names = "--tier-setting", paramLabel = "KEY=VALUE",
+        description = "A setting of both tiers, as tier.<name>.KEY in the engine's config (e.g. io=channel, the POSIX tier's FileChannel path,"
+            + " the raw copy's own; io-threads=4); repeatable.")
+    Map<String, String> tierSettings = new LinkedHashMap<>();
+
     @Option(names = "--json", description = "Print one JSON object: throughput (migration, raw_copy_1_thread, raw_copy_concurrent, ratio), foreground"
         + " (without_migration, with_migration, p99_ratio, migration_overlap), rounds, and check (pages asked, migrated, read back, pages_verified).")
     boolean json;
@@ -96,7 +103,7 @@ public final class BenchMigrateCommand implements Callable<Integer>
             }
             plan = new MigrationBenchmark.Plan(fastDir != null ? fastDir : tmp, slowDir != null ? slowDir : tmp, (int)pageSize.bytes(), pages, runs,
                 concurrency, fsync, requests, requestPages,
-                backgroundPages != null ? backgroundPages : (int)Math.min(1_000_000, (long)MigrationBenchmark.DEFAULT_BACKGROUND_FACTOR * pages));
+                backgroundPages != null ? backgroundPages : (int)Math.min(1_000_000, (long)MigrationBenchmark.DEFAULT_BACKGROUND_FACTOR * pages), tierSettings);
         }
         catch (final IllegalArgumentException ex)
         {

@@ -22,11 +22,11 @@ class BenchMigrateCommandTest
     {
         final CliFixture.Result result = CliFixture.run("bench", "migrate", "--json", "--fast-dir", fast.toString(), "--slow-dir", slow.toString(),
             "--page-size", "8KiB", "--pages", "40", "--runs", "2", "--concurrency", "4", "--requests", "300", "--request-pages", "4",
-            "--background-pages", "60");
+            "--background-pages", "60", "--tier-setting", "io-threads=1");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         final Map<String, String> json = FlatJson.flatten(result.out());
         assertThat(json).containsEntry("bench", "migrate").containsEntry("page_bytes", "8192").containsEntry("file_bytes", "12288")
-            .containsEntry("pages", "40").containsEntry("background_pages", "60").containsEntry("concurrency", "4").containsEntry("fsync", "false");
+            .containsEntry("tier_settings.io-threads", "1").containsEntry("pages", "40").containsEntry("background_pages", "60").containsEntry("concurrency", "4").containsEntry("fsync", "false");
         assertThat(json.get("throughput.baseline")).contains("raw copy").contains("rename");
         for (final String figure : new String[] {"throughput.migration.mib_s", "throughput.migration.pages_s", "throughput.raw_copy_1_thread.mib_s",
             "throughput.raw_copy_concurrent.mib_s", "throughput.ratio", "throughput.ratio_1_thread", "foreground.without_migration.p99_ns",
@@ -61,5 +61,13 @@ class BenchMigrateCommandTest
         final CliFixture.Result result = CliFixture.run("bench", "migrate", "--page-size", "5000");
         assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(result.err()).contains("--page-size 5000").contains("multiple of 4096");
+    }
+
+    @Test
+    void shouldRefuseATierSettingThatIsTheBenchmarksOwn()
+    {
+        final CliFixture.Result result = CliFixture.run("bench", "migrate", "--tier-setting", "dir=/elsewhere");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(result.err()).contains("--tier-setting dir").contains("--fast-dir");
     }
 }

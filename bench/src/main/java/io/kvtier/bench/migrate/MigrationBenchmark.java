@@ -98,13 +98,22 @@ public final class MigrationBenchmark
      * @param requests    foreground requests per loop
      * @param requestKeys pages acquired per foreground request
      * @param backgroundPages pages of the migration that runs under the foreground loop: enough to outlast it
+     * @param tierSettings    settings given to both tiers ({@code tier.<name>.KEY}), over the benchmark's
      */
     public record Plan(Path fastParent, Path slowParent, int pageBytes, int pages, int runs, int concurrency, boolean fsync, int requests,
-                       int requestKeys, int backgroundPages)
+                       int requestKeys, int backgroundPages, Map<String, String> tierSettings)
     {
         /** Validates, naming the option. */
         public Plan
         {
+            tierSettings = Map.copyOf(tierSettings);
+            for (final String key : tierSettings.keySet())
+            {
+                if (key.equals("type") || key.equals("dir") || key.equals("fsync") || key.equals("capacity"))
+                {
+                    throw new IllegalArgumentException("--tier-setting " + key + " is the benchmark's own (use --fast-dir, --slow-dir or --fsync)");
+                }
+            }
             if (pageBytes <= 0 || pageBytes % 4096 != 0)
             {
                 throw new IllegalArgumentException("--page-size " + pageBytes + " must be a positive multiple of 4096 (4KiB)");
@@ -316,6 +325,10 @@ public final class MigrationBenchmark
             settings.put("tier." + tier + ".fsync", String.valueOf(plan.fsync()));
             // 256 directories made at start rather than 65,792, as bench tier and the demo do.
             settings.put("tier." + tier + ".fanout-levels", "1");
+            for (final Map.Entry<String, String> setting : plan.tierSettings().entrySet())
+            {
+                settings.put("tier." + tier + "." + setting.getKey(), setting.getValue());
+            }
         }
         settings.put("tier.fast.capacity", String.valueOf(fastCapacity));
         settings.put("tier.fast.evict-high", "0.95");

@@ -98,6 +98,12 @@ final class MigrationBenchmarkReport
             json.writeNumberField("requests", plan.requests());
             json.writeNumberField("request_pages", plan.requestKeys());
             json.writeBooleanField("fsync", plan.fsync());
+            json.writeObjectFieldStart("tier_settings");
+            for (final Map.Entry<String, String> setting : new java.util.TreeMap<>(plan.tierSettings()).entrySet())
+            {
+                json.writeStringField(setting.getKey(), setting.getValue());
+            }
+            json.writeEndObject();
             json.writeStringField("fast_dir", result.fastDir().toString());
             json.writeStringField("slow_dir", result.slowDir().toString());
 
@@ -195,6 +201,10 @@ final class MigrationBenchmarkReport
         final StringBuilder out = new StringBuilder();
         out.append(fmt("kvtier bench migrate: %d pages of %d KiB per migration, %d runs, concurrency %d, fsync %s%n", plan.pages(),
             plan.pageBytes() >> 10, plan.runs(), plan.concurrency(), plan.fsync() ? "on" : "off"));
+        if (!plan.tierSettings().isEmpty())
+        {
+            out.append("  tier settings ").append(new java.util.TreeMap<>(plan.tierSettings())).append('\n');
+        }
         out.append(fmt("  fast tier %s, slow tier %s (removed)%n", result.fastDir(), result.slowDir()));
         out.append("throughput, medians (ranges) over the runs:\n");
         out.append("  migration fast -> slow         ").append(withRange(rounds, r -> r.migration().mibPerSecond(), "%.1f")).append(" MiB/s, ")
