@@ -27,6 +27,7 @@ module io.kvtier.bench
     exports io.kvtier.bench.copy;
     exports io.kvtier.bench.device;
     exports io.kvtier.bench.ipc;
+    exports io.kvtier.bench.migrate;
     exports io.kvtier.bench.replay;
     exports io.kvtier.bench.tier;
     exports io.kvtier.bench.workload;

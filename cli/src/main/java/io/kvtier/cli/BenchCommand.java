@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks and workload replays.",
-    subcommands = {BenchReplayCommand.class, BenchIpcCommand.class, BenchCopyCommand.class, BenchTierCommand.class, BenchDeviceCommand.class})
+    subcommands = {BenchReplayCommand.class, BenchIpcCommand.class, BenchCopyCommand.class, BenchTierCommand.class, BenchDeviceCommand.class,
+        BenchMigrateCommand.class})
 public final class BenchCommand implements Runnable
 {
     @CommandLine.Spec
