@@ -3,7 +3,6 @@ package io.kvtier.engine;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.operations.EngineOperations;
 import io.kvtier.engine.status.EngineCounter;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,17 +24,13 @@ class EngineBackupAtHighWaterTest
     private static final long OBJECT = 8192;
 
     /**
-     * The engine refuses a backup as {@code target_full} when the tier's fill is at or above its high water
-     * level ({@code TierLevels.full}: {@code fill >= high}), but a POSIX tier starts evicting only when its
-     * used bytes are above that level ({@code FileIndex}: {@code usedBytes > highWaterBytes}). A tier whose
-     * usage lands exactly on the level (here 5 files of 8 KiB in 80 KiB at evict-high 0.5) never evicts,
-     * because no write reaches it, and the engine refuses every later backup: new pages never reach L3,
-     * for as long as the engine runs. EngineAllocationTest's POSIX case (100 frames, evict-high 0.9: exactly
-     * 90 frames) hits it now and then under load (backups_completed 0, admission_reason_target_full 5309 in
-     * one full build).
+     * A POSIX tier starts evicting only when its used bytes are above its high water level, so a tier whose
+     * usage lands exactly on the level (here 5 files of 8 KiB in 80 KiB at evict-high 0.5) evicts only once a
+     * write takes it over. The engine refused backups there as {@code target_full} (fill at or above the
+     * level) and so no write ever came: new pages never reached L3 again (found by the migration benchmark's
+     * author; EngineAllocationTest's POSIX case, exactly 90 frames of 100 at evict-high 0.9, hit it under
+     * load). The last tier, and any self-evicting tier no migration drains, now take every backup.
      */
-    @Disabled("bug: TierLevels.full refuses backups at fill >= evict-high while the POSIX tier evicts only above it;"
-        + " a tier whose usage lands exactly on its high water level takes no backup again (owner: engine/core)")
     @Test
     void shouldKeepBackingUpIntoASelfEvictingTierWhoseUsageIsExactlyAtItsHighWaterLevel(@TempDir final Path dir) throws Exception
     {
