@@ -29,7 +29,7 @@ final class Marks implements TimedPart
     /** Most marks in force at once. */
     static final int MAX_MARKS = 1024;
     /** Most pages all marks together may name. */
-    static final int MAX_MARKED_PAGES = 1 << 18;
+    static final int MAX_MARKED_PAGES = 1 << 16;
 
     private static final System.Logger LOG = System.getLogger(Marks.class.getName());
 

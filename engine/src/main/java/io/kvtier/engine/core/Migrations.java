@@ -55,7 +55,7 @@ final class Migrations implements TimedPart
     /** Index slots a migration's sampler looks at per tick. */
     private static final int SCAN_PER_TICK = 4096;
     /** Keys that may be in flight across all migrations. */
-    private static final int MAX_MOVING = 1 << 16;
+    private static final int MAX_MOVING = 1 << 14;
     /** Migrations remembered for reports once they end. */
     private static final int REMEMBERED = 64;
     private static final long MARK_FLUSH_NS = 1_000_000_000L;
@@ -655,6 +655,10 @@ final class Migrations implements TimedPart
 
     private boolean startCopy(final Job job, final long high, final long low, final long tag, final long nowNanos)
     {
+        if (moving.size() >= MAX_MOVING)
+        {
+            return false; // as many copies in flight as the engine tracks: this one waits, as for a free page
+        }
         final int page = space.allocateFree();
         if (page == NONE)
         {
