@@ -98,11 +98,33 @@ class InstallTest(unittest.TestCase):
         stats = json.loads(run.stdout)
         self.assertTrue(stats, "no counter named")
         self.assertTrue(all(isinstance(v, int) for v in stats.values()))
-        run = self._run("-m", "kvtier", "lookup", "--socket", SOCKET, "--model", "cli-check", "--layout", "l",
-                        "--sglang", "ab" * 32, "cd" * 32, "--json")
+        model = "cli-check-%d" % os.getpid()
+        lookup = ("-m", "kvtier", "lookup", "--socket", SOCKET, "--model", model, "--layout", "l", "--salt", "t",
+                  "--sglang", "ab" * 32, "cd" * 32, "ef" * 32, "--json")
+        run = self._run(*lookup)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual((json.loads(run.stdout)["pages"], json.loads(run.stdout)["pool_pages"]), (3, 0))
+        # the installed package stores the first two pages under keys from SGLang's hashes; the CLI finds them
+        store = ("import kvtier, sys\n"
+                 "root = kvtier.keys.namespace_root(%r, 'l', 0, 't')\n"
+                 "keys = [kvtier.sglang_page_key(root, h) for h in (%r, %r)]\n"
+                 "with kvtier.Client(%r, namespaces=[root], max_keys=4) as c:\n"
+                 "    with c.reserved(keys) as r:\n"
+                 "        for i, page in r.pages():\n"
+                 "            page[:5] = b'page%%d' %% i\n"
+                 "            r.set_length(i, 5)\n" % (model, "ab" * 32, "cd" * 32, SOCKET))
+        run = self._run("-c", store)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        run = self._run(*lookup)
         self.assertEqual(run.returncode, 0, run.stderr)
         answer = json.loads(run.stdout)
-        self.assertEqual((answer["pages"], answer["pool_pages"]), (2, 0))
+        self.assertEqual((answer["pages"], answer["pool_pages"]), (3, 2), run.stdout)
+        # another tenant's salt finds none of them
+        other = list(lookup)
+        other[other.index("--salt") + 1] = "u"
+        run = self._run(*other)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(json.loads(run.stdout)["pool_pages"], 0)
 
     def test_install_without_the_built_library_fails_saying_how_to_build_it(self):
         # a copy of the checkout's layout (root pom.xml, clients/python) with no clients/c/build
