@@ -80,6 +80,21 @@ class EngineKeyVectorsTest(unittest.TestCase):
         self.assertEqual(keys.page_keys(root, tokens, 16)[0].hex(), "a306ce302f3ed8d29a2b9b308d8a004e")
 
 
+class PublishedVectorsTest(unittest.TestCase):
+    def test_docs_keys_md_holds_every_line_the_reference_prints(self):
+        import contextlib
+        import io
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            _reference().main()
+        with open(os.path.join(HERE, os.pardir, os.pardir, "docs", "keys.md"), encoding="utf-8") as f:
+            published = f.read().splitlines()
+        # a published line may add a remark after what the reference prints ("(pages of 16, 16 and 8 tokens)")
+        missing = [line for line in printed.getvalue().splitlines()
+                   if line and not any(p == line or p.startswith(line + " (") for p in published)]
+        self.assertEqual(missing, [], "docs/keys.md lacks lines that docs/keys-reference.py prints")
+
+
 class EngineKeyPropertiesTest(unittest.TestCase):
     def test_schemes_under_one_namespace_never_share_a_key(self):
         root = keys.namespace_root(MODEL, LAYOUT)
