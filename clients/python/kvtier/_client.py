@@ -435,7 +435,8 @@ class Client:
         return rc
 
     @property
-    def last_error(self):
+    def last_error(self) -> int:
+        """The code of the last failed call (0 when none failed)."""
         return self._lib.kvt_last_error(self._handle())
 
     # -- requests --
@@ -509,7 +510,7 @@ class Client:
         n = self._check(self._lib.kvt_stats(self._handle(), values, capacity))
         return list(values[:min(n, capacity)])
 
-    def request(self, op, first_slot=0, count=0, body=b"", ns=0, flags=0):
+    def request(self, op: int, first_slot: int = 0, count: int = 0, body: bytes = b"", ns: int = 0, flags: int = 0) -> Result:
         """Any request as it goes on the wire (for tests and new operations)."""
         raw = _Result()
         body = bytes(body)
@@ -519,7 +520,8 @@ class Client:
 
     # -- device operations (protocol section 10) --
 
-    def register_kv(self, handle_kind, arrangement, shape, blocks, allocations, device=0):
+    def register_kv(self, handle_kind: int, arrangement: int, shape: Sequence[int], blocks: int,
+                    allocations: Sequence[tuple], device: int = 0) -> int:
         """REGISTER_KV: ``shape`` is (layers, tensors, block_tokens, heads, head_dim, element_bytes),
         ``allocations`` (offset, handle) pairs, a handle being up to 64 bytes (a cudaIpcMemHandle_t, or
         an absolute path NUL-terminated). Returns the Layout Id; a refusal raises KvtierError with code
@@ -537,7 +539,7 @@ class Client:
                                        arr, len(allocations), ctypes.byref(raw))
         return self._check(rc, raw)
 
-    def send_descriptors(self, fds):
+    def send_descriptors(self, fds: Sequence[int]) -> int:
         """DESCRIPTORS (a 1.2 session): passes 1..16 open descriptors to the engine in one message; returns
         the number the engine gives the first (the others follow). The caller may close its own once
         this returns. Name them in a HOST_FD registration (``register_kv(HANDLE_HOST_FD, ...)`` with
@@ -547,11 +549,12 @@ class Client:
         return self._check(self._lib.kvt_send_descriptors(self._handle(), arr, len(fds)))
 
     @property
-    def descriptors_pending(self):
+    def descriptors_pending(self) -> int:
         """Descriptors sent and not yet named by an answered registration."""
         return self._lib.kvt_descriptors_pending(self._handle())
 
-    def register_host_fds(self, arrangement, shape, blocks, fds, offsets=None):
+    def register_host_fds(self, arrangement: int, shape: Sequence[int], blocks: int, fds: Sequence[int],
+                          offsets: Optional[Sequence[int]] = None) -> int:
         """register_kv() of host files passed as descriptors (HOST_FD, a 1.2 session): allocation i is
         ``offsets[i]`` (default 0) into the regular file open read-write at ``fds[i]`` (an
         ``os.memfd_create`` file, say), mapped shared by the caller. The engine never sees a path;
@@ -567,7 +570,8 @@ class Client:
                                              ctypes.byref(raw))
         return self._check(rc, raw)
 
-    def register_host_files(self, arrangement, shape, blocks, paths, offsets=None):
+    def register_host_files(self, arrangement: int, shape: Sequence[int], blocks: int, paths: Sequence[str],
+                            offsets: Optional[Sequence[int]] = None) -> int:
         """register_kv() of host files: allocation i is ``offsets[i]`` (default 0) into ``paths[i]``, an
         absolute path (at most 63 bytes) to a regular file of this user, mapped shared by the caller."""
         paths = [os.fsencode(p) for p in paths]
@@ -590,83 +594,87 @@ class Client:
         self._check(fn(self._handle(), layout_id, first_slot, b, v, n, ctypes.byref(raw)), raw)
         return Result(raw)
 
-    def device_load(self, layout_id, first_slot, blocks, valid_tokens):
+    def device_load(self, layout_id: int, first_slot: int, blocks: Sequence[int], valid_tokens: Sequence[int]) -> Result:
         """DEVICE_LOAD: each pinned slot first_slot + i's page, its first valid_tokens[i] tokens, into
         block blocks[i]; ``result_count`` slots copied (slot_status PAGE_COPIED). The pins stay."""
         return self._device_copy(self._lib.kvt_device_load, layout_id, first_slot, blocks, valid_tokens)
 
-    def device_save(self, layout_id, first_slot, blocks, valid_tokens):
+    def device_save(self, layout_id: int, first_slot: int, blocks: Sequence[int], valid_tokens: Sequence[int]) -> Result:
         """DEVICE_SAVE: block blocks[i]'s first valid_tokens[i] tokens into each reserved slot's page,
         then committed; ``result_count`` slots committed (slot_status PAGE_COMMITTED)."""
         return self._device_copy(self._lib.kvt_device_save, layout_id, first_slot, blocks, valid_tokens)
 
     @property
-    def next_request_id(self):
+    def next_request_id(self) -> int:
+        """The request id the next request carries."""
         return self._lib.kvt_next_request_id(self._handle())
 
     @next_request_id.setter
-    def next_request_id(self, value):
+    def next_request_id(self, value: int) -> None:
         self._lib.kvt_set_next_request_id(self._handle(), value)
 
     # -- slots and pages --
 
-    def slot_page(self, slot):
+    def slot_page(self, slot: int) -> int:
+        """The page id slot ``slot`` holds, or -1."""
         return self._lib.kvt_slot_page(self._handle(), slot)
 
-    def slot_generation(self, slot):
+    def slot_generation(self, slot: int) -> int:
+        """The generation of the page slot ``slot`` holds."""
         return self._lib.kvt_slot_generation(self._handle(), slot)
 
-    def slot_status(self, slot):
+    def slot_status(self, slot: int) -> int:
+        """The last answer for slot ``slot`` (PAGE_*)."""
         return self._lib.kvt_slot_status(self._handle(), slot)
 
-    def page(self, page_id):
+    def page(self, page_id: int) -> memoryview:
         """A writable memoryview of page ``page_id``'s page_size bytes in the mapped pool (no copy)."""
         addr = self._lib.kvt_page_addr(self._handle(), page_id)
         if not addr:
             raise ValueError("no page %d (the pool has %d)" % (page_id, self.page_count))
         return memoryview((ctypes.c_char * self.page_size).from_address(addr)).cast("B")
 
-    def slot_view(self, slot):
+    def slot_view(self, slot: int) -> Optional[memoryview]:
         """The page a slot holds as a memoryview, or None when it holds none."""
         page_id = self.slot_page(slot)
         return None if page_id < 0 else self.page(page_id)
 
     # -- the pool file (protocol section 11) --
 
-    def payload_length(self, slot):
+    def payload_length(self, slot: int) -> int:
         """The committed length of the page ``slot`` holds pinned, from the page's trailer (which must
         name the key this client put in the slot)."""
         return self._check(self._lib.kvt_slot_payload_length(self._handle(), slot))
 
-    def payload(self, slot):
+    def payload(self, slot: int) -> memoryview:
         """The pinned page's committed bytes: a memoryview of ``payload_length(slot)`` bytes in place."""
         n = self.payload_length(slot)
         return self.slot_view(slot)[:n]
 
-    def page_trailer(self, page_id):
+    def page_trailer(self, page_id: int) -> PageTrailer:
         """Page ``page_id``'s trailer (PageTrailer); stable only while this client holds its pin."""
         raw = _Trailer()
         self._check(self._lib.kvt_read_page_trailer(self._handle(), page_id, ctypes.byref(raw)))
         return PageTrailer(raw)
 
-    def verify_payload(self, page_id):
+    def verify_payload(self, page_id: int) -> bool:
         """True when the page's committed bytes have its trailer's CRC32C (reads the whole payload)."""
         return self._check(self._lib.kvt_page_verify_payload(self._handle(), page_id)) == 1
 
-    def counter(self, counter_id):
+    def counter(self, counter_id: int) -> Optional[Counter]:
         """Counter ``counter_id`` of the pool's counters region (Counter), or None when none has that id."""
         raw = _CounterInfo()
         return Counter(raw) if self._check(self._lib.kvt_counter(self._handle(), counter_id, ctypes.byref(raw))) == 1 else None
 
-    def counters(self):
+    def counters(self) -> List[Counter]:
         """Every counter the pool names, by id."""
         return [c for c in (self.counter(i) for i in range(COUNTERS_MAX)) if c is not None]
 
-    def counter_id(self, name):
+    def counter_id(self, name: str) -> int:
         """The id of the counter called ``name`` (its STATS value's index); KvtierError when none is."""
         return self._check(self._lib.kvt_counter_id(self._handle(), _text(name)))
 
-    def counter_value(self, counter_id):
+    def counter_value(self, counter_id: int) -> int:
         """Counter ``counter_id``'s value as the pool holds it now."""
         return self._lib.kvt_counter_value(self._handle(), counter_id)
 
@@ -737,21 +745,24 @@ class Reservation:
         self.lengths = [client.page_size if client.slot_status(first_slot + i) == PAGE_RESERVED else 1
                         for i in range(count)]
 
-    def status(self, i):
+    def status(self, i: int) -> int:
+        """Key i's slot status (PAGE_RESERVED, PAGE_EXISTS, ...)."""
         return self._client.slot_status(self.first_slot + i)
 
-    def view(self, i):
+    def view(self, i: int) -> Optional[memoryview]:
+        """Key i's reserved page, or None when it was not reserved."""
         if self.status(i) != PAGE_RESERVED:
             return None
         if i not in self._views:
             self._views[i] = self._client.slot_view(self.first_slot + i)
         return self._views[i]
 
-    def pages(self):
+    def pages(self) -> List[tuple]:
         """(i, view) for each key whose page was reserved."""
         return [(i, self.view(i)) for i in range(self.count) if self.status(i) == PAGE_RESERVED]
 
-    def set_length(self, i, n):
+    def set_length(self, i: int, n: int) -> None:
+        """Key i's page holds n bytes (1..page_size) at the commit."""
         if not 1 <= n <= self._client.page_size:
             raise ValueError("length %d outside 1..%d" % (n, self._client.page_size))
         self.lengths[i] = n
