@@ -9,6 +9,8 @@ import struct
 ROOT_TAG = b"kvtier:ns:v1"
 PAGE_TAG = b"kvtier:page:v1"
 L3_TAG = b"kvtier:l3:v1"
+SGLANG_TAG = b"kvtier:sglang:v1"
+VLLM_TAG = b"kvtier:vllm:v1"
 
 
 def _field(data: bytes) -> bytes:
@@ -55,6 +57,43 @@ def l3_name(key: bytes, tag: int, salt: str) -> bytes:
     return hashlib.sha256(message).digest()[:16]
 
 
+def sglang_page_key(root: bytes, page_hash: str) -> bytes:
+    """The 16-byte key of a page SGLang names by ``page_hash`` (its chained SHA-256 hex string, as is)."""
+    data = page_hash.encode("utf-8")
+    if not data:
+        raise ValueError("an SGLang page hash must not be empty")
+    return hashlib.sha256(SGLANG_TAG + root + _field(data)).digest()[:16]
+
+
+def vllm_block_hash_bytes(block_hash) -> bytes:
+    """A vLLM block hash as bytes: bytes as they are; an int as 32 bytes big-endian, a negative one
+    (Python's built-in hash) first taken modulo 2**64."""
+    if isinstance(block_hash, int):
+        if block_hash < 0:
+            if block_hash < -(1 << 63):
+                raise ValueError(f"an int block hash must be >= -2**63, not {block_hash}")
+            block_hash += 1 << 64
+        if block_hash >= 1 << 256:
+            raise ValueError(f"an int block hash must be < 2**256, not {block_hash}")
+        return block_hash.to_bytes(32, "big")
+    data = bytes(block_hash)
+    if not data:
+        raise ValueError("a vLLM block hash must not be empty")
+    return data
+
+
+def vllm_offload_key(block_hash, group_index: int = 0) -> bytes:
+    """vLLM's OffloadKey: the block hash then the KV cache group index as 4 bytes big-endian."""
+    if not 0 <= group_index < 1 << 32:
+        raise ValueError(f"a group index must be in [0, 2**32), not {group_index}")
+    return vllm_block_hash_bytes(block_hash) + struct.pack(">I", group_index)
+
+
+def vllm_page_key(root: bytes, offload_key: bytes) -> bytes:
+    """The 16-byte key of a block vLLM names by ``offload_key`` (``vllm_offload_key``)."""
+    return hashlib.sha256(VLLM_TAG + root + _field(bytes(offload_key))).digest()[:16]
+
+
 VECTORS = [
     # (name, model, layout, rank, salt, tokens, page_tokens)
     ("basic", "meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, "", list(range(40)), 16),
@@ -65,6 +104,21 @@ VECTORS = [
 
 
 L3_VECTOR_NAMESPACE = ("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, "")
+
+
+SGLANG_HASHES = [
+    hashlib.sha256(b"sglang page 0").hexdigest(),
+    hashlib.sha256(b"sglang page 1").hexdigest(),
+]
+
+VLLM_BLOCKS = [
+    # (block hash, group index)
+    (hashlib.sha256(b"vllm block 0").digest(), 0),
+    (hashlib.sha256(b"vllm block 0").digest(), 1),
+    (bytes.fromhex("00000000000000000000000000000000000000000000000000000000000004d2"), 0),
+    (1234, 0),
+    (-2, 3),
+]
 
 
 def main():
@@ -85,6 +139,18 @@ def main():
         print(f"- untagged, salt `{salt}`: `{l3_name(key, 0, salt).hex()}`")
         print(f"- tagged, salt `{salt}`: `{l3_name(key, tag, salt).hex()}`")
     print()
+    for salt in ["", "tenant-a"]:
+        root = namespace_root(L3_VECTOR_NAMESPACE[0], L3_VECTOR_NAMESPACE[1], L3_VECTOR_NAMESPACE[2], salt)
+        print(f"### engine page ids, salt `{salt}`")
+        print(f"- namespace: model `{L3_VECTOR_NAMESPACE[0]}`, layout `{L3_VECTOR_NAMESPACE[1]}`, rank 0, salt `{salt}`,"
+              f" root `{root.hex()}`")
+        for page_hash in SGLANG_HASHES:
+            print(f"- sglang `{page_hash}`: `{sglang_page_key(root, page_hash).hex()}`")
+        for block_hash, group in VLLM_BLOCKS:
+            shown = f"int {block_hash}" if isinstance(block_hash, int) else f"bytes {block_hash.hex()}"
+            print(f"- vllm {shown}, group {group} (OffloadKey `{vllm_offload_key(block_hash, group).hex()}`):"
+                  f" `{vllm_page_key(root, vllm_offload_key(block_hash, group)).hex()}`")
+        print()
 
 
 if __name__ == "__main__":

@@ -61,6 +61,17 @@ int64_t kvt_compute_keys(const char *model_id, const char *kv_layout, uint32_t t
                          uint32_t tokens_per_page, int include_partial, kvt_key *keys_out,
                          size_t max_keys);
 
+/** The key of a page SGLang names by `page_hash` (its chained SHA-256 hex string, `len` bytes of
+ *  UTF-8, taken as is) under `root` (docs/keys.md, "Keys from an engine's own page ids").
+ *  Returns 0, or -1 when the hash is empty or NULL. */
+int kvt_sglang_page_key(const kvt_key *root, const char *page_hash, size_t len, kvt_key *key_out);
+
+/** The key of a block vLLM names by `block_hash` (`len` bytes) in KV cache group `group_index`
+ *  under `root`: the hash of vLLM's OffloadKey (block hash || u32be(group_index)). An int block hash
+ *  is 32 bytes big-endian (docs/keys.md). Returns 0, or -1 when the hash is empty or NULL. */
+int kvt_vllm_page_key(const kvt_key *root, const uint8_t *block_hash, size_t len, uint32_t group_index,
+                      kvt_key *key_out);
+
 /** The key's text form: 32 lowercase hex digits and a NUL into `out` (33 bytes). */
 void kvt_key_hex(const kvt_key *key, char out[33]);
 

@@ -63,6 +63,38 @@ int64_t kvt_compute_keys(const char *model_id, const char *kv_layout, uint32_t t
     return kvt_page_keys(&root, tokens, n_tokens, tokens_per_page, include_partial, keys_out, max_keys);
 }
 
+/* An engine's page id under a namespace: SHA-256(tag || root || u32le(len) || id [|| u32be(group)]),
+ * the group being the tail of vLLM's OffloadKey, so the field's length counts it. */
+static void engine_key(const char *tag, size_t tag_len, const kvt_key *root, const void *id, size_t len,
+                       const uint8_t *tail, size_t tail_len, kvt_key *key_out) {
+    kvt_sha256 s;
+    uint8_t digest[32], word[4];
+    kvt_sha256_init(&s);
+    kvt_sha256_update(&s, tag, tag_len);
+    kvt_sha256_update(&s, root->bytes, 16);
+    kvt_put_u32(word, (uint32_t)(len + tail_len));
+    kvt_sha256_update(&s, word, 4);
+    kvt_sha256_update(&s, id, len);
+    if (tail_len > 0) kvt_sha256_update(&s, tail, tail_len);
+    kvt_sha256_final(&s, digest);
+    memcpy(key_out->bytes, digest, 16);
+}
+
+int kvt_sglang_page_key(const kvt_key *root, const char *page_hash, size_t len, kvt_key *key_out) {
+    if (page_hash == NULL || len == 0) return -1;
+    engine_key("kvtier:sglang:v1", 16, root, page_hash, len, NULL, 0, key_out);
+    return 0;
+}
+
+int kvt_vllm_page_key(const kvt_key *root, const uint8_t *block_hash, size_t len, uint32_t group_index,
+                      kvt_key *key_out) {
+    if (block_hash == NULL || len == 0) return -1;
+    uint8_t group[4] = {(uint8_t)(group_index >> 24), (uint8_t)(group_index >> 16), (uint8_t)(group_index >> 8),
+                        (uint8_t)group_index};
+    engine_key("kvtier:vllm:v1", 14, root, block_hash, len, group, 4, key_out);
+    return 0;
+}
+
 void kvt_key_hex(const kvt_key *key, char out[33]) {
     static const char digits[] = "0123456789abcdef";
     for (int i = 0; i < 16; i++) {

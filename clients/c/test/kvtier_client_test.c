@@ -134,6 +134,49 @@ static void test_keys(void) {
     CHECK(kvt_page_keys(&a, t, 8, 2, 1, few, 1) == 4, "4 pages counted with room for 1");
 }
 
+/* docs/keys.md "engine page ids": keys from SGLang's page hashes and vLLM's block hashes */
+static void test_engine_keys(void) {
+    static const struct { const char *salt, *sglang[2], *vllm[5]; } expected[2] = {
+        {"", {"430f263b9dc95918deb7ee45953afe6b", "3d741f8f68f3c8b1a9af1d9007163394"},
+         {"2009f7e3f4b58e370db07e4be8e7e603", "9f6c9bc89b440664847b82a50520fce3", "0bf1b92f2bc83a846866735f5b06bda9",
+          "0bf1b92f2bc83a846866735f5b06bda9", "35bffc88ddf5e3b8d8cb7899c214912b"}},
+        {"tenant-a", {"3a89da3184daf12093d1754e399fc776", "5a1d17b21ad0e9169b7f5922cb8768f4"},
+         {"a56066e62a24a6b15f262df0a950d20d", "399fe0ccaac3384ec41a3ddc6e43dfbe", "e51ac7db86e30880ded7656160056e8f",
+          "e51ac7db86e30880ded7656160056e8f", "a4ae0bc3c5c6053df941b656bf3bd403"}},
+    };
+    static const char *sglang[2] = {"600d09dbd8d8ac802f5040e66bf03fda1dc0ad81c81b0e0238101e6570799276",
+                                    "b8682f237e183a55a80dee347452d604f4d345f2a32c648348029a651a4baa28"};
+    /* the int block hashes 1234 and -2 (taken modulo 2^64) as 32 bytes big-endian */
+    static const struct { const char *hash; uint32_t group; } vllm[5] = {
+        {"fa8e730bce6dbc9102511486407c1db4ac6ee0c9cc367b8766a707fd0eae2ac0", 0},
+        {"fa8e730bce6dbc9102511486407c1db4ac6ee0c9cc367b8766a707fd0eae2ac0", 1},
+        {"00000000000000000000000000000000000000000000000000000000000004d2", 0},
+        {"00000000000000000000000000000000000000000000000000000000000004d2", 0},
+        {"000000000000000000000000000000000000000000000000fffffffffffffffe", 3},
+    };
+    for (int s = 0; s < 2; s++) {
+        kvt_key root, key;
+        char h[33];
+        kvt_namespace_root("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, expected[s].salt, &root);
+        for (int i = 0; i < 2; i++) {
+            CHECK(kvt_sglang_page_key(&root, sglang[i], strlen(sglang[i]), &key) == 0, "sglang key %d", i);
+            kvt_key_hex(&key, h);
+            CHECK(strcmp(h, expected[s].sglang[i]) == 0, "salt '%s' sglang %d: %s, expected %s", expected[s].salt, i, h,
+                  expected[s].sglang[i]);
+        }
+        for (int i = 0; i < 5; i++) {
+            uint8_t block[32];
+            from_hex(vllm[i].hash, block, 32);
+            CHECK(kvt_vllm_page_key(&root, block, 32, vllm[i].group, &key) == 0, "vllm key %d", i);
+            kvt_key_hex(&key, h);
+            CHECK(strcmp(h, expected[s].vllm[i]) == 0, "salt '%s' vllm %d: %s, expected %s", expected[s].salt, i, h,
+                  expected[s].vllm[i]);
+        }
+        CHECK(kvt_sglang_page_key(&root, "", 0, &key) == -1, "an empty SGLang hash is refused");
+        CHECK(kvt_vllm_page_key(&root, NULL, 0, 0, &key) == -1, "an empty vLLM hash is refused");
+    }
+}
+
 /* ---- codecs ---- */
 
 static void test_hello(void) {
@@ -1274,6 +1317,7 @@ static const scenario SCENARIOS[] = {
 int main(int argc, char **argv) {
     test_sha256();
     test_keys();
+    test_engine_keys();
     test_hello();
     test_welcome();
     test_descriptors_message();

@@ -57,6 +57,44 @@ class KeyVectorsTest
     }
 
     @Test
+    void shouldMatchTheEnginePageIdVectors()
+    {
+        final String[] sglang = {
+            "600d09dbd8d8ac802f5040e66bf03fda1dc0ad81c81b0e0238101e6570799276",
+            "b8682f237e183a55a80dee347452d604f4d345f2a32c648348029a651a4baa28"};
+        final String block = "fa8e730bce6dbc9102511486407c1db4ac6ee0c9cc367b8766a707fd0eae2ac0";
+        // bytes, the same with group 1, the int 1234 and the int -2 (mod 2^64) as 32 bytes big-endian
+        final String[] vllmHashes = {block, block, "00".repeat(30) + "04d2", "00".repeat(24) + "fffffffffffffffe"};
+        final int[] groups = {0, 1, 0, 3};
+        final String[][] expected = {
+            {"", "430f263b9dc95918deb7ee45953afe6b", "3d741f8f68f3c8b1a9af1d9007163394",
+                "2009f7e3f4b58e370db07e4be8e7e603", "9f6c9bc89b440664847b82a50520fce3", "0bf1b92f2bc83a846866735f5b06bda9",
+                "35bffc88ddf5e3b8d8cb7899c214912b"},
+            {"tenant-a", "3a89da3184daf12093d1754e399fc776", "5a1d17b21ad0e9169b7f5922cb8768f4",
+                "a56066e62a24a6b15f262df0a950d20d", "399fe0ccaac3384ec41a3ddc6e43dfbe", "e51ac7db86e30880ded7656160056e8f",
+                "a4ae0bc3c5c6053df941b656bf3bd403"}};
+        final HexFormat hex = HexFormat.of();
+        for (final String[] vector : expected)
+        {
+            final Namespace namespace = new Namespace("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, vector[0]);
+            for (int i = 0; i < sglang.length; i++)
+            {
+                assertThat(hex.formatHex(EnginePageKeys.sglang(namespace, sglang[i]))).as("salt '%s' sglang %d", vector[0], i)
+                    .isEqualTo(vector[1 + i]);
+            }
+            for (int i = 0; i < vllmHashes.length; i++)
+            {
+                assertThat(hex.formatHex(EnginePageKeys.vllm(namespace, hex.parseHex(vllmHashes[i]), groups[i])))
+                    .as("salt '%s' vllm %d", vector[0], i).isEqualTo(vector[3 + i]);
+            }
+        }
+        assertThatThrownBy(() -> EnginePageKeys.sglang(new Namespace("m", "l", 0, ""), ""))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be empty");
+        assertThatThrownBy(() -> EnginePageKeys.vllm(new Namespace("m", "l", 0, ""), new byte[0], 0))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be empty");
+    }
+
+    @Test
     void shouldMatchTheTenantSaltVector()
     {
         assertThat(rootAndChain(new Namespace("meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, "tenant-a"),

@@ -104,6 +104,31 @@ class NativeClientEndToEndTest
         }
     }
 
+    /**
+     * The Python package as a user installs it ({@code pip install --no-index ./clients/python} into a new venv, in
+     * a temporary directory): {@code python -m kvtier stats} and {@code lookup} from the venv against this engine,
+     * pages stored under keys from SGLang's page hashes found by the CLI, and not under another tenant's salt.
+     */
+    @Test
+    void theInstalledPythonPackageChecksARunningEngine() throws Exception
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
+        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
+        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 256)))
+        {
+            final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_package.InstallTest"), PYTHON,
+                Map.of("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString()));
+            assertThat(run.exit()).as(run.output()).isZero();
+            assumeTrue(!run.output().contains("apt-get install python3-venv"),
+                "python3 -m venv or ensurepip is missing (apt-get install python3-venv): " + run.output());
+            assertThat(run.output()).contains("test_installed_cli_reads_a_running_engines_stats_and_looks_up",
+                "test_installed_package_imports_with_its_own_library_and_the_project_version", "Ran 4 tests", "OK")
+                .doesNotContain("skipped");
+            awaitNoClients(engine);
+        }
+    }
+
     /** Section 4 from Python: every operation's entries and Result Count, on an engine with an L3. */
     @Test
     void thePythonBindingSeesAnEntryForEverySlotOfEveryOperation() throws Exception
