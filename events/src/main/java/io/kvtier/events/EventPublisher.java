@@ -103,6 +103,7 @@ public final class EventPublisher implements AutoCloseable
         return prefix + (namespaceTag == 0 ? UNTAGGED : String.format("%016x", namespaceTag));
     }
 
+    /** The thread's loop: waits for a subscriber, then reads the ring and sends batches until closed, then what is left. */
     private void run()
     {
         final EventRing.Handler handler = this::onRecord;
@@ -157,6 +158,7 @@ public final class EventPublisher implements AutoCloseable
         }
     }
 
+    /** Adds one record to the batch being collected, sending it first when the namespace changes, and after when full. */
     private void onRecord(final int type, final int medium, final long keyHigh, final long keyLow, final long namespaceTag)
     {
         if (type == EventRingDescriptor.TYPE_CLEARED)
@@ -178,6 +180,7 @@ public final class EventPublisher implements AutoCloseable
         }
     }
 
+    /** Sends the batch being collected, if it holds any event, on its namespace's topic. */
     private void flush()
     {
         if (encoder.count() > 0)
@@ -186,6 +189,7 @@ public final class EventPublisher implements AutoCloseable
         }
     }
 
+    /** Encodes the collected events and sends them as one three-frame message on {@code topic}. */
     private void send(final String topic)
     {
         watch.begin();

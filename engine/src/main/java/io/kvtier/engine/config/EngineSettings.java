@@ -562,6 +562,7 @@ public final class EngineSettings
         return settings.get(POOL_SIZE) / settings.get(POOL_PAGE_SIZE);
     }
 
+    /** @return this host's name, for the default topic prefix; localhost when it has none */
     private static String hostName()
     {
         try

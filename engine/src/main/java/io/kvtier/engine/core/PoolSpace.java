@@ -337,6 +337,7 @@ final class PoolSpace implements PageSpace, TimedPart
         return true;
     }
 
+    /** Tells routers a page left the pool (KV events), before its key and tag are gone. */
     private void removedEvent(final int page)
     {
         index.events().removed(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), pool.metadata().namespaceTagPlain(page),

@@ -95,6 +95,11 @@ public final class EventRing implements PageEvents
     /**
      * Records one event, or drops and counts it when the ring is full. Producer only.
      *
+     * @param type         an {@link EventRingDescriptor} record type
+     * @param medium       its medium
+     * @param keyHigh      the page key's high half
+     * @param keyLow       its low half
+     * @param namespaceTag the namespace tag
      * @return whether it was recorded
      */
     boolean offer(final int type, final int medium, final long keyHigh, final long keyLow, final long namespaceTag)
@@ -152,21 +157,25 @@ public final class EventRing implements PageEvents
         return tailAcquire() - headAcquire();
     }
 
+    /** @return records written, as the consumer may read them */
     private long tailAcquire()
     {
         return (long)LONG.getAcquire(ring, (long)TAIL_OFFSET);
     }
 
+    /** Publishes records written up to {@code value}. */
     private void tailRelease(final long value)
     {
         LONG.setRelease(ring, (long)TAIL_OFFSET, value);
     }
 
+    /** @return records read, whose slots the producer may reuse */
     private long headAcquire()
     {
         return (long)LONG.getAcquire(ring, (long)HEAD_OFFSET);
     }
 
+    /** Frees the slots of records read up to {@code value}. */
     private void headRelease(final long value)
     {
         LONG.setRelease(ring, (long)HEAD_OFFSET, value);
