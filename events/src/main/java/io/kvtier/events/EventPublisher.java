@@ -39,7 +39,6 @@ public final class EventPublisher implements AutoCloseable
     private final ZMQ.Socket socket;
     private final String endpoint;
     private final KvEventEncoder encoder;
-    private final byte[] sequence = new byte[Long.BYTES];
     private final ThreadWatch.Watched watch;
     private final Thread thread;
     private long nextSequence;
@@ -196,7 +195,9 @@ public final class EventPublisher implements AutoCloseable
         try
         {
             final byte[] payload = encoder.encode(System.currentTimeMillis() / 1000.0);
-            ByteBuffer.wrap(sequence).putLong(nextSequence++);
+            // A frame's bytes are taken by reference and written later by ZMQ's I/O thread: each message needs its own
+            // array (one reused array let a later number overwrite an earlier message's before it was sent).
+            final byte[] sequence = ByteBuffer.allocate(Long.BYTES).putLong(nextSequence++).array();
             // A PUB socket never blocks: a subscriber too slow to keep up loses messages at its high-water mark,
             // and sees the gap in the sequence numbers.
             socket.sendMore(topic.getBytes(StandardCharsets.UTF_8));

@@ -201,10 +201,8 @@ class EventPublisherEndToEndTest
                             .containsOnly(PREFIX + String.format("%016x", namespace.tag()));
                     }
                     final List<Long> sequences = events.stream().map(Received::sequence).distinct().toList();
-                    for (int i = 0; i < sequences.size(); i++)
-                    {
-                        assertThat(sequences.get(i)).as("messages numbered from 0 with no gap").isEqualTo(i);
-                    }
+                    assertThat(sequences).as("messages numbered from 0 with no gap: %s", events)
+                        .isEqualTo(java.util.stream.LongStream.range(0, sequences.size()).boxed().toList());
                 }
             }
             assertThat(engine.snapshot().get(EngineCounter.EVENTS_DROPPED)).isZero();
