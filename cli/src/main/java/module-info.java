@@ -16,6 +16,8 @@ module io.kvtier.cli
     requires io.kvtier.admin;
     // serve mounts GET /metrics on the admin API.
     requires io.kvtier.metrics;
+    // serve publishes KV events for routers (events.enabled).
+    requires io.kvtier.events;
     requires java.net.http;
     requires com.fasterxml.jackson.core;
     requires com.fasterxml.jackson.databind;

@@ -29,6 +29,8 @@ module io.kvtier.engine
     exports io.kvtier.engine.status;
     // The tier registry and its catalog: cli (demo --l3), bench tier.
     exports io.kvtier.engine.tier;
+    // KV events: the ring the publisher (events module) reads, and what it needs to publish them.
+    exports io.kvtier.engine.events;
     // Engine.ipc() answers its IPC server: cli serve prints the socket it listens on.
     exports io.kvtier.engine.ipc to io.kvtier.cli;
 }

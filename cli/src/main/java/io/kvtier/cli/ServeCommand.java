@@ -1,6 +1,7 @@
 package io.kvtier.cli;
 
 import io.kvtier.admin.AdminServer;
+import io.kvtier.events.EventPublisher;
 import io.kvtier.admin.AdminSettings;
 import io.kvtier.engine.Engine;
 import io.kvtier.metrics.MetricsEndpoint;
@@ -68,6 +69,7 @@ public final class ServeCommand implements Callable<Integer>
         final Map<String, AdminServer.Builder> admins = admins(domains);
         final EngineGroup group = EngineGroup.start(domains);
         final Map<String, AdminServer> servers = startAdmins(group, admins);
+        final Map<String, EventPublisher> publishers = startPublishers(group, servers);
         final AtomicReference<String> signal = new AtomicReference<>();
         final AtomicBoolean closed = new AtomicBoolean();
         final Runnable stop = () ->
@@ -83,6 +85,8 @@ public final class ServeCommand implements Callable<Integer>
                 }
                 // The admin API stops first: no call reaches an engine that is closing.
                 servers.values().forEach(AdminServer::close);
+                // The publishers send what the engines recorded until now, then the engines close.
+                publishers.values().forEach(EventPublisher::close);
                 group.close();
                 err.println("kvtier: stopped" + (inFlight > 0 ? " (" + inFlight + " backups were in flight at the signal; see the log for any left unfinished)" : ""));
                 err.flush();
@@ -119,6 +123,8 @@ public final class ServeCommand implements Callable<Integer>
         servers.forEach((domain, server) -> out.println("kvtier admin API" + (domain.isEmpty() ? "" : " of trust domain " + domain) + ": "
             + server.uri() + (server.hasToken() ? " (calls that change something need the token of admin.token-file)"
             : " (read only: admin.token-file is not set)")));
+        publishers.forEach((domain, publisher) -> out.println("kvtier KV events" + (domain.isEmpty() ? "" : " of trust domain " + domain)
+            + ": " + publisher.endpoint() + " (docs/kv-events.md)"));
         out.println("Stop with Ctrl-C or SIGTERM.");
         out.flush();
         try
@@ -179,6 +185,27 @@ public final class ServeCommand implements Callable<Integer>
             AdminSettings.configure(domain.config()).ifPresent(builder -> admins.put(domain.name(), builder));
         }
         return admins;
+    }
+
+    /** Starts the KV event publisher of each engine with events.enabled; if one cannot start, closes everything that started. */
+    private static Map<String, EventPublisher> startPublishers(final EngineGroup group, final Map<String, AdminServer> servers)
+    {
+        final Map<String, EventPublisher> publishers = new LinkedHashMap<>();
+        try
+        {
+            for (final EngineGroup.Member member : group.members())
+            {
+                member.engine().events().ifPresent(source -> publishers.put(member.domain(), EventPublisher.start(source)));
+            }
+            return publishers;
+        }
+        catch (final RuntimeException ex)
+        {
+            publishers.values().forEach(EventPublisher::close);
+            servers.values().forEach(AdminServer::close);
+            group.close();
+            throw ex;
+        }
     }
 
     /** Starts each configured admin API on its engine; if one cannot start, closes what started and the engines. */

@@ -50,7 +50,9 @@ class KvtierJarIT
     {
         assertThat(entries()).contains("io/kvtier/cli/Main.class", "io/kvtier/bench/replay/TraceReplay.class",
             "io/kvtier/bench/workload/WorkloadRunner.class", "io/kvtier/tier/posix/PosixTierProvider.class",
-            "META-INF/services/io.kvtier.spi.StorageTierProvider", "picocli/CommandLine.class");
+            "META-INF/services/io.kvtier.spi.StorageTierProvider", "picocli/CommandLine.class",
+            // serve's KV events (events.enabled): the publisher, ZMQ and msgpack.
+            "io/kvtier/events/EventPublisher.class", "org/zeromq/ZMQ.class", "org/msgpack/core/MessagePack.class");
     }
 
     @Test

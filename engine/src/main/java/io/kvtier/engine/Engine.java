@@ -231,6 +231,15 @@ public final class Engine implements AutoCloseable
         return pipeline.operations();
     }
 
+    /**
+     * @return what a publisher of KV events for routers reads (docs/kv-events.md), when {@code events.enabled};
+     *         kvtier serve starts the publisher
+     */
+    public java.util.Optional<io.kvtier.engine.events.EventSource> events()
+    {
+        return java.util.Optional.ofNullable(pipeline.events());
+    }
+
     /** @return the IPC server, when {@code ipc.enabled} */
     public java.util.Optional<IpcServer> ipc()
     {

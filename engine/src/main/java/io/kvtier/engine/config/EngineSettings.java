@@ -472,6 +472,41 @@ public final class EngineSettings
         .range(1, 256)
         .documented("admin API requests served at once; one more is answered 503 with Retry-After");
 
+    /** Whether the engine publishes KV events for routers (docs/kv-events.md). */
+    public static final Setting<Boolean> EVENTS_ENABLED = Setting.flag("events.enabled")
+        .byDefault(false)
+        .documented("whether kvtier serve publishes BlockStored, BlockRemoved and AllBlocksCleared events for cache-aware routers"
+            + " (docs/kv-events.md) on a ZMQ PUB socket, from the kvtier-events thread, never from the engine thread");
+
+    /** The ZMQ endpoint the events are published on. */
+    public static final Setting<String> EVENTS_ENDPOINT = Setting.text("events.endpoint")
+        .byDefault("tcp://127.0.0.1:5557")
+        .rule("a ZMQ endpoint: tcp://HOST:PORT, ipc://PATH or inproc://NAME", text -> text.matches("(tcp://[^\\s]+:([0-9]{1,5}|\\*)|ipc://\\S+|inproc://\\S+)"))
+        .documented("the endpoint the PUB socket binds; routers' subscribers connect to it");
+
+    /** What every event topic starts with. */
+    public static final Setting<String> EVENTS_TOPIC_PREFIX = Setting.text("events.topic-prefix")
+        .byDefault("kv@<host name>@", v -> "kv@" + hostName() + "@")
+        .rule("printable text of at most 200 bytes", text -> text.chars().noneMatch(Character::isISOControl)
+            && text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= 200)
+        .documented("the start of each message's topic; the namespace's tag (16 hex digits, or untagged) follows it, so a router"
+            + " subscribes to one namespace, or to the prefix for all");
+
+    /** Records in the engine's event ring. */
+    public static final Setting<Integer> EVENTS_RING_ENTRIES = Setting.integer("events.ring-entries")
+        .byDefault(65_536)
+        .range(64, 1 << 24)
+        .rule("a power of two", n -> Integer.bitCount(n) == 1)
+        .note("32 bytes each, off the heap")
+        .documented("events the engine thread can record before the publisher reads them; when the ring is full an event is dropped"
+            + " and counted (events_dropped), the engine never waits");
+
+    /** Most events in one published batch. */
+    public static final Setting<Integer> EVENTS_BATCH_MAX = Setting.integer("events.batch-max")
+        .byDefault(512)
+        .range(1, 65_536)
+        .documented("most events in one message (a KVEventBatch); a batch holds one namespace's events");
+
     /**
      * {@code tier.<name>.trusted}: a tier setting the engine reads and takes out before the rest go to the
      * tier's plugin. True or false; by default a tier whose plugin comes from {@code plugins.dir} is not
@@ -498,7 +533,8 @@ public final class EngineSettings
         ENGINE_IDLE_STRATEGY, PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,
         IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS,
         PLUGINS_DIR, HEALTH_STUCK_AFTER, L3_KEY_SALT, L3_TIERS, ADMISSION_MODE,
-        ADMIN_LISTEN, ADMIN_ALLOW_REMOTE, ADMIN_TOKEN_FILE, ADMIN_MAX_BODY, ADMIN_MAX_CONCURRENT);
+        ADMIN_LISTEN, ADMIN_ALLOW_REMOTE, ADMIN_TOKEN_FILE, ADMIN_MAX_BODY, ADMIN_MAX_CONCURRENT,
+        EVENTS_ENABLED, EVENTS_ENDPOINT, EVENTS_TOPIC_PREFIX, EVENTS_RING_ENTRIES, EVENTS_BATCH_MAX);
 
     private static boolean isGroupOrEmpty(final String group)
     {
@@ -524,6 +560,19 @@ public final class EngineSettings
     static long pages(final Setting.Lookup settings)
     {
         return settings.get(POOL_SIZE) / settings.get(POOL_PAGE_SIZE);
+    }
+
+    /** @return this host's name, for the default topic prefix; localhost when it has none */
+    private static String hostName()
+    {
+        try
+        {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        }
+        catch (final java.io.IOException ex)
+        {
+            return "localhost";
+        }
     }
 
     private static boolean isNamespaceAllowList(final String text)

@@ -11,6 +11,8 @@ import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.EngineSettings;
 import io.kvtier.engine.config.PrefetchMode;
 import io.kvtier.engine.config.WritePolicy;
+import io.kvtier.engine.events.EventRing;
+import io.kvtier.engine.events.EventSource;
 import io.kvtier.engine.eviction.EvictionPolicies;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PagePool;
@@ -72,6 +74,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     private final Migrations migrations;
     private final EngineAdmin operations;
     private final PageIndex index;
+    private final EventSource events;
     private final RingBuffer<EngineEvent> ring;
     private final EventPoller<EngineEvent> poller;
     private final long tickNanos;
@@ -104,6 +107,22 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         final WritePolicy writePolicy = tierCount == 0 ? WritePolicy.NONE : config.writePolicy();
         final PrefetchMode prefetchMode = tierCount == 0 ? PrefetchMode.OFF : config.prefetchMode();
         this.index = new PageIndex(pool.index(), pool.pageCount());
+        if (config.get(EngineSettings.EVENTS_ENABLED))
+        {
+            // KV events for routers: the engine starts empty, so the first record says everything was cleared.
+            final EventRing eventRing = new EventRing(config.get(EngineSettings.EVENTS_RING_ENTRIES), counters);
+            final List<String> mediums = new java.util.ArrayList<>();
+            mediums.add(EventSource.POOL_MEDIUM);
+            mediums.addAll(List.of(names));
+            this.events = new EventSource(eventRing, List.copyOf(mediums), config.get(EngineSettings.EVENTS_ENDPOINT),
+                config.get(EngineSettings.EVENTS_TOPIC_PREFIX), config.get(EngineSettings.EVENTS_BATCH_MAX), threads.watch("kvtier-events"), counters);
+            eventRing.cleared();
+            index.events(eventRing);
+        }
+        else
+        {
+            this.events = null;
+        }
         final Residency residency = new Residency(pool, index);
         final long ioTimeoutNanos = config.l3IoTimeout().toNanos();
 
@@ -153,6 +172,12 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         // The watch reads the system's clock, as the threads it watches stamp their work with it.
         this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, backups, io, marks, migrations,
             now -> threads.check(System.nanoTime())};
+    }
+
+    /** @return what a publisher of KV events reads, or null when events.enabled is false */
+    EventSource events()
+    {
+        return events;
     }
 
     /** Starts the tiers' call threads and the re-verification thread, which answer through the ring. */

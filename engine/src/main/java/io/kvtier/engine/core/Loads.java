@@ -5,6 +5,7 @@ import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.collections.KeyTable;
 import io.kvtier.client.pool.CountersDescriptor;
 import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.events.PageEvents;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PageFrames;
 import io.kvtier.engine.pool.PagePool;
@@ -251,6 +252,7 @@ final class Loads implements LoadTracker
         {
             final long word = pool.metadata().stateWordAcquire(page);
             pool.metadata().compareAndSetStateWord(page, word, PageStateWord.word(PageStateWord.generation(word), 0, PageStateWord.SERVING));
+            index.events().stored(high, low, pool.metadata().namespaceTagPlain(page), PageEvents.POOL);
             if ((flags[page] & PREFETCH) != 0)
             {
                 counters.increment(EngineCounter.PREFETCH_PAGES);

@@ -173,6 +173,12 @@ public final class Pipeline
         return conductor.operations();
     }
 
+    /** @return what a publisher of KV events reads, or null when events.enabled is false */
+    public io.kvtier.engine.events.EventSource events()
+    {
+        return conductor.events();
+    }
+
     /** @return the engine's watched threads */
     public ThreadWatch threads()
     {

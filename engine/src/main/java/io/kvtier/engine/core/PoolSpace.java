@@ -1,6 +1,7 @@
 package io.kvtier.engine.core;
 
 import io.kvtier.engine.EngineClock;
+import io.kvtier.engine.events.PageEvents;
 import io.kvtier.engine.eviction.EvictionPolicy;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PagePool;
@@ -316,6 +317,11 @@ final class PoolSpace implements PageSpace, TimedPart
             return false;
         }
         gate.evicted(page);
+        if (!retiring[page])
+        {
+            // A retiring page left the index, and routers' view, when it was retired.
+            removedEvent(page);
+        }
         index.unbindPage(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page);
         unorder(page);
         if (retiring[page])
@@ -329,6 +335,13 @@ final class PoolSpace implements PageSpace, TimedPart
         }
         counters.increment(EngineCounter.PAGES_EVICTED);
         return true;
+    }
+
+    /** Tells routers a page left the pool (KV events), before its key and tag are gone. */
+    private void removedEvent(final int page)
+    {
+        index.events().removed(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), pool.metadata().namespaceTagPlain(page),
+            PageEvents.POOL);
     }
 
     /**
@@ -346,6 +359,7 @@ final class PoolSpace implements PageSpace, TimedPart
             return;
         }
         retiring[page] = true;
+        removedEvent(page);
         index.unbindPage(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page);
         unorder(page);
         if (!listed[page])

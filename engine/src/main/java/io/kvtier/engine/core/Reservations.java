@@ -6,6 +6,7 @@ import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.collections.KeyTable;
 import io.kvtier.engine.EngineClock;
 import io.kvtier.engine.config.WritePolicy;
+import io.kvtier.engine.events.PageEvents;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.Reservation;
@@ -169,6 +170,8 @@ final class Reservations implements TimedPart
             }
             space.touch(page, residency.chainParent(r.keys, i));
             pool.metadata().lastAccessPlain(page, clock.nanoTime());
+            residency.index().events().stored(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page),
+                pool.metadata().namespaceTagPlain(page), PageEvents.POOL);
             r.status[i] = (byte)PageEntryStatus.COMMITTED;
             r.pageIds[i] = NONE;
             r.generations[i] = 0;

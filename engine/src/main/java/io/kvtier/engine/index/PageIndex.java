@@ -1,5 +1,7 @@
 package io.kvtier.engine.index;
 
+import io.kvtier.engine.events.PageEvents;
+
 import io.kvtier.collections.KeyTable;
 
 /**
@@ -18,6 +20,7 @@ public final class PageIndex
     public static final int NO_PAGE = -1;
     /** Most L3 tiers an index entry can record. */
     public static final int MAX_TIERS = 30;
+    private PageEvents events = PageEvents.NONE;
 
     private static final int REFERENCED = 1 << 30;
     private static final int TIER_BITS = REFERENCED - 1;
@@ -94,6 +97,23 @@ public final class PageIndex
     {
         final long h = (keyHigh ^ Long.rotateLeft(keyLow, 29)) * 0x9E3779B97F4A7C15L;
         return (int)(h >>> 40) & lastUseMask;
+    }
+
+    /**
+     * Sets where the index reports that an L3 tier gained or lost a key (KV events, docs/kv-events.md);
+     * the parts that change what the pool serves report through {@link #events()} too.
+     *
+     * @param events the engine's page events, {@link PageEvents#NONE} when off
+     */
+    public void events(final PageEvents events)
+    {
+        this.events = events;
+    }
+
+    /** @return the engine's page events, {@link PageEvents#NONE} when off */
+    public PageEvents events()
+    {
+        return events;
     }
 
     /** @return the underlying table */
@@ -230,6 +250,7 @@ public final class PageIndex
      */
     public boolean addTier(final long keyHigh, final long keyLow, final int tier, final long tag)
     {
+        int held = 0;
         int slot = table.find(keyHigh, keyLow);
         if (slot == KeyTable.NONE)
         {
@@ -246,10 +267,22 @@ public final class PageIndex
         }
         else if ((table.flags(slot) & TIER_BITS) != 0 && table.aux(slot) != tag)
         {
+            for (int bits = table.flags(slot) & TIER_BITS; bits != 0; bits &= bits - 1)
+            {
+                events.removed(keyHigh, keyLow, table.aux(slot), PageEvents.tierMedium(Integer.numberOfTrailingZeros(bits)));
+            }
             table.flags(slot, table.flags(slot) & ~TIER_BITS);
+        }
+        else
+        {
+            held = table.flags(slot) & TIER_BITS;
         }
         table.aux(slot, tag);
         table.flags(slot, table.flags(slot) | (1 << tier));
+        if ((held & (1 << tier)) == 0)
+        {
+            events.stored(keyHigh, keyLow, tag, PageEvents.tierMedium(tier));
+        }
         return true;
     }
 
@@ -279,6 +312,10 @@ public final class PageIndex
         if (slot == KeyTable.NONE)
         {
             return;
+        }
+        if ((table.flags(slot) & (1 << tier)) != 0)
+        {
+            events.removed(keyHigh, keyLow, table.aux(slot), PageEvents.tierMedium(tier));
         }
         final int flags = table.flags(slot) & ~(1 << tier);
         if ((flags & TIER_BITS) == 0 && table.value(slot) == NO_PAGE)

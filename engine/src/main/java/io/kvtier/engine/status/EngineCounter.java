@@ -243,7 +243,16 @@ public enum EngineCounter
         "Pages admission.mode = shadow let through although a reason refused them (each reason is counted too)."),
     /** Admin API calls that changed something. */
     ADMIN_CALLS(77, "admin_calls", Type.COUNTER,
-        "Admin API calls the engine carried out (migrate, evict, mark, unmark).");
+        "Admin API calls the engine carried out (migrate, evict, mark, unmark)."),
+    /** KV events recorded in the event ring. */
+    EVENTS_RECORDED(78, "events_recorded", Type.COUNTER,
+        "KV events for routers the engine thread recorded in the event ring (events.enabled)."),
+    /** KV events dropped because the event ring was full. */
+    EVENTS_DROPPED(79, "events_dropped", Type.COUNTER,
+        "KV events dropped because the event ring was full; the engine never waits for the publisher."),
+    /** KV event batches the publisher sent. */
+    EVENT_BATCHES_PUBLISHED(80, "event_batches_published", Type.COUNTER,
+        "KV event batches (messages) the kvtier-events thread sent on its ZMQ socket.");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */
     public enum Type

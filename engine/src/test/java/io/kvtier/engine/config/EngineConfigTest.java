@@ -276,7 +276,8 @@ class EngineConfigTest
         for (final Setting<?> setting : EngineSettings.ALL)
         {
             // Free text refuses only what no text setting may hold: control characters.
-            final String value = setting == EngineSettings.L3_KEY_SALT ? "a\tsalt" : invalid.getOrDefault(setting.type(), "sometimes");
+            final String value = setting == EngineSettings.L3_KEY_SALT || setting == EngineSettings.EVENTS_TOPIC_PREFIX ? "a\tsalt"
+                : invalid.getOrDefault(setting.type(), "sometimes");
             final ConfigException ex = rejected(Map.of(setting.key(), value));
             assertThat(ex.key()).as(setting.key()).isEqualTo(setting.key());
             assertThat(ex.getMessage()).as(setting.key()).contains("invalid " + setting.key() + " = \"" + value + "\": expected ");

@@ -1,0 +1,212 @@
+package io.kvtier.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvtier.client.Namespace;
+import io.kvtier.client.protocol.PageEntryStatus;
+import io.kvtier.engine.Engine;
+import io.kvtier.engine.Session;
+import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.events.EventSource;
+import io.kvtier.engine.status.EngineCounter;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.msgpack.core.MessagePack;
+import org.msgpack.core.MessageUnpacker;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+/**
+ * End to end: an engine over a POSIX tier with events on, its publisher, and a plain ZMQ SUB socket
+ * that decodes what arrives with msgpack alone, as a router would.
+ */
+class EventPublisherEndToEndTest
+{
+    private static final AtomicLong SEQUENCE = new AtomicLong();
+    private static final String PREFIX = "kv@test-node@";
+    private static final int PAGE_SIZE = 4096;
+    /** How long the subscriber waits for one message before the test fails. */
+    private static final int RECEIVE_TIMEOUT_MILLIS = 30_000;
+
+    /** One decoded event, with the topic and sequence number of its message. */
+    private record Received(String topic, long sequence, String type, String hash, String medium)
+    {
+    }
+
+    private static Map<String, String> settings(final Path l3)
+    {
+        final Map<String, String> settings = new LinkedHashMap<>();
+        settings.put(EngineConfig.POOL_PATH, "/dev/shm/kvtier-events-test-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet());
+        settings.put(EngineConfig.POOL_PAGE_SIZE, String.valueOf(PAGE_SIZE));
+        settings.put(EngineConfig.POOL_SIZE, String.valueOf(PAGE_SIZE * 32L));
+        settings.put(EngineConfig.PIPELINE_TICK, "1ms");
+        settings.put(EngineConfig.POLICY_PREFETCH, "off");
+        settings.put("tier.disk.type", "posix");
+        settings.put("tier.disk.dir", l3.toString());
+        settings.put("events.enabled", "true");
+        settings.put("events.endpoint", "tcp://127.0.0.1:*");
+        settings.put("events.topic-prefix", PREFIX);
+        settings.put("events.batch-max", "4");
+        return settings;
+    }
+
+    private static void writePages(final Session session, final long salt, final int count)
+    {
+        session.keys().clear();
+        for (int i = 0; i < count; i++)
+        {
+            session.keys().add(salt, i * 0x9E3779B97F4A7C15L + 1);
+        }
+        session.reserve(0, count);
+        for (int i = 0; i < count; i++)
+        {
+            assertThat(session.status(i)).as("reservation of page %d", i).isEqualTo(PageEntryStatus.RESERVED);
+            session.page(i).set(ValueLayout.JAVA_LONG, 0, session.keys().low(i));
+            session.payloadLength(i, 1000);
+        }
+        assertThat(session.commit(0, count)).isEqualTo(count);
+    }
+
+    private static String hashOf(final Session session, final int index)
+    {
+        return String.format("%016x%016x", session.keys().high(index), session.keys().low(index));
+    }
+
+    /** Receives one message and decodes its events; fails, naming what it waited for, when none comes. */
+    private static List<Received> receive(final ZMQ.Socket subscriber, final String waitingFor) throws Exception
+    {
+        final byte[] topic = subscriber.recv();
+        assertThat(topic).as("a message while waiting for " + waitingFor).isNotNull();
+        assertThat(subscriber.hasReceiveMore()).as("a sequence frame after the topic").isTrue();
+        final byte[] sequence = subscriber.recv();
+        assertThat(sequence).hasSize(8);
+        assertThat(subscriber.hasReceiveMore()).as("a payload frame after the sequence").isTrue();
+        final byte[] payload = subscriber.recv();
+        assertThat(subscriber.hasReceiveMore()).as("three frames in all").isFalse();
+        final List<Received> events = new ArrayList<>();
+        try (MessageUnpacker unpacker = MessagePack.newDefaultUnpacker(payload))
+        {
+            assertThat(unpacker.unpackArrayHeader()).as("KVEventBatch fields").isEqualTo(2);
+            assertThat(unpacker.unpackDouble()).as("time stamp, seconds").isPositive();
+            final int count = unpacker.unpackArrayHeader();
+            for (int e = 0; e < count; e++)
+            {
+                final int fields = unpacker.unpackArrayHeader();
+                final String type = unpacker.unpackString();
+                String hash = null;
+                String medium = null;
+                switch (type)
+                {
+                    case "BlockStored" ->
+                    {
+                        assertThat(fields).isEqualTo(7);
+                        assertThat(unpacker.unpackArrayHeader()).as("block hashes").isEqualTo(1);
+                        hash = HexFormat.of().formatHex(unpacker.readPayload(unpacker.unpackBinaryHeader()));
+                        unpacker.unpackNil();
+                        assertThat(unpacker.unpackArrayHeader()).as("token ids").isZero();
+                        assertThat(unpacker.unpackInt()).as("block size").isZero();
+                        unpacker.unpackNil();
+                        medium = unpacker.unpackString();
+                    }
+                    case "BlockRemoved" ->
+                    {
+                        assertThat(fields).isEqualTo(3);
+                        assertThat(unpacker.unpackArrayHeader()).as("block hashes").isEqualTo(1);
+                        hash = HexFormat.of().formatHex(unpacker.readPayload(unpacker.unpackBinaryHeader()));
+                        medium = unpacker.unpackString();
+                    }
+                    case "AllBlocksCleared" -> assertThat(fields).isEqualTo(1);
+                    default -> throw new AssertionError("an event of unknown type " + type);
+                }
+                events.add(new Received(new String(topic, StandardCharsets.UTF_8), ByteBuffer.wrap(sequence).getLong(), type, hash, medium));
+            }
+            assertThat(unpacker.hasNext()).as("nothing after the batch").isFalse();
+        }
+        return events;
+    }
+
+    /** Receives until {@code done} holds of what came so far. */
+    private static List<Received> receiveUntil(final ZMQ.Socket subscriber, final List<Received> into,
+                                               final java.util.function.Predicate<List<Received>> done, final String what) throws Exception
+    {
+        while (!done.test(into))
+        {
+            into.addAll(receive(subscriber, what + " (so far " + into + ")"));
+        }
+        return into;
+    }
+
+    private static List<String> historyOf(final List<Received> events, final String hash)
+    {
+        return events.stream().filter(e -> hash.equals(e.hash())).map(e -> e.type() + " " + e.medium()).toList();
+    }
+
+    @Test
+    void shouldPublishClearedThenStoredInThePoolAndTheTierThenRemovedPerNamespace(@TempDir final Path l3) throws Exception
+    {
+        try (Engine engine = Engine.start(EngineConfig.from(settings(l3)));
+             ZContext context = new ZContext(1))
+        {
+            final EventSource source = engine.events().orElseThrow();
+            try (EventPublisher publisher = EventPublisher.start(source))
+            {
+                final ZMQ.Socket subscriber = context.createSocket(SocketType.SUB);
+                subscriber.setReceiveTimeOut(RECEIVE_TIMEOUT_MILLIS);
+                subscriber.connect(publisher.endpoint());
+                subscriber.subscribe(PREFIX.getBytes(StandardCharsets.UTF_8));
+
+                // The engine recorded AllBlocksCleared when it started; the publisher sends it once someone subscribes.
+                final List<Received> events = new ArrayList<>(receive(subscriber, "AllBlocksCleared"));
+                assertThat(events).hasSize(1);
+                assertThat(events.get(0).type()).isEqualTo("AllBlocksCleared");
+                assertThat(events.get(0).topic()).isEqualTo(PREFIX);
+                assertThat(events.get(0).sequence()).isZero();
+
+                final Namespace namespace = new Namespace("model-a", "layout", 0, "");
+                try (Session untagged = engine.openSession();
+                     Session tagged = engine.openSession().scope(namespace))
+                {
+                    writePages(untagged, 81, 3);
+                    writePages(tagged, 82, 2);
+                    untagged.flush();
+                    tagged.flush();
+                    assertThat(untagged.evict(0, 3)).isEqualTo(3);
+                    assertThat(tagged.evict(0, 2)).isEqualTo(2);
+
+                    final List<String> untaggedKeys = List.of(hashOf(untagged, 0), hashOf(untagged, 1), hashOf(untagged, 2));
+                    final List<String> taggedKeys = List.of(hashOf(tagged, 0), hashOf(tagged, 1));
+                    final List<String> expected = List.of("BlockStored cpu", "BlockStored disk", "BlockRemoved cpu");
+                    receiveUntil(subscriber, events, got -> java.util.stream.Stream.concat(untaggedKeys.stream(), taggedKeys.stream())
+                        .allMatch(k -> historyOf(got, k).size() >= expected.size()), "each page stored in the pool, backed up, evicted");
+                    for (final String key : untaggedKeys)
+                    {
+                        assertThat(historyOf(events, key)).as("untagged key %s", key).isEqualTo(expected);
+                        assertThat(events.stream().filter(e -> key.equals(e.hash())).map(Received::topic)).containsOnly(PREFIX + "untagged");
+                    }
+                    for (final String key : taggedKeys)
+                    {
+                        assertThat(historyOf(events, key)).as("tagged key %s", key).isEqualTo(expected);
+                        assertThat(events.stream().filter(e -> key.equals(e.hash())).map(Received::topic))
+                            .containsOnly(PREFIX + String.format("%016x", namespace.tag()));
+                    }
+                    final List<Long> sequences = events.stream().map(Received::sequence).distinct().toList();
+                    assertThat(sequences).as("messages numbered from 0 with no gap: %s", events)
+                        .isEqualTo(java.util.stream.LongStream.range(0, sequences.size()).boxed().toList());
+                }
+            }
+            assertThat(engine.snapshot().get(EngineCounter.EVENTS_DROPPED)).isZero();
+            assertThat(engine.snapshot().get(EngineCounter.EVENT_BATCHES_PUBLISHED)).isPositive();
+        }
+    }
+}
