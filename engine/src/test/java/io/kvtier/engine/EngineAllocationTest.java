@@ -71,6 +71,18 @@ class EngineAllocationTest
     @Test
     void shouldAllocateNothingOnAnyThreadOnceWarmLoadingFromAndBackingUpToThePosixTier() throws Exception
     {
+        loadAndBackUp(false);
+    }
+
+    /** The same with KV events on: the engine thread records every page stored and removed in its event ring; a reader drains it. */
+    @Test
+    void shouldAllocateNothingOnAnyThreadOnceWarmWithKvEventsOn() throws Exception
+    {
+        loadAndBackUp(true);
+    }
+
+    private void loadAndBackUp(final boolean events) throws Exception
+    {
         final Path shm = Path.of("/dev/shm");
         final Path l3 = Files.createTempDirectory(Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")),
             "kvtier-engine-alloc-");
@@ -87,10 +99,27 @@ class EngineAllocationTest
             // One fan-out level: its 256 directories are made at once, so no start-up thread is still busy making them.
             settings.put("tier.disk.fanout-levels", "1");
             settings.put(EngineConfig.POLICY_WRITE, "write-through");
+            if (events)
+            {
+                settings.put("events.enabled", "true");
+            }
             final Set<Thread> before = liveThreads();
             try (Engine engine = EngineFixture.start(settings);
                  Session session = engine.openSession())
             {
+                final java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean(events);
+                final Thread drainer = Thread.ofPlatform().daemon(true).start(() ->
+                {
+                    // The publisher's part, without ZMQ: reads the records the engine thread writes, so the ring never fills.
+                    final io.kvtier.engine.events.EventRing ring = engine.events().map(io.kvtier.engine.events.EventSource::ring).orElse(null);
+                    while (draining.get() && ring != null)
+                    {
+                        if (ring.poll((type, medium, high, low, tag) -> { }, 1024) == 0)
+                        {
+                            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                        }
+                    }
+                });
                 final long[] engineThreads = engineThreads(before,
                     List.of("kvtier-pipeline", "kvtier-tier-disk", "kvtier-reverify", "kvtier-posix-disk-io-0", "kvtier-posix-disk-io-1",
                         "kvtier-posix-spares-disk"));
@@ -98,6 +127,12 @@ class EngineAllocationTest
                 assertAllocatedNothing(clean);
                 assertDid(clean, EngineCounter.L3_PAGES_LOADED, EngineCounter.BACKUPS_COMPLETED, EngineCounter.L3_REMOVED_BY_TIER,
                     EngineCounter.PAGES_EVICTED);
+                if (events)
+                {
+                    assertDid(clean, EngineCounter.EVENTS_RECORDED);
+                }
+                draining.set(false);
+                drainer.join();
             }
         }
         finally
