@@ -3,7 +3,6 @@ package io.kvtier.engine.core;
 import io.kvtier.engine.operations.Retention;
 import io.kvtier.client.pool.CountersDescriptor;
 import io.kvtier.collections.KeyTable;
-import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.MigrationStrategy;
 import io.kvtier.engine.index.PageIndex;
 import io.kvtier.engine.operations.EngineOperations;
@@ -51,20 +50,18 @@ final class EngineAdmin implements EngineOperations
     private final TierLevels levels;
     private final Migrations migrations;
     private final Marks marks;
-    private final TierQueue io;
     private final PageIndex index;
     private final List<TierHandle> tiers;
     private final EngineCounters counters;
     private final Supplier<Health> health;
 
-    EngineAdmin(final EngineConductor conductor, final TierLevels levels, final Migrations migrations, final Marks marks, final TierQueue io,
+    EngineAdmin(final EngineConductor conductor, final TierLevels levels, final Migrations migrations, final Marks marks,
                 final PageIndex index, final List<TierHandle> tiers, final EngineCounters counters, final Supplier<Health> health)
     {
         this.conductor = conductor;
         this.levels = levels;
         this.migrations = migrations;
         this.marks = marks;
-        this.io = io;
         this.index = index;
         this.tiers = List.copyOf(tiers);
         this.counters = counters;
@@ -316,7 +313,6 @@ final class EngineAdmin implements EngineOperations
         long[] ages = new long[1024];
         long[] found = new long[2048];
         int count = 0;
-        final int now = index.clockSeconds();
         for (long slot = 0; slot < slots; slot++)
         {
             if (!table.isOccupied(slot) || (index.tiers((int)slot) & (1 << tier)) == 0 || (namespace != 0 && table.aux(slot) != namespace))
@@ -332,7 +328,7 @@ final class EngineAdmin implements EngineOperations
             final long low = table.keyLow(slot);
             found[2 * count] = high;
             found[2 * count + 1] = low;
-            ages[count] = ((long)(now - index.lastUseSeconds(high, low)) << 32) | count;
+            ages[count] = ((long)index.ageSeconds(high, low) << 32) | count;
             count++;
         }
         Arrays.sort(ages, 0, count);

@@ -168,7 +168,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         this.marks = new Marks(counters, clock, tierNames);
         backups.route(levels, admission, marks);
         this.migrations = new Migrations(pool, index, counters, clock, space, io, levels, admission, marks, lookups, backups, config.migrations());
-        this.operations = new EngineAdmin(this, levels, migrations, marks, io, index, tierHandles, counters, this::health);
+        this.operations = new EngineAdmin(this, levels, migrations, marks, index, tierHandles, counters, this::health);
         // The watch reads the system's clock, as the threads it watches stamp their work with it.
         this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, backups, io, marks, migrations,
             now -> threads.check(System.nanoTime())};

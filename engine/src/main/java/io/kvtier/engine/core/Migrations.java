@@ -204,12 +204,6 @@ final class Migrations implements TimedPart
         return jobOfPage[page] != null;
     }
 
-    /** @return the strategies, in the tiers' order */
-    List<MigrationStrategy> strategies()
-    {
-        return strategies;
-    }
-
     /**
      * @param tier a tier
      * @return its strategy, or null
@@ -217,17 +211,6 @@ final class Migrations implements TimedPart
     MigrationStrategy strategyOf(final int tier)
     {
         return strategyOf[tier] == NONE ? null : strategies.get(strategyOf[tier]);
-    }
-
-    /** @return the pages migrations copy now */
-    int copiesInFlight()
-    {
-        int n = 0;
-        for (final Job job : running)
-        {
-            n += job.inFlight;
-        }
-        return n;
     }
 
     // Starting migrations
@@ -469,7 +452,6 @@ final class Migrations implements TimedPart
         }
         final long[] ages = job.ages;
         final long stop = Math.min(SCAN_PER_TICK, job.continuous ? slots : slots - job.scanned);
-        final int now = index.clockSeconds();
         for (long step = 0; step < stop; step++)
         {
             final long slot = job.scanCursor;
@@ -482,7 +464,7 @@ final class Migrations implements TimedPart
                 job.candidates[3 * count] = high;
                 job.candidates[3 * count + 1] = low;
                 job.candidates[3 * count + 2] = table.aux(slot);
-                ages[count] = ((long)(now - index.lastUseSeconds(high, low)) << 32) | count;
+                ages[count] = ((long)index.ageSeconds(high, low) << 32) | count;
                 count++;
             }
         }
@@ -625,7 +607,7 @@ final class Migrations implements TimedPart
                 return AdmissionReason.POOL_BUSY;
             }
         }
-        if (index.clockSeconds() - index.lastUseSeconds(high, low) < job.minAgeSeconds)
+        if (index.ageSeconds(high, low) < job.minAgeSeconds)
         {
             return AdmissionReason.TOO_YOUNG;
         }

@@ -510,7 +510,7 @@ final class TierIo implements TierQueue, TimedPart
     private void countPerTier(final TierIoBatch batch)
     {
         final int tier = batch.tier;
-        long hits = 0;
+        long verified = 0;
         long errors = 0;
         long written = 0;
         for (int i = 0; i < batch.size; i++)
@@ -522,7 +522,7 @@ final class TierIo implements TierQueue, TimedPart
                 {
                     if (status == TierStatus.OK && batch.check[i] == io.kvtier.engine.pool.PageFrames.FrameCheck.VALID)
                     {
-                        hits++;
+                        verified++;
                     }
                     else if (status != TierStatus.NOT_FOUND)
                     {
@@ -551,9 +551,9 @@ final class TierIo implements TierQueue, TimedPart
         }
         final long frame = pool.frameLength();
         // Hits and misses are the loads' (Loads counts them: a migration's reads serve nobody); bytes read are every verified read's.
-        if (hits > 0)
+        if (verified > 0)
         {
-            counters.addTier(tier, CountersDescriptor.TIER_BYTES_READ, hits * frame);
+            counters.addTier(tier, CountersDescriptor.TIER_BYTES_READ, verified * frame);
         }
         if (errors > 0)
         {

@@ -71,7 +71,7 @@ public final class PageIndex
 
     /**
      * Records that a key was used now: asked for, loaded, written. Keys share cells by a hash, and a cell
-     * keeps the latest use of any of its keys, so a key's {@link #lastUseSeconds} is never earlier than
+     * keeps the latest use of any of its keys, so a key's {@link #ageSeconds} is never longer than its true age: never earlier than
      * its true last use: a page may look younger than it is, never older, and a migration's minimum
      * age is never cut short.
      *
@@ -86,11 +86,11 @@ public final class PageIndex
     /**
      * @param keyHigh a key's high half
      * @param keyLow  its low half
-     * @return the last time, in engine seconds, a key sharing its cell was used (0: not since start)
+     * @return seconds since a key sharing its cell was last used: never more than the key's own age
      */
-    public int lastUseSeconds(final long keyHigh, final long keyLow)
+    public int ageSeconds(final long keyHigh, final long keyLow)
     {
-        return lastUse[cell(keyHigh, keyLow)];
+        return nowSeconds - lastUse[cell(keyHigh, keyLow)];
     }
 
     private int cell(final long keyHigh, final long keyLow)
