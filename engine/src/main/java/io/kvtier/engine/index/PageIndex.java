@@ -71,9 +71,8 @@ public final class PageIndex
 
     /**
      * Records that a key was used now: asked for, loaded, written. Keys share cells by a hash, and a cell
-     * keeps the latest use of any of its keys, so a key's {@link #ageSeconds} is never longer than its true age: never earlier than
-     * its true last use: a page may look younger than it is, never older, and a migration's minimum
-     * age is never cut short.
+     * keeps the latest use of any of its keys, so a key's {@link #ageSeconds} is never longer than its true
+     * age: a page may look younger than it is, never older, and a migration's minimum age is never cut short.
      *
      * @param keyHigh the key's high half
      * @param keyLow  its low half
