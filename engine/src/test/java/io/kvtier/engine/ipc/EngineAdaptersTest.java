@@ -1,0 +1,143 @@
+package io.kvtier.engine.ipc;
+
+import io.kvtier.engine.Engine;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The inference-engine adapters of the Python package ({@code kvtier.adapters.sglang}, {@code .vllm},
+ * {@code .lmcache}) driven through each engine's contract by their Python tests ({@code clients/python/test_adapter_*.py})
+ * against a real engine: two engine processes sharing a prefix byte-exact, a third tenant finding nothing, a
+ * process killed with SIGKILL mid-store leaving nothing visible and nothing held.
+ *
+ * <p>The tests pass real {@code torch} tensors where a contract passes tensors, so they run under a python3 that
+ * imports torch when there is one ({@code python3} on the PATH, else {@code /usr/bin/python3}, where Debian's
+ * {@code python3-torch} installs it; {@code .ci/run} installs it). Without torch the Python tests that need it skip,
+ * saying {@code apt-get install python3-torch}, and this test fails rather than pass on less than the contract.
+ */
+class EngineAdaptersTest
+{
+    private static final Path CLIENTS = Path.of("").toAbsolutePath().resolve("../clients").normalize();
+    private static final Path LIBRARY = CLIENTS.resolve("c/build/libkvtier_client.so");
+    private static final Path PYTHON = CLIENTS.resolve("python");
+    /** Short leases, so that a killed process's reservations come back within the test. */
+    private static final String LEASE = "1s";
+
+    @TempDir
+    Path directory;
+
+    // Each adapter's test method runs its Python module and names the tests it must see pass.
+
+    /** Settings for an adapter test: a pool of {@code pages} pages of {@code pageSize} bytes and short leases. */
+    Map<String, String> settings(final int pageSize, final int pages)
+    {
+        final Map<String, String> settings = new LinkedHashMap<>(IpcTestSupport.settings(directory, pages));
+        settings.put("pool.page-size", String.valueOf(pageSize));
+        settings.put("pool.size", String.valueOf((long)pageSize * pages));
+        settings.put("lease.session-timeout", LEASE);
+        settings.put("lease.reservation-timeout", LEASE);
+        settings.put("lease.quarantine", "100ms");
+        settings.put("ipc.client-timeout", LEASE);
+        return settings;
+    }
+
+    /**
+     * Runs {@code python -m unittest -v module} in clients/python against an engine started with these settings,
+     * with KVTIER_SOCKET and KVTIER_CLIENT_LIB set; asserts it passed with no test skipped, then that every client
+     * process has gone.
+     */
+    Run runPythonTests(final String module, final Map<String, String> settings) throws Exception
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
+        final String python = python();
+        assumeTrue(python != null, "python3 is not installed (apt-get install python3)");
+        try (Engine engine = IpcTestSupport.start(settings))
+        {
+            final Map<String, String> environment = new LinkedHashMap<>();
+            environment.put("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString());
+            environment.put("KVTIER_CLIENT_LIB", LIBRARY.toString());
+            environment.put("KVTIER_POOL", settings.get("pool.path"));
+            environment.put("KVTIER_LEASE_MS", String.valueOf(1000));
+            final Run run = run(List.of(python, "-m", "unittest", "-v", module), environment);
+            assertThat(run.exit()).as(run.output()).isZero();
+            assertThat(run.output()).as("every test ran: a skip here means something the contract needs is missing")
+                .contains("OK").doesNotContain("skipped");
+            awaitNoClients(engine);
+            return run;
+        }
+    }
+
+    record Run(int exit, String output)
+    {
+    }
+
+    /** A python3 that imports torch if there is one, else the first python3 there is, else null. */
+    static String python() throws IOException, InterruptedException
+    {
+        final List<String> candidates = new ArrayList<>();
+        for (final String dir : System.getenv().getOrDefault("PATH", "").split(":"))
+        {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "python3")))
+            {
+                candidates.add(Path.of(dir, "python3").toString());
+                break;
+            }
+        }
+        if (Files.isExecutable(Path.of("/usr/bin/python3")))
+        {
+            candidates.add("/usr/bin/python3");
+        }
+        for (final String candidate : candidates)
+        {
+            final Process probe = new ProcessBuilder(candidate, "-c", "import torch").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (probe.waitFor(2, TimeUnit.MINUTES) && probe.exitValue() == 0)
+            {
+                return candidate;
+            }
+            probe.destroyForcibly();
+        }
+        return candidates.isEmpty() ? null : candidates.getFirst();
+    }
+
+    private Run run(final List<String> command, final Map<String, String> environment) throws IOException, InterruptedException
+    {
+        final Path log = Files.createTempFile(directory, "python", ".log");
+        final ProcessBuilder builder = new ProcessBuilder(command).directory(PYTHON.toFile())
+            .redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(environment);
+        final Process process = builder.start();
+        if (!process.waitFor(5, TimeUnit.MINUTES))   // only a hang gets here
+        {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly().waitFor();
+            return new Run(-1, "timed out after 5 minutes: " + command + "\n" + Files.readString(log, StandardCharsets.UTF_8));
+        }
+        return new Run(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+    }
+
+    private static void awaitNoClients(final Engine engine) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (engine.ipc().orElseThrow().clientCount() != 0 && System.nanoTime() < deadline)
+        {
+            Thread.sleep(10);
+        }
+        assertThat(engine.ipc().orElseThrow().clientCount()).as("every client process closed or went").isZero();
+    }
+}
