@@ -141,6 +141,11 @@ public final class DemoCommand implements Callable<Integer>
         description = "With --ipc, the client library of the client processes: java, c or python. Default: ${DEFAULT-VALUE}.")
     ClientKind clientKind;
 
+    @Option(names = "--engine", paramLabel = "ENGINE",
+        description = "Replay the workload through two processes of an inference engine (sglang, vllm or lmcache), each driving kvtier's adapter for it"
+            + " (kvtier.adapters.ENGINE) as that engine's loader and controller do; the second finds what the first stored. Implies --ipc.")
+    EngineDrivers.Kind engineKind;
+
     @Mixin
     SettingsMixin settings;
 
@@ -156,6 +161,25 @@ public final class DemoCommand implements Callable<Integer>
         if (!ipc && clientKind != ClientKind.java)
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "--client " + clientKind + " needs --ipc: without it the clients are sessions in this process");
+        }
+        if (engineKind != null && clientKind != ClientKind.java)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--client chooses --ipc's client library; --engine " + engineKind
+                + " runs that engine's driver over kvtier.adapters." + engineKind + " instead: give one of them");
+        }
+        Path engineDirectory = null;
+        EngineDrivers drivers = null;
+        if (engineKind != null)
+        {
+            engineDirectory = EngineAdapterDemo.temporaryDirectory();
+            final EngineDrivers.Found found = EngineDrivers.find(engineKind, engineDirectory);
+            if (found.drivers() == null)
+            {
+                deleteTree(engineDirectory);
+                err.println("kvtier: demo --engine " + engineKind + ": " + found.missing());
+                return ExitCode.UNAVAILABLE;
+            }
+            drivers = found.drivers();
         }
         final Path pythonBinding = clientKind == ClientKind.python ? PythonRoundTrips.findBinding().orElse(null) : null;
         final Path cClient = clientKind == ClientKind.c ? ProcessWorkloadClient.findCClient().orElse(null) : null;
@@ -258,10 +282,15 @@ public final class DemoCommand implements Callable<Integer>
                 }
             }
             final Path socketPath = Path.of(poolPath + ".sock");
-            if (ipc)
+            if (ipc || engineKind != null)
             {
                 config.put(IpcSettings.ENABLED, "true");
                 config.put(IpcSettings.SOCKET_PATH, socketPath.toString());
+            }
+            if (engineKind != null)
+            {
+                // An engine's "exists" call counts the L3 pages after the pool's, and its load finds them in the pool.
+                config.put(EngineConfig.POLICY_PREFETCH, "wait-complete");
             }
             config.putAll(given);
             final EngineConfig engineConfig = EngineConfig.from(config);
@@ -298,6 +327,17 @@ public final class DemoCommand implements Callable<Integer>
                 final Namespace namespace = new Namespace("kvtier-demo/synthetic-chat", "demo/page" + pageTokens + "/" + pageSize, 0, "");
                 final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace);
                 final Path socket = Path.of(config.getOrDefault(IpcSettings.SOCKET_PATH, socketPath.toString()));
+                if (engineKind != null)
+                {
+                    final EngineAdapterDemo.Played played = EngineAdapterDemo.play(drivers, engineKind, socket, workload, pageTokens,
+                        Math.toIntExact(engineConfig.pageSize()), engineDirectory);
+                    for (final TierHandle tier : engine.tiers())
+                    {
+                        l3Tiers.add(L3Summary.of(tier, engineConfig, engine.counters()));
+                    }
+                    EngineAdapterDemo.print(out, json, played, engineConfig, l3Tiers);
+                    return played.total("pages_corrupt") > 0 ? ExitCode.CORRUPT : ExitCode.OK;
+                }
                 final WorkloadRunner runner;
                 if (!ipc)
                 {
@@ -360,6 +400,10 @@ public final class DemoCommand implements Callable<Integer>
             if (pythonScript != null)
             {
                 Files.deleteIfExists(pythonScript);
+            }
+            if (engineDirectory != null)
+            {
+                deleteTree(engineDirectory);
             }
         }
     }
