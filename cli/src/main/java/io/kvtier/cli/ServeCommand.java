@@ -124,7 +124,8 @@ public final class ServeCommand implements Callable<Integer>
             + server.uri() + (server.hasToken() ? " (calls that change something need the token of admin.token-file)"
             : " (read only: admin.token-file is not set)")));
         publishers.forEach((domain, publisher) -> out.println("kvtier KV events" + (domain.isEmpty() ? "" : " of trust domain " + domain)
-            + ": " + publisher.endpoint() + " (docs/kv-events.md)"));
+            + ": " + publisher.endpoint() + (publisher.replayEndpoint().isEmpty() ? "" : ", replay " + publisher.replayEndpoint())
+            + " (docs/kv-events.md)"));
         out.println("Stop with Ctrl-C or SIGTERM.");
         out.flush();
         try

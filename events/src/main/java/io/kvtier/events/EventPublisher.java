@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
+import org.zeromq.ZFrame;
+import org.zeromq.ZMsg;
 import org.zeromq.ZMQ;
 import org.zeromq.ZMQException;
 
@@ -22,6 +24,11 @@ import org.zeromq.ZMQException;
  * A record of everything cleared goes alone, on the bare prefix. The socket is an XPUB, so that the thread
  * knows when the first subscriber arrives: it reads the ring from then on, and the ring holds what the
  * engine recorded before (up to events.ring-entries). Nothing here runs on the engine thread.
+ *
+ * <p>With events.replay-endpoint set, a ROUTER socket on the same thread resends kept batches (the last
+ * events.replay-batches) to a subscriber that asks from a sequence number, as vLLM's publisher does: the request
+ * is an empty delimiter frame and the 8-byte big-endian number; each answer is the delimiter, the batch's number
+ * and its payload; an end marker (number -1, empty payload) closes the replay.
  */
 public final class EventPublisher implements AutoCloseable
 {
@@ -32,6 +39,11 @@ public final class EventPublisher implements AutoCloseable
     private static final int LINGER_MILLIS = 1000;
     /** The tag of records with no namespace, and its name in topics. */
     static final String UNTAGGED = "untagged";
+    /** The sequence number that ends a replay. */
+    static final long END_OF_REPLAY = -1L;
+    /** How often a refused record or a malformed replay request is logged, at most. */
+    private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final byte[] EMPTY = new byte[0];
 
     private final EventSource source;
     private final EventRing ring;
@@ -41,7 +53,14 @@ public final class EventPublisher implements AutoCloseable
     private final KvEventEncoder encoder;
     private final ThreadWatch.Watched watch;
     private final Thread thread;
+    /** The replay socket, or null. */
+    private final ZMQ.Socket replay;
+    private final String replayEndpoint;
+    /** Kept batches for replay, by sequence number modulo their count. */
+    private final byte[][] keptPayloads;
     private long nextSequence;
+    private long refusedLoggedAt = System.nanoTime() - LOG_EVERY_NANOS;
+    private long malformedLoggedAt = System.nanoTime() - LOG_EVERY_NANOS;
     /** The namespace tag of the batch being collected. */
     private long batchTag;
     /** Whether a subscriber has subscribed yet: until then the ring keeps what the engine records. */
@@ -67,6 +86,28 @@ public final class EventPublisher implements AutoCloseable
             throw new IllegalStateException("events.endpoint=" + source.endpoint() + " cannot be bound: " + ex.getMessage(), ex);
         }
         this.endpoint = socket.getLastEndpoint();
+        if (source.replayEndpoint().isEmpty())
+        {
+            this.replay = null;
+            this.replayEndpoint = "";
+            this.keptPayloads = null;
+        }
+        else
+        {
+            this.replay = context.createSocket(SocketType.ROUTER);
+            replay.setLinger(LINGER_MILLIS);
+            try
+            {
+                replay.bind(source.replayEndpoint());
+            }
+            catch (final ZMQException ex)
+            {
+                context.close();
+                throw new IllegalStateException("events.replay-endpoint=" + source.replayEndpoint() + " cannot be bound: " + ex.getMessage(), ex);
+            }
+            this.replayEndpoint = replay.getLastEndpoint();
+            this.keptPayloads = new byte[source.replayBatches()][];
+        }
         this.thread = new Thread(this::run, "kvtier-events");
         thread.setDaemon(true);
         watch.thread(thread);
@@ -92,6 +133,12 @@ public final class EventPublisher implements AutoCloseable
         return endpoint;
     }
 
+    /** @return the replay socket's endpoint with the port it took, or empty when events.replay-endpoint is not set */
+    public String replayEndpoint()
+    {
+        return replayEndpoint;
+    }
+
     /**
      * @param namespaceTag a namespace tag
      * @param prefix       events.topic-prefix
@@ -111,6 +158,7 @@ public final class EventPublisher implements AutoCloseable
             try
             {
                 readSubscriptions();
+                serveReplays();
                 if (!subscribed)
                 {
                     // Nobody would hear a batch yet: the first subscriber gets what was recorded since the engine
@@ -157,9 +205,62 @@ public final class EventPublisher implements AutoCloseable
         }
     }
 
+    /**
+     * Answers the replay requests waiting on the replay socket: every kept batch from the number asked for on, then
+     * the end marker. A request that is not a delimiter and an 8-byte number gets the end marker alone, and a log line.
+     */
+    private void serveReplays()
+    {
+        if (replay == null)
+        {
+            return;
+        }
+        for (ZMsg request = ZMsg.recvMsg(replay, ZMQ.DONTWAIT); request != null; request = ZMsg.recvMsg(replay, ZMQ.DONTWAIT))
+        {
+            final ZFrame identity = request.pop();
+            final ZFrame delimiter = request.pop();
+            final ZFrame start = request.pop();
+            if (identity == null)
+            {
+                continue;
+            }
+            if (delimiter == null || delimiter.size() != 0 || start == null || start.size() != Long.BYTES || !request.isEmpty())
+            {
+                if (System.nanoTime() - malformedLoggedAt >= LOG_EVERY_NANOS)
+                {
+                    malformedLoggedAt = System.nanoTime();
+                    LOG.log(System.Logger.Level.WARNING, "kvtier-events: a replay request on " + replayEndpoint + " was not an empty"
+                        + " delimiter frame and an 8-byte big-endian sequence number (it had " + (request.size() + (delimiter == null ? 1 : start == null ? 2 : 3))
+                        + " frames); answered with the end marker alone");
+                }
+                sendReplayed(identity.getData(), END_OF_REPLAY, EMPTY);
+                continue;
+            }
+            final long from = Math.max(ByteBuffer.wrap(start.getData()).getLong(), Math.max(0, nextSequence - keptPayloads.length));
+            for (long sequence = from; sequence < nextSequence; sequence++)
+            {
+                sendReplayed(identity.getData(), sequence, keptPayloads[(int)(sequence % keptPayloads.length)]);
+            }
+            sendReplayed(identity.getData(), END_OF_REPLAY, EMPTY);
+        }
+    }
+
+    private void sendReplayed(final byte[] identity, final long sequence, final byte[] payload)
+    {
+        replay.sendMore(identity);
+        replay.sendMore(EMPTY);
+        replay.sendMore(ByteBuffer.allocate(Long.BYTES).putLong(sequence).array());
+        replay.send(payload, 0);
+    }
+
     /** Adds one record to the batch being collected, sending it first when the namespace changes, and after when full. */
     private void onRecord(final int type, final int medium, final long keyHigh, final long keyLow, final long namespaceTag)
     {
+        if (!encoder.accepts(type, medium))
+        {
+            refuse(type, medium, keyHigh, keyLow, namespaceTag);
+            return;
+        }
         if (type == EventRingDescriptor.TYPE_CLEARED)
         {
             flush();
@@ -176,6 +277,22 @@ public final class EventPublisher implements AutoCloseable
         if (encoder.isFull())
         {
             flush();
+        }
+    }
+
+    /**
+     * Drops a record the encoder cannot write (a type or a medium it does not know: a torn or foreign record), counting
+     * it in events_dropped and logging it at most every 10 s, so that one bad record never stops the events after it.
+     */
+    private void refuse(final int type, final int medium, final long keyHigh, final long keyLow, final long namespaceTag)
+    {
+        source.counters().increment(EngineCounter.EVENTS_DROPPED);
+        if (System.nanoTime() - refusedLoggedAt >= LOG_EVERY_NANOS)
+        {
+            refusedLoggedAt = System.nanoTime();
+            LOG.log(System.Logger.Level.WARNING, String.format("kvtier-events: dropped a record the encoder refuses (type %d, medium %d of %s,"
+                + " key %016x%016x, namespace %016x): counted in events_dropped; the events after it are published", type, medium,
+                source.mediums(), keyHigh, keyLow, namespaceTag));
         }
     }
 
@@ -197,6 +314,10 @@ public final class EventPublisher implements AutoCloseable
             final byte[] payload = encoder.encode(System.currentTimeMillis() / 1000.0);
             // A frame's bytes are taken by reference and written later by ZMQ's I/O thread: each message needs its own
             // array (one reused array let a later number overwrite an earlier message's before it was sent).
+            if (keptPayloads != null)
+            {
+                keptPayloads[(int)(nextSequence % keptPayloads.length)] = payload;
+            }
             final byte[] sequence = ByteBuffer.allocate(Long.BYTES).putLong(nextSequence++).array();
             // A PUB socket never blocks: a subscriber too slow to keep up loses messages at its high-water mark,
             // and sees the gap in the sequence numbers.

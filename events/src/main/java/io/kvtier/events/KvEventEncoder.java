@@ -58,6 +58,17 @@ public final class KvEventEncoder
     }
 
     /**
+     * @param type   a record's type
+     * @param medium its medium number
+     * @return whether {@link #add} takes them: a known type, and a medium this encoder has a name for
+     */
+    public boolean accepts(final int type, final int medium)
+    {
+        return (type == EventRingDescriptor.TYPE_STORED || type == EventRingDescriptor.TYPE_REMOVED || type == EventRingDescriptor.TYPE_CLEARED)
+            && medium >= 0 && medium < mediums.size();
+    }
+
+    /**
      * Adds one event.
      *
      * @param type    an {@link EventRingDescriptor} record type

@@ -7,7 +7,9 @@ import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.events.EventRing;
 import io.kvtier.engine.events.EventSource;
+import io.kvtier.engine.events.PageEvents;
 import io.kvtier.engine.status.EngineCounter;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -207,6 +209,145 @@ class EventPublisherEndToEndTest
             }
             assertThat(engine.snapshot().get(EngineCounter.EVENTS_DROPPED)).isZero();
             assertThat(engine.snapshot().get(EngineCounter.EVENT_BATCHES_PUBLISHED)).isPositive();
+        }
+    }
+    /**
+     * A record the encoder refuses (a medium it has no name for) is dropped and counted, and the records after it are
+     * published: before, the publisher read the same record again forever and published nothing more.
+     */
+    @Test
+    void shouldDropARecordTheEncoderRefusesAndPublishTheOnesAfterIt(@TempDir final Path l3) throws Exception
+    {
+        try (Engine engine = Engine.start(EngineConfig.from(settings(l3)));
+             ZContext context = new ZContext(1))
+        {
+            // A ring of the test's own, fed from this thread alone, with the engine's counters and the publisher's watch.
+            final EventSource engineSource = engine.events().orElseThrow();
+            final EventRing ring = new EventRing(64, engine.counters());
+            final EventSource source = new EventSource(ring, List.of(EventSource.POOL_MEDIUM, "disk"), "tcp://127.0.0.1:*", PREFIX, 4, "", 16,
+                engineSource.watch(), engine.counters());
+            final long droppedBefore = engine.snapshot().get(EngineCounter.EVENTS_DROPPED);
+            ring.cleared();
+            ring.stored(1, 1, 0, PageEvents.POOL);
+            ring.stored(2, 2, 0, 99);
+            ring.stored(3, 3, 0, PageEvents.tierMedium(0));
+            try (EventPublisher publisher = EventPublisher.start(source))
+            {
+                final ZMQ.Socket subscriber = context.createSocket(SocketType.SUB);
+                subscriber.setReceiveTimeOut(RECEIVE_TIMEOUT_MILLIS);
+                subscriber.connect(publisher.endpoint());
+                subscriber.subscribe(PREFIX.getBytes(StandardCharsets.UTF_8));
+                final List<Received> events = receiveUntil(subscriber, new ArrayList<>(), got -> got.size() >= 3, "the records around the refused one");
+                assertThat(events).extracting(e -> e.type() + " " + e.hash() + " " + e.medium()).containsExactly("AllBlocksCleared null null",
+                    "BlockStored 00000000000000010000000000000001 cpu", "BlockStored 00000000000000030000000000000003 disk");
+            }
+            assertThat(engine.snapshot().get(EngineCounter.EVENTS_DROPPED) - droppedBefore).as("the refused record, counted").isEqualTo(1);
+        }
+    }
+
+    /**
+     * The replay socket: a DEALER that asks from a sequence number gets the kept batches from there, byte for byte as the
+     * SUB saw them, then the end marker; one that asks for more than is kept gets what is kept; a malformed request gets
+     * the end marker alone.
+     */
+    @Test
+    void shouldReplayKeptBatchesFromTheNumberAskedForThenTheEndMarker(@TempDir final Path l3) throws Exception
+    {
+        final Map<String, String> settings = settings(l3);
+        // No L3 tier: the pool's 12 pages are all the engine records, so nothing is published after them.
+        settings.keySet().removeIf(key -> key.startsWith("tier."));
+        settings.put("events.replay-endpoint", "tcp://127.0.0.1:*");
+        settings.put("events.replay-batches", "3");
+        try (Engine engine = Engine.start(EngineConfig.from(settings));
+             ZContext context = new ZContext(1);
+             EventPublisher publisher = EventPublisher.start(engine.events().orElseThrow()))
+        {
+            assertThat(publisher.replayEndpoint()).startsWith("tcp://127.0.0.1:");
+            final ZMQ.Socket subscriber = context.createSocket(SocketType.SUB);
+            subscriber.setReceiveTimeOut(RECEIVE_TIMEOUT_MILLIS);
+            subscriber.connect(publisher.endpoint());
+            subscriber.subscribe(PREFIX.getBytes(StandardCharsets.UTF_8));
+            final Map<Long, byte[]> seen = new LinkedHashMap<>(receiveRaw(subscriber, 1));
+            try (Session session = engine.openSession())
+            {
+                writePages(session, 91, 12);
+            }
+            // AllBlocksCleared, then the 12 BlockStored in batches of at most 4: at least 4 messages.
+            while (seen.values().stream().mapToInt(EventPublisherEndToEndTest::eventCount).sum() < 13)
+            {
+                seen.putAll(receiveRaw(subscriber, 1));
+            }
+            final long messages = seen.size();
+            assertThat(seen.keySet()).as("numbered from 0 with no gap").containsExactlyElementsOf(java.util.stream.LongStream.range(0, messages).boxed().toList());
+            assertThat(messages).isGreaterThanOrEqualTo(4);
+
+            final ZMQ.Socket dealer = context.createSocket(SocketType.DEALER);
+            dealer.setReceiveTimeOut(RECEIVE_TIMEOUT_MILLIS);
+            dealer.connect(publisher.replayEndpoint());
+            dealer.sendMore(new byte[0]);
+            dealer.send(ByteBuffer.allocate(8).putLong(messages - 2).array(), 0);
+            final Map<Long, byte[]> replayed = replayed(dealer);
+            assertThat(replayed.keySet()).containsExactly(messages - 2, messages - 1);
+            for (final long sequence : replayed.keySet())
+            {
+                assertThat(replayed.get(sequence)).as("batch %d as published", sequence).isEqualTo(seen.get(sequence));
+            }
+            dealer.sendMore(new byte[0]);
+            dealer.send(ByteBuffer.allocate(8).putLong(0).array(), 0);
+            assertThat(replayed(dealer).keySet()).as("only the last 3 are kept").containsExactly(messages - 3, messages - 2, messages - 1);
+            dealer.sendMore(new byte[0]);
+            dealer.send(new byte[] {1, 2, 3}, 0);
+            assertThat(replayed(dealer)).as("a malformed request gets the end marker alone").isEmpty();
+        }
+    }
+
+    /** Events in one KVEventBatch payload. */
+    private static int eventCount(final byte[] payload)
+    {
+        try (MessageUnpacker unpacker = MessagePack.newDefaultUnpacker(payload))
+        {
+            unpacker.unpackArrayHeader();
+            unpacker.unpackDouble();
+            return unpacker.unpackArrayHeader();
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+
+    /** Receives {@code count} messages as they came: sequence number to payload. */
+    private static Map<Long, byte[]> receiveRaw(final ZMQ.Socket subscriber, final int count)
+    {
+        final Map<Long, byte[]> out = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++)
+        {
+            assertThat(subscriber.recv()).as("message %d of %d", i + 1, count).isNotNull();
+            final long sequence = ByteBuffer.wrap(subscriber.recv()).getLong();
+            out.put(sequence, subscriber.recv());
+        }
+        return out;
+    }
+
+    /** Reads one replay: delimiter, number and payload per batch, until the end marker (-1, empty). */
+    private static Map<Long, byte[]> replayed(final ZMQ.Socket dealer)
+    {
+        final Map<Long, byte[]> out = new LinkedHashMap<>();
+        while (true)
+        {
+            final byte[] delimiter = dealer.recv();
+            assertThat(delimiter).as("a replay answer").isNotNull().isEmpty();
+            final byte[] sequence = dealer.recv();
+            assertThat(sequence).hasSize(8);
+            final byte[] payload = dealer.recv();
+            assertThat(dealer.hasReceiveMore()).isFalse();
+            final long number = ByteBuffer.wrap(sequence).getLong();
+            if (number == -1)
+            {
+                assertThat(payload).as("the end marker's payload").isEmpty();
+                return out;
+            }
+            out.put(number, payload);
         }
     }
 }

@@ -507,6 +507,22 @@ public final class EngineSettings
         .range(1, 65_536)
         .documented("most events in one message (a KVEventBatch); a batch holds one namespace's events");
 
+    /** The ZMQ endpoint of the replay socket, or none. */
+    public static final Setting<String> EVENTS_REPLAY_ENDPOINT = Setting.text("events.replay-endpoint")
+        .byDefault("(off)", v -> "")
+        .rule("empty, or a ZMQ endpoint: tcp://HOST:PORT, ipc://PATH or inproc://NAME",
+            text -> text.isEmpty() || text.matches("(tcp://[^\\s]+:([0-9]{1,5}|\\*)|ipc://\\S+|inproc://\\S+)"))
+        .documented("the endpoint a ROUTER socket binds for replay: a subscriber that saw a gap in the sequence numbers sends the first"
+            + " number it missed (8 bytes, big-endian) and gets every kept batch from there on, then an end marker (docs/kv-events.md)");
+
+    /** Published batches kept for replay. */
+    public static final Setting<Integer> EVENTS_REPLAY_BATCHES = Setting.integer("events.replay-batches")
+        .byDefault(10_000)
+        .range(1, 1_000_000)
+        .note("on the kvtier-events thread's heap, each as its encoded bytes")
+        .documented("the last published batches the replay socket can resend; older ones are gone, and a replay that starts after the"
+            + " number asked for tells the subscriber so");
+
     /**
      * {@code tier.<name>.trusted}: a tier setting the engine reads and takes out before the rest go to the
      * tier's plugin. True or false; by default a tier whose plugin comes from {@code plugins.dir} is not
@@ -534,7 +550,8 @@ public final class EngineSettings
         IPC_ENABLED, IPC_SOCKET_PATH, IPC_ALLOWED_UIDS, IPC_ALLOWED_GIDS, IPC_ALLOWED_NAMESPACES, IPC_GROUP, IPC_RING_BYTES, IPC_IDLE_STRATEGY, IPC_CLIENT_TIMEOUT, IPC_MAX_KEYS, IPC_MAX_CLIENTS,
         PLUGINS_DIR, HEALTH_STUCK_AFTER, L3_KEY_SALT, L3_TIERS, ADMISSION_MODE,
         ADMIN_LISTEN, ADMIN_ALLOW_REMOTE, ADMIN_TOKEN_FILE, ADMIN_MAX_BODY, ADMIN_MAX_CONCURRENT,
-        EVENTS_ENABLED, EVENTS_ENDPOINT, EVENTS_TOPIC_PREFIX, EVENTS_RING_ENTRIES, EVENTS_BATCH_MAX);
+        EVENTS_ENABLED, EVENTS_ENDPOINT, EVENTS_TOPIC_PREFIX, EVENTS_RING_ENTRIES, EVENTS_BATCH_MAX,
+        EVENTS_REPLAY_ENDPOINT, EVENTS_REPLAY_BATCHES);
 
     private static boolean isGroupOrEmpty(final String group)
     {

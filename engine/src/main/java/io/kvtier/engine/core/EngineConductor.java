@@ -115,7 +115,8 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
             mediums.add(EventSource.POOL_MEDIUM);
             mediums.addAll(List.of(names));
             this.events = new EventSource(eventRing, List.copyOf(mediums), config.get(EngineSettings.EVENTS_ENDPOINT),
-                config.get(EngineSettings.EVENTS_TOPIC_PREFIX), config.get(EngineSettings.EVENTS_BATCH_MAX), threads.watch("kvtier-events"), counters);
+                config.get(EngineSettings.EVENTS_TOPIC_PREFIX), config.get(EngineSettings.EVENTS_BATCH_MAX),
+                config.get(EngineSettings.EVENTS_REPLAY_ENDPOINT), config.get(EngineSettings.EVENTS_REPLAY_BATCHES), threads.watch("kvtier-events"), counters);
             eventRing.cleared();
             index.events(eventRing);
         }

@@ -137,16 +137,26 @@ public final class EventRing implements PageEvents
         final long head = (long)LONG.getOpaque(ring, (long)HEAD_OFFSET);
         final long available = tailAcquire() - head;
         final int count = (int)Math.min(available, limit);
-        for (int i = 0; i < count; i++)
+        int read = 0;
+        try
         {
-            final long at = HEADER_LENGTH + ((head + i) & mask) * (long)RECORD_LENGTH;
-            handler.onEvent(ring.get(ValueLayout.JAVA_INT, at + TYPE_OFFSET), ring.get(ValueLayout.JAVA_INT, at + MEDIUM_OFFSET),
-                ring.get(ValueLayout.JAVA_LONG, at + KEY_HIGH_OFFSET), ring.get(ValueLayout.JAVA_LONG, at + KEY_LOW_OFFSET),
-                ring.get(ValueLayout.JAVA_LONG, at + TAG_OFFSET));
+            while (read < count)
+            {
+                final long at = HEADER_LENGTH + ((head + read) & mask) * (long)RECORD_LENGTH;
+                // Counted as read before the handler sees it: a record the handler throws on is passed once, never
+                // again, and the records before it are not passed twice.
+                read++;
+                handler.onEvent(ring.get(ValueLayout.JAVA_INT, at + TYPE_OFFSET), ring.get(ValueLayout.JAVA_INT, at + MEDIUM_OFFSET),
+                    ring.get(ValueLayout.JAVA_LONG, at + KEY_HIGH_OFFSET), ring.get(ValueLayout.JAVA_LONG, at + KEY_LOW_OFFSET),
+                    ring.get(ValueLayout.JAVA_LONG, at + TAG_OFFSET));
+            }
         }
-        if (count > 0)
+        finally
         {
-            headRelease(head + count);
+            if (read > 0)
+            {
+                headRelease(head + read);
+            }
         }
         return count;
     }

@@ -14,10 +14,13 @@ import java.util.List;
  * @param endpoint    events.endpoint
  * @param topicPrefix events.topic-prefix
  * @param batchMax    events.batch-max
+ * @param replayEndpoint events.replay-endpoint, empty for none
+ * @param replayBatches  events.replay-batches
  * @param watch       the kvtier-events thread's watch (ThreadWatch)
  * @param counters    the engine's counters
  */
-public record EventSource(EventRing ring, List<String> mediums, String endpoint, String topicPrefix, int batchMax, ThreadWatch.Watched watch,
+public record EventSource(EventRing ring, List<String> mediums, String endpoint, String topicPrefix, int batchMax, String replayEndpoint,
+                          int replayBatches, ThreadWatch.Watched watch,
                           EngineCounters counters)
 {
     /** The pool's medium name: host DRAM, which routers already weigh as {@code cpu}. */

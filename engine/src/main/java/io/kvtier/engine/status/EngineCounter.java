@@ -249,7 +249,7 @@ public enum EngineCounter
         "KV events for routers the engine thread recorded in the event ring (events.enabled)."),
     /** KV events dropped because the event ring was full. */
     EVENTS_DROPPED(79, "events_dropped", Type.COUNTER,
-        "KV events dropped because the event ring was full; the engine never waits for the publisher."),
+        "KV events dropped: the event ring was full (the engine never waits for the publisher), or the publisher refused a record it cannot encode."),
     /** KV event batches the publisher sent. */
     EVENT_BATCHES_PUBLISHED(80, "event_batches_published", Type.COUNTER,
         "KV event batches (messages) the kvtier-events thread sent on its ZMQ socket.");

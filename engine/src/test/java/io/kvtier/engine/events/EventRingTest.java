@@ -101,6 +101,29 @@ class EventRingTest
         assertThat(read).endsWith(9L);
     }
 
+    /** A record its reader throws on is passed once and skipped: the reader neither sees it again nor those before it. */
+    @Test
+    void shouldPassARecordTheReaderThrowsOnOnceAndGoOnAfterIt()
+    {
+        final EventRing ring = new EventRing(8, counters);
+        for (long i = 0; i < 5; i++)
+        {
+            ring.stored(i, 0, 0, PageEvents.POOL);
+        }
+        final List<Long> read = new ArrayList<>();
+        assertThatThrownBy(() -> ring.poll((t, m, h, l, g) ->
+        {
+            read.add(h);
+            if (h == 2)
+            {
+                throw new IllegalArgumentException("poison");
+            }
+        }, 10)).hasMessage("poison");
+        ring.poll((t, m, h, l, g) -> read.add(h), 10);
+        assertThat(read).containsExactly(0L, 1L, 2L, 3L, 4L);
+        assertThat(ring.poll((t, m, h, l, g) -> read.add(h), 10)).isZero();
+    }
+
     @Test
     void shouldRefuseACapacityThatIsNotAPowerOfTwo()
     {
