@@ -333,6 +333,21 @@ class TwoEnginesTest(unittest.TestCase):
         self.assertEqual(json.loads(out.strip().splitlines()[-1]), [[True] * 3, [True] * 3, [True] * 3])
 
 
+class BenchTest(unittest.TestCase):
+    def test_bench_set_then_get_from_another_process_prints_the_figures_of_both_copies(self):
+        socket = engine_or_skip(self)
+        seed = "bench-test-%d" % os.getpid()
+        common = ["--socket", socket, "--pages", "4", "--page-bytes", "8192", "--rounds", "2", "--seed", seed, "--json"]
+        for role in ("set", "get"):
+            out = json.loads(run(["-m", "kvtier.drivers.lmcache", "bench", "--role", role] + common).stdout.strip().splitlines()[-1])
+            self.assertEqual((out["engine"], out["role"], out["copy"], out["pages"], out["page_bytes"], out["rounds"]),
+                             ("lmcache", role, "client", 4, 8192, 2))
+            self.assertEqual((len(out["adapter_seconds"]), len(out["memmove_seconds"])), (2, 2))
+            self.assertGreater(out["adapter_gb_s"], 0)
+            self.assertGreater(out["memmove_gb_s"], 0)
+            self.assertGreater(out["ratio"], 0)
+
+
 class KilledMidStoreTest(unittest.TestCase):
     def _stats(self, client):
         """(pages in use, reservations open now): a reservation ends committed, aborted or expired."""
