@@ -11,6 +11,7 @@ PAGE_TAG = b"kvtier:page:v1"
 L3_TAG = b"kvtier:l3:v1"
 SGLANG_TAG = b"kvtier:sglang:v1"
 VLLM_TAG = b"kvtier:vllm:v1"
+LMCACHE_TAG = b"kvtier:lmcache:v1"
 
 
 def _field(data: bytes) -> bytes:
@@ -94,6 +95,21 @@ def vllm_page_key(root: bytes, offload_key: bytes) -> bytes:
     return hashlib.sha256(VLLM_TAG + root + _field(bytes(offload_key))).digest()[:16]
 
 
+def lmcache_chunk_key(model_name: str, kv_rank: int, chunk_hash: bytes, object_group_id: int = 0, cache_salt: str = "") -> str:
+    """The string LMCache gives its native L2 connector for a chunk: model, rank (8 hex digits), group
+    (hex), chunk hash (hex) and the cache salt if any, joined by '@'."""
+    text = f"{model_name}@{kv_rank:08x}@{object_group_id:x}@{chunk_hash.hex()}"
+    return f"{text}@{cache_salt}" if cache_salt else text
+
+
+def lmcache_page_key(root: bytes, chunk_key: str) -> bytes:
+    """The 16-byte key of a chunk LMCache names by ``chunk_key`` (its connector string, as is)."""
+    data = chunk_key.encode("utf-8")
+    if not data:
+        raise ValueError("an LMCache chunk key must not be empty")
+    return hashlib.sha256(LMCACHE_TAG + root + _field(data)).digest()[:16]
+
+
 VECTORS = [
     # (name, model, layout, rank, salt, tokens, page_tokens)
     ("basic", "meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1", 0, "", list(range(40)), 16),
@@ -118,6 +134,13 @@ VLLM_BLOCKS = [
     (bytes.fromhex("00000000000000000000000000000000000000000000000000000000000004d2"), 0),
     (1234, 0),
     (-2, 3),
+]
+
+LMCACHE_CHUNKS = [
+    # (model name, kv rank, chunk hash, object group id, cache salt)
+    ("meta-llama/Llama-3.1-8B-Instruct", 0, hashlib.sha256(b"lmcache chunk 0").digest(), 0, ""),
+    ("meta-llama/Llama-3.1-8B-Instruct", 1, hashlib.sha256(b"lmcache chunk 0").digest(), 0, ""),
+    ("meta-llama/Llama-3.1-8B-Instruct", 0, hashlib.sha256(b"lmcache chunk 0").digest(), 2, "tenant-a"),
 ]
 
 
@@ -150,6 +173,9 @@ def main():
             shown = f"int {block_hash}" if isinstance(block_hash, int) else f"bytes {block_hash.hex()}"
             print(f"- vllm {shown}, group {group} (OffloadKey `{vllm_offload_key(block_hash, group).hex()}`):"
                   f" `{vllm_page_key(root, vllm_offload_key(block_hash, group)).hex()}`")
+        for chunk in LMCACHE_CHUNKS:
+            chunk_key = lmcache_chunk_key(*chunk)
+            print(f"- lmcache `{chunk_key}`: `{lmcache_page_key(root, chunk_key).hex()}`")
         print()
 
 

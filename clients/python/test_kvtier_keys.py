@@ -18,6 +18,17 @@ MODEL, LAYOUT = "meta-llama/Llama-3.1-8B-Instruct", "bf16/page16/layer-first/tp1
 SGLANG = [hashlib.sha256(b"sglang page 0").hexdigest(), hashlib.sha256(b"sglang page 1").hexdigest()]
 VLLM = [(hashlib.sha256(b"vllm block 0").digest(), 0), (hashlib.sha256(b"vllm block 0").digest(), 1),
         (bytes.fromhex("00" * 30 + "04d2"), 0), (1234, 0), (-2, 3)]
+LMCACHE = [("meta-llama/Llama-3.1-8B-Instruct", 0, hashlib.sha256(b"lmcache chunk 0").digest(), 0, ""),
+           ("meta-llama/Llama-3.1-8B-Instruct", 1, hashlib.sha256(b"lmcache chunk 0").digest(), 0, ""),
+           ("meta-llama/Llama-3.1-8B-Instruct", 0, hashlib.sha256(b"lmcache chunk 0").digest(), 2, "tenant-a")]
+LMCACHE_CHUNK_KEYS = ["meta-llama/Llama-3.1-8B-Instruct@00000000@0@" + LMCACHE[0][2].hex(),
+                      "meta-llama/Llama-3.1-8B-Instruct@00000001@0@" + LMCACHE[0][2].hex(),
+                      "meta-llama/Llama-3.1-8B-Instruct@00000000@2@" + LMCACHE[0][2].hex() + "@tenant-a"]
+# docs/keys.md, "engine page ids", LMCache lines
+EXPECTED_LMCACHE = {
+    "": ["3a77b2357c9ad307d95eb829622ab0f5", "5674d55f732e47be5380d7f872130f64", "97dfbb436421411378edc0a3377a1ddd"],
+    "tenant-a": ["a98589aa6e67b5e421de58db1f247a64", "2af4dc74c0ecbf895209cbae95dfd045", "d3d4f6a797657ac7b1ea70ef29a68b73"],
+}
 # docs/keys.md, "engine page ids"
 EXPECTED = {
     "": (["430f263b9dc95918deb7ee45953afe6b", "3d741f8f68f3c8b1a9af1d9007163394"],
@@ -78,6 +89,45 @@ class EngineKeyVectorsTest(unittest.TestCase):
         root = keys.namespace_root(MODEL, LAYOUT)
         self.assertEqual(keys.page_keys(root, tokens, 16, True), kvtier.page_keys(root, tokens, 16, True))
         self.assertEqual(keys.page_keys(root, tokens, 16)[0].hex(), "a306ce302f3ed8d29a2b9b308d8a004e")
+
+
+class LmcacheKeyVectorsTest(unittest.TestCase):
+    def test_package_matches_the_published_lmcache_vectors(self):
+        self.assertEqual([keys.lmcache_chunk_key(*c) for c in LMCACHE], LMCACHE_CHUNK_KEYS)
+        for salt, want in EXPECTED_LMCACHE.items():
+            root = keys.namespace_root(MODEL, LAYOUT, 0, salt)
+            self.assertEqual([keys.lmcache_page_key(root, k).hex() for k in LMCACHE_CHUNK_KEYS], want, salt)
+
+    def test_reference_matches_the_published_lmcache_vectors(self):
+        ref = _reference()
+        self.assertEqual([ref.lmcache_chunk_key(*c) for c in LMCACHE], LMCACHE_CHUNK_KEYS)
+        for salt, want in EXPECTED_LMCACHE.items():
+            root = ref.namespace_root(MODEL, LAYOUT, 0, salt)
+            self.assertEqual([ref.lmcache_page_key(root, k).hex() for k in LMCACHE_CHUNK_KEYS], want, salt)
+
+    def test_lmcache_keys_stay_apart_from_the_other_schemes_and_between_tenants(self):
+        root = keys.namespace_root(MODEL, LAYOUT)
+        text = LMCACHE_CHUNK_KEYS[0]
+        derived = {keys.lmcache_page_key(root, text), keys.sglang_page_key(root, text),
+                   keys.vllm_page_key(root, text.encode(), 0)}
+        self.assertEqual(len(derived), 3)
+        self.assertNotEqual(keys.lmcache_page_key(keys.namespace_root(MODEL, LAYOUT, 0, "tenant-b"), text),
+                            keys.lmcache_page_key(root, text))
+
+    def test_bad_lmcache_ids_are_refused_naming_what_was_wrong(self):
+        root = keys.namespace_root(MODEL, LAYOUT)
+        with self.assertRaisesRegex(ValueError, "an LMCache chunk key must not be empty"):
+            keys.lmcache_page_key(root, "")
+        with self.assertRaisesRegex(TypeError, "an LMCache chunk key is a str, not bytes"):
+            keys.lmcache_page_key(root, b"m@0")
+        with self.assertRaisesRegex(ValueError, "no '@', not 'a@b'"):
+            keys.lmcache_chunk_key("a@b", 0, b"h")
+        with self.assertRaisesRegex(ValueError, "cache salt has no '@'"):
+            keys.lmcache_chunk_key("m", 0, b"h", 0, "s@t")
+        with self.assertRaisesRegex(ValueError, "chunk hash must not be empty"):
+            keys.lmcache_chunk_key("m", 0, b"")
+        with self.assertRaisesRegex(ValueError, r"KV rank must be in \[0, 2\*\*32\), not -1"):
+            keys.lmcache_chunk_key("m", -1, b"h")
 
 
 class PublishedVectorsTest(unittest.TestCase):

@@ -15,7 +15,7 @@ from an inference engine's own page ids.
 from . import keys
 from ._client import *  # noqa: F401,F403
 from ._client import __all__ as _client_all
-from .keys import sglang_page_key, vllm_block_hash_bytes, vllm_offload_key, vllm_offload_page_key, vllm_page_key
+from .keys import lmcache_chunk_key, lmcache_page_key, sglang_page_key, vllm_block_hash_bytes, vllm_offload_key, vllm_offload_page_key, vllm_page_key
 
 
 def _version() -> str:
@@ -31,5 +31,5 @@ def _version() -> str:
 
 
 __version__ = _version()
-__all__ = list(_client_all) + ["keys", "sglang_page_key", "vllm_block_hash_bytes", "vllm_offload_key", "vllm_page_key", "vllm_offload_page_key",
+__all__ = list(_client_all) + ["keys", "lmcache_chunk_key", "lmcache_page_key", "sglang_page_key", "vllm_block_hash_bytes", "vllm_offload_key", "vllm_page_key", "vllm_offload_page_key",
                                "__version__"]

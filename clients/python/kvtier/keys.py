@@ -1,6 +1,7 @@
 """Page keys (docs/keys.md) in pure Python, with hashlib and nothing else: from tokens (the namespace
 root and the chained page keys, as the C library computes them too) and from an inference engine's
-own page ids (SGLang's chained SHA-256 hex strings, vLLM's block hashes with their group index).
+own page ids (SGLang's chained SHA-256 hex strings, vLLM's block hashes with their group index, LMCache's
+chunk key strings).
 
 Every function is a pure function of its arguments: the same inputs give the same key in every
 process, on every node, so two instances of one engine serving one model share pages; the namespace
@@ -16,12 +17,14 @@ from typing import Iterable, List, Sequence, Union
 __all__ = [
     "ROOT_TAG", "PAGE_TAG", "SGLANG_TAG", "VLLM_TAG", "namespace_root", "page_key", "page_keys",
     "sglang_page_key", "vllm_block_hash_bytes", "vllm_offload_key", "vllm_page_key", "vllm_offload_page_key",
+    "LMCACHE_TAG", "lmcache_chunk_key", "lmcache_page_key",
 ]
 
 ROOT_TAG = b"kvtier:ns:v1"
 PAGE_TAG = b"kvtier:page:v1"
 SGLANG_TAG = b"kvtier:sglang:v1"
 VLLM_TAG = b"kvtier:vllm:v1"
+LMCACHE_TAG = b"kvtier:lmcache:v1"
 KEY_BYTES = 16
 
 BlockHash = Union[bytes, bytearray, memoryview, int]
@@ -118,3 +121,34 @@ def vllm_offload_page_key(root: bytes, offload_key: Union[bytes, bytearray, memo
     if len(data) < 5:
         raise ValueError("an OffloadKey is a block hash and a 4-byte group index, not %d bytes" % len(data))
     return hashlib.sha256(VLLM_TAG + _root(root) + _field(data)).digest()[:KEY_BYTES]
+
+
+def lmcache_chunk_key(model_name: str, kv_rank: int, chunk_hash: Union[bytes, bytearray, memoryview], object_group_id: int = 0,
+                      cache_salt: str = "") -> str:
+    """The string LMCache hands a native L2 connector for one chunk: its model name, its KV rank as 8 hex
+    digits, its object group id in hex, its chunk hash in hex and, when it has one, its cache salt, joined
+    by ``@`` (which neither the model name nor the salt may contain)."""
+    if not model_name or "@" in model_name:
+        raise ValueError("an LMCache model name is not empty and has no '@', not %r" % model_name)
+    if "@" in cache_salt:
+        raise ValueError("an LMCache cache salt has no '@', not %r" % cache_salt)
+    if not 0 <= kv_rank < 1 << 32:
+        raise ValueError("an LMCache KV rank must be in [0, 2**32), not %d" % kv_rank)
+    if object_group_id < 0:
+        raise ValueError("an LMCache object group id must be >= 0, not %d" % object_group_id)
+    data = bytes(chunk_hash)
+    if not data:
+        raise ValueError("an LMCache chunk hash must not be empty")
+    text = "%s@%08x@%x@%s" % (model_name, kv_rank, object_group_id, data.hex())
+    return text + "@" + cache_salt if cache_salt else text
+
+
+def lmcache_page_key(root: bytes, chunk_key: str) -> bytes:
+    """The kvtier key of the chunk LMCache names by ``chunk_key`` (the string its native L2 connector is
+    given, taken as is: :func:`lmcache_chunk_key` builds one) under the namespace ``root``."""
+    if not isinstance(chunk_key, str):
+        raise TypeError("an LMCache chunk key is a str, not %s" % type(chunk_key).__name__)
+    data = chunk_key.encode("utf-8")
+    if not data:
+        raise ValueError("an LMCache chunk key must not be empty")
+    return hashlib.sha256(LMCACHE_TAG + _root(root) + _field(data)).digest()[:KEY_BYTES]

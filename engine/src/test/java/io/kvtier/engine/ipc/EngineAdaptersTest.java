@@ -44,6 +44,25 @@ class EngineAdaptersTest
 
     // Each adapter's test method runs its Python module and names the tests it must see pass.
 
+    /**
+     * LMCache's native_plugin L2 connector ({@code kvtier.adapters.lmcache}) built by the loader from an L2 adapter
+     * entry and driven through the bridge's eventfd, with chunks in torch tensors: two engine processes share a
+     * prefix byte-exact, another tenant finds none, a store killed before its commit leaves nothing.
+     */
+    @Test
+    void theLmcacheConnectorSharesAPrefixBetweenTwoEngineProcesses() throws Exception
+    {
+        final Run run = runPythonTests("test_adapter_lmcache", settings(65_536, 1_024));
+        assertThat(run.output()).contains(
+            "test_two_engine_processes_share_a_prefix_and_another_tenant_finds_none",
+            "test_another_process_loads_what_this_one_stored_byte_exact",
+            "test_a_process_killed_between_write_and_commit_leaves_nothing_visible_and_nothing_held",
+            "test_torch_chunks_stored_are_found_and_loaded_byte_exact",
+            "test_no_engine_answers_misses_with_a_named_reason_and_no_exception",
+            "test_a_chunk_too_big_for_the_pool_fails_construction_naming_both_sizes",
+            "test_unsupported_features_are_refused_naming_them_and_capabilities_say_why");
+    }
+
     /** Settings for an adapter test: a pool of {@code pages} pages of {@code pageSize} bytes and short leases. */
     Map<String, String> settings(final int pageSize, final int pages)
     {
