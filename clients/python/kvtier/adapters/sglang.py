@@ -254,7 +254,8 @@ class KvtierHiCacheStorage(HiCacheStorage):
                 raise ValueError("a page of %d bytes where the host pool's pages are %d" % (sum(s for _, s in page), self.page_bytes))
         return pages
 
-    def _key(self, page_hash: str) -> bytes:
+    def key(self, page_hash: str) -> bytes:
+        """The kvtier key of the page SGLang names ``page_hash``, in this backend's namespace."""
         return kvkeys.sglang_page_key(self.root, page_hash)
 
     # -- the zero-copy calls --
@@ -269,7 +270,7 @@ class KvtierHiCacheStorage(HiCacheStorage):
             held = 0
             try:
                 for start in range(0, len(keys), client.max_keys):
-                    chunk = [self._key(k) for k in keys[start:start + client.max_keys]]
+                    chunk = [self.key(k) for k in keys[start:start + client.max_keys]]
                     r = client.lookup(chunk)
                     found = r.pool_pages + r.l3_pages
                     held += found
@@ -319,7 +320,7 @@ class KvtierHiCacheStorage(HiCacheStorage):
         """ACQUIREs keys[start:start + max_keys], copies each pinned page of the expected length into its host
         page in order, stops at the first that is not; RELEASEs whatever happens. Returns the keys attempted."""
         chunk = keys[start:start + client.max_keys]
-        client.acquire([self._key(k) for k in chunk])
+        client.acquire([self.key(k) for k in chunk])
         try:
             for i in range(len(chunk)):
                 if client.slot_status(i) not in (kv.PAGE_PINNED, kv.PAGE_PINNED_FROM_L3):
@@ -384,7 +385,7 @@ class KvtierHiCacheStorage(HiCacheStorage):
         COMMITs those it wrote and ABORTs every other reservation; on any exception ABORTs them all."""
         chunk = keys[start:start + client.max_keys]
         n = len(chunk)
-        client.reserve([self._key(k) for k in chunk])
+        client.reserve([self.key(k) for k in chunk])
         committed = False
         try:
             run = 0
@@ -499,7 +500,7 @@ class KvtierHiCacheStorage(HiCacheStorage):
             try:
                 for start in range(0, len(keys), client.max_keys):
                     chunk = keys[start:start + client.max_keys]
-                    with client.pinned([self._key(k) for k in chunk]):
+                    with client.pinned([self.key(k) for k in chunk]):
                         for i in range(len(chunk)):
                             if client.slot_status(i) not in (kv.PAGE_PINNED, kv.PAGE_PINNED_FROM_L3):
                                 break
