@@ -63,6 +63,26 @@ class EngineAdaptersTest
             "test_unsupported_features_are_refused_naming_them_and_capabilities_say_why");
     }
 
+    /**
+     * SGLang's HiCache backend: built by the dynamic factory, two SGLang processes share a prefix byte-exact over
+     * batch_exists and batch_get_v1, a third tenant finds none, a process killed mid-batch_set_v1 leaves nothing.
+     */
+    @Test
+    void theSglangAdapterSharesAPrefixBetweenTwoEngineProcesses() throws Exception
+    {
+        final Run run = runPythonTests("test_adapter_sglang", settings(64 * 1024, 512));
+        // runPythonTests saw them all pass, none skipped: these must be among them
+        assertThat(run.output()).contains(
+            "test_the_dynamic_factory_loads_it_and_the_host_pool_registers",
+            "test_batch_set_v1_then_batch_get_v1_into_another_host_pool_is_byte_exact",
+            "test_two_engine_processes_share_a_prefix_and_another_tenant_sees_none",
+            "test_a_process_killed_mid_batch_set_v1_leaves_nothing_visible_and_nothing_held",
+            "test_no_engine_answers_misses_naming_the_reason_then_reconnects",
+            "test_a_page_too_big_for_the_pool_fails_registration_naming_both_sizes",
+            "test_a_page_of_another_length_is_a_miss_never_copied",
+            "test_unsupported_calls_are_named_refusals_never_none");
+    }
+
     /** Settings for an adapter test: a pool of {@code pages} pages of {@code pageSize} bytes and short leases. */
     Map<String, String> settings(final int pageSize, final int pages)
     {
