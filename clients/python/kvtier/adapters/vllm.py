@@ -186,6 +186,23 @@ class KvtierSecondaryTier(contract.SecondaryTierManager):
             raise
         except (kv.KvtierError, OSError) as e:
             self._failed("connect", "no kvtier engine at %s yet (%s): lookups miss until it answers" % (self.socket, e))
+        if self._lookup_client is not None:
+            # the worker's session too, so that the region is registered now and the first job pays nothing
+            try:
+                self._worker_client = self._connect()
+            except (kv.KvtierError, OSError) as e:
+                self._failed("connect", "kvtier engine at %s: %s" % (self.socket, e))
+            if self.copy == "engine" and self._worker_client is not None:
+                try:
+                    self._layout_id = self._register(self._worker_client)
+                except (kv.KvtierError, OSError) as e:
+                    if self.copy_setting == "engine":
+                        self.shutdown_sessions()
+                        raise Unsupported("copy=engine: kvtier refused vLLM's primary region %s: %s"
+                                          % (self._host_file[0], e)) from None
+                    self._failed("register", "kvtier refused vLLM's primary region %s (%s): the client copies instead"
+                                 % (self._host_file[0], e))
+                    self.copy = "client"
         self._thread = threading.Thread(target=self._work, name="kvtier-vllm-tier", daemon=True)
         self._thread.start()
 
@@ -253,6 +270,14 @@ class KvtierSecondaryTier(contract.SecondaryTierManager):
         self._closed = True
         self._jobs.put(None)
         self._thread.join()
+        self.shutdown_sessions()
+        try:
+            self._view.release()  # so that vLLM (or a driver) can unmap its region
+        except (BufferError, ValueError):
+            pass
+
+    def shutdown_sessions(self) -> None:
+        """Closes both sessions with the kvtier engine (a later call would open new ones)."""
         for name in ("_lookup_client", "_worker_client"):
             c = getattr(self, name)
             setattr(self, name, None)
