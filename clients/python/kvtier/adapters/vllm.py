@@ -216,6 +216,8 @@ class KvtierSecondaryTier(contract.SecondaryTierManager):
         except (TypeError, ValueError) as e:
             self._failed("key", "lookup of a key that is not an OffloadKey: %s" % e)
             return False
+        if self._closed:
+            return False
         with self._finished_lock:
             if self._storing.get(k):
                 return None
