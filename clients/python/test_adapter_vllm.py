@@ -200,14 +200,18 @@ class VllmAdapterTest(unittest.TestCase):
     def check_kill_mid_store(self, copy):
         keys = chain(uuid.uuid4().hex, 6)
         before = self.stats()
+        engine_id = "kill-" + uuid.uuid4().hex[:8]
+        # a killed process cannot remove its region file: this test does
+        self.closers.append(lambda: os.path.exists("/dev/shm/vllm_offload_%s.mmap" % engine_id)
+                            and os.unlink("/dev/shm/vllm_offload_%s.mmap" % engine_id))
         script = (
             "import sys\n"
             "from kvtier.drivers import vllm as d\n"
-            "r = d.Region('kill-%s', 6, %d)\n"
+            "r = d.Region(%r, 6, %d)\n"
             "t = d.make_tier(%r, r, 'test-model', %r, copy=%r)\n"
             "for i in range(6): r.write(i, bytes([i + 1]) * %d)\n"
             "d.Jobs(t).run('store', [bytes.fromhex(k) for k in %r], list(range(6)), 'a')\n"
-        ) % (uuid.uuid4().hex[:8], ROW, self.socket, self.salt, copy, ROW, [k.hex() for k in keys])
+        ) % (engine_id, ROW, self.socket, self.salt, copy, ROW, [k.hex() for k in keys])
         os.environ[adapter.PAUSE_ENV] = "1"   # spawn passes this process's environment on
         try:
             p = spawn(["-c", script])
