@@ -94,8 +94,7 @@ def _mapping_of(address: int, length: int) -> Optional[Tuple[str, int, int]]:
         path = parts[5].strip()
         if "s" not in parts[1] or not path.startswith("/") or path.endswith("(deleted)"):
             return None
-        if address + length > end:  # a region split into several mappings: only the first is checked here
-            pass
+        # the engine maps the file itself, from the view's offset; it refuses (TOO_SMALL) a file shorter than the rows
         return path, int(parts[2], 16) + (address - start), int(parts[4])
     return None
 
@@ -195,7 +194,7 @@ class KvtierSecondaryTier(contract.SecondaryTierManager):
             if self.copy == "engine" and self._worker_client is not None:
                 try:
                     self._layout_id = self._register(self._worker_client)
-                except (kv.KvtierError, OSError) as e:
+                except (kv.KvtierError, OSError, ValueError) as e:
                     if self.copy_setting == "engine":
                         self.shutdown_sessions()
                         raise Unsupported("copy=engine: kvtier refused vLLM's primary region %s: %s"
@@ -362,7 +361,7 @@ class KvtierSecondaryTier(contract.SecondaryTierManager):
         if which == "worker" and self.copy == "engine":
             try:
                 self._layout_id = self._register(client)
-            except (kv.KvtierError, OSError) as e:
+            except (kv.KvtierError, OSError, ValueError) as e:
                 client.close()
                 raise _Unavailable("kvtier refused the primary region %s: %s" % (self._host_file[0], e)) from None
         setattr(self, name, client)
