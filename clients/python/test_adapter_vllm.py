@@ -227,8 +227,7 @@ class VllmAdapterTest(unittest.TestCase):
                 if ready:
                     line = p.stdout.readline()
                 self.assertLess(time.monotonic(), deadline, "the storing process never paused before its commit")
-            mid = self.stats()
-            self.assertGreaterEqual(mid["pages_in_use"] - before["pages_in_use"], 6, "the store holds its reservations")
+            self.assertEqual([kv.PAGE_BUSY] * 6, self.try_reserve(keys), "the paused store holds its 6 reservations")
             os.kill(p.pid, signal.SIGKILL)
             p.wait(timeout=30)
         finally:
@@ -242,13 +241,23 @@ class VllmAdapterTest(unittest.TestCase):
         deadline = time.monotonic() + 20 * adapter_testing.LEASE_SECONDS + 10
         while True:
             after = self.stats()
-            if after["pages_in_use"] <= before["pages_in_use"]:
+            if after["reservations_expired"] >= before["reservations_expired"] + 6:
                 break
-            self.assertLess(time.monotonic(), deadline, "the killed process's reservations never came back: %s -> %s pages in use"
-                            % (before["pages_in_use"], after["pages_in_use"]))
+            self.assertLess(time.monotonic(), deadline, "the killed process's 6 reservations never lapsed: reservations_expired "
+                            "%d -> %d" % (before["reservations_expired"], after["reservations_expired"]))
             time.sleep(0.05)
-        self.assertEqual(before["pages_in_use"], after["pages_in_use"])
         self.assertEqual([False] * 6, [tier.lookup(k) for k in keys], "still nothing visible after the lease")
+        self.assertEqual([kv.PAGE_RESERVED] * 6, self.try_reserve(keys), "nothing of the killed store is held any more")
+
+    def try_reserve(self, keys):
+        """The statuses another process gets reserving these keys (its reservations aborted at once)."""
+        root = kv.namespace_root("test-model", "vllm-row/%d" % ROW, 0, self.salt)
+        with kv.Client(self.socket, namespaces=[root]) as c:
+            c.reserve([kv.vllm_offload_page_key(root, k) for k in keys])
+            try:
+                return [c.slot_status(i) for i in range(len(keys))]
+            finally:
+                c.abort(0, len(keys))
 
     def test_a_process_killed_mid_store_by_client_copy_leaves_nothing_visible_and_nothing_held(self):
         self.check_kill_mid_store("client")
@@ -414,6 +423,42 @@ class VllmAdapterTest(unittest.TestCase):
         self.assertEqual([], errors)
         self.assertTrue(all(a in (True, False, None) for a in answers))
         self.assertEqual([True] * 16, [tier.lookup(k) for k in keys])
+
+    def test_a_key_being_stored_answers_none_until_its_job_finishes(self):
+        region = self.region(2)
+        for i in range(2):
+            region.write(i, row_bytes("inflight", i))
+        tier = self.tier(region, copy="client")
+        keys = chain(uuid.uuid4().hex, 2)
+        with tier._worker_lock:   # holds the worker before it starts the job, as a slow store would
+            tier.submit_store(contract.JobMetadata(job_id=5, keys=keys[:1], block_ids=[0], is_promotion=False,
+                                                   req_context=contract.ReqContext(req_id="s")))
+            self.assertIsNone(tier.lookup(keys[0]), "in flight: vLLM is to ask again")
+            self.assertIs(False, tier.lookup(keys[1]))
+        tier.drain_jobs()
+        self.assertEqual([(5, True)], [(r.job_id, r.success) for r in tier.get_finished()])
+        self.assertIs(True, tier.lookup(keys[0]))
+
+    def test_against_a_vllm_whose_lookup_answers_its_enum_the_answers_map_to_it(self):
+        import enum
+        LookupResult = enum.Enum("LookupResult", "MISS HIT HIT_PENDING RETRY")
+        region = self.region(1)
+        region.write(0, row_bytes("enum", 0))
+        tier = self.tier(region, copy="client")
+        keys = chain(uuid.uuid4().hex, 2)
+        self.assertTrue(self.run_job(tier, "store", keys[:1], [0]))
+        saved, contract.LOOKUP_RESULT = contract.LOOKUP_RESULT, LookupResult
+        try:
+            self.assertIs(LookupResult.HIT, tier.lookup(keys[0]))
+            self.assertIs(LookupResult.MISS, tier.lookup(keys[1]))
+            with tier._worker_lock:
+                tier.submit_store(contract.JobMetadata(job_id=2, keys=keys[1:], block_ids=[0], is_promotion=False,
+                                                       req_context=contract.ReqContext(req_id="s")))
+                self.assertIs(LookupResult.RETRY, tier.lookup(keys[1]))
+            tier.drain_jobs()
+        finally:
+            contract.LOOKUP_RESULT = saved
+        self.assertIs(True, tier.lookup(keys[1]))
 
     def test_shutdown_finishes_queued_jobs_and_lets_vllm_unmap_its_region(self):
         region = self.region(3)

@@ -207,9 +207,17 @@ class KvtierSecondaryTier(contract.SecondaryTierManager):
 
     # -- the contract --
 
-    def lookup(self, key: bytes, req_context: Any = None) -> Optional[bool]:
+    def lookup(self, key: bytes, req_context: Any = None) -> Any:
         """True when kvtier holds the block (in its pool or an L3 tier), None while this tier is storing
-        it, False otherwise (also when kvtier cannot be reached: the reason is logged)."""
+        it, False otherwise (also when kvtier cannot be reached: the reason is logged). Against a vLLM whose
+        contract answers with its LookupResult enum: HIT, RETRY and MISS for these."""
+        answer = self._lookup(key)
+        enum = contract.LOOKUP_RESULT
+        if enum is None:
+            return answer
+        return enum.HIT if answer else (enum.RETRY if answer is None else enum.MISS)
+
+    def _lookup(self, key: bytes) -> Optional[bool]:
         try:
             k = vllm_offload_page_key(self.root, key)
         except (TypeError, ValueError) as e:

@@ -35,7 +35,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Collection, Dict, Iterable, Optional
 
-__all__ = ["REAL", "OffloadKey", "make_offload_key", "ReqContext", "JobMetadata", "JobResult", "SecondaryTierManager",
+__all__ = ["REAL", "LOOKUP_RESULT", "OffloadKey", "make_offload_key", "ReqContext", "JobMetadata", "JobResult", "SecondaryTierManager",
            "create_secondary_tier", "get_tier_class", "Unsupported", "OffloadingSpecStandIn"]
 
 
@@ -161,6 +161,14 @@ except ImportError:
     get_tier_class = _own_get_tier_class
     create_secondary_tier = _own_create_secondary_tier
     REAL = False
+
+
+#: vLLM's LookupResult enum (MISS, HIT, HIT_PENDING, RETRY) when the installed vLLM's SecondaryTierManager.lookup
+#: answers with it rather than with bool|None (the API is experimental and has done both); None otherwise
+LOOKUP_RESULT = None
+if REAL:
+    if "LookupResult" in str(getattr(SecondaryTierManager.lookup, "__annotations__", {}).get("return", "")):
+        from vllm.v1.kv_offload.base import LookupResult as LOOKUP_RESULT  # type: ignore  # noqa: N811
 
 
 @dataclass
