@@ -195,6 +195,19 @@ class VllmAdapterTest(unittest.TestCase):
         self.check_shared("engine", "client")
         self.check_shared("client", "engine")
 
+    def test_in_a_1_1_session_the_engine_copies_from_the_region_registered_by_path(self):
+        region = self.region(3)
+        for i in range(3):
+            region.write(i, row_bytes("by-path", i))
+        tier = self.tier(region, copy="engine", protocol_minor=1)
+        self.assertEqual(1, tier._worker_client.session_minor, "HOST_FILE: the region named by its path")
+        keys = chain(uuid.uuid4().hex, 3)
+        self.assertTrue(self.run_job(tier, "store", keys, [0, 1, 2]))
+        for i in range(3):
+            region.write(i, bytes(ROW))
+        self.assertTrue(self.run_job(tier, "load", keys, [2, 0, 1], job_id=2))
+        self.assertEqual([row_bytes("by-path", i) for i in range(3)], [region.read(s) for s in (2, 0, 1)])
+
     # -- kill -9 mid-store --
 
     def check_kill_mid_store(self, copy):

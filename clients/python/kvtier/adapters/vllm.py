@@ -55,6 +55,7 @@ SETTINGS = {
     "max_batch": "keys per kvtier request (default 128)",
     "timeout_ms": "how long a kvtier request may take before it counts as a miss (default 5000)",
     "reconnect_seconds": "least time between two attempts to reach a kvtier engine that went away (default 1.0)",
+    "protocol_minor": "the newest IPC protocol minor version to ask for (default the library's; 1 registers the region by path)",
     "gpu_direct": "refused: a secondary tier of vLLM's tiering spec never sees GPU memory",
 }
 
@@ -120,6 +121,10 @@ class KvtierSecondaryTier(contract.SecondaryTierManager):
             raise ValueError("the kvtier tier setting 'copy' is %r: it must be auto, engine or client" % self.copy_setting)
         self.max_batch = self._positive(settings, "max_batch", 128)
         self.timeout_ms = self._positive(settings, "timeout_ms", 5000)
+        self.protocol_minor = int(settings.get("protocol_minor", kv.PROTOCOL_MINOR))
+        if not 1 <= self.protocol_minor <= kv.PROTOCOL_MINOR:
+            raise ValueError("the kvtier tier setting 'protocol_minor' is %r: it must be 1..%d (device copies need 1)"
+                             % (settings.get("protocol_minor"), kv.PROTOCOL_MINOR))
         self.reconnect_seconds = float(settings.get("reconnect_seconds", 1.0))
         if self.reconnect_seconds < 0:
             raise ValueError("the kvtier tier setting 'reconnect_seconds' is %r: it must be >= 0" % self.reconnect_seconds)
@@ -346,7 +351,8 @@ class KvtierSecondaryTier(contract.SecondaryTierManager):
     # -- sessions --
 
     def _connect(self) -> kv.Client:
-        client = kv.Client(self.socket, namespaces=[self.root], max_keys=self.max_batch, timeout_ms=self.timeout_ms)
+        client = kv.Client(self.socket, namespaces=[self.root], max_keys=self.max_batch, timeout_ms=self.timeout_ms,
+                           minor_version=self.protocol_minor)
         if client.page_size < self.row_bytes:
             client.close()
             raise PageTooSmall("kvtier's pool pages are %d bytes but one vLLM primary slot (row) is %d bytes: serve kvtier "
