@@ -398,6 +398,10 @@ class VllmAdapterTest(unittest.TestCase):
             self.tier(region, sockett="x")
         with self.assertRaisesRegex(ValueError, "'max_batch' is 0"):
             self.tier(region, max_batch=0)
+        with self.assertRaisesRegex(ValueError, "'reconnect_seconds' is 'soon'"):
+            self.tier(region, reconnect_seconds="soon")
+        with self.assertRaisesRegex(ValueError, "'protocol_minor' is 'x'"):
+            self.tier(region, protocol_minor="x")
         saved = os.environ.pop("KVTIER_SOCKET", None)
         try:
             with self.assertRaisesRegex(ValueError, "'socket' is missing and KVTIER_SOCKET"):

@@ -121,12 +121,16 @@ class KvtierSecondaryTier(contract.SecondaryTierManager):
             raise ValueError("the kvtier tier setting 'copy' is %r: it must be auto, engine or client" % self.copy_setting)
         self.max_batch = self._positive(settings, "max_batch", 128)
         self.timeout_ms = self._positive(settings, "timeout_ms", 5000)
-        self.protocol_minor = int(settings.get("protocol_minor", kv.PROTOCOL_MINOR))
-        if not 1 <= self.protocol_minor <= kv.PROTOCOL_MINOR:
+        self.protocol_minor = self._positive(settings, "protocol_minor", kv.PROTOCOL_MINOR)
+        if self.protocol_minor > kv.PROTOCOL_MINOR:
             raise ValueError("the kvtier tier setting 'protocol_minor' is %r: it must be 1..%d (device copies need 1)"
                              % (settings.get("protocol_minor"), kv.PROTOCOL_MINOR))
-        self.reconnect_seconds = float(settings.get("reconnect_seconds", 1.0))
-        if self.reconnect_seconds < 0:
+        try:
+            self.reconnect_seconds = float(settings.get("reconnect_seconds", 1.0))
+        except (TypeError, ValueError):
+            raise ValueError("the kvtier tier setting 'reconnect_seconds' is %r: it must be a number of seconds >= 0"
+                             % (settings.get("reconnect_seconds"),)) from None
+        if not self.reconnect_seconds >= 0:
             raise ValueError("the kvtier tier setting 'reconnect_seconds' is %r: it must be >= 0" % self.reconnect_seconds)
 
         # the primary region: num_blocks rows of row_bytes, writable, contiguous
