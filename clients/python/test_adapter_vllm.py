@@ -154,6 +154,24 @@ class VllmAdapterTest(unittest.TestCase):
             self.assertEqual(0, s["pages_corrupt"])
             self.assertEqual([], s["refusals"])
 
+    def test_the_driver_counts_a_loaded_page_with_other_bytes_as_corrupt_and_exits_5(self):
+        tokens = list(range(7000, 7032))
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"page_tokens": 16, "page_bytes": ROW, "requests": [tokens]}, f)
+        self.closers.append(lambda: os.unlink(f.name))
+        root = kv.namespace_root("test-model", "vllm-row/%d" % ROW, 0, self.salt)
+        keys = [kv.vllm_page_key(root, h, 0) for h in driver.block_hashes([tokens[:16], tokens[16:]])]
+        with kv.Client(self.socket, namespaces=[root]) as c:
+            with c.reserved(keys[:1]) as r:   # the first page, the right length, other bytes
+                r.view(0)[:ROW] = b"\x01" * ROW
+                r.set_length(0, ROW)
+        p = spawn(["-m", "kvtier.drivers.vllm", "play", "--socket", self.socket, "--workload", f.name, "--instance", "x",
+                   "--model", "test-model", "--salt", self.salt, "--json"])
+        out, err = p.communicate(timeout=120)
+        self.assertEqual(5, p.returncode, "%s\n%s" % (out, err))
+        summary = json.loads(out)
+        self.assertEqual((1, 0, 0), (summary["pages_corrupt"], summary["pages_verified"], summary["pages_hit"]))
+
     def check_shared(self, store_copy, load_copy):
         name = uuid.uuid4().hex
         keys = chain(name, 5)
