@@ -83,6 +83,28 @@ class EngineAdaptersTest
             "test_unsupported_calls_are_named_refusals_never_none");
     }
 
+    /**
+     * vLLM's tiering offloading spec over kvtier: the secondary tier loaded by module path, two vLLM processes
+     * sharing a prefix by client copy and by engine copy (HOST_FD of vLLM's /dev/shm primary region), a third
+     * tenant finding none, and SIGKILL mid-store by either copy leaving nothing visible and nothing held.
+     */
+    @Test
+    void theVllmAdapterSharesAPrefixBetweenTwoEngineProcesses() throws Exception
+    {
+        final Run run = runPythonTests("test_adapter_vllm", settings(64 * 1024, 1024));
+        assertThat(run.output()).contains(
+            "test_vllm_s_loader_builds_the_tier_from_its_config_by_module_path",
+            "test_two_vllm_processes_share_a_prefix_and_another_tenant_finds_none",
+            "test_a_prefix_stored_by_client_copy_loads_byte_exact_by_client_copy_in_another_process",
+            "test_a_prefix_stored_by_engine_copy_loads_byte_exact_by_engine_copy_in_another_process",
+            "test_engine_copied_and_client_copied_pages_are_the_same_bytes",
+            "test_a_process_killed_mid_store_by_client_copy_leaves_nothing_visible_and_nothing_held",
+            "test_a_process_killed_mid_store_by_engine_copy_leaves_nothing_visible_and_nothing_held",
+            "test_no_engine_at_the_socket_gives_misses_and_failed_jobs_with_the_reason",
+            "test_a_page_of_the_wrong_length_is_a_miss_never_copied_by_the_client",
+            "test_unsupported_and_bad_settings_are_refused_naming_them");
+    }
+
     /** Settings for an adapter test: a pool of {@code pages} pages of {@code pageSize} bytes and short leases. */
     Map<String, String> settings(final int pageSize, final int pages)
     {
