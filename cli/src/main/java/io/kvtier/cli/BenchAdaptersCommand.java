@@ -43,6 +43,9 @@ public final class BenchAdaptersCommand implements Callable<Integer>
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @CommandLine.ParentCommand
+    BenchCommand bench;
+
     @Option(names = "--engines", split = ",", paramLabel = "LIST", description = "Adapters to measure. Default: sglang,vllm,lmcache.")
     List<EngineDrivers.Kind> engines;
 
@@ -66,6 +69,11 @@ public final class BenchAdaptersCommand implements Callable<Integer>
         if (pages < 1 || rounds < 1)
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "--pages and --rounds must be at least 1");
+        }
+        if (bench == null || !bench.main.verbose)
+        {
+            // The figures are the output; the engine's start-up lines would only interleave with them.
+            Logging.atLeast(java.util.logging.Level.WARNING);
         }
         final List<EngineDrivers.Kind> kinds = engines == null || engines.isEmpty() ? List.of(EngineDrivers.Kind.values()) : engines;
         final List<Run> runs = new ArrayList<>();

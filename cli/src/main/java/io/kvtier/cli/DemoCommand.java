@@ -57,7 +57,10 @@ import java.util.stream.Stream;
             + " from $KVTIER_MOONCAKE_HOME, or uses the master --mooncake-master names.",
         "With --l3 TYPE for any other type, the L3 tier is that provider's, from the class path or from plugins.dir"
             + " (--set plugins.dir=DIR, or --config FILE): the demo gives it no settings of its own, so pass the tier's with"
-            + " --set tier.l3.KEY=VALUE (docs/writing-a-tier.md). The summary names each tier's type and its describe() line."})
+            + " --set tier.l3.KEY=VALUE (docs/writing-a-tier.md). The summary names each tier's type and its describe() line.",
+        "With --engine sglang|vllm|lmcache two processes of that inference engine replay the workload one after the other, each driving"
+            + " kvtier's adapter for it (kvtier.adapters.ENGINE) as the engine's loader and controller do: the second, with host memory of its"
+            + " own, loads the prefixes the first stored, every byte checked (docs/adapters/)."})
 public final class DemoCommand implements Callable<Integer>
 {
     /** The lease of the master the demo starts: Mooncake's default. */
@@ -158,14 +161,14 @@ public final class DemoCommand implements Callable<Integer>
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "--conversations, --clients and --page-tokens must be at least 1");
         }
-        if (!ipc && clientKind != ClientKind.java)
-        {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--client " + clientKind + " needs --ipc: without it the clients are sessions in this process");
-        }
         if (engineKind != null && clientKind != ClientKind.java)
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "--client chooses --ipc's client library; --engine " + engineKind
                 + " runs that engine's driver over kvtier.adapters." + engineKind + " instead: give one of them");
+        }
+        if (!ipc && clientKind != ClientKind.java)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--client " + clientKind + " needs --ipc: without it the clients are sessions in this process");
         }
         Path engineDirectory = null;
         EngineDrivers drivers = null;
