@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence
 from .. import _client as kv
 from .. import keys as kvkeys
 from ..contracts import lmcache as contract
-from .workload import Summary, common_arguments, page_bytes, read_workload
+from .workload import Summary, common_arguments, page_bytes, read_workload, warm_pool
 
 ENGINE = "lmcache"
 LAYOUT = "driver/lmcache"
@@ -143,6 +143,8 @@ def bench(args) -> int:
     connector = contract.load_native_plugin(entry)
     bridge = contract.Bridge(connector)
     side = kv.Client(args.socket, namespaces=[connector.root])
+    if args.role == "set":
+        warm_pool(args.socket, connector.root, args.seed, (args.rounds + 1) * n)
     memory = HostMemory(n, size)
     adapter_seconds, memmove_seconds = [], []
     try:

@@ -125,27 +125,6 @@ def _median(xs: List[float]) -> float:
     return statistics.median(xs) if xs else 0.0
 
 
-def _warm_pool(socket: str, root: bytes, seed: str, n: int) -> None:
-    """Has the kvtier pool's free pages written once before the timed rounds: a page of the pool file in
-    /dev/shm costs a page fault per 4 KiB on its first write, which would otherwise land in whichever
-    side of the comparison happens to get never-used pages. Reserves up to ``n`` pages under throw-away
-    keys, writes each, aborts them all and waits for them to leave quarantine."""
-    names = [kv_key for kv_key in (hashlib.sha256(("%s:warm:%d" % (seed, i)).encode()).digest()[:16] for i in range(n))]
-    with kv.Client(socket, namespaces=[root], max_keys=n) as c:
-        c.reserve(names)
-        try:
-            for i in range(n):
-                if c.slot_status(i) == kv.PAGE_RESERVED:
-                    view = c.slot_view(i)
-                    ctypes.memset(ctypes.addressof(ctypes.c_char.from_buffer(view)), 0, len(view))
-                    view.release()
-        finally:
-            c.abort(0, n)
-        deadline = time.monotonic() + 30
-        while c.stats_named().get("pages_quarantined", 0) and time.monotonic() < deadline:
-            time.sleep(0.05)
-
-
 def bench(args) -> int:
     if args.copy == "engine":
         sys.stderr.write("the sglang adapter has no engine-copy path: SGLang's host pool is the process's own memory, "
@@ -162,7 +141,7 @@ def bench(args) -> int:
     bad = 0
     client = kv.Client(args.socket, namespaces=[backend.root], max_keys=max(args.pages, 1))
     if args.role == "set":
-        _warm_pool(args.socket, backend.root, args.seed, (args.rounds + 1) * args.pages)
+        wl.warm_pool(args.socket, backend.root, args.seed, (args.rounds + 1) * args.pages)
     try:
         for r in range(args.rounds):
             hashes = _bench_hashes(args.seed, r, args.pages)

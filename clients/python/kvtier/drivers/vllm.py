@@ -30,7 +30,7 @@ from typing import List, Tuple
 from .. import _client as kv
 from ..contracts import vllm as contract
 from ..keys import vllm_offload_page_key
-from .workload import Summary, common_arguments, page_bytes, read_workload
+from .workload import Summary, common_arguments, page_bytes, read_workload, warm_pool
 
 ENGINE = "vllm"
 WAIT_SECONDS = 120.0
@@ -212,6 +212,8 @@ def bench(args) -> int:
         model = "kvtier-bench"
         tier = make_tier(args.socket, region, model, args.seed, copy=args.copy, engine_id=engine_id)
         client = kv.Client(args.socket, namespaces=[tier.root], max_keys=max(args.pages, 1))
+        if args.role == "set":
+            warm_pool(args.socket, tier.root, args.seed, (args.rounds + 1) * args.pages)
         jobs = Jobs(tier)
         adapter_s, memmove_s = [], []
         rows = list(range(args.pages))

@@ -15,13 +15,16 @@ nor stored). A page's bytes are a function of the tokens up to and including it
 (:func:`page_bytes`), so any process can check a page it loaded without having written it.
 """
 import argparse
+import ctypes
 import hashlib
 import json
 import sys
 import time
 from typing import Dict, List, Sequence
 
-__all__ = ["Workload", "page_bytes", "Summary", "common_arguments", "read_workload"]
+from .. import _client
+
+__all__ = ["Workload", "page_bytes", "Summary", "common_arguments", "read_workload", "warm_pool"]
 
 
 class Workload:
@@ -100,6 +103,27 @@ class Summary:
                 d["engine"], d["instance"], d["requests"], d["pages"], d["pages_hit"], 100 * d["hit_rate"],
                 d["pages_verified"], d["pages_corrupt"], d["pages_stored"], d["seconds"]))
         sys.stdout.flush()
+
+
+def warm_pool(socket: str, root: bytes, seed: str, n: int) -> None:
+    """Has the kvtier pool's free pages written once before a benchmark's timed rounds: a page of the pool file in
+    /dev/shm costs a page fault per 4 KiB on its first write, which would otherwise land in whichever
+    side of the comparison happens to get never-used pages. Reserves up to ``n`` pages under throw-away
+    keys, writes each, aborts them all and waits for them to leave quarantine."""
+    names = [kv_key for kv_key in (hashlib.sha256(("%s:warm:%d" % (seed, i)).encode()).digest()[:16] for i in range(n))]
+    with _client.Client(socket, namespaces=[root], max_keys=n) as c:
+        c.reserve(names)
+        try:
+            for i in range(n):
+                if c.slot_status(i) == _client.PAGE_RESERVED:
+                    view = c.slot_view(i)
+                    ctypes.memset(ctypes.addressof(ctypes.c_char.from_buffer(view)), 0, len(view))
+                    view.release()
+        finally:
+            c.abort(0, n)
+        deadline = time.monotonic() + 30
+        while c.stats_named().get("pages_quarantined", 0) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def common_arguments(engine: str) -> argparse.ArgumentParser:
