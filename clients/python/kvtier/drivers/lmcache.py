@@ -146,7 +146,7 @@ def bench(args) -> int:
     if args.role == "set":
         warm_pool(args.socket, connector.root, args.seed, (args.rounds + 1) * n)
     memory = HostMemory(n, size)
-    adapter_seconds, memmove_seconds = [], []
+    adapter_seconds, memmove_seconds, cpu_seconds = [], [], []
     try:
         for r in range(args.rounds):
             chunk_keys = _bench_keys(args.seed, r, n)
@@ -167,16 +167,18 @@ def bench(args) -> int:
                     memmove_seconds.append(time.perf_counter() - started)
                 finally:
                     side.abort(0, n)
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 outcome = bridge.set(chunk_keys, views)
                 adapter_seconds.append(time.perf_counter() - started)
+                cpu_seconds.append(time.process_time() - cpu)
                 if not outcome.ok:
                     raise SystemExit("round %d: the set failed: %s" % (r, outcome.error))
             else:
                 ctypes.memset(memory.block, 0, n * size)
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 outcome = bridge.get(chunk_keys, views)
                 adapter_seconds.append(time.perf_counter() - started)
+                cpu_seconds.append(time.process_time() - cpu)
                 if not outcome.ok:
                     raise SystemExit("round %d: the get failed (run the set role first, same --seed): %s" % (r, outcome.error))
                 for i in range(n):
@@ -198,6 +200,7 @@ def bench(args) -> int:
     gigabytes = n * size / 1e9
     result = {"engine": ENGINE, "role": args.role, "copy": args.copy, "pages": n, "page_bytes": size, "rounds": args.rounds,
               "adapter_seconds": adapter_seconds, "memmove_seconds": memmove_seconds,
+              "adapter_cpu_seconds": cpu_seconds, "adapter_cpu_s": statistics.median(cpu_seconds),
               "adapter_gb_s": gigabytes / adapter if adapter else 0.0, "memmove_gb_s": gigabytes / memmove if memmove else 0.0,
               "ratio": adapter / memmove if memmove else 0.0}
     sys.stdout.write((json.dumps(result, sort_keys=True) if args.json else

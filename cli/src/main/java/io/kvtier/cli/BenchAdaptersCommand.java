@@ -32,7 +32,8 @@ import java.util.concurrent.Callable;
             + " batch_set_v1, vLLM submit_store, LMCache submit_batch_set) per round, then a second process, with host memory of its own,"
             + " loads them with one batch call (batch_get_v1, submit_load, submit_batch_get) and checks every byte.",
         "Each round of each process also times ctypes.memmove of the same bytes between the same buffers (its host memory and pool pages"
-            + " reserved or pinned for the purpose): the baseline. It prints the medians of both, in GB/s, and the median ratio of their times.",
+            + " reserved or pinned for the purpose): the baseline. It prints the medians of both, in GB/s, the median ratio of their times, and"
+            + " the CPU time the engine's process spent in one batch call (every thread of it).",
         "vLLM's adapter is also run with --copy engine: its host region is a shared-memory file registered with the engine (HOST_FD),"
             + " and the engine copies."},
     footer = {"", "Examples:", "  kvtier bench adapters", "  kvtier bench adapters --engines sglang --pages 64 --page-bytes 2MiB --rounds 9 --json"})
@@ -143,17 +144,19 @@ public final class BenchAdaptersCommand implements Callable<Integer>
         {
             out.println(String.format(Locale.ROOT, "kvtier bench adapters: %d pages of %s per batch, %d rounds, drivers under %s", pages,
                 pageBytes, rounds, drivers.interpreter()));
-            out.println(String.format(Locale.ROOT, "%-8s %-6s %12s %14s %7s %12s %14s %7s", "engine", "copy", "set GB/s", "memmove GB/s", "ratio",
-                "get GB/s", "memmove GB/s", "ratio"));
+            out.println(String.format(Locale.ROOT, "%-8s %-6s %9s %13s %6s %10s %9s %13s %6s %10s", "engine", "copy", "set GB/s", "memmove GB/s",
+                "ratio", "set CPU ms", "get GB/s", "memmove GB/s", "ratio", "get CPU ms"));
             for (final JsonNode result : results)
             {
                 final JsonNode set = result.path("set");
                 final JsonNode get = result.path("get");
-                out.println(String.format(Locale.ROOT, "%-8s %-6s %12.2f %14.2f %7.2f %12.2f %14.2f %7.2f", result.path("engine").asText(),
+                out.println(String.format(Locale.ROOT, "%-8s %-6s %9.2f %13.2f %6.2f %10.1f %9.2f %13.2f %6.2f %10.1f", result.path("engine").asText(),
                     result.path("copy").asText(), set.path("adapter_gb_s").asDouble(), set.path("memmove_gb_s").asDouble(), set.path("ratio").asDouble(),
-                    get.path("adapter_gb_s").asDouble(), get.path("memmove_gb_s").asDouble(), get.path("ratio").asDouble()));
+                    1000 * set.path("adapter_cpu_s").asDouble(), get.path("adapter_gb_s").asDouble(), get.path("memmove_gb_s").asDouble(),
+                    get.path("ratio").asDouble(), 1000 * get.path("adapter_cpu_s").asDouble()));
             }
-            out.println("ratio: the adapter's batch time over memmove's for the same bytes (median of the rounds); 1.00 is memmove's speed");
+            out.println("ratio: the adapter's batch time over memmove's for the same bytes (median of the rounds); 1.00 is memmove's speed;"
+                + " CPU ms: the engine process's CPU time during one batch call (median), the bytes' copy included unless the engine copies");
         }
         out.flush();
         return ExitCode.OK;

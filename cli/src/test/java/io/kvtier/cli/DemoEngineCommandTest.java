@@ -81,6 +81,7 @@ class DemoEngineCommandTest
                 assertThat(side.path("memmove_seconds")).as(run + " " + role).hasSize(2);
                 assertThat(side.path("adapter_gb_s").asDouble()).as(run + " " + role).isPositive();
                 assertThat(side.path("memmove_gb_s").asDouble()).as(run + " " + role).isPositive();
+                assertThat(side.path("adapter_cpu_seconds")).as(run + " " + role).hasSize(2);
             }
         }
     }
