@@ -16,6 +16,7 @@ import io.kvtier.engine.core.InternalOp;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.pool.Counters;
 import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.engine.status.EngineCounters;
 import io.kvtier.engine.status.ThreadWatch;
 import io.kvtier.nativeaccess.libc.UnixSockets;
@@ -63,6 +64,7 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
     private final int poolFd;
     private final IpcHandshakes handshakes;
     private final Counters counters;
+    private final EngineCounters engineCounters;
     private final IpcSocketPoller socketPoller;
     private final int statsCount;
     private final long clientTimeoutNanos;
@@ -101,7 +103,8 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
         this.handshakes = new IpcHandshakes(settings, sockets, pool, pipeline, control, files, poolFd);
         this.counters = new Counters(pool.counters());
         // The engine thread runs this duty, so it writes the IPC counters as it writes the engine's own.
-        this.socketPoller = new IpcSocketPoller(sockets, listening, handshakes, new EngineCounters(pool.counters()), settings.maxClients(), this);
+        this.engineCounters = new EngineCounters(pool.counters());
+        this.socketPoller = new IpcSocketPoller(sockets, listening, handshakes, engineCounters, settings.maxClients(), this);
         int allocated = 0;
         while (allocated < CountersDescriptor.MAX_COUNTERS && counters.recordStateAcquire(allocated) == CountersDescriptor.RECORD_ALLOCATED)
         {
@@ -178,7 +181,7 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
         {
             lastSelectNanos = now;
             work += socketPoller.poll(now, running, clients);
-            connected = clients.size();
+            recount();
         }
         final boolean housekeeping = now - lastHousekeepingNanos >= HOUSEKEEPING_PERIOD_NANOS;
         if (housekeeping)
@@ -213,7 +216,7 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
             if (client.state == RemoteClient.State.GONE)
             {
                 clients.remove(i--);
-                connected = clients.size();
+                recount();
             }
         }
         return work;
@@ -640,7 +643,7 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
                 clients.remove(i--);
             }
         }
-        connected = clients.size();
+        recount();
         if (!clients.isEmpty() && now - shutdownDeadlineNanos < 0)
         {
             return 1;
@@ -652,6 +655,13 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
         files.close(poolFd);
         stopped = true;
         return 1;
+    }
+
+    /** Publishes the number of clients, connected or being released, to other threads and to the ipc_clients gauge. */
+    private void recount()
+    {
+        connected = clients.size();
+        engineCounters.set(EngineCounter.IPC_CLIENTS, connected);
     }
 
     /** @return clients connected or being released, as the IPC thread last counted them (any thread) */

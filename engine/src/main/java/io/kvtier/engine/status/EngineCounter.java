@@ -110,7 +110,7 @@ public enum EngineCounter
         "Reclaimed pages resting in quarantine."),
     /** Client processes holding a client slot of the pool: a gauge. */
     CLIENTS_ATTACHED(33, "clients_attached", Type.GAUGE,
-        "Client processes holding a client slot of the pool."),
+        "Client processes holding a client slot of the pool (the pool's own liveness slots; processes attached over IPC are ipc_clients)."),
     /** Client slots taken back from processes that died or stopped heartbeating. */
     CLIENTS_RECLAIMED(34, "clients_reclaimed", Type.COUNTER,
         "Client slots taken back from processes that died or stopped heartbeating."),
@@ -252,7 +252,10 @@ public enum EngineCounter
         "KV events dropped: the event ring was full (the engine never waits for the publisher), or the publisher refused a record it cannot encode."),
     /** KV event batches the publisher sent. */
     EVENT_BATCHES_PUBLISHED(80, "event_batches_published", Type.COUNTER,
-        "KV event batches (messages) the kvtier-events thread sent on its ZMQ socket.");
+        "KV event batches (messages) the kvtier-events thread sent on its ZMQ socket."),
+    /** Processes attached over the IPC protocol: a gauge. */
+    IPC_CLIENTS(81, "ipc_clients", Type.GAUGE,
+        "Processes attached over the IPC protocol: sessions connected, or dropped and still being released.");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */
     public enum Type

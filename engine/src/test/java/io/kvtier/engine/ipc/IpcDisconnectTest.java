@@ -104,6 +104,23 @@ class IpcDisconnectTest
         }
     }
 
+    /** The ipc_clients gauge counts processes attached over IPC, which the pool's clients_attached does not. */
+    @Test
+    void theIpcClientsGaugeFollowsClientsAttachingAndLeaving() throws Exception
+    {
+        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 32)))
+        {
+            final IpcConnection first = IpcConnection.connect(IpcTestSupport.socket(engine), 8);
+            try (IpcConnection second = IpcConnection.connect(IpcTestSupport.socket(engine), 8))
+            {
+                waitFor(() -> engine.counters().getOpaque(EngineCounter.IPC_CLIENTS) == 2, "ipc_clients to count both clients");
+                first.close();
+                waitFor(() -> engine.counters().getOpaque(EngineCounter.IPC_CLIENTS) == 1, "ipc_clients to drop the closed one");
+            }
+            waitFor(() -> engine.counters().getOpaque(EngineCounter.IPC_CLIENTS) == 0, "ipc_clients to drop both");
+        }
+    }
+
     @Test
     void aClientWhoseHeartbeatStandsStillIsTimedOutAndItsReservationsQuarantined() throws Exception
     {
