@@ -85,6 +85,22 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(library, os.path.join(site, "libkvtier_client.so"))
         self.assertEqual(same, "True")
 
+    def test_installed_package_carries_the_engine_adapters_their_contracts_and_drivers(self):
+        # The venv has no torch and no engine package: the adapters import all the same (torch is optional).
+        run = self._run("-c", "import kvtier.adapters.sglang as s, kvtier.adapters.vllm as v, kvtier.adapters.lmcache as l; "
+                              "import kvtier.contracts.sglang, kvtier.contracts.vllm, kvtier.contracts.lmcache; "
+                              "import kvtier.drivers.sglang, kvtier.drivers.vllm, kvtier.drivers.lmcache; "
+                              "print(s.KvtierHiCacheStorage.__name__, v.KvtierSecondaryTier.__name__, l.KvtierL2Connector.__name__); "
+                              "print(s.__file__)")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        names, where = run.stdout.split("\n")[:2]
+        self.assertEqual(names, "KvtierHiCacheStorage KvtierSecondaryTier KvtierL2Connector")
+        self.assertFalse(where.startswith(ROOT), "imported from the checkout, not the venv: " + where)
+        for engine in ("sglang", "vllm", "lmcache"):
+            helped = self._run("-m", "kvtier.drivers." + engine, "play", "--help")
+            self.assertEqual(helped.returncode, 0, helped.stderr)
+            self.assertIn("--workload", helped.stdout)
+
     def test_installed_cli_says_when_no_engine_is_there(self):
         run = self._run("-m", "kvtier", "stats", "--socket", os.path.join(self.tmp, "absent.sock"))
         self.assertEqual(run.returncode, 3, run.stdout + run.stderr)

@@ -123,7 +123,8 @@ class NativeClientEndToEndTest
             assumeTrue(!run.output().contains("apt-get install python3-venv"),
                 "python3 -m venv or ensurepip is missing (apt-get install python3-venv): " + run.output());
             assertThat(run.output()).contains("test_installed_cli_reads_a_running_engines_stats_and_looks_up",
-                "test_installed_package_imports_with_its_own_library_and_the_project_version", "Ran 4 tests", "OK")
+                "test_installed_package_imports_with_its_own_library_and_the_project_version",
+                "test_installed_package_carries_the_engine_adapters_their_contracts_and_drivers", "Ran 5 tests", "OK")
                 .doesNotContain("skipped");
             awaitNoClients(engine);
         }
