@@ -99,7 +99,7 @@ final class EngineDrivers
         for (final String candidate : candidates)
         {
             final Process probe = new ProcessBuilder(candidate, "-c", "import torch").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             if (probe.waitFor(2, TimeUnit.MINUTES) && probe.exitValue() == 0)
             {
                 return candidate;

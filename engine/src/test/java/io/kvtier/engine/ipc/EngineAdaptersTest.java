@@ -172,7 +172,7 @@ class EngineAdaptersTest
         for (final String candidate : candidates)
         {
             final Process probe = new ProcessBuilder(candidate, "-c", "import torch").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             if (probe.waitFor(2, TimeUnit.MINUTES) && probe.exitValue() == 0)
             {
                 return candidate;
@@ -189,6 +189,7 @@ class EngineAdaptersTest
             .redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(environment);
         final Process process = builder.start();
+        process.getOutputStream().close();   // nothing to say on its stdin: no pipe left for a Cleaner to close later
         if (!process.waitFor(5, TimeUnit.MINUTES))   // only a hang gets here
         {
             process.descendants().forEach(ProcessHandle::destroyForcibly);

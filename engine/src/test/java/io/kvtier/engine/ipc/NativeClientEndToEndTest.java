@@ -373,6 +373,7 @@ class NativeClientEndToEndTest
             .redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(environment);
         final Process process = builder.start();
+        process.getOutputStream().close();   // nothing to say on its stdin: no pipe left for a Cleaner to close later
         if (!process.waitFor(5, TimeUnit.MINUTES))   // only a hang gets here
         {
             process.destroyForcibly().waitFor();
