@@ -59,6 +59,21 @@ class ModulePathIT
         assertThat(demo).containsPattern("hit in L3 +[1-9]");
     }
 
+    @Test
+    void shouldFindTheFaultsTierOnTheModulePathAndNeverServeWhatItBreaks(@TempDir final Path dir) throws Exception
+    {
+        final Path log = dir.resolve("faults.jsonl");
+        final String demo = run(dir, "demo", "--progress", "never", "--conversations", "12", "--pool-size", "2MiB", "--page-size", "8KiB",
+            "--l3", "faults", "--set", "tier.l3.wrap=posix", "--set", "tier.l3.wrap.dir=" + dir.resolve("l3"), "--set", "tier.l3.wrap.fanout-levels=1", "--set", "tier.l3.seed=20",
+            "--set", "tier.l3.faults=eio-read:0.05, short-read:0.05, eio-write:0.02, torn-write:0.02, bit-flip:0.05, replace:0.02",
+            "--set", "tier.l3.fault-log=" + log);
+
+        assertThat(demo).contains("L3 tier l3 (faults)").contains("every page read back matched");
+        assertThat(Files.readAllLines(log)).as("the faults it injected, one JSON object a line")
+            .isNotEmpty()
+            .allMatch(line -> line.matches("\\{\"t_ms\":\\d+,\"kind\":\"[a-z-]+\",\"key\":\"[0-9a-f]{32}\",\"op\":\"(read|write)\"}"));
+    }
+
     /** @return the modules the repository's {@code kvtier} script grants native access to */
     private static String launcherNativeAccess()
     {

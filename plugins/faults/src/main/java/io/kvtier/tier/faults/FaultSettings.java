@@ -25,13 +25,14 @@ final class FaultSettings
     static final String STALL = "stall";
     static final String FAULT_LOG = "fault-log";
     static final String FAULT_CONTROL = "fault-control";
+    static final String UNSAFE_LATE_WRITE = "unsafe-late-write";
 
     static final Duration SLOW_DEFAULT = Duration.ofMillis(50);
     /** Past the engine's default l3.io-timeout (30 s); set it past the l3.io-timeout in force. */
     static final Duration STALL_DEFAULT = Duration.ofSeconds(31);
 
     /** Every key but the wrapped tier's own. */
-    static final Set<String> KNOWN = Set.of(WRAP, SEED, FAULTS, SLOW, STALL, FAULT_LOG, FAULT_CONTROL);
+    static final Set<String> KNOWN = Set.of(WRAP, SEED, FAULTS, SLOW, STALL, FAULT_LOG, FAULT_CONTROL, UNSAFE_LATE_WRITE);
 
     final String tierName;
     final String wrap;
@@ -43,6 +44,7 @@ final class FaultSettings
     final Duration stall;
     final Path faultLog;
     final Path faultControl;
+    final boolean unsafeLateWrite;
 
     private FaultSettings(final TierConfig config)
     {
@@ -83,6 +85,7 @@ final class FaultSettings
         }
         faultLog = config.has(FAULT_LOG) ? config.path(FAULT_LOG) : null;
         faultControl = config.has(FAULT_CONTROL) ? config.path(FAULT_CONTROL) : null;
+        unsafeLateWrite = config.bool(UNSAFE_LATE_WRITE, false);
     }
 
     /**

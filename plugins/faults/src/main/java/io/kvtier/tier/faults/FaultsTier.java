@@ -613,7 +613,7 @@ final class FaultsTier implements StorageTier
         try
         {
             final FaultRates next = settings.rates.control(text);
-            if (next.rate(FaultKind.LATE_WRITE) > 0 && trusted)
+            if (next.rate(FaultKind.LATE_WRITE) > 0 && trusted && !settings.unsafeLateWrite)
             {
                 throw new IllegalArgumentException(lateWriteOnTrusted());
             }

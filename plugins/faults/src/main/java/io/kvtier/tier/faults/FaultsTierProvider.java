@@ -16,7 +16,7 @@ import java.util.TreeSet;
 /**
  * The {@code faults} tier type: wraps a tier of another type ({@code tier.<name>.wrap}, its settings as
  * {@code tier.<name>.wrap.<key>}) and injects faults into it ({@code faults}, {@code seed}, {@code slow},
- * {@code stall}, {@code fault-log}, {@code fault-control}); the module's README gives each setting and
+ * {@code stall}, {@code fault-log}, {@code fault-control}, {@code unsafe-late-write}); the module's README gives each setting and
  * fault kind.
  */
 public final class FaultsTierProvider implements StorageTierProvider
@@ -50,13 +50,19 @@ public final class FaultsTierProvider implements StorageTierProvider
         final FaultSettings settings = FaultSettings.parse(config);
         // A tier the engine does not trust is offered no transfer memory: its reads land in staging frames.
         final boolean trusted = context.transferMemory().isPresent();
-        if (trusted && settings.rates.rate(FaultKind.LATE_WRITE) > 0)
+        if (trusted && settings.rates.rate(FaultKind.LATE_WRITE) > 0 && !settings.unsafeLateWrite)
         {
             throw config.invalid(FaultSettings.FAULTS, config.string(FaultSettings.FAULTS), "no late-write on a tier the engine trusts: late-write"
                 + " writes into the memory of reads the tier completed, which for a trusted tier are the pool pages clients are served from;"
-                + " set tier." + config.tierName() + ".trusted = false, so that its reads land in the engine's staging frames", null);
+                + " set tier." + config.tierName() + ".trusted = false, so that its reads land in the engine's staging frames (or "
+                + config.qualified(FaultSettings.UNSAFE_LATE_WRITE) + " = true to let wrong bytes reach clients, to prove a checker sees them)", null);
         }
         final StorageTierProvider provider = wrappedProvider(config, settings);
+        if (trusted && settings.unsafeLateWrite)
+        {
+            context.logger().log(System.Logger.Level.WARNING, "faults tier " + config.tierName() + ": " + config.qualified(FaultSettings.UNSAFE_LATE_WRITE)
+                + " = true on a tier the engine trusts: late writes reach pool pages clients are served from");
+        }
         final FaultLog log;
         try
         {

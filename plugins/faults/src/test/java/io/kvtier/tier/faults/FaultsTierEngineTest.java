@@ -292,6 +292,17 @@ class FaultsTierEngineTest
     }
 
     @Test
+    void shouldLetLateWritesReachATrustedTierOnlyWhenToldItIsUnsafe(@TempDir final Path dir) throws Exception
+    {
+        final Map<String, String> settings = settings(dir, "late-write:0.1", 64);
+        settings.put(tier("unsafe-late-write"), "true");
+        try (Engine engine = start(settings))
+        {
+            assertThat(FaultsEngine.faultsTier(engine).rates().rate(FaultKind.LATE_WRITE)).isEqualTo(0.1);
+        }
+    }
+
+    @Test
     void shouldKeepTheFaultLogAcrossARestartOnTheSameL3(@TempDir final Path dir) throws Exception
     {
         final List<PageKey> named = new ArrayList<>();
