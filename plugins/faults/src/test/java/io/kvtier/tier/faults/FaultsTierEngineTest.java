@@ -86,7 +86,9 @@ class FaultsTierEngineTest
             keys(session, 2, N);
             assertThat(write(session, 0, N)).isEqualTo(N);
             session.flush();
-            assertThat(faults(dir)).as("one fault per backup").hasSize(N);
+            // A failed backup is tried again later, and fails again: each try is a fault of its own.
+            assertThat(faults(dir)).as("a fault per try of each backup").hasSizeGreaterThanOrEqualTo(N)
+                .extracting(FaultsEngine.Fault::key).containsAll(keysOf(session, N));
             assertThat(of(dir, "eio-write")).as("some EIO").isNotEmpty();
             assertThat(of(dir, "enospc-write")).as("some ENOSPC").isNotEmpty();
             assertThat(engine.snapshot().get(EngineCounter.BACKUPS_FAILED)).as("backups failed").isGreaterThanOrEqualTo(N);
@@ -195,7 +197,7 @@ class FaultsTierEngineTest
             assertThat(engine.snapshot().get(EngineCounter.BACKUPS_FAILED)).as("a torn write is a failed backup").isGreaterThanOrEqualTo(N);
             assertThat(tierErrors(engine)).isGreaterThanOrEqualTo(N);
             awaitTrue(() -> report(engine).objects() == N, "the torn frames stored in the wrapped tier");
-            control(engine, dir, "all=0\n");
+            // Every try of a backup tears (the rate is 1), so no later try can store a whole frame under these keys.
             assertThat(session.evict(0, N)).isEqualTo(N);
 
             try (Session other = engine.openSession())
@@ -318,6 +320,7 @@ class FaultsTierEngineTest
                 named.add(key(session, 1));
             }
         }
-        assertThat(faults(dir)).extracting(FaultsEngine.Fault::key).as("appended, not truncated").containsExactlyInAnyOrderElementsOf(named);
+        assertThat(faults(dir).stream().map(FaultsEngine.Fault::key).collect(Collectors.toSet())).as("appended, not truncated")
+            .isEqualTo(Set.copyOf(named));
     }
 }
