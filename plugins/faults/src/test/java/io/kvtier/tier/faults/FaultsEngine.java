@@ -54,7 +54,8 @@ final class FaultsEngine
         settings.put(EngineConfig.POOL_SIZE, String.valueOf((long)PAGE_SIZE * pages));
         settings.put(EngineConfig.PIPELINE_TICK, "1ms");
         settings.put(EngineConfig.POLICY_PREFETCH, "off");
-        settings.put(EngineConfig.L3_IO_TIMEOUT, "200ms");
+        // Long enough that no read times out on a loaded machine; the tests of stalls and blocked calls shorten it.
+        settings.put(EngineConfig.L3_IO_TIMEOUT, "10s");
         settings.put(tier("type"), "faults");
         settings.put(tier("wrap"), "posix");
         settings.put(tier("wrap.dir"), dir.resolve("posix").toString());
@@ -65,6 +66,9 @@ final class FaultsEngine
         settings.put(tier("fault-control"), control(dir).toString());
         return settings;
     }
+
+    /** The l3.io-timeout of the tests that wait for one: what a stalled read or a blocked call outlives. */
+    static final String SHORT_IO_TIMEOUT = "200ms";
 
     static String tier(final String key)
     {

@@ -2,6 +2,7 @@ package io.kvtier.tier.faults;
 
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.Session;
+import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.status.EngineCounter;
 import io.kvtier.spi.PageKey;
 import io.kvtier.spi.TierConfigException;
@@ -118,6 +119,7 @@ class FaultsTierEngineTest
     void shouldTimeOutStalledReadsAsMissesAndTakeTheTierBackOnceItAnswered(@TempDir final Path dir) throws Exception
     {
         final Map<String, String> settings = settings(dir, "stall-read:1", 64);
+        settings.put(EngineConfig.L3_IO_TIMEOUT, FaultsEngine.SHORT_IO_TIMEOUT);
         settings.put(tier("stall"), "1s");
         try (Engine engine = start(settings);
              Session session = engine.openSession())
@@ -138,6 +140,7 @@ class FaultsTierEngineTest
     void shouldTimeOutACallThatBlocksAndServeAgainWhenItIsReleased(@TempDir final Path dir) throws Exception
     {
         final Map<String, String> settings = settings(dir, "block-call:1", 64);
+        settings.put(EngineConfig.L3_IO_TIMEOUT, FaultsEngine.SHORT_IO_TIMEOUT);
         java.nio.file.Files.writeString(FaultsEngine.control(dir), "all=0\n");
         try (Engine engine = start(settings);
              Session session = engine.openSession())
@@ -157,7 +160,9 @@ class FaultsTierEngineTest
     @Test
     void shouldCloseAnEngineWhoseTierHasACallBlocked(@TempDir final Path dir) throws Exception
     {
-        final Engine engine = start(settings(dir, "block-call:1", 64));
+        final Map<String, String> settings = settings(dir, "block-call:1", 64);
+        settings.put(EngineConfig.L3_IO_TIMEOUT, FaultsEngine.SHORT_IO_TIMEOUT);
+        final Engine engine = start(settings);
         try (Session session = engine.openSession())
         {
             keys(session, 6, 2);
@@ -221,7 +226,7 @@ class FaultsTierEngineTest
             assertThat(acquireChecked(session, N)).as("the prefix of pages served, every one checked").isLessThan(N);
             final long corrupt = engine.snapshot().get(EngineCounter.L3_CORRUPT);
             assertThat(corrupt).as("counted corrupt").isPositive();
-            assertThat(tierErrors(engine)).as("the tier's errors").isEqualTo(corrupt);
+            assertThat(tierErrors(engine)).as("the tier's errors").isGreaterThanOrEqualTo(corrupt);
         }
     }
 
