@@ -1,0 +1,37 @@
+package io.kvtier.engine.config;
+
+import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.PropertyExecutionResult;
+import net.jqwik.api.lifecycle.PropertyExecutor;
+import net.jqwik.api.lifecycle.PropertyLifecycleContext;
+
+/**
+ * Lets a long fuzzing run replace the modest tries a fuzz property runs in the build:
+ * {@code -Dkvtier.fuzz.tries=N} gives every property of a class that adds this hook N tries
+ * (docs/RELIABILITY.md). Without the property each keeps the tries its annotation names.
+ */
+final class FuzzTries implements AroundPropertyHook
+{
+    /** The system property a long run sets. */
+    static final String PROPERTY = "kvtier.fuzz.tries";
+
+    /** Created by jqwik, once per property it wraps. */
+    FuzzTries()
+    {
+    }
+
+    @Override
+    public PropertyExecutionResult aroundProperty(final PropertyLifecycleContext context, final PropertyExecutor property)
+    {
+        final Integer tries = Integer.getInteger(PROPERTY);
+        if (tries != null)
+        {
+            if (tries < 1)
+            {
+                throw new IllegalArgumentException(PROPERTY + " = " + tries + ": expected a number of tries of at least 1");
+            }
+            context.attributes().setTries(tries);
+        }
+        return property.execute();
+    }
+}
