@@ -1,6 +1,7 @@
 package io.kvtier.engine.pool;
 
 import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.PropagationMode;
 import net.jqwik.api.lifecycle.PropertyExecutionResult;
 import net.jqwik.api.lifecycle.PropertyExecutor;
 import net.jqwik.api.lifecycle.PropertyLifecycleContext;
@@ -18,6 +19,13 @@ final class FuzzTries implements AroundPropertyHook
     /** Created by jqwik, once per property it wraps. */
     FuzzTries()
     {
+    }
+
+    /** Added to a class, the hook reaches its properties: a hook applies to the element it annotates only, by default. */
+    @Override
+    public PropagationMode propagateTo()
+    {
+        return PropagationMode.ALL_DESCENDANTS;
     }
 
     @Override
