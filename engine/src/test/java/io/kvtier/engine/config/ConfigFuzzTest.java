@@ -3,6 +3,7 @@ package io.kvtier.engine.config;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Config files and settings as an operator, or a mistake, might give them: any bytes as a config
@@ -41,11 +43,14 @@ class ConfigFuzzTest
     /** Where every fuzzed pool.path points: a directory that exists, so that the checks behind it run too. */
     private static final Path POOL_DIR = poolDirectory();
 
+    /** The types whose values are numbers. */
+    private static final java.util.Set<SettingType<?>> NUMBERS = java.util.Set.of(SettingType.SIZE, SettingType.DURATION, SettingType.FRACTION,
+        SettingType.INT, SettingType.LONG, SettingType.ID_LIST);
     private static final List<String> VALUES = List.of("", " ", "0", "1", "-1", "2", "7", "64", "65536", "1000000", "2147483647", "2147483648",
         "-2147483648", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "99999999999999999999999", "1_000", "_",
         "0x10", "1e3", "1.5", "0.5", "0.0", "1.0", "1.0000001", "NaN", "Infinity", "-0", "90%", "101%", "%", "0.9%", "4KiB", "4k", "4096",
         "256KiB", "1MiB", "8MiB", "1GiB", "1g", "16TiB", "8EiB", "9999999PiB", "1.5MiB", "0.1KiB", "-4KiB", "KiB", "1ns", "1us", "1ms", "100ms",
-        "1s", "30s", "1m", "1min", "1h", "0s", "-1s", "1.5s", "9999999999999999h", "106751h", "s", "1 s", "١٠s", "1x", "true", "false", "TRUE",
+        "1s", "30s", "1m", "1min", "1h", "0s", "-1s", "1.5s", "9999999999999999h", "106751h", "s", "1 s", "\u0661\u0660s", "\u0664", "\u0668MiB", "0x1p-1", "0.9d", "0.5F", "+5", "1e-1", "1x", "true", "false", "TRUE",
         "yes", "lru", "adaptive", "segmented", "write-through", "write-back", "none", "busy-spin", "backoff", "yield", "park", "posix", "nvme",
         "mem", "uid:0=00112233445566778899aabbccddeeff", "*=untagged", "0,1,2", "1,,2", "a,b", "127.0.0.1:0", "0.0.0.0:9", "[::1]:1", ":-1",
         "tcp://127.0.0.1:5557", "/", "/nonexistent/dir/file", "relative/path", "\u0000", "\uFFFD", "é", "x".repeat(300), "copy", "mark",
@@ -105,6 +110,31 @@ class ConfigFuzzTest
         for (final Setting<?> setting : EngineSettings.ALL)
         {
             assertThat((Object)config.get(setting)).as(setting.key()).isNotNull();
+            final String text = raw.get(setting.key());
+            if (text != null && NUMBERS.contains(setting.type()))
+            {
+                // Numbers are written in ASCII digits, in decimal: another script's digits, a hex float or a
+                // Java type suffix read as a number would be a setting nobody meant.
+                assertThat(text.strip()).as("an accepted %s", setting.key()).matches("[-+0-9_.,%a-zA-Z ]*").doesNotContain("0x", "0X")
+                    .doesNotEndWith("d").doesNotEndWith("f").doesNotEndWith("D").doesNotEndWith("F");
+            }
+        }
+    }
+
+    /** Found by this test: numbers in other scripts' digits were read as numbers. */
+    @Example
+    void numbersAreAsciiDigitsOnly()
+    {
+        for (final String[] setting : new String[][] {{"lease.quarantine", "\u0661\u0660s"}, {"pool.client-slots", "\u0664"},
+            {"pool.size", "\u0668MiB"}, {"ipc.allowed-uids", "\u0661\u0660\u0660\u0660"}, {"pool.evict-high", "0x1p-1"},
+            {"pool.evict-high", "0.9d"}, {"pool.evict-high", "0.9F"}})
+        {
+            final Map<String, String> raw = new LinkedHashMap<>();
+            raw.put(EngineSettings.POOL_PATH.key(), POOL_DIR.resolve("pool").toString());
+            raw.put(EngineSettings.POOL_SIZE.key(), "8MiB");
+            raw.put(setting[0], setting[1]);
+            assertThatThrownBy(() -> EngineConfig.from(raw)).as(setting[0] + " = " + setting[1])
+                .isInstanceOfSatisfying(ConfigException.class, ex -> assertThat(ex.key()).isEqualTo(setting[0]));
         }
     }
 
