@@ -32,7 +32,8 @@ final class FuzzTries implements AroundPropertyHook
     public PropertyExecutionResult aroundProperty(final PropertyLifecycleContext context, final PropertyExecutor property)
     {
         final Integer tries = Integer.getInteger(PROPERTY);
-        if (tries != null)
+        // An example (a property without parameters) stays one run.
+        if (tries != null && context.targetMethod().getParameterCount() > 0)
         {
             if (tries < 1)
             {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -24,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
@@ -100,6 +102,23 @@ class TraceReaderFuzzTest
         {
             throw new AssertionError("the reader threw an I/O error on bytes in memory", ex);
         }
+    }
+
+    /** Found by this test: a number with a leading zero in a field the reader skips was accepted, though JSON forbids it. */
+    @Example
+    void aLeadingZeroInASkippedFieldIsRefused()
+    {
+        final byte[] line = "{\"hash_ids\":[],\"{ash_ids\":[01],\"timestamp\":0,\"input_length\":0,\"output_length\":0}"
+            .getBytes(StandardCharsets.US_ASCII);
+        assertThatThrownBy(() ->
+        {
+            try (TraceReader reader = new TraceReader(new ByteArrayInputStream(line), "fuzz.jsonl"))
+            {
+                reader.next();
+            }
+        }).isInstanceOf(TraceFormatException.class).hasMessageStartingWith("fuzz.jsonl:1:28:")
+            .hasMessageContaining("must not start with the digit 0 followed by more digits");
+        assertThat(oracle(line)).isNull();
     }
 
     /** @return the request jackson-core reads from a line, or null when it is not one JSON object with the four fields right */
