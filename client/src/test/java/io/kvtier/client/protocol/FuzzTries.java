@@ -28,6 +28,7 @@ final class FuzzTries implements AroundPropertyHook
         return PropagationMode.ALL_DESCENDANTS;
     }
 
+    /** Gives the property the tries of a long run, when one is asked for, before it runs. */
     @Override
     public PropertyExecutionResult aroundProperty(final PropertyLifecycleContext context, final PropertyExecutor property)
     {

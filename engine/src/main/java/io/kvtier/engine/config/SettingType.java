@@ -72,7 +72,8 @@ record SettingType<T>(Class<T> javaType, String noun, Function<String, T> parser
      */
     public static final SettingType<int[]> ID_LIST = new SettingType<>(int[].class, "a comma-separated list of numeric ids", text ->
     {
-        if (text.isBlank())
+        // Empty only: the text comes trimmed of ASCII spaces, and a blank of another script (an em space) is not "no ids".
+        if (text.isEmpty())
         {
             return new int[0];
         }
