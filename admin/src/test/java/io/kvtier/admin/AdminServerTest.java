@@ -358,6 +358,36 @@ class AdminServerTest
         assertRefused(send("DELETE", "/v1/marks/7", null, "z"), 403, null, "wrong admin token");
     }
 
+    /**
+     * docs/RELIABILITY.md's promise: no call but a read gets past the token. The mutating routes answer 401 or 403 to every
+     * method they take; any other method or path is refused as 404 or 405 (which change nothing either), and nothing reaches
+     * the engine.
+     */
+    @Test
+    void shouldRefuseEveryCallThatIsNotAReadWithoutItsTokenOnEveryRoute() throws Exception
+    {
+        final String body = "{\"source\":\"nvme\",\"target\":\"shared\",\"tier\":\"nvme\",\"ttl\":\"1h\"}";
+        for (final String call : new String[] {"POST /v1/migrate", "POST /v1/evict", "POST /v1/marks", "DELETE /v1/marks/7"})
+        {
+            final String method = call.substring(0, call.indexOf(' '));
+            final String path = call.substring(call.indexOf(' ') + 1);
+            assertThat(send(method, path, body, null).statusCode()).as(call + " without a token").isEqualTo(401);
+            assertThat(send(method, path, body, TOKEN + "x").statusCode()).as(call + " with a wrong token").isEqualTo(403);
+            assertThat(send(method, path, body, "").statusCode()).as(call + " with an empty token").isIn(401, 403);
+        }
+        final String[] paths = {"/v1/migrate", "/v1/evict", "/v1/marks", "/v1/marks/7", "/v1/migrations", "/v1/migrations/41", "/v1/tiers", "/metrics",
+            "/v1/unknown", "/"};
+        for (final String method : new String[] {"POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT-X"})
+        {
+            for (final String path : paths)
+            {
+                assertThat(send(method, path, body, null).statusCode()).as(method + " " + path + " without a token").isIn(401, 404, 405);
+                assertThat(send(method, path, body, TOKEN + "x").statusCode()).as(method + " " + path + " with a wrong token").isIn(403, 404, 405);
+            }
+        }
+        assertThat(operations.calls).as("a call without its token must not reach the engine").isEmpty();
+    }
+
     @Test
     void shouldCheckTheTokenBeforeReadingTheBody() throws Exception
     {

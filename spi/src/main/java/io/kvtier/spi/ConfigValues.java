@@ -30,7 +30,7 @@ public final class ConfigValues
     {
         final String trimmed = text.trim();
         int split = 0;
-        while (split < trimmed.length() && (Character.isDigit(trimmed.charAt(split)) || trimmed.charAt(split) == '.'))
+        while (split < trimmed.length() && (isAsciiDigit(trimmed.charAt(split)) || trimmed.charAt(split) == '.'))
         {
             split++;
         }
@@ -76,7 +76,7 @@ public final class ConfigValues
             return Duration.ZERO;
         }
         int split = 0;
-        while (split < trimmed.length() && (Character.isDigit(trimmed.charAt(split)) || trimmed.charAt(split) == '.'))
+        while (split < trimmed.length() && (isAsciiDigit(trimmed.charAt(split)) || trimmed.charAt(split) == '.'))
         {
             split++;
         }
@@ -106,6 +106,12 @@ public final class ConfigValues
         }
     }
 
+    /** Digits of other scripts are digits to {@link Character#isDigit} and {@link BigDecimal}, but not in a setting. */
+    private static boolean isAsciiDigit(final char c)
+    {
+        return c >= '0' && c <= '9';
+    }
+
     /**
      * @param text a fraction such as {@code 0.9} or a percentage such as {@code 90%}
      * @return the fraction, within [0, 1]
@@ -114,6 +120,12 @@ public final class ConfigValues
     public static double parseRatio(final String text)
     {
         final String trimmed = text.trim();
+        final String number = trimmed.endsWith("%") ? trimmed.substring(0, trimmed.length() - 1).trim() : trimmed;
+        // Decimal only: Double.parseDouble also reads hex floats (0x1p-1), type suffixes (0.9d) and NaN.
+        if (!number.matches("([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?"))
+        {
+            throw new IllegalArgumentException("expected a fraction between 0 and 1 such as 0.9, or a percentage such as 90%");
+        }
         final double value;
         try
         {

@@ -137,7 +137,8 @@ public final class Json
             final String message = ex.getOriginalMessage();
             final String field = message != null && message.startsWith("Duplicate field") && ex.getProcessor() != null
                 ? path(ex.getProcessor().getParsingContext()) : "";
-            throw new RequestException(400, field.isEmpty() ? null : field, "malformed JSON"
+            // A nested field is named by its path, which the parser's message (the bare name) does not give.
+            throw new RequestException(400, field.isEmpty() ? null : field, (field.isEmpty() ? "" : field + ": ") + "malformed JSON"
                 + (ex.getLocation() == null ? "" : " at line " + ex.getLocation().getLineNr() + ", column " + ex.getLocation().getColumnNr())
                 + ": " + message);
         }
@@ -232,21 +233,21 @@ public final class Json
      * @param text  a path segment naming a migration or a mark
      * @param field what it names, for the error
      * @return the id
-     * @throws RequestException (400) when it is not a whole number from 0
+     * @throws RequestException (400) when it is not a whole number from 0 in ASCII digits
      */
     public static long id(final String text, final String field)
     {
-        try
+        // ASCII digits only: Long.parseLong also takes a sign ("+7", "-0") and other scripts' digits ("\u0667" is 7).
+        if (!text.isEmpty() && text.chars().allMatch(c -> c >= '0' && c <= '9'))
         {
-            final long id = Long.parseLong(text);
-            if (id >= 0)
+            try
             {
-                return id;
+                return Long.parseLong(text);
             }
-        }
-        catch (final NumberFormatException ex)
-        {
-            // refused below
+            catch (final NumberFormatException ex)
+            {
+                // beyond a long: refused below
+            }
         }
         throw new RequestException(400, field, field + ": expected a whole number from 0, got " + Namespaces.quoted(text));
     }

@@ -307,7 +307,13 @@ final class JsonLineScanner
         {
             at++;
         }
+        final int integer = at;
         at = digits(at, "'-'");
+        // The same rule as for the fields read: a skipped field's number is checked as strictly.
+        if (buffer[integer] == '0' && at - integer > 1)
+        {
+            throw malformed(integer, "a number must not start with the digit 0 followed by more digits");
+        }
         if (at < lineEnd && buffer[at] == '.')
         {
             at = digits(at + 1, "'.'");

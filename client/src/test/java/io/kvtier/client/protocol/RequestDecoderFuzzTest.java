@@ -7,6 +7,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
 
 import java.lang.foreign.Arena;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * either accepted or given one of the protocol's error codes. An accepted record's fields are also
  * within what the engine relies on (slots in range, a body of exactly Count entries).
  */
+@AddLifecycleHook(FuzzTries.class)
 class RequestDecoderFuzzTest
 {
     private static final int CAPACITY = 4096;

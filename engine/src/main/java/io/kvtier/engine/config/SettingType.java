@@ -42,11 +42,11 @@ record SettingType<T>(Class<T> javaType, String noun, Function<String, T> parser
 
     /** A whole number that fits an int; {@code _} may group digits. */
     public static final SettingType<Integer> INT = new SettingType<>(Integer.class, "a whole number",
-        text -> Integer.parseInt(text.replace("_", "")), String::valueOf, Comparator.naturalOrder(), null, false);
+        text -> Integer.parseInt(asciiNumber(text).replace("_", "")), String::valueOf, Comparator.naturalOrder(), null, false);
 
     /** A whole number that fits a long; {@code _} may group digits. */
     public static final SettingType<Long> LONG = new SettingType<>(Long.class, "a whole number",
-        text -> Long.parseLong(text.replace("_", "")), String::valueOf, Comparator.naturalOrder(), null, false);
+        text -> Long.parseLong(asciiNumber(text).replace("_", "")), String::valueOf, Comparator.naturalOrder(), null, false);
 
     /** A file path. */
     public static final SettingType<Path> PATH = new SettingType<>(Path.class, "a file path", Path::of, Path::toString, null,
@@ -72,7 +72,8 @@ record SettingType<T>(Class<T> javaType, String noun, Function<String, T> parser
      */
     public static final SettingType<int[]> ID_LIST = new SettingType<>(int[].class, "a comma-separated list of numeric ids", text ->
     {
-        if (text.isBlank())
+        // Empty only: the text comes trimmed of ASCII spaces, and a blank of another script (an em space) is not "no ids".
+        if (text.isEmpty())
         {
             return new int[0];
         }
@@ -80,7 +81,7 @@ record SettingType<T>(Class<T> javaType, String noun, Function<String, T> parser
         final int[] ids = new int[parts.length];
         for (int i = 0; i < parts.length; i++)
         {
-            ids[i] = Integer.parseInt(parts[i].trim());
+            ids[i] = Integer.parseInt(asciiNumber(parts[i].trim()));
             if (ids[i] < 0)
             {
                 throw new IllegalArgumentException("negative id " + ids[i]);
@@ -176,5 +177,19 @@ record SettingType<T>(Class<T> javaType, String noun, Function<String, T> parser
     public String toText(final T value)
     {
         return format.apply(value);
+    }
+
+    /**
+     * @param text a whole number's text: an optional sign, then ASCII digits, {@code _} grouping them
+     * @return the text
+     * @throws IllegalArgumentException for anything else, such as another script's digits, which Integer.parseInt reads as digits
+     */
+    private static String asciiNumber(final String text)
+    {
+        if (!text.matches("[-+]?[0-9][0-9_]*"))
+        {
+            throw new IllegalArgumentException("not a whole number in ASCII digits: " + text);
+        }
+        return text;
     }
 }

@@ -216,6 +216,62 @@ class NativeClientEndToEndTest
         }
     }
 
+    /** A client of another uid than the engine's, trying to attach and printing how it was refused. */
+    private static final String OTHER_USER_REFUSED = """
+        import os, sys, kvtier_client as kv
+        print("uid", os.getuid(), flush=True)
+        try:
+            kv.Client(sys.argv[1], max_keys=8)
+            print("accepted")
+        except kv.KvtierError as e:
+            print("refused", e.name, e)
+        """;
+
+    /**
+     * docs/RELIABILITY.md's promise: a process of another uid, not on the allow-lists, is refused at the socket. With
+     * {@code ipc.group} naming its group it reaches the socket and the engine answers NOT_ALLOWED from the peer's
+     * credentials; without it the socket's mode (0600) stops it before the engine hears of it. Neither attaches.
+     */
+    @Test
+    void aClientOfAnotherUserNotOnTheAllowListsIsRefusedAtTheSocket() throws Exception
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
+        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        assumeTrue(ownUid == 0, "running a client as uid " + OTHER_UID + " needs this test to run as root (it runs as uid " + ownUid + ")");
+        assumeTrue(onPath("setpriv"), "setpriv is not installed (apt-get install util-linux)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")),
+            "no /usr/bin/python3 for uid " + OTHER_UID + " (apt-get install python3)");
+        final String group = groupName(OTHER_UID);
+        assumeTrue(group != null, "no group of gid " + OTHER_UID + " in /etc/group");
+        Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx--x--x"));
+        for (final boolean throughGroup : new boolean[] {true, false})
+        {
+            final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
+            if (throughGroup)
+            {
+                // The group lets it connect; the allow-lists name another uid and another gid.
+                settings.put("ipc.group", group);
+                settings.put("ipc.allowed-uids", String.valueOf(OTHER_UID - 1));
+                settings.put("ipc.allowed-gids", String.valueOf(OTHER_UID - 1));
+            }
+            try (Engine engine = IpcTestSupport.start(settings))
+            {
+                final List<String> command = List.of("setpriv", "--reuid=" + OTHER_UID, "--regid=" + OTHER_UID, "--clear-groups",
+                    "/usr/bin/python3", "-c", OTHER_USER_REFUSED, IpcTestSupport.socket(engine).toString());
+                final Run run = run(command, PYTHON, Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()));
+                assertThat(run.exit()).as(run.output()).isZero();
+                assertThat(run.output()).as(throughGroup ? "through ipc.group" : "with the socket's default mode")
+                    .contains("uid " + OTHER_UID, throughGroup ? "refused NOT_ALLOWED" : "refused ERR_SYSTEM").doesNotContain("accepted");
+                if (!throughGroup)
+                {
+                    assertThat(run.output()).contains("connect " + IpcTestSupport.socket(engine) + ": Permission denied");
+                }
+                assertThat(engine.ipc().orElseThrow().clientCount()).isZero();
+            }
+        }
+    }
+
     @Test
     void aRefusedHelloSurfacesInPythonAsItsCodeAndTheEnginesMessage() throws Exception
     {

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -103,6 +104,28 @@ class PoolFileLifecycleTest
                     assertThat(fresh.pinKey(7, 7)).as("the new pool starts empty").isEqualTo(PoolClient.NO_PIN);
                 }
             }
+        }
+    }
+
+    /**
+     * docs/RELIABILITY.md's promise that shared-memory files have their modes: the pool is 0600, the engine's alone, when it
+     * is made new and when it replaces a dead engine's pool whose mode someone opened to everyone.
+     */
+    @Test
+    void shouldMakeThePoolFileTheEnginesAloneWhetherNewOrTakenOverFromADeadEngine(@TempDir final Path dir) throws Exception
+    {
+        final Path pool = shmPath("mode");
+        try (Engine engine = Engine.start(EngineConfig.from(settings(pool))))
+        {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(pool))).as("a new pool").isEqualTo("rw-------");
+        }
+        final String crashed = ChildJvm.run(dir.resolve("crash.txt"), PoolCrashProbe.class, pool.toString());
+        assertThat(crashed).contains("ready");
+        Files.setPosixFilePermissions(pool, PosixFilePermissions.fromString("rw-rw-rw-"));
+        try (Engine engine = Engine.start(EngineConfig.from(settings(pool))))
+        {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(pool))).as("a dead engine's pool of mode 0666, taken over")
+                .isEqualTo("rw-------");
         }
     }
 
