@@ -332,7 +332,7 @@ public final class ChaosCampaign
     private void startClient(final boolean wrongWriter) throws IOException
     {
         final int id = clientSerial++;
-        final Path acks = work.resolve("acks-" + id + ".bin");
+        final Path acks = work.resolve("acks-" + id + ".txt");
         final List<String> args = new ArrayList<>(List.of(engine.socket().toString(), Long.toString(options.seed() * 1_000_003 + id),
             acks.toString(), MODEL));
         if (wrongWriter)
@@ -382,12 +382,19 @@ public final class ChaosCampaign
         }
     }
 
-    /** @return the next fault: every one once first, in an order drawn from the seed, then drawn by weight */
+    /**
+     * @return the next fault: every one once first (the hostile clients once per attack), in an order drawn from the
+     *         seed, then drawn by weight
+     */
     private Fault nextFault()
     {
         if (firstRound.isEmpty() && drawn == 0)
         {
             firstRound.addAll(List.of(Fault.values()));
+            for (int i = 1; i < HostileClients.Attack.values().length; i++)
+            {
+                firstRound.add(Fault.HOSTILE);
+            }
             for (int i = firstRound.size() - 1; i > 0; i--)
             {
                 java.util.Collections.swap(firstRound, i, random.nextInt(i + 1));
@@ -484,6 +491,11 @@ public final class ChaosCampaign
         {
             // Refused at the handshake for a reason of its own (a resource fault in force): the attack never ran.
             event("hostile " + attack + ": not attempted, the engine refused the connection (" + ex.errorCode() + ")");
+            return;
+        }
+        if (HostileClients.NOT_ATTEMPTED.equals(answer))
+        {
+            event("hostile " + attack + ": not attempted (its set-up was refused: the pool is full)");
             return;
         }
         report.faults.merge("hostile-" + attack.name().toLowerCase().replace('_', '-'), 1L, Long::sum);
@@ -761,7 +773,7 @@ public final class ChaosCampaign
 
     private void verifyAcknowledged(final Set<String> destroyed) throws IOException
     {
-        final Set<String> acked = new LinkedHashSet<>();
+        final Map<String, String> acked = new TreeMap<>();
         final List<long[]> keys = new ArrayList<>();
         for (final Client client : clients)
         {
@@ -769,14 +781,13 @@ public final class ChaosCampaign
             {
                 continue;
             }
-            final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(client.acks));
-            while (bytes.remaining() >= 16)
+            for (final String line : Files.readAllLines(client.acks, StandardCharsets.US_ASCII))
             {
-                final long high = bytes.getLong();
-                final long low = bytes.getLong();
-                if (acked.add(String.format("%016x%016x", high, low)))
+                // A client killed mid-write leaves at most a last line cut short: only whole lines count.
+                final String[] f = line.split(" ");
+                if (f.length == 2 && f[1].length() == 32 && acked.putIfAbsent(f[1], f[0] + " by client " + client.id) == null)
                 {
-                    keys.add(new long[] {high, low});
+                    keys.add(new long[] {Long.parseUnsignedLong(f[1].substring(0, 16), 16), Long.parseUnsignedLong(f[1].substring(16), 16)});
                 }
             }
         }
@@ -803,7 +814,8 @@ public final class ChaosCampaign
                         else
                         {
                             lost++;
-                            event("lost: key " + hex + " was acknowledged as backed up and no tier serves it");
+                            event("lost: key " + hex + " was acknowledged as backed up (at " + java.time.Instant.ofEpochMilli(Long.parseLong(acked.get(hex).split(" ")[0]))
+                                + acked.get(hex).substring(acked.get(hex).indexOf(' ')) + ") and no tier serves it");
                         }
                     }
                     else if (pinned.payloadLength(0) == PAGE_SIZE && PagePattern.matches(pinned.page(0), key[0], key[1], PAGE_SIZE))

@@ -4,6 +4,7 @@ import io.kvtier.client.IpcConnection;
 import io.kvtier.client.IpcException;
 import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.MessageType;
+import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.client.protocol.RequestEncoder;
 import io.kvtier.client.protocol.RequestDescriptor;
 import io.kvtier.client.protocol.ResponseDecoder;
@@ -50,6 +51,8 @@ final class HostileClients
 
     /** The answer of an attack that the engine may lawfully serve: it served the record as it copied it. */
     static final String SERVED_AS_COPIED = "served as copied";
+    /** The answer of an attack whose set-up the engine refused for a reason of its own (a full pool). */
+    static final String NOT_ATTEMPTED = "not attempted";
 
     private final Path socket;
     private final long clientTimeoutMillis;
@@ -167,11 +170,19 @@ final class HostileClients
             try
             {
                 final long reserve = connection.send(MessageType.RESERVE, 0, 1, new long[] {random.nextLong()}, new long[] {random.nextLong()});
-                final int reserved = connection.awaitResponse(reserve).status();
+                final ResponseDecoder reservation = connection.awaitResponse(reserve);
+                final int reserved = reservation.status();
+                final boolean holds = reserved == ErrorCode.OK.code() && reservation.entryCount() == 1
+                    && reservation.entryStatus(0) == PageEntryStatus.RESERVED;
                 connection.releaseResponse();
                 if (reserved != ErrorCode.OK.code())
                 {
                     return name(reserved);
+                }
+                if (!holds)
+                {
+                    // Nothing reserved (the pool is full): the slot holds nothing, so the next request is lawful.
+                    return NOT_ATTEMPTED;
                 }
                 final long lookup = connection.send(MessageType.LOOKUP, 0, 1, new long[] {random.nextLong()}, new long[] {random.nextLong()});
                 final int status = connection.awaitResponse(lookup).status();
