@@ -64,7 +64,8 @@ public final class ChaosCommand implements Callable<Integer>
     @Option(names = "--java-clients", defaultValue = "4", paramLabel = "N", description = "Honest Java client processes. Default: ${DEFAULT-VALUE}.")
     int javaClients;
 
-    @Option(names = "--replay", paramLabel = "FILE", description = "Runs again with the seed, duration and clients of a replay.json a failed campaign wrote.")
+    @Option(names = "--replay", paramLabel = "FILE",
+        description = "Runs again with the seed, duration and clients of a replay.json a failed campaign wrote.")
     Path replay;
 
     @Option(names = "--wrong-writer", hidden = true,

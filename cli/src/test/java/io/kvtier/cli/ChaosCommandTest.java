@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvtier.spi.StorageTierProvider;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,10 +29,25 @@ class ChaosCommandTest
     private static final List<String> TIER_FAULTS = List.of("eio-read", "eio-write", "enospc-write", "slow-read", "stall-read", "block-call",
         "short-read", "torn-write", "bit-flip", "replace", "late-write");
 
-    @Test
-    void shouldServeNoWrongByteLoseNothingAndLeakNothingUnderEveryFault(@TempDir final Path dir) throws Exception
+    /** The campaign's work directory under target/, kept after the test: its engine logs are what explains a failure. */
+    private static Path workDir(final String name) throws Exception
     {
-        final CliFixture.Result result = CliFixture.run("chaos", "--duration", "30s", "--seed", "20", "--json", "--work-dir", dir.toString());
+        final Path dir = Path.of("target", name).toAbsolutePath();
+        if (Files.exists(dir))
+        {
+            try (var files = Files.walk(dir))
+            {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        return Files.createDirectories(dir);
+    }
+
+    @Test
+    void shouldServeNoWrongByteLoseNothingAndLeakNothingUnderEveryFault() throws Exception
+    {
+        final Path dir = workDir("chaos-seed-20");
+        final CliFixture.Result result = CliFixture.run("chaos", "--duration", "40s", "--seed", "20", "--json", "--work-dir", dir.toString());
 
         assertThat(result.exitCode()).as("exit code; stderr:%n%s", result.err()).isZero();
         final JsonNode report = new ObjectMapper().readTree(result.out());
@@ -70,8 +84,9 @@ class ChaosCommandTest
     }
 
     @Test
-    void shouldCatchAClientThatCommitsWrongBytesAndExitFiveWithAReplayFile(@TempDir final Path dir) throws Exception
+    void shouldCatchAClientThatCommitsWrongBytesAndExitFiveWithAReplayFile() throws Exception
     {
+        final Path dir = workDir("chaos-seed-21");
         final CliFixture.Result result = CliFixture.run("chaos", "--duration", "5s", "--seed", "21", "--json", "--java-clients", "2",
             "--wrong-writer", "--work-dir", dir.toString());
 

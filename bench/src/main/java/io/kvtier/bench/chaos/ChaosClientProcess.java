@@ -68,6 +68,7 @@ public final class ChaosClientProcess
     private long requests;
     private long refused;
 
+    /** A client on an attached connection; {@link #main} makes it. */
     private ChaosClientProcess(final KvtierClient client, final Namespace namespace, final long seed, final PrintStream out,
         final FileChannel acks, final boolean wrongWriter)
     {
@@ -120,6 +121,7 @@ public final class ChaosClientProcess
         }
     }
 
+    /** Reads the campaign's commands on a thread of their own; the end of stdin ends the process. */
     private void readCommands()
     {
         final Thread reader = new Thread(() ->
@@ -168,6 +170,7 @@ public final class ChaosClientProcess
         }
     }
 
+    /** @return the token count of the next request, whose tokens are now in {@link #tokens} */
     private int nextRequest()
     {
         // A prefix shared by many requests of every client (a system prompt), then one conversation's
@@ -190,6 +193,7 @@ public final class ChaosClientProcess
         return at;
     }
 
+    /** Serves one request: pins and checks the cached prefix, writes and commits the rest, and every fourth time acknowledges what is in L3. */
     private void serveOne() throws IOException
     {
         final int tokenCount = nextRequest();
@@ -264,6 +268,7 @@ public final class ChaosClientProcess
         out.println("T " + verified + " " + wrong + " " + committed + " " + acked + " " + requests + " " + refused);
     }
 
+    /** @return whether the error means the engine dropped this client (rather than refusing one request) */
     private static boolean isDropped(final KvtierException ex)
     {
         return switch (ex.errorCode())
@@ -304,6 +309,10 @@ public final class ChaosClientProcess
         System.exit(landed == 0 ? 3 : 4);
     }
 
+    /**
+     * Flushes the backups, evicts the request's pages and appends the keys the engine then holds in L3 (and
+     * not in the pool) to the acknowledgement file.
+     */
     private void acknowledge(final int n) throws IOException
     {
         client.flush();

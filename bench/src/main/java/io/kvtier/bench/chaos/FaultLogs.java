@@ -23,6 +23,7 @@ final class FaultLogs
     private static final Pattern KIND = Pattern.compile("\"kind\"\\s*:\\s*\"([a-z-]+)\"");
     private static final Pattern KEY = Pattern.compile("\"key\"\\s*:\\s*\"([0-9a-fA-F]{32})\"");
 
+    /** Static methods only. */
     private FaultLogs()
     {
     }

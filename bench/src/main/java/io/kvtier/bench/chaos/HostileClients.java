@@ -115,6 +115,7 @@ final class HostileClients
         long send(IpcConnection connection) throws IpcException;
     }
 
+    /** Connects, sends one request and reads how the engine answered it. */
     private String answer(final int maxKeys, final Request request) throws IOException
     {
         try (IpcConnection connection = IpcConnection.connect(socket, maxKeys))
@@ -140,6 +141,7 @@ final class HostileClients
         }
     }
 
+    /** Publishes a LOOKUP, then rewrites its header in the ring at once. */
     private String changedAfterQueueing(final SplittableRandom random) throws IOException
     {
         try (IpcConnection connection = IpcConnection.connect(socket, 8))
@@ -163,18 +165,28 @@ final class HostileClients
         }
     }
 
-    private String slotHeld(final SplittableRandom random) throws IOException
+    /** Reserves a key in slot 0, then names another key in that slot. */
+    private String slotHeld(final SplittableRandom random) throws IOException, InterruptedException
     {
         try (IpcConnection connection = IpcConnection.connect(socket, 8))
         {
             try
             {
-                final long reserve = connection.send(MessageType.RESERVE, 0, 1, new long[] {random.nextLong()}, new long[] {random.nextLong()});
-                final ResponseDecoder reservation = connection.awaitResponse(reserve);
-                final int reserved = reservation.status();
-                final boolean holds = reserved == ErrorCode.OK.code() && reservation.entryCount() == 1
-                    && reservation.entryStatus(0) == PageEntryStatus.RESERVED;
-                connection.releaseResponse();
+                // A full pool (another client holding every page) reserves nothing: try again for up to 3 s.
+                int reserved = ErrorCode.OK.code();
+                boolean holds = false;
+                for (int attempt = 0; attempt < 30 && !holds && reserved == ErrorCode.OK.code(); attempt++)
+                {
+                    if (attempt > 0)
+                    {
+                        Thread.sleep(100);
+                    }
+                    final long reserve = connection.send(MessageType.RESERVE, 0, 1, new long[] {random.nextLong()}, new long[] {random.nextLong()});
+                    final ResponseDecoder reservation = connection.awaitResponse(reserve);
+                    reserved = reservation.status();
+                    holds = reserved == ErrorCode.OK.code() && reservation.entryCount() == 1 && reservation.entryStatus(0) == PageEntryStatus.RESERVED;
+                    connection.releaseResponse();
+                }
                 if (reserved != ErrorCode.OK.code())
                 {
                     return name(reserved);
@@ -196,6 +208,7 @@ final class HostileClients
         }
     }
 
+    /** Sends until the engine drops the client for not reading (bounded by five client timeouts and 5 s). */
     private String neverReads() throws IOException, InterruptedException
     {
         try (IpcConnection connection = IpcConnection.connect(socket, 8))
@@ -219,6 +232,7 @@ final class HostileClients
         }
     }
 
+    /** Sends random bytes as a HELLO and waits for the engine to end the connection. */
     private String garbageHello(final SplittableRandom random) throws IOException, InterruptedException
     {
         try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX))
@@ -260,6 +274,7 @@ final class HostileClients
         }
     }
 
+    /** @return the error code's name */
     private static String name(final int status)
     {
         for (final ErrorCode code : ErrorCode.values())
