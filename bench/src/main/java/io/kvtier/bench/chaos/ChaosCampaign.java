@@ -811,6 +811,7 @@ public final class ChaosCampaign
     {
         if (engine.adminUrl() == null)
         {
+            report.notes.add("tier counters not read: the engine printed no admin API URL");
             return "[]";
         }
         try (HttpClient http = HttpClient.newHttpClient())
@@ -824,6 +825,7 @@ public final class ChaosCampaign
         catch (final IOException | InterruptedException | RuntimeException ex)
         {
             report.notes.add("tier counters not read: " + ex);
+            event("tier counters not read from " + engine.adminUrl() + ": " + ex);
             return "[]";
         }
     }

@@ -60,7 +60,8 @@ final class EngineProcess
         while (true)
         {
             final String text = Files.readString(output);
-            if (text.contains("kvtier serving"))
+            // The admin API's line follows the serving one (the campaign's config always sets admin.listen).
+            if (text.contains("kvtier serving") && text.contains("kvtier admin API: ") && text.indexOf('\n', text.indexOf("kvtier admin API: ")) > 0)
             {
                 final int at = text.indexOf("kvtier admin API: ");
                 adminUrl = at < 0 ? null : text.substring(at + 18, text.indexOf('\n', at)).trim().split("\\s+")[0];

@@ -184,7 +184,8 @@ final class HostileClients
                     final long reserve = connection.send(MessageType.RESERVE, 0, 1, new long[] {random.nextLong()}, new long[] {random.nextLong()});
                     final ResponseDecoder reservation = connection.awaitResponse(reserve);
                     reserved = reservation.status();
-                    holds = reserved == ErrorCode.OK.code() && reservation.entryCount() == 1 && reservation.entryStatus(0) == PageEntryStatus.RESERVED;
+                    holds = reserved == ErrorCode.OK.code() && reservation.entryCount() == 1
+                        && reservation.entryStatus(0) == PageEntryStatus.RESERVED;
                     connection.releaseResponse();
                 }
                 if (reserved != ErrorCode.OK.code())
