@@ -16,6 +16,8 @@ module io.kvtier.bench
     // ScrapeCost reads the engine thread's CPU time.
     requires java.management;
     requires com.fasterxml.jackson.core;
+    // The chaos campaign reads the served engine's tier counters from its admin API.
+    requires java.net.http;
     // HdrHistogram has no module descriptor and no Automatic-Module-Name: its name comes from its jar's.
     requires HdrHistogram;
     requires static jmh.core;
@@ -24,6 +26,7 @@ module io.kvtier.bench
     uses io.kvtier.spi.StorageTierProvider;
 
     // The drivers of kvtier's bench and demo commands, each run by cli.
+    exports io.kvtier.bench.chaos;
     exports io.kvtier.bench.copy;
     exports io.kvtier.bench.device;
     exports io.kvtier.bench.ipc;

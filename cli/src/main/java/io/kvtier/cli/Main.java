@@ -15,6 +15,7 @@ import java.util.Arrays;
     versionProvider = VersionProvider.class,
     description = "Node-local tiered KV cache for LLM inference: a shared-memory page pool (L2) in front of L3 storage tiers.",
     subcommands = {DemoCommand.class, ServeCommand.class, StatCommand.class, BenchCommand.class, NamespaceCommand.class, AdminCommand.class,
+        ChaosCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable
 {

@@ -1,0 +1,943 @@
+package io.kvtier.bench.chaos;
+
+import io.kvtier.bench.ipc.JavaProcesses;
+import io.kvtier.bench.workload.PagePattern;
+import io.kvtier.client.ClientOptions;
+import io.kvtier.client.IpcException;
+import io.kvtier.client.KvtierClient;
+import io.kvtier.client.Namespace;
+import io.kvtier.client.PageKeyChain;
+import io.kvtier.client.PinnedPages;
+import io.kvtier.engine.status.EngineCounter;
+import io.kvtier.spi.StorageTierProvider;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A chaos campaign: {@code kvtier serve} in its own process on two L3 tiers (the {@code faults} tier wrapping
+ * {@code posix} where that type is installed, {@code posix} otherwise), honest client processes over IPC, and
+ * faults drawn from one {@link SplittableRandom}: kills and stops of clients, kills of the engine, filled
+ * filesystems, a descriptor limit, hostile clients. Then every fault is healed, the engine restarted with an
+ * empty pool, and every page a client saw acknowledged as backed up is read back and checked.
+ */
+public final class ChaosCampaign
+{
+    /** The namespace's model id every honest client names (they share prefixes). */
+    static final String MODEL = "chaos";
+    private static final int PAGE_SIZE = 16 * 1024;
+    private static final long CLIENT_TIMEOUT_MS = 1_000;
+    private static final long SESSION_TIMEOUT_MS = 2_000;
+    /** A stopped client sleeps this long: past its lease, so the engine drops it and reclaims what it held. */
+    private static final long STOP_MS = SESSION_TIMEOUT_MS + 1_000;
+    /**
+     * Pages a dropped client had reserved rest this long before reuse: longer than any stop, so a late writer's
+     * poison lands in a page nobody reads. (With it shorter than the stop, late writes land in other keys'
+     * pages and readers count wrong bytes: the campaign caught exactly that with 1 s.)
+     */
+    private static final long QUARANTINE_MS = STOP_MS + 7_000;
+    /** Requests an engine must have served before its descriptor limit is lowered (see {@link #descriptorLimit}). */
+    private static final long WARM_REQUESTS = 2_000;
+    private static final String TIER_FAULTS = "eio-read:0.01, eio-write:0.01, enospc-write:0.01, slow-read:0.005, stall-read:0.001, "
+        + "block-call:0.0005, short-read:0.01, torn-write:0.005, bit-flip:0.01, replace:0.005, late-write:0.005";
+
+    private final ChaosOptions options;
+    private final PrintWriter log;
+    private final SplittableRandom random;
+    private final ChaosReport report = new ChaosReport();
+    private final List<String> events = new ArrayList<>();
+    private final List<Client> clients = new ArrayList<>();
+    private final Path work;
+    private final long start = System.nanoTime();
+    private final boolean faultTier;
+    private EngineProcess engine;
+    private Path shmDir;
+    private Path l3Mount;
+    private int clientSerial;
+    private final List<Fault> firstRound = new ArrayList<>();
+    private long drawn;
+    private long hostileDrawn;
+
+    /**
+     * @param options what to run
+     * @param log     where progress lines go (stderr)
+     */
+    public ChaosCampaign(final ChaosOptions options, final PrintWriter log)
+    {
+        this.options = options;
+        this.log = log;
+        this.random = new SplittableRandom(options.seed());
+        this.work = options.workDir().toAbsolutePath();
+        this.faultTier = ServiceLoader.load(StorageTierProvider.class).stream().anyMatch(p -> "faults".equals(p.get().type()));
+    }
+
+    /** @return whether the {@code faults} tier type is installed, so tier faults are injected */
+    public boolean hasFaultTier()
+    {
+        return faultTier;
+    }
+
+    /** Logs a decision or an observation with the campaign time, to stderr and the replay file's event log. */
+    private void event(final String what)
+    {
+        final String line = String.format("%.3f %s", (System.nanoTime() - start) / 1e9, what);
+        synchronized (events)
+        {
+            events.add(line);
+        }
+        log.println("chaos: " + line);
+        log.flush();
+    }
+
+    /**
+     * Runs the campaign: the faulty phase for the options' duration, then the healed verification.
+     *
+     * @return the figures; {@link ChaosReport#failed()} when a must-be-zero one is not zero (then the
+     *         work directory holds replay.json)
+     * @throws IOException if the engine cannot be run at all
+     */
+    public ChaosReport run() throws IOException, InterruptedException
+    {
+        report.seed = options.seed();
+        Files.createDirectories(work);
+        final Path l3a = Files.createDirectories(work.resolve("l3a"));
+        final Path l3b = Files.createDirectories(work.resolve("l3b"));
+        l3Mount = mount(l3a, "160m", "the L3 filesystem filling up (l3-full)");
+        shmDir = mount(Files.createDirectories(work.resolve("shm")), "48m", "/dev/shm filling up (shm-full)");
+        final Path pool = shmDir != null ? shmDir.resolve("pool") : Path.of("/dev/shm/kvtier-chaos-" + ProcessHandle.current().pid());
+        if (!faultTier)
+        {
+            report.notes.add("tier faults are not available: no tier of type faults is installed (plugins/faults); the L3 tiers are plain posix");
+        }
+        for (final String language : options.clients())
+        {
+            if (!"java".equals(language))
+            {
+                report.notes.add(language + " clients are not driven by this campaign yet: only Java clients ran");
+            }
+        }
+        final Path config = writeConfig(pool, l3a, l3b);
+        engine = new EngineProcess(options.serveCommand(), config, pool, work);
+        try
+        {
+            engine.start(List.of());
+            event("engine started, pid " + engine.pid() + (faultTier ? ", tier faults on" : ", no tier faults"));
+            for (int i = 0; i < options.javaClients(); i++)
+            {
+                startClient(options.wrongWriter() && i == 0);
+            }
+            final long end = System.nanoTime() + options.duration().toNanos();
+            while (System.nanoTime() < end)
+            {
+                Thread.sleep(100 + random.nextInt(700));
+                replaceDeadClients();
+                try
+                {
+                    injectOne();
+                }
+                catch (final IOException ex)
+                {
+                    if (!engine.alive())
+                    {
+                        throw ex;
+                    }
+                    // The engine runs but did not serve a connection the fault needed: that is the engine failing
+                    // to keep serving, not the campaign's to swallow.
+                    report.failures.add("the engine (pid " + engine.pid() + ") runs but failed a connection: " + ex.getMessage());
+                    event("the engine runs but failed a connection: " + ex.getMessage());
+                }
+            }
+            finish(l3a, l3b);
+        }
+        finally
+        {
+            for (final Client client : clients)
+            {
+                client.process.destroyForcibly();
+            }
+            engine.kill();
+            Files.deleteIfExists(pool);
+            Files.deleteIfExists(engine.socket());
+            unmount(shmDir);
+            unmount(l3Mount);
+        }
+        report.durationSeconds = (System.nanoTime() - start) / 1e9;
+        if (report.failed())
+        {
+            writeReplay();
+        }
+        return report;
+    }
+
+    /** Writes the engine's config: the pool, IPC with short leases, the admin API, and the two L3 tiers. */
+    private Path writeConfig(final Path pool, final Path l3a, final Path l3b) throws IOException
+    {
+        final List<String> lines = new ArrayList<>(List.of("pool.path = " + pool, "pool.size = 8MiB", "pool.page-size = " + PAGE_SIZE,
+            "ipc.enabled = true", "ipc.ring-bytes = 64KiB", "ipc.client-timeout = " + CLIENT_TIMEOUT_MS + "ms",
+            "lease.session-timeout = " + SESSION_TIMEOUT_MS + "ms", "lease.reservation-timeout = 1s", "lease.quarantine = " + QUARANTINE_MS + "ms",
+            "l3.io-timeout = 1s", "admin.listen = 127.0.0.1:0", "l3.tiers = a, b"));
+        tier(lines, "a", l3a, 1);
+        tier(lines, "b", l3b, 2);
+        final Path config = work.resolve("kvtier.conf");
+        Files.write(config, lines);
+        return config;
+    }
+
+    /** Adds a tier's lines: faults wrapping posix where that type is installed, posix otherwise. */
+    private void tier(final List<String> lines, final String name, final Path dir, final long salt) throws IOException
+    {
+        final String p = "tier." + name + ".";
+        if (!faultTier)
+        {
+            lines.addAll(List.of(p + "type = posix", p + "dir = " + dir, p + "fanout-levels = 1"));
+            return;
+        }
+        final Path control = work.resolve("faults-" + name + ".ctl");
+        Files.writeString(control, "");
+        lines.addAll(List.of(p + "type = faults", p + "wrap = posix", p + "wrap.dir = " + dir, p + "wrap.fanout-levels = 1",
+            p + "seed = " + (options.seed() * 31 + salt), p + "faults = " + TIER_FAULTS, p + "slow = 50ms",
+            p + "fault-log = " + work.resolve("faults-" + name + ".jsonl"), p + "fault-control = " + control, p + "trusted = false"));
+    }
+
+    /** @return the mounted directory, or null (the fault it serves is skipped, saying why) */
+    private Path mount(final Path dir, final String size, final String fault)
+    {
+        try
+        {
+            final Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size + ",mode=0700", "tmpfs", dir.toString())
+                .redirectErrorStream(true).start();
+            final String said = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (mount.waitFor() == 0)
+            {
+                return dir;
+            }
+            report.notes.add(fault + " skipped: cannot mount a tmpfs (" + said + ")");
+        }
+        catch (final IOException ex)
+        {
+            report.notes.add(fault + " skipped: cannot run mount (" + ex.getMessage() + ")");
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return null;
+    }
+
+    /** Lazily unmounts a tmpfs the campaign mounted (null: none). */
+    private static void unmount(final Path dir) throws InterruptedException
+    {
+        if (dir != null)
+        {
+            try
+            {
+                new ProcessBuilder("umount", "-l", dir.toString()).redirectErrorStream(true).start().waitFor(30, TimeUnit.SECONDS);
+            }
+            catch (final IOException ex)
+            {
+                // Left mounted: the directory's owner sees it in mount's list.
+            }
+        }
+    }
+
+    /** One honest client process and what it said. */
+    private final class Client
+    {
+        final int id;
+        final Process process;
+        final Path acks;
+        final BlockingQueue<String> said = new LinkedBlockingQueue<>();
+        volatile long[] totals = new long[6];
+        volatile long late;
+        boolean folded;
+
+        Client(final int id, final Process process, final Path acks)
+        {
+            this.id = id;
+            this.process = process;
+            this.acks = acks;
+            Thread.ofPlatform().daemon().name("chaos-client-" + id).start(this::read);
+        }
+
+        private void read()
+        {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
+            {
+                for (String line = in.readLine(); line != null; line = in.readLine())
+                {
+                    if (line.startsWith("T "))
+                    {
+                        final String[] f = line.split(" ");
+                        final long[] t = new long[6];
+                        for (int i = 0; i < 6; i++)
+                        {
+                            t[i] = Long.parseLong(f[i + 1]);
+                        }
+                        totals = t;
+                    }
+                    else if (line.startsWith("W "))
+                    {
+                        event("client " + id + " read wrong bytes for key " + line.substring(2));
+                    }
+                    else if (line.startsWith("LATE "))
+                    {
+                        late = Long.parseLong(line.substring(5));
+                        said.add(line);
+                    }
+                    else
+                    {
+                        said.add(line);
+                    }
+                }
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                // The process died mid-line: its last whole totals stand.
+            }
+        }
+
+        void command(final String line)
+        {
+            try
+            {
+                final OutputStream in = process.getOutputStream();
+                in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                in.flush();
+            }
+            catch (final IOException ex)
+            {
+                // It died: the supervisor starts another.
+            }
+        }
+
+        boolean pauseAt(final String point) throws InterruptedException
+        {
+            command("PAUSE " + point);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < deadline && process.isAlive())
+            {
+                final String line = said.poll(100, TimeUnit.MILLISECONDS);
+                if (("PAUSED " + point).equals(line))
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** Starts an honest client process (the wrong writer only when the test asks for one). */
+    private void startClient(final boolean wrongWriter) throws IOException
+    {
+        final int id = clientSerial++;
+        final Path acks = work.resolve("acks-" + id + ".txt");
+        final List<String> args = new ArrayList<>(List.of(engine.socket().toString(), Long.toString(options.seed() * 1_000_003 + id),
+            acks.toString(), MODEL));
+        if (wrongWriter)
+        {
+            args.add("wrong-writer");
+        }
+        final ProcessBuilder builder = JavaProcesses.java(ChaosClientProcess.class, args.toArray(String[]::new));
+        builder.redirectError(work.resolve("client-" + id + ".err").toFile());
+        clients.add(new Client(id, builder.start(), acks));
+    }
+
+    /** @return the honest client processes still running */
+    private List<Client> live()
+    {
+        return clients.stream().filter(c -> c.process.isAlive()).toList();
+    }
+
+    /** Starts a client for each one that died (killed, or dropped by the engine), so that the load stays. */
+    private void replaceDeadClients() throws IOException
+    {
+        final long alive = live().size();
+        for (long i = alive; i < options.javaClients(); i++)
+        {
+            startClient(false);
+        }
+    }
+
+    /** The faults the campaign draws besides the tier's own, each counted under its name in the report. */
+    enum Fault
+    {
+        CLIENT_KILL_PINS("client-kill-pins", 8),
+        CLIENT_KILL_WRITE("client-kill-write", 8),
+        CLIENT_KILL_RANDOM("client-kill-random", 6),
+        CLIENT_STOP("client-stop", 8),
+        ENGINE_KILL("engine-kill", 4),
+        HOSTILE("hostile", 30),
+        FD_LIMIT("fd-limit", 8),
+        L3_FULL("l3-full", 8),
+        SHM_FULL("shm-full", 8),
+        POOL_FULL("pool-full", 8);
+
+        final String kind;
+        final int weight;
+
+        Fault(final String kind, final int weight)
+        {
+            this.kind = kind;
+            this.weight = weight;
+        }
+    }
+
+    /**
+     * @return the next fault: every one once first (the hostile clients once per attack), in an order drawn from the
+     *         seed, then drawn by weight
+     */
+    private Fault nextFault()
+    {
+        if (firstRound.isEmpty() && drawn == 0)
+        {
+            firstRound.addAll(List.of(Fault.values()));
+            for (int i = 1; i < HostileClients.Attack.values().length; i++)
+            {
+                firstRound.add(Fault.HOSTILE);
+            }
+            for (int i = firstRound.size() - 1; i > 0; i--)
+            {
+                java.util.Collections.swap(firstRound, i, random.nextInt(i + 1));
+            }
+        }
+        drawn++;
+        if (!firstRound.isEmpty())
+        {
+            return firstRound.removeFirst();
+        }
+        int total = 0;
+        for (final Fault fault : Fault.values())
+        {
+            total += fault.weight;
+        }
+        int pick = random.nextInt(total);
+        for (final Fault fault : Fault.values())
+        {
+            pick -= fault.weight;
+            if (pick < 0)
+            {
+                return fault;
+            }
+        }
+        throw new AssertionError("weights");
+    }
+
+    /** Counts a fault injected under its report name. */
+    private void count(final Fault fault)
+    {
+        report.faults.merge(fault.kind, 1L, Long::sum);
+    }
+
+    /** Draws one fault and injects it, logging what was done. */
+    private void injectOne() throws IOException, InterruptedException
+    {
+        final Fault fault = nextFault();
+        final List<Client> live = live();
+        switch (fault)
+        {
+            case CLIENT_KILL_PINS, CLIENT_KILL_WRITE, CLIENT_KILL_RANDOM ->
+            {
+                if (live.isEmpty())
+                {
+                    return;
+                }
+                final Client client = live.get(random.nextInt(live.size()));
+                final String point = fault == Fault.CLIENT_KILL_PINS ? "pins" : fault == Fault.CLIENT_KILL_WRITE ? "write" : null;
+                final boolean paused = point == null || client.pauseAt(point);
+                client.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+                report.clientKills++;
+                count(fault);
+                event("kill -9 client " + client.id + " " + (point == null ? "at a random point" : (paused ? "paused " : "(did not pause in 10 s) ")
+                    + ("pins".equals(point) ? "holding pins" : "mid-write, holding reservations")));
+            }
+            case CLIENT_STOP ->
+            {
+                if (!live.isEmpty())
+                {
+                    stopPastLease(live.get(random.nextInt(live.size())));
+                }
+            }
+            case ENGINE_KILL ->
+            {
+                event("kill -9 engine, pid " + engine.pid());
+                engine.kill();
+                for (final Client client : live)
+                {
+                    client.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+                }
+                count(fault);
+                engine.start(List.of());
+                report.engineRestarts++;
+                event("engine restarted on the same L3, pid " + engine.pid());
+            }
+            case HOSTILE -> hostile();
+            case FD_LIMIT -> descriptorLimit();
+            case L3_FULL -> fill(l3Mount, "l3-full");
+            case SHM_FULL -> fill(shmDir, "shm-full");
+            case POOL_FULL -> poolFull();
+        }
+    }
+
+    /** Runs one hostile client's attack; one the engine let through fails the campaign. */
+    private void hostile() throws IOException, InterruptedException
+    {
+        // Every attack once first, in order, then drawn.
+        final HostileClients.Attack[] attacks = HostileClients.Attack.values();
+        final HostileClients.Attack attack = attacks[hostileDrawn < attacks.length ? (int)hostileDrawn : random.nextInt(attacks.length)];
+        hostileDrawn++;
+        final String answer;
+        try
+        {
+            answer = new HostileClients(engine.socket(), CLIENT_TIMEOUT_MS).run(attack, random);
+        }
+        catch (final IpcException ex)
+        {
+            // Refused at the handshake for a reason of its own (a resource fault in force): the attack never ran.
+            event("hostile " + attack + ": not attempted, the engine refused the connection (" + ex.errorCode() + ")");
+            return;
+        }
+        if (HostileClients.NOT_ATTEMPTED.equals(answer))
+        {
+            event("hostile " + attack + ": not attempted (its set-up was refused: the pool is full)");
+            return;
+        }
+        report.faults.merge("hostile-" + attack.name().toLowerCase().replace('_', '-'), 1L, Long::sum);
+        if (HostileClients.SERVED_AS_COPIED.equals(answer))
+        {
+            event("hostile " + attack + ": " + answer);
+        }
+        else if (answer == null)
+        {
+            report.failures.add("hostile " + attack + " was neither refused nor dropped");
+            event("hostile " + attack + ": NOT refused");
+        }
+        else
+        {
+            report.hostileRefused++;
+            event("hostile " + attack + ": " + answer);
+        }
+    }
+
+    /**
+     * Fills the pool with reservations of a client that holds them (a second or so, within its lease), so
+     * honest clients meet a full pool, then lets them go.
+     */
+    private void poolFull() throws IOException, InterruptedException
+    {
+        final int chunk = 64;
+        final int chunks = 10;
+        final Namespace namespace = new Namespace(MODEL + "-hog", "chaos-page16", 0, "");
+        final PageKeyChain chain = new PageKeyChain(chunk * chunks);
+        for (int i = 0; i < chunk * chunks; i++)
+        {
+            chain.add(random.nextLong(), random.nextLong());
+        }
+        final long before = engine.counter(EngineCounter.RESERVE_POOL_FULL);
+        final List<AutoCloseable> held = new ArrayList<>();
+        int reserved = 0;
+        try (KvtierClient hog = KvtierClient.connect(engine.socket(), ClientOptions.of(chunk * chunks, namespace)))
+        {
+            for (int i = 0; i < chunks; i++)
+            {
+                final var pages = hog.reserve(chain, i * chunk, chunk);
+                held.add(pages);
+                reserved += pages.reservedCount();
+                if (pages.reservedCount() < chunk)
+                {
+                    break;
+                }
+            }
+            count(Fault.POOL_FULL);
+            event("pool-full: a client holds " + reserved + " reservations; reserve_pool_full went from " + before + " to "
+                + engine.counter(EngineCounter.RESERVE_POOL_FULL));
+            Thread.sleep(500 + random.nextInt(500));
+            for (final AutoCloseable pages : held)
+            {
+                pages.close();
+            }
+        }
+        catch (final IpcException ex)
+        {
+            event("pool-full: not attempted, the engine refused the connection (" + ex.errorCode() + ")");
+        }
+        catch (final Exception ex)
+        {
+            event("pool-full: the hog client failed (" + ex + ")");
+        }
+        event("pool-full: reservations given back");
+    }
+
+    /** SIGSTOP of a client holding reservations, past its lease, then SIGCONT: its late commit must land nothing. */
+    private void stopPastLease(final Client client) throws IOException, InterruptedException
+    {
+        if (!client.pauseAt("write"))
+        {
+            return;
+        }
+        final long pid = client.process.pid();
+        signal("STOP", pid);
+        Thread.sleep(STOP_MS);
+        signal("CONT", pid);
+        client.command("POISON");
+        client.process.waitFor(30, TimeUnit.SECONDS);
+        report.clientStops++;
+        count(Fault.CLIENT_STOP);
+        event("SIGSTOP client " + client.id + " holding reservations past its lease, SIGCONT, it wrote poison and its commit landed "
+            + client.late + " pages");
+        if (client.late != 0)
+        {
+            report.failures.add("a late writer's commit landed " + client.late + " pages after its lease ran out (client " + client.id + ")");
+        }
+    }
+
+    /** Sends a signal by name (kill -NAME PID). */
+    private static void signal(final String name, final long pid) throws IOException, InterruptedException
+    {
+        new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** Lowers the engine's soft open-files limit to just above what it holds while a client reconnects, then puts it back. */
+    private void descriptorLimit() throws IOException, InterruptedException
+    {
+        // Only on an engine that served its clients a while. A JVM loads classes when first used, and on the
+        // class path opens their jar then: an engine whose IPC classes were never loaded fails to load them at
+        // the limit, and the JVM keeps that failure for good (NoClassDefFoundError on every duty cycle after
+        // it, so no client is ever served again). That is a defect of its own, reported, not what this fault
+        // is for: it checks that a served engine refuses by name and carries on.
+        final long served = engine.counter(EngineCounter.REQUESTS);
+        if (served < WARM_REQUESTS)
+        {
+            event("descriptor limit deferred: the engine has served " + served + " requests, fewer than " + WARM_REQUESTS);
+            if (drawn <= Fault.values().length + HostileClients.Attack.values().length)
+            {
+                firstRound.addLast(Fault.FD_LIMIT);
+            }
+            return;
+        }
+        final long pid = engine.pid();
+        final long open;
+        try (var fds = Files.list(Path.of("/proc/" + pid + "/fd")))
+        {
+            open = fds.count();
+        }
+        final String soft = softNoFile(pid);
+        final Process set = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--nofile=" + (open + 2) + ":")
+            .redirectErrorStream(true).start();
+        final String said = new String(set.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        if (set.waitFor() != 0)
+        {
+            event("descriptor limit skipped: prlimit failed (" + said + ")");
+            return;
+        }
+        count(Fault.FD_LIMIT);
+        event("descriptor limit of the engine set to " + (open + 2) + " (it holds " + open + "); a client reconnects under it");
+        final List<Client> live = live();
+        if (!live.isEmpty())
+        {
+            live.getFirst().process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            startClient(false);
+        }
+        Thread.sleep(1_500);
+        if (engine.alive() && engine.pid() == pid)
+        {
+            final Process reset = new ProcessBuilder("prlimit", "--pid", Long.toString(pid), "--nofile=" + soft + ":").redirectErrorStream(true)
+                .start();
+            final String answer = new String(reset.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            final String now = softNoFile(pid);
+            if (reset.waitFor() != 0 || !now.equals(soft))
+            {
+                // The campaign's own failure, not the engine's: say so rather than blame the engine for what follows.
+                throw new IllegalStateException("the engine's descriptor limit could not be put back to " + soft + " (it is " + now + "): " + answer);
+            }
+        }
+        event("descriptor limit lifted (back to " + soft + ")");
+    }
+
+    /** @return the process's soft limit of open files, as /proc/PID/limits says it */
+    private static String softNoFile(final long pid) throws IOException
+    {
+        for (final String line : Files.readAllLines(Path.of("/proc/" + pid + "/limits")))
+        {
+            if (line.startsWith("Max open files"))
+            {
+                return line.substring("Max open files".length()).trim().split("\\s+")[0];
+            }
+        }
+        throw new IOException("/proc/" + pid + "/limits names no open-files limit");
+    }
+
+    /** Fills a tmpfs the campaign mounted to its last byte for a second or two, then frees it (null: skipped). */
+    private void fill(final Path dir, final String kind) throws IOException, InterruptedException
+    {
+        if (dir == null)
+        {
+            return;
+        }
+        final Path filler = dir.resolve("chaos-filler");
+        long written = 0;
+        try (var out = Files.newByteChannel(filler, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE))
+        {
+            final ByteBuffer block = ByteBuffer.allocate(1 << 16);
+            while (true)
+            {
+                block.clear();
+                written += out.write(block);
+            }
+        }
+        catch (final IOException ex)
+        {
+            // ENOSPC: full, as wanted.
+        }
+        report.faults.merge(kind, 1L, Long::sum);
+        event(kind + ": filled " + dir + " (" + written + " bytes)");
+        if ("shm-full".equals(kind))
+        {
+            final List<Client> live = live();
+            if (!live.isEmpty())
+            {
+                // A client that attaches now needs ring files in the full filesystem.
+                live.getFirst().process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+                startClient(false);
+            }
+        }
+        Thread.sleep(1_000 + random.nextInt(1_000));
+        Files.deleteIfExists(filler);
+        event(kind + ": freed " + dir);
+    }
+
+    /** Ends the faulty phase: stops the clients, heals, counts leaks, then verifies every acknowledged page on a fresh engine. */
+    private void finish(final Path l3a, final Path l3b) throws IOException, InterruptedException
+    {
+        event("faulty phase over: clients stop, faults heal");
+        for (final Client client : clients)
+        {
+            client.process.getOutputStream().close();
+        }
+        for (final Client client : clients)
+        {
+            if (!client.process.waitFor(30, TimeUnit.SECONDS))
+            {
+                client.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            }
+            final long[] t = client.totals;
+            report.pagesVerified += t[0];
+            report.wrongBytesServed += t[1];
+        }
+        heal();
+        if (!engine.alive())
+        {
+            engine.start(List.of());
+            report.engineRestarts++;
+        }
+        // Leaks: once no client is attached and the backups have ended, wait out every lease.
+        awaitZero(EngineCounter.IPC_CLIENTS, "IPC clients attached");
+        awaitZero(EngineCounter.BACKUPS_IN_FLIGHT, "backups in flight");
+        Thread.sleep(SESSION_TIMEOUT_MS + 2_000);
+        final long[] leaks = engine.leaks();
+        report.pinsLeaked = leaks[0];
+        report.reservationsLeaked = leaks[1];
+        event("after every lease expired: " + leaks[0] + " pages pinned, " + leaks[1] + " pages WRITING");
+        report.tiersJson = tiers();
+        // The healed phase: a fresh engine with an empty pool on the same L3 reads back every page
+        // acknowledged as backed up.
+        engine.kill();
+        report.engineRestarts++;
+        engine.start(List.of());
+        event("engine restarted with an empty pool for the healed verification");
+        final Map<String, Long> tierFaults = FaultLogs.zeros();
+        final Set<String> destroyed = new LinkedHashSet<>();
+        if (faultTier)
+        {
+            FaultLogs.read(work.resolve("faults-a.jsonl"), tierFaults, destroyed);
+            FaultLogs.read(work.resolve("faults-b.jsonl"), tierFaults, destroyed);
+            report.faults.putAll(tierFaults);
+        }
+        verifyAcknowledged(destroyed);
+        engine.stop();
+    }
+
+    /** Heals the tier faults: every rate 0 in each control file. */
+    private void heal() throws IOException
+    {
+        if (faultTier)
+        {
+            Files.writeString(work.resolve("faults-a.ctl"), "all=0\n");
+            Files.writeString(work.resolve("faults-b.ctl"), "all=0\n");
+            event("tier faults healed (all=0)");
+        }
+    }
+
+    /** Waits, at most a minute, for an engine gauge to reach 0; one that does not is a failure naming it. */
+    private void awaitZero(final EngineCounter counter, final String what) throws IOException, InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long value;
+        while ((value = engine.counter(counter)) != 0)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                report.failures.add(what + " still " + value + " a minute after the clients stopped");
+                return;
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** @return the tiers array of the admin API's GET /v1/tiers, or [] when it cannot be read (noted) */
+    private String tiers()
+    {
+        if (engine.adminUrl() == null)
+        {
+            report.notes.add("tier counters not read: the engine printed no admin API URL");
+            return "[]";
+        }
+        try (HttpClient http = HttpClient.newHttpClient())
+        {
+            final String body = http.send(HttpRequest.newBuilder(URI.create(engine.adminUrl().replaceAll("/$", "") + "/v1/tiers"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+            final int open = body.indexOf('[');
+            final int close = body.lastIndexOf(']');
+            return open < 0 || close < open ? "[]" : body.substring(open, close + 1);
+        }
+        catch (final IOException | InterruptedException | RuntimeException ex)
+        {
+            report.notes.add("tier counters not read: " + ex);
+            event("tier counters not read from " + engine.adminUrl() + ": " + ex);
+            return "[]";
+        }
+    }
+
+    /**
+     * Acquires every acknowledged key alone from a fresh engine with an empty pool: checks the bytes of what
+     * comes back, and counts what does not as lost unless a fault log names it destroyed.
+     */
+    private void verifyAcknowledged(final Set<String> destroyed) throws IOException
+    {
+        final Map<String, String> acked = new TreeMap<>();
+        final List<long[]> keys = new ArrayList<>();
+        for (final Client client : clients)
+        {
+            if (!Files.exists(client.acks))
+            {
+                continue;
+            }
+            for (final String line : Files.readAllLines(client.acks, StandardCharsets.US_ASCII))
+            {
+                // A client killed mid-write leaves at most a last line cut short: only whole lines count.
+                final String[] f = line.split(" ");
+                if (f.length == 2 && f[1].length() == 32 && acked.putIfAbsent(f[1], f[0] + " by client " + client.id) == null)
+                {
+                    keys.add(new long[] {Long.parseUnsignedLong(f[1].substring(0, 16), 16), Long.parseUnsignedLong(f[1].substring(16), 16)});
+                }
+            }
+        }
+        report.pagesAcknowledged = keys.size();
+        final Namespace namespace = new Namespace(MODEL, "chaos-page16", 0, "");
+        final PageKeyChain chain = new PageKeyChain(1);
+        long lost = 0;
+        long gone = 0;
+        try (KvtierClient client = KvtierClient.connect(engine.socket(), ClientOptions.of(1, namespace)))
+        {
+            for (final long[] key : keys)
+            {
+                chain.clear();
+                chain.add(key[0], key[1]);
+                try (PinnedPages pinned = client.acquire(chain))
+                {
+                    final String hex = String.format("%016x%016x", key[0], key[1]);
+                    if (pinned.count() == 0)
+                    {
+                        if (destroyed.contains(hex))
+                        {
+                            gone++;
+                        }
+                        else
+                        {
+                            lost++;
+                            final String when = acked.get(hex);
+                            event("lost: key " + hex + " was acknowledged as backed up (at "
+                                + java.time.Instant.ofEpochMilli(Long.parseLong(when.split(" ")[0])) + when.substring(when.indexOf(' '))
+                                + ") and no tier serves it");
+                        }
+                    }
+                    else if (pinned.payloadLength(0) == PAGE_SIZE && PagePattern.matches(pinned.page(0), key[0], key[1], PAGE_SIZE))
+                    {
+                        report.pagesVerified++;
+                    }
+                    else
+                    {
+                        report.wrongBytesServed++;
+                        event("healed phase: wrong bytes served for key " + hex);
+                    }
+                }
+            }
+        }
+        report.pagesLost = lost;
+        report.pagesDestroyedByFaults = gone;
+        event("healed verification: " + keys.size() + " acknowledged pages, " + lost + " lost, " + gone + " destroyed by faults");
+    }
+
+    /** Writes replay.json: the seed, the options and the event log. */
+    private void writeReplay() throws IOException
+    {
+        final StringBuilder json = new StringBuilder();
+        json.append("{\"seed\": ").append(options.seed()).append(", \"duration_s\": ").append(options.duration().toSeconds())
+            .append(", \"clients\": \"").append(String.join(",", options.clients())).append("\", \"java_clients\": ")
+            .append(options.javaClients()).append(", \"events\": [");
+        synchronized (events)
+        {
+            for (int i = 0; i < events.size(); i++)
+            {
+                json.append(i == 0 ? "\n  \"" : ",\n  \"").append(events.get(i).replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+            }
+        }
+        json.append("\n]}\n");
+        Files.writeString(work.resolve("replay.json"), json.toString());
+    }
+
+    /**
+     * @param replay a replay file a failed campaign wrote
+     * @return its seed, duration in seconds and client list
+     * @throws IOException if it cannot be read or is not a replay file, naming what is missing
+     */
+    public static Map<String, String> readReplay(final Path replay) throws IOException
+    {
+        final String text = Files.readString(replay);
+        final Map<String, String> fields = new TreeMap<>();
+        for (final String name : List.of("seed", "duration_s", "java_clients"))
+        {
+            final java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + name + "\"\\s*:\\s*(-?[0-9]+)").matcher(text);
+            if (!m.find())
+            {
+                throw new IOException(replay + " is not a chaos replay file: it has no \"" + name + "\"");
+            }
+            fields.put(name, m.group(1));
+        }
+        final java.util.regex.Matcher clients = java.util.regex.Pattern.compile("\"clients\"\\s*:\\s*\"([a-z,]*)\"").matcher(text);
+        fields.put("clients", clients.find() ? clients.group(1) : "java");
+        return fields;
+    }
+}

@@ -1,0 +1,151 @@
+package io.kvtier.bench.chaos;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A campaign's figures. The must-be-zero ones are {@link #wrongBytesServed}, {@link #pagesLost},
+ * {@link #pinsLeaked} and {@link #reservationsLeaked}; {@link #failures} adds what else must not happen
+ * (a late commit that landed, a hostile request the engine let through).
+ */
+public final class ChaosReport
+{
+    long pagesVerified;
+    long wrongBytesServed;
+    long pagesLost;
+    long pagesDestroyedByFaults;
+    long pinsLeaked;
+    long reservationsLeaked;
+    final Map<String, Long> faults = new TreeMap<>();
+    long clientKills;
+    long clientStops;
+    long engineRestarts;
+    long hostileRefused;
+    String tiersJson = "[]";
+    long seed;
+    double durationSeconds;
+    long pagesAcknowledged;
+    final List<String> failures = new ArrayList<>();
+    final List<String> notes = new ArrayList<>();
+
+    /** @return whether a must-be-zero figure is not zero, or something else that must not happen happened */
+    public boolean failed()
+    {
+        return wrongBytesServed > 0 || pagesLost > 0 || pinsLeaked > 0 || reservationsLeaked > 0 || !failures.isEmpty();
+    }
+
+    /** @return pages read and found right */
+    public long pagesVerified()
+    {
+        return pagesVerified;
+    }
+
+    /** @return pages read whose bytes were not their key's */
+    public long wrongBytesServed()
+    {
+        return wrongBytesServed;
+    }
+
+    /** @return pages acknowledged as backed up, destroyed by no fault, and unreadable at the end */
+    public long pagesLost()
+    {
+        return pagesLost;
+    }
+
+    /** @return pins still held once every lease expired */
+    public long pinsLeaked()
+    {
+        return pinsLeaked;
+    }
+
+    /** @return reservations still held once every lease expired */
+    public long reservationsLeaked()
+    {
+        return reservationsLeaked;
+    }
+
+    /** @return faults injected, by kind */
+    public Map<String, Long> faults()
+    {
+        return faults;
+    }
+
+    /** @return what else went wrong, each in words */
+    public List<String> failures()
+    {
+        return failures;
+    }
+
+    /** @return what the campaign could not do here, and why */
+    public List<String> notes()
+    {
+        return notes;
+    }
+
+    /** @return the report as one JSON object, with the keys docs/chaos.md lists */
+    public String toJson()
+    {
+        final StringWriter text = new StringWriter();
+        try (JsonGenerator json = new JsonFactory().createGenerator(text))
+        {
+            json.writeStartObject();
+            json.writeNumberField("pages_verified", pagesVerified);
+            json.writeNumberField("wrong_bytes_served", wrongBytesServed);
+            json.writeNumberField("pages_lost", pagesLost);
+            json.writeNumberField("pages_destroyed_by_faults", pagesDestroyedByFaults);
+            json.writeNumberField("pins_leaked", pinsLeaked);
+            json.writeNumberField("reservations_leaked", reservationsLeaked);
+            json.writeObjectFieldStart("faults");
+            for (final Map.Entry<String, Long> fault : faults.entrySet())
+            {
+                json.writeNumberField(fault.getKey(), fault.getValue());
+            }
+            json.writeEndObject();
+            json.writeNumberField("client_kills", clientKills);
+            json.writeNumberField("client_stops", clientStops);
+            json.writeNumberField("engine_restarts", engineRestarts);
+            json.writeNumberField("hostile_refused", hostileRefused);
+            json.writeFieldName("tiers");
+            json.writeRawValue(tiersJson);
+            json.writeNumberField("seed", seed);
+            json.writeNumberField("duration_s", Math.round(durationSeconds * 10) / 10.0);
+            json.writeEndObject();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        return text.toString();
+    }
+
+    /** @return the report for people, one figure a line */
+    public String toText()
+    {
+        final StringBuilder out = new StringBuilder();
+        out.append(String.format("kvtier chaos, seed %d, %.1f s%n", seed, durationSeconds));
+        out.append(String.format("  pages verified            %,d%n", pagesVerified));
+        out.append(String.format("  wrong bytes served        %,d   (must be 0)%n", wrongBytesServed));
+        out.append(String.format("  pages acknowledged in L3  %,d%n", pagesAcknowledged));
+        out.append(String.format("  pages lost                %,d   (must be 0)%n", pagesLost));
+        out.append(String.format("  destroyed by faults       %,d%n", pagesDestroyedByFaults));
+        out.append(String.format("  pins leaked               %,d   (must be 0)%n", pinsLeaked));
+        out.append(String.format("  reservations leaked       %,d   (must be 0)%n", reservationsLeaked));
+        out.append(String.format("  client kills %d, stops %d, engine restarts %d, hostile requests refused %d%n", clientKills, clientStops,
+            engineRestarts, hostileRefused));
+        out.append("  faults:");
+        faults.forEach((kind, count) -> out.append(' ').append(kind).append('=').append(count));
+        out.append(System.lineSeparator());
+        out.append("  tiers: ").append(tiersJson).append(System.lineSeparator());
+        notes.forEach(note -> out.append("  note: ").append(note).append(System.lineSeparator()));
+        failures.forEach(failure -> out.append("  FAILED: ").append(failure).append(System.lineSeparator()));
+        return out.toString();
+    }
+}

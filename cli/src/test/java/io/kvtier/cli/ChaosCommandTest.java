@@ -1,0 +1,103 @@
+package io.kvtier.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvtier.spi.StorageTierProvider;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code kvtier chaos} in short campaigns of fixed seeds: one that must end with every must-be-zero figure
+ * at zero and every fault kind injected, and one with a client that commits another key's bytes, which the
+ * campaign must catch and fail with exit code 5 and a replay file.
+ */
+class ChaosCommandTest
+{
+    /** The campaign's own faults, each of which the first round injects once. */
+    private static final List<String> PROCESS_FAULTS = List.of("client-kill-pins", "client-kill-write", "client-kill-random", "client-stop",
+        "engine-kill", "fd-limit", "pool-full");
+    private static final List<String> HOSTILE = List.of("hostile-garbage-hello", "hostile-slot-range", "hostile-slot-held",
+        "hostile-namespace", "hostile-unknown-type", "hostile-malformed", "hostile-oversized", "hostile-never-reads",
+        "hostile-changed-after-queueing");
+    private static final List<String> TIER_FAULTS = List.of("eio-read", "eio-write", "enospc-write", "slow-read", "stall-read", "block-call",
+        "short-read", "torn-write", "bit-flip", "replace", "late-write");
+
+    /** The campaign's work directory under target/, kept after the test: its engine logs are what explains a failure. */
+    private static Path workDir(final String name) throws Exception
+    {
+        final Path dir = Path.of("target", name).toAbsolutePath();
+        if (Files.exists(dir))
+        {
+            try (var files = Files.walk(dir))
+            {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        return Files.createDirectories(dir);
+    }
+
+    @Test
+    void shouldServeNoWrongByteLoseNothingAndLeakNothingUnderEveryFault() throws Exception
+    {
+        final Path dir = workDir("chaos-seed-20");
+        final CliFixture.Result result = CliFixture.run("chaos", "--duration", "40s", "--seed", "20", "--json", "--work-dir", dir.toString());
+
+        assertThat(result.exitCode()).as("exit code; stderr:%n%s", result.err()).isZero();
+        final JsonNode report = new ObjectMapper().readTree(result.out());
+        assertThat(report.get("wrong_bytes_served").asLong()).as("wrong_bytes_served").isZero();
+        assertThat(report.get("pages_lost").asLong()).as("pages_lost").isZero();
+        assertThat(report.get("pins_leaked").asLong()).as("pins_leaked").isZero();
+        assertThat(report.get("reservations_leaked").asLong()).as("reservations_leaked").isZero();
+        assertThat(report.get("pages_verified").asLong()).as("pages_verified").isPositive();
+        assertThat(report.get("seed").asLong()).isEqualTo(20);
+        final List<String> expected = new ArrayList<>(PROCESS_FAULTS);
+        expected.addAll(HOSTILE);
+        if (!result.out().contains("\"l3-full\"") || !result.out().contains("\"shm-full\""))
+        {
+            // Both need a tmpfs the command mounts: where it may not, it says so and skips them.
+            assertThat(result.err()).contains("skipped: cannot mount a tmpfs");
+        }
+        if (ServiceLoader.load(StorageTierProvider.class).stream().anyMatch(p -> "faults".equals(p.get().type())))
+        {
+            expected.addAll(TIER_FAULTS);
+        }
+        else
+        {
+            assertThat(result.err()).contains("tier faults are not available");
+        }
+        for (final String kind : expected)
+        {
+            assertThat(report.get("faults").path(kind).asLong()).as("fault %s injected; report %s", kind, result.out()).isPositive();
+        }
+        assertThat(report.get("client_kills").asLong()).isGreaterThanOrEqualTo(3);
+        assertThat(report.get("client_stops").asLong()).isPositive();
+        assertThat(report.get("engine_restarts").asLong()).isGreaterThanOrEqualTo(2);
+        assertThat(report.get("hostile_refused").asLong()).isPositive();
+        assertThat(report.get("tiers")).hasSize(2);
+    }
+
+    @Test
+    void shouldCatchAClientThatCommitsWrongBytesAndExitFiveWithAReplayFile() throws Exception
+    {
+        final Path dir = workDir("chaos-seed-21");
+        final CliFixture.Result result = CliFixture.run("chaos", "--duration", "5s", "--seed", "21", "--json", "--java-clients", "2",
+            "--wrong-writer", "--work-dir", dir.toString());
+
+        assertThat(result.exitCode()).as("exit code; stderr:%n%s", result.err()).isEqualTo(ExitCode.CORRUPT);
+        final JsonNode report = new ObjectMapper().readTree(result.out());
+        assertThat(report.get("wrong_bytes_served").asLong()).as("wrong_bytes_served").isPositive();
+        final Path replay = dir.resolve("replay.json");
+        assertThat(replay).exists();
+        final JsonNode saved = new ObjectMapper().readTree(Files.readString(replay));
+        assertThat(saved.get("seed").asLong()).isEqualTo(21);
+        assertThat(saved.get("events").toString()).contains("wrong bytes");
+        assertThat(result.err()).contains("kvtier chaos --replay " + replay);
+    }
+}
