@@ -217,8 +217,10 @@ public final class ChaosCampaign
         }
         final Path control = work.resolve("faults-" + name + ".ctl");
         Files.writeString(control, "");
+        // A stall must outlast l3.io-timeout (1 s) to be one, and no more: the tier's default (31 s) would keep it out of
+        // service for half a minute a time.
         lines.addAll(List.of(p + "type = faults", p + "wrap = posix", p + "wrap.dir = " + dir, p + "wrap.fanout-levels = 1",
-            p + "seed = " + (options.seed() * 31 + salt), p + "faults = " + TIER_FAULTS, p + "slow = 50ms",
+            p + "seed = " + (options.seed() * 31 + salt), p + "faults = " + TIER_FAULTS, p + "slow = 50ms", p + "stall = 2s",
             p + "fault-log = " + work.resolve("faults-" + name + ".jsonl"), p + "fault-control = " + control, p + "trusted = false"));
     }
 
