@@ -859,6 +859,9 @@ public final class ChaosCampaign
         report.pagesAcknowledged = keys.size();
         final Namespace namespace = new Namespace(MODEL, "chaos-page16", 0, "");
         final PageKeyChain chain = new PageKeyChain(1);
+        // The fault logs name the objects the tier was given: a namespaced page's L3 name (docs/keys.md), not its key.
+        // The campaign's engine sets no l3.key-salt.
+        final io.kvtier.client.L3ObjectName names = new io.kvtier.client.L3ObjectName("");
         long lost = 0;
         long gone = 0;
         try (KvtierClient client = KvtierClient.connect(engine.socket(), ClientOptions.of(1, namespace)))
@@ -870,9 +873,11 @@ public final class ChaosCampaign
                 try (PinnedPages pinned = client.acquire(chain))
                 {
                     final String hex = String.format("%016x%016x", key[0], key[1]);
+                    names.name(namespace.tag(), key[0], key[1]);
+                    final String stored = String.format("%016x%016x", names.high(), names.low());
                     if (pinned.count() == 0)
                     {
-                        if (destroyed.contains(hex))
+                        if (destroyed.contains(hex) || destroyed.contains(stored))
                         {
                             gone++;
                         }

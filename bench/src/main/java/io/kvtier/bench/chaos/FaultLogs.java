@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 /**
  * Reads the fault tiers' logs (one JSON object a line, {@code {"t_ms":..,"kind":..,"key":..,"op":..}}):
  * counts each kind, and collects the keys of objects the injector destroyed (bit flips, replacements, torn
- * writes), which the campaign does not count as lost by the engine.
+ * writes, and short reads, after which the engine removes the object it could not verify), which the campaign
+ * does not count as lost by the engine. The keys are the tier's object names (docs/keys.md's L3 names).
  */
 final class FaultLogs
 {
@@ -49,7 +50,7 @@ final class FaultLogs
             }
             counts.merge(kind.group(1), 1L, Long::sum);
             final Matcher key = KEY.matcher(line);
-            if (key.find() && Set.of("bit-flip", "replace", "torn-write").contains(kind.group(1)))
+            if (key.find() && Set.of("bit-flip", "replace", "torn-write", "short-read").contains(kind.group(1)))
             {
                 destroyed.add(key.group(1).toLowerCase());
             }
