@@ -89,6 +89,7 @@ public final class Engine implements AutoCloseable
      */
     public static Engine start(final EngineConfig config, final EngineClock clock) throws IOException
     {
+        ClassDirectories.loadEngineClasses();
         final PagePool pool;
         try
         {
@@ -162,6 +163,7 @@ public final class Engine implements AutoCloseable
     static Engine startOnShared(final EngineConfig config, final EngineClock clock, final List<TierHandle> tiers,
                                 final java.util.function.Consumer<Pipeline> removals) throws IOException
     {
+        ClassDirectories.loadEngineClasses();
         final PagePool pool;
         try
         {

@@ -59,8 +59,6 @@ public final class ChaosCampaign
      * pages and readers count wrong bytes: the campaign caught exactly that with 1 s.)
      */
     private static final long QUARANTINE_MS = STOP_MS + 7_000;
-    /** Requests an engine must have served before its descriptor limit is lowered (see {@link #descriptorLimit}). */
-    private static final long WARM_REQUESTS = 2_000;
     private static final String TIER_FAULTS = "eio-read:0.01, eio-write:0.01, enospc-write:0.01, slow-read:0.005, stall-read:0.001, "
         + "block-call:0.0005, short-read:0.01, torn-write:0.005, bit-flip:0.01, replace:0.005, late-write:0.005";
 
@@ -624,21 +622,8 @@ public final class ChaosCampaign
     /** Lowers the engine's soft open-files limit to just above what it holds while a client reconnects, then puts it back. */
     private void descriptorLimit() throws IOException, InterruptedException
     {
-        // Only on an engine that served its clients a while. A JVM loads classes when first used, and on the
-        // class path opens their jar then: an engine whose IPC classes were never loaded fails to load them at
-        // the limit, and the JVM keeps that failure for good (NoClassDefFoundError on every duty cycle after
-        // it, so no client is ever served again). That is a defect of its own, reported, not what this fault
-        // is for: it checks that a served engine refuses by name and carries on.
-        final long served = engine.counter(EngineCounter.REQUESTS);
-        if (served < WARM_REQUESTS)
-        {
-            event("descriptor limit deferred: the engine has served " + served + " requests, fewer than " + WARM_REQUESTS);
-            if (drawn <= Fault.values().length + HostileClients.Attack.values().length)
-            {
-                firstRound.addLast(Fault.FD_LIMIT);
-            }
-            return;
-        }
+        // At any moment, a cold engine's included: the engine loads its request path's classes before it serves
+        // (ClassDirectories), so a limit reached before its first request no longer leaves it unable to serve.
         final long pid = engine.pid();
         final long open;
         try (var fds = Files.list(Path.of("/proc/" + pid + "/fd")))
