@@ -384,16 +384,18 @@ public final class ChaosCampaign
     /** The faults the campaign draws besides the tier's own, each counted under its name in the report. */
     enum Fault
     {
-        CLIENT_KILL_PINS("client-kill-pins", 8),
-        CLIENT_KILL_WRITE("client-kill-write", 8),
-        CLIENT_KILL_RANDOM("client-kill-random", 6),
-        CLIENT_STOP("client-stop", 8),
-        ENGINE_KILL("engine-kill", 4),
-        HOSTILE("hostile", 30),
-        FD_LIMIT("fd-limit", 8),
-        L3_FULL("l3-full", 8),
-        SHM_FULL("shm-full", 8),
-        POOL_FULL("pool-full", 8);
+        // Weighed so that a long campaign injects every kind about equally often (each hostile attack as one
+        // kind: they take turns), engine kills a tenth as often; 1,730 draws give each about 100.
+        CLIENT_KILL_PINS("client-kill-pins", 10),
+        CLIENT_KILL_WRITE("client-kill-write", 10),
+        CLIENT_KILL_RANDOM("client-kill-random", 10),
+        CLIENT_STOP("client-stop", 10),
+        ENGINE_KILL("engine-kill", 3),
+        HOSTILE("hostile", 10 * HostileClients.Attack.values().length),
+        FD_LIMIT("fd-limit", 10),
+        L3_FULL("l3-full", 10),
+        SHM_FULL("shm-full", 10),
+        POOL_FULL("pool-full", 10);
 
         final String kind;
         final int weight;
@@ -504,9 +506,9 @@ public final class ChaosCampaign
     /** Runs one hostile client's attack; one the engine let through fails the campaign. */
     private void hostile() throws IOException, InterruptedException
     {
-        // Every attack once first, in order, then drawn.
+        // The attacks take turns, so that each is run as often as any other.
         final HostileClients.Attack[] attacks = HostileClients.Attack.values();
-        final HostileClients.Attack attack = attacks[hostileDrawn < attacks.length ? (int)hostileDrawn : random.nextInt(attacks.length)];
+        final HostileClients.Attack attack = attacks[(int)(hostileDrawn % attacks.length)];
         hostileDrawn++;
         final String answer;
         try
