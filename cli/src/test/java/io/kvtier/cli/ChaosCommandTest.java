@@ -100,4 +100,62 @@ class ChaosCommandTest
         assertThat(saved.get("events").toString()).contains("wrong bytes");
         assertThat(result.err()).contains("kvtier chaos --replay " + replay);
     }
+
+    @Test
+    void shouldLeaveNoEngineNoClientAndNoMountWhenStoppedBySignal() throws Exception
+    {
+        final Path dir = workDir("chaos-stopped");
+        final Path err = dir.resolve("chaos.err");
+        final Process chaos = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "chaos", "--duration", "10m",
+            "--seed", "22", "--work-dir", dir.resolve("work").toString()).redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+        long enginePid = -1;
+        try
+        {
+            final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(90);
+            final java.util.regex.Pattern started = java.util.regex.Pattern.compile("engine started, pid (\\d+)");
+            while (true)
+            {
+                final String text = Files.readString(err);
+                final java.util.regex.Matcher matcher = started.matcher(text);
+                // Once a fault was drawn, the clients run too.
+                if (matcher.find() && text.indexOf("chaos: ", matcher.end()) > 0)
+                {
+                    enginePid = Long.parseLong(matcher.group(1));
+                    break;
+                }
+                assertThat(chaos.isAlive()).as("chaos runs; stderr:%n%s", text).isTrue();
+                assertThat(System.nanoTime()).as("the engine started in 90 s; stderr:%n%s", text).isLessThan(deadline);
+                Thread.sleep(50);
+            }
+        }
+        finally
+        {
+            chaos.destroy();
+            assertThat(chaos.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("chaos ends on SIGTERM").isTrue();
+        }
+        final String work = dir.resolve("work").toString();
+        try
+        {
+            ProcessHandle.of(enginePid).ifPresent(handle -> handle.onExit().orTimeout(30, java.util.concurrent.TimeUnit.SECONDS)
+                .exceptionally(ex -> handle).join());
+            assertThat(ProcessHandle.of(enginePid).map(ProcessHandle::isAlive).orElse(false)).as("the engine, pid %d, still runs", enginePid).isFalse();
+            assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(work)))
+                .as("processes of the campaign still running").isEmpty();
+            assertThat(Files.readString(Path.of("/proc/mounts"))).as("mounts under the work directory").doesNotContain(work);
+        }
+        finally
+        {
+            // What a failed run leaves behind is not left for the next test.
+            ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(work)).forEach(ProcessHandle::destroyForcibly);
+            for (final String mount : List.of("shm", "l3a"))
+            {
+                if (Files.readString(Path.of("/proc/mounts")).contains(work + "/" + mount))
+                {
+                    new ProcessBuilder("umount", "-l", work + "/" + mount).inheritIO().start().waitFor();
+                }
+            }
+        }
+    }
 }

@@ -76,6 +76,7 @@ public final class ChaosCampaign
     private final Path work;
     private final long start = System.nanoTime();
     private final boolean faultTier;
+    private final java.util.concurrent.atomic.AtomicBoolean cleanedUp = new java.util.concurrent.atomic.AtomicBoolean();
     private EngineProcess engine;
     private Path shmDir;
     private Path l3Mount;
@@ -144,6 +145,9 @@ public final class ChaosCampaign
         }
         final Path config = writeConfig(pool, l3a, l3b);
         engine = new EngineProcess(options.serveCommand(), config, pool, work);
+        // A campaign stopped by a signal (Ctrl-C, kill) would otherwise leave its engine and clients running and its filesystems mounted.
+        final Thread hook = new Thread(() -> cleanUp(pool), "kvtier-chaos-clean-up");
+        Runtime.getRuntime().addShutdownHook(hook);
         try
         {
             engine.start(List.of());
@@ -177,15 +181,8 @@ public final class ChaosCampaign
         }
         finally
         {
-            for (final Client client : clients)
-            {
-                client.process.destroyForcibly();
-            }
-            engine.kill();
-            Files.deleteIfExists(pool);
-            Files.deleteIfExists(engine.socket());
-            unmount(shmDir);
-            unmount(l3Mount);
+            cleanUp(pool);
+            removeHook(hook);
         }
         report.durationSeconds = (System.nanoTime() - start) / 1e9;
         if (report.failed())
@@ -193,6 +190,53 @@ public final class ChaosCampaign
             writeReplay();
         }
         return report;
+    }
+
+    /** Kills the clients and the engine and unmounts what the campaign mounted; once, from the end of the run or a shutdown hook. */
+    private void cleanUp(final Path pool)
+    {
+        if (!cleanedUp.compareAndSet(false, true))
+        {
+            return;
+        }
+        final List<Client> started;
+        synchronized (clients)
+        {
+            started = List.copyOf(clients);
+        }
+        for (final Client client : started)
+        {
+            client.process.destroyForcibly();
+        }
+        try
+        {
+            engine.kill();
+            Files.deleteIfExists(pool);
+            Files.deleteIfExists(engine.socket());
+            unmount(shmDir);
+            unmount(l3Mount);
+        }
+        catch (final IOException ex)
+        {
+            log.println("chaos: clean-up failed: " + ex);
+            log.flush();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void removeHook(final Thread hook)
+    {
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // Already shutting down: the hook runs, and finds the clean-up done.
+        }
     }
 
     /** Writes the engine's config: the pool, IPC with short leases, the admin API, and the two L3 tiers. */
@@ -367,7 +411,14 @@ public final class ChaosCampaign
         }
         final ProcessBuilder builder = JavaProcesses.java(ChaosClientProcess.class, args.toArray(String[]::new));
         builder.redirectError(work.resolve("client-" + id + ".err").toFile());
-        clients.add(new Client(id, builder.start(), acks));
+        synchronized (clients)
+        {
+            if (cleanedUp.get())
+            {
+                throw new IOException("the campaign is stopping: no client is started");
+            }
+            clients.add(new Client(id, builder.start(), acks));
+        }
     }
 
     /** @return the honest client processes still running */
