@@ -67,6 +67,9 @@ public final class ChaosCampaign
     private static final String TIER_FAULTS = "eio-read:0.01, eio-write:0.01, enospc-write:0.01, slow-read:0.01, stall-read:0.006, "
         + "block-call:0.001, short-read:0.01, torn-write:0.005, bit-flip:0.01, replace:0.005, late-write:0.005";
 
+    /** The rate a tier fault kind not injected yet is raised to. */
+    private static final double BOOSTED_RATE = 0.05;
+
     private final ChaosOptions options;
     private final PrintWriter log;
     private final SplittableRandom random;
@@ -78,6 +81,8 @@ public final class ChaosCampaign
     private final boolean faultTier;
     private final java.util.concurrent.atomic.AtomicBoolean cleanedUp = new java.util.concurrent.atomic.AtomicBoolean();
     private EngineProcess engine;
+    private boolean everyTierKindSeen;
+    private String boosted = "";
     private Path shmDir;
     private Path l3Mount;
     private int clientSerial;
@@ -156,6 +161,7 @@ public final class ChaosCampaign
             {
                 startClient(options.wrongWriter() && i == 0);
             }
+            awaitClientsWorking();
             final long end = System.nanoTime() + options.duration().toNanos();
             while (System.nanoTime() < end)
             {
@@ -163,6 +169,7 @@ public final class ChaosCampaign
                 replaceDeadClients();
                 try
                 {
+                    boostMissingTierFaults();
                     injectOne();
                 }
                 catch (final IOException ex)
@@ -396,6 +403,26 @@ public final class ChaosCampaign
             }
             return false;
         }
+    }
+
+    /**
+     * Waits, at most two minutes, until every client started so far has answered a request: the duration is of
+     * faults against working clients, not of JVMs starting on a loaded host (where a 5 s campaign once ended
+     * before any client had read a page).
+     */
+    private void awaitClientsWorking() throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (clients.stream().anyMatch(c -> c.process.isAlive() && c.totals[4] == 0))
+        {
+            if (System.nanoTime() > deadline)
+            {
+                event("not every client answered a request within 120 s; the faults start anyway");
+                return;
+            }
+            Thread.sleep(20);
+        }
+        event("every client works; the faults start");
     }
 
     /** Starts an honest client process (the wrong writer only when the test asks for one). */
@@ -822,6 +849,38 @@ public final class ChaosCampaign
         }
         verifyAcknowledged(destroyed);
         engine.stop();
+    }
+
+    /**
+     * Raises, through the control files, the rate of every tier fault kind not injected yet, until each has been
+     * once; then the configured rates again. The rates alone leave a rare kind (a stalled read, a blocked call)
+     * uninjected in a short campaign on a loaded host, where clients make few L3 calls.
+     */
+    private void boostMissingTierFaults() throws IOException
+    {
+        // After the first round: by then the rates had their chance.
+        if (!faultTier || everyTierKindSeen || drawn == 0 || !firstRound.isEmpty())
+        {
+            return;
+        }
+        final Map<String, Long> counts = FaultLogs.zeros();
+        FaultLogs.read(work.resolve("faults-a.jsonl"), counts, new LinkedHashSet<>());
+        FaultLogs.read(work.resolve("faults-b.jsonl"), counts, new LinkedHashSet<>());
+        final List<String> missing = counts.entrySet().stream().filter(e -> e.getValue() == 0).map(Map.Entry::getKey).toList();
+        final StringBuilder control = new StringBuilder();
+        for (final String kind : missing)
+        {
+            control.append(kind).append('=').append(BOOSTED_RATE).append('\n');
+        }
+        if (!control.toString().equals(boosted))
+        {
+            Files.writeString(work.resolve("faults-a.ctl"), control);
+            Files.writeString(work.resolve("faults-b.ctl"), control);
+            boosted = control.toString();
+            event(missing.isEmpty() ? "every tier fault kind injected at least once: the configured rates again"
+                : "tier fault kinds not injected yet, at a rate of " + BOOSTED_RATE + " until they are: " + missing);
+        }
+        everyTierKindSeen = missing.isEmpty();
     }
 
     /** Heals the tier faults: every rate 0 in each control file. */
