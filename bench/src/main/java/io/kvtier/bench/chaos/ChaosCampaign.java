@@ -163,7 +163,8 @@ public final class ChaosCampaign
             }
             awaitClientsWorking();
             final long end = System.nanoTime() + options.duration().toNanos();
-            while (System.nanoTime() < end)
+            // The first round always ends, so that every kind is injected once however slow the host.
+            while (System.nanoTime() < end || drawn == 0 || !firstRound.isEmpty())
             {
                 Thread.sleep(100 + random.nextInt(700));
                 replaceDeadClients();
