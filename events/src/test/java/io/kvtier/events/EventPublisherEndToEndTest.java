@@ -48,6 +48,8 @@ class EventPublisherEndToEndTest
      * registered and no greeting is sent. The connection then sits idle until the handshake interval ends it.
      */
     private static final int HANDSHAKE_MILLIS = 1_000;
+    /** How long a request over a connection that never handshook may wait for its answer: well under JeroMQ's default 30 s. */
+    private static final int STUCK_WAIT_MILLIS = 10_000;
 
     /** One decoded event, with the topic and sequence number of its message. */
     private record Received(String topic, long sequence, String type, String hash, String medium)
@@ -309,6 +311,36 @@ class EventPublisherEndToEndTest
             assertThat(replay(dealer, ByteBuffer.allocate(8).putLong(0).array()).keySet()).as("only the last 3 are kept")
                 .containsExactly(messages - 3, messages - 2, messages - 1);
             assertThat(replay(dealer, new byte[] {1, 2, 3})).as("a malformed request gets the end marker alone").isEmpty();
+        }
+    }
+
+    /**
+     * A DEALER whose first connection never handshakes (the state JeroMQ's lost poller registration leaves a connecting
+     * socket in) still has its replay request answered: the connection is dropped after {@link #HANDSHAKE_MILLIS} and
+     * made again, and the request queued on it goes out on the new one. With JeroMQ's default interval (30 s) the
+     * request stayed unanswered for as long as a subscriber waits, which is what the end-to-end test above saw.
+     */
+    @Test
+    void shouldAnswerAReplayRequestWhoseFirstConnectionNeverHandshakes(@TempDir final Path l3) throws Exception
+    {
+        final Map<String, String> settings = settings(l3);
+        settings.keySet().removeIf(key -> key.startsWith("tier."));
+        settings.put("events.replay-endpoint", "tcp://127.0.0.1:*");
+        try (Engine engine = Engine.start(EngineConfig.from(settings));
+             ZContext context = new ZContext(1);
+             EventPublisher publisher = EventPublisher.start(engine.events().orElseThrow());
+             SilentFirstConnectionRelay relay = new SilentFirstConnectionRelay(publisher.replayEndpoint()))
+        {
+            final ZMQ.Socket dealer = connected(context, SocketType.DEALER, relay.endpoint());
+            dealer.setReceiveTimeOut(STUCK_WAIT_MILLIS);
+            dealer.sendMore(new byte[0]);
+            dealer.send(ByteBuffer.allocate(8).putLong(0).array(), 0);
+            // Nothing was published (no subscriber yet), so the answer is the end marker alone.
+            assertThat(dealer.recv()).as("an answer within %d ms though the first of %d connections never handshook", STUCK_WAIT_MILLIS,
+                relay.accepted()).isNotNull().isEmpty();
+            assertThat(ByteBuffer.wrap(dealer.recv()).getLong()).as("the end marker").isEqualTo(EventPublisher.END_OF_REPLAY);
+            assertThat(dealer.recv()).as("the end marker's payload").isEmpty();
+            assertThat(relay.accepted()).as("connections: the silent one, then the one that answered").isEqualTo(2);
         }
     }
 
