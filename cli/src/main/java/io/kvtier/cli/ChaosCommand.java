@@ -34,7 +34,8 @@ import java.util.concurrent.Callable;
         "Then it heals every fault, waits out every lease, counts leaked pins and reservations, restarts the engine with an empty"
             + " pool and reads back every page a client saw acknowledged as backed up. docs/chaos.md describes each fault and"
             + " figure."},
-    footer = {"", "Examples:", "  kvtier chaos --duration 2m --json", "  kvtier chaos --replay /tmp/kvtier-chaos/replay.json", "",
+    footer = {"", "Examples:", "  kvtier chaos --duration 2m --json", "  kvtier chaos --duration 2m --clients java,c,python --client-processes 6",
+        "  kvtier chaos --replay /tmp/kvtier-chaos/replay.json", "",
         "Exits 5 when wrong_bytes_served, pages_lost, pins_leaked or reservations_leaked is not 0 (or a late write landed, or a"
             + " hostile request was let through), after writing <work-dir>/replay.json.", ExitCode.HELP})
 public final class ChaosCommand implements Callable<Integer>

@@ -41,9 +41,10 @@ final class ChaosClientLaunchers
      * @param language    java, c or python
      * @param command     the command before the client's arguments (empty when it cannot run)
      * @param environment variables the process needs besides this one's
+     * @param directory   its working directory, or null for this process's
      * @param missing     null when the language can run, else what is missing and how to get it
      */
-    record Launcher(String language, List<String> command, Map<String, String> environment, String missing)
+    record Launcher(String language, List<String> command, Map<String, String> environment, Path directory, String missing)
     {
         /**
          * @param args the client's arguments (socket, seed, acknowledgement file, model, and wrong-writer or none)
@@ -57,7 +58,7 @@ final class ChaosClientLaunchers
             }
             final List<String> full = new ArrayList<>(command);
             full.addAll(args);
-            final ProcessBuilder builder = new ProcessBuilder(full);
+            final ProcessBuilder builder = new ProcessBuilder(full).directory(directory == null ? null : directory.toFile());
             builder.environment().putAll(environment);
             return builder;
         }
@@ -83,10 +84,10 @@ final class ChaosClientLaunchers
         {
             launchers.add(switch (language)
             {
-                case "java" -> new Launcher(language, List.of(), Map.of(), null);
+                case "java" -> new Launcher(language, List.of(), Map.of(), null, null);
                 case "c" -> prepareC(made, log);
                 case "python" -> preparePython(made, log);
-                default -> new Launcher(language, List.of(), Map.of(), "there is no " + language + " chaos client (allowed: java, c, python)");
+                default -> new Launcher(language, List.of(), Map.of(), null, "there is no " + language + " chaos client (allowed: java, c, python)");
             });
         }
         return launchers;
@@ -97,17 +98,17 @@ final class ChaosClientLaunchers
         final Optional<Path> dir = checkoutDir(Path.of("clients", "c"), Path.of("chaos", "kvtier_chaos_client.c"));
         if (dir.isEmpty())
         {
-            return new Launcher("c", List.of(), Map.of(), "clients/c is not in a checkout above " + Path.of("").toAbsolutePath()
+            return new Launcher("c", List.of(), Map.of(), null, "clients/c is not in a checkout above " + Path.of("").toAbsolutePath()
                 + " or this code's jar: run kvtier chaos from a kvtier checkout, where " + BUILD_HINT);
         }
         final String built = made.computeIfAbsent(dir.get(), d -> make(d, log));
         final Path binary = dir.get().resolve(C_CLIENT);
         if (!Files.isExecutable(binary))
         {
-            return new Launcher("c", List.of(), Map.of(), "the C chaos client " + binary + " is not built"
+            return new Launcher("c", List.of(), Map.of(), null, "the C chaos client " + binary + " is not built"
                 + (built != null && !BUILT.equals(built) ? " (" + built + ")" : "") + ": " + BUILD_HINT);
         }
-        return new Launcher("c", List.of(binary.toString()), Map.of(), null);
+        return new Launcher("c", List.of(binary.toString()), Map.of(), null, null);
     }
 
     private static Launcher preparePython(final Map<Path, String> made, final java.io.PrintWriter log)
@@ -115,12 +116,12 @@ final class ChaosClientLaunchers
         final Optional<Path> dir = checkoutDir(Path.of("clients", "python"), PYTHON_MODULE);
         if (dir.isEmpty())
         {
-            return new Launcher("python", List.of(), Map.of(), "clients/python (with " + PYTHON_MODULE + ") is not in a checkout above "
+            return new Launcher("python", List.of(), Map.of(), null, "clients/python (with " + PYTHON_MODULE + ") is not in a checkout above "
                 + Path.of("").toAbsolutePath() + " or this code's jar: run kvtier chaos from a kvtier checkout");
         }
         if (!onPath("python3"))
         {
-            return new Launcher("python", List.of(), Map.of(), "python3 is not on the PATH (apt-get install python3)");
+            return new Launcher("python", List.of(), Map.of(), null, "python3 is not on the PATH (apt-get install python3)");
         }
         String library = System.getenv("KVTIER_CLIENT_LIB");
         String built = null;
@@ -132,22 +133,23 @@ final class ChaosClientLaunchers
         }
         if (!Files.isRegularFile(Path.of(library)))
         {
-            return new Launcher("python", List.of(), Map.of(), "the Python binding needs the C client library " + library + ", which is not built"
+            return new Launcher("python", List.of(), Map.of(), null, "the Python binding needs the C client library " + library + ", which is not built"
                 + (built != null && !BUILT.equals(built) ? " (" + built + ")" : "") + ": " + BUILD_HINT + "; or set KVTIER_CLIENT_LIB to it");
         }
         final String pythonPath = System.getenv("PYTHONPATH") == null ? dir.get().toString() : dir.get() + File.pathSeparator + System.getenv("PYTHONPATH");
         final Map<String, String> environment = Map.of("PYTHONPATH", pythonPath, "KVTIER_CLIENT_LIB", library);
         // Import it once as each client will, so that a binding that cannot load is named here, not as clients dying at start.
+        // In clients/python, so that python3 -m finds this kvtier package first whatever the working directory holds.
         final ProcessBuilder probe = new ProcessBuilder("python3", "-c", "import kvtier, kvtier.chaos_client; kvtier.load_library()")
-            .redirectErrorStream(true);
+            .directory(dir.get().toFile()).redirectErrorStream(true);
         probe.environment().putAll(environment);
         final String said = run(probe, 60);
         if (said != null)
         {
-            return new Launcher("python", List.of(), Map.of(), "python3 cannot import kvtier.chaos_client from " + dir.get() + " with KVTIER_CLIENT_LIB="
+            return new Launcher("python", List.of(), Map.of(), null, "python3 cannot import kvtier.chaos_client from " + dir.get() + " with KVTIER_CLIENT_LIB="
                 + library + ": " + said);
         }
-        return new Launcher("python", List.of("python3", "-m", "kvtier.chaos_client"), environment, null);
+        return new Launcher("python", List.of("python3", "-m", "kvtier.chaos_client"), environment, dir.get(), null);
     }
 
     /**
