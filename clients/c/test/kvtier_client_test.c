@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "kvt_internal.h"
+#include "../chaos/page_pattern.h"
 
 static int failures, checks;
 
@@ -1314,6 +1315,68 @@ static const scenario SCENARIOS[] = {
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 
+/* The chaos client's page pattern and request draws (chaos/page_pattern.h) against values bench's Java
+ * PagePattern and SplittableRandom produce (ChaosClientVectorsTest asserts the same of the Java): words 0,
+ * 1 and 2047 and the SHA-256 of a 16 KiB page, for keys that exercise each half, and one key the chaos
+ * namespace's key chain makes from tokens. */
+static void test_chaos_pattern(void) {
+    static const struct {
+        uint64_t high, low, w0, w1, wlast;
+        const char *sha;
+    } pages[] = {
+        {0, 0, 0xe220a8397b1dcdafull, 0x6e789e6aa1b965f4ull, 0x28b3bf5520dddf02ull,
+         "b4f179edd8a88ae4fa68d7e5bf2e987c90d5d19f093bef2e0847487253b64678"},
+        {0x0123456789abcdefull, 0xfedcba9876543210ull, 0x1727f342e7bd80deull, 0x73c5b0f22f84f43full, 0x9dee89a02a073577ull,
+         "8184e86c166376dcf455fb168813c507e264b5b3143a01835367a69de77e067c"},
+        {0xffffffffffffffffull, 0, 0xe4d971771b652c20ull, 0xe99ff867dbf682c9ull, 0xfda5fa35cc1123d6ull,
+         "486814438291a8bcb51808a4289d46438bb59a0064f2299098b634b40b2cae57"},
+        {0x4c1475d89b15738aull, 0x68acd1ba4cb6e331ull, 0x57cd2f6528f45cecull, 0xe1fad11b3700e0a1ull, 0x69e53abd02ef4df4ull,
+         "814dd13727b2a33a27617123ce1b44caabd3a0b7697e2661b6699a822f323ab1"},
+    };
+    static uint8_t page[16384];
+    for (size_t k = 0; k < sizeof pages / sizeof pages[0]; k++) {
+        kvt_pattern_fill(page, pages[k].high, pages[k].low, sizeof page);
+        CHECK(kvt_pattern_get(page, 0) == pages[k].w0, "key %zu word 0 %016llx", k, (unsigned long long)kvt_pattern_get(page, 0));
+        CHECK(kvt_pattern_get(page, 8) == pages[k].w1, "key %zu word 1", k);
+        CHECK(kvt_pattern_get(page, sizeof page - 8) == pages[k].wlast, "key %zu word 2047", k);
+        kvt_sha256 s;
+        uint8_t d[32];
+        char h[65];
+        kvt_sha256_init(&s);
+        kvt_sha256_update(&s, page, sizeof page);
+        kvt_sha256_final(&s, d);
+        for (int i = 0; i < 32; i++) sprintf(h + 2 * i, "%02x", d[i]);
+        CHECK(strcmp(h, pages[k].sha) == 0, "key %zu page SHA-256 %s, expected %s", k, h, pages[k].sha);
+        CHECK(kvt_pattern_matches(page, pages[k].high, pages[k].low, sizeof page), "key %zu matches its own pattern", k);
+        page[sizeof page / 2] ^= 0x10;
+        CHECK(!kvt_pattern_matches(page, pages[k].high, pages[k].low, sizeof page), "key %zu with a byte flipped", k);
+    }
+    /* The last key: the second page of tokens 0..15 then conversation 3's first turn, in the chaos namespace. */
+    kvt_key root, keys[2];
+    uint32_t tokens[32];
+    for (uint32_t i = 0; i < 32; i++) tokens[i] = i < 16 ? i : 50000000u + 3u * 100003u + (i - 16);
+    kvt_namespace_root("chaos", "chaos-page16", 0, "", &root);
+    CHECK(kvt_page_keys(&root, tokens, 32, 16, 0, keys, 2) == 2, "two chaos keys");
+    CHECK(kvt_pattern_be64(keys[1].bytes) == pages[3].high && kvt_pattern_be64(keys[1].bytes + 8) == pages[3].low,
+          "the chaos key chain's second key");
+    static const struct {
+        int64_t seed;
+        int draws[36];
+    } randoms[] = {
+        {20000061, {2, 2, 0, 7, 13, 1, 3, 0, 2, 0, 3, 2, 4, 11, 2, 3, 5, 2, 7, 13, 2, 0, 4, 2, 6, 15, 2, 7, 14, 1, 3, 8, 2, 3, 7, 2}},
+        {-7, {2, 1, 1, 5, 11, 1, 1, 0, 2, 3, 7, 0, 5, 10, 0, 5, 10, 1, 5, 13, 0, 2, 8, 1, 7, 15, 1, 7, 15, 1, 7, 15, 2, 6, 12, 0}},
+    };
+    for (size_t k = 0; k < sizeof randoms / sizeof randoms[0]; k++) {
+        kvt_split_random r = {(uint64_t)randoms[k].seed};
+        for (int i = 0; i < 36; i++) {
+            int bound = i % 3 == 0 ? 8 : i % 3 == 1 ? 16 : 3;
+            int got = kvt_random_next_bounded(&r, bound);
+            CHECK(got == randoms[k].draws[i], "seed %lld draw %d of nextInt(%d): %d, expected %d", (long long)randoms[k].seed, i, bound, got,
+                  randoms[k].draws[i]);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     test_sha256();
     test_keys();
@@ -1329,6 +1392,7 @@ int main(int argc, char **argv) {
     test_device_codecs();
     test_ring();
     test_names();
+    test_chaos_pattern();
     const char *socket_path = NULL;
     int first_scenario = argc, usage = 0;
     for (int i = 1; i < argc && first_scenario == argc; i++) {

@@ -25,7 +25,7 @@ import java.util.concurrent.Callable;
     description = {
         "Runs kvtier serve in a process of its own (a pool and two L3 tiers in directories the command owns, IPC on, short"
             + " leases) and honest client processes over IPC that replay requests with shared prefixes and check every page they"
-            + " read against bytes derived from its key, while faults drawn from --seed hit them: kill -9 of clients (holding"
+            + " read against bytes derived from its key (in Java, C and Python, as --clients says), while faults drawn from --seed hit them: kill -9 of clients (holding"
             + " pins, mid-write, at random), SIGSTOP of a client past its lease then SIGCONT (its late writes must not land), kill -9"
             + " of the engine and restart on the same L3, the L3 filesystem and the pool's filesystem filling up (tmpfs the command"
             + " mounts when it may), the engine's descriptor limit, hostile raw-protocol clients, and, when the faults tier type is"
@@ -34,7 +34,8 @@ import java.util.concurrent.Callable;
         "Then it heals every fault, waits out every lease, counts leaked pins and reservations, restarts the engine with an empty"
             + " pool and reads back every page a client saw acknowledged as backed up. docs/chaos.md describes each fault and"
             + " figure."},
-    footer = {"", "Examples:", "  kvtier chaos --duration 2m --json", "  kvtier chaos --replay /tmp/kvtier-chaos/replay.json", "",
+    footer = {"", "Examples:", "  kvtier chaos --duration 2m --json", "  kvtier chaos --duration 2m --clients java,c,python --client-processes 6",
+        "  kvtier chaos --replay /tmp/kvtier-chaos/replay.json", "",
         "Exits 5 when wrong_bytes_served, pages_lost, pins_leaked or reservations_leaked is not 0 (or a late write landed, or a"
             + " hostile request was let through), after writing <work-dir>/replay.json.", ExitCode.HELP})
 public final class ChaosCommand implements Callable<Integer>
@@ -50,7 +51,8 @@ public final class ChaosCommand implements Callable<Integer>
     Long seed;
 
     @Option(names = "--json", description = "Print one JSON object: pages_verified, wrong_bytes_served, pages_lost, pages_destroyed_by_faults,"
-        + " pins_leaked, reservations_leaked, faults, client_kills, client_stops, engine_restarts, hostile_refused, tiers, seed, duration_s.")
+        + " pins_leaked, reservations_leaked, faults, client_kills, client_stops, engine_restarts, hostile_refused, clients_by_language, tiers,"
+        + " seed, duration_s.")
     boolean json;
 
     @Option(names = "--work-dir", paramLabel = "DIR", description = "The directory the campaign owns (config, L3 tiers, logs, replay.json)."
@@ -58,19 +60,22 @@ public final class ChaosCommand implements Callable<Integer>
     Path workDir;
 
     @Option(names = "--clients", defaultValue = "java", split = ",", paramLabel = "LIST",
-        description = "Client languages: java, c, python. Default: ${DEFAULT-VALUE}.")
+        description = "Client languages: java, c, python (C and Python from this checkout's clients/c and clients/python; one that"
+            + " cannot run here is named with what it lacks, and the others run). Default: ${DEFAULT-VALUE}.")
     List<String> clients;
 
-    @Option(names = "--java-clients", defaultValue = "4", paramLabel = "N", description = "Honest Java client processes. Default: ${DEFAULT-VALUE}.")
-    int javaClients;
+    @Option(names = {"--client-processes", "--java-clients"}, defaultValue = "4", paramLabel = "N",
+        description = "Honest client processes at any time, the --clients languages taking them in turn. Default: ${DEFAULT-VALUE}.")
+    int clientProcesses;
 
     @Option(names = "--replay", paramLabel = "FILE",
         description = "Runs again with the seed, duration and clients of a replay.json a failed campaign wrote.")
     Path replay;
 
-    @Option(names = "--wrong-writer", hidden = true,
-        description = "Test only: one client commits another key's bytes, so the campaign must report wrong bytes and exit 5.")
-    boolean wrongWriter;
+    @Option(names = "--wrong-writer", hidden = true, arity = "0..1", fallbackValue = "java", paramLabel = "LANGUAGE",
+        description = "Test only: the first client of LANGUAGE (default java) commits another key's bytes, so the campaign must report"
+            + " wrong bytes and exit 5.")
+    String wrongWriter;
 
     @Override
     public Integer call() throws Exception
@@ -90,7 +95,7 @@ public final class ChaosCommand implements Callable<Integer>
             }
             seed = Long.parseLong(fields.get("seed"));
             duration = Duration.ofSeconds(Long.parseLong(fields.get("duration_s")));
-            javaClients = Integer.parseInt(fields.get("java_clients"));
+            clientProcesses = Integer.parseInt(fields.get("client_processes"));
             clients = Arrays.asList(fields.get("clients").split(","));
         }
         for (final String client : clients)
@@ -101,9 +106,14 @@ public final class ChaosCommand implements Callable<Integer>
                 return ExitCode.USAGE;
             }
         }
-        if (javaClients < 1 || javaClients > 64)
+        if (clientProcesses < 1 || clientProcesses > 64)
         {
-            err.println("kvtier: --java-clients: " + javaClients + " is not from 1 to 64");
+            err.println("kvtier: --client-processes: " + clientProcesses + " is not from 1 to 64");
+            return ExitCode.USAGE;
+        }
+        if (wrongWriter != null && !clients.contains(wrongWriter))
+        {
+            err.println("kvtier: --wrong-writer: '" + wrongWriter + "' is not one of --clients " + String.join(",", clients));
             return ExitCode.USAGE;
         }
         if (duration.isNegative() || duration.isZero())
@@ -115,7 +125,7 @@ public final class ChaosCommand implements Callable<Integer>
         final Path dir = workDir != null ? workDir : Path.of(System.getProperty("java.io.tmpdir"), "kvtier-chaos-" + ProcessHandle.current().pid());
         Files.createDirectories(dir);
         final List<String> serve = JavaProcesses.java(Main.class, "serve").command();
-        final ChaosCampaign campaign = new ChaosCampaign(new ChaosOptions(duration, chosen, dir, clients, javaClients, wrongWriter, serve), err);
+        final ChaosCampaign campaign = new ChaosCampaign(new ChaosOptions(duration, chosen, dir, clients, clientProcesses, wrongWriter, serve), err);
         err.println("kvtier chaos: seed " + chosen + ", " + duration.toSeconds() + " s of faults, work directory " + dir
             + (campaign.hasFaultTier() ? "" : "; tier faults are not available (no tier of type faults is installed)"));
         final ChaosReport report = campaign.run();

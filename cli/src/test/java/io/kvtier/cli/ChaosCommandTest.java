@@ -12,11 +12,13 @@ import java.util.List;
 import java.util.ServiceLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code kvtier chaos} in short campaigns of fixed seeds: one that must end with every must-be-zero figure
- * at zero and every fault kind injected, and one with a client that commits another key's bytes, which the
- * campaign must catch and fail with exit code 5 and a replay file.
+ * at zero and every fault kind injected, one with Java, C and Python clients side by side, each verifying
+ * pages and killed, and one with a client (C where it can be built) that commits another key's bytes, which
+ * the campaign must catch and fail with exit code 5 and a replay file.
  */
 class ChaosCommandTest
 {
@@ -86,9 +88,14 @@ class ChaosCommandTest
     @Test
     void shouldCatchAClientThatCommitsWrongBytesAndExitFiveWithAReplayFile() throws Exception
     {
+        // The wrong writer is a C client beside a Java one where the C client can be built: then the C readers' check,
+        // the Java readers' and the healed phase's all meet a C process's wrong bytes. Without gcc it is a Java client.
+        final boolean c = onPath("gcc") && onPath("make");
         final Path dir = workDir("chaos-seed-21");
-        final CliFixture.Result result = CliFixture.run("chaos", "--duration", "5s", "--seed", "21", "--json", "--java-clients", "2",
-            "--wrong-writer", "--work-dir", dir.toString());
+        final List<String> args = new ArrayList<>(List.of("chaos", "--duration", "5s", "--seed", "21", "--json", "--client-processes", "2",
+            "--work-dir", dir.toString()));
+        args.addAll(c ? List.of("--clients", "java,c", "--wrong-writer", "c") : List.of("--wrong-writer"));
+        final CliFixture.Result result = CliFixture.run(args.toArray(String[]::new));
 
         assertThat(result.exitCode()).as("exit code; stderr:%n%s", result.err()).isEqualTo(ExitCode.CORRUPT);
         final JsonNode report = new ObjectMapper().readTree(result.out());
@@ -99,6 +106,66 @@ class ChaosCommandTest
         assertThat(saved.get("seed").asLong()).isEqualTo(21);
         assertThat(saved.get("events").toString()).contains("wrong bytes");
         assertThat(result.err()).contains("kvtier chaos --replay " + replay);
+        if (c)
+        {
+            assertThat(report.get("clients_by_language").get("c").get("wrong_bytes_served").asLong()).as("wrong pages the C clients read; %s",
+                report.get("clients_by_language")).isPositive();
+            assertThat(saved.get("events").toString()).contains("(c) read wrong bytes");
+        }
+    }
+
+    /** @return whether a program is on the PATH */
+    private static boolean onPath(final String program)
+    {
+        for (final String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+        {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program)))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Skips, naming what to install, where the C or Python chaos clients cannot be built or run. */
+    private static void assumeNativeClients(final boolean python)
+    {
+        assumeTrue(onPath("gcc") && onPath("make"), "the C chaos client is built with gcc and make: apt-get install gcc make");
+        assumeTrue(!python || onPath("python3"), "the Python chaos client needs python3: apt-get install python3");
+    }
+
+    @Test
+    void shouldRunJavaCAndPythonClientsSideBySideEachVerifyingAndKilled() throws Exception
+    {
+        assumeNativeClients(true);
+        final Path dir = workDir("chaos-seed-349");
+        // Seed 349 draws the three client kills first, so each language's client is killed within 10 s (kills go to the
+        // languages in turn).
+        final CliFixture.Result result = CliFixture.run("chaos", "--duration", "10s", "--seed", "349", "--json", "--clients", "java,c,python",
+            "--client-processes", "3", "--work-dir", dir.toString());
+
+        assertThat(result.exitCode()).as("exit code; stderr:%n%s", result.err()).isZero();
+        final JsonNode report = new ObjectMapper().readTree(result.out());
+        for (final String figure : List.of("wrong_bytes_served", "pages_lost", "pins_leaked", "reservations_leaked"))
+        {
+            assertThat(report.get(figure).asLong()).as(figure).isZero();
+        }
+        final JsonNode languages = report.get("clients_by_language");
+        assertThat(languages.size()).as("languages in %s", languages).isEqualTo(3);
+        long verified = 0;
+        for (final String language : List.of("java", "c", "python"))
+        {
+            final JsonNode figures = languages.get(language);
+            assertThat(figures.get("ran").asBoolean()).as("%s ran: %s", language, figures).isTrue();
+            assertThat(figures.get("pages_verified").asLong()).as("%s pages verified: %s", language, figures).isPositive();
+            assertThat(figures.get("pages_committed").asLong()).as("%s pages committed: %s", language, figures).isPositive();
+            assertThat(figures.get("killed").asLong()).as("%s clients killed: %s", language, figures).isPositive();
+            assertThat(figures.get("wrong_bytes_served").asLong()).as("%s wrong bytes: %s", language, figures).isZero();
+            verified += figures.get("pages_verified").asLong();
+        }
+        // The healed phase's reads are the campaign's own (Java), counted in the total alone.
+        assertThat(report.get("pages_verified").asLong()).isGreaterThanOrEqualTo(verified);
+        assertThat(report.get("client_kills").asLong()).isGreaterThanOrEqualTo(3);
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.kvtier.bench.chaos;
 
-import io.kvtier.bench.ipc.JavaProcesses;
 import io.kvtier.bench.workload.PagePattern;
 import io.kvtier.client.ClientOptions;
 import io.kvtier.client.IpcException;
@@ -39,7 +38,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A chaos campaign: {@code kvtier serve} in its own process on two L3 tiers (the {@code faults} tier wrapping
- * {@code posix} where that type is installed, {@code posix} otherwise), honest client processes over IPC, and
+ * {@code posix} where that type is installed, {@code posix} otherwise), honest client processes over IPC in each
+ * language asked for (Java, C, Python: {@link ChaosClientLaunchers}; the client slots taken by the languages in
+ * turn, a dead client replaced by one of its slot's language), and
  * faults drawn from one {@link SplittableRandom}: kills and stops of clients, kills of the engine, filled
  * filesystems, a descriptor limit, hostile clients. Then every fault is healed, the engine restarted with an
  * empty pool, and every page a client saw acknowledged as backed up is read back and checked.
@@ -76,6 +77,13 @@ public final class ChaosCampaign
     private final ChaosReport report = new ChaosReport();
     private final List<String> events = new ArrayList<>();
     private final List<Client> clients = new ArrayList<>();
+    /** The languages that run here, in the order asked: client slot i is language i modulo their count. */
+    private final List<ChaosClientLaunchers.Launcher> languages = new ArrayList<>();
+    /** The client in each slot, the latest started (null before the first). */
+    private Client[] slots;
+    /** Kills and stops so far: each goes to the next running language in turn (kills and stops apart), so each takes part. */
+    private long killVictims;
+    private long stopVictims;
     private final Path work;
     private final long start = System.nanoTime();
     private final boolean faultTier;
@@ -132,6 +140,29 @@ public final class ChaosCampaign
     {
         report.seed = options.seed();
         Files.createDirectories(work);
+        // The client languages first: one that cannot run is named before anything is mounted or started.
+        for (final ChaosClientLaunchers.Launcher launcher : ChaosClientLaunchers.prepare(new LinkedHashSet<>(options.clients()), log))
+        {
+            final String language = launcher.language();
+            final ChaosReport.LanguageFigures figures = new ChaosReport.LanguageFigures();
+            report.clientsByLanguage.put(language, figures);
+            if (launcher.missing() != null)
+            {
+                figures.missing = launcher.missing();
+                report.notes.add(language + " clients did not run: " + launcher.missing());
+                event(language + " clients cannot run here, the campaign runs on without them: " + launcher.missing());
+            }
+            else
+            {
+                languages.add(launcher);
+            }
+        }
+        if (languages.isEmpty())
+        {
+            throw new IOException("no client language of --clients " + String.join(",", options.clients()) + " can run here: "
+                + String.join("; ", report.notes));
+        }
+        slots = new Client[options.clientProcesses()];
         final Path l3a = Files.createDirectories(work.resolve("l3a"));
         final Path l3b = Files.createDirectories(work.resolve("l3b"));
         l3Mount = mount(l3a, "160m", "the L3 filesystem filling up (l3-full)");
@@ -140,13 +171,6 @@ public final class ChaosCampaign
         if (!faultTier)
         {
             report.notes.add("tier faults are not available: no tier of type faults is installed (plugins/faults); the L3 tiers are plain posix");
-        }
-        for (final String language : options.clients())
-        {
-            if (!"java".equals(language))
-            {
-                report.notes.add(language + " clients are not driven by this campaign yet: only Java clients ran");
-            }
         }
         final Path config = writeConfig(pool, l3a, l3b);
         engine = new EngineProcess(options.serveCommand(), config, pool, work);
@@ -157,9 +181,11 @@ public final class ChaosCampaign
         {
             engine.start(List.of());
             event("engine started, pid " + engine.pid() + (faultTier ? ", tier faults on" : ", no tier faults"));
-            for (int i = 0; i < options.javaClients(); i++)
+            for (int slot = 0; slot < slots.length; slot++)
             {
-                startClient(options.wrongWriter() && i == 0);
+                // The wrong writer is the first client of its language, as the test asks.
+                final String language = languageOf(slot);
+                startClient(slot, language.equals(options.wrongWriter()) && slot == firstSlotOf(language));
             }
             awaitClientsWorking();
             final long end = System.nanoTime() + options.duration().toNanos();
@@ -324,16 +350,22 @@ public final class ChaosCampaign
     private final class Client
     {
         final int id;
+        final int slot;
+        final String language;
         final Process process;
         final Path acks;
         final BlockingQueue<String> said = new LinkedBlockingQueue<>();
         volatile long[] totals = new long[6];
+        /** Its W lines: a wrong page it read counts even when it dies before its next totals. */
+        volatile long wrongSeen;
         volatile long late;
         boolean folded;
 
-        Client(final int id, final Process process, final Path acks)
+        Client(final int id, final int slot, final String language, final Process process, final Path acks)
         {
             this.id = id;
+            this.slot = slot;
+            this.language = language;
             this.process = process;
             this.acks = acks;
             Thread.ofPlatform().daemon().name("chaos-client-" + id).start(this::read);
@@ -357,7 +389,8 @@ public final class ChaosCampaign
                     }
                     else if (line.startsWith("W "))
                     {
-                        event("client " + id + " read wrong bytes for key " + line.substring(2));
+                        wrongSeen++;
+                        event("client " + name() + " read wrong bytes for key " + line.substring(2));
                     }
                     else if (line.startsWith("LATE "))
                     {
@@ -388,6 +421,12 @@ public final class ChaosCampaign
             {
                 // It died: the supervisor starts another.
             }
+        }
+
+        /** @return the client's id and language, as events name it */
+        String name()
+        {
+            return id + " (" + language + ")";
         }
 
         boolean pauseAt(final String point) throws InterruptedException
@@ -426,10 +465,30 @@ public final class ChaosCampaign
         event("every client works; the faults start");
     }
 
-    /** Starts an honest client process (the wrong writer only when the test asks for one). */
-    private void startClient(final boolean wrongWriter) throws IOException
+    /** @return the language of a client slot: the running languages take the slots in turn */
+    private String languageOf(final int slot)
+    {
+        return languages.get(slot % languages.size()).language();
+    }
+
+    /** @return the first slot of a language, or -1 when it does not run */
+    private int firstSlotOf(final String language)
+    {
+        for (int slot = 0; slot < slots.length; slot++)
+        {
+            if (languageOf(slot).equals(language))
+            {
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    /** Starts an honest client process in a slot, of the slot's language (the wrong writer only when the test asks for one). */
+    private void startClient(final int slot, final boolean wrongWriter) throws IOException
     {
         final int id = clientSerial++;
+        final ChaosClientLaunchers.Launcher launcher = languages.get(slot % languages.size());
         final Path acks = work.resolve("acks-" + id + ".txt");
         final List<String> args = new ArrayList<>(List.of(engine.socket().toString(), Long.toString(options.seed() * 1_000_003 + id),
             acks.toString(), MODEL));
@@ -437,7 +496,7 @@ public final class ChaosCampaign
         {
             args.add("wrong-writer");
         }
-        final ProcessBuilder builder = JavaProcesses.java(ChaosClientProcess.class, args.toArray(String[]::new));
+        final ProcessBuilder builder = launcher.start(args);
         builder.redirectError(work.resolve("client-" + id + ".err").toFile());
         synchronized (clients)
         {
@@ -445,8 +504,31 @@ public final class ChaosCampaign
             {
                 throw new IOException("the campaign is stopping: no client is started");
             }
-            clients.add(new Client(id, builder.start(), acks));
+            final Client client = new Client(id, slot, launcher.language(), builder.start(), acks);
+            clients.add(client);
+            slots[slot] = client;
         }
+        report.clientsByLanguage.get(launcher.language()).started++;
+    }
+
+    /** Replaces a client the campaign just killed with a new one of its slot's language. */
+    private void restart(final Client client) throws IOException
+    {
+        startClient(client.slot, false);
+    }
+
+    /**
+     * @param live the live clients
+     * @param turn how many kills (or stops) came before this one
+     * @return the live client a kill or stop hits: one of the turn's language (any live one when that language has
+     *         none live), drawn from the seed; with one language, any live client as drawn
+     */
+    private Client victim(final List<Client> live, final long turn)
+    {
+        final String language = languages.get((int)(turn % languages.size())).language();
+        final List<Client> of = live.stream().filter(c -> c.language.equals(language)).toList();
+        final List<Client> pool = of.isEmpty() ? live : of;
+        return pool.get(random.nextInt(pool.size()));
     }
 
     /** @return the honest client processes still running */
@@ -455,13 +537,15 @@ public final class ChaosCampaign
         return clients.stream().filter(c -> c.process.isAlive()).toList();
     }
 
-    /** Starts a client for each one that died (killed, or dropped by the engine), so that the load stays. */
+    /** Starts a client for each one that died (killed, or dropped by the engine), of its slot's language, so that the load stays. */
     private void replaceDeadClients() throws IOException
     {
-        final long alive = live().size();
-        for (long i = alive; i < options.javaClients(); i++)
+        for (int slot = 0; slot < slots.length; slot++)
         {
-            startClient(false);
+            if (slots[slot] == null || !slots[slot].process.isAlive())
+            {
+                startClient(slot, false);
+            }
         }
     }
 
@@ -550,20 +634,21 @@ public final class ChaosCampaign
                 {
                     return;
                 }
-                final Client client = live.get(random.nextInt(live.size()));
+                final Client client = victim(live, killVictims++);
                 final String point = fault == Fault.CLIENT_KILL_PINS ? "pins" : fault == Fault.CLIENT_KILL_WRITE ? "write" : null;
                 final boolean paused = point == null || client.pauseAt(point);
                 client.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
                 report.clientKills++;
+                report.clientsByLanguage.get(client.language).killed++;
                 count(fault);
-                event("kill -9 client " + client.id + " " + (point == null ? "at a random point" : (paused ? "paused " : "(did not pause in 10 s) ")
+                event("kill -9 client " + client.name() + " " + (point == null ? "at a random point" : (paused ? "paused " : "(did not pause in 10 s) ")
                     + ("pins".equals(point) ? "holding pins" : "mid-write, holding reservations")));
             }
             case CLIENT_STOP ->
             {
                 if (!live.isEmpty())
                 {
-                    stopPastLease(live.get(random.nextInt(live.size())));
+                    stopPastLease(victim(live, stopVictims++));
                 }
             }
             case ENGINE_KILL ->
@@ -690,12 +775,13 @@ public final class ChaosCampaign
         client.command("POISON");
         client.process.waitFor(30, TimeUnit.SECONDS);
         report.clientStops++;
+        report.clientsByLanguage.get(client.language).stopped++;
         count(Fault.CLIENT_STOP);
-        event("SIGSTOP client " + client.id + " holding reservations past its lease, SIGCONT, it wrote poison and its commit landed "
+        event("SIGSTOP client " + client.name() + " holding reservations past its lease, SIGCONT, it wrote poison and its commit landed "
             + client.late + " pages");
         if (client.late != 0)
         {
-            report.failures.add("a late writer's commit landed " + client.late + " pages after its lease ran out (client " + client.id + ")");
+            report.failures.add("a late writer's commit landed " + client.late + " pages after its lease ran out (client " + client.name() + ")");
         }
     }
 
@@ -731,7 +817,7 @@ public final class ChaosCampaign
         if (!live.isEmpty())
         {
             live.getFirst().process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-            startClient(false);
+            restart(live.getFirst());
         }
         Thread.sleep(1_500);
         if (engine.alive() && engine.pid() == pid)
@@ -793,7 +879,7 @@ public final class ChaosCampaign
             {
                 // A client that attaches now needs ring files in the full filesystem.
                 live.getFirst().process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-                startClient(false);
+                restart(live.getFirst());
             }
         }
         Thread.sleep(1_000 + random.nextInt(1_000));
@@ -816,8 +902,17 @@ public final class ChaosCampaign
                 client.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             }
             final long[] t = client.totals;
+            // A client killed between a W line and its next totals: the W lines count.
+            final long wrong = Math.max(t[1], client.wrongSeen);
             report.pagesVerified += t[0];
-            report.wrongBytesServed += t[1];
+            report.wrongBytesServed += wrong;
+            final ChaosReport.LanguageFigures figures = report.clientsByLanguage.get(client.language);
+            figures.pagesVerified += t[0];
+            figures.wrongBytesServed += wrong;
+            figures.pagesCommitted += t[2];
+            figures.pagesAcknowledged += t[3];
+            figures.requests += t[4];
+            figures.refused += t[5];
         }
         heal();
         if (!engine.alive())
@@ -953,7 +1048,7 @@ public final class ChaosCampaign
             {
                 // A client killed mid-write leaves at most a last line cut short: only whole lines count.
                 final String[] f = line.split(" ");
-                if (f.length == 2 && f[1].length() == 32 && acked.putIfAbsent(f[1], f[0] + " by client " + client.id) == null)
+                if (f.length == 2 && f[1].length() == 32 && acked.putIfAbsent(f[1], f[0] + " by client " + client.name()) == null)
                 {
                     keys.add(new long[] {Long.parseUnsignedLong(f[1].substring(0, 16), 16), Long.parseUnsignedLong(f[1].substring(16), 16)});
                 }
@@ -1015,8 +1110,8 @@ public final class ChaosCampaign
     {
         final StringBuilder json = new StringBuilder();
         json.append("{\"seed\": ").append(options.seed()).append(", \"duration_s\": ").append(options.duration().toSeconds())
-            .append(", \"clients\": \"").append(String.join(",", options.clients())).append("\", \"java_clients\": ")
-            .append(options.javaClients()).append(", \"events\": [");
+            .append(", \"clients\": \"").append(String.join(",", options.clients())).append("\", \"client_processes\": ")
+            .append(options.clientProcesses()).append(", \"events\": [");
         synchronized (events)
         {
             for (int i = 0; i < events.size(); i++)
@@ -1030,17 +1125,24 @@ public final class ChaosCampaign
 
     /**
      * @param replay a replay file a failed campaign wrote
-     * @return its seed, duration in seconds and client list
+     * @return its seed, duration in seconds, client list and client processes ({@code client_processes}, which a
+     *         replay file of a campaign before the C and Python clients calls {@code java_clients})
      * @throws IOException if it cannot be read or is not a replay file, naming what is missing
      */
     public static Map<String, String> readReplay(final Path replay) throws IOException
     {
         final String text = Files.readString(replay);
         final Map<String, String> fields = new TreeMap<>();
-        for (final String name : List.of("seed", "duration_s", "java_clients"))
+        for (final String name : List.of("seed", "duration_s", "client_processes"))
         {
-            final java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + name + "\"\\s*:\\s*(-?[0-9]+)").matcher(text);
-            if (!m.find())
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + name + "\"\\s*:\\s*(-?[0-9]+)").matcher(text);
+            boolean found = m.find();
+            if (!found && "client_processes".equals(name))
+            {
+                m = java.util.regex.Pattern.compile("\"java_clients\"\\s*:\\s*(-?[0-9]+)").matcher(text);
+                found = m.find();
+            }
+            if (!found)
             {
                 throw new IOException(replay + " is not a chaos replay file: it has no \"" + name + "\"");
             }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -35,6 +36,51 @@ public final class ChaosReport
     long pagesAcknowledged;
     final List<String> failures = new ArrayList<>();
     final List<String> notes = new ArrayList<>();
+    /** Each client language asked for, in the order asked, with what its processes did (or why none ran). */
+    final Map<String, LanguageFigures> clientsByLanguage = new LinkedHashMap<>();
+
+    /**
+     * What one language's honest client processes did: the totals each process last reported, summed over
+     * every process of the language (those killed included), and what the campaign did to them.
+     */
+    public static final class LanguageFigures
+    {
+        /** Null when its processes ran, else what is missing to run them and how to get it. */
+        String missing;
+        long started;
+        long killed;
+        long stopped;
+        long pagesVerified;
+        long wrongBytesServed;
+        long pagesCommitted;
+        long pagesAcknowledged;
+        long requests;
+        long refused;
+
+        /** @return processes started */
+        public long started()
+        {
+            return started;
+        }
+
+        /** @return processes killed by the client-kill faults (kill -9 holding pins, mid-write, at random) */
+        public long killed()
+        {
+            return killed;
+        }
+
+        /** @return pages its processes read and found right */
+        public long pagesVerified()
+        {
+            return pagesVerified;
+        }
+
+        /** @return null when it ran, else what is missing */
+        public String missing()
+        {
+            return missing;
+        }
+    }
 
     /** @return whether a must-be-zero figure is not zero, or something else that must not happen happened */
     public boolean failed()
@@ -90,6 +136,12 @@ public final class ChaosReport
         return notes;
     }
 
+    /** @return each client language asked for and what its processes did */
+    public Map<String, LanguageFigures> clientsByLanguage()
+    {
+        return clientsByLanguage;
+    }
+
     /** @return the report as one JSON object, with the keys docs/chaos.md lists */
     public String toJson()
     {
@@ -113,6 +165,28 @@ public final class ChaosReport
             json.writeNumberField("client_stops", clientStops);
             json.writeNumberField("engine_restarts", engineRestarts);
             json.writeNumberField("hostile_refused", hostileRefused);
+            json.writeObjectFieldStart("clients_by_language");
+            for (final Map.Entry<String, LanguageFigures> language : clientsByLanguage.entrySet())
+            {
+                final LanguageFigures f = language.getValue();
+                json.writeObjectFieldStart(language.getKey());
+                json.writeBooleanField("ran", f.missing == null);
+                if (f.missing != null)
+                {
+                    json.writeStringField("missing", f.missing);
+                }
+                json.writeNumberField("started", f.started);
+                json.writeNumberField("killed", f.killed);
+                json.writeNumberField("stopped", f.stopped);
+                json.writeNumberField("pages_verified", f.pagesVerified);
+                json.writeNumberField("wrong_bytes_served", f.wrongBytesServed);
+                json.writeNumberField("pages_committed", f.pagesCommitted);
+                json.writeNumberField("pages_acknowledged", f.pagesAcknowledged);
+                json.writeNumberField("requests", f.requests);
+                json.writeNumberField("commits_refused", f.refused);
+                json.writeEndObject();
+            }
+            json.writeEndObject();
             json.writeFieldName("tiers");
             json.writeRawValue(tiersJson);
             json.writeNumberField("seed", seed);
@@ -140,6 +214,11 @@ public final class ChaosReport
         out.append(String.format("  reservations leaked       %,d   (must be 0)%n", reservationsLeaked));
         out.append(String.format("  client kills %d, stops %d, engine restarts %d, hostile requests refused %d%n", clientKills, clientStops,
             engineRestarts, hostileRefused));
+        clientsByLanguage.forEach((language, f) -> out.append(f.missing != null
+            ? String.format("  %-7s clients did not run: %s%n", language, f.missing)
+            : String.format("  %-7s clients: %d started, %d killed, %d stopped; %,d pages verified, %,d wrong, %,d committed, %,d acknowledged,"
+                + " %,d requests%n", language, f.started, f.killed, f.stopped, f.pagesVerified, f.wrongBytesServed, f.pagesCommitted,
+                f.pagesAcknowledged, f.requests)));
         out.append("  faults:");
         faults.forEach((kind, count) -> out.append(' ').append(kind).append('=').append(count));
         out.append(System.lineSeparator());
