@@ -298,22 +298,30 @@ class KvtierHiCacheStorage(HiCacheStorage):
             client = self._connected()
             if client is None:
                 return out
-            done = 0
-            try:
-                while done < len(keys):
-                    n = self._get_chunk(client, keys, pages, done, out)
-                    if not all(out[done:done + n]):
-                        break
-                    done += n
-            except Exception as e:  # SGLang's prefetch thread must get its list
-                self._failed("batch_get_v1", e)
-            loaded = out.index(False) if False in out else len(out)
-            out[loaded:] = [False] * (len(out) - loaded)
+            loaded = self._chunks("batch_get_v1", self._get_chunk, client, keys, pages, out)
             self.counts["loaded_pages"] += loaded
             if loaded:
                 self._metrics.prefetch_pgs.append(loaded)
                 self._metrics.prefetch_bandwidth.append(loaded * self.page_bytes / max(time.monotonic() - started, 1e-9) / 1e9)
         return out
+
+    def _chunks(self, call: str, transfer, client, keys, pages, out) -> int:
+        """Runs ``transfer`` (``_get_chunk`` or ``_set_chunk``) over ``keys`` a chunk of ``max_keys`` at a time until a
+        chunk leaves a page out; returns the leading run of pages done, every entry of ``out`` after it False. An
+        exception ends the batch, counted as ``call``'s failure and never raised: SGLang's prefetch and backup threads
+        must get their answer."""
+        done = 0
+        try:
+            while done < len(keys):
+                n = transfer(client, keys, pages, done, out)
+                if not all(out[done:done + n]):
+                    break
+                done += n
+        except Exception as e:
+            self._failed(call, e)
+        run = out.index(False) if False in out else len(out)
+        out[run:] = [False] * (len(out) - run)
+        return run
 
     def _get_chunk(self, client, keys, pages, start, out) -> int:
         """ACQUIREs keys[start:start + max_keys], copies each pinned page of the expected length into its host
@@ -360,17 +368,7 @@ class KvtierHiCacheStorage(HiCacheStorage):
             client = self._connected()
             if client is None:
                 return out
-            done = 0
-            try:
-                while done < len(keys):
-                    n = self._set_chunk(client, keys, pages, done, out)
-                    if not all(out[done:done + n]):
-                        break
-                    done += n
-            except Exception as e:  # SGLang's backup thread must get its list
-                self._failed("batch_set_v1", e)
-            stored = out.index(False) if False in out else len(out)
-            out[stored:] = [False] * (len(out) - stored)
+            stored = self._chunks("batch_set_v1", self._set_chunk, client, keys, pages, out)
             self.counts["stored_pages"] += stored
             self.counts["failed_pages"] += len(out) - stored
             if stored:
@@ -468,17 +466,7 @@ class KvtierHiCacheStorage(HiCacheStorage):
                     return False
             buffers = [ctypes.create_string_buffer(d, len(d)) for d in data]
             pages = [[(ctypes.addressof(b), len(b))] for b in buffers]
-            out = [False] * len(keys)
-            done = 0
-            try:
-                while done < len(keys):
-                    n = self._set_chunk(client, keys, pages, done, out)
-                    if not all(out[done:done + n]):
-                        break
-                    done += n
-            except Exception as e:  # the legacy backup path must get its bool
-                self._failed("batch_set", e)
-            ok = out.index(False) if False in out else len(out)
+            ok = self._chunks("batch_set", self._set_chunk, client, keys, pages, [False] * len(keys))
             self.counts["stored_pages"] += ok
             return ok == len(keys)
 
