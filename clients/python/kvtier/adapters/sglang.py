@@ -290,20 +290,29 @@ class KvtierHiCacheStorage(HiCacheStorage):
         out = [False] * len(keys)
         started = time.monotonic()
         with self._lock:
-            try:
-                pages = self._pages(keys, host_indices)
-            except Exception as e:  # whatever the host pool makes of them: a raise here would end HiCache's thread
-                self._note("batch_get_v1 of %d keys refused: %s" % (len(keys), e))
+            begun = self._begin("batch_get_v1", keys, host_indices)
+            if begun is None:
                 return out
-            client = self._connected()
-            if client is None:
-                return out
+            client, pages = begun
             loaded = self._chunks("batch_get_v1", self._get_chunk, client, keys, pages, out)
             self.counts["loaded_pages"] += loaded
             if loaded:
                 self._metrics.prefetch_pgs.append(loaded)
                 self._metrics.prefetch_bandwidth.append(loaded * self.page_bytes / max(time.monotonic() - started, 1e-9) / 1e9)
         return out
+
+    def _begin(self, call: str, keys, host_indices) -> Optional[Tuple[kv.Client, List[List[Tuple[int, int]]]]]:
+        """The session and the host pages of ``keys`` for a v1 batch, or None (the reason noted) when the host pool
+        refuses them or no engine answers; the caller holds the lock."""
+        try:
+            pages = self._pages(keys, host_indices)
+        except Exception as e:  # whatever the host pool makes of them: a raise here would end HiCache's thread
+            self._note("%s of %d keys refused: %s" % (call, len(keys), e))
+            return None
+        client = self._connected()
+        if client is None:
+            return None
+        return client, pages
 
     def _chunks(self, call: str, transfer, client, keys, pages, out) -> int:
         """Runs ``transfer`` (``_get_chunk`` or ``_set_chunk``) over ``keys`` a chunk of ``max_keys`` at a time until a
@@ -360,14 +369,10 @@ class KvtierHiCacheStorage(HiCacheStorage):
             # MLA, TP rank > 0: rank 0 stores the one copy of these very bytes.
             return [True] * len(keys)
         with self._lock:
-            try:
-                pages = self._pages(keys, host_indices)
-            except Exception as e:  # whatever the host pool makes of them: a raise here would end HiCache's thread
-                self._note("batch_set_v1 of %d keys refused: %s" % (len(keys), e))
+            begun = self._begin("batch_set_v1", keys, host_indices)
+            if begun is None:
                 return out
-            client = self._connected()
-            if client is None:
-                return out
+            client, pages = begun
             stored = self._chunks("batch_set_v1", self._set_chunk, client, keys, pages, out)
             self.counts["stored_pages"] += stored
             self.counts["failed_pages"] += len(out) - stored
