@@ -162,15 +162,7 @@ class NativeClientEndToEndTest
     @Test
     void aClientOfAnotherUserAttachesByDescriptorsAtMinor2AndIsRefusedAtMinor1() throws Exception
     {
-        assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
-        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        assumeTrue(ownUid == 0, "running a client as uid " + OTHER_UID + " needs this test to run as root (it runs as uid " + ownUid + ")");
-        assumeTrue(onPath("setpriv"), "setpriv is not installed (apt-get install util-linux)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")),
-            "no /usr/bin/python3 for uid " + OTHER_UID + " (apt-get install python3)");
-        final String group = groupName(OTHER_UID);
-        assumeTrue(group != null, "no group of gid " + OTHER_UID + " in /etc/group");
+        final String group = assumeOtherUser();
         // the other user reaches the socket only: the directory is searchable, every file in it stays 0600
         Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx--x--x"));
         final Map<String, String> settings = IpcTestSupport.settings(directory, 64);
@@ -208,15 +200,7 @@ class NativeClientEndToEndTest
     @Test
     void aClientOfAnotherUserNotOnTheAllowListsIsRefusedAtTheSocket() throws Exception
     {
-        assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
-        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        assumeTrue(ownUid == 0, "running a client as uid " + OTHER_UID + " needs this test to run as root (it runs as uid " + ownUid + ")");
-        assumeTrue(onPath("setpriv"), "setpriv is not installed (apt-get install util-linux)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")),
-            "no /usr/bin/python3 for uid " + OTHER_UID + " (apt-get install python3)");
-        final String group = groupName(OTHER_UID);
-        assumeTrue(group != null, "no group of gid " + OTHER_UID + " in /etc/group");
+        final String group = assumeOtherUser();
         Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx--x--x"));
         for (final boolean throughGroup : new boolean[] {true, false})
         {
@@ -402,6 +386,26 @@ class NativeClientEndToEndTest
         settings.put("tier.disk.dir", directory.resolve("l3").toString());
         settings.put(EngineConfig.POLICY_PREFETCH, "wait-complete");
         return settings;
+    }
+
+    /**
+     * A client of uid {@link #OTHER_UID} needs the C client's library, this test running as root, setpriv, a
+     * /usr/bin/python3 and a group of that gid: else the test skips, saying which is missing.
+     *
+     * @return the name of that group
+     */
+    private static String assumeOtherUser() throws IOException
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
+        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        assumeTrue(ownUid == 0, "running a client as uid " + OTHER_UID + " needs this test to run as root (it runs as uid " + ownUid + ")");
+        assumeTrue(onPath("setpriv"), "setpriv is not installed (apt-get install util-linux)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")),
+            "no /usr/bin/python3 for uid " + OTHER_UID + " (apt-get install python3)");
+        final String group = groupName(OTHER_UID);
+        assumeTrue(group != null, "no group of gid " + OTHER_UID + " in /etc/group");
+        return group;
     }
 
     /** The name of the group of this gid in /etc/group, or null. */
