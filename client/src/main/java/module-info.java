@@ -16,4 +16,7 @@ module io.kvtier.client
     // The pool file as every process that maps it sees it (descriptors, page state word, read sides,
     // MappedPool, PoolClient): the engine's owner side, kvtier stat, bench.
     exports io.kvtier.client.pool;
+    // Which python3 runs the Python package's engine adapters: cli's engine drivers, and the engine's adapter tests
+    // (which compile patched into the engine's module).
+    exports io.kvtier.client.python to io.kvtier.engine, io.kvtier.cli;
 }

@@ -290,30 +290,47 @@ class KvtierHiCacheStorage(HiCacheStorage):
         out = [False] * len(keys)
         started = time.monotonic()
         with self._lock:
-            try:
-                pages = self._pages(keys, host_indices)
-            except Exception as e:  # whatever the host pool makes of them: a raise here would end HiCache's thread
-                self._note("batch_get_v1 of %d keys refused: %s" % (len(keys), e))
+            begun = self._begin("batch_get_v1", keys, host_indices)
+            if begun is None:
                 return out
-            client = self._connected()
-            if client is None:
-                return out
-            done = 0
-            try:
-                while done < len(keys):
-                    n = self._get_chunk(client, keys, pages, done, out)
-                    if not all(out[done:done + n]):
-                        break
-                    done += n
-            except Exception as e:  # SGLang's prefetch thread must get its list
-                self._failed("batch_get_v1", e)
-            loaded = out.index(False) if False in out else len(out)
-            out[loaded:] = [False] * (len(out) - loaded)
+            client, pages = begun
+            loaded = self._chunks("batch_get_v1", self._get_chunk, client, keys, pages, out)
             self.counts["loaded_pages"] += loaded
             if loaded:
                 self._metrics.prefetch_pgs.append(loaded)
                 self._metrics.prefetch_bandwidth.append(loaded * self.page_bytes / max(time.monotonic() - started, 1e-9) / 1e9)
         return out
+
+    def _begin(self, call: str, keys, host_indices) -> Optional[Tuple[kv.Client, List[List[Tuple[int, int]]]]]:
+        """The session and the host pages of ``keys`` for a v1 batch, or None (the reason noted) when the host pool
+        refuses them or no engine answers; the caller holds the lock."""
+        try:
+            pages = self._pages(keys, host_indices)
+        except Exception as e:  # whatever the host pool makes of them: a raise here would end HiCache's thread
+            self._note("%s of %d keys refused: %s" % (call, len(keys), e))
+            return None
+        client = self._connected()
+        if client is None:
+            return None
+        return client, pages
+
+    def _chunks(self, call: str, transfer, client, keys, pages, out) -> int:
+        """Runs ``transfer`` (``_get_chunk`` or ``_set_chunk``) over ``keys`` a chunk of ``max_keys`` at a time until a
+        chunk leaves a page out; returns the leading run of pages done, every entry of ``out`` after it False. An
+        exception ends the batch, counted as ``call``'s failure and never raised: SGLang's prefetch and backup threads
+        must get their answer."""
+        done = 0
+        try:
+            while done < len(keys):
+                n = transfer(client, keys, pages, done, out)
+                if not all(out[done:done + n]):
+                    break
+                done += n
+        except Exception as e:
+            self._failed(call, e)
+        run = out.index(False) if False in out else len(out)
+        out[run:] = [False] * (len(out) - run)
+        return run
 
     def _get_chunk(self, client, keys, pages, start, out) -> int:
         """ACQUIREs keys[start:start + max_keys], copies each pinned page of the expected length into its host
@@ -352,25 +369,11 @@ class KvtierHiCacheStorage(HiCacheStorage):
             # MLA, TP rank > 0: rank 0 stores the one copy of these very bytes.
             return [True] * len(keys)
         with self._lock:
-            try:
-                pages = self._pages(keys, host_indices)
-            except Exception as e:  # whatever the host pool makes of them: a raise here would end HiCache's thread
-                self._note("batch_set_v1 of %d keys refused: %s" % (len(keys), e))
+            begun = self._begin("batch_set_v1", keys, host_indices)
+            if begun is None:
                 return out
-            client = self._connected()
-            if client is None:
-                return out
-            done = 0
-            try:
-                while done < len(keys):
-                    n = self._set_chunk(client, keys, pages, done, out)
-                    if not all(out[done:done + n]):
-                        break
-                    done += n
-            except Exception as e:  # SGLang's backup thread must get its list
-                self._failed("batch_set_v1", e)
-            stored = out.index(False) if False in out else len(out)
-            out[stored:] = [False] * (len(out) - stored)
+            client, pages = begun
+            stored = self._chunks("batch_set_v1", self._set_chunk, client, keys, pages, out)
             self.counts["stored_pages"] += stored
             self.counts["failed_pages"] += len(out) - stored
             if stored:
@@ -468,17 +471,7 @@ class KvtierHiCacheStorage(HiCacheStorage):
                     return False
             buffers = [ctypes.create_string_buffer(d, len(d)) for d in data]
             pages = [[(ctypes.addressof(b), len(b))] for b in buffers]
-            out = [False] * len(keys)
-            done = 0
-            try:
-                while done < len(keys):
-                    n = self._set_chunk(client, keys, pages, done, out)
-                    if not all(out[done:done + n]):
-                        break
-                    done += n
-            except Exception as e:  # the legacy backup path must get its bool
-                self._failed("batch_set", e)
-            ok = out.index(False) if False in out else len(out)
+            ok = self._chunks("batch_set", self._set_chunk, client, keys, pages, [False] * len(keys))
             self.counts["stored_pages"] += ok
             return ok == len(keys)
 

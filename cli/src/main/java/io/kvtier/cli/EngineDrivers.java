@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvtier.bench.ipc.PythonRoundTrips;
 import io.kvtier.bench.workload.ChatWorkload;
+import io.kvtier.client.python.PythonInterpreter;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -14,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The Python engine drivers ({@code clients/python/kvtier/drivers}), which call kvtier's SGLang, vLLM and LMCache
@@ -66,7 +66,9 @@ final class EngineDrivers
         {
             return new Found(null, "this checkout has no " + kind + " driver (" + driver + ")");
         }
-        return new Found(new EngineDrivers(binding, python(), logDirectory), null);
+        final String interpreter = PythonInterpreter.withTorch();
+        // null only without any python3, which missing() has already reported
+        return new Found(new EngineDrivers(binding, interpreter == null ? "python3" : interpreter, logDirectory), null);
     }
 
     /**
@@ -75,38 +77,6 @@ final class EngineDrivers
      */
     record Found(EngineDrivers drivers, String missing)
     {
-    }
-
-    /**
-     * @return a python3 that imports torch (the adapters hand engines' tensors over as torch does) when there is one: the
-     *         PATH's first, else Debian's {@code /usr/bin/python3}, where {@code python3-torch} installs; else the PATH's
-     */
-    static String python() throws IOException, InterruptedException
-    {
-        final List<String> candidates = new ArrayList<>();
-        for (final String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
-        {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "python3")))
-            {
-                candidates.add(Path.of(dir, "python3").toString());
-                break;
-            }
-        }
-        if (Files.isExecutable(Path.of("/usr/bin/python3")))
-        {
-            candidates.add("/usr/bin/python3");
-        }
-        for (final String candidate : candidates)
-        {
-            final Process probe = new ProcessBuilder(candidate, "-c", "import torch").redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (probe.waitFor(2, TimeUnit.MINUTES) && probe.exitValue() == 0)
-            {
-                return candidate;
-            }
-            probe.destroyForcibly();
-        }
-        return candidates.isEmpty() ? "python3" : candidates.getFirst();
     }
 
     /** @return the interpreter the drivers run under */

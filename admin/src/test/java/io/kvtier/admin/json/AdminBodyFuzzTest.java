@@ -1,5 +1,6 @@
 package io.kvtier.admin.json;
 
+import io.kvtier.client.testing.FuzzTries;
 import io.kvtier.spi.PageKey;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

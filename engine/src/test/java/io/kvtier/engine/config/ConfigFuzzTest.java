@@ -1,5 +1,6 @@
 package io.kvtier.engine.config;
 
+import io.kvtier.client.testing.FuzzTries;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

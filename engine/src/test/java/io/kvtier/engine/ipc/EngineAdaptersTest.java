@@ -1,5 +1,6 @@
 package io.kvtier.engine.ipc;
 
+import io.kvtier.client.python.PythonInterpreter;
 import io.kvtier.engine.Engine;
 
 import org.junit.jupiter.api.Test;
@@ -9,7 +10,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -127,7 +127,7 @@ class EngineAdaptersTest
     {
         assumeTrue(Files.exists(LIBRARY),
             "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
-        final String python = python();
+        final String python = PythonInterpreter.withTorch();
         assumeTrue(python != null, "python3 is not installed (apt-get install python3)");
         try (Engine engine = IpcTestSupport.start(settings))
         {
@@ -151,35 +151,6 @@ class EngineAdaptersTest
 
     record Run(int exit, String output)
     {
-    }
-
-    /** A python3 that imports torch if there is one, else the first python3 there is, else null. */
-    static String python() throws IOException, InterruptedException
-    {
-        final List<String> candidates = new ArrayList<>();
-        for (final String dir : System.getenv().getOrDefault("PATH", "").split(":"))
-        {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "python3")))
-            {
-                candidates.add(Path.of(dir, "python3").toString());
-                break;
-            }
-        }
-        if (Files.isExecutable(Path.of("/usr/bin/python3")))
-        {
-            candidates.add("/usr/bin/python3");
-        }
-        for (final String candidate : candidates)
-        {
-            final Process probe = new ProcessBuilder(candidate, "-c", "import torch").redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (probe.waitFor(2, TimeUnit.MINUTES) && probe.exitValue() == 0)
-            {
-                return candidate;
-            }
-            probe.destroyForcibly();
-        }
-        return candidates.isEmpty() ? null : candidates.getFirst();
     }
 
     private Run run(final List<String> command, final Map<String, String> environment) throws IOException, InterruptedException

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -88,20 +89,12 @@ class NativeClientEndToEndTest
     @Test
     void thePythonBindingAndItsExamplesWorkAgainstTheEngine() throws Exception
     {
-        assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
-        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
-        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 256)))
-        {
-            final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_client.EndToEndTest"), PYTHON,
-                Map.of("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString(), "KVTIER_CLIENT_LIB", LIBRARY.toString()));
-            assertThat(run.exit()).as(run.output()).isZero();
-            assertThat(run.output()).contains("OK", "test_device_save_then_load_bytes_equal").doesNotContain("skipped")
-                .contains("test_a_1_2_session_maps_the_welcomes_descriptors", "test_host_fd_save_then_load_every_byte",
-                    "test_descriptor_numbers_are_taken_by_a_registration", "test_payload_length_and_trailer_of_a_pinned_page",
-                    "test_stats_values_named_by_the_counters_region", "test_minor_1_opens_the_files_by_path");
-            awaitNoClients(engine);
-        }
+        final Run run = runPythonTests(IpcTestSupport.settings(directory, 256), "test_kvtier_client.EndToEndTest",
+            Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString()), null);
+        assertThat(run.output()).contains("test_device_save_then_load_bytes_equal",
+            "test_a_1_2_session_maps_the_welcomes_descriptors", "test_host_fd_save_then_load_every_byte",
+            "test_descriptor_numbers_are_taken_by_a_registration", "test_payload_length_and_trailer_of_a_pinned_page",
+            "test_stats_values_named_by_the_counters_region", "test_minor_1_opens_the_files_by_path");
     }
 
     /**
@@ -112,41 +105,21 @@ class NativeClientEndToEndTest
     @Test
     void theInstalledPythonPackageChecksARunningEngine() throws Exception
     {
-        assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
-        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
-        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 256)))
-        {
-            final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_package.InstallTest"), PYTHON,
-                Map.of("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString()));
-            assertThat(run.exit()).as(run.output()).isZero();
-            assumeTrue(!run.output().contains("apt-get install python3-venv"),
-                "python3 -m venv or ensurepip is missing (apt-get install python3-venv): " + run.output());
-            assertThat(run.output()).contains("test_installed_cli_reads_a_running_engines_stats_and_looks_up",
-                "test_installed_package_imports_with_its_own_library_and_the_project_version",
-                "test_installed_package_carries_the_engine_adapters_their_contracts_and_drivers", "Ran 5 tests", "OK")
-                .doesNotContain("skipped");
-            awaitNoClients(engine);
-        }
+        // no KVTIER_CLIENT_LIB: the installed package loads the library it carries
+        final Run run = runPythonTests(IpcTestSupport.settings(directory, 256), "test_kvtier_package.InstallTest", Map.of(),
+            "python3-venv");
+        assertThat(run.output()).contains("test_installed_cli_reads_a_running_engines_stats_and_looks_up",
+            "test_installed_package_imports_with_its_own_library_and_the_project_version",
+            "test_installed_package_carries_the_engine_adapters_their_contracts_and_drivers", "Ran 5 tests");
     }
 
     /** Section 4 from Python: every operation's entries and Result Count, on an engine with an L3. */
     @Test
     void thePythonBindingSeesAnEntryForEverySlotOfEveryOperation() throws Exception
     {
-        assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
-        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
-        try (Engine engine = IpcTestSupport.start(withL3(IpcTestSupport.settings(directory, 256))))
-        {
-            final Run run = run(List.of("python3", "-m", "unittest", "-v", "test_kvtier_client.EntriesTest"), PYTHON,
-                Map.of("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString(), "KVTIER_CLIENT_LIB", LIBRARY.toString(),
-                    "KVTIER_PREFETCH_WAITS", "1"));
-            assertThat(run.exit()).as(run.output()).isZero();
-            assertThat(run.output()).contains("test_every_operation", "test_a_lookup_whose_prefetch_is_waited_for", "OK")
-                .doesNotContain("skipped");
-            awaitNoClients(engine);
-        }
+        final Run run = runPythonTests(withL3(IpcTestSupport.settings(directory, 256)), "test_kvtier_client.EntriesTest",
+            Map.of("KVTIER_CLIENT_LIB", LIBRARY.toString(), "KVTIER_PREFETCH_WAITS", "1"), null);
+        assertThat(run.output()).contains("test_every_operation", "test_a_lookup_whose_prefetch_is_waited_for");
     }
 
     /** The uid the other-user test drops to, and its primary group's (nobody, nogroup on Debian). */
@@ -189,15 +162,7 @@ class NativeClientEndToEndTest
     @Test
     void aClientOfAnotherUserAttachesByDescriptorsAtMinor2AndIsRefusedAtMinor1() throws Exception
     {
-        assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
-        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        assumeTrue(ownUid == 0, "running a client as uid " + OTHER_UID + " needs this test to run as root (it runs as uid " + ownUid + ")");
-        assumeTrue(onPath("setpriv"), "setpriv is not installed (apt-get install util-linux)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")),
-            "no /usr/bin/python3 for uid " + OTHER_UID + " (apt-get install python3)");
-        final String group = groupName(OTHER_UID);
-        assumeTrue(group != null, "no group of gid " + OTHER_UID + " in /etc/group");
+        final String group = assumeOtherUser();
         // the other user reaches the socket only: the directory is searchable, every file in it stays 0600
         Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx--x--x"));
         final Map<String, String> settings = IpcTestSupport.settings(directory, 64);
@@ -235,15 +200,7 @@ class NativeClientEndToEndTest
     @Test
     void aClientOfAnotherUserNotOnTheAllowListsIsRefusedAtTheSocket() throws Exception
     {
-        assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
-        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        assumeTrue(ownUid == 0, "running a client as uid " + OTHER_UID + " needs this test to run as root (it runs as uid " + ownUid + ")");
-        assumeTrue(onPath("setpriv"), "setpriv is not installed (apt-get install util-linux)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")),
-            "no /usr/bin/python3 for uid " + OTHER_UID + " (apt-get install python3)");
-        final String group = groupName(OTHER_UID);
-        assumeTrue(group != null, "no group of gid " + OTHER_UID + " in /etc/group");
+        final String group = assumeOtherUser();
         Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx--x--x"));
         for (final boolean throughGroup : new boolean[] {true, false})
         {
@@ -275,9 +232,7 @@ class NativeClientEndToEndTest
     @Test
     void aRefusedHelloSurfacesInPythonAsItsCodeAndTheEnginesMessage() throws Exception
     {
-        assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
-        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
+        assumePythonBinding();
         final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         final Map<String, String> settings = IpcTestSupport.settings(directory, 16);
         settings.put("ipc.allowed-uids", String.valueOf(ownUid + 4242));
@@ -318,9 +273,7 @@ class NativeClientEndToEndTest
     @Test
     void aPythonClientKilledWithSigkillGivesBackItsPinsAndItsReservationsNeverBecomeVisible() throws Exception
     {
-        assumeTrue(Files.exists(LIBRARY),
-            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
-        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
+        assumePythonBinding();
         try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 64)))
         {
             final String socket = IpcTestSupport.socket(engine).toString();
@@ -369,6 +322,43 @@ class NativeClientEndToEndTest
         }
     }
 
+    /**
+     * Runs {@code python3 -m unittest -v tests} in clients/python against an engine of these settings, with
+     * KVTIER_SOCKET naming its socket and this environment besides: it passed with no test skipped, and every client
+     * process has gone.
+     *
+     * @param skipsWithout a Debian package without which the tests skip, saying {@code apt-get install} it: then this
+     *                     test is skipped too; or null, when every skip fails it
+     */
+    private Run runPythonTests(final Map<String, String> settings, final String tests, final Map<String, String> environment,
+                               final String skipsWithout) throws Exception
+    {
+        assumePythonBinding();
+        try (Engine engine = IpcTestSupport.start(settings))
+        {
+            final Map<String, String> withSocket = new HashMap<>(environment);
+            withSocket.put("KVTIER_SOCKET", IpcTestSupport.socket(engine).toString());
+            final Run run = run(List.of("python3", "-m", "unittest", "-v", tests), PYTHON, withSocket);
+            assertThat(run.exit()).as(run.output()).isZero();
+            if (skipsWithout != null)
+            {
+                assumeTrue(!run.output().contains("apt-get install " + skipsWithout),
+                    "the Python tests need what " + skipsWithout + " gives (apt-get install " + skipsWithout + "): " + run.output());
+            }
+            assertThat(run.output()).contains("OK").doesNotContain("skipped");
+            awaitNoClients(engine);
+            return run;
+        }
+    }
+
+    /** The Python binding's tests need the C client's library and python3: else the test skips, saying which. */
+    private static void assumePythonBinding()
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
+        assumeTrue(onPath("python3"), "python3 is not installed (apt-get install python3)");
+    }
+
     /** Runs the C test with these arguments (options, then scenarios) against an engine of these settings: every check passes. */
     private Run runC(final Map<String, String> settings, final String... arguments) throws Exception
     {
@@ -396,6 +386,26 @@ class NativeClientEndToEndTest
         settings.put("tier.disk.dir", directory.resolve("l3").toString());
         settings.put(EngineConfig.POLICY_PREFETCH, "wait-complete");
         return settings;
+    }
+
+    /**
+     * A client of uid {@link #OTHER_UID} needs the C client's library, this test running as root, setpriv, a
+     * /usr/bin/python3 and a group of that gid: else the test skips, saying which is missing.
+     *
+     * @return the name of that group
+     */
+    private static String assumeOtherUser() throws IOException
+    {
+        assumeTrue(Files.exists(LIBRARY),
+            "the C client is not built at " + LIBRARY + " (the clients module builds it with gcc and make: apt-get install gcc make)");
+        final int ownUid = (Integer)Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        assumeTrue(ownUid == 0, "running a client as uid " + OTHER_UID + " needs this test to run as root (it runs as uid " + ownUid + ")");
+        assumeTrue(onPath("setpriv"), "setpriv is not installed (apt-get install util-linux)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")),
+            "no /usr/bin/python3 for uid " + OTHER_UID + " (apt-get install python3)");
+        final String group = groupName(OTHER_UID);
+        assumeTrue(group != null, "no group of gid " + OTHER_UID + " in /etc/group");
+        return group;
     }
 
     /** The name of the group of this gid in /etc/group, or null. */

@@ -1,6 +1,7 @@
 package io.kvtier.engine.pool;
 
 import io.kvtier.client.pool.PageFrameDescriptor;
+import io.kvtier.client.testing.FuzzTries;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

@@ -1,4 +1,4 @@
-package io.kvtier.engine.config;
+package io.kvtier.client.testing;
 
 import net.jqwik.api.lifecycle.AroundPropertyHook;
 import net.jqwik.api.lifecycle.PropagationMode;
@@ -9,15 +9,16 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 /**
  * Lets a long fuzzing run replace the modest tries a fuzz property runs in the build:
  * {@code -Dkvtier.fuzz.tries=N} gives every property of a class that adds this hook N tries
- * (docs/RELIABILITY.md). Without the property each keeps the tries its annotation names.
+ * (docs/RELIABILITY.md). Without the property each keeps the tries its annotation names. One class for the fuzz tests
+ * of every module: this module's test jar carries it to engine, admin and bench, which all depend on the client.
  */
-final class FuzzTries implements AroundPropertyHook
+public final class FuzzTries implements AroundPropertyHook
 {
     /** The system property a long run sets. */
     static final String PROPERTY = "kvtier.fuzz.tries";
 
     /** Created by jqwik, once per property it wraps. */
-    FuzzTries()
+    public FuzzTries()
     {
     }
 
