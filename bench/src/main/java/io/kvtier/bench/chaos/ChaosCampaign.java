@@ -61,12 +61,12 @@ public final class ChaosCampaign
      */
     private static final long QUARANTINE_MS = STOP_MS + 7_000;
     /**
-     * The tier faults' rates: L3 sees few reads (most are pool hits), so the read faults that are rare in the
-     * wild (slow, stalled) are drawn as often as the others, enough for a campaign of 45 minutes to inject
-     * every kind 100 times and a 2-minute one each at least once.
+     * The tier faults' rates: L3 sees few calls (most reads are pool hits, and pages are written to L3 once),
+     * so every kind, the rare ones in the wild (slow, stalled) too, is drawn at about 1%: a campaign of an hour
+     * makes some 15,000 L3 reads and as many writes, enough to inject each about 100 times or more.
      */
-    private static final String TIER_FAULTS = "eio-read:0.01, eio-write:0.01, enospc-write:0.01, slow-read:0.01, stall-read:0.006, "
-        + "block-call:0.001, short-read:0.01, torn-write:0.005, bit-flip:0.01, replace:0.005, late-write:0.005";
+    private static final String TIER_FAULTS = "eio-read:0.012, eio-write:0.012, enospc-write:0.012, slow-read:0.012, stall-read:0.012, "
+        + "block-call:0.0025, short-read:0.012, torn-write:0.012, bit-flip:0.012, replace:0.012, late-write:0.012";
 
     /** The rate a tier fault kind not injected yet is raised to. */
     private static final double BOOSTED_RATE = 0.05;
@@ -90,6 +90,9 @@ public final class ChaosCampaign
     private final java.util.concurrent.atomic.AtomicBoolean cleanedUp = new java.util.concurrent.atomic.AtomicBoolean();
     private EngineProcess engine;
     private boolean everyTierKindSeen;
+    private long engineStarts;
+    private Path enginePool;
+    private Path[] l3Dirs;
     private String boosted = "";
     private Path shmDir;
     private Path l3Mount;
@@ -179,7 +182,7 @@ public final class ChaosCampaign
         Runtime.getRuntime().addShutdownHook(hook);
         try
         {
-            engine.start(List.of());
+            startEngine();
             event("engine started, pid " + engine.pid() + (faultTier ? ", tier faults on" : ", no tier faults"));
             for (int slot = 0; slot < slots.length; slot++)
             {
@@ -273,9 +276,19 @@ public final class ChaosCampaign
         }
     }
 
+    /** Writes the engine's config for its next run (each run's tier seeds its own), then starts it. */
+    private void startEngine() throws IOException, InterruptedException
+    {
+        writeConfig(enginePool, l3Dirs[0], l3Dirs[1]);
+        engineStarts++;
+        engine.start(List.of());
+    }
+
     /** Writes the engine's config: the pool, IPC with short leases, the admin API, and the two L3 tiers. */
     private Path writeConfig(final Path pool, final Path l3a, final Path l3b) throws IOException
     {
+        enginePool = pool;
+        l3Dirs = new Path[] {l3a, l3b};
         final List<String> lines = new ArrayList<>(List.of("pool.path = " + pool, "pool.size = 8MiB", "pool.page-size = " + PAGE_SIZE,
             "ipc.enabled = true", "ipc.ring-bytes = 64KiB", "ipc.client-timeout = " + CLIENT_TIMEOUT_MS + "ms",
             "lease.session-timeout = " + SESSION_TIMEOUT_MS + "ms", "lease.reservation-timeout = 1s", "lease.quarantine = " + QUARANTINE_MS + "ms",
@@ -297,11 +310,17 @@ public final class ChaosCampaign
             return;
         }
         final Path control = work.resolve("faults-" + name + ".ctl");
-        Files.writeString(control, "");
+        if (!Files.exists(control))
+        {
+            // Only at the first start: a restart keeps what the campaign set (boosted kinds, or healed).
+            Files.writeString(control, "");
+        }
         // A stall must outlast l3.io-timeout (1 s) to be one, and no more: the tier's default (31 s) would keep it out of
         // service for half a minute a time.
         lines.addAll(List.of(p + "type = faults", p + "wrap = posix", p + "wrap.dir = " + dir, p + "wrap.fanout-levels = 1",
-            p + "seed = " + (options.seed() * 31 + salt), p + "faults = " + TIER_FAULTS, p + "slow = 50ms", p + "stall = 2s",
+            // A seed of its own for each engine run: with one seed, every run replayed the same first draws, and a
+            // 65-minute campaign whose runs each made few L3 writes never reached a torn write or a replace.
+            p + "seed = " + (options.seed() * 31 + salt + 1_000_003L * engineStarts), p + "faults = " + TIER_FAULTS, p + "slow = 50ms", p + "stall = 2s",
             p + "fault-log = " + work.resolve("faults-" + name + ".jsonl"), p + "fault-control = " + control, p + "trusted = false"));
     }
 
@@ -660,7 +679,7 @@ public final class ChaosCampaign
                     client.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
                 }
                 count(fault);
-                engine.start(List.of());
+                startEngine();
                 report.engineRestarts++;
                 event("engine restarted on the same L3, pid " + engine.pid());
             }
@@ -917,7 +936,7 @@ public final class ChaosCampaign
         heal();
         if (!engine.alive())
         {
-            engine.start(List.of());
+            startEngine();
             report.engineRestarts++;
         }
         // Leaks: once no client is attached and the backups have ended, wait out every lease.
@@ -933,7 +952,7 @@ public final class ChaosCampaign
         // acknowledged as backed up.
         engine.kill();
         report.engineRestarts++;
-        engine.start(List.of());
+        startEngine();
         event("engine restarted with an empty pool for the healed verification");
         final Map<String, Long> tierFaults = FaultLogs.zeros();
         final Set<String> destroyed = new LinkedHashSet<>();
