@@ -70,6 +70,8 @@ public final class ChaosCampaign
 
     /** The rate a tier fault kind not injected yet is raised to. */
     private static final double BOOSTED_RATE = 0.05;
+    /** How often a fault the first round could not inject is drawn again before the campaign gives up on it. */
+    private static final int RETRIES = 5;
 
     private final ChaosOptions options;
     private final PrintWriter log;
@@ -91,6 +93,8 @@ public final class ChaosCampaign
     private EngineProcess engine;
     private boolean everyTierKindSeen;
     private long engineStarts;
+    /** How often each fault the first round could not inject was drawn again. */
+    private final Map<Fault, Integer> retried = new java.util.EnumMap<>(Fault.class);
     private Path enginePool;
     private Path[] l3Dirs;
     private String boosted = "";
@@ -193,7 +197,7 @@ public final class ChaosCampaign
             awaitClientsWorking();
             final long end = System.nanoTime() + options.duration().toNanos();
             // The first round always ends, so that every kind is injected once however slow the host.
-            while (System.nanoTime() < end || drawn == 0 || !firstRound.isEmpty())
+            while (System.nanoTime() < end || drawn == 0 || !firstRound.isEmpty() || owed() != null)
             {
                 Thread.sleep(100 + random.nextInt(700));
                 replaceDeadClients();
@@ -617,6 +621,13 @@ public final class ChaosCampaign
         {
             return firstRound.removeFirst();
         }
+        final Fault owed = owed();
+        if (owed != null)
+        {
+            retried.merge(owed, 1, Integer::sum);
+            event(owed.kind + " drawn again: the first round could not inject it (try " + retried.get(owed) + " of " + RETRIES + ")");
+            return owed;
+        }
         int total = 0;
         for (final Fault fault : Fault.values())
         {
@@ -632,6 +643,24 @@ public final class ChaosCampaign
             }
         }
         throw new AssertionError("weights");
+    }
+
+    /**
+     * @return a fault of the campaign's own the first round drew but could not inject (a client that did not pause
+     *         in time on a loaded host, a prlimit that failed), while it has tries left; null when none is owed
+     */
+    private Fault owed()
+    {
+        for (final Fault fault : Fault.values())
+        {
+            // Hostile attacks always count; a filesystem the command may not mount is skipped for good, saying why.
+            final boolean unavailable = fault == Fault.HOSTILE || fault == Fault.L3_FULL && l3Mount == null || fault == Fault.SHM_FULL && shmDir == null;
+            if (!unavailable && report.faults.getOrDefault(fault.kind, 0L) == 0 && retried.getOrDefault(fault, 0) < RETRIES)
+            {
+                return fault;
+            }
+        }
+        return null;
     }
 
     /** Counts a fault injected under its report name. */
