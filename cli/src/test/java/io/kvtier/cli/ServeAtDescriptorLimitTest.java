@@ -120,6 +120,7 @@ class ServeAtDescriptorLimitTest
             serve.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             Files.deleteIfExists(pool);
             Files.deleteIfExists(Path.of(pool + ".sock"));
+            Files.deleteIfExists(Path.of(pool + ".ipc"));
         }
     }
 }
