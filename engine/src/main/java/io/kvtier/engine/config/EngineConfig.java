@@ -577,7 +577,7 @@ public final class EngineConfig
             final String text = raw.get(key);
             if (text != null)
             {
-                return text.trim();
+                return Setting.trimAsciiBlanks(text);
             }
             for (final Setting<?> setting : EngineSettings.ALL)
             {

@@ -236,6 +236,31 @@ public final class Setting<T>
     }
 
     /**
+     * @param text a setting's text
+     * @return the text without the ASCII blanks (space, tab, line ends) around it; unlike {@link String#trim()}, other
+     *         control characters stay, so that a value of a NUL alone is refused naming its key, not read as empty
+     */
+    static String trimAsciiBlanks(final String text)
+    {
+        int from = 0;
+        int to = text.length();
+        while (from < to && isAsciiBlank(text.charAt(from)))
+        {
+            from++;
+        }
+        while (to > from && isAsciiBlank(text.charAt(to - 1)))
+        {
+            to--;
+        }
+        return text.substring(from, to);
+    }
+
+    private static boolean isAsciiBlank(final char c)
+    {
+        return c <= ' ' && Character.isWhitespace(c);
+    }
+
+    /**
      * Reads the value of a setting declared once for many names ({@code migration.<source>.trigger}) under
      * the key it was set with, so that an error names that key.
      *
@@ -246,7 +271,7 @@ public final class Setting<T>
      */
     T readAs(final String key, final String text, final Lookup lookup)
     {
-        final String trimmed = text == null ? null : text.trim();
+        final String trimmed = text == null ? null : trimAsciiBlanks(text);
         final T value;
         if (trimmed == null)
         {
