@@ -1,10 +1,8 @@
 package io.kvtier.engine;
 
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.CodeSource;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -100,20 +98,8 @@ final class ClassDirectories
     /** @return the directory a class was read from, or null when it came from a jar, the JDK's image or nowhere known */
     private static Path directoryOf(final Class<?> anchor)
     {
-        final CodeSource source = anchor.getProtectionDomain().getCodeSource();
-        if (source == null || source.getLocation() == null || !"file".equals(source.getLocation().getProtocol()))
-        {
-            return null;
-        }
-        try
-        {
-            final Path path = Path.of(source.getLocation().toURI());
-            return Files.isDirectory(path) ? path : null;
-        }
-        catch (final URISyntaxException | RuntimeException ex)
-        {
-            return null;
-        }
+        final Path path = CodeSources.pathOf(anchor);
+        return path != null && Files.isDirectory(path) ? path : null;
     }
 
     private static boolean isClassFile(final Path file)

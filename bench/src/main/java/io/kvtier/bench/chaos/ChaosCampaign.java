@@ -66,7 +66,7 @@ public final class ChaosCampaign
      * makes some 15,000 L3 reads and as many writes, enough to inject each about 100 times or more.
      */
     private static final String TIER_FAULTS = "eio-read:0.012, eio-write:0.012, enospc-write:0.012, slow-read:0.012, stall-read:0.012, "
-        + "block-call:0.0025, short-read:0.012, torn-write:0.012, bit-flip:0.012, replace:0.012, late-write:0.012";
+        + "block-call:0.005, short-read:0.012, torn-write:0.012, bit-flip:0.012, replace:0.012, late-write:0.012";
 
     /** The rate a tier fault kind not injected yet is raised to. */
     private static final double BOOSTED_RATE = 0.05;
@@ -378,7 +378,8 @@ public final class ChaosCampaign
         final Process process;
         final Path acks;
         final BlockingQueue<String> said = new LinkedBlockingQueue<>();
-        volatile long[] totals = new long[6];
+        /** What it last said on a T line: its process's totals so far. */
+        volatile ClientTotals totals = ClientTotals.NONE;
         /** Its W lines: a wrong page it read counts even when it dies before its next totals. */
         volatile long wrongSeen;
         volatile long late;
@@ -402,13 +403,7 @@ public final class ChaosCampaign
                 {
                     if (line.startsWith("T "))
                     {
-                        final String[] f = line.split(" ");
-                        final long[] t = new long[6];
-                        for (int i = 0; i < 6; i++)
-                        {
-                            t[i] = Long.parseLong(f[i + 1]);
-                        }
-                        totals = t;
+                        totals = ClientTotals.parse(line);
                     }
                     else if (line.startsWith("W "))
                     {
@@ -476,7 +471,7 @@ public final class ChaosCampaign
     private void awaitClientsWorking() throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (clients.stream().anyMatch(c -> c.process.isAlive() && c.totals[4] == 0))
+        while (clients.stream().anyMatch(c -> c.process.isAlive() && c.totals.requests() == 0))
         {
             if (System.nanoTime() > deadline)
             {
@@ -949,18 +944,18 @@ public final class ChaosCampaign
             {
                 client.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             }
-            final long[] t = client.totals;
+            final ClientTotals t = client.totals;
             // A client killed between a W line and its next totals: the W lines count.
-            final long wrong = Math.max(t[1], client.wrongSeen);
-            report.pagesVerified += t[0];
+            final long wrong = Math.max(t.wrong(), client.wrongSeen);
+            report.pagesVerified += t.verified();
             report.wrongBytesServed += wrong;
             final ChaosReport.LanguageFigures figures = report.clientsByLanguage.get(client.language);
-            figures.pagesVerified += t[0];
+            figures.pagesVerified += t.verified();
             figures.wrongBytesServed += wrong;
-            figures.pagesCommitted += t[2];
-            figures.pagesAcknowledged += t[3];
-            figures.requests += t[4];
-            figures.refused += t[5];
+            figures.pagesCommitted += t.committed();
+            figures.pagesAcknowledged += t.acknowledged();
+            figures.requests += t.requests();
+            figures.refused += t.refused();
         }
         heal();
         if (!engine.alive())

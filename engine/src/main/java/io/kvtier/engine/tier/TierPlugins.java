@@ -1,5 +1,6 @@
 package io.kvtier.engine.tier;
 
+import io.kvtier.engine.CodeSources;
 import io.kvtier.engine.config.ConfigException;
 import io.kvtier.engine.config.EngineConfig;
 import io.kvtier.engine.config.EngineSettings;
@@ -8,7 +9,6 @@ import io.kvtier.spi.StorageTierProvider;
 
 import java.io.IOException;
 import java.net.MalformedURLException;
-import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -449,20 +449,8 @@ public final class TierPlugins implements AutoCloseable
 
     private static Path jarOf(final Class<?> type)
     {
-        final CodeSource source = type.getProtectionDomain().getCodeSource();
-        if (source == null || source.getLocation() == null)
-        {
-            return null;
-        }
-        try
-        {
-            final Path path = Path.of(source.getLocation().toURI());
-            return Files.isRegularFile(path) ? path : null;
-        }
-        catch (final URISyntaxException | IllegalArgumentException ex)
-        {
-            return null;
-        }
+        final Path path = CodeSources.pathOf(type);
+        return path != null && Files.isRegularFile(path) ? path : null;
     }
 
     private static String location(final Class<?> type)
