@@ -332,6 +332,10 @@ public final class PosixTier implements StorageTier
                     + config.qualified(PosixSettings.INDEX_ENTRIES) + " to use the whole capacity");
             }
             threads.start();
+            if (slab != null)
+            {
+                slab.startGrower("kvtier-posix-" + name + "-extents");
+            }
             if (fanoutThread != null)
             {
                 fanoutThread.start();

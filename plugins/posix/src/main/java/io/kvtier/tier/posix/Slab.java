@@ -81,6 +81,11 @@ final class Slab
     private int extents;
     private long sequence;
     private final Object growLock = new Object();
+    /** Below this many free slots, the grower makes the next extent ahead of the writes that need it. */
+    private final int lowWater;
+    private Thread grower;
+    private boolean growRequested;
+    private boolean closed;
     private final MemorySegment zeroBlock;
     private final MemorySegment pathBuffer;
     private final MemorySegment extentHeader;
@@ -95,7 +100,7 @@ final class Slab
      * @param extentBytes the most bytes of one extent file ({@code extent-size})
      * @param maxSlots    the most slots (frames, writes in flight and retired slots together)
      * @param direct      whether O_DIRECT is in use
-     * @param fsync       whether to make a new extent's header durable before using it
+     * @param fsync       whether to make a new extent's header and every tombstone durable before going on
      * @param arena       where the native buffers come from
      * @param logger      where start-up findings go
      * @param errors      where I/O failures go, rate-limited
@@ -116,6 +121,7 @@ final class Slab
         // A small tier's one extent is only as large as its slots need.
         final long wanted = Math.max(1, Math.min((extentBytes - SlabDescriptor.HEADER_BLOCK) / slotBytes, maxSlots));
         slotsPerExtent = (int)wanted;
+        lowWater = Math.max(1, slotsPerExtent / 4);
         maxExtents = (int)((maxSlots + (long)slotsPerExtent - 1) / slotsPerExtent);
         final int slots = Math.multiplyExact(maxExtents, slotsPerExtent);
         bufferedFds = new int[maxExtents];
@@ -407,11 +413,7 @@ final class Slab
             }
             synchronized (this)
             {
-                extents++;
-                for (int i = slotsPerExtent - 1; i >= 0; i--)
-                {
-                    free[freeCount++] = number * slotsPerExtent + i;
-                }
+                addExtent(number);
                 return take();
             }
         }
@@ -421,7 +423,91 @@ final class Slab
     {
         final int slot = free[--freeCount];
         state[slot] = WRITING;
+        requestGrowthIfLow();
         return slot;
+    }
+
+    /** Called with the monitor held: wakes the grower when free slots run low and another extent may be made. */
+    private void requestGrowthIfLow()
+    {
+        if (grower != null && !growRequested && freeCount < lowWater && extents < maxExtents)
+        {
+            growRequested = true;
+            notifyAll();
+        }
+    }
+
+    /**
+     * Starts the thread that makes extents ahead of need, so that a write seldom waits for a
+     * {@code posix_fallocate} (on tmpfs, that zeroes the whole extent's memory). Call once, after {@link #scan}.
+     *
+     * @param threadName the thread's name
+     */
+    void startGrower(final String threadName)
+    {
+        final Thread thread = new Thread(this::growAhead, threadName);
+        thread.setDaemon(true);
+        synchronized (this)
+        {
+            grower = thread;
+            requestGrowthIfLow();
+        }
+        thread.start();
+    }
+
+    private void growAhead()
+    {
+        while (true)
+        {
+            synchronized (this)
+            {
+                while (!growRequested && !closed)
+                {
+                    try
+                    {
+                        wait();
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        return;
+                    }
+                }
+                if (closed)
+                {
+                    return;
+                }
+            }
+            synchronized (growLock)
+            {
+                final int number;
+                synchronized (this)
+                {
+                    number = closed || freeCount >= lowWater ? -1 : nextExtentNumber();
+                }
+                if (number >= 0 && makeExtent(number))
+                {
+                    synchronized (this)
+                    {
+                        addExtent(number);
+                    }
+                }
+                synchronized (this)
+                {
+                    growRequested = false;
+                    // A failed attempt is not repeated at once: the next write that finds the slab low asks again.
+                }
+            }
+        }
+    }
+
+    /** Called with the monitor held: counts a new extent and frees its slots, first slot on top. */
+    private void addExtent(final int number)
+    {
+        extents++;
+        for (int i = slotsPerExtent - 1; i >= 0; i--)
+        {
+            free[freeCount++] = number * slotsPerExtent + i;
+        }
     }
 
     private int nextExtentNumber()
@@ -645,6 +731,12 @@ final class Slab
             direct.refused("a tombstone write to " + extentOf(slot));
             written = libc.pwriteFully(bufferedFds[extent], zeroBlock, offset);
         }
+        if (written == zeroBlock.byteSize() && fsync)
+        {
+            // With fsync on, a power loss must not bring a cleared frame back either.
+            final int rc = libc.fdatasync(bufferedFds[extent]);
+            written = rc == 0 ? written : rc;
+        }
         if (written == zeroBlock.byteSize())
         {
             synchronized (this)
@@ -719,9 +811,28 @@ final class Slab
         }
     }
 
-    /** Closes the extents and gives up the directory's lock; called once no worker runs. */
+    /** Stops the grower, closes the extents and gives up the directory's lock; called once no worker runs. */
     void close()
     {
+        final Thread thread;
+        synchronized (this)
+        {
+            closed = true;
+            thread = grower;
+            notifyAll();
+        }
+        if (thread != null && thread != Thread.currentThread())
+        {
+            try
+            {
+                // At most one posix_fallocate in progress.
+                thread.join();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
         for (int e = 0; e < maxExtents; e++)
         {
             if (directFds[e] >= 0)
