@@ -443,6 +443,11 @@ public final class PosixTier implements StorageTier
             {
                 if (!index.chooseOneVictim(seeder.victims()))
                 {
+                    // A page file stays on disk, uncounted; a slab frame would hold its slot for good, so it is cleared.
+                    if (slab != null)
+                    {
+                        seeder.store.unlink(page.key().high(), page.key().low());
+                    }
                     break;
                 }
                 evicted += seeder.evictChosen();
