@@ -227,8 +227,10 @@ class PosixTierSlabTest
     void shouldNotFindEvictedFramesAgainAfterARestart()
     {
         final Path dir = tmp.resolve("evicted");
-        // Room for 16 pages: writing 48 evicts the oldest.
-        final PosixTier tier = open(dir, "capacity", Long.toString(16 * SIZE), "evict-high", "1", "evict-low", "0.5");
+        // Room for 16 pages: writing 48 evicts the oldest. Extents of 51 slots, up to 4 of them: only slots
+        // that were never freed and reused would make the slab grow past the first.
+        final PosixTier tier = open(dir, "capacity", Long.toString(16 * SIZE), "evict-high", "1", "evict-low", "0.5", "extent-size", "1MiB");
+        assertThat(tier.slab().maxExtents).as("extents the capacity allows").isGreaterThan(1);
         final PageArena arena = arena(48);
         final List<PageKey> keys = keys(48);
         for (int i = 0; i < keys.size(); i += 8)
@@ -241,7 +243,7 @@ class PosixTierSlabTest
         assertThat(tier.slab().extents()).as("extents: freed slots were reused, not added to").isEqualTo(1);
         close(tier);
 
-        final PosixTier restarted = open(dir, "capacity", Long.toString(16 * SIZE), "evict-high", "1", "evict-low", "0.5");
+        final PosixTier restarted = open(dir, "capacity", Long.toString(16 * SIZE), "evict-high", "1", "evict-low", "0.5", "extent-size", "1MiB");
         assertThat(exists(restarted, keys).statuses()).as("after the restart, exactly the pages kept before it").isEqualTo(before);
         assertThat(restarted.usage().objects()).isEqualTo(kept);
     }
