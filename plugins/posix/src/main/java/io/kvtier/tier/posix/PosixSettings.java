@@ -41,6 +41,8 @@ final class PosixSettings
     static final String INDEX_ENTRIES = "index-entries";
     static final String IO = "io";
     static final String SPARE_TEMP_FILES = "spare-temp-files";
+    static final String LAYOUT = "layout";
+    static final String EXTENT_SIZE = "extent-size";
 
     static final double EVICT_HIGH_DEFAULT = Capacity.EVICT_HIGH_DEFAULT;
     static final double EVICT_LOW_DEFAULT = Capacity.EVICT_LOW_DEFAULT;
@@ -95,10 +97,21 @@ final class PosixSettings
         .range(INDEX_ENTRIES_MIN, INDEX_ENTRIES_MAX)
         .documented("How many files the in-memory index tracks (4M take 192 MiB of native key table).");
 
+    static final TierSetting<PageLayout> LAYOUT_SETTING = TierSetting.choice(LAYOUT, PageLayout.class).byDefault(PageLayout.FILES)
+        .documented("How pages are kept in `dir`. `files`: one file per page, published by an atomic rename (see Layout); the only"
+            + " layout for `shared = true`. `slab`: pages as frames in the slots of large preallocated extent files, written and read"
+            + " in batches with no file created, opened or renamed per page (see Slab layout); one engine's alone, so `shared = true`"
+            + " with it is refused at start. Needs LibC (`io = uring` or `libc`).");
+    static final TierSetting<Long> EXTENT_SIZE_SETTING = TierSetting.size(EXTENT_SIZE).byDefault(1L << 30)
+        .range(1L << 20, 1L << 40)
+        .documented("With `layout = slab`: the size of one extent file, preallocated whole when the tier first needs it (a tier whose"
+            + " capacity needs less makes a smaller one). Changing it, or the engine's page size, makes the next start delete the"
+            + " extents of the old geometry and their pages.");
+
     /** Every setting, in the order the README's table lists them. */
     static final List<TierSetting<?>> ALL = List.of(DIR_SETTING, Capacity.CAPACITY_SETTING, Capacity.EVICT_HIGH_SETTING,
         Capacity.EVICT_LOW_SETTING, FANOUT_LEVELS_SETTING, IO_THREADS_SETTING, FSYNC_SETTING, DIRECT_IO_SETTING, IO_SETTING,
-        SHARED_SETTING, SPARE_TEMP_FILES_SETTING, TMP_MAX_AGE_SETTING, INDEX_ENTRIES_SETTING);
+        SHARED_SETTING, SPARE_TEMP_FILES_SETTING, TMP_MAX_AGE_SETTING, INDEX_ENTRIES_SETTING, LAYOUT_SETTING, EXTENT_SIZE_SETTING);
 
     static final Set<String> KNOWN = TierSetting.keys(ALL);
 
@@ -117,6 +130,8 @@ final class PosixSettings
     final int indexEntries;
     final IoPath io;
     final int spareTempFiles;
+    final PageLayout layout;
+    final long extentSize;
 
     private PosixSettings(final TierConfig config, final long objectSize)
     {
@@ -143,6 +158,20 @@ final class PosixSettings
         io = IO_SETTING.get(config);
         // As many as the workers write at once, so a burst finds them ready.
         spareTempFiles = SPARE_TEMP_FILES_SETTING.get(config, () -> ioThreads * UringFileStore.RING_ENTRIES);
+        layout = LAYOUT_SETTING.get(config);
+        extentSize = EXTENT_SIZE_SETTING.get(config);
+        if (layout == PageLayout.SLAB && shared)
+        {
+            // Slots are reused in place and the index lives in one process: another node could never tell a frame from its replacement.
+            throw config.invalid(SHARED, "true", "false with " + config.qualified(LAYOUT) + "=slab: a slab is one engine's alone (its"
+                + " slots are reused in place and only its own process knows which frame is current); share a directory with "
+                + config.qualified(LAYOUT) + "=files", null);
+        }
+        if (layout == PageLayout.SLAB && extentSize < SlabDescriptor.HEADER_BLOCK + SlabDescriptor.HEADER_BLOCK + SlabDescriptor.payloadBytes(objectSize))
+        {
+            throw config.invalid(EXTENT_SIZE, ConfigValues.formatSize(extentSize), "at least one slot of the engine's page frame ("
+                + ConfigValues.formatSize(objectSize) + ") with its header block and the extent's", null);
+        }
         prepareDirectory(config, configured);
     }
 
@@ -253,6 +282,8 @@ final class PosixSettings
             + ", tmp-max-age=" + tmpMaxAge
             + ", index-entries=" + indexEntries
             + ", io=" + io.settingValue
-            + ", spare-temp-files=" + spareTempFiles;
+            + ", spare-temp-files=" + spareTempFiles
+            + ", layout=" + TierSetting.settingName(layout)
+            + (layout == PageLayout.SLAB ? ", extent-size=" + ConfigValues.formatSize(extentSize) : "");
     }
 }

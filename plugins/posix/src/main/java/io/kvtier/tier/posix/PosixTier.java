@@ -100,6 +100,8 @@ public final class PosixTier implements StorageTier
     private boolean fixedBuffers;
     private final String ioFallback;
     private final Set<TierCapability> capabilities;
+    /** The extents and slots of {@code layout = slab}, or null for the files layout. */
+    private final Slab slab;
     private final PosixWorker[] workers;
     private final TierWorkers threads;
     private final FanoutDirectories fanout;
@@ -162,12 +164,27 @@ public final class PosixTier implements StorageTier
         directIo = direct
             ? new DirectIo(true, Math.max(alignment.memory(), 1), Math.max(alignment.offset(), 1), logger)
             : new DirectIo(false, logger);
+        final boolean slabLayout = settings.layout == PageLayout.SLAB;
+        if (slabLayout && path == IoPath.CHANNEL)
+        {
+            throw config.invalid(PosixSettings.LAYOUT, "slab", "files here: the slab layout needs LibC (" + config.qualified(PosixSettings.IO)
+                + "=uring or libc), and this tier runs io=channel (" + why + ")", null);
+        }
 
         arena = Arena.ofShared();
         final Uring[] rings = new Uring[settings.ioThreads];
+        Slab madeSlab = null;
         try
         {
             index = new FileIndex(arena, settings.indexEntries, settings.capacity, settings.highWaterBytes(), settings.lowWaterBytes());
+            if (slabLayout)
+            {
+                // Beyond the index's frames: the writes in flight (a rewrite holds its old slot and its new one) and slots readers still hold.
+                final int maxSlots = settings.indexEntries + 2 * settings.ioThreads * UringFileStore.RING_ENTRIES + 64;
+                madeSlab = new Slab(name, libc.get(), settings.dir, objectSize, settings.extentSize, maxSlots, directIo, settings.fsync, arena,
+                    logger, errors);
+            }
+            slab = madeSlab;
             pages = new PosixPages(name, settings, layout, context, errors, index);
             indexLock = pages.indexLock;
             if (path == IoPath.URING)
@@ -208,24 +225,40 @@ public final class PosixTier implements StorageTier
             workers = new PosixWorker[settings.ioThreads];
             for (int i = 0; i < workers.length; i++)
             {
-                workers[i] = new PosixWorker(pages, switch (path)
-                {
-                    case URING -> new UringFileStore(libc.get(), rings[i], layout, arena, settings.fsync, directIo, errors);
-                    case LIBC -> new LibcFileStore(libc.get(), layout, arena, settings.fsync, directIo, errors);
-                    case CHANNEL -> new ChannelFileStore(layout, settings.fsync, errors);
-                });
+                workers[i] = new PosixWorker(pages, slabLayout
+                    ? new SlabFileStore(name, slab, libc.get(), path == IoPath.URING ? rings[i] : null, directIo, settings.fsync, arena,
+                        context.transferMemory(), errors)
+                    : switch (path)
+                    {
+                        case URING -> new UringFileStore(libc.get(), rings[i], layout, arena, settings.fsync, directIo, errors);
+                        case LIBC -> new LibcFileStore(libc.get(), layout, arena, settings.fsync, directIo, errors);
+                        case CHANNEL -> new ChannelFileStore(layout, settings.fsync, errors);
+                    });
             }
-            final StartupScan scan;
+            StartupScan scan = null;
+            Slab.ScanReport slabScan = null;
             try
             {
-                scan = StartupScan.scan(layout, settings.tmpMaxAge, Instant.now(), logger);
+                if (slabLayout)
+                {
+                    slabScan = slab.scan();
+                }
+                else
+                {
+                    scan = StartupScan.scan(layout, settings.tmpMaxAge, Instant.now(), logger);
+                }
             }
             catch (final IOException ex)
             {
                 throw config.invalid(PosixSettings.DIR, settings.dir.toString(), "a readable directory, but scanning it failed: "
                     + PosixSettings.describe(ex), ex);
             }
-            final int evictedAtStart = adopt(scan);
+            catch (final IllegalStateException ex)
+            {
+                throw config.invalid(PosixSettings.DIR, settings.dir.toString(), "a directory no other process uses with "
+                    + config.qualified(PosixSettings.LAYOUT) + "=slab, but " + ex.getMessage(), ex);
+            }
+            final int evictedAtStart = adopt(slabLayout ? slabScan.pages() : scan.pages());
 
             final EnumSet<TierCapability> declared = EnumSet.of(TierCapability.PERSISTENT);
             if (settings.shared)
@@ -248,7 +281,7 @@ public final class PosixTier implements StorageTier
 
             // After the scan, so that it never counts them among other writers' temp files.
             SpareTempFiles made = null;
-            if (usesLibc && settings.spareTempFiles > 0)
+            if (usesLibc && !slabLayout && settings.spareTempFiles > 0)
             {
                 made = new SpareTempFiles(libc.get(), settings.dir, settings.spareTempFiles, settings.tmpMaxAge, arena, name, logger);
                 for (final PosixWorker worker : workers)
@@ -264,8 +297,8 @@ public final class PosixTier implements StorageTier
             spares = made;
 
             // After the scan, which then need not walk directories that are still empty.
-            fanout = new FanoutDirectories(layout, libc, logger, name);
-            if (fanout.needed())
+            fanout = slabLayout ? null : new FanoutDirectories(layout, libc, logger, name);
+            if (fanout != null && fanout.needed())
             {
                 fanoutThread = new Thread(fanout, "kvtier-posix-" + name + "-mkdir");
                 fanoutThread.setDaemon(true);
@@ -277,14 +310,21 @@ public final class PosixTier implements StorageTier
 
             // One consumer index per worker, so each parks in a slot of its own.
             threads = new TierWorkers("posix tier " + name, "kvtier-posix-" + name + "-io", List.of(workers), QUEUE_CAPACITY, true, logger);
+            final String found = slabLayout
+                ? "slab of " + slab.slotsPerExtent + " slots of " + ConfigValues.formatSize(slab.slotBytes) + " per extent, at most "
+                    + slab.maxExtents + " extents; found " + slabScan.extents() + " extents holding " + slabScan.pages().size() + " frames ("
+                    + ConfigValues.formatSize(index.usedBytes()) + " kept, " + evictedAtStart + " evicted to fit the capacity), cleared "
+                    + slabScan.staleFrames() + " older frames of rewritten keys and " + slabScan.tornFrames() + " torn ones, deleted "
+                    + slabScan.extentsDeleted() + " extents of another geometry"
+                : "spare temp files: " + (spares == null ? "none" : settings.spareTempFiles + " kept ready")
+                    + "; found " + scan.pages().size() + " page files from earlier runs or other nodes (" + ConfigValues.formatSize(index.usedBytes())
+                    + " kept, " + evictedAtStart + " evicted to fit the capacity)"
+                    + ", deleted " + scan.deletedTemps() + " temp files older than " + settings.tmpMaxAge
+                    + ", kept " + scan.youngTemps() + " younger ones, ignored " + scan.foreignFiles() + " other files";
             logger.log(System.Logger.Level.INFO, "posix tier " + name + " ready: " + settings
                 + "; io path: " + ioDescription
-                + "; spare temp files: " + (spares == null ? "none" : settings.spareTempFiles + " kept ready")
                 + "; direct-io " + directNote
-                + "; found " + scan.pages().size() + " page files from earlier runs or other nodes (" + ConfigValues.formatSize(index.usedBytes())
-                + " kept, " + evictedAtStart + " evicted to fit the capacity)"
-                + ", deleted " + scan.deletedTemps() + " temp files older than " + settings.tmpMaxAge
-                + ", kept " + scan.youngTemps() + " younger ones, ignored " + scan.foreignFiles() + " other files");
+                + "; " + found);
             if (settings.isBounded() && settings.capacity / objectSize > settings.indexEntries)
             {
                 logger.log(System.Logger.Level.WARNING, config.qualified(PosixSettings.CAPACITY) + " holds " + settings.capacity / objectSize
@@ -292,6 +332,10 @@ public final class PosixTier implements StorageTier
                     + config.qualified(PosixSettings.INDEX_ENTRIES) + " to use the whole capacity");
             }
             threads.start();
+            if (slab != null)
+            {
+                slab.startGrower("kvtier-posix-" + name + "-extents");
+            }
             if (fanoutThread != null)
             {
                 fanoutThread.start();
@@ -300,6 +344,10 @@ public final class PosixTier implements StorageTier
         catch (final RuntimeException | Error ex)
         {
             closeAll(rings);
+            if (madeSlab != null)
+            {
+                madeSlab.close();
+            }
             arena.close();
             throw ex;
         }
@@ -384,17 +432,22 @@ public final class PosixTier implements StorageTier
         return new PosixTier(config, settings, context, libc, fallbackReason, uringAvailability);
     }
 
-    private int adopt(final StartupScan scan)
+    private int adopt(final List<StartupScan.Page> found)
     {
         // Runs before the workers start, on the creating thread, with the first worker's store and buffers.
         final PosixWorker seeder = workers[0];
         int evicted = 0;
-        for (final StartupScan.Page page : scan.pages())
+        for (final StartupScan.Page page : found)
         {
             while (!index.adopt(page.key().high(), page.key().low(), page.bytes()))
             {
                 if (!index.chooseOneVictim(seeder.victims()))
                 {
+                    // A page file stays on disk, uncounted; a slab frame would hold its slot for good, so it is cleared.
+                    if (slab != null)
+                    {
+                        seeder.store.unlink(page.key().high(), page.key().low());
+                    }
                     break;
                 }
                 evicted += seeder.evictChosen();
@@ -592,6 +645,10 @@ public final class PosixTier implements StorageTier
                 {
                     worker.store.close();
                 }
+                if (slab != null)
+                {
+                    slab.close();
+                }
                 arena.close();
                 logger.log(System.Logger.Level.DEBUG, "posix tier " + name + " closed");
             }
@@ -641,6 +698,10 @@ public final class PosixTier implements StorageTier
             {
                 operations += uring.fixedBufferOperations();
             }
+            else if (worker.store instanceof SlabFileStore slabStore)
+            {
+                operations += slabStore.fixedBufferOperations();
+            }
         }
         return operations;
     }
@@ -652,7 +713,7 @@ public final class PosixTier implements StorageTier
         // Short, with the fallback's reason before the rest: the pool keeps only the first 188 bytes.
         return "io=" + ioPath.settingValue + (ioFallback.isEmpty() ? "" : " (" + ioFallback + ")")
             + (ioPath == IoPath.URING ? (fixedBuffers ? " fixed buffers" : " unregistered buffers") : "")
-            + ", direct-io " + (directIo.active() ? "on" : "off") + ", dir=" + settings.dir;
+            + ", direct-io " + (directIo.active() ? "on" : "off") + (slab == null ? "" : ", layout=slab") + ", dir=" + settings.dir;
     }
 
     @Override
@@ -684,7 +745,13 @@ public final class PosixTier implements StorageTier
         return made;
     }
 
-    /** @return the start-up creation of fan-out directories, for tests */
+    /** @return the slab of {@code layout = slab}, or null; for tests */
+    Slab slab()
+    {
+        return slab;
+    }
+
+    /** @return the start-up creation of fan-out directories (null with {@code layout = slab}), for tests */
     FanoutDirectories fanout()
     {
         return fanout;

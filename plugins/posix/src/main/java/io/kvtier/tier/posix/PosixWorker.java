@@ -281,7 +281,8 @@ final class PosixWorker implements TierWorkers.Handler
                 forgotten = index.forget(keyHigh, keyLow, commit);
             }
         }
-        if (forgotten && !settings.shared && errors.shouldLog())
+        // The slab's store logs its own reason (a torn frame from before the start) for the frames it drops.
+        if (forgotten && !settings.shared && settings.layout == PageLayout.FILES && errors.shouldLog())
         {
             errors.log(System.Logger.Level.WARNING, "posix tier " + name + ": page file " + layout.pagePath(keyHigh, keyLow)
                 + " was deleted by something other than this tier, though tier." + name + "." + PosixSettings.SHARED

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The kit's hooks shared by both I/O paths of the POSIX tier.
+ * The kit's hooks shared by every I/O path and both layouts of the POSIX tier.
  */
 abstract class PosixContract extends AbstractStorageTierContractTest
 {
@@ -59,6 +59,10 @@ abstract class PosixContract extends AbstractStorageTierContractTest
             new InvalidConfig("tmp-max-age without a unit", Map.of("dir", dir, "tmp-max-age", "10"), qualifiedKey("tmp-max-age")),
             new InvalidConfig("tmp-max-age with an unknown unit", Map.of("dir", dir, "tmp-max-age", "10 parsecs"), qualifiedKey("tmp-max-age")),
             new InvalidConfig("index-entries too few", Map.of("dir", dir, "index-entries", "0"), qualifiedKey("index-entries")),
-            new InvalidConfig("io not a known path", Map.of("dir", dir, "io", "aio"), qualifiedKey("io")));
+            new InvalidConfig("io not a known path", Map.of("dir", dir, "io", "aio"), qualifiedKey("io")),
+            new InvalidConfig("layout not a known layout", Map.of("dir", dir, "layout", "log"), qualifiedKey("layout")),
+            new InvalidConfig("a shared directory with the slab layout", Map.of("dir", dir, "layout", "slab", "shared", "true"), qualifiedKey("shared")),
+            new InvalidConfig("extent-size below 1MiB", Map.of("dir", dir, "layout", "slab", "extent-size", "64KiB"), qualifiedKey("extent-size")),
+            new InvalidConfig("extent-size not a size", Map.of("dir", dir, "extent-size", "big"), qualifiedKey("extent-size")));
     }
 }

@@ -18,7 +18,8 @@ import java.util.Map;
  * Run in a second JVM by {@link PosixTierKilledWriterTest}: writes batches of large objects into a
  * directory without end, rewriting the same keys with new contents, until the test kills it with
  * {@code kill -9}. Each object's bytes follow from its key and round, so a reader can tell an intact
- * object of any round from a torn one.
+ * object of any round from a torn one, and from one of an older round. Arguments: the directory, then
+ * optionally the layout ({@code files} by default).
  */
 public final class PosixWriterProbe
 {
@@ -27,6 +28,16 @@ public final class PosixWriterProbe
 
     private PosixWriterProbe()
     {
+    }
+
+    /**
+     * @param dir    the directory
+     * @param layout {@code files} or {@code slab}
+     * @return the settings of the writer's tier, and of the tier that reads after it
+     */
+    static Map<String, String> settings(final String dir, final String layout)
+    {
+        return Map.of("dir", dir, "io-threads", "2", "layout", layout, "extent-size", "64MiB");
     }
 
     static PageKey key(final int i)
@@ -42,7 +53,8 @@ public final class PosixWriterProbe
     public static void main(final String[] args)
     {
         final ContractTierContext context = new ContractTierContext("killed", OBJECT_SIZE);
-        final PosixTier tier = (PosixTier)new PosixTierProvider(true).create(new TierConfig("killed", Map.of("dir", args[0], "io-threads", "2")), context);
+        final PosixTier tier = (PosixTier)new PosixTierProvider(true).create(new TierConfig("killed", settings(args[0],
+            args.length > 1 ? args[1] : "files")), context);
         final PageArena arena = new PageArena(PageArena.bytesFor(KEYS, OBJECT_SIZE));
         final List<MemorySegment> slices = arena.slices(KEYS, OBJECT_SIZE);
         final List<PageKey> keys = new ArrayList<>();

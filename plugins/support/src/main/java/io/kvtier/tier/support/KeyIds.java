@@ -9,11 +9,13 @@ import java.lang.foreign.ValueLayout;
  * probing, at most half full, in native memory from the caller's arena (so millions of keys put
  * nothing on the Java heap), removal by shifting the probe run back instead of leaving tombstones.
  * Keys are hashes already; the slot still comes from a mix of both halves. Not thread-safe.
+ *
+ * <p>Public for the POSIX tier's slab layout, which maps keys to slots with it.
  */
-final class KeyIds
+public final class KeyIds
 {
     /** The answer for a key that is not in the map, and for an insert into a full one. */
-    static final int NONE = -1;
+    public static final int NONE = -1;
 
     private static final long SLOT_BYTES = 24;
     private static final long LOW_OFFSET = 8;
@@ -28,7 +30,7 @@ final class KeyIds
      * @param arena      where the slots come from
      * @param maxEntries the most keys held at once
      */
-    KeyIds(final Arena arena, final int maxEntries)
+    public KeyIds(final Arena arena, final int maxEntries)
     {
         if (maxEntries < 1 || maxEntries > 1 << 29)
         {
@@ -45,7 +47,7 @@ final class KeyIds
     }
 
     /** @return how many keys are held */
-    int size()
+    public int size()
     {
         return size;
     }
@@ -55,7 +57,7 @@ final class KeyIds
      * @param keyLow  its low half
      * @return its id, or {@link #NONE}
      */
-    int find(final long keyHigh, final long keyLow)
+    public int find(final long keyHigh, final long keyLow)
     {
         for (int slot = home(keyHigh, keyLow); ; slot = (slot + 1) & mask)
         {
@@ -78,7 +80,7 @@ final class KeyIds
      * @return the key's id if it was held; else {@code newId}, now held, or {@link #NONE} when the map
      *         holds {@code maxEntries} keys already
      */
-    int putIfAbsent(final long keyHigh, final long keyLow, final int newId)
+    public int putIfAbsent(final long keyHigh, final long keyLow, final int newId)
     {
         int slot = home(keyHigh, keyLow);
         for (int id = id(slot); id != NONE; slot = (slot + 1) & mask, id = id(slot))
@@ -105,7 +107,7 @@ final class KeyIds
      * @param keyLow  its low half
      * @return whether it was held
      */
-    boolean remove(final long keyHigh, final long keyLow)
+    public boolean remove(final long keyHigh, final long keyLow)
     {
         int slot = home(keyHigh, keyLow);
         while (true)

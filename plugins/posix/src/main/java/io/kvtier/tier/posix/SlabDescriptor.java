@@ -1,0 +1,291 @@
+package io.kvtier.tier.posix;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+/**
+ * Where things are in the slab layout's files ({@code layout = slab}): extent files of equal slots,
+ * each slot one page frame behind a header block. Every number is little-endian. Nothing is written
+ * in place but a slot's header block (a new frame's, or a tombstone's zeros), so a slot is always one
+ * of: free (no valid header), a whole frame, or a torn one that its CRC32Cs give away.
+ *
+ * <p>An extent, {@code <dir>/slab-<6 decimal digits>.kvs}, preallocated whole when it is made:
+ * <pre>
+ *   offset 0                           extent header block, HEADER_BLOCK bytes
+ *   HEADER_BLOCK + i * slotBytes       slot i: frame header block (HEADER_BLOCK bytes), then the payload
+ *                                      (payloadBytes: the object size rounded up to HEADER_BLOCK)
+ * </pre>
+ * The extent header, at offset 0 of the file:
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |            magic "KVSLABEX" (u64, EXTENT_MAGIC)               |  0
+ *  +---------------------------------------------------------------+
+ *  |                    format version (u32)                       |  8
+ *  +---------------------------------------------------------------+
+ *  |              header block bytes (u32, HEADER_BLOCK)           | 12
+ *  +---------------------------------------------------------------+
+ *  |                     slot bytes (u64)                          | 16
+ *  +---------------------------------------------------------------+
+ *  |                 payload bytes per slot (u64)                  | 24
+ *  +---------------------------------------------------------------+
+ *  |                   slots in this extent (u32)                  | 32
+ *  +---------------------------------------------------------------+
+ *  |                    extent number (u32)                        | 36
+ *  +---------------------------------------------------------------+
+ *  |                CRC32C of bytes 0 to 39 (u32)                  | 40
+ *  +---------------------------------------------------------------+
+ *  |                 zeros to the end of the block                 | 44
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * A frame header, at the start of its slot:
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |             magic "KVSLABFR" (u64, FRAME_MAGIC)               |  0
+ *  +---------------------------------------------------------------+
+ *  |                    format version (u32)                       |  8
+ *  +---------------------------------------------------------------+
+ *  |                 payload length in bytes (u32)                 | 12
+ *  +---------------------------------------------------------------+
+ *  |                        key high (u64)                         | 16
+ *  +---------------------------------------------------------------+
+ *  |                        key low (u64)                          | 24
+ *  +---------------------------------------------------------------+
+ *  |   sequence (u64): the tier's write counter, higher is newer   | 32
+ *  +---------------------------------------------------------------+
+ *  |              CRC32C of the payload's length bytes (u32)       | 40
+ *  +---------------------------------------------------------------+
+ *  |                CRC32C of bytes 0 to 43 (u32)                  | 44
+ *  +---------------------------------------------------------------+
+ *  |                 zeros to the end of the block                 | 48
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * Why each field: the header's own CRC32C tells a whole header from a torn one or old garbage; the
+ * payload's CRC32C tells a whole payload from a torn one; the sequence tells, when a crash left two
+ * whole frames of one key (a rewrite whose old slot was not yet cleared), which is newer. A slot is
+ * freed by writing a zero header block over it (a tombstone) before it can be reused, so a deleted
+ * frame is never found again, and a slot whose tombstone could not be written is not reused.
+ */
+final class SlabDescriptor
+{
+    /** Bytes of a header block; also the alignment of every slot and payload in an extent. */
+    static final int HEADER_BLOCK = 4096;
+    /** "KVSLABEX" read as a little-endian u64. */
+    static final long EXTENT_MAGIC = magic("KVSLABEX");
+    /** "KVSLABFR" read as a little-endian u64. */
+    static final long FRAME_MAGIC = magic("KVSLABFR");
+    /** The format these classes write and read; another is not read. */
+    static final int VERSION = 1;
+
+    static final long EXTENT_MAGIC_OFFSET = 0;
+    static final long EXTENT_VERSION_OFFSET = 8;
+    static final long EXTENT_HEADER_BLOCK_OFFSET = 12;
+    static final long EXTENT_SLOT_BYTES_OFFSET = 16;
+    static final long EXTENT_PAYLOAD_BYTES_OFFSET = 24;
+    static final long EXTENT_SLOTS_OFFSET = 32;
+    static final long EXTENT_NUMBER_OFFSET = 36;
+    static final long EXTENT_CRC_OFFSET = 40;
+
+    static final long FRAME_MAGIC_OFFSET = 0;
+    static final long FRAME_VERSION_OFFSET = 8;
+    static final long FRAME_LENGTH_OFFSET = 12;
+    static final long FRAME_KEY_HIGH_OFFSET = 16;
+    static final long FRAME_KEY_LOW_OFFSET = 24;
+    static final long FRAME_SEQUENCE_OFFSET = 32;
+    static final long FRAME_PAYLOAD_CRC_OFFSET = 40;
+    static final long FRAME_CRC_OFFSET = 44;
+    /** Bytes of a frame header that carry anything; the scan reads only these. */
+    static final int FRAME_HEADER_BYTES = 48;
+
+    static final String EXTENT_PREFIX = "slab-";
+    static final String EXTENT_SUFFIX = ".kvs";
+    static final String LOCK_FILE = ".kvtier-slab.lock";
+
+    private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private SlabDescriptor()
+    {
+    }
+
+    private static long magic(final String text)
+    {
+        long value = 0;
+        for (int i = 7; i >= 0; i--)
+        {
+            value = (value << 8) | (text.charAt(i) & 0xFF);
+        }
+        return value;
+    }
+
+    /**
+     * @param objectSize the engine's page frame size
+     * @return the payload bytes of a slot: the object size rounded up to a header block
+     */
+    static long payloadBytes(final long objectSize)
+    {
+        return (objectSize + HEADER_BLOCK - 1) / HEADER_BLOCK * HEADER_BLOCK;
+    }
+
+    /**
+     * @param number the extent's number
+     * @return its file name
+     */
+    static String extentName(final int number)
+    {
+        return EXTENT_PREFIX + String.format(java.util.Locale.ROOT, "%06d", number) + EXTENT_SUFFIX;
+    }
+
+    /**
+     * @param name a file name in the tier's directory
+     * @return the extent number it names, or -1 when it is not an extent's name
+     */
+    static int extentNumber(final String name)
+    {
+        if (!name.startsWith(EXTENT_PREFIX) || !name.endsWith(EXTENT_SUFFIX)
+            || name.length() != EXTENT_PREFIX.length() + 6 + EXTENT_SUFFIX.length())
+        {
+            return -1;
+        }
+        int number = 0;
+        for (int i = EXTENT_PREFIX.length(); i < EXTENT_PREFIX.length() + 6; i++)
+        {
+            final char c = name.charAt(i);
+            if (c < '0' || c > '9')
+            {
+                return -1;
+            }
+            number = number * 10 + (c - '0');
+        }
+        return number;
+    }
+
+    /**
+     * Writes an extent header into the start of {@code block}, whose other bytes must be zero.
+     *
+     * @param block        a header block
+     * @param crc          a checksum to reuse
+     * @param slotBytes    bytes of a slot
+     * @param payloadBytes payload bytes of a slot
+     * @param slots        slots in the extent
+     * @param number       the extent's number
+     */
+    static void putExtentHeader(final MemorySegment block, final CRC32C crc, final long slotBytes, final long payloadBytes,
+                                final int slots, final int number)
+    {
+        block.set(U64, EXTENT_MAGIC_OFFSET, EXTENT_MAGIC);
+        block.set(U32, EXTENT_VERSION_OFFSET, VERSION);
+        block.set(U32, EXTENT_HEADER_BLOCK_OFFSET, HEADER_BLOCK);
+        block.set(U64, EXTENT_SLOT_BYTES_OFFSET, slotBytes);
+        block.set(U64, EXTENT_PAYLOAD_BYTES_OFFSET, payloadBytes);
+        block.set(U32, EXTENT_SLOTS_OFFSET, slots);
+        block.set(U32, EXTENT_NUMBER_OFFSET, number);
+        block.set(U32, EXTENT_CRC_OFFSET, crcOf(block, EXTENT_CRC_OFFSET, crc));
+    }
+
+    /**
+     * @param block        an extent's first bytes, at least {@code EXTENT_CRC_OFFSET + 4} of them
+     * @param crc          a checksum to reuse
+     * @param slotBytes    the slot bytes the tier expects
+     * @param payloadBytes the payload bytes it expects
+     * @param number       the number the file's name gives
+     * @return how many slots the extent holds, or -1 with why in nothing: when the header is not whole, or
+     *         describes another geometry or another extent
+     */
+    static int extentSlots(final MemorySegment block, final CRC32C crc, final long slotBytes, final long payloadBytes, final int number)
+    {
+        if (block.get(U64, EXTENT_MAGIC_OFFSET) != EXTENT_MAGIC
+            || block.get(U32, EXTENT_CRC_OFFSET) != crcOf(block, EXTENT_CRC_OFFSET, crc)
+            || block.get(U32, EXTENT_VERSION_OFFSET) != VERSION
+            || block.get(U32, EXTENT_HEADER_BLOCK_OFFSET) != HEADER_BLOCK
+            || block.get(U64, EXTENT_SLOT_BYTES_OFFSET) != slotBytes
+            || block.get(U64, EXTENT_PAYLOAD_BYTES_OFFSET) != payloadBytes
+            || block.get(U32, EXTENT_NUMBER_OFFSET) != number)
+        {
+            return -1;
+        }
+        final int slots = block.get(U32, EXTENT_SLOTS_OFFSET);
+        return slots > 0 ? slots : -1;
+    }
+
+    /**
+     * Writes a frame header into the start of {@code block}, whose other bytes must be zero.
+     *
+     * @param block      a header block
+     * @param crc        a checksum to reuse
+     * @param length     the payload's length
+     * @param keyHigh    the key's high half
+     * @param keyLow     the key's low half
+     * @param sequence   the write's sequence number
+     * @param payloadCrc the CRC32C of the payload
+     */
+    static void putFrameHeader(final MemorySegment block, final CRC32C crc, final int length, final long keyHigh, final long keyLow,
+                               final long sequence, final int payloadCrc)
+    {
+        block.set(U64, FRAME_MAGIC_OFFSET, FRAME_MAGIC);
+        block.set(U32, FRAME_VERSION_OFFSET, VERSION);
+        block.set(U32, FRAME_LENGTH_OFFSET, length);
+        block.set(U64, FRAME_KEY_HIGH_OFFSET, keyHigh);
+        block.set(U64, FRAME_KEY_LOW_OFFSET, keyLow);
+        block.set(U64, FRAME_SEQUENCE_OFFSET, sequence);
+        block.set(U32, FRAME_PAYLOAD_CRC_OFFSET, payloadCrc);
+        block.set(U32, FRAME_CRC_OFFSET, crcOf(block, FRAME_CRC_OFFSET, crc));
+    }
+
+    /**
+     * @param header a frame header's {@link #FRAME_HEADER_BYTES} bytes
+     * @param crc    a checksum to reuse
+     * @return whether it is a whole frame header of this format (its magic, version and CRC32C agree)
+     */
+    static boolean isFrame(final MemorySegment header, final CRC32C crc)
+    {
+        return header.get(U64, FRAME_MAGIC_OFFSET) == FRAME_MAGIC
+            && header.get(U32, FRAME_VERSION_OFFSET) == VERSION
+            && header.get(U32, FRAME_CRC_OFFSET) == crcOf(header, FRAME_CRC_OFFSET, crc);
+    }
+
+    static int frameLength(final MemorySegment header)
+    {
+        return header.get(U32, FRAME_LENGTH_OFFSET);
+    }
+
+    static long frameKeyHigh(final MemorySegment header)
+    {
+        return header.get(U64, FRAME_KEY_HIGH_OFFSET);
+    }
+
+    static long frameKeyLow(final MemorySegment header)
+    {
+        return header.get(U64, FRAME_KEY_LOW_OFFSET);
+    }
+
+    static long frameSequence(final MemorySegment header)
+    {
+        return header.get(U64, FRAME_SEQUENCE_OFFSET);
+    }
+
+    static int framePayloadCrc(final MemorySegment header)
+    {
+        return header.get(U32, FRAME_PAYLOAD_CRC_OFFSET);
+    }
+
+    /** CRC32C of a header's first {@code length} bytes, through a heap copy so that nothing allocates. */
+    private static int crcOf(final MemorySegment block, final long length, final CRC32C crc)
+    {
+        crc.reset();
+        for (long i = 0; i < length; i += 4)
+        {
+            final int word = block.get(U32, i);
+            crc.update(word & 0xFF);
+            crc.update((word >>> 8) & 0xFF);
+            crc.update((word >>> 16) & 0xFF);
+            crc.update(word >>> 24);
+        }
+        return (int)crc.getValue();
+    }
+}

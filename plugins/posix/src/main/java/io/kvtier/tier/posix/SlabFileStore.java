@@ -1,0 +1,493 @@
+package io.kvtier.tier.posix;
+
+import io.kvtier.nativeaccess.libc.LibC;
+import io.kvtier.nativeaccess.uring.Uring;
+import io.kvtier.nativeaccess.uring.UringBatch;
+import io.kvtier.spi.TierStatus;
+import io.kvtier.tier.support.IoErrorLog;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Optional;
+import java.util.zip.CRC32C;
+
+/**
+ * One worker's page I/O in the slab layout ({@code layout = slab}, {@link Slab}): a page is a frame in a
+ * slot of a preallocated extent file, not a file of its own, so a write opens, creates and renames
+ * nothing. The {@link FileStore} steps map onto slots: {@link #writeTemp} takes a free slot and writes
+ * the frame there (its header block and its payload); {@link #publishTemp}, under the key's stripe lock,
+ * makes the slot the key's frame and clears the one it replaces; {@link #discardTemp} clears and frees
+ * an abandoned slot; {@link #unlink} (a remove or an eviction) retires the key's slot.
+ *
+ * <p>With a ring, a claim's pages go together, as with {@link UringFileStore}: every header and payload
+ * write of up to {@link UringFileStore#RING_ENTRIES} pages in one {@link Uring#execute} (and with
+ * {@code fsync} their {@code fdatasync}s in a second), every payload read of a read claim in one; the
+ * payloads move straight between the pool slices and the extents, as READ_FIXED/WRITE_FIXED when the
+ * engine's transfer memory is registered with the ring (the tier does that, as for the files layout).
+ * Extents stay open, so there is no open or close per page either. A page whose batched transfer does
+ * not simply succeed is done again alone with {@code pread}/{@code pwrite}, which gives its exact
+ * status, logs it and turns O_DIRECT off when the filesystem refuses it (EINVAL). Without a ring every
+ * page goes that way.
+ *
+ * <p>A read pins its slot ({@link Slab#pin}), so the slot is not reused before the read ends; the
+ * payload of a frame found by the start-up scan is checked against its CRC32C on its first read, and a
+ * torn one is a miss (NOT_FOUND), its slot cleared.
+ */
+final class SlabFileStore implements FileStore
+{
+    private final String name;
+    private final Slab slab;
+    private final LibC libc;
+    private final Uring ring;
+    private final DirectIo direct;
+    private final IoErrorLog errors;
+    private final boolean fsync;
+    private final int batchSize;
+    private final UringBatch batch;
+    private final MemorySegment[] headerBlocks;
+    private final CRC32C headerCrc = new CRC32C();
+    private final FrameCrc frameCrc;
+    private final int[] slots;
+    private final boolean[] submitted;
+    private final long[] keyHighs;
+    private final long[] keyLows;
+    private final int[] lengths;
+    private final int[] crcs;
+    private final MemorySegment[] sources;
+    private final int[] headerOps;
+    private final int[] payloadOps;
+    private final int[] readSlots;
+
+    /**
+     * @param name           the tier's name, for messages
+     * @param slab           the tier's slab
+     * @param libc           the libc front
+     * @param ring           this worker's ring, closed with the store, or null to move every page with pread/pwrite
+     * @param direct         whether O_DIRECT is in use, shared by the tier's stores
+     * @param fsync          whether to fdatasync a frame before it becomes the key's
+     * @param arena          where the header blocks come from
+     * @param transferMemory the engine's transfer memory, for checksums that allocate nothing
+     * @param errors         where failures are logged
+     */
+    SlabFileStore(final String name, final Slab slab, final LibC libc, final Uring ring, final DirectIo direct, final boolean fsync,
+                  final Arena arena, final Optional<MemorySegment> transferMemory, final IoErrorLog errors)
+    {
+        this.name = name;
+        this.slab = slab;
+        this.libc = libc;
+        this.ring = ring;
+        this.direct = direct;
+        this.fsync = fsync;
+        this.errors = errors;
+        batchSize = ring == null ? 1 : UringFileStore.RING_ENTRIES;
+        // A page's header and payload writes, then in a second round its fdatasync.
+        batch = ring == null ? null : new UringBatch(2 * batchSize);
+        final MemorySegment blocks = arena.allocate((long)batchSize * SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
+        headerBlocks = new MemorySegment[batchSize];
+        for (int k = 0; k < batchSize; k++)
+        {
+            headerBlocks[k] = blocks.asSlice((long)k * SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
+        }
+        frameCrc = new FrameCrc(transferMemory, slab.payloadBytes);
+        slots = new int[batchSize];
+        java.util.Arrays.fill(slots, -1);
+        submitted = new boolean[batchSize];
+        keyHighs = new long[batchSize];
+        keyLows = new long[batchSize];
+        lengths = new int[batchSize];
+        crcs = new int[batchSize];
+        sources = new MemorySegment[batchSize];
+        headerOps = new int[batchSize];
+        payloadOps = new int[batchSize];
+        readSlots = new int[batchSize];
+    }
+
+    @Override
+    public TierStatus exists(final long keyHigh, final long keyLow, final long expectedSize)
+    {
+        return slab.exists(keyHigh, keyLow, expectedSize);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Reads
+    // ------------------------------------------------------------------------------------------------
+
+    @Override
+    public TierStatus read(final long keyHigh, final long keyLow, final MemorySegment destination)
+    {
+        final int slot = slab.pin(keyHigh, keyLow);
+        if (slot < 0)
+        {
+            return TierStatus.NOT_FOUND;
+        }
+        try
+        {
+            final int length = slab.length(slot);
+            if (length != destination.byteSize())
+            {
+                return TierStatus.CORRUPT;
+            }
+            final long offset = slab.payloadOffset(slot);
+            final boolean useDirect = appliesTo(destination, offset);
+            long read = libc.preadFully(slab.fd(slot, useDirect), destination, offset);
+            if (useDirect && read == -LibC.EINVAL)
+            {
+                direct.refused("a read of " + slab.extentOf(slot));
+                read = libc.preadFully(slab.fd(slot, false), destination, offset);
+            }
+            if (read != length)
+            {
+                logFailure("reading slot " + slot + " of " + slab.extentOf(slot), read < 0 ? (int)-read : LibC.EIO,
+                    read >= 0 ? " (" + read + " of " + length + " bytes)" : "");
+                return TierStatus.IO_ERROR;
+            }
+            return checked(keyHigh, keyLow, slot, destination);
+        }
+        finally
+        {
+            done(slot);
+        }
+    }
+
+    @Override
+    public int readBatchSize()
+    {
+        return batchSize;
+    }
+
+    @Override
+    public void readPages(final long[] keyHigh, final long[] keyLow, final MemorySegment[] destinations, final int count,
+                          final TierStatus[] statuses)
+    {
+        if (ring == null)
+        {
+            FileStore.super.readPages(keyHigh, keyLow, destinations, count, statuses);
+            return;
+        }
+        batch.clear();
+        try
+        {
+            for (int k = 0; k < count; k++)
+            {
+                statuses[k] = null;
+                readSlots[k] = slab.pin(keyHigh[k], keyLow[k]);
+                if (readSlots[k] < 0)
+                {
+                    statuses[k] = TierStatus.NOT_FOUND;
+                    continue;
+                }
+                final MemorySegment destination = destinations[k];
+                if (slab.length(readSlots[k]) != destination.byteSize())
+                {
+                    statuses[k] = TierStatus.CORRUPT;
+                    continue;
+                }
+                final long offset = slab.payloadOffset(readSlots[k]);
+                payloadOps[k] = batch.addRead(slab.fd(readSlots[k], appliesTo(destination, offset)), destination, offset);
+            }
+            if (batch.size() > 0)
+            {
+                ring.execute(batch);
+            }
+            for (int k = 0; k < count; k++)
+            {
+                if (statuses[k] == null && batch.result(payloadOps[k]) == destinations[k].byteSize())
+                {
+                    statuses[k] = checked(keyHigh[k], keyLow[k], readSlots[k], destinations[k]);
+                }
+            }
+        }
+        finally
+        {
+            for (int k = 0; k < count; k++)
+            {
+                if (readSlots[k] >= 0)
+                {
+                    done(readSlots[k]);
+                    readSlots[k] = -1;
+                }
+            }
+        }
+        for (int k = 0; k < count; k++)
+        {
+            if (statuses[k] == null)
+            {
+                // Anything but a plain success: again alone, for its exact status and log line.
+                statuses[k] = read(keyHigh[k], keyLow[k], destinations[k]);
+            }
+        }
+    }
+
+    /** A payload read whole: OK, unless it is a frame from before the start whose CRC32C does not match (then NOT_FOUND). */
+    private TierStatus checked(final long keyHigh, final long keyLow, final int slot, final MemorySegment payload)
+    {
+        if (!slab.unverified(slot))
+        {
+            return TierStatus.OK;
+        }
+        if (frameCrc.of(payload, payload.byteSize()) == slab.payloadCrc(slot))
+        {
+            slab.verified(slot);
+            return TierStatus.OK;
+        }
+        // A write a crash tore: its header made it to the extent, not all of its payload. The pin held keeps it until done().
+        slab.retireIf(keyHigh, keyLow, slot);
+        if (errors.shouldLog())
+        {
+            errors.log(System.Logger.Level.WARNING, "posix tier " + name + ": the frame of key " + Long.toHexString(keyHigh) + ":"
+                + Long.toHexString(keyLow) + " in slot " + slot + " of " + slab.extentOf(slot)
+                + " does not match its CRC32C (a write torn by a crash before this start): a miss, and the slot is cleared");
+        }
+        return TierStatus.NOT_FOUND;
+    }
+
+    private void done(final int slot)
+    {
+        final int clear = slab.unpin(slot);
+        if (clear >= 0)
+        {
+            slab.clear(clear);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Writes
+    // ------------------------------------------------------------------------------------------------
+
+    @Override
+    public int writeBatchSize()
+    {
+        return batchSize;
+    }
+
+    @Override
+    public TierStatus writeTemp(final int slot, final long keyHigh, final long keyLow, final MemorySegment source)
+    {
+        final TierStatus refused = stage(slot, keyHigh, keyLow, source);
+        return refused != null ? refused : writeAlone(slot);
+    }
+
+    @Override
+    public void writeTemps(final long[] keyHigh, final long[] keyLow, final MemorySegment[] sources, final int count,
+                           final TierStatus[] statuses)
+    {
+        if (ring == null)
+        {
+            FileStore.super.writeTemps(keyHigh, keyLow, sources, count, statuses);
+            return;
+        }
+        batch.clear();
+        for (int k = 0; k < count; k++)
+        {
+            statuses[k] = stage(k, keyHigh[k], keyLow[k], sources[k]);
+            if (statuses[k] == null)
+            {
+                final int slot = slots[k];
+                final long frameOffset = slab.frameOffset(slot);
+                final long payloadOffset = slab.payloadOffset(slot);
+                submitted[k] = true;
+                headerOps[k] = batch.addWrite(slab.fd(slot, appliesTo(headerBlocks[k], frameOffset)), headerBlocks[k], frameOffset);
+                payloadOps[k] = batch.addWrite(slab.fd(slot, appliesTo(sources[k], payloadOffset)), sources[k], payloadOffset);
+            }
+        }
+        if (batch.size() == 0)
+        {
+            return;
+        }
+        ring.execute(batch);
+        boolean anyWritten = false;
+        for (int k = 0; k < count; k++)
+        {
+            if (statuses[k] == null)
+            {
+                final boolean whole = batch.result(headerOps[k]) == SlabDescriptor.HEADER_BLOCK && batch.result(payloadOps[k]) == lengths[k];
+                statuses[k] = whole ? TierStatus.OK : TierStatus.IO_ERROR;
+                anyWritten |= whole;
+            }
+        }
+        if (fsync && anyWritten)
+        {
+            batch.clear();
+            for (int k = 0; k < count; k++)
+            {
+                if (statuses[k] == TierStatus.OK)
+                {
+                    payloadOps[k] = batch.addFsync(slab.fd(slots[k], false), true);
+                }
+            }
+            ring.execute(batch);
+            for (int k = 0; k < count; k++)
+            {
+                if (statuses[k] == TierStatus.OK && batch.result(payloadOps[k]) != 0)
+                {
+                    statuses[k] = TierStatus.IO_ERROR;
+                }
+            }
+        }
+        for (int k = 0; k < count; k++)
+        {
+            if (statuses[k] == TierStatus.IO_ERROR && slots[k] >= 0)
+            {
+                // Again alone, in the slot it has, for its exact status and log line.
+                statuses[k] = writeAlone(k);
+            }
+        }
+    }
+
+    /**
+     * Takes a slot for a page and prepares its header block.
+     *
+     * @return null when the frame is ready to write, else the page's status (nothing was taken)
+     */
+    private TierStatus stage(final int k, final long keyHigh, final long keyLow, final MemorySegment source)
+    {
+        slots[k] = -1;
+        submitted[k] = false;
+        final long length = source.byteSize();
+        if (length <= 0 || length > slab.payloadBytes)
+        {
+            if (errors.shouldLog())
+            {
+                errors.log(System.Logger.Level.ERROR, "posix tier " + name + ": a page of " + length + " bytes does not fit a slab slot's "
+                    + slab.payloadBytes + " payload bytes (the object size the tier was started with)");
+            }
+            return TierStatus.IO_ERROR;
+        }
+        final int slot = slab.allocate();
+        if (slot < 0)
+        {
+            return TierStatus.NO_SPACE;
+        }
+        slots[k] = slot;
+        keyHighs[k] = keyHigh;
+        keyLows[k] = keyLow;
+        lengths[k] = (int)length;
+        sources[k] = source;
+        crcs[k] = frameCrc.of(source, length);
+        SlabDescriptor.putFrameHeader(headerBlocks[k], headerCrc, (int)length, keyHigh, keyLow, slab.nextSequence(), crcs[k]);
+        return null;
+    }
+
+    /** Writes a staged frame with pwrite: its exact status; on failure the slot is cleared and freed. */
+    private TierStatus writeAlone(final int k)
+    {
+        final int slot = slots[k];
+        submitted[k] = true;
+        long result = write(slot, headerBlocks[k], slab.frameOffset(slot));
+        long expected = SlabDescriptor.HEADER_BLOCK;
+        if (result == expected)
+        {
+            result = write(slot, sources[k], slab.payloadOffset(slot));
+            expected = lengths[k];
+        }
+        if (result == expected && fsync)
+        {
+            result = libc.fdatasync(slab.fd(slot, false));
+            expected = 0;
+        }
+        if (result == expected)
+        {
+            return TierStatus.OK;
+        }
+        final int errno = result < 0 ? (int)-result : LibC.EIO;
+        logFailure("writing slot " + slot + " of " + slab.extentOf(slot), errno, result >= 0 ? " (short write)" : "");
+        discardTemp(k);
+        return errno == LibC.ENOSPC || errno == LibC.EDQUOT ? TierStatus.NO_SPACE : TierStatus.IO_ERROR;
+    }
+
+    private long write(final int slot, final MemorySegment source, final long offset)
+    {
+        final boolean useDirect = appliesTo(source, offset);
+        long written = libc.pwriteFully(slab.fd(slot, useDirect), source, offset);
+        if (useDirect && written == -LibC.EINVAL)
+        {
+            direct.refused("a write to " + slab.extentOf(slot));
+            written = libc.pwriteFully(slab.fd(slot, false), source, offset);
+        }
+        return written;
+    }
+
+    @Override
+    public TierStatus publishTemp(final int slot)
+    {
+        final int taken = slots[slot];
+        slots[slot] = -1;
+        sources[slot] = null;
+        final int previous = slab.publish(keyHighs[slot], keyLows[slot], taken, lengths[slot], crcs[slot]);
+        if (previous >= 0)
+        {
+            slab.clear(previous);
+        }
+        return TierStatus.OK;
+    }
+
+    @Override
+    public void discardTemp(final int slot)
+    {
+        final int taken = slots[slot];
+        if (taken < 0)
+        {
+            return;
+        }
+        slots[slot] = -1;
+        sources[slot] = null;
+        if (submitted[slot])
+        {
+            // Its header may have reached the extent: cleared like any frame.
+            slab.clear(taken);
+        }
+        else
+        {
+            slab.release(taken);
+        }
+    }
+
+    @Override
+    public TierStatus unlink(final long keyHigh, final long keyLow)
+    {
+        final int slot = slab.retire(keyHigh, keyLow);
+        if (slot == Slab.NOT_MAPPED)
+        {
+            return TierStatus.NOT_FOUND;
+        }
+        if (slot >= 0)
+        {
+            slab.clear(slot);
+        }
+        return TierStatus.OK;
+    }
+
+    @Override
+    public long directoriesMade()
+    {
+        return 0;
+    }
+
+    /** @return page transfers this ring ran as READ_FIXED/WRITE_FIXED, 0 without a ring */
+    long fixedBufferOperations()
+    {
+        return ring == null ? 0 : ring.fixedBufferOperations();
+    }
+
+    private boolean appliesTo(final MemorySegment buffer, final long fileOffset)
+    {
+        return direct.appliesTo(buffer.address(), buffer.byteSize()) && (fileOffset & (direct.lengthAlignment() - 1)) == 0;
+    }
+
+    private void logFailure(final String what, final int errno, final String detail)
+    {
+        if (errors.shouldLog())
+        {
+            errors.log(System.Logger.Level.ERROR, "posix tier " + name + ": " + what + " failed: " + libc.strerror(errno) + detail);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (ring != null)
+        {
+            ring.close();
+        }
+    }
+}

@@ -1,0 +1,391 @@
+package io.kvtier.tier.posix;
+
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierConfigException;
+import io.kvtier.spi.TierStatus;
+import io.kvtier.tck.ContractTierContext;
+import io.kvtier.tck.PageArena;
+import io.kvtier.tck.PageBytes;
+import io.kvtier.tck.RecordingTierBatch;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The slab layout's own promises, beyond what the contract kit checks of every layout: a frame that was
+ * removed, replaced, evicted or torn is never found again, not even by a later start; a slot a reader
+ * holds is not reused under it; freed slots are reused before the slab grows; and a slab is refused
+ * where it cannot work (a shared directory, a second process, another page size).
+ */
+class PosixTierSlabTest
+{
+    private static final String NAME = "s";
+    private static final long SIZE = 16 * 1024;
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    @TempDir
+    Path tmp;
+
+    private final List<StorageTier> tiers = new ArrayList<>();
+    private final List<PageArena> arenas = new ArrayList<>();
+    private final SplittableRandom random = new SplittableRandom();
+
+    @AfterEach
+    void closeAll()
+    {
+        tiers.forEach(StorageTier::close);
+        arenas.forEach(PageArena::close);
+    }
+
+    private PosixTier open(final Path dir, final long objectSize, final String... settings)
+    {
+        final Map<String, String> config = new HashMap<>();
+        config.put("dir", dir.toString());
+        config.put("layout", "slab");
+        config.put("extent-size", "4MiB");
+        for (int i = 0; i < settings.length; i += 2)
+        {
+            config.put(settings[i], settings[i + 1]);
+        }
+        final PosixTier tier = (PosixTier)new PosixTierProvider().create(new TierConfig(NAME, config), new ContractTierContext(NAME, objectSize));
+        tiers.add(tier);
+        return tier;
+    }
+
+    private PosixTier open(final Path dir, final String... settings)
+    {
+        return open(dir, SIZE, settings);
+    }
+
+    private void close(final PosixTier tier)
+    {
+        tier.close();
+        tiers.remove(tier);
+    }
+
+    private PageArena arena(final int slices)
+    {
+        final PageArena arena = new PageArena(PageArena.bytesFor(slices, SIZE));
+        arenas.add(arena);
+        return arena;
+    }
+
+    private List<PageKey> keys(final int count)
+    {
+        final List<PageKey> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++)
+        {
+            keys.add(new PageKey(random.nextLong(), random.nextLong()));
+        }
+        return keys;
+    }
+
+    private static RecordingTierBatch write(final StorageTier tier, final List<PageKey> keys, final long seed, final PageArena arena)
+    {
+        final List<MemorySegment> sources = arena.slices(keys.size(), SIZE);
+        for (int i = 0; i < keys.size(); i++)
+        {
+            PageBytes.fill(sources.get(i), seed + i);
+        }
+        final RecordingTierBatch batch = new RecordingTierBatch("write", keys, sources);
+        tier.write(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private static RecordingTierBatch read(final StorageTier tier, final List<PageKey> keys, final PageArena arena)
+    {
+        final RecordingTierBatch batch = new RecordingTierBatch("read", keys, arena.slices(keys.size(), SIZE));
+        tier.read(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private static RecordingTierBatch exists(final StorageTier tier, final List<PageKey> keys)
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("exists", keys);
+        tier.exists(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private static RecordingTierBatch remove(final StorageTier tier, final List<PageKey> keys)
+    {
+        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("remove", keys);
+        tier.remove(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private static void assertAll(final RecordingTierBatch batch, final TierStatus expected)
+    {
+        assertThat(batch.statuses()).as(batch.label()).containsOnly(expected);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Refusals
+    // ------------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldRefuseASharedDirectoryNamingBothSettings()
+    {
+        assertThatThrownBy(() -> open(tmp.resolve("shared"), "shared", "true"))
+            .isInstanceOf(TierConfigException.class)
+            .hasMessageContaining("tier." + NAME + ".shared")
+            .hasMessageContaining("tier." + NAME + ".layout=slab")
+            .hasMessageContaining("tier." + NAME + ".layout=files");
+    }
+
+    @Test
+    void shouldRefuseASecondTierOnTheSlabOfARunningOne()
+    {
+        final Path dir = tmp.resolve("one");
+        open(dir);
+        assertThatThrownBy(() -> open(dir))
+            .isInstanceOf(TierConfigException.class)
+            .hasMessageContaining("tier." + NAME + ".dir")
+            .hasMessageContaining("in use by another process")
+            .hasMessageContaining(SlabDescriptor.LOCK_FILE);
+    }
+
+    @Test
+    void shouldRefuseAnExtentSizeThatHoldsNoSlotOfThePageSize()
+    {
+        assertThatThrownBy(() -> open(tmp.resolve("tiny"), 4L << 20, "extent-size", "2MiB"))
+            .isInstanceOf(TierConfigException.class)
+            .hasMessageContaining("tier." + NAME + ".extent-size")
+            .hasMessageContaining("2MiB")
+            .hasMessageContaining("at least one slot");
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // No frame found again
+    // ------------------------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"uring", "libc"})
+    void shouldNeverFindARemovedReplacedOrReusedFrameAgainAfterARestart(final String io)
+    {
+        final Path dir = tmp.resolve(io);
+        final PosixTier tier = open(dir, "io", io);
+        final PageArena arena = arena(16);
+        final List<PageKey> removed = keys(2);
+        final List<PageKey> rewritten = keys(2);
+        final List<PageKey> reusing = keys(2);
+        assertAll(write(tier, removed, 100, arena), TierStatus.OK);
+        assertAll(write(tier, rewritten, 200, arena), TierStatus.OK);
+        assertAll(write(tier, rewritten, 300, arena), TierStatus.OK);
+        final Slab slab = tier.slab();
+        final List<Integer> freed = new ArrayList<>();
+        for (final PageKey key : List.of(removed.get(0), removed.get(1), rewritten.get(1)))
+        {
+            freed.add(slab.slotOf(key.high(), key.low()));
+        }
+        assertAll(remove(tier, removed), TierStatus.OK);
+        assertAll(remove(tier, rewritten.subList(1, 2)), TierStatus.OK);
+        // The removed keys' slots are reused by the next writes (the free slots go last in, first out).
+        assertAll(write(tier, reusing, 400, arena), TierStatus.OK);
+        for (final PageKey key : reusing)
+        {
+            assertThat(slab.slotOf(key.high(), key.low())).as("slot of a key written after the removes").isIn(freed);
+        }
+        close(tier);
+
+        final PosixTier restarted = open(dir, "io", io);
+        assertAll(exists(restarted, removed), TierStatus.NOT_FOUND);
+        assertAll(read(restarted, removed, arena), TierStatus.NOT_FOUND);
+        assertThat(exists(restarted, rewritten).statuses()).containsExactly(TierStatus.OK, TierStatus.NOT_FOUND);
+        final RecordingTierBatch rewrittenRead = read(restarted, rewritten.subList(0, 1), arena);
+        assertAll(rewrittenRead, TierStatus.OK);
+        PageBytes.assertContent(rewrittenRead.slice(0), 300, "the rewritten key's newer frame, not its older one");
+        final RecordingTierBatch reusedRead = read(restarted, reusing, arena);
+        assertAll(reusedRead, TierStatus.OK);
+        PageBytes.assertContent(reusedRead.slice(0), 400, "the first key written into a reused slot");
+        PageBytes.assertContent(reusedRead.slice(1), 401, "the second key written into a reused slot");
+        assertThat(restarted.usage().objects()).as("frames found by the scan").isEqualTo(3);
+    }
+
+    @Test
+    void shouldNotFindEvictedFramesAgainAfterARestart()
+    {
+        final Path dir = tmp.resolve("evicted");
+        // Room for 16 pages: writing 48 evicts the oldest. Extents of 51 slots, up to 4 of them: only slots
+        // that were never freed and reused would make the slab grow past the first.
+        final PosixTier tier = open(dir, "capacity", Long.toString(16 * SIZE), "evict-high", "1", "evict-low", "0.5", "extent-size", "1MiB");
+        assertThat(tier.slab().maxExtents).as("extents the capacity allows").isGreaterThan(1);
+        final PageArena arena = arena(48);
+        final List<PageKey> keys = keys(48);
+        for (int i = 0; i < keys.size(); i += 8)
+        {
+            assertAll(write(tier, keys.subList(i, i + 8), 1000 + i, arena), TierStatus.OK);
+        }
+        final List<TierStatus> before = exists(tier, keys).statuses();
+        final long kept = before.stream().filter(status -> status == TierStatus.OK).count();
+        assertThat(kept).as("pages kept within the capacity").isPositive().isLessThanOrEqualTo(16);
+        assertThat(tier.slab().extents()).as("extents: freed slots were reused, not added to").isEqualTo(1);
+        close(tier);
+
+        final PosixTier restarted = open(dir, "capacity", Long.toString(16 * SIZE), "evict-high", "1", "evict-low", "0.5", "extent-size", "1MiB");
+        assertThat(exists(restarted, keys).statuses()).as("after the restart, exactly the pages kept before it").isEqualTo(before);
+        assertThat(restarted.usage().objects()).isEqualTo(kept);
+    }
+
+    @Test
+    void shouldNotReuseASlotWhileAReaderHoldsIt()
+    {
+        // Bounded, so that the slab cannot grow past its one extent while the test takes every free slot.
+        final PosixTier tier = open(tmp.resolve("pinned"), "capacity", Long.toString(16 * SIZE));
+        final PageArena arena = arena(4);
+        final PageKey key = keys(1).getFirst();
+        assertAll(write(tier, List.of(key), 7, arena), TierStatus.OK);
+        final Slab slab = tier.slab();
+        final int slot = slab.slotOf(key.high(), key.low());
+        assertThat(slab.pin(key.high(), key.low())).isEqualTo(slot);
+        assertAll(remove(tier, List.of(key)), TierStatus.OK);
+        final List<Integer> taken = new ArrayList<>();
+        for (int s = slab.allocate(); s >= 0; s = slab.allocate())
+        {
+            taken.add(s);
+        }
+        assertThat(taken).as("slots handed out while the removed key's slot is pinned").isNotEmpty().doesNotContain(slot);
+        taken.forEach(slab::release);
+        final int clear = slab.unpin(slot);
+        assertThat(clear).as("the last reader of a retired slot clears it").isEqualTo(slot);
+        slab.clear(clear);
+        assertThat(slab.allocate()).as("the slot, cleared, is free again").isEqualTo(slot);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Torn and duplicate frames from before a start
+    // ------------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldTreatAFrameTornBeforeTheStartAsAMissAndClearIt() throws IOException
+    {
+        final Path dir = tmp.resolve("torn");
+        final PosixTier tier = open(dir);
+        final PageArena arena = arena(4);
+        final List<PageKey> keys = keys(2);
+        assertAll(write(tier, keys, 50, arena), TierStatus.OK);
+        final Slab slab = tier.slab();
+        final int slot = slab.slotOf(keys.get(0).high(), keys.get(0).low());
+        final Path extent = slab.extentOf(slot);
+        final long payload = slab.payloadOffset(slot);
+        close(tier);
+        // As a crash leaves a write whose header reached the extent and whose payload did not, all of it.
+        try (FileChannel channel = FileChannel.open(extent, StandardOpenOption.WRITE))
+        {
+            channel.write(java.nio.ByteBuffer.wrap(new byte[4096]), payload + SIZE / 2);
+        }
+
+        final PosixTier restarted = open(dir);
+        final RecordingTierBatch readBack = read(restarted, keys, arena);
+        assertThat(readBack.statuses()).as("the torn frame, then the whole one").containsExactly(TierStatus.NOT_FOUND, TierStatus.OK);
+        PageBytes.assertContent(readBack.slice(1), 51, "the whole frame");
+        assertThat(exists(restarted, keys).statuses()).as("the torn frame is forgotten").containsExactly(TierStatus.NOT_FOUND, TierStatus.OK);
+        close(restarted);
+        final PosixTier again = open(dir);
+        assertThat(exists(again, keys).statuses()).as("and cleared: the next start does not find it").containsExactly(TierStatus.NOT_FOUND, TierStatus.OK);
+    }
+
+    @Test
+    void shouldKeepTheNewestWholeFrameOfAKeyAndNeverATornNewerOne() throws IOException
+    {
+        final Path dir = tmp.resolve("duplicates");
+        final PosixTier tier = open(dir);
+        final PageArena arena = arena(4);
+        final List<PageKey> keys = keys(2);
+        assertAll(write(tier, keys, 60, arena), TierStatus.OK);
+        final Slab slab = tier.slab();
+        final int tornKeySlot = slab.slotOf(keys.get(0).high(), keys.get(0).low());
+        final int newerKeySlot = slab.slotOf(keys.get(1).high(), keys.get(1).low());
+        // Two free slots of the same extent, where a rewrite could have gone.
+        final int tornSlot = slab.allocate();
+        final int newerSlot = slab.allocate();
+        slab.release(newerSlot);
+        slab.release(tornSlot);
+        final Path extent = slab.extentOf(tornSlot);
+        assertThat(slab.extentOf(newerSlot)).isEqualTo(extent);
+        final long tornHeader = slab.frameOffset(tornSlot);
+        final long newerHeader = slab.frameOffset(newerSlot);
+        final long newerPayload = slab.payloadOffset(newerSlot);
+        close(tier);
+        // As a crash between a rewrite and the clearing of the old slot leaves them: a newer frame of each key, one of them torn.
+        try (Arena scratch = Arena.ofConfined(); FileChannel channel = FileChannel.open(extent, StandardOpenOption.WRITE))
+        {
+            final MemorySegment intended = scratch.allocate(SIZE);
+            PageBytes.fill(intended, 70);
+            final MemorySegment header = scratch.allocate(SlabDescriptor.HEADER_BLOCK);
+            SlabDescriptor.putFrameHeader(header, new CRC32C(), (int)SIZE, keys.get(0).high(), keys.get(0).low(), 1_000_000, crc(intended));
+            channel.write(header.asByteBuffer(), tornHeader);
+            final MemorySegment newer = scratch.allocate(SIZE);
+            PageBytes.fill(newer, 71);
+            header.fill((byte)0);
+            SlabDescriptor.putFrameHeader(header, new CRC32C(), (int)SIZE, keys.get(1).high(), keys.get(1).low(), 1_000_001, crc(newer));
+            channel.write(header.asByteBuffer(), newerHeader);
+            channel.write(newer.asByteBuffer(), newerPayload);
+        }
+
+        final PosixTier restarted = open(dir);
+        final RecordingTierBatch readBack = read(restarted, keys, arena);
+        assertAll(readBack, TierStatus.OK);
+        PageBytes.assertContent(readBack.slice(0), 60, "the older whole frame, not the newer torn one");
+        PageBytes.assertContent(readBack.slice(1), 71, "the newer whole frame");
+        assertThat(restarted.slab().slotOf(keys.get(0).high(), keys.get(0).low())).isEqualTo(tornKeySlot);
+        assertThat(restarted.slab().slotOf(keys.get(1).high(), keys.get(1).low())).isEqualTo(newerSlot);
+        close(restarted);
+        // The losers were cleared: removing both keys leaves nothing for a later start to find.
+        final PosixTier again = open(dir);
+        assertAll(remove(again, keys), TierStatus.OK);
+        close(again);
+        final PosixTier last = open(dir);
+        assertAll(exists(last, keys), TierStatus.NOT_FOUND);
+        assertThat(last.usage().objects()).isZero();
+        assertThat(newerKeySlot).isNotEqualTo(newerSlot);
+    }
+
+    private static int crc(final MemorySegment payload)
+    {
+        final CRC32C crc = new CRC32C();
+        crc.update(payload.asByteBuffer());
+        return (int)crc.getValue();
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Geometry
+    // ------------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldDeleteExtentsOfAnotherPageSizeAtStart() throws IOException
+    {
+        final Path dir = tmp.resolve("resized");
+        final PosixTier tier = open(dir);
+        final PageArena arena = arena(2);
+        final List<PageKey> keys = keys(2);
+        assertAll(write(tier, keys, 80, arena), TierStatus.OK);
+        close(tier);
+
+        // Frames of the old size adopted would answer CORRUPT (a size mismatch); deleted, they are NOT_FOUND.
+        final PosixTier resized = open(dir, 2 * SIZE);
+        assertAll(exists(resized, keys), TierStatus.NOT_FOUND);
+        assertThat(resized.usage().objects()).isZero();
+    }
+}
