@@ -52,6 +52,8 @@ final class AdaptivePolicy implements EvictionPolicy
     private static final int REFERENCE = CANDIDATES.size() - 1;
     private static final long SAMPLE_SALT = 0x5DEECE66DL;
 
+    /** Counts every key the pool sees; the pool and the miniatures read it. */
+    private final FrequencySketch sketch;
     private final SegmentedPolicy pool;
     private final MiniatureCache[] miniatures;
     private final boolean[] sampled;
@@ -69,8 +71,8 @@ final class AdaptivePolicy implements EvictionPolicy
         {
             throw new IllegalArgumentException("capacity=" + capacity + " must be at least 0");
         }
-        final FrequencySketch sketch = new FrequencySketch(FrequencySketch.countersFor(capacity));
-        pool = new SegmentedPolicy(capacity, CANDIDATES.get(REFERENCE), sketch, true);
+        sketch = new FrequencySketch(FrequencySketch.countersFor(capacity));
+        pool = new SegmentedPolicy(capacity, CANDIDATES.get(REFERENCE), sketch, false); // this policy counts the keys
         sampleRate = Math.max(1, capacity / MINIATURE_PAGES);
         final int miniaturePages = Math.max(1, capacity / sampleRate);
         miniatures = new MiniatureCache[CANDIDATES.size()];
@@ -85,18 +87,22 @@ final class AdaptivePolicy implements EvictionPolicy
     @Override
     public void onInsert(final int page, final int parent, final long keyHash)
     {
-        pool.onInsert(page, parent, keyHash);
-        observe(page, parent, keyHash);
+        final int seen = sketch.incrementAndEstimate(keyHash);
+        pool.insert(page, parent, keyHash, seen);
+        observe(page, parent, keyHash, seen);
     }
 
     @Override
     public void onAccess(final int page, final int parent)
     {
-        pool.onAccess(page, parent);
-        observe(page, parent, pool.keyHash(page));
+        final long keyHash = pool.keyHash(page);
+        final int seen = sketch.incrementAndEstimate(keyHash);
+        pool.access(page, parent, seen);
+        observe(page, parent, keyHash, seen);
     }
 
-    private void observe(final int page, final int parent, final long keyHash)
+    /** Replays the event in the miniatures when its chain is sampled; the sketch has counted it, {@code seen} is its estimate. */
+    private void observe(final int page, final int parent, final long keyHash, final int seen)
     {
         final int parentPage = parent == NONE || parent == page || !pool.isResident(parent) ? NONE : parent;
         final boolean inSample = parentPage != NONE && !pool.isHub(parentPage) ?
@@ -108,9 +114,11 @@ final class AdaptivePolicy implements EvictionPolicy
             final int parentState = parentPage == NONE ? MiniatureCache.NO_PARENT :
                 sampled[parentPage] ? MiniatureCache.PARENT_SAMPLED : MiniatureCache.PARENT_OUTSIDE;
             final long parentKey = parentPage == NONE ? 0 : pool.keyHash(parentPage);
+            // The miniatures have one capacity, so one table size: the key's home slot is the same in each.
+            final int home = miniatures[0].home(keyHash);
             for (final MiniatureCache miniature : miniatures)
             {
-                miniature.touch(keyHash, parentKey, parentState);
+                miniature.touch(keyHash, home, parentKey, parentState, seen);
             }
         }
         if (++events >= window)
