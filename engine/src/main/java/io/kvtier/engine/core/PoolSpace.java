@@ -30,9 +30,9 @@ final class PoolSpace implements PageSpace, TimedPart
 
     /**
      * Units of put-off policy work per idle duty cycle: small, so that a request arriving meanwhile waits little
-     * (for the adaptive policy, 16 sampled events in four miniatures, a few microseconds at most).
+     * (for the adaptive policy, 8 sampled events in four miniatures, about a microsecond at most).
      */
-    static final int MAINTENANCE_BUDGET = 16;
+    static final int MAINTENANCE_BUDGET = 8;
 
     /**
      * What the parts holding per-page state say about evicting a page.
