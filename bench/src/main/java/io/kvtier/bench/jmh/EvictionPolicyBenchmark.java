@@ -19,10 +19,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An eviction policy alone, on the calls an acquire of 64 pooled pages makes on the engine thread: 64 hits, each
- * page's parent the page before it, in a pool of 4,096 pages (the pool of {@link LookupBenchmark}). One operation
- * re-reads one chain of 64 pages, the next of {@code chains} each time. With {@code chains = 1} the chain is the
- * one {@link LookupBenchmark} acquires, whose head the adaptive policy's miniatures sample (a pool of 4,096 pages
- * samples one chain in two): its worst case, every hit replayed in four miniatures. With 64 chains about half are.
+ * page's parent the page before it, in a pool of {@code pages} pages (4,096 is the pool of {@link LookupBenchmark}).
+ * One operation re-reads one chain of 64 pages, the next of {@code chains} each time. With {@code chains = 1} the
+ * chain is the one {@link LookupBenchmark} acquires, whose head the adaptive policy's miniatures sample (a pool of
+ * 4,096 pages samples one chain in two, of 65,536 one in 32): its worst case, every hit replayed in four
+ * miniatures. With 64 chains the share sampled is about the pool's.
  *
  * <p>{@link #hits} is what a request waits for; {@link #hitsThenMaintenance} adds the work a policy leaves for the
  * engine thread's idle time ({@link EvictionPolicy#maintain}), done to the end each time: all the CPU the
@@ -36,8 +37,11 @@ import java.util.concurrent.TimeUnit;
 @Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
 public class EvictionPolicyBenchmark
 {
-    private static final int PAGES = 4096;
     private static final int CHAIN = 64;
+
+    /** The pool's pages. */
+    @Param({"4096", "65536"})
+    int pages;
 
     /** The policy, as {@code policy.eviction} names it. */
     @Param({"adaptive", "lru"})
@@ -53,11 +57,11 @@ public class EvictionPolicyBenchmark
     @Setup
     public void setUp()
     {
-        if (chains < 1 || chains * CHAIN > PAGES)
+        if (chains < 1 || chains * CHAIN > pages)
         {
-            throw new IllegalArgumentException("chains=" + chains + " must be between 1 and " + PAGES / CHAIN);
+            throw new IllegalArgumentException("chains=" + chains + " must be between 1 and " + pages / CHAIN);
         }
-        eviction = EvictionPolicies.forName(policy, PAGES);
+        eviction = EvictionPolicies.forName(policy, pages);
         for (int c = 0; c < chains; c++)
         {
             for (int i = 0; i < CHAIN; i++)
