@@ -33,7 +33,8 @@ import java.util.List;
  *   <li>polls the Disruptor ring: client requests, tier completions, re-verified pages;</li>
  *   <li>runs the IPC adapter's duty, if one is attached, which hands its clients' requests straight in;</li>
  *   <li>every {@code pipeline.tick-interval}, gives each part with deadlines the engine clock's time;</li>
- *   <li>sends the tier batches the cycle filled.</li>
+ *   <li>sends the tier batches the cycle filled;</li>
+ *   <li>when it found nothing to do, lets the eviction policy do a little of the work it put off.</li>
  * </ol>
  *
  * <p>The model is Aeron's {@code DriverConductor}: a conductor that dispatches commands to collaborators
@@ -306,6 +307,11 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
             onTick(clock.nanoTime());
         }
         io.flush();
+        if (work == 0)
+        {
+            // Nothing came in: the eviction policy's put-off work runs now, a little each cycle, not in a request's time.
+            work = space.maintain();
+        }
         return work;
     }
 

@@ -25,8 +25,14 @@ import java.util.List;
  * <p>Sampling: a chain head below a hub is in the sample when its key hash falls in one residue class of
  * {@code max(1, capacity / 2048)}, and a page inherits its parent's membership, so whole conversations are
  * sampled; each miniature has {@code capacity / rate} pages. A pool of up to 4,095 pages is simulated whole.
- * The miniatures share the pool's frequency sketch. Cost: each sampled event is replayed in four small caches,
- * O(1) each; memory is the pool's policy plus four miniatures of at most 4,095 pages (about 50 bytes a page).
+ * The miniatures share the pool's frequency sketch, which the pool counts and whose estimate each event carries.
+ *
+ * <p>Cost: each sampled event is replayed in four small caches, O(1) each, but not while a request waits: it is
+ * recorded (the key, its parent's key and state, the estimate) and replayed when the engine thread has nothing
+ * else to do ({@link #maintain}), in batches, one miniature after the other; at most {@link #PENDING} wait, and
+ * all of them are replayed before a choice, so the choices, and so the pool's order, are those of replaying each
+ * event at once. Memory is the pool's policy plus four miniatures of at most 4,095 pages (about 50 bytes a page)
+ * and the records (24 KiB).
  */
 final class AdaptivePolicy implements EvictionPolicy
 {
@@ -49,14 +55,33 @@ final class AdaptivePolicy implements EvictionPolicy
     /** The fewest events between two choices. */
     static final int MIN_WINDOW = 1024;
 
+    /**
+     * The most sampled events put off for the miniatures (a power of two): their replay is left to the engine
+     * thread's idle time ({@link #maintain}), so that a hit costs a request the pool's own policy and a record.
+     */
+    static final int PENDING = 1024;
+
+    /** How many put-off events a full ring replays at once before it takes another. */
+    static final int CATCH_UP = 64;
+
     private static final int REFERENCE = CANDIDATES.size() - 1;
     private static final long SAMPLE_SALT = 0x5DEECE66DL;
 
+    /** Counts every key the pool sees; the pool and the miniatures read it. */
+    private final FrequencySketch sketch;
     private final SegmentedPolicy pool;
     private final MiniatureCache[] miniatures;
     private final boolean[] sampled;
     private final int sampleRate;
     private final long window;
+    /** Sampled events not replayed in the miniatures yet, a ring from {@link #pendingHead}: the key, the parent's key, its state, the estimate. */
+    private final long[] pendingKey = new long[PENDING];
+    private final long[] pendingParentKey = new long[PENDING];
+    private final byte[] pendingState = new byte[PENDING];
+    private final byte[] pendingSeen = new byte[PENDING];
+    private final int[] pendingHome = new int[PENDING];
+    private int pendingHead;
+    private int pendingCount;
     private long events;
     private int chosen = REFERENCE;
 
@@ -69,8 +94,8 @@ final class AdaptivePolicy implements EvictionPolicy
         {
             throw new IllegalArgumentException("capacity=" + capacity + " must be at least 0");
         }
-        final FrequencySketch sketch = new FrequencySketch(FrequencySketch.countersFor(capacity));
-        pool = new SegmentedPolicy(capacity, CANDIDATES.get(REFERENCE), sketch, true);
+        sketch = new FrequencySketch(FrequencySketch.countersFor(capacity));
+        pool = new SegmentedPolicy(capacity, CANDIDATES.get(REFERENCE), sketch, false); // this policy counts the keys
         sampleRate = Math.max(1, capacity / MINIATURE_PAGES);
         final int miniaturePages = Math.max(1, capacity / sampleRate);
         miniatures = new MiniatureCache[CANDIDATES.size()];
@@ -85,18 +110,22 @@ final class AdaptivePolicy implements EvictionPolicy
     @Override
     public void onInsert(final int page, final int parent, final long keyHash)
     {
-        pool.onInsert(page, parent, keyHash);
-        observe(page, parent, keyHash);
+        final int seen = sketch.incrementAndEstimate(keyHash);
+        pool.insert(page, parent, keyHash, seen);
+        observe(page, parent, keyHash, seen);
     }
 
     @Override
     public void onAccess(final int page, final int parent)
     {
-        pool.onAccess(page, parent);
-        observe(page, parent, pool.keyHash(page));
+        final long keyHash = pool.keyHash(page);
+        final int seen = sketch.incrementAndEstimate(keyHash);
+        pool.access(page, parent, seen);
+        observe(page, parent, keyHash, seen);
     }
 
-    private void observe(final int page, final int parent, final long keyHash)
+    /** Puts the event off for the miniatures when its chain is sampled; the sketch has counted it, {@code seen} is its estimate. */
+    private void observe(final int page, final int parent, final long keyHash, final int seen)
     {
         final int parentPage = parent == NONE || parent == page || !pool.isResident(parent) ? NONE : parent;
         final boolean inSample = parentPage != NONE && !pool.isHub(parentPage) ?
@@ -107,17 +136,76 @@ final class AdaptivePolicy implements EvictionPolicy
         {
             final int parentState = parentPage == NONE ? MiniatureCache.NO_PARENT :
                 sampled[parentPage] ? MiniatureCache.PARENT_SAMPLED : MiniatureCache.PARENT_OUTSIDE;
-            final long parentKey = parentPage == NONE ? 0 : pool.keyHash(parentPage);
-            for (final MiniatureCache miniature : miniatures)
-            {
-                miniature.touch(keyHash, parentKey, parentState);
-            }
+            defer(keyHash, parentPage == NONE ? 0 : pool.keyHash(parentPage), parentState, seen);
         }
         if (++events >= window)
         {
             events = 0;
+            replay(pendingCount);
             choose();
         }
+    }
+
+    /**
+     * Puts a sampled event off for the miniatures, everything they will need read now; when {@link #PENDING} are
+     * waiting, the oldest {@link #CATCH_UP} are replayed first.
+     */
+    private void defer(final long keyHash, final long parentKey, final int parentState, final int seen)
+    {
+        if (pendingCount == PENDING)
+        {
+            replay(CATCH_UP);
+        }
+        final int record = (pendingHead + pendingCount) & (PENDING - 1);
+        pendingKey[record] = keyHash;
+        pendingParentKey[record] = parentKey;
+        pendingState[record] = (byte)parentState;
+        pendingSeen[record] = (byte)seen;
+        pendingCount++;
+    }
+
+    /**
+     * Replays the oldest put-off events in every miniature, one miniature after the other (each keeps to its own
+     * arrays while it runs; they share nothing but what the records hold, so the order between them changes no count).
+     *
+     * @param records the most events to replay
+     * @return how many were replayed
+     */
+    private int replay(final int records)
+    {
+        final int n = Math.min(records, pendingCount);
+        if (n == 0)
+        {
+            return 0;
+        }
+        // The miniatures have one capacity, so one table size: a key's home slot is the same in each.
+        for (int i = 0, record = pendingHead; i < n; i++, record = (record + 1) & (PENDING - 1))
+        {
+            pendingHome[record] = miniatures[0].home(pendingKey[record]);
+        }
+        for (final MiniatureCache miniature : miniatures)
+        {
+            for (int i = 0, record = pendingHead; i < n; i++, record = (record + 1) & (PENDING - 1))
+            {
+                miniature.touch(pendingKey[record], pendingHome[record], pendingParentKey[record], pendingState[record], pendingSeen[record]);
+            }
+        }
+        pendingHead = (pendingHead + n) & (PENDING - 1);
+        pendingCount -= n;
+        return n;
+    }
+
+    /**
+     * Replays put-off sampled events in the miniatures. Nothing else depends on it: a full ring of them is replayed
+     * in part at the next sampled event, and all of them before the miniatures' counts choose a setting.
+     *
+     * @param budget the most events to replay
+     * @return the events replayed
+     */
+    @Override
+    public int maintain(final int budget)
+    {
+        return replay(budget);
     }
 
     private void choose()
@@ -181,9 +269,16 @@ final class AdaptivePolicy implements EvictionPolicy
         return sampleRate;
     }
 
-    /** @return the miniatures, in {@link #CANDIDATES} order */
+    /** @return sampled events put off, not yet replayed in the miniatures */
+    int pendingEvents()
+    {
+        return pendingCount;
+    }
+
+    /** @return the miniatures, in {@link #CANDIDATES} order, every event put off replayed in them */
     MiniatureCache[] miniatures()
     {
+        replay(pendingCount);
         return miniatures;
     }
 

@@ -91,6 +91,48 @@ final class FrequencySketch
         }
     }
 
+    /**
+     * Counts a key once more and returns its estimate afterwards: {@link #increment} then {@link #frequency}, with
+     * the key's four counters found once rather than twice (a policy asks both on every insertion and hit).
+     *
+     * @param keyHash a key's hash
+     * @return {@link #frequency} of the key after the increment
+     */
+    int incrementAndEstimate(final long keyHash)
+    {
+        final long h0 = mix(keyHash + SEEDS[0]);
+        final long h1 = mix(keyHash + SEEDS[1]);
+        final long h2 = mix(keyHash + SEEDS[2]);
+        final long h3 = mix(keyHash + SEEDS[3]);
+        add(h0);
+        add(h1);
+        add(h2);
+        add(h3);
+        if (++additions >= halveAt)
+        {
+            halve();
+        }
+        // Read after all four additions: two of the counters may be one, and it then counts twice.
+        return Math.min(Math.min(count(h0), count(h1)), Math.min(count(h2), count(h3)));
+    }
+
+    /** Adds one to the counter a mixed hash names, unless it holds {@link #MAX}. */
+    private void add(final long h)
+    {
+        final int shift = ((int)h & 15) << 2;
+        final int index = (int)(h >>> 32) & mask;
+        if (((table[index] >>> shift) & 15) < MAX)
+        {
+            table[index] += 1L << shift;
+        }
+    }
+
+    /** @return the counter a mixed hash names */
+    private int count(final long h)
+    {
+        return (int)(table[(int)(h >>> 32) & mask] >>> (((int)h & 15) << 2)) & 15;
+    }
+
     private void halve()
     {
         for (int i = 0; i < table.length; i++)

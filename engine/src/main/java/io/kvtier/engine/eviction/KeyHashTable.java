@@ -40,7 +40,20 @@ final class KeyHashTable
      */
     int get(final long key)
     {
-        for (int slot = home(key); ; slot = (slot + 1) & mask)
+        return get(key, home(key));
+    }
+
+    /**
+     * {@link #get(long)} with the key's home slot given: tables of one size share homes, so a caller looking a key
+     * up in several of them mixes it once.
+     *
+     * @param key  a key
+     * @param home {@link #home(long)} of the key, from this table or one of the same size
+     * @return its value, or {@link #ABSENT}
+     */
+    int get(final long key, final int home)
+    {
+        for (int slot = home; ; slot = (slot + 1) & mask)
         {
             if (values[slot] == ABSENT)
             {
@@ -61,7 +74,19 @@ final class KeyHashTable
      */
     void put(final long key, final int value)
     {
-        int slot = home(key);
+        put(key, value, home(key));
+    }
+
+    /**
+     * {@link #put(long, int)} with the key's home slot given, as for {@link #get(long, int)}.
+     *
+     * @param key   a key
+     * @param value a value, not {@link #ABSENT}
+     * @param home  {@link #home(long)} of the key, from this table or one of the same size
+     */
+    void put(final long key, final int value, final int home)
+    {
+        int slot = home;
         while (values[slot] != ABSENT && keys[slot] != key)
         {
             slot = (slot + 1) & mask;
@@ -114,7 +139,11 @@ final class KeyHashTable
         return true;
     }
 
-    private int home(final long key)
+    /**
+     * @param key a key
+     * @return the slot its probe starts at: the same in every table sized for the same number of entries
+     */
+    int home(final long key)
     {
         return (int)FrequencySketch.mix(key) & mask;
     }

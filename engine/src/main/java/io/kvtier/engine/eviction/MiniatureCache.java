@@ -27,6 +27,9 @@ final class MiniatureCache
     private final boolean[] leading;
     private int size;
     private double hits;
+    /** The key touched last and its slot ({@link KeyHashTable#ABSENT} before the first touch). */
+    private long lastKey;
+    private int lastSlot = KeyHashTable.ABSENT;
 
     /**
      * @param capacity the miniature's pages, at least 1
@@ -50,13 +53,18 @@ final class MiniatureCache
      * Touches a sampled key as the pool did: a hit if resident, else an insertion that evicts per the setting.
      *
      * @param key         the key's hash
+     * @param home        {@link #home(long)} of the key
      * @param parentKey   the parent's key hash, when {@code parentState} is {@link #PARENT_SAMPLED}
      * @param parentState {@link #NO_PARENT}, {@link #PARENT_SAMPLED} or {@link #PARENT_OUTSIDE}
+     * @param seen        the shared sketch's estimate for the key, after the pool counted this sight
      */
-    void touch(final long key, final long parentKey, final int parentState)
+    void touch(final long key, final int home, final long parentKey, final int parentState, final int seen)
     {
-        int parent = parentState == PARENT_SAMPLED ? pages.get(parentKey) : EvictionPolicy.NONE;
-        final int page = pages.get(key);
+        // A parent is nearly always the key touched just before, in the same request: its slot is known then.
+        int parent = parentState != PARENT_SAMPLED ? EvictionPolicy.NONE :
+            lastSlot != KeyHashTable.ABSENT && parentKey == lastKey ? lastSlot : pages.get(parentKey);
+        final int page = pages.get(key, home);
+        lastKey = key;
         if (page != KeyHashTable.ABSENT)
         {
             final boolean hit = parentState != PARENT_SAMPLED || (parent != EvictionPolicy.NONE && leading[parent]);
@@ -65,7 +73,8 @@ final class MiniatureCache
                 hits++;
             }
             leading[page] = hit;
-            policy.onAccess(page, parent);
+            lastSlot = page;
+            policy.access(page, parent, seen);
             return;
         }
         final int slot;
@@ -83,10 +92,20 @@ final class MiniatureCache
                 parent = EvictionPolicy.NONE;
             }
         }
-        pages.put(key, slot);
+        pages.put(key, slot, home);
         keyOf[slot] = key;
         leading[slot] = false;
-        policy.onInsert(slot, parent, key);
+        lastSlot = slot;
+        policy.insert(slot, parent, key, seen);
+    }
+
+    /**
+     * @param key a key's hash
+     * @return where its probe starts in this miniature's table, the same in every miniature of this capacity
+     */
+    int home(final long key)
+    {
+        return pages.home(key);
     }
 
     /** @return hits counted, as decayed by {@link #decay} */

@@ -165,15 +165,24 @@ final class SegmentedPolicy implements EvictionPolicy
     @Override
     public void onInsert(final int page, final int parent, final long hash)
     {
+        insert(page, parent, hash, countsKeys ? sketch.incrementAndEstimate(hash) : sketch.frequency(hash));
+    }
+
+    /**
+     * {@link #onInsert} with the key's sketch estimate given: a caller that shares the sketch and has counted the key
+     * already (the adaptive policy, for its pool and its miniatures) saves finding its counters again.
+     *
+     * @param page   the page, not resident
+     * @param parent as for {@link #onInsert}
+     * @param hash   the key's hash
+     * @param seen   the sketch's estimate for the key, after this sight was counted
+     */
+    void insert(final int page, final int parent, final long hash, final int seen)
+    {
         walking = false;
         lists.remove(page);
         keyHash[page] = hash;
         children[page] = 0;
-        if (countsKeys)
-        {
-            sketch.increment(hash);
-        }
-        final int seen = sketch.frequency(hash);
         final int parentPage = resident(page, parent);
         if (parentPage != NONE && children[parentPage] < Byte.MAX_VALUE)
         {
@@ -185,14 +194,22 @@ final class SegmentedPolicy implements EvictionPolicy
     @Override
     public void onAccess(final int page, final int parent)
     {
+        final long hash = keyHash[page];
+        access(page, parent, countsKeys ? sketch.incrementAndEstimate(hash) : sketch.frequency(hash));
+    }
+
+    /**
+     * {@link #onAccess} with the key's sketch estimate given, as for {@link #insert}.
+     *
+     * @param page   a resident page
+     * @param parent as for {@link #onAccess}
+     * @param seen   the sketch's estimate for the page's key, after this sight was counted
+     */
+    void access(final int page, final int parent, final int seen)
+    {
         walking = false;
         lists.remove(page);
-        final long hash = keyHash[page];
-        if (countsKeys)
-        {
-            sketch.increment(hash);
-        }
-        place(page, resident(page, parent), Math.max(2, sketch.frequency(hash)), false);
+        place(page, resident(page, parent), Math.max(2, seen), false);
     }
 
     /** @return the parent if it is a resident page other than the page itself, else {@link #NONE} */

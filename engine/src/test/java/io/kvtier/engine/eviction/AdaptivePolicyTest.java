@@ -17,8 +17,16 @@ class AdaptivePolicyTest
     private static Replayer scans(final EvictionPolicy policy, final int rounds)
     {
         final Replayer replayer = new Replayer(policy, CAPACITY, 1_000 + rounds * 640);
+        scanRounds(replayer, rounds, 1_000);
+        return replayer;
+    }
+
+    /** The rounds of {@link #scans}, documents numbered from {@code firstDocumentKey}; returns the hits. */
+    private static long scanRounds(final Replayer replayer, final int rounds, final int firstDocumentKey)
+    {
+        final long before = replayer.hits();
         final int[] scratch = new int[64];
-        int document = 1_000;
+        int document = firstDocumentKey;
         for (int round = 0; round < rounds; round++)
         {
             for (int conversation = 0; conversation < 40; conversation++)
@@ -31,7 +39,7 @@ class AdaptivePolicyTest
                 }
             }
         }
-        return replayer;
+        return replayer.hits() - before;
     }
 
     /**
@@ -40,8 +48,16 @@ class AdaptivePolicyTest
      */
     private static Replayer chats(final EvictionPolicy policy, final int turns)
     {
+        final Replayer replayer = new Replayer(policy, CAPACITY, 30 * 1_000);
+        chatTurns(replayer, turns, 0);
+        return replayer;
+    }
+
+    /** The turns of {@link #chats}, conversations keyed from {@code firstKey}; returns the hits. */
+    private static long chatTurns(final Replayer replayer, final int turns, final int firstKey)
+    {
+        final long before = replayer.hits();
         final int conversations = 30;
-        final Replayer replayer = new Replayer(policy, CAPACITY, conversations * 1_000);
         final SplittableRandom random = new SplittableRandom(5);
         final int[] length = new int[conversations];
         final int[] epoch = new int[conversations];
@@ -55,10 +71,56 @@ class AdaptivePolicyTest
                 epoch[c]++;
             }
             length[c] += 2;
-            final int base = c * 1_000 + (epoch[c] % 40) * 24;
+            final int base = firstKey + c * 1_000 + (epoch[c] % 40) * 24;
             replayer.chain(scratch, base, length[c]);
         }
-        return replayer;
+        return replayer.hits() - before;
+    }
+
+    /** A policy that is given idle time before every call, as the engine thread gives it between requests. */
+    private static EvictionPolicy idling(final AdaptivePolicy policy, final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        return new EvictionPolicy()
+        {
+            @Override
+            public void onInsert(final int page, final int parent, final long keyHash)
+            {
+                policy.maintain(1 + random.nextInt(8));
+                policy.onInsert(page, parent, keyHash);
+            }
+
+            @Override
+            public void onAccess(final int page, final int parent)
+            {
+                policy.maintain(1 + random.nextInt(8));
+                policy.onAccess(page, parent);
+            }
+
+            @Override
+            public void onRemove(final int page)
+            {
+                policy.onRemove(page);
+            }
+
+            @Override
+            public int first()
+            {
+                return policy.first();
+            }
+
+            @Override
+            public int next(final int page)
+            {
+                return policy.next(page);
+            }
+
+            @Override
+            public String name()
+            {
+                return policy.name();
+            }
+        };
     }
 
     @Test
@@ -92,6 +154,78 @@ class AdaptivePolicyTest
 
         assertThat(admission.hitRate()).as("admission loses here").isLessThan(lru.hitRate());
         assertThat(adaptive.hits()).as("adaptive %.4f, LRU %.4f", adaptive.hitRate(), lru.hitRate()).isGreaterThanOrEqualTo(lru.hits());
+    }
+
+    @Test
+    void shouldPutSampledEventsOffUntilIdleTimeOrAChoice()
+    {
+        final AdaptivePolicy policy = new AdaptivePolicy(CAPACITY);
+        final Replayer replayer = new Replayer(policy, CAPACITY, 10_000);
+        final int[] scratch = new int[16];
+        replayer.chain(scratch, 1, 10);
+        replayer.chain(scratch, 1, 10);
+
+        assertThat(policy.pendingEvents()).as("a pool this small samples every chain; nothing replayed yet").isEqualTo(20);
+        assertThat(policy.maintain(4)).isEqualTo(4);
+        assertThat(policy.pendingEvents()).isEqualTo(16);
+        assertThat(policy.maintain(100)).isEqualTo(16);
+        assertThat(policy.maintain(100)).isZero();
+        for (final MiniatureCache miniature : policy.miniatures())
+        {
+            assertThat(miniature.hits()).as("the second request hit all ten in %s", miniature.setting().name()).isEqualTo(10);
+        }
+    }
+
+    @Test
+    void shouldReplayPutOffEventsByItselfWhenNeverIdle()
+    {
+        // Its window (2,048 events) is longer than its ring: never given idle time, it has to catch up by itself.
+        final int capacity = 2_048;
+        final AdaptivePolicy policy = new AdaptivePolicy(capacity);
+        final Replayer replayer = new Replayer(policy, capacity, 10_000);
+        final int[] scratch = new int[16];
+        for (int i = 0; policy.pendingEvents() < AdaptivePolicy.PENDING; i++)
+        {
+            replayer.chain(scratch, 100 + 16 * (i % 100), 16);
+        }
+        replayer.chain(scratch, 1, 1);
+        assertThat(policy.pendingEvents()).as("a full ring replays its oldest part").isEqualTo(AdaptivePolicy.PENDING - AdaptivePolicy.CATCH_UP + 1);
+        while (policy.pendingEvents() > 0)
+        {
+            replayer.chain(scratch, 1, 1);
+        }
+        assertThat(policy.maintain(1)).as("the choice after 2,048 events replayed every event left").isZero();
+    }
+
+    @Test
+    void shouldChooseAndOrderAlikeWhetherPutOffEventsAreReplayedEarlyOrLate()
+    {
+        final AdaptivePolicy early = new AdaptivePolicy(CAPACITY);
+        final AdaptivePolicy late = new AdaptivePolicy(CAPACITY);
+        final Replayer earlyReplayer = new Replayer(idling(early, 9), CAPACITY, 100_000);
+        final Replayer lateReplayer = new Replayer(late, CAPACITY, 100_000);
+        // Documents read once, then chats, then documents again: the choice moves off recency and back.
+        final SegmentedPolicy.Setting[] settings = new SegmentedPolicy.Setting[3];
+        final long[][] hits = new long[2][3];
+        hits[0][0] = scanRounds(earlyReplayer, 30, 1_000);
+        hits[1][0] = scanRounds(lateReplayer, 30, 1_000);
+        settings[0] = late.setting();
+        hits[0][1] = chatTurns(earlyReplayer, 20_000, 30_000);
+        hits[1][1] = chatTurns(lateReplayer, 20_000, 30_000);
+        settings[1] = late.setting();
+        hits[0][2] = scanRounds(earlyReplayer, 30, 61_000);
+        hits[1][2] = scanRounds(lateReplayer, 30, 61_000);
+        settings[2] = late.setting();
+
+        assertThat(settings[0]).as("documents made it leave recency").isNotEqualTo(SegmentedPolicy.CHAIN);
+        assertThat(settings[1]).as("chats brought it back").isEqualTo(SegmentedPolicy.CHAIN);
+        assertThat(early.setting()).isEqualTo(settings[2]);
+        assertThat(hits[0]).containsExactly(hits[1]);
+        for (int page = early.first(), other = late.first(); page != EvictionPolicy.NONE || other != EvictionPolicy.NONE;
+             page = early.next(page), other = late.next(other))
+        {
+            assertThat(page).isEqualTo(other);
+        }
     }
 
     @Test

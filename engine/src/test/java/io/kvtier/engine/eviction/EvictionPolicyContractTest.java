@@ -4,6 +4,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -163,6 +164,42 @@ class EvictionPolicyContractTest
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("policies")
+    void shouldWalkTheSameOrderWhetherPutOffWorkIsDoneOrNot(final String name)
+    {
+        for (long seed = 1; seed <= 10; seed++)
+        {
+            final EvictionPolicy idle = EvictionPolicies.forName(name, CAPACITY);
+            final EvictionPolicy busy = EvictionPolicies.forName(name, CAPACITY);
+            final SplittableRandom random = new SplittableRandom(seed);
+            final Replayer idleReplayer = new Replayer(idle, CAPACITY, KEYS);
+            final Replayer busyReplayer = new Replayer(busy, CAPACITY, KEYS);
+            for (final int[] keys : workload(seed, 600))
+            {
+                idleReplayer.request(keys, keys.length);
+                busyReplayer.request(keys, keys.length);
+                idle.maintain(1 + random.nextInt(32));
+            }
+            // Maintenance in the middle of a walk, too: it ends no walk.
+            final List<Integer> idleWalk = new ArrayList<>();
+            for (int page = idle.first(); page != EvictionPolicy.NONE; page = idle.next(page))
+            {
+                idleWalk.add(page);
+                idle.maintain(1 + random.nextInt(4));
+            }
+            final List<Integer> busyWalk = new ArrayList<>();
+            for (int page = busy.first(); page != EvictionPolicy.NONE; page = busy.next(page))
+            {
+                busyWalk.add(page);
+            }
+            assertThat(idleReplayer.hits()).as("seed %d", seed).isEqualTo(busyReplayer.hits());
+            assertThat(idleWalk).as("seed %d", seed).isEqualTo(busyWalk).hasSize(CAPACITY);
+            idle.maintain(Integer.MAX_VALUE);
+            assertThat(idle.maintain(1)).as("an unbounded budget left nothing (seed %d)", seed).isZero();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("policies")
     void shouldEndTheWalkOnAnInsertion(final String name)
     {
         final EvictionPolicy policy = EvictionPolicies.forName(name, CAPACITY);
@@ -261,9 +298,13 @@ class EvictionPolicyContractTest
         for (int window = 0; window < 60 && best > 0; window++)
         {
             final long before = threads.getCurrentThreadAllocatedBytes();
-            for (final int[] keys : requests)
+            for (int r = 0; r < requests.length; r++)
             {
-                replayer.request(keys, keys.length);
+                replayer.request(requests[r], requests[r].length);
+                if (r % 2 == 0)
+                {
+                    policy.maintain(16); // half the requests followed by idle time, half back to back
+                }
             }
             for (int page = policy.first(); page != EvictionPolicy.NONE; page = policy.next(page))
             {

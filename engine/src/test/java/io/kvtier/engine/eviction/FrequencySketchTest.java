@@ -2,6 +2,8 @@ package io.kvtier.engine.eviction;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.SplittableRandom;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -59,6 +61,25 @@ class FrequencySketchTest
         assertThat(sketch.frequency(3)).as("not yet halved again").isGreaterThanOrEqualTo(FrequencySketch.MAX / 2);
         sketch.increment(4);
         assertThat(sketch.frequency(3)).isLessThanOrEqualTo(FrequencySketch.MAX / 2);
+    }
+
+    @Test
+    void shouldEstimateAfterIncrementingAsIncrementThenFrequencyDo()
+    {
+        // A sketch of 64 counters: a key's four counters often coincide, and it halves every 640 increments.
+        final FrequencySketch fused = new FrequencySketch(64);
+        final FrequencySketch separate = new FrequencySketch(64);
+        final SplittableRandom random = new SplittableRandom(3);
+        for (int i = 0; i < 20_000; i++)
+        {
+            final long key = random.nextInt(40) - 20L;
+            separate.increment(key);
+            assertThat(fused.incrementAndEstimate(key)).as("increment %d of key %d", i, key).isEqualTo(separate.frequency(key));
+        }
+        for (long key = -20; key < 20; key++)
+        {
+            assertThat(fused.frequency(key)).isEqualTo(separate.frequency(key));
+        }
     }
 
     @Test

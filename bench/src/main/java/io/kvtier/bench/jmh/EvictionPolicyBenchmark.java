@@ -1,0 +1,128 @@
+package io.kvtier.bench.jmh;
+
+import io.kvtier.engine.eviction.EvictionPolicies;
+import io.kvtier.engine.eviction.EvictionPolicy;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An eviction policy alone, on the calls an acquire of 64 pooled pages makes on the engine thread: 64 hits, each
+ * page's parent the page before it, in a pool of {@code pages} pages (4,096 is the pool of {@link LookupBenchmark}).
+ * One operation re-reads one chain of 64 pages, the next of {@code chains} each time. With {@code chains = 1} the
+ * chain is the one {@link LookupBenchmark} acquires, whose head the adaptive policy's miniatures sample (a pool of
+ * 4,096 pages samples one chain in two, of 65,536 one in 32): its worst case, every hit replayed in four
+ * miniatures. With 64 chains the share sampled is about the pool's.
+ *
+ * <p>{@link #hits} is what a request waits for; {@link #hitsThenMaintenance} adds the work a policy leaves for the
+ * engine thread's idle time ({@link EvictionPolicy#maintain}), done to the end each time: all the CPU the
+ * policy spends. LRU, which leaves none, is the baseline of both, in the same run.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
+public class EvictionPolicyBenchmark
+{
+    private static final int CHAIN = 64;
+
+    /** The pool's pages. */
+    @Param({"4096", "65536"})
+    int pages;
+
+    /** The policy, as {@code policy.eviction} names it. */
+    @Param({"adaptive", "lru"})
+    String policy;
+
+    /** How many chains of 64 pages the operations take in turn. */
+    @Param({"1", "64"})
+    int chains;
+
+    private EvictionPolicy eviction;
+    private int next;
+
+    @Setup
+    public void setUp()
+    {
+        if (chains < 1 || chains * CHAIN > pages)
+        {
+            throw new IllegalArgumentException("chains=" + chains + " must be between 1 and " + pages / CHAIN);
+        }
+        eviction = EvictionPolicies.forName(policy, pages);
+        for (int c = 0; c < chains; c++)
+        {
+            for (int i = 0; i < CHAIN; i++)
+            {
+                // LookupBenchmark's keys for chain 0, so that its key hashes (high ^ low) are the engine's there.
+                final long high = 0x6B65790000000000L | ((long)c << 16) | i;
+                final long low = i * 0x9E3779B97F4A7C15L;
+                eviction.onInsert(c * CHAIN + i, i == 0 ? EvictionPolicy.NONE : c * CHAIN + i - 1, high ^ low);
+            }
+        }
+        drain();
+        requireAllResident();
+    }
+
+    @TearDown
+    public void tearDown()
+    {
+        drain();
+        requireAllResident();
+    }
+
+    /** @return the last page hit: the calls one acquire of a chain of 64 pooled pages makes */
+    @Benchmark
+    public int hits()
+    {
+        final int first = next * CHAIN;
+        next = next + 1 == chains ? 0 : next + 1;
+        int parent = EvictionPolicy.NONE;
+        for (int page = first; page < first + CHAIN; page++)
+        {
+            eviction.onAccess(page, parent);
+            parent = page;
+        }
+        return parent;
+    }
+
+    /** @return the last page hit, after the policy did all the work it left for later */
+    @Benchmark
+    public int hitsThenMaintenance()
+    {
+        final int last = hits();
+        drain();
+        return last;
+    }
+
+    /** Does all the work the policy left for later: an unbounded budget leaves nothing. */
+    private void drain()
+    {
+        eviction.maintain(Integer.MAX_VALUE);
+    }
+
+    private void requireAllResident()
+    {
+        int walked = 0;
+        for (int page = eviction.first(); page != EvictionPolicy.NONE; page = eviction.next(page))
+        {
+            walked++;
+        }
+        if (walked != chains * CHAIN)
+        {
+            throw new IllegalStateException("the " + policy + " policy walks " + walked + " pages; " + chains * CHAIN + " are resident");
+        }
+    }
+}
