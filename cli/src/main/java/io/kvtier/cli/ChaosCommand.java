@@ -34,7 +34,7 @@ import java.util.concurrent.Callable;
         "Then it heals every fault, waits out every lease, counts leaked pins and reservations, restarts the engine with an empty"
             + " pool and reads back every page a client saw acknowledged as backed up. docs/chaos.md describes each fault and"
             + " figure."},
-    footer = {"", "Examples:", "  kvtier chaos --duration 2m --json", "  kvtier chaos --duration 2m --clients java,c,python --client-processes 6",
+    footer = {"", "Examples:", "  kvtier chaos --duration 2m --json", "  kvtier chaos --duration 60m --min-each 100 --overtime 30m --json", "  kvtier chaos --duration 2m --clients java,c,python --client-processes 6",
         "  kvtier chaos --replay /tmp/kvtier-chaos/replay.json", "",
         "Exits 5 when wrong_bytes_served, pages_lost, pins_leaked or reservations_leaked is not 0 (or a late write landed, or a"
             + " hostile request was let through), after writing <work-dir>/replay.json.", ExitCode.HELP})
@@ -52,7 +52,7 @@ public final class ChaosCommand implements Callable<Integer>
 
     @Option(names = "--json", description = "Print one JSON object: pages_verified, wrong_bytes_served, pages_lost, pages_destroyed_by_faults,"
         + " pins_leaked, reservations_leaked, faults, client_kills, client_stops, engine_restarts, hostile_refused, clients_by_language, tiers,"
-        + " seed, duration_s.")
+        + " seed, duration_s, min_each, overtime_s, short_of_min_each.")
     boolean json;
 
     @Option(names = "--work-dir", paramLabel = "DIR", description = "The directory the campaign owns (config, L3 tiers, logs, replay.json)."
@@ -67,6 +67,16 @@ public final class ChaosCommand implements Callable<Integer>
     @Option(names = {"--client-processes", "--java-clients"}, defaultValue = "4", paramLabel = "N",
         description = "Honest client processes at any time, the --clients languages taking them in turn. Default: ${DEFAULT-VALUE}.")
     int clientProcesses;
+
+    @Option(names = "--min-each", defaultValue = "0", paramLabel = "N",
+        description = "Go on past --duration, drawing only the fault kinds injected fewer than N times (and raising the rates of such"
+            + " tier kinds), until every kind has been injected N times or --overtime has passed too; min_each, overtime_s and"
+            + " short_of_min_each report it. Default: ${DEFAULT-VALUE} (the duration alone decides).")
+    int minEach;
+
+    @Option(names = "--overtime", paramLabel = "DURATION",
+        description = "The most the faulty phase may run past --duration to reach --min-each. Default: as long as --duration.")
+    Duration overtime;
 
     @Option(names = "--replay", paramLabel = "FILE",
         description = "Runs again with the seed, duration and clients of a replay.json a failed campaign wrote.")
@@ -97,6 +107,8 @@ public final class ChaosCommand implements Callable<Integer>
             duration = Duration.ofSeconds(Long.parseLong(fields.get("duration_s")));
             clientProcesses = Integer.parseInt(fields.get("client_processes"));
             clients = Arrays.asList(fields.get("clients").split(","));
+            minEach = Integer.parseInt(fields.get("min_each"));
+            overtime = Duration.ofSeconds(Long.parseLong(fields.get("overtime_s")));
         }
         for (final String client : clients)
         {
@@ -121,12 +133,21 @@ public final class ChaosCommand implements Callable<Integer>
             err.println("kvtier: --duration: " + duration + " is not a positive duration");
             return ExitCode.USAGE;
         }
+        if (minEach < 0)
+        {
+            err.println("kvtier: --min-each: " + minEach + " is negative (0 lets the duration alone decide)");
+            return ExitCode.USAGE;
+        }
+        final Duration allowed = overtime != null ? overtime : duration;
         final long chosen = seed != null ? seed : System.nanoTime();
         final Path dir = workDir != null ? workDir : Path.of(System.getProperty("java.io.tmpdir"), "kvtier-chaos-" + ProcessHandle.current().pid());
         Files.createDirectories(dir);
         final List<String> serve = JavaProcesses.java(Main.class, "serve").command();
-        final ChaosCampaign campaign = new ChaosCampaign(new ChaosOptions(duration, chosen, dir, clients, clientProcesses, wrongWriter, serve), err);
-        err.println("kvtier chaos: seed " + chosen + ", " + duration.toSeconds() + " s of faults, work directory " + dir
+        final ChaosCampaign campaign = new ChaosCampaign(new ChaosOptions(duration, chosen, dir, clients, clientProcesses, wrongWriter, serve,
+            minEach, allowed), err);
+        err.println("kvtier chaos: seed " + chosen + ", " + duration.toSeconds() + " s of faults"
+            + (minEach > 0 ? " (up to " + allowed.toSeconds() + " s more until every kind is injected " + minEach + " times)" : "")
+            + ", work directory " + dir
             + (campaign.hasFaultTier() ? "" : "; tier faults are not available (no tier of type faults is installed)"));
         final ChaosReport report = campaign.run();
         final var out = spec.commandLine().getOut();

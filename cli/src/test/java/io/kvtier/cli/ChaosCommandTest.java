@@ -49,7 +49,9 @@ class ChaosCommandTest
     void shouldServeNoWrongByteLoseNothingAndLeakNothingUnderEveryFault() throws Exception
     {
         final Path dir = workDir("chaos-seed-20");
-        final CliFixture.Result result = CliFixture.run("chaos", "--duration", "40s", "--seed", "20", "--json", "--work-dir", dir.toString());
+        // Every kind at least twice: past the 40 s the campaign draws only the kinds still short.
+        final CliFixture.Result result = CliFixture.run("chaos", "--duration", "40s", "--min-each", "2", "--overtime", "4m", "--seed", "20", "--json",
+            "--work-dir", dir.toString());
 
         assertThat(result.exitCode()).as("exit code; stderr:%n%s", result.err()).isZero();
         final JsonNode report = new ObjectMapper().readTree(result.out());
@@ -76,13 +78,28 @@ class ChaosCommandTest
         }
         for (final String kind : expected)
         {
-            assertThat(report.get("faults").path(kind).asLong()).as("fault %s injected; report %s", kind, result.out()).isPositive();
+            assertThat(report.get("faults").path(kind).asLong()).as("fault %s injected twice (--min-each 2); report %s", kind, result.out())
+                .isGreaterThanOrEqualTo(2);
         }
+        assertThat(report.get("min_each").asInt()).isEqualTo(2);
+        assertThat(report.get("short_of_min_each").size()).as("kinds short of --min-each: %s", report.get("short_of_min_each")).isZero();
+        assertThat(report.get("overtime_s").asDouble()).as("overtime_s").isBetween(0.0, 240.0 + 60.0);
         assertThat(report.get("client_kills").asLong()).isGreaterThanOrEqualTo(3);
         assertThat(report.get("client_stops").asLong()).isPositive();
         assertThat(report.get("engine_restarts").asLong()).isGreaterThanOrEqualTo(2);
         assertThat(report.get("hostile_refused").asLong()).isPositive();
         assertThat(report.get("tiers")).hasSize(2);
+    }
+
+    @Test
+    void shouldRefuseANegativeMinEachOrOvertimeNamingTheOption()
+    {
+        final CliFixture.Result minEach = CliFixture.run("chaos", "--duration", "1s", "--min-each", "-1");
+        assertThat(minEach.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(minEach.err()).contains("--min-each: -1 is negative");
+        final CliFixture.Result overtime = CliFixture.run("chaos", "--duration", "1s", "--min-each", "5", "--overtime", "-5s");
+        assertThat(overtime.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(overtime.err()).contains("--overtime").contains("'-5s' is not a duration");
     }
 
     @Test

@@ -73,6 +73,12 @@ public final class ChaosCampaign
 
     /** The rate a tier fault kind not injected yet is raised to. */
     private static final double BOOSTED_RATE = 0.05;
+    /**
+     * The rate a tier fault kind still short of {@code --min-each} is raised to once the duration has passed: writes
+     * reach L3 about once per key and engine run, so at the configured rates a busy host's slower clients leave the
+     * write kinds short, and waiting for them at those rates would double a campaign.
+     */
+    private static final double OVERTIME_RATE = 0.1;
     /** How often a fault the first round could not inject is drawn again before the campaign gives up on it. */
     private static final int RETRIES = 5;
 
@@ -107,6 +113,10 @@ public final class ChaosCampaign
     private final List<Fault> firstRound = new ArrayList<>();
     private long drawn;
     private long hostileDrawn;
+    /** Whether the faulty phase runs past its duration for the kinds short of {@code --min-each}. */
+    private boolean overtime;
+    /** The kinds short of {@code --min-each} and their counts, as last looked at in overtime. */
+    private Map<String, Long> shortKinds = Map.of();
 
     /**
      * @param options what to run
@@ -199,8 +209,9 @@ public final class ChaosCampaign
             }
             awaitClientsWorking();
             final long end = System.nanoTime() + options.duration().toNanos();
+            final long overtimeEnd = end + options.overtime().toNanos();
             // The first round always ends, so that every kind is injected once however slow the host.
-            while (System.nanoTime() < end || drawn == 0 || !firstRound.isEmpty() || owed() != null)
+            while (System.nanoTime() < end || drawn == 0 || !firstRound.isEmpty() || owed() != null || goOnInOvertime(overtimeEnd))
             {
                 Thread.sleep(100 + random.nextInt(700));
                 replaceDeadClients();
@@ -221,6 +232,7 @@ public final class ChaosCampaign
                     event("the engine runs but failed a connection: " + ex.getMessage());
                 }
             }
+            endOvertime(end);
             finish(l3a, l3b);
         }
         finally
@@ -626,13 +638,27 @@ public final class ChaosCampaign
             event(owed.kind + " drawn again: the first round could not inject it (try " + retried.get(owed) + " of " + RETRIES + ")");
             return owed;
         }
-        int total = 0;
+        // In overtime only the kinds still short are drawn; when only tier kinds are short, every kind is, to keep
+        // the clients writing through engine restarts.
+        final List<Fault> candidates = new ArrayList<>();
         for (final Fault fault : Fault.values())
+        {
+            if (overtime && kindsOf(fault).stream().anyMatch(shortKinds::containsKey))
+            {
+                candidates.add(fault);
+            }
+        }
+        if (candidates.isEmpty())
+        {
+            candidates.addAll(List.of(Fault.values()));
+        }
+        int total = 0;
+        for (final Fault fault : candidates)
         {
             total += fault.weight;
         }
         int pick = random.nextInt(total);
-        for (final Fault fault : Fault.values())
+        for (final Fault fault : candidates)
         {
             pick -= fault.weight;
             if (pick < 0)
@@ -641,6 +667,117 @@ public final class ChaosCampaign
             }
         }
         throw new AssertionError("weights");
+    }
+
+    /** @return the report names of what a fault injects: one per hostile attack, else its own kind */
+    private static List<String> kindsOf(final Fault fault)
+    {
+        if (fault != Fault.HOSTILE)
+        {
+            return List.of(fault.kind);
+        }
+        final List<String> kinds = new ArrayList<>();
+        for (final HostileClients.Attack attack : HostileClients.Attack.values())
+        {
+            kinds.add(hostileKind(attack));
+        }
+        return kinds;
+    }
+
+    /** @return the report name of a hostile attack */
+    private static String hostileKind(final HostileClients.Attack attack)
+    {
+        return "hostile-" + attack.name().toLowerCase().replace('_', '-');
+    }
+
+    /** @return whether the campaign can inject the fault at all: a filesystem the command may not mount it cannot fill */
+    private boolean mayInject(final Fault fault)
+    {
+        return !(fault == Fault.L3_FULL && l3Mount == null || fault == Fault.SHM_FULL && shmDir == null);
+    }
+
+    /**
+     * Asked once the duration has passed: whether the faulty phase goes on because some kind is still short of
+     * {@code --min-each} and the overtime allowed is not used up. Logs when overtime starts.
+     */
+    private boolean goOnInOvertime(final long overtimeEnd) throws IOException
+    {
+        if (options.minEach() == 0)
+        {
+            return false;
+        }
+        shortKinds = shortOfMinEach();
+        final boolean goOn = !shortKinds.isEmpty() && System.nanoTime() < overtimeEnd;
+        if (goOn && !overtime)
+        {
+            overtime = true;
+            event("the duration has passed with kinds injected fewer than " + options.minEach() + " times (--min-each): " + shortKinds
+                + "; drawing only those for at most " + options.overtime().toSeconds() + " s more");
+        }
+        return goOn;
+    }
+
+    /** Records how long the faulty phase ran past its duration and which kinds stayed short of {@code --min-each}. */
+    private void endOvertime(final long end) throws IOException
+    {
+        report.minEach = options.minEach();
+        report.overtimeSeconds = Math.max(0, System.nanoTime() - end) / 1e9;
+        if (options.minEach() == 0)
+        {
+            return;
+        }
+        report.shortOfMinEach.putAll(shortOfMinEach());
+        if (report.shortOfMinEach.isEmpty())
+        {
+            event(String.format("every kind injected at least %d times (--min-each), %.0f s past the duration", options.minEach(),
+                report.overtimeSeconds));
+        }
+        else
+        {
+            final String note = "kinds injected fewer than " + options.minEach() + " times (--min-each) when the overtime allowed ("
+                + options.overtime().toSeconds() + " s) ran out: " + report.shortOfMinEach;
+            report.notes.add(note);
+            event(note);
+        }
+        overtime = false;
+        if (faultTier && !boosted.isEmpty())
+        {
+            // The configured rates again for whatever follows (the healed phase writes all=0 anyway).
+            Files.writeString(work.resolve("faults-a.ctl"), "");
+            Files.writeString(work.resolve("faults-b.ctl"), "");
+            boosted = "";
+        }
+    }
+
+    /** @return every kind the campaign can inject that has been injected fewer than {@code --min-each} times, with its count */
+    private Map<String, Long> shortOfMinEach() throws IOException
+    {
+        final Map<String, Long> counts = new TreeMap<>();
+        for (final Fault fault : Fault.values())
+        {
+            if (mayInject(fault))
+            {
+                for (final String kind : kindsOf(fault))
+                {
+                    counts.put(kind, report.faults.getOrDefault(kind, 0L));
+                }
+            }
+        }
+        if (faultTier)
+        {
+            counts.putAll(tierFaultCounts());
+        }
+        counts.values().removeIf(count -> count >= options.minEach());
+        return counts;
+    }
+
+    /** @return how often each tier fault kind has been injected so far, from both fault tiers' logs */
+    private Map<String, Long> tierFaultCounts() throws IOException
+    {
+        final Map<String, Long> counts = FaultLogs.zeros();
+        FaultLogs.read(work.resolve("faults-a.jsonl"), counts, new LinkedHashSet<>());
+        FaultLogs.read(work.resolve("faults-b.jsonl"), counts, new LinkedHashSet<>());
+        return counts;
     }
 
     /**
@@ -652,7 +789,7 @@ public final class ChaosCampaign
         for (final Fault fault : Fault.values())
         {
             // Hostile attacks always count; a filesystem the command may not mount is skipped for good, saying why.
-            final boolean unavailable = fault == Fault.HOSTILE || fault == Fault.L3_FULL && l3Mount == null || fault == Fault.SHM_FULL && shmDir == null;
+            final boolean unavailable = fault == Fault.HOSTILE || !mayInject(fault);
             if (!unavailable && report.faults.getOrDefault(fault.kind, 0L) == 0 && retried.getOrDefault(fault, 0) < RETRIES)
             {
                 return fault;
@@ -741,7 +878,7 @@ public final class ChaosCampaign
             event("hostile " + attack + ": not attempted (its set-up was refused: the pool is full)");
             return;
         }
-        report.faults.merge("hostile-" + attack.name().toLowerCase().replace('_', '-'), 1L, Long::sum);
+        report.faults.merge(hostileKind(attack), 1L, Long::sum);
         if (HostileClients.SERVED_AS_COPIED.equals(answer))
         {
             event("hostile " + attack + ": " + answer);
@@ -995,34 +1132,37 @@ public final class ChaosCampaign
 
     /**
      * Raises, through the control files, the rate of every tier fault kind not injected yet, until each has been
-     * once; then the configured rates again. The rates alone leave a rare kind (a stalled read, a blocked call)
-     * uninjected in a short campaign on a loaded host, where clients make few L3 calls.
+     * once, and in overtime of every kind short of {@code --min-each}, until each has been that often; then the
+     * configured rates again. The rates alone leave a rare kind (a stalled read, a blocked call) uninjected in a
+     * short campaign on a loaded host, where clients make few L3 calls.
      */
     private void boostMissingTierFaults() throws IOException
     {
         // After the first round: by then the rates had their chance.
-        if (!faultTier || everyTierKindSeen || drawn == 0 || !firstRound.isEmpty())
+        if (!faultTier || everyTierKindSeen && !overtime || drawn == 0 || !firstRound.isEmpty())
         {
             return;
         }
-        final Map<String, Long> counts = FaultLogs.zeros();
-        FaultLogs.read(work.resolve("faults-a.jsonl"), counts, new LinkedHashSet<>());
-        FaultLogs.read(work.resolve("faults-b.jsonl"), counts, new LinkedHashSet<>());
-        final List<String> missing = counts.entrySet().stream().filter(e -> e.getValue() == 0).map(Map.Entry::getKey).toList();
+        final long target = overtime ? options.minEach() : 1;
+        final double rate = overtime ? OVERTIME_RATE : BOOSTED_RATE;
+        final List<String> missing = tierFaultCounts().entrySet().stream().filter(e -> e.getValue() < target).map(Map.Entry::getKey).toList();
         final StringBuilder control = new StringBuilder();
         for (final String kind : missing)
         {
-            control.append(kind).append('=').append(BOOSTED_RATE).append('\n');
+            control.append(kind).append('=').append(rate).append('\n');
         }
         if (!control.toString().equals(boosted))
         {
             Files.writeString(work.resolve("faults-a.ctl"), control);
             Files.writeString(work.resolve("faults-b.ctl"), control);
             boosted = control.toString();
-            event(missing.isEmpty() ? "every tier fault kind injected at least once: the configured rates again"
-                : "tier fault kinds not injected yet, at a rate of " + BOOSTED_RATE + " until they are: " + missing);
+            event(missing.isEmpty() ? "every tier fault kind injected at least " + (target == 1 ? "once" : target + " times") + ": the configured rates again"
+                : "tier fault kinds injected fewer than " + target + " times, at a rate of " + rate + " until they are: " + missing);
         }
-        everyTierKindSeen = missing.isEmpty();
+        if (!overtime)
+        {
+            everyTierKindSeen = missing.isEmpty();
+        }
     }
 
     /** Heals the tier faults: every rate 0 in each control file. */
@@ -1157,7 +1297,8 @@ public final class ChaosCampaign
         final StringBuilder json = new StringBuilder();
         json.append("{\"seed\": ").append(options.seed()).append(", \"duration_s\": ").append(options.duration().toSeconds())
             .append(", \"clients\": \"").append(String.join(",", options.clients())).append("\", \"client_processes\": ")
-            .append(options.clientProcesses()).append(", \"events\": [");
+            .append(options.clientProcesses()).append(", \"min_each\": ").append(options.minEach()).append(", \"overtime_s\": ")
+            .append(options.overtime().toSeconds()).append(", \"events\": [");
         synchronized (events)
         {
             for (int i = 0; i < events.size(); i++)
@@ -1193,6 +1334,12 @@ public final class ChaosCampaign
                 throw new IOException(replay + " is not a chaos replay file: it has no \"" + name + "\"");
             }
             fields.put(name, m.group(1));
+        }
+        // A campaign before --min-each ran for its duration alone.
+        for (final String name : List.of("min_each", "overtime_s"))
+        {
+            final java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + name + "\"\\s*:\\s*([0-9]+)").matcher(text);
+            fields.put(name, m.find() ? m.group(1) : "0");
         }
         final java.util.regex.Matcher clients = java.util.regex.Pattern.compile("\"clients\"\\s*:\\s*\"([a-z,]*)\"").matcher(text);
         fields.put("clients", clients.find() ? clients.group(1) : "java");

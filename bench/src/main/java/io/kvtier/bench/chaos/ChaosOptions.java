@@ -16,8 +16,12 @@ import java.util.List;
  * @param wrongWriter     test only: the language (java, c, python) whose first client commits wrong bytes on purpose,
  *                        to prove the check can fail; null for none
  * @param serveCommand    the command that runs {@code kvtier serve}, without its options
+ * @param minEach         how often every fault kind must have been injected before the faulty phase ends: past
+ *                        {@code duration} it goes on, drawing only the kinds still short, until each has been injected
+ *                        this often or {@code overtime} has passed too (0: the duration alone decides)
+ * @param overtime        the most the faulty phase may run past {@code duration} to reach {@code minEach}
  */
 public record ChaosOptions(Duration duration, long seed, Path workDir, List<String> clients, int clientProcesses, String wrongWriter,
-    List<String> serveCommand)
+    List<String> serveCommand, int minEach, Duration overtime)
 {
 }

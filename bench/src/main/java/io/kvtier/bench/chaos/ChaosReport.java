@@ -33,6 +33,12 @@ public final class ChaosReport
     String tiersJson = "[]";
     long seed;
     double durationSeconds;
+    /** {@code --min-each}: how often every kind had to be injected (0: not asked). */
+    int minEach;
+    /** How long the faulty phase ran past its duration to reach {@code minEach}. */
+    double overtimeSeconds;
+    /** The kinds still short of {@code minEach} when the overtime allowed ran out, with their counts. */
+    final Map<String, Long> shortOfMinEach = new TreeMap<>();
     long pagesAcknowledged;
     final List<String> failures = new ArrayList<>();
     final List<String> notes = new ArrayList<>();
@@ -191,6 +197,14 @@ public final class ChaosReport
             json.writeRawValue(tiersJson);
             json.writeNumberField("seed", seed);
             json.writeNumberField("duration_s", Math.round(durationSeconds * 10) / 10.0);
+            json.writeNumberField("min_each", minEach);
+            json.writeNumberField("overtime_s", Math.round(overtimeSeconds * 10) / 10.0);
+            json.writeObjectFieldStart("short_of_min_each");
+            for (final Map.Entry<String, Long> kind : shortOfMinEach.entrySet())
+            {
+                json.writeNumberField(kind.getKey(), kind.getValue());
+            }
+            json.writeEndObject();
             json.writeEndObject();
         }
         catch (final IOException ex)
@@ -219,6 +233,11 @@ public final class ChaosReport
             : String.format("  %-7s clients: %d started, %d killed, %d stopped; %,d pages verified, %,d wrong, %,d committed, %,d acknowledged,"
                 + " %,d requests%n", language, f.started, f.killed, f.stopped, f.pagesVerified, f.wrongBytesServed, f.pagesCommitted,
                 f.pagesAcknowledged, f.requests)));
+        if (minEach > 0)
+        {
+            out.append(String.format("  every kind at least %d times: %s, %.0f s past the duration%n", minEach,
+                shortOfMinEach.isEmpty() ? "yes" : "no, short " + shortOfMinEach, overtimeSeconds));
+        }
         out.append("  faults:");
         faults.forEach((kind, count) -> out.append(' ').append(kind).append('=').append(count));
         out.append(System.lineSeparator());
