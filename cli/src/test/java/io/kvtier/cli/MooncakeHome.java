@@ -66,19 +66,6 @@ final class MooncakeHome
         return home;
     }
 
-    /**
-     * For tests whose subject finds Mooncake through {@code KVTIER_MOONCAKE_HOME} only, or that measure
-     * the real store: skips unless that names an install.
-     *
-     * @param why what the test needs a real install for
-     * @return the real install
-     */
-    static Path requireReal(final String why) throws IOException, InterruptedException
-    {
-        assumeTrue(real().isPresent(), "needs a real Mooncake install (" + why + "), not the project's test double: " + REAL_INSTALL_HINT);
-        return require();
-    }
-
     /** @return the install {@code KVTIER_MOONCAKE_HOME} names, if it is set */
     static Optional<Path> real()
     {

@@ -50,7 +50,7 @@ static atomic_long next_key;
 static atomic_long failures;
 static atomic_long first_error;
 
-static struct mooncake_replicate_config replicate = {.replica_num = 1}; /* the tier's defaults: 1 replica, no pins, no preference */
+static mooncake_replicate_config_t replicate = {.replica_num = 1}; /* the tier's defaults: 1 replica, no pins, no preference */
 
 struct worker
 {
