@@ -23,7 +23,8 @@ public interface CopyExecutor extends AutoCloseable
 
     /**
      * Prepares host memory for copies: for CUDA, page-locks it ({@code cudaHostRegister}) so copies
-     * are asynchronous DMA; the pool registers its mapping once at start.
+     * are asynchronous DMA; the pool registers its mapping once at start (CUDA: in chunks, in the
+     * background, copies from a part not locked yet being staged by the runtime).
      *
      * @param host the host memory
      */

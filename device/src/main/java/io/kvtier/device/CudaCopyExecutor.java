@@ -21,16 +21,18 @@ import java.util.List;
  *
  * <p>Host memory must be registered ({@link #registerHost}) so the copies are DMA from pinned pages
  * and truly asynchronous; an unregistered pageable source would make the runtime stage it
- * synchronously. Used by one thread at a time, like the stream it owns; the batch arrays and the
+ * synchronously. Registration runs in chunks in the background ({@link ChunkedHostRegistration}), so
+ * copies from a part not locked yet are staged, right but slower. Used by one thread at a time, like the stream it owns; the batch arrays and the
  * events of closed completions are reused, so a steady stream of plans allocates only the
  * completion objects.
  */
 public final class CudaCopyExecutor implements CopyExecutor
 {
     private final Cuda cuda;
+    private final int device;
     private final CudaStream stream;
     private final String description;
-    private final List<MemorySegment> registered = new ArrayList<>();
+    private final List<ChunkedHostRegistration> registered = new ArrayList<>();
     /** Events whose completion was closed, recorded again by later plans instead of created anew. */
     private final ArrayDeque<CudaEvent> idleEvents = new ArrayDeque<>();
     private final ArrayDeque<EventCompletion> idleCompletions = new ArrayDeque<>();
@@ -45,6 +47,7 @@ public final class CudaCopyExecutor implements CopyExecutor
     public CudaCopyExecutor(final Cuda cuda, final int device)
     {
         this.cuda = cuda;
+        this.device = device;
         cuda.setDevice(device);
         this.stream = cuda.createStream(cudart_h.cudaStreamNonBlocking());
         this.description = "CUDA device " + device + " (" + cuda.info().reason() + "), "
@@ -64,13 +67,28 @@ public final class CudaCopyExecutor implements CopyExecutor
         return true;
     }
 
+    /** Page-locks the host memory in chunks on a thread of its own: copies are staged by the runtime until a chunk is locked. */
     @Override
     public void registerHost(final MemorySegment host)
     {
-        if (cuda.hostRegister(host, cudart_h.cudaHostRegisterPortable()))
+        final ChunkedHostRegistration.Registrar registrar = new ChunkedHostRegistration.Registrar()
         {
-            registered.add(host);
-        }
+            @Override
+            public boolean register(final MemorySegment chunk)
+            {
+                // The runtime registers on the calling thread's current device.
+                cuda.setDevice(device);
+                return cuda.hostRegister(chunk, cudart_h.cudaHostRegisterPortable());
+            }
+
+            @Override
+            public void unregister(final MemorySegment chunk)
+            {
+                cuda.hostUnregister(chunk);
+            }
+        };
+        registered.add(new ChunkedHostRegistration(host, ChunkedHostRegistration.DEFAULT_CHUNK_BYTES, registrar, "kvtier-cuda-register-" + device)
+            .start());
     }
 
     @Override
@@ -155,9 +173,9 @@ public final class CudaCopyExecutor implements CopyExecutor
         }
         finally
         {
-            for (final MemorySegment host : registered)
+            for (final ChunkedHostRegistration registration : registered)
             {
-                cuda.hostUnregister(host);
+                registration.close();
             }
             registered.clear();
             while (!idleEvents.isEmpty())
