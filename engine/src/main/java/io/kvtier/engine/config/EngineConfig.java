@@ -1,5 +1,6 @@
 package io.kvtier.engine.config;
 
+import io.kvtier.engine.pool.PoolFilesystem;
 import io.kvtier.spi.ConfigValues;
 
 import java.io.IOException;
@@ -258,13 +259,13 @@ public final class EngineConfig
         }
         try
         {
-            final long usable = Files.getFileStore(directory).getUsableSpace();
+            final long usable = PoolFilesystem.usableBytes(directory);
             final long existing = Files.isRegularFile(poolPath) ? Files.size(poolPath) : 0;
             if (bytes > usable + existing)
             {
                 throw new ConfigException(POOL_SIZE, "pool.size = \"" + v.text(POOL_SIZE) + "\" does not fit: the pool needs "
                     + ConfigValues.formatSize(bytes) + " of page data but " + directory + " has " + human(usable + existing)
-                    + " free; lower pool.size or move pool.path");
+                    + " " + PoolFilesystem.freeSpaceWord(directory) + "; lower pool.size or move pool.path");
             }
         }
         catch (final IOException ex)

@@ -251,7 +251,7 @@ final class PoolFile
     {
         // Refuse a file that cannot fit before allocating any of it: on tmpfs the blocks are memory, and
         // allocating up to the filesystem's limit first would push the whole machine into its OOM killer.
-        final long usable = Files.getFileStore(path.toAbsolutePath().getParent()).getUsableSpace();
+        final long usable = PoolFilesystem.usableBytes(path.toAbsolutePath().getParent());
         final long replaced = Files.isRegularFile(path) ? Files.size(path) : 0;
         if (fileLength > usable + replaced)
         {
@@ -317,7 +317,7 @@ final class PoolFile
         long free = -1;
         try
         {
-            free = Files.getFileStore(path.toAbsolutePath().getParent()).getUsableSpace();
+            free = PoolFilesystem.usableBytes(path.toAbsolutePath().getParent());
         }
         catch (final IOException ignored)
         {
