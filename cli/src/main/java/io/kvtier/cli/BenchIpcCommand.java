@@ -2,6 +2,7 @@ package io.kvtier.cli;
 
 import io.kvtier.bench.ipc.IpcBenchmark;
 import io.kvtier.bench.ipc.PythonRoundTrips;
+import io.kvtier.client.protocol.IdleStrategy;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.config.EngineConfig;
 import picocli.CommandLine;
@@ -29,8 +30,15 @@ import java.util.concurrent.Callable;
             + " and another JVM, each side spinning then yielding, with nothing of the protocol. It prints both side by side and"
             + " the ratio of the two medians.",
         "For reference it also times the same lookup through an in-process Session of the same engine and, when the checkout has"
-            + " it built, through the Python binding of the C client in another process (clients/python)."},
-    footer = {"", "Examples:", "  kvtier bench ipc", "  kvtier bench ipc --json --iterations 200000", "", ExitCode.HELP})
+            + " it built, through the Python binding of the C client in another process (clients/python).",
+        "Then the loaded case (unless --no-load): it starts a background load of one busy core's worth (a child JVM whose one"
+            + " thread spins on integer arithmetic, never sleeping) and measures the baseline and the client again beside it"
+            + " (rtt_p50_ratio_loaded). For each timed part it reports how both sides waited: the engine thread's sleeps and"
+            + " yields (its counters), the client's sleeps, yields and wakes of the engine; and, for scale, the same ping-pong"
+            + " with each side sleeping on a futex between its turns (two wake-ups a round trip: futex_rtt_p50_ns)."},
+    footer = {"", "Examples:", "  kvtier bench ipc", "  kvtier bench ipc --json --iterations 200000",
+        "  kvtier bench ipc --json --set engine.idle-strategy=backoff --client-idle-strategy backoff   # the strategies before issue 21", "",
+        ExitCode.HELP})
 public final class BenchIpcCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -53,7 +61,16 @@ public final class BenchIpcCommand implements Callable<Integer>
             + " checkout kvtier runs from, if any; without it the Python figure is reported missing.")
     Path pythonBinding;
 
-    @Option(names = "--json", description = "Print one JSON object: rtt_p50_ns, rtt_p99_ns, rtt_p999_ns, baseline_rtt_p50_ns, rtt_p50_ratio, batched_keys_per_s ...")
+    @Option(names = "--no-load", description = "Skip the loaded case (the background load and the second measurement).")
+    boolean noLoad;
+
+    @Option(names = "--client-idle-strategy", defaultValue = "adaptive", paramLabel = "KIND",
+        converter = ClientIdleConverter.class,
+        description = "How the client process waits for its answers: adaptive (the client's default), backoff, spin or sleep. Default: ${DEFAULT-VALUE}.")
+    IdleStrategy.Kind clientIdle;
+
+    @Option(names = "--json", description = "Print one JSON object: rtt_p50_ns, rtt_p99_ns, rtt_p999_ns, baseline_rtt_p50_ns, rtt_p50_ratio, batched_keys_per_s,"
+        + " the same with _loaded, engine_sleeps, client_sleeps ...")
     boolean json;
 
     @Mixin
@@ -68,7 +85,7 @@ public final class BenchIpcCommand implements Callable<Integer>
         final IpcBenchmark.Plan plan;
         try
         {
-            plan = new IpcBenchmark.Plan(warmups, iterations, batchKeys, batches);
+            plan = new IpcBenchmark.Plan(warmups, iterations, batchKeys, batches, !noLoad, clientIdle);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -105,5 +122,22 @@ public final class BenchIpcCommand implements Callable<Integer>
         out.println(json ? result.toJson() : result.toText());
         out.flush();
         return ExitCode.OK;
+    }
+
+    /** Reads a client idle strategy by its name in settings (adaptive, backoff, spin, sleep), naming the ones there are when it is none. */
+    static final class ClientIdleConverter implements CommandLine.ITypeConverter<IdleStrategy.Kind>
+    {
+        @Override
+        public IdleStrategy.Kind convert(final String value)
+        {
+            for (final IdleStrategy.Kind kind : IdleStrategy.Kind.values())
+            {
+                if (kind.configName().equals(value))
+                {
+                    return kind;
+                }
+            }
+            throw new CommandLine.TypeConversionException("--client-idle-strategy=" + value + " is none of adaptive, backoff, spin, sleep");
+        }
     }
 }
