@@ -37,7 +37,7 @@ import java.util.concurrent.Callable;
             + " yields (its counters), the client's sleeps, yields and wakes of the engine; and, for scale, the same ping-pong"
             + " with each side sleeping on a futex between its turns (two wake-ups a round trip: futex_rtt_p50_ns)."},
     footer = {"", "Examples:", "  kvtier bench ipc", "  kvtier bench ipc --json --iterations 200000",
-        "  kvtier bench ipc --json --set engine.idle-strategy=backoff --client-idle-strategy backoff   # the strategies before issue 21", "",
+        "  kvtier bench ipc --json --set engine.idle-strategy=adaptive --client-idle-strategy adaptive", "",
         ExitCode.HELP})
 public final class BenchIpcCommand implements Callable<Integer>
 {
@@ -64,9 +64,9 @@ public final class BenchIpcCommand implements Callable<Integer>
     @Option(names = "--no-load", description = "Skip the loaded case (the background load and the second measurement).")
     boolean noLoad;
 
-    @Option(names = "--client-idle-strategy", defaultValue = "adaptive", paramLabel = "KIND",
+    @Option(names = "--client-idle-strategy", defaultValue = "backoff", paramLabel = "KIND",
         converter = ClientIdleConverter.class,
-        description = "How the client process waits for its answers: adaptive (the client's default), backoff, spin or sleep. Default: ${DEFAULT-VALUE}.")
+        description = "How the client process waits for its answers: backoff (the client's default), adaptive, spin or sleep. Default: ${DEFAULT-VALUE}.")
     IdleStrategy.Kind clientIdle;
 
     @Option(names = "--json", description = "Print one JSON object: rtt_p50_ns, rtt_p99_ns, rtt_p999_ns, baseline_rtt_p50_ns, rtt_p50_ratio, batched_keys_per_s,"

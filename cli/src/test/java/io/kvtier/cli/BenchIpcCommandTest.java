@@ -18,7 +18,7 @@ class BenchIpcCommandTest
         for (final String key : List.of("rtt_p50_ns", "rtt_p99_ns", "rtt_p999_ns", "baseline_rtt_p50_ns", "baseline_rtt_p99_ns",
             "baseline_rtt_p999_ns", "rtt_p50_ratio", "batched_keys_per_s", "inprocess_rtt_p50_ns", "rtt_p50_ns_loaded", "rtt_p99_ns_loaded",
             "baseline_rtt_p50_ns_loaded", "baseline_rtt_p99_ns_loaded", "rtt_p50_ratio_loaded", "batched_keys_per_s_loaded", "client_waits",
-            "client_waits_loaded", "batched_client_waits_loaded", "engine_spin_budget_ns"))
+            "client_waits_loaded", "batched_client_waits_loaded"))
         {
             assertThat(number(result.out(), key)).as(key + " in %s", result.out()).isPositive();
         }
@@ -31,8 +31,9 @@ class BenchIpcCommandTest
             }
         }
         assertThat(result.out()).as("says what the load was").containsPattern("\"load\":\"[^\"]*spins[^\"]*\"")
-            .contains("\"engine_idle_strategy\":\"adaptive\"").contains("\"client_idle_strategy\":\"adaptive\"")
+            .contains("\"engine_idle_strategy\":\"backoff\"").contains("\"client_idle_strategy\":\"backoff\"")
             .contains("\"round_trips_loaded\":300").contains("\"baseline_round_trips_loaded\":300");
+        assertThat(number(result.out(), "engine_spin_budget_ns")).as("backoff has no spin budget").isZero();
         for (final String suffix : List.of("", "_loaded"))
         {
             if (result.out().contains("\"futex_missing" + suffix + "\""))
@@ -68,10 +69,11 @@ class BenchIpcCommandTest
     void shouldSkipTheLoadedCaseWhenToldAndMeasureWithTheStrategiesNamed()
     {
         final CliFixture.Result result = CliFixture.run("bench", "ipc", "--json", "--warmup", "10", "--iterations", "50", "--batch-keys", "8",
-            "--batches", "5", "--no-load", "--client-idle-strategy", "backoff", "--set", "engine.idle-strategy=backoff");
+            "--batches", "5", "--no-load", "--client-idle-strategy", "adaptive", "--set", "engine.idle-strategy=adaptive");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         assertThat(result.out()).contains("\"load_missing\":\"not measured: --no-load\"").doesNotContain("rtt_p50_ratio_loaded")
-            .contains("\"engine_idle_strategy\":\"backoff\"").contains("\"client_idle_strategy\":\"backoff\"");
+            .contains("\"engine_idle_strategy\":\"adaptive\"").contains("\"client_idle_strategy\":\"adaptive\"");
+        assertThat(number(result.out(), "engine_spin_budget_ns")).as("the adaptive engine's budget").isPositive();
     }
 
     @Test

@@ -158,9 +158,9 @@ public final class IpcConnection implements AutoCloseable
      * @param maxKeys        slots wanted
      * @param namespaceRoots N namespace roots, 16 bytes each (keys.md)
      * @param majorVersion   the major version to announce
-     * @param idleKind       how this client waits: {@code ADAPTIVE} (the default: spin while the engine is awake,
-     *                       for a budget that follows the waits seen, then sleep on its Client Sleeping word),
-     *                       {@code BACKOFF} (spin, yield, then sleep), {@code SPIN} (never sleeps: lowest latency, a core) or {@code SLEEP}
+     * @param idleKind       how this client waits: {@code BACKOFF} (the default: spin, yield, then sleep on its Client
+     *                       Sleeping word), {@code ADAPTIVE} (spin while the engine is awake, for a budget that follows the
+     *                       waits seen, then sleep), {@code SPIN} (never sleeps: lowest latency, a core) or {@code SLEEP}
      * @return the connection
      * @throws IpcException if the engine refused the HELLO
      * @throws IOException  if the socket or a file cannot be reached

@@ -67,7 +67,7 @@ public final class IpcBenchmark
          */
         public Plan(final int warmups, final int iterations, final int batchKeys, final int batches)
         {
-            this(warmups, iterations, batchKeys, batches, true, IdleStrategy.Kind.ADAPTIVE);
+            this(warmups, iterations, batchKeys, batches, true, IdleStrategy.CLIENT_DEFAULT);
         }
     }
 

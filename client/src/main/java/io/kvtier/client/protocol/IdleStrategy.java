@@ -10,7 +10,7 @@ import java.lang.invoke.VarHandle;
  * sleeper if the word reads 1. Shared by the engine (on the control file's Doorbell) and the client
  * (on its Client Sleeping word). Allocation-free; one thread.
  *
- * <p>{@link Kind#ADAPTIVE}, a client's default, waits by what it sees of the engine rather than by a
+ * <p>{@link Kind#ADAPTIVE}, a client's choice beside the default {@link Kind#BACKOFF}, waits by what it sees of the engine rather than by a
  * fixed count: while the engine is awake (its Doorbell reads 0) and has taken the request (its Request
  * Head passed it), the answer is being made, and it spins for a budget of twice the waits it has seen
  * (at least {@link #MIN_SPIN_NANOS}, at most {@link #MAX_SPIN_NANOS}), then sleeps. It sleeps sooner
@@ -23,7 +23,7 @@ import java.lang.invoke.VarHandle;
 public final class IdleStrategy
 {
     /** How a client waits for its answers unless told otherwise ({@code IpcConnection}, {@code KvtierClient}). */
-    public static final Kind CLIENT_DEFAULT = Kind.ADAPTIVE;
+    public static final Kind CLIENT_DEFAULT = Kind.BACKOFF;
     /** The longest one sleep lasts. */
     public static final long MAX_SLEEP_NANOS = 1_000_000;
     /** {@link Kind#ADAPTIVE}: the least it spins while the engine is awake, however quick its answers were. */
@@ -88,13 +88,13 @@ public final class IdleStrategy
     /** The strategies of {@code ipc.idle-strategy} and of a client. */
     public enum Kind
     {
-        /** Spin, yield, then sleep at most 1 ms at a time. */
+        /** Spin, yield, then sleep at most 1 ms at a time (a client's default). */
         BACKOFF,
         /** Never sleep: a core per waiter, the lowest latency. */
         SPIN,
         /** Sleep at once: no core spent waiting. */
         SLEEP,
-        /** Spin while the engine is awake and working on the request, for a budget that follows the waits seen, then sleep (the client's default). */
+        /** Spin while the engine is awake and working on the request, for a budget that follows the waits seen, then sleep. */
         ADAPTIVE;
 
         /** @return the name in settings */

@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A client's waiting for an answer, on a clock the test moves: the default spins while the engine is
+ * A client's adaptive waiting for an answer ({@code IdleStrategy.Kind.ADAPTIVE}), on a clock the test moves: it spins while the engine is
  * awake and working, without a yield or a sleep, for its budget; it sleeps at once when the engine has
  * gone to sleep, and soon when an awake engine leaves the request untaken (busy with others, or off its
  * core), and its budget follows the waits it has seen.
@@ -71,13 +71,13 @@ class IdleStrategyTest
     }
 
     @Test
-    void theDefaultNeitherYieldsNorSleepsWhileTheEngineWorksOnItsRequestWithinItsBudget()
+    void shouldNeitherYieldNorSleepWhileTheEngineWorksOnItsRequestWithinItsBudget()
     {
         try (Arena arena = Arena.ofConfined())
         {
             final FutexWord word = new FutexWord(arena.allocate(8, 8), 0);
             final FakeClock clock = new FakeClock();
-            final IdleStrategy idle = new IdleStrategy(IdleStrategy.CLIENT_DEFAULT, SLEEP_NANOS, new Engine(), clock::read);
+            final IdleStrategy idle = new IdleStrategy(IdleStrategy.Kind.ADAPTIVE, SLEEP_NANOS, new Engine(), clock::read);
             for (int request = 0; request < 100; request++)
             {
                 // The engine answers in 15 µs: a batched lookup, or a one-key one whose engine was briefly off its core.

@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The engine thread's default idling, on a clock the test moves: it spins through its budget without
+ * The engine thread's adaptive idling ({@code engine.idle-strategy = adaptive}), on a clock the test moves: it spins through its budget without
  * yielding or sleeping, sleeps after it, lengthens the budget when a sleep ended with work soon after,
  * shortens it when nothing came for long, and yields only to a client whose answer is unread.
  */
@@ -105,13 +105,13 @@ class AdaptiveIdleStrategyTest
     }
 
     @Test
-    void theDefaultNeitherYieldsNorSleepsWhileRequestsComeWithinItsBudget()
+    void shouldNeitherYieldNorSleepWhileRequestsComeWithinItsBudget()
     {
         final FakeClock clock = new FakeClock();
         final ClockSleeper sleeper = new ClockSleeper(clock, 1_000_000);
         final Tally tally = new Tally();
-        final IdleStrategyKind byDefault = EngineConfig.from(Map.of()).get(EngineSettings.ENGINE_IDLE_STRATEGY);
-        final IdleStrategy idle = Pipeline.idleStrategy(byDefault, sleeper, () -> false, tally, clock::read);
+        final IdleStrategyKind adaptive = EngineConfig.from(Map.of(EngineConfig.ENGINE_IDLE_STRATEGY, "adaptive")).get(EngineSettings.ENGINE_IDLE_STRATEGY);
+        final IdleStrategy idle = Pipeline.idleStrategy(adaptive, sleeper, () -> false, tally, clock::read);
         for (int request = 0; request < 100; request++)
         {
             // A client's next request comes 20 µs after the last answer: 2,000 idle cycles of the engine thread.
