@@ -77,6 +77,44 @@ class BenchIpcCommandTest
     }
 
     @Test
+    void shouldCompareStrategiesInterleavedRoundByRoundAndLeaveNoFileBehind() throws Exception
+    {
+        final CliFixture.Result result = CliFixture.run("bench", "ipc", "--json", "--warmup", "10", "--iterations", "50", "--batch-keys", "8",
+            "--batches", "5", "--no-load", "--compare", "backoff/backoff,adaptive/adaptive", "--rounds", "2");
+        assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
+        assertThat(result.out()).contains("\"rounds\":2").contains("\"engine_idle_strategy\":\"backoff\",\"client_idle_strategy\":\"backoff\"")
+            .contains("\"engine_idle_strategy\":\"adaptive\",\"client_idle_strategy\":\"adaptive\"").contains("\"load_missing\"");
+        final java.util.regex.Matcher byRound = java.util.regex.Pattern.compile("\"rtt_p50_ratio_by_round\":\\[([0-9.]+),([0-9.]+)\\]")
+            .matcher(result.out());
+        for (int pair = 0; pair < 2; pair++)
+        {
+            assertThat(byRound.find()).as("a ratio for each of the two rounds, pair %d, in %s", pair, result.out()).isTrue();
+            assertThat(Double.parseDouble(byRound.group(1))).isPositive();
+            assertThat(Double.parseDouble(byRound.group(2))).isPositive();
+        }
+        assertThat(number(result.out(), "batched_keys_per_s")).isPositive();
+        final String ours = "kvtier-bench-ipc-" + ProcessHandle.current().pid() + "-";
+        try (var files = java.nio.file.Files.list(DemoCommand.defaultPoolDirectory()))
+        {
+            assertThat(files.map(f -> f.getFileName().toString()).filter(name -> name.startsWith(ours))).as("pools and sockets of the turns").isEmpty();
+        }
+    }
+
+    @Test
+    void shouldRefuseAComparisonItCannotRead()
+    {
+        final CliFixture.Result pair = CliFixture.run("bench", "ipc", "--compare", "backoff/backoff,nap/backoff");
+        assertThat(pair.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(pair.err()).contains("--compare: \"nap/backoff\": the engine's strategy \"nap\" is none of [adaptive, backoff, spin, yield, sleep]");
+        final CliFixture.Result rounds = CliFixture.run("bench", "ipc", "--compare", "backoff/backoff", "--rounds", "0");
+        assertThat(rounds.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(rounds.err()).contains("--rounds=0 must be at least 1");
+        final CliFixture.Result both = CliFixture.run("bench", "ipc", "--compare", "backoff/backoff", "--set", "engine.idle-strategy=spin");
+        assertThat(both.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(both.err()).contains("do not --set engine.idle-strategy with it");
+    }
+
+    @Test
     void shouldRefuseAClientIdleStrategyThatIsNone()
     {
         final CliFixture.Result result = CliFixture.run("bench", "ipc", "--client-idle-strategy", "nap");

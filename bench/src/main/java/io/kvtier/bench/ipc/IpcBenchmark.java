@@ -327,18 +327,48 @@ public final class IpcBenchmark
     private static Phase phase(final Engine engine, final Path socketPath, final Path baselineDir, final Plan plan)
         throws IOException, InterruptedException
     {
-        final Histogram baseline = PingPongBaseline.measure(baselineDir, plan.warmups(), plan.iterations());
-        Histogram wakeUps = null;
-        String wakeUpsMissing = null;
-        try
+        return phase(engine, socketPath, plan, Baselines.measure(baselineDir, plan));
+    }
+
+    /**
+     * The ping-pong and the wake-up baseline of one phase.
+     *
+     * @param pingPong       the ping-pong's round trips
+     * @param wakeUps        the futex ping-pong's, or null when there is no futex
+     * @param wakeUpsMissing why there is no wake-up figure, or null
+     */
+    record Baselines(Histogram pingPong, Histogram wakeUps, String wakeUpsMissing)
+    {
+        /**
+         * @param baselineDir where the shared files go
+         * @param plan        how many round trips
+         * @return both baselines, measured now
+         * @throws IOException          if a process cannot be started or fails
+         * @throws InterruptedException if interrupted while waiting for one
+         */
+        static Baselines measure(final Path baselineDir, final Plan plan) throws IOException, InterruptedException
         {
-            // Each of its round trips takes tens of microseconds: a tenth of the count says enough.
-            wakeUps = PingPongBaseline.measureWakeUps(baselineDir, plan.warmups() / 10, Math.max(1, plan.iterations() / 10));
+            final Histogram baseline = PingPongBaseline.measure(baselineDir, plan.warmups(), plan.iterations());
+            try
+            {
+                // Each of its round trips takes tens of microseconds: a tenth of the count says enough.
+                return new Baselines(baseline, PingPongBaseline.measureWakeUps(baselineDir, plan.warmups() / 10, Math.max(1, plan.iterations() / 10)),
+                    null);
+            }
+            catch (final IOException ex)
+            {
+                return new Baselines(baseline, null, ex.getMessage());
+            }
         }
-        catch (final IOException ex)
-        {
-            wakeUpsMissing = ex.getMessage();
-        }
+    }
+
+    /** The client process against {@code engine}, beside baselines measured just before. */
+    static Phase phase(final Engine engine, final Path socketPath, final Plan plan, final Baselines baselines)
+        throws IOException, InterruptedException
+    {
+        final Histogram baseline = baselines.pingPong();
+        final Histogram wakeUps = baselines.wakeUps();
+        final String wakeUpsMissing = baselines.wakeUpsMissing();
         final Process client = JavaProcesses.java(IpcBenchClient.class, socketPath.toString(), Integer.toString(plan.warmups()),
             Integer.toString(plan.iterations()), Integer.toString(plan.batchKeys()), Integer.toString(plan.batches()), plan.clientIdle().name()).start();
         final StringBuilder output = new StringBuilder();
