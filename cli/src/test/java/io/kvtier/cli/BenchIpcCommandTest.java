@@ -16,10 +16,35 @@ class BenchIpcCommandTest
             "--batches", "20");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         for (final String key : List.of("rtt_p50_ns", "rtt_p99_ns", "rtt_p999_ns", "baseline_rtt_p50_ns", "baseline_rtt_p99_ns",
-            "baseline_rtt_p999_ns", "rtt_p50_ratio", "batched_keys_per_s", "inprocess_rtt_p50_ns"))
+            "baseline_rtt_p999_ns", "rtt_p50_ratio", "batched_keys_per_s", "inprocess_rtt_p50_ns", "rtt_p50_ns_loaded", "rtt_p99_ns_loaded",
+            "baseline_rtt_p50_ns_loaded", "baseline_rtt_p99_ns_loaded", "rtt_p50_ratio_loaded", "batched_keys_per_s_loaded", "client_waits",
+            "client_waits_loaded", "batched_client_waits_loaded"))
         {
-            final String value = result.out().replaceAll("(?s).*\"" + key + "\":([0-9.Ee+-]+).*", "$1");
-            assertThat(Double.parseDouble(value)).as(key + " in %s", result.out()).isPositive();
+            assertThat(number(result.out(), key)).as(key + " in %s", result.out()).isPositive();
+        }
+        for (final String key : List.of("engine_sleeps", "engine_sleep_ns", "engine_yields", "client_sleeps", "client_sleep_ns", "client_yields",
+            "client_wakes_sent"))
+        {
+            for (final String which : List.of(key, key + "_loaded", "batched_" + key, "batched_" + key + "_loaded"))
+            {
+                assertThat(number(result.out(), which)).as(which + " in %s", result.out()).isNotNegative();
+            }
+        }
+        assertThat(result.out()).as("says what the load was").containsPattern("\"load\":\"[^\"]*spins[^\"]*\"")
+            .contains("\"engine_idle_strategy\":\"backoff\"").contains("\"client_idle_strategy\":\"backoff\"")
+            .contains("\"round_trips_loaded\":300").contains("\"baseline_round_trips_loaded\":300");
+        assertThat(number(result.out(), "engine_spin_budget_ns")).as("backoff has no spin budget").isZero();
+        for (final String suffix : List.of("", "_loaded"))
+        {
+            if (result.out().contains("\"futex_missing" + suffix + "\""))
+            {
+                assertThat(result.out()).as("says why there is no wake-up figure").containsPattern("\"futex_missing" + suffix + "\":\"[^\"]+\"");
+            }
+            else
+            {
+                assertThat(number(result.out(), "futex_rtt_p50_ns" + suffix)).as("the wake-up baseline").isPositive();
+                assertThat(number(result.out(), "futex_round_trips" + suffix)).isEqualTo(30);
+            }
         }
         if (result.out().contains("\"python_missing\""))
         {
@@ -33,13 +58,78 @@ class BenchIpcCommandTest
         assertThat(result.out()).contains("\"round_trips\":300").contains("\"baseline_round_trips\":300").contains("\"batch_keys\":64");
     }
 
+    private static double number(final String json, final String key)
+    {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + key + "\":([0-9.Ee+-]+)").matcher(json);
+        assertThat(m.find()).as("%s in %s", key, json).isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
+    @Test
+    void shouldSkipTheLoadedCaseWhenToldAndMeasureWithTheStrategiesNamed()
+    {
+        final CliFixture.Result result = CliFixture.run("bench", "ipc", "--json", "--warmup", "10", "--iterations", "50", "--batch-keys", "8",
+            "--batches", "5", "--no-load", "--client-idle-strategy", "adaptive", "--set", "engine.idle-strategy=adaptive");
+        assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
+        assertThat(result.out()).contains("\"load_missing\":\"not measured: --no-load\"").doesNotContain("rtt_p50_ratio_loaded")
+            .contains("\"engine_idle_strategy\":\"adaptive\"").contains("\"client_idle_strategy\":\"adaptive\"");
+        assertThat(number(result.out(), "engine_spin_budget_ns")).as("the adaptive engine's budget").isPositive();
+    }
+
+    @Test
+    void shouldCompareStrategiesInterleavedRoundByRoundAndLeaveNoFileBehind() throws Exception
+    {
+        final CliFixture.Result result = CliFixture.run("bench", "ipc", "--json", "--warmup", "10", "--iterations", "50", "--batch-keys", "8",
+            "--batches", "5", "--no-load", "--compare", "backoff/backoff,adaptive/adaptive", "--rounds", "2");
+        assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
+        assertThat(result.out()).contains("\"rounds\":2").contains("\"engine_idle_strategy\":\"backoff\",\"client_idle_strategy\":\"backoff\"")
+            .contains("\"engine_idle_strategy\":\"adaptive\",\"client_idle_strategy\":\"adaptive\"").contains("\"load_missing\"");
+        final java.util.regex.Matcher byRound = java.util.regex.Pattern.compile("\"rtt_p50_ratio_by_round\":\\[([0-9.]+),([0-9.]+)\\]")
+            .matcher(result.out());
+        for (int pair = 0; pair < 2; pair++)
+        {
+            assertThat(byRound.find()).as("a ratio for each of the two rounds, pair %d, in %s", pair, result.out()).isTrue();
+            assertThat(Double.parseDouble(byRound.group(1))).isPositive();
+            assertThat(Double.parseDouble(byRound.group(2))).isPositive();
+        }
+        assertThat(number(result.out(), "batched_keys_per_s")).isPositive();
+        final String ours = "kvtier-bench-ipc-" + ProcessHandle.current().pid() + "-";
+        try (var files = java.nio.file.Files.list(DemoCommand.defaultPoolDirectory()))
+        {
+            assertThat(files.map(f -> f.getFileName().toString()).filter(name -> name.startsWith(ours))).as("pools and sockets of the turns").isEmpty();
+        }
+    }
+
+    @Test
+    void shouldRefuseAComparisonItCannotRead()
+    {
+        final CliFixture.Result pair = CliFixture.run("bench", "ipc", "--compare", "backoff/backoff,nap/backoff");
+        assertThat(pair.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(pair.err()).contains("--compare: \"nap/backoff\": the engine's strategy \"nap\" is none of [adaptive, backoff, spin, yield, sleep]");
+        final CliFixture.Result rounds = CliFixture.run("bench", "ipc", "--compare", "backoff/backoff", "--rounds", "0");
+        assertThat(rounds.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(rounds.err()).contains("--rounds=0 must be at least 1");
+        final CliFixture.Result both = CliFixture.run("bench", "ipc", "--compare", "backoff/backoff", "--set", "engine.idle-strategy=spin");
+        assertThat(both.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(both.err()).contains("do not --set engine.idle-strategy with it");
+    }
+
+    @Test
+    void shouldRefuseAClientIdleStrategyThatIsNone()
+    {
+        final CliFixture.Result result = CliFixture.run("bench", "ipc", "--client-idle-strategy", "nap");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(result.err()).contains("--client-idle-strategy=nap is none of adaptive, backoff, spin, sleep");
+    }
+
     @Test
     void shouldPrintTheBaselineBesideTheClientInText()
     {
         final CliFixture.Result result = CliFixture.run("bench", "ipc", "--warmup", "10", "--iterations", "50", "--batch-keys", "8", "--batches", "5");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         assertThat(result.out()).contains("one-key LOOKUP round trip").contains("baseline: raw shared-memory ping-pong")
-            .contains("p50 ratio").contains("keys/s");
+            .contains("p50 ratio").contains("keys/s").contains("quiet host").contains("loaded host: one child JVM")
+            .contains("waits per one-key round trip: engine sleeps");
     }
 
     @Test

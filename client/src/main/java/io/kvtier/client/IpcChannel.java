@@ -1,6 +1,7 @@
 package io.kvtier.client;
 
 import io.kvtier.client.protocol.HandshakeDescriptor;
+import io.kvtier.client.protocol.IdleStrategy;
 import io.kvtier.client.protocol.RequestEncoder;
 import io.kvtier.client.protocol.ResponseDecoder;
 
@@ -23,7 +24,7 @@ final class IpcChannel implements RequestChannel
         this.pool = connection.pool();
     }
 
-    static IpcChannel connect(final Path socketPath, final ClientOptions options) throws IOException
+    static IpcChannel connect(final Path socketPath, final ClientOptions options, final IdleStrategy.Kind idleKind) throws IOException
     {
         final byte[] roots = new byte[HandshakeDescriptor.NAMESPACE_ROOT_LENGTH * options.namespaces().size()];
         for (int i = 0; i < options.namespaces().size(); i++)
@@ -33,7 +34,7 @@ final class IpcChannel implements RequestChannel
         }
         try
         {
-            return new IpcChannel(IpcConnection.connect(socketPath, options.maxKeys(), roots, HandshakeDescriptor.MAJOR_VERSION));
+            return new IpcChannel(IpcConnection.connect(socketPath, options.maxKeys(), roots, HandshakeDescriptor.MAJOR_VERSION, idleKind));
         }
         catch (final IpcException ex)
         {
@@ -108,6 +109,12 @@ final class IpcChannel implements RequestChannel
     public int maxMessageLength()
     {
         return welcome.maxMessageLength();
+    }
+
+    @Override
+    public IdleStrategy.Counts waitCounts()
+    {
+        return connection.waitCounts();
     }
 
     @Override

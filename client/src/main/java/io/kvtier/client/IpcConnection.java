@@ -64,6 +64,7 @@ public final class IpcConnection implements AutoCloseable
     private final FutexWord doorbell;
     private final FutexWord clientSleeping;
     private final IdleStrategy idle;
+    private final IdleStrategy roomIdle;
     private final IdleStrategy.WorkCheck responseArrived;
     private final IdleStrategy.WorkCheck requestRoom;
     private final long timeoutNanos;
@@ -71,6 +72,10 @@ public final class IpcConnection implements AutoCloseable
     private int roomWanted;
     private long lastRequestId;
     private long descriptorsSent;
+    /** The Request Tail just after the request last published: the engine has taken it once its Head is there. */
+    private long publishedTail;
+    /** Whether publishing the last request woke the engine from a sleep. */
+    private boolean rangTheEngine;
     private long engineBeat;
     private long engineBeatNanos;
     private boolean responseHeld;
@@ -91,7 +96,9 @@ public final class IpcConnection implements AutoCloseable
     IpcConnection(final SocketChannel socket, final int socketFd, final Arena arena, final HandshakeDescriptor.Welcome welcome,
                   final MemorySegment pool, final MemorySegment control, final MemorySegment ring, final IdleStrategy.Kind idleKind)
     {
-        this.idle = new IdleStrategy(idleKind, IdleStrategy.MAX_SLEEP_NANOS);
+        this.idle = new IdleStrategy(idleKind, IdleStrategy.MAX_SLEEP_NANOS, new EngineSeen());
+        // Room in the request ring comes as the engine catches up, which a wait for an answer does not tell apart: the fixed back-off.
+        this.roomIdle = new IdleStrategy(idleKind == IdleStrategy.Kind.ADAPTIVE ? IdleStrategy.Kind.BACKOFF : idleKind, IdleStrategy.MAX_SLEEP_NANOS);
         this.socket = socket;
         this.socketFd = socketFd;
         this.arena = arena;
@@ -141,7 +148,7 @@ public final class IpcConnection implements AutoCloseable
      */
     public static IpcConnection connect(final Path socketPath, final int maxKeys, final byte[] namespaceRoots, final int majorVersion) throws IOException
     {
-        return connect(socketPath, maxKeys, namespaceRoots, majorVersion, IdleStrategy.Kind.BACKOFF);
+        return connect(socketPath, maxKeys, namespaceRoots, majorVersion, IdleStrategy.CLIENT_DEFAULT);
     }
 
     /**
@@ -151,8 +158,9 @@ public final class IpcConnection implements AutoCloseable
      * @param maxKeys        slots wanted
      * @param namespaceRoots N namespace roots, 16 bytes each (keys.md)
      * @param majorVersion   the major version to announce
-     * @param idleKind       how this client waits: {@code BACKOFF} (spin, yield, then sleep on its Client
-     *                       Sleeping word), {@code SPIN} (never sleeps: lowest latency, a core) or {@code SLEEP}
+     * @param idleKind       how this client waits: {@code BACKOFF} (the default: spin, yield, then sleep on its Client
+     *                       Sleeping word), {@code ADAPTIVE} (spin while the engine is awake, for a budget that follows the
+     *                       waits seen, then sleep), {@code SPIN} (never sleeps: lowest latency, a core) or {@code SLEEP}
      * @return the connection
      * @throws IpcException if the engine refused the HELLO
      * @throws IOException  if the socket or a file cannot be reached
@@ -315,13 +323,17 @@ public final class IpcConnection implements AutoCloseable
     {
         final int length = RequestDescriptor.HEADER_LENGTH + bodyLength;
         roomWanted = length;
-        startWaiting();
-        long offset;
-        while ((offset = requests.tryClaim(type, length)) < 0)
+        long offset = requests.tryClaim(type, length);
+        if (offset < 0)
         {
-            // No deadline of its own: a live engine either makes room or drops this client (NOT_READING).
-            checkConnected();
-            idle.idle(clientSleeping, requestRoom);
+            startWaiting();
+            roomIdle.reset();
+            while ((offset = requests.tryClaim(type, length)) < 0)
+            {
+                // No deadline of its own: a live engine either makes room or drops this client (NOT_READING).
+                checkConnected();
+                roomIdle.idle(clientSleeping, requestRoom);
+            }
         }
         lastRequestId++;
         return encoder.wrap(ring, offset).header(length, type, lastRequestId, firstSlot, count, namespaceIndex, flags);
@@ -335,8 +347,9 @@ public final class IpcConnection implements AutoCloseable
     public long publish()
     {
         requests.commitRelease();
+        publishedTail = requests.tailPlain();
         bumpHeartbeat();
-        IdleStrategy.wake(doorbell);
+        rangTheEngine = idle.wakeCounted(doorbell);
         return lastRequestId;
     }
 
@@ -462,6 +475,8 @@ public final class IpcConnection implements AutoCloseable
             releaseResponse();
         }
         startWaiting();
+        idle.reset();
+        int looks = 0;
         while (true)
         {
             final long offset = responses.poll();
@@ -470,6 +485,7 @@ public final class IpcConnection implements AutoCloseable
                 decoder.wrap(ring, offset);
                 if (decoder.requestId() == requestId)
                 {
+                    idle.arrived();
                     responseHeld = true;
                     return decoder;
                 }
@@ -480,7 +496,12 @@ public final class IpcConnection implements AutoCloseable
             {
                 throw new IpcException(ErrorCode.MALFORMED.code(), "the engine's response ring is corrupt");
             }
-            checkConnected();
+            // Every 16th look: its three loads and a clock read would otherwise stretch each look of a spin that
+            // usually ends within a microsecond. A drop still wakes this thread (the Disconnect Reason ends a sleep).
+            if ((looks++ & 15) == 0)
+            {
+                checkConnected();
+            }
             idle.idle(clientSleeping, responseArrived);
         }
     }
@@ -495,9 +516,44 @@ public final class IpcConnection implements AutoCloseable
         }
     }
 
+    /**
+     * How this connection has waited so far: waits for answers, yields, futex sleeps and the time in
+     * them, and the wakes it sent to a sleeping engine. Not for a hot path (it allocates the record).
+     *
+     * @return the counts of this connection's thread
+     */
+    public IdleStrategy.Counts waitCounts()
+    {
+        final IdleStrategy.Counts answers = idle.counts();
+        final IdleStrategy.Counts room = roomIdle.counts();
+        return new IdleStrategy.Counts(answers.waits(), answers.yields() + room.yields(), answers.sleeps() + room.sleeps(),
+            answers.sleepNanos() + room.sleepNanos(), answers.wakesSent());
+    }
+
+    /** What this client sees of the engine while it waits for an answer (docs/ipc-protocol.md section 5). */
+    private final class EngineSeen implements IdleStrategy.Peer
+    {
+        @Override
+        public boolean awakeVolatile()
+        {
+            return doorbell.getVolatile() == 0;
+        }
+
+        @Override
+        public boolean tookItAcquire()
+        {
+            return requests.headAcquire() - publishedTail >= 0;
+        }
+
+        @Override
+        public boolean wokeIt()
+        {
+            return rangTheEngine;
+        }
+    }
+
     private void startWaiting()
     {
-        idle.reset();
         engineBeat = ControlFileDescriptor.engineHeartbeatAcquire(control);
         engineBeatNanos = System.nanoTime();
     }
@@ -568,6 +624,7 @@ public final class IpcConnection implements AutoCloseable
             {
                 final long id = send(MessageType.CLOSE, 0, 0, 0);
                 startWaiting();
+                idle.reset();
                 final long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
                 while (System.nanoTime() - deadline < 0)
                 {

@@ -73,7 +73,35 @@ public final class KvtierClient implements AutoCloseable
      */
     public static KvtierClient connect(final Path socketPath, final ClientOptions options) throws IOException
     {
-        return new KvtierClient(IpcChannel.connect(socketPath, options), options.namespaces().size());
+        return connect(socketPath, options, io.kvtier.client.protocol.IdleStrategy.CLIENT_DEFAULT);
+    }
+
+    /**
+     * Connects as {@link #connect(Path, ClientOptions)} does, waiting for answers as {@code idleKind} says.
+     *
+     * @param socketPath the engine's socket
+     * @param options    namespaces and slots
+     * @param idleKind   how the client's thread waits for an answer: {@code BACKOFF} (the default), {@code ADAPTIVE},
+     *                   {@code SPIN} or {@code SLEEP} (docs/ipc-protocol.md section 5)
+     * @return the connected client
+     * @throws IOException     if the socket or the shared files cannot be reached
+     * @throws KvtierException if the engine refuses the client
+     */
+    public static KvtierClient connect(final Path socketPath, final ClientOptions options, final io.kvtier.client.protocol.IdleStrategy.Kind idleKind)
+        throws IOException
+    {
+        return new KvtierClient(IpcChannel.connect(socketPath, options, idleKind), options.namespaces().size());
+    }
+
+    /**
+     * How this client's thread has waited for answers so far: what {@code kvtier bench ipc} reports of
+     * each side's sleeps and wakes. Allocates the record: not for a hot path.
+     *
+     * @return the counts
+     */
+    public io.kvtier.client.protocol.IdleStrategy.Counts waitCounts()
+    {
+        return channel.waitCounts();
     }
 
     /** @return the pool file, mapped: every page's bytes, read and written in place */

@@ -54,6 +54,12 @@ interface RequestChannel extends AutoCloseable
     /** @return the longest request record the engine accepts */
     int maxMessageLength();
 
+    /** @return how this channel has waited for answers so far (none for a channel that never waits) */
+    default io.kvtier.client.protocol.IdleStrategy.Counts waitCounts()
+    {
+        return new io.kvtier.client.protocol.IdleStrategy.Counts(0, 0, 0, 0, 0);
+    }
+
     /** Ends the client (CLOSE, then the socket): the engine gives back everything it still holds. */
     @Override
     void close();

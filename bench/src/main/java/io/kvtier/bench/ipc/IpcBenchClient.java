@@ -5,8 +5,13 @@ import io.kvtier.client.KvtierClient;
 import io.kvtier.client.Namespace;
 import io.kvtier.client.PageKeyChain;
 import io.kvtier.client.ReservedPages;
+import io.kvtier.client.protocol.IdleStrategy;
 import org.HdrHistogram.Histogram;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -14,18 +19,29 @@ import java.util.Locale;
  * The client process of {@code kvtier bench ipc}: attaches to the engine over the IPC protocol,
  * writes the pages it will look up (so lookups hit and scan the whole batch), then times one-key
  * LOOKUP round trips and batched LOOKUPs, and prints one line of figures on stdout for the parent.
+ * Before each timed part, and after the last, it prints a phase line and waits for the parent to
+ * answer with a line on stdin, so that the parent reads the engine's counters around exactly that part.
  */
 public final class IpcBenchClient
 {
     /** The namespace of the benchmark's pages. */
     static final Namespace NAMESPACE = new Namespace("kvtier-bench/ipc", "bench/ipc", 0, "");
+    /** The start of a phase line: the phase's name follows. */
+    static final String PHASE = "kvtier-ipc-bench-phase ";
+    /** The phase of the timed one-key lookups. */
+    static final String ONE_KEY = "one-key";
+    /** The phase of the timed batched lookups. */
+    static final String BATCHED = "batched";
+    /** After the last timed part. */
+    static final String DONE = "done";
 
     private IpcBenchClient()
     {
     }
 
     /**
-     * @param args socket path, warm-up round trips, measured round trips, keys per batched lookup, batched lookups
+     * @param args socket path, warm-up round trips, measured round trips, keys per batched lookup, batched lookups, the client's
+     *             idle strategy (an {@link IdleStrategy.Kind} name)
      * @throws Exception if the engine cannot be reached or a request fails
      */
     public static void main(final String[] args) throws Exception
@@ -35,14 +51,49 @@ public final class IpcBenchClient
         final int iterations = Integer.parseInt(args[2]);
         final int batchKeys = Integer.parseInt(args[3]);
         final int batches = Integer.parseInt(args[4]);
-        System.out.println(run(socket, warmups, iterations, batchKeys, batches).toLine());
+        final IdleStrategy.Kind idleKind = IdleStrategy.Kind.valueOf(args[5]);
+        final BufferedReader parent = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        final IpcBenchFigures figures = run(socket, warmups, iterations, batchKeys, batches, idleKind, phase ->
+        {
+            System.out.println(PHASE + phase);
+            System.out.flush();
+            if (parent.readLine() == null)
+            {
+                throw new IOException("the parent closed stdin before phase " + phase);
+            }
+        });
+        System.out.println(figures.toLine());
         System.out.flush();
     }
 
-    static IpcBenchFigures run(final Path socket, final int warmups, final int iterations, final int batchKeys, final int batches)
-        throws Exception
+    /** Told before each timed part, and after the last; returns when the parent has taken note. */
+    @FunctionalInterface
+    interface PhaseListener
     {
-        try (KvtierClient client = KvtierClient.connect(socket, ClientOptions.of(batchKeys, NAMESPACE)))
+        /**
+         * @param phase {@link #ONE_KEY}, {@link #BATCHED} or {@link #DONE}
+         * @throws IOException if the parent is gone
+         */
+        void begin(String phase) throws IOException;
+    }
+
+    /**
+     * Connects, writes the pages, and times the lookups.
+     *
+     * @param socket     the engine's socket
+     * @param warmups    unrecorded one-key lookups first
+     * @param iterations one-key lookups timed
+     * @param batchKeys  keys per batched lookup
+     * @param batches    batched lookups timed
+     * @param idleKind   how the client waits for its answers
+     * @param phases     told before each timed part and after the last
+     * @return the figures
+     * @throws Exception if the engine cannot be reached or a request fails
+     */
+    static IpcBenchFigures run(final Path socket, final int warmups, final int iterations, final int batchKeys, final int batches,
+                               final IdleStrategy.Kind idleKind, final PhaseListener phases) throws Exception
+    {
+        try (KvtierClient client = KvtierClient.connect(socket, ClientOptions.of(batchKeys, NAMESPACE), idleKind))
         {
             final int[] tokens = new int[batchKeys];
             for (int i = 0; i < tokens.length; i++)
@@ -57,24 +108,26 @@ public final class IpcBenchClient
             }
             final PageKeyChain oneKey = new PageKeyChain(1).add(keys.high(0), keys.low(0));
             final Histogram rtt = new Histogram(PingPongBaseline.HIGHEST_TRACKABLE_NANOS, 3);
-            for (int i = 0; i < warmups + iterations; i++)
+            for (int i = 0; i < warmups; i++)
+            {
+                lookupOne(client, oneKey);
+            }
+            phases.begin(ONE_KEY);
+            final IdleStrategy.Counts beforeOneKey = client.waitCounts();
+            for (int i = 0; i < iterations; i++)
             {
                 final long start = System.nanoTime();
-                final int found = client.lookup(oneKey).poolPages();
+                lookupOne(client, oneKey);
                 final long elapsed = System.nanoTime() - start;
-                if (found != 1)
-                {
-                    throw new IllegalStateException("the one-key lookup found " + found + " pages, not 1");
-                }
-                if (i >= warmups)
-                {
-                    rtt.recordValue(Math.min(elapsed, PingPongBaseline.HIGHEST_TRACKABLE_NANOS));
-                }
+                rtt.recordValue(Math.min(elapsed, PingPongBaseline.HIGHEST_TRACKABLE_NANOS));
             }
+            final IdleStrategy.Counts oneKeyCounts = client.waitCounts().minus(beforeOneKey);
             for (int i = 0; i < Math.max(1, batches / 10); i++)
             {
                 client.lookup(keys);
             }
+            phases.begin(BATCHED);
+            final IdleStrategy.Counts beforeBatched = client.waitCounts();
             long keysFound = 0;
             final long start = System.nanoTime();
             for (int i = 0; i < batches; i++)
@@ -82,34 +135,55 @@ public final class IpcBenchClient
                 keysFound += client.lookup(keys).poolPages();
             }
             final long batchNanos = System.nanoTime() - start;
+            final IdleStrategy.Counts batchedCounts = client.waitCounts().minus(beforeBatched);
+            phases.begin(DONE);
             if (keysFound != (long)batches * batchKeys)
             {
                 throw new IllegalStateException("batched lookups found " + keysFound + " of " + (long)batches * batchKeys + " keys");
             }
             return new IpcBenchFigures(rtt.getTotalCount(), rtt.getValueAtPercentile(50), rtt.getValueAtPercentile(99),
-                rtt.getValueAtPercentile(99.9), rtt.getMaxValue(), keysFound, batchNanos);
+                rtt.getValueAtPercentile(99.9), rtt.getMaxValue(), keysFound, batchNanos, oneKeyCounts, batchedCounts);
+        }
+    }
+
+    /** One one-key LOOKUP, which must find its page in the pool. */
+    private static void lookupOne(final KvtierClient client, final PageKeyChain oneKey)
+    {
+        final int found = client.lookup(oneKey).poolPages();
+        if (found != 1)
+        {
+            throw new IllegalStateException("the one-key lookup found " + found + " pages, not 1");
         }
     }
 
     /**
      * What the client measured.
      *
-     * @param roundTrips   one-key lookups timed
-     * @param p50Nanos     their median
-     * @param p99Nanos     99th percentile
-     * @param p999Nanos    99.9th percentile
-     * @param maxNanos     slowest
-     * @param batchedKeys  keys looked up in the batched lookups
-     * @param batchedNanos time the batched lookups took
+     * @param roundTrips    one-key lookups timed
+     * @param p50Nanos      their median
+     * @param p99Nanos      99th percentile
+     * @param p999Nanos     99.9th percentile
+     * @param maxNanos      slowest
+     * @param batchedKeys   keys looked up in the batched lookups
+     * @param batchedNanos  time the batched lookups took
+     * @param oneKeyWaits   how the client's thread waited during the timed one-key lookups
+     * @param batchedWaits  and during the timed batched ones
      */
-    record IpcBenchFigures(long roundTrips, long p50Nanos, long p99Nanos, long p999Nanos, long maxNanos, long batchedKeys, long batchedNanos)
+    record IpcBenchFigures(long roundTrips, long p50Nanos, long p99Nanos, long p999Nanos, long maxNanos, long batchedKeys, long batchedNanos,
+                           IdleStrategy.Counts oneKeyWaits, IdleStrategy.Counts batchedWaits)
     {
         private static final String PREFIX = "kvtier-ipc-bench";
+        private static final int FIELDS = 18;
 
         String toLine()
         {
-            return String.format(Locale.ROOT, "%s %d %d %d %d %d %d %d", PREFIX, roundTrips, p50Nanos, p99Nanos, p999Nanos, maxNanos, batchedKeys,
-                batchedNanos);
+            return String.format(Locale.ROOT, "%s %d %d %d %d %d %d %d %s %s", PREFIX, roundTrips, p50Nanos, p99Nanos, p999Nanos, maxNanos, batchedKeys,
+                batchedNanos, countsText(oneKeyWaits), countsText(batchedWaits));
+        }
+
+        private static String countsText(final IdleStrategy.Counts c)
+        {
+            return String.format(Locale.ROOT, "%d %d %d %d %d", c.waits(), c.yields(), c.sleeps(), c.sleepNanos(), c.wakesSent());
         }
 
         static IpcBenchFigures parse(final String output)
@@ -117,10 +191,15 @@ public final class IpcBenchClient
             for (final String line : output.split("\n"))
             {
                 final String[] f = line.trim().split(" ");
-                if (f.length == 8 && f[0].equals(PREFIX))
+                if (f.length == FIELDS && f[0].equals(PREFIX))
                 {
-                    return new IpcBenchFigures(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
-                        Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]));
+                    final long[] v = new long[FIELDS - 1];
+                    for (int i = 0; i < v.length; i++)
+                    {
+                        v[i] = Long.parseLong(f[i + 1]);
+                    }
+                    return new IpcBenchFigures(v[0], v[1], v[2], v[3], v[4], v[5], v[6], new IdleStrategy.Counts(v[7], v[8], v[9], v[10], v[11]),
+                        new IdleStrategy.Counts(v[12], v[13], v[14], v[15], v[16]));
                 }
             }
             throw new IllegalStateException("the client process printed no figures: " + output);

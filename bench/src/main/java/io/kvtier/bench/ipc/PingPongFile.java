@@ -18,6 +18,8 @@ import java.nio.file.StandardOpenOption;
  *   0  magic "KVTPING1" (u64)
  *  64  ping: the sequence the pinger last sent   (pinger writes, release)
  * 128  pong: the sequence the echo last answered (echo writes, release)
+ * 192  futex ping (u32): the same, for the wake-up baseline (pinger writes, release, then FUTEX_WAKE)
+ * 256  futex pong (u32): the same                             (echo writes, release, then FUTEX_WAKE)
  * </pre>
  */
 final class PingPongFile implements AutoCloseable
@@ -26,10 +28,13 @@ final class PingPongFile implements AutoCloseable
     static final long SIZE = 4096;
     static final long PING = 64;
     static final long PONG = 128;
+    static final long FUTEX_PING = 192;
+    static final long FUTEX_PONG = 256;
     /** Written into ping to tell the echo to exit. */
     static final long STOP = -1;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     private final Arena arena;
     private final MemorySegment segment;
@@ -88,6 +93,22 @@ final class PingPongFile implements AutoCloseable
     void writeRelease(final long offset, final long value)
     {
         LONG.setRelease(segment, offset, value);
+    }
+
+    int readIntAcquire(final long offset)
+    {
+        return (int)INT.getAcquire(segment, offset);
+    }
+
+    void writeIntRelease(final long offset, final int value)
+    {
+        INT.setRelease(segment, offset, value);
+    }
+
+    /** @return the 4-byte word at {@code offset}, for a futex */
+    MemorySegment word(final long offset)
+    {
+        return segment.asSlice(offset, 4);
     }
 
     @Override

@@ -5,7 +5,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * The control file, {@code <pool.path>.ipc} (docs/ipc-protocol.md section 3): one per engine, 4096 bytes,
  * little-endian. The engine writes everything but the Doorbell, which a client clears when it wakes
- * the engine.
+ * the engine. A waiting client reads the Doorbell (volatile) as the engine's awake flag: 0 while the
+ * engine thread is awake, 1 from its announced sleep until it wakes (docs/ipc-protocol.md section 5).
  *
  * <pre>
  *   0                   1                   2                   3
@@ -28,7 +29,7 @@ import java.lang.foreign.MemorySegment;
  *  +---------------------------------------------------------------+
  *  |          ... reserved to 128 ...                              | 72
  *  +---------------------------------------------------------------+
- *  |   Doorbell (u32 futex word): 1 while the engine sleeps        | 128
+ *  |   Doorbell (u32 futex word): 1 asleep, 0 awake                | 128
  *  +---------------------------------------------------------------+
  *  |          ... reserved to 4096 ...                             | 132
  *  +---------------------------------------------------------------+

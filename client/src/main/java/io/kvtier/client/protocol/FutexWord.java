@@ -98,8 +98,10 @@ public final class FutexWord
     /**
      * The waker's half of the pair: if the word says its owner sleeps (1), clears it and wakes it.
      * Call after a full fence that follows the store the sleeper looks for.
+     *
+     * @return whether the word said so (and a wake was issued)
      */
-    public void wakeIfSleeping()
+    public boolean wakeIfSleeping()
     {
         if (getVolatile() == 1)
         {
@@ -108,6 +110,8 @@ public final class FutexWord
             {
                 FUTEX.wakeShared(word, Integer.MAX_VALUE);
             }
+            return true;
         }
+        return false;
     }
 }

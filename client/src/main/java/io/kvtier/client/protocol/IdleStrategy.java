@@ -9,14 +9,38 @@ import java.lang.invoke.VarHandle;
  * look for work once more, and only then sleep; the other side stores its work, fences, and wakes the
  * sleeper if the word reads 1. Shared by the engine (on the control file's Doorbell) and the client
  * (on its Client Sleeping word). Allocation-free; one thread.
+ *
+ * <p>{@link Kind#ADAPTIVE}, a client's choice beside the default {@link Kind#BACKOFF}, waits by what it sees of the engine rather than by a
+ * fixed count: while the engine is awake (its Doorbell reads 0) and has taken the request (its Request
+ * Head passed it), the answer is being made, and it spins for a budget of twice the waits it has seen
+ * (at least {@link #MIN_SPIN_NANOS}, at most {@link #MAX_SPIN_NANOS}), then sleeps. It sleeps sooner
+ * when the engine has gone to sleep (the answer waits on other work: a tier, the sealer), and when the
+ * engine, awake and not just woken by this client, has left the request untaken for
+ * {@link #TAKE_PATIENCE_NANOS}: it is then busy with other clients, or off its core, perhaps waiting for
+ * this very one, and a spinning client would only keep it off longer. It never yields: on a busy host a
+ * yield hands the core to another process for the rest of its time slice.
  */
 public final class IdleStrategy
 {
+    /** How a client waits for its answers unless told otherwise ({@code IpcConnection}, {@code KvtierClient}). */
+    public static final Kind CLIENT_DEFAULT = Kind.BACKOFF;
     /** The longest one sleep lasts. */
     public static final long MAX_SLEEP_NANOS = 1_000_000;
+    /** {@link Kind#ADAPTIVE}: the least it spins while the engine is awake, however quick its answers were. */
+    public static final long MIN_SPIN_NANOS = 20_000;
+    /** {@link Kind#ADAPTIVE}: the most it spins while the engine is awake before it sleeps. */
+    public static final long MAX_SPIN_NANOS = 100_000;
+    /** {@link Kind#ADAPTIVE}: how long an awake engine may leave the request untaken before this side sleeps. */
+    public static final long TAKE_PATIENCE_NANOS = 3_000;
 
     private static final int SPINS = 100;
     private static final int YIELDS = 50;
+    /** {@link Kind#ADAPTIVE} reads the clock and looks at the engine once every this many idles. */
+    private static final int LOOK_EVERY = 8;
+    /** Where the idle count stops growing: a multiple of {@link #LOOK_EVERY}, so that a wait that long still looks at every idle. */
+    private static final int SATURATED = Integer.MAX_VALUE & -LOOK_EVERY;
+    /** {@link Kind#ADAPTIVE}'s spin budget is this many times its average wait. */
+    private static final int BUDGET_OVER_AVERAGE = 2;
 
     /** What the sleeper looks at once more after announcing its sleep. */
     @FunctionalInterface
@@ -26,15 +50,52 @@ public final class IdleStrategy
         boolean hasWork();
     }
 
-    /** The three strategies of {@code ipc.idle-strategy}. */
+    /** What a waiting client sees of the engine, for {@link Kind#ADAPTIVE}. */
+    public interface Peer
+    {
+        /** @return whether the engine is awake: its Doorbell reads 0 (a volatile read of a line it writes only when it sleeps or wakes) */
+        boolean awakeVolatile();
+
+        /** @return whether the engine has taken what this side waits on (its Request Head passed the request), read with acquire */
+        boolean tookItAcquire();
+
+        /** @return whether this side woke the engine from a sleep for this wait: it is still coming to a core, not kept off one */
+        boolean wokeIt();
+    }
+
+    /** A peer that is always awake and has always taken the request: {@link Kind#ADAPTIVE} then only spins, then sleeps. */
+    public static final Peer ALWAYS_AWAKE = new Peer()
+    {
+        @Override
+        public boolean awakeVolatile()
+        {
+            return true;
+        }
+
+        @Override
+        public boolean tookItAcquire()
+        {
+            return true;
+        }
+
+        @Override
+        public boolean wokeIt()
+        {
+            return false;
+        }
+    };
+
+    /** The strategies of {@code ipc.idle-strategy} and of a client. */
     public enum Kind
     {
-        /** Spin, yield, then sleep at most 1 ms at a time (the default). */
+        /** Spin, yield, then sleep at most 1 ms at a time (a client's default). */
         BACKOFF,
         /** Never sleep: a core per waiter, the lowest latency. */
         SPIN,
         /** Sleep at once: no core spent waiting. */
-        SLEEP;
+        SLEEP,
+        /** Spin while the engine is awake and working on the request, for a budget that follows the waits seen, then sleep. */
+        ADAPTIVE;
 
         /** @return the name in settings */
         public String configName()
@@ -43,18 +104,73 @@ public final class IdleStrategy
         }
     }
 
+    /**
+     * How a waiting side spent its waits so far: plain counts its own thread keeps.
+     *
+     * @param waits      waits that found their answer (ADAPTIVE) or began (others)
+     * @param yields     {@code Thread.yield()} calls
+     * @param sleeps     futex sleeps entered (an announced sleep skipped because work came counts too)
+     * @param sleepNanos time spent in them
+     * @param wakesSent  futex wakes this side issued to a peer that slept
+     */
+    public record Counts(long waits, long yields, long sleeps, long sleepNanos, long wakesSent)
+    {
+        /**
+         * @param earlier counts taken before
+         * @return what happened since
+         */
+        public Counts minus(final Counts earlier)
+        {
+            return new Counts(waits - earlier.waits, yields - earlier.yields, sleeps - earlier.sleeps, sleepNanos - earlier.sleepNanos,
+                wakesSent - earlier.wakesSent);
+        }
+    }
+
     private final Kind kind;
     private final long sleepNanos;
+    private final Peer peer;
+    private final java.util.function.LongSupplier clock;
     private int idleCount;
+    private long waitStartNanos;
+    private long averageWaitNanos = MIN_SPIN_NANOS / BUDGET_OVER_AVERAGE;
+    private boolean peerAsleepSeen;
+    private long waits;
+    private long yields;
+    private long sleeps;
+    private long sleptNanos;
+    private long wakesSent;
 
     /**
-     * @param kind       the strategy
+     * @param kind       the strategy ({@link Kind#ADAPTIVE} with a peer always awake)
      * @param sleepNanos the longest sleep, at most {@link #MAX_SLEEP_NANOS} is what the protocol expects
      */
     public IdleStrategy(final Kind kind, final long sleepNanos)
     {
+        this(kind, sleepNanos, ALWAYS_AWAKE, System::nanoTime);
+    }
+
+    /**
+     * @param kind       the strategy
+     * @param sleepNanos the longest sleep
+     * @param peer       what this side sees of the other, for {@link Kind#ADAPTIVE}
+     */
+    public IdleStrategy(final Kind kind, final long sleepNanos, final Peer peer)
+    {
+        this(kind, sleepNanos, peer, System::nanoTime);
+    }
+
+    /**
+     * @param kind       the strategy
+     * @param sleepNanos the longest sleep
+     * @param peer       what this side sees of the other, for {@link Kind#ADAPTIVE}
+     * @param clock      nanoseconds, {@code System::nanoTime} but in tests
+     */
+    IdleStrategy(final Kind kind, final long sleepNanos, final Peer peer, final java.util.function.LongSupplier clock)
+    {
         this.kind = kind;
         this.sleepNanos = sleepNanos;
+        this.peer = peer;
+        this.clock = clock;
     }
 
     /** @return the strategy */
@@ -63,10 +179,44 @@ public final class IdleStrategy
         return kind;
     }
 
-    /** Work was found: the next idle starts from spinning again. */
+    /** A wait begins: the next idle starts from spinning again. */
     public void reset()
     {
         idleCount = 0;
+        peerAsleepSeen = false;
+        if (kind != Kind.ADAPTIVE)
+        {
+            waits++;
+        }
+    }
+
+    /**
+     * The wait begun at {@link #reset()} found what it waited for. {@link Kind#ADAPTIVE} folds how long
+     * it took into the average its spin budget follows; the others do nothing.
+     */
+    public void arrived()
+    {
+        if (kind == Kind.ADAPTIVE)
+        {
+            waits++;
+            if (idleCount > 0)
+            {
+                final long waited = Math.min(clock.getAsLong() - waitStartNanos, MAX_SLEEP_NANOS);
+                averageWaitNanos += (waited - averageWaitNanos) >> 3;
+            }
+        }
+    }
+
+    /** @return how long {@link Kind#ADAPTIVE} spins while the engine is awake before it sleeps, now */
+    public long spinBudgetNanos()
+    {
+        return Math.clamp(averageWaitNanos * BUDGET_OVER_AVERAGE, MIN_SPIN_NANOS, MAX_SPIN_NANOS);
+    }
+
+    /** @return the counts so far (allocates the record: not for a hot path) */
+    public Counts counts()
+    {
+        return new Counts(waits, yields, sleeps, sleptNanos, wakesSent);
     }
 
     /**
@@ -79,7 +229,7 @@ public final class IdleStrategy
     public void idle(final FutexWord word, final WorkCheck check)
     {
         final int count = idleCount;
-        if (count < Integer.MAX_VALUE)
+        if (count < SATURATED)
         {
             idleCount = count + 1;
         }
@@ -95,24 +245,77 @@ public final class IdleStrategy
                 }
                 else if (count < SPINS + YIELDS)
                 {
-                    Thread.yield();
+                    yieldCounted();
                 }
                 else
                 {
                     sleep(word, check);
                 }
             }
+            case ADAPTIVE -> adaptive(count, word, check);
             default -> throw new IllegalStateException("unknown idle strategy " + kind);
         }
     }
 
+    private void adaptive(final int count, final FutexWord word, final WorkCheck check)
+    {
+        if (count == 0)
+        {
+            waitStartNanos = clock.getAsLong();
+            Thread.onSpinWait();
+            return;
+        }
+        if (count % LOOK_EVERY != 0)
+        {
+            Thread.onSpinWait();
+            return;
+        }
+        final long waited = clock.getAsLong() - waitStartNanos;
+        if (!peer.awakeVolatile())
+        {
+            // Asleep twice in a row, one look apart: not the moment between its announcement and its last look.
+            if (peerAsleepSeen)
+            {
+                sleep(word, check);
+            }
+            else
+            {
+                peerAsleepSeen = true;
+                Thread.onSpinWait();
+            }
+            return;
+        }
+        peerAsleepSeen = false;
+        if (waited >= spinBudgetNanos())
+        {
+            sleep(word, check);
+        }
+        else if (waited >= TAKE_PATIENCE_NANOS && !peer.wokeIt() && !peer.tookItAcquire())
+        {
+            sleep(word, check);
+        }
+        else
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    private void yieldCounted()
+    {
+        yields++;
+        Thread.yield();
+    }
+
     private void sleep(final FutexWord word, final WorkCheck check)
     {
+        sleeps++;
         word.setVolatile(1);
         VarHandle.fullFence();
         if (!check.hasWork())
         {
+            final long start = System.nanoTime();
             word.await(1, sleepNanos);
+            sleptNanos += System.nanoTime() - start;
         }
         word.setVolatile(0);
     }
@@ -122,10 +325,27 @@ public final class IdleStrategy
      * word says it sleeps.
      *
      * @param word the sleeper's word
+     * @return whether it woke one (the word read 1)
      */
-    public static void wake(final FutexWord word)
+    public static boolean wake(final FutexWord word)
     {
         VarHandle.fullFence();
-        word.wakeIfSleeping();
+        return word.wakeIfSleeping();
+    }
+
+    /**
+     * {@link #wake} counted among this side's {@link Counts#wakesSent()}.
+     *
+     * @param word the sleeper's word
+     * @return whether it woke one
+     */
+    public boolean wakeCounted(final FutexWord word)
+    {
+        final boolean woke = wake(word);
+        if (woke)
+        {
+            wakesSent++;
+        }
+        return woke;
     }
 }

@@ -222,8 +222,10 @@ public final class EngineSettings
         .note("when unset, the deprecated pipeline.wait-strategy or ipc.idle-strategy is read in its place; set with either to"
             + " another value, an error")
         .documented("how the engine thread idles when a cycle (its ring, the IPC clients' rings, its timers) found no work: backoff"
-            + " spins, yields, then sleeps at most 1 ms at a time until a client or a tier wakes it; spin never sleeps (a core);"
-            + " yield yields at every step; sleep sleeps at once");
+            + " spins 100 times, yields 100 times, then sleeps at most 1 ms at a time until a client or a tier wakes it; adaptive"
+            + " spins for a budget that follows the gaps between requests (5 to 100 µs), then sleeps, and yields only to a client"
+            + " that has not read its answer; spin never sleeps (a core: for a host that can give the engine one); yield yields at"
+            + " every step; sleep sleeps at once");
 
     /** Deprecated: {@link #ENGINE_IDLE_STRATEGY} in its place. */
     public static final Setting<WaitStrategyKind> PIPELINE_WAIT_STRATEGY = Setting.choice("pipeline.wait-strategy", WaitStrategyKind.values(),

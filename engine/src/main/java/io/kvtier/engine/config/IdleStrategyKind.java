@@ -5,7 +5,12 @@ package io.kvtier.engine.config;
  */
 public enum IdleStrategyKind
 {
-    /** Spin, yield, then sleep at most 1 ms at a time until woken: low latency, and an idle engine leaves its core idle. */
+    /**
+     * Spin for a budget that follows the gaps between requests (5 to 100 µs), then sleep at most 1 ms at a
+     * time until woken; yield only to a client that has not read its answer (see docs/PERFORMANCE.md, issue 21).
+     */
+    ADAPTIVE("adaptive"),
+    /** Spin, yield, then sleep at most 1 ms at a time until woken (the default): low latency, and an idle engine leaves its core idle. */
     BACKOFF("backoff"),
     /** Never sleep: a core of its own, the lowest latency. */
     SPIN("spin"),
@@ -53,6 +58,7 @@ public enum IdleStrategyKind
             case BACKOFF -> BACKOFF;
             case SPIN -> SPIN;
             case SLEEP -> SLEEP;
+            case ADAPTIVE -> ADAPTIVE;
         };
     }
 }

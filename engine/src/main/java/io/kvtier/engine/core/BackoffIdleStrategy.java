@@ -15,6 +15,7 @@ final class BackoffIdleStrategy implements IdleStrategy
     private final long maxSleepNanos;
     private final Sleeper sleeper;
     private final BooleanSupplier workAfterAnnouncing;
+    private final IdleCounts counts;
     private int idleCount;
 
     /**
@@ -27,6 +28,21 @@ final class BackoffIdleStrategy implements IdleStrategy
     BackoffIdleStrategy(final int maxSpins, final int maxYields, final long maxSleepNanos, final Sleeper sleeper,
                         final BooleanSupplier workAfterAnnouncing)
     {
+        this(maxSpins, maxYields, maxSleepNanos, sleeper, workAfterAnnouncing, IdleCounts.NONE);
+    }
+
+    /**
+     * @param maxSpins            spins before the first yield
+     * @param maxYields           yields before the first sleep
+     * @param maxSleepNanos       the longest sleep
+     * @param sleeper             where the thread sleeps, and how others wake it
+     * @param workAfterAnnouncing whether work came in once the sleep was announced
+     * @param counts              where its yields and sleeps are counted
+     */
+    BackoffIdleStrategy(final int maxSpins, final int maxYields, final long maxSleepNanos, final Sleeper sleeper,
+                        final BooleanSupplier workAfterAnnouncing, final IdleCounts counts)
+    {
+        this.counts = counts;
         this.maxSpins = maxSpins;
         this.maxYields = maxYields;
         this.maxSleepNanos = maxSleepNanos;
@@ -46,11 +62,14 @@ final class BackoffIdleStrategy implements IdleStrategy
         else if (count < maxSpins + maxYields)
         {
             idleCount = count + 1;
+            counts.yielded();
             Thread.yield();
         }
         else
         {
+            final long start = System.nanoTime();
             sleeper.sleep(maxSleepNanos, workAfterAnnouncing);
+            counts.slept(System.nanoTime() - start);
         }
     }
 

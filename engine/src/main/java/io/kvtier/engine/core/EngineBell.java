@@ -34,4 +34,10 @@ final class EngineBell implements Sleeper
     {
         current.wake();
     }
+
+    @Override
+    public boolean answerUnread()
+    {
+        return current.answerUnread();
+    }
 }

@@ -61,8 +61,8 @@ public final class Pipeline
         this.ring = RingBuffer.createMultiProducer(EngineEvent::new, config.ringSize(), new RingSignal(bell));
         this.conductor = new EngineConductor(config, clock, pool, counters, tiers, maxClients, threads, ring);
         conductor.startThreads();
-        this.runner = new AgentRunner(conductor, idleStrategy(config.get(EngineSettings.ENGINE_IDLE_STRATEGY), bell, conductor::hasWork), bell,
-            "kvtier-pipeline");
+        this.runner = new AgentRunner(conductor, idleStrategy(config.get(EngineSettings.ENGINE_IDLE_STRATEGY), bell, conductor::hasWork,
+            IdleCounts.of(counters)), bell, "kvtier-pipeline");
         runner.start();
     }
 
@@ -74,10 +74,38 @@ public final class Pipeline
      */
     static IdleStrategy idleStrategy(final IdleStrategyKind kind, final Sleeper sleeper, final java.util.function.BooleanSupplier workAfterAnnouncing)
     {
+        return idleStrategy(kind, sleeper, workAfterAnnouncing, IdleCounts.NONE);
+    }
+
+    /**
+     * @param kind                the setting
+     * @param sleeper             where a sleeping strategy sleeps
+     * @param workAfterAnnouncing whether work came in once a sleep was announced
+     * @param counts              where the strategy counts its yields and sleeps
+     * @return the idle strategy
+     */
+    static IdleStrategy idleStrategy(final IdleStrategyKind kind, final Sleeper sleeper, final java.util.function.BooleanSupplier workAfterAnnouncing,
+                                     final IdleCounts counts)
+    {
+        return idleStrategy(kind, sleeper, workAfterAnnouncing, counts, System::nanoTime);
+    }
+
+    /**
+     * @param kind                the setting
+     * @param sleeper             where a sleeping strategy sleeps
+     * @param workAfterAnnouncing whether work came in once a sleep was announced
+     * @param counts              where the strategy counts its yields and sleeps
+     * @param clock               nanoseconds for a strategy that reads the time: {@code System::nanoTime}, but in tests
+     * @return the idle strategy
+     */
+    static IdleStrategy idleStrategy(final IdleStrategyKind kind, final Sleeper sleeper, final java.util.function.BooleanSupplier workAfterAnnouncing,
+                                     final IdleCounts counts, final java.util.function.LongSupplier clock)
+    {
         return switch (kind)
         {
-            case BACKOFF -> new BackoffIdleStrategy(BACKOFF_SPINS, BACKOFF_YIELDS, MAX_SLEEP_NANOS, sleeper, workAfterAnnouncing);
-            case SLEEP -> new BackoffIdleStrategy(0, 0, MAX_SLEEP_NANOS, sleeper, workAfterAnnouncing);
+            case ADAPTIVE -> new AdaptiveIdleStrategy(MAX_SLEEP_NANOS, sleeper, workAfterAnnouncing, counts, clock);
+            case BACKOFF -> new BackoffIdleStrategy(BACKOFF_SPINS, BACKOFF_YIELDS, MAX_SLEEP_NANOS, sleeper, workAfterAnnouncing, counts);
+            case SLEEP -> new BackoffIdleStrategy(0, 0, MAX_SLEEP_NANOS, sleeper, workAfterAnnouncing, counts);
             case YIELD -> new YieldingIdleStrategy();
             case SPIN -> new BusySpinIdleStrategy();
         };

@@ -21,4 +21,15 @@ public interface Sleeper
 
     /** Any thread, after publishing work: wakes the sleeper if it sleeps. */
     void wake();
+
+    /**
+     * Whether a client this thread answered has not read its answer yet: if it shares this thread's
+     * core, it runs only once this thread gives the core up. The sleeping thread only.
+     *
+     * @return true when some answer is unread
+     */
+    default boolean answerUnread()
+    {
+        return false;
+    }
 }

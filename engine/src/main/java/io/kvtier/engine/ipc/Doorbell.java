@@ -17,15 +17,18 @@ final class Doorbell implements Sleeper
 {
     private final FutexWord word;
     private final BooleanSupplier anyRequest;
+    private final BooleanSupplier anyAnswerUnread;
 
     /**
-     * @param word       the control file's Doorbell
-     * @param anyRequest whether a client's request ring holds a request
+     * @param word            the control file's Doorbell
+     * @param anyRequest      whether a client's request ring holds a request
+     * @param anyAnswerUnread whether a client's response ring holds an answer it has not read
      */
-    Doorbell(final FutexWord word, final BooleanSupplier anyRequest)
+    Doorbell(final FutexWord word, final BooleanSupplier anyRequest, final BooleanSupplier anyAnswerUnread)
     {
         this.word = word;
         this.anyRequest = anyRequest;
+        this.anyAnswerUnread = anyAnswerUnread;
     }
 
     @Override
@@ -44,5 +47,11 @@ final class Doorbell implements Sleeper
     public void wake()
     {
         IdleStrategy.wake(word);
+    }
+
+    @Override
+    public boolean answerUnread()
+    {
+        return anyAnswerUnread.getAsBoolean();
     }
 }

@@ -114,7 +114,7 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
         this.requestCopy = Arena.ofAuto().allocate(RequestDescriptor.maxMessageLength(settings.maxKeys(), settings.ringBytes()), 8);
         this.clientTimeoutNanos = settings.clientTimeout().toNanos();
         this.keepAliveNanos = settings.sessionTimeout().toNanos() / 4;
-        this.doorbell = new Doorbell(control.doorbell(), this::anyRequestAcquire);
+        this.doorbell = new Doorbell(control.doorbell(), this::anyRequestAcquire, this::anyAnswerUnreadAcquire);
         this.threads = pipeline.threads();
         this.sealer = new CommitSealer(pool, pipeline, settings.maxClients(), threads);
         this.deviceCopier = new DeviceCopier(pool, sealer, settings.maxClients(), threads);
@@ -233,6 +233,20 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
             }
         }
         return !running;
+    }
+
+    /** Whether an active client has an answer in its response ring it has not consumed (its Response Head, acquire, behind the Tail). */
+    private boolean anyAnswerUnreadAcquire()
+    {
+        for (int i = 0; i < clients.size(); i++)
+        {
+            final RemoteClient client = clients.get(i);
+            if (client.state == RemoteClient.State.ACTIVE && client.responses().headAcquire() != client.responses().tailPlain())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     // Clients.

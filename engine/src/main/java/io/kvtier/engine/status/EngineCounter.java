@@ -255,7 +255,19 @@ public enum EngineCounter
         "KV event batches (messages) the kvtier-events thread sent on its ZMQ socket."),
     /** Processes attached over the IPC protocol: a gauge. */
     IPC_CLIENTS(81, "ipc_clients", Type.GAUGE,
-        "Processes attached over the IPC protocol: sessions connected, or dropped and still being released.");
+        "Processes attached over the IPC protocol: sessions connected, or dropped and still being released."),
+    /** Sleeps of the engine thread when idle. */
+    ENGINE_SLEEPS(82, "engine_sleeps", Type.COUNTER,
+        "Sleeps the engine thread announced when it found no work through its spins (on the IPC Doorbell, or parked): each one a client or a tier must wake."),
+    /** Nanoseconds the engine thread spent in those sleeps. */
+    ENGINE_SLEEP_NANOS(83, "engine_sleep_ns", Type.COUNTER,
+        "Nanoseconds the engine thread spent in its idle sleeps."),
+    /** Yields of the engine thread when idle. */
+    ENGINE_YIELDS(84, "engine_yields", Type.COUNTER,
+        "Thread.yield() calls of the idle engine thread (on a busy host each one may give its core away for a time slice)."),
+    /** How long the adaptive idle strategy spins before it sleeps. */
+    ENGINE_SPIN_BUDGET_NANOS(85, "engine_spin_budget_ns", Type.GAUGE,
+        "How long the idle engine thread spins before it sleeps (engine.idle-strategy = adaptive: follows the gaps between requests).");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */
     public enum Type
