@@ -162,7 +162,7 @@ class PosixTierSlabTest
         }
         assertAll(remove(tier, removed), TierStatus.OK);
         assertAll(remove(tier, rewritten.subList(1, 2)), TierStatus.OK);
-        // The removed keys' slots are reused by the next writes (the free slots go last in, first out).
+        // The removed keys' slots are reused by the next writes (the lowest free slots first).
         assertAll(write(tier, reusing, 400, arena), TierStatus.OK);
         for (final PageKey key : reusing)
         {
@@ -207,6 +207,33 @@ class PosixTierSlabTest
         final PosixTier restarted = open(dir, "capacity", Long.toString(16 * SIZE), "evict-high", "1", "evict-low", "0.5", "extent-size", "1MiB");
         assertThat(exists(restarted, keys).statuses()).as("after the restart, exactly the pages kept before it").isEqualTo(before);
         assertThat(restarted.usage().objects()).isEqualTo(kept);
+    }
+
+    @Test
+    void shouldHandFreedSlotsToTheNextWritesLowestFirstWhateverOrderTheyWereFreedIn()
+    {
+        // One worker, so that the three keys of the last batch take their slots in key order.
+        final PosixTier tier = open(tmp.resolve("ascending"), "io-threads", "1");
+        final PageArena arena = arena(19);
+        final List<PageKey> written = keys(16);
+        assertAll(write(tier, written, 10, arena), TierStatus.OK);
+        final Slab slab = tier.slab();
+        final List<Integer> freed = new ArrayList<>();
+        for (final int i : new int[] {9, 3, 12})
+        {
+            final PageKey key = written.get(i);
+            freed.add(slab.slotOf(key.high(), key.low()));
+            assertAll(remove(tier, List.of(key)), TierStatus.OK);
+        }
+        final List<PageKey> next = keys(3);
+        assertAll(write(tier, next, 20, arena), TierStatus.OK);
+        final List<Integer> taken = new ArrayList<>();
+        for (final PageKey key : next)
+        {
+            taken.add(slab.slotOf(key.high(), key.low()));
+        }
+        // A stack of freed slots would hand them back last freed first: the third key's slot, then the first's.
+        assertThat(taken).as("slots of the keys written after removing three, in key order").containsExactlyElementsOf(freed.stream().sorted().toList());
     }
 
     @Test
