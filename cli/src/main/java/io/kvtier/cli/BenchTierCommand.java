@@ -27,8 +27,11 @@ import java.util.concurrent.Callable;
             + " queue depth, each refilled and resubmitted as soon as its last key completes. Prints MB/s and IOPS per op, page size"
             + " and queue depth.",
         "Beside each case, in the same run and alternating which goes first, fio does the same: one file of the case's bytes in"
-            + " --dir, block size = page size, iodepth = queue depth, ioengine=io_uring, direct=1, sequential write then read. Without"
-            + " fio the fio columns are n/a (null in JSON) and the command that installs it is printed.",
+            + " --dir, block size = page size, iodepth = queue depth, ioengine=io_uring, direct=1, sequential write then read. Both sides"
+            + " write into space they wrote before: fio over its file of the page size, laid out by an untimed write job, the tier into"
+            + " the space its previous run's pages left (each run's pages are removed after it, and each page size starts with a warm-up"
+            + " of a case's bytes written, read and removed, all untimed). Without fio the fio columns are n/a (null in JSON) and the"
+            + " command that installs it is printed.",
         "For --backend mooncake the baseline is instead a C program against the same libmooncake_store.so (compiled at bench time with"
             + " --cc from the copy inside kvtier, against the real install $KVTIER_MOONCAKE_HOME names)"
             + " making the same batch_put_from / batch_get_into calls from a registered buffer with the same page sizes, pages, queue depths"

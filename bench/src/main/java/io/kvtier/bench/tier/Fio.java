@@ -16,12 +16,20 @@ import java.util.concurrent.TimeUnit;
  * case's file size, block size and queue depth, {@code ioengine=io_uring}, {@code direct=1},
  * sequential {@code rw=write} or {@code rw=read} on one file, and its {@code --output-format=json}
  * report read back.
+ *
+ * <p>The file of a page size is laid out by one untimed write job, the first time a case needs it, and
+ * every timed write then goes over it in place: space fio has written before, as the tier's timed
+ * writes go into the space its previous run's pages left (the benchmark removes them, untimed). A new
+ * file per run would put fio's writes into blocks just freed (on tmpfs, memory just freed) and the
+ * tier's into space it never wrote, which on this project's VM measured the memory's first touch, not
+ * either side.
  */
 public final class Fio implements Baseline
 {
     /** What the JSON's {@code fio_job} and the text say fio does. */
     public static final String JOB_DESCRIPTION =
-        "ioengine=io_uring direct=1 rw=write|read (sequential, one file of the case's bytes) bs=page iodepth=queue depth";
+        "ioengine=io_uring direct=1 rw=write|read (sequential, one file of the case's bytes per page size, laid out by an untimed"
+            + " write job and written over in place by every timed one) bs=page iodepth=queue depth";
 
     /** What fio is asked for: the fio binary, file, bytes, block size, depth and direction. */
     public record Job(String binary, Path file, long bytes, long blockBytes, int queueDepth, String op)
@@ -92,12 +100,14 @@ public final class Fio implements Baseline
     public Baseline.Figures run(final Workload workload, final String op) throws IOException, InterruptedException
     {
         final Path file = directory.resolve("fio-" + workload.pageBytes() + ".dat");
-        if (op.equals("write"))
+        final Job job = new Job(binary, file, workload.bytes(), workload.pageBytes(), workload.queueDepth(), op);
+        if (!Files.isRegularFile(file) || Files.size(file) != workload.bytes())
         {
-            // fio writes into a file it has just created, as the tier writes new objects.
+            // Untimed: the file written once whole, so that the timed jobs write over space written before, as the tier's writes do.
             Files.deleteIfExists(file);
+            run(new Job(binary, file, workload.bytes(), workload.pageBytes(), workload.queueDepth(), "write"));
         }
-        final Figures figures = run(new Job(binary, file, workload.bytes(), workload.pageBytes(), workload.queueDepth(), op));
+        final Figures figures = run(job);
         version = figures.version();
         return new Baseline.Figures(figures.bytesPerSecond(), figures.iops());
     }

@@ -30,12 +30,16 @@ import java.util.stream.Stream;
  * it: reusable batches of at most {@link Plan#maxBatch} keys (the engine's {@code l3.max-batch}), as
  * many in flight as make up the queue depth, and a batch handed back as soon as its last key
  * completes is refilled and submitted again. Every key is a new random one, so each write makes a
- * new object, and the reads read those objects back.
+ * new object, and the reads read those objects back. Each run's objects are removed after it,
+ * untimed, and each page size starts with an untimed warm-up of a case's bytes, written, read and
+ * removed: every timed write goes into space the tier has written and freed before, the steady state
+ * of a tier at its capacity, rather than into space it never used (an extent file made during the
+ * run, memory of a tmpfs touched for the first time).
  *
  * <p>Beside each case, in the same run and in alternating order, a {@link Baseline} does the same
  * work outside kvtier. For directory backends it is {@link Fio}: one file of the case's size, the
  * page as block size, the queue depth as {@code iodepth}, {@code ioengine=io_uring}, {@code
- * direct=1}, sequential {@code rw=write} into a file it has just created, then {@code rw=read} of it.
+ * direct=1}, sequential {@code rw=write} over a file it laid out untimed, then {@code rw=read} of it.
  * The POSIX tier is given {@code direct-io=true} unless told otherwise, so that both sides' reads
  * come from the device and not the page cache (dropping caches needs root on the host, which a
  * container has not). For {@code mooncake} it is {@link MooncakeBaseline}, Mooncake's own C client
@@ -67,8 +71,6 @@ public final class TierBenchmark
         "posix", Map.of("direct-io", "true", "fanout-levels", "1"));
     /** Backends that keep their objects under a {@code dir} setting, which the benchmark points into its directory. */
     private static final Set<String> DIRECTORY_BACKENDS = Set.of("posix");
-    /** Backends whose objects fill memory the run must give back: the pages of each run are removed after it (untimed). */
-    private static final Set<String> MEMORY_BACKENDS = Set.of("mooncake");
 
     /**
      * How much to measure.
@@ -301,7 +303,6 @@ public final class TierBenchmark
         final String baselineMissing = baseline.missing().orElse(null);
         try (baseline)
         {
-            final boolean removeAfterRun = MEMORY_BACKENDS.contains(plan.backend());
             for (final long pageSize : plan.pageSizes())
             {
                 final Map<String, String> settings = plan.settingsFor(pageSize, workspace, baseline.tierSettings());
@@ -321,15 +322,13 @@ public final class TierBenchmark
                     }
                     final MemorySegment[] slots = region.slots;
                     final MemorySegment pattern = arena.allocate(pageSize, 4096).copyFrom(slots[0]);
-                    // Warm-up, untimed: the tier's and this class's code paths compiled before the first timed case.
-                    final int warmPages = (int)Math.max(16, Math.min(256, (32L << 20) / pageSize));
+                    // Warm-up, untimed: the code paths compiled before the first timed case, and as much space written and
+                    // freed as a case writes, as fio lays out its file before its first timed write.
+                    final int warmPages = (int)Math.max(16, Math.min(Integer.MAX_VALUE, plan.caseBytes() / pageSize));
                     final long[][] warmKeys = TierDriver.keys(random, warmPages);
                     TierDriver.drive(tier, "write", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
                     TierDriver.drive(tier, "read", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
-                    if (removeAfterRun)
-                    {
-                        TierDriver.drive(tier, "remove", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
-                    }
+                    TierDriver.drive(tier, "remove", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
                     for (final int depth : plan.queueDepths())
                     {
                         final int pages = (int)Math.max(depth, Math.min(Integer.MAX_VALUE, plan.caseBytes() / pageSize));
@@ -367,10 +366,8 @@ public final class TierBenchmark
                             }
                             readNanos[run] = TierDriver.drive(tier, "read", keys, depth, plan.maxBatch(), slots);
                             TierDriver.checkReadBack(slots, pattern, Math.min(depth, pages), pageSize);
-                            if (removeAfterRun)
-                            {
-                                TierDriver.drive(tier, "remove", keys, depth, plan.maxBatch(), slots);
-                            }
+                            // Untimed: the next run writes into the space these pages leave, as fio writes over its file.
+                            TierDriver.drive(tier, "remove", keys, depth, plan.maxBatch(), slots);
                             if (baselineSecond)
                             {
                                 baseReads[run] = baseline.run(workload, "read");

@@ -1,10 +1,12 @@
 package io.kvtier.bench.tier;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -58,6 +60,37 @@ class FioTest
         final Fio.Job job = new Fio.Job("fio", Path.of("/tmp/x/fio.dat"), 1 << 20, 65536, 16, "write");
         assertThat(job.command()).contains("fio", "--filename=/tmp/x/fio.dat", "--size=1048576", "--bs=65536", "--iodepth=16",
             "--ioengine=io_uring", "--direct=1", "--rw=write", "--output-format=json");
+    }
+
+    @Test
+    void shouldLayOutItsFileWithAnUntimedJobAndWriteOverItInPlace(@TempDir final Path dir) throws IOException, InterruptedException
+    {
+        Files.writeString(dir.resolve("write.json"), sample("fio-3.33-write.json"));
+        Files.writeString(dir.resolve("read.json"), sample("fio-3.33-read.json"));
+        final Path log = dir.resolve("jobs.log");
+        // Stands in for fio: logs whether the job's file was there already, makes it when not, and prints a captured report.
+        final Path fake = dir.resolve("fake-fio");
+        Files.writeString(fake, String.join("\n",
+            "#!/bin/sh",
+            "for a in \"$@\"; do case \"$a\" in --filename=*) f=\"${a#--filename=}\";; --size=*) n=\"${a#--size=}\";; --rw=*) op=\"${a#--rw=}\";; esac; done",
+            "if [ -e \"$f\" ]; then echo \"$op over\" >> '" + log + "'; else echo \"$op new\" >> '" + log + "'; truncate -s \"$n\" \"$f\"; fi",
+            "cat '" + dir + "'/\"$op\".json",
+            ""));
+        assertThat(fake.toFile().setExecutable(true)).isTrue();
+        final Path work = Files.createDirectory(dir.resolve("work"));
+        try (Fio fio = new Fio(fake.toString(), work))
+        {
+            final Baseline.Workload small = new Baseline.Workload(65536, 16, 4, 256, 1);
+            assertThat(fio.run(small, "write").bytesPerSecond()).as("the timed job's figures").isEqualTo(1_048_576_000.0);
+            fio.run(small, "read");
+            fio.run(small, "write");
+            fio.run(new Baseline.Workload(65536, 32, 4, 256, 2), "write");
+        }
+        assertThat(Files.readAllLines(log)).as("each job, and whether its file was there").containsExactly(
+            "write new", "write over",
+            "read over",
+            "write over",
+            "write new", "write over");
     }
 
     @Test

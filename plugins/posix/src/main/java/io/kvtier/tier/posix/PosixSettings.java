@@ -92,8 +92,8 @@ final class PosixSettings
         .documented("At start, temp files older than this are deleted (their writer died); younger ones may be a write in progress on"
             + " another node and are left alone.");
     static final TierSetting<Integer> INDEX_ENTRIES_SETTING = TierSetting.integer(INDEX_ENTRIES)
-        .derivedDefault("bounded: `capacity / object size + " + UringFileStore.RING_ENTRIES + " × io-threads + 64`, at most 4M;"
-            + " unbounded: 256K")
+        .derivedDefault("bounded: `capacity / object size + " + UringFileStore.RING_ENTRIES + " × io-threads + 64` (`"
+            + SlabFileStore.RING_PAGES + " × io-threads` with `layout = slab`), at most 4M; unbounded: 256K")
         .range(INDEX_ENTRIES_MIN, INDEX_ENTRIES_MAX)
         .documented("How many files the in-memory index tracks (4M take 192 MiB of native key table).");
 
@@ -154,11 +154,12 @@ final class PosixSettings
         directIo = DIRECT_IO_SETTING.get(config);
         shared = SHARED_SETTING.get(config);
         tmpMaxAge = TMP_MAX_AGE_SETTING.get(config);
+        // Before the index's size, whose default depends on how many writes a worker of the layout has in flight.
+        layout = LAYOUT_SETTING.get(config);
         indexEntries = INDEX_ENTRIES_SETTING.get(config, this::defaultIndexEntries);
         io = IO_SETTING.get(config);
         // As many as the workers write at once, so a burst finds them ready.
         spareTempFiles = SPARE_TEMP_FILES_SETTING.get(config, () -> ioThreads * UringFileStore.RING_ENTRIES);
-        layout = LAYOUT_SETTING.get(config);
         extentSize = EXTENT_SIZE_SETTING.get(config);
         if (layout == PageLayout.SLAB && shared)
         {
@@ -188,8 +189,9 @@ final class PosixSettings
 
     private int defaultIndexEntries()
     {
-        // Each worker holds reservations for as many writes as its store writes at once (with io_uring, 8).
-        return FileIndex.defaultEntries(capacity, objectSize, ioThreads * UringFileStore.RING_ENTRIES);
+        // Each worker holds reservations for as many writes as its store writes at once (with io_uring, 8; 32 with the slab).
+        final int perWorker = layout == PageLayout.SLAB ? SlabFileStore.RING_PAGES : UringFileStore.RING_ENTRIES;
+        return FileIndex.defaultEntries(capacity, objectSize, ioThreads * perWorker);
     }
 
     boolean isBounded()

@@ -180,20 +180,21 @@ public final class PosixTier implements StorageTier
             if (slabLayout)
             {
                 // Beyond the index's frames: the writes in flight (a rewrite holds its old slot and its new one) and slots readers still hold.
-                final int maxSlots = settings.indexEntries + 2 * settings.ioThreads * UringFileStore.RING_ENTRIES + 64;
+                final int maxSlots = settings.indexEntries + 2 * settings.ioThreads * SlabFileStore.RING_PAGES + 64;
                 madeSlab = new Slab(name, libc.get(), settings.dir, objectSize, settings.extentSize, maxSlots, directIo, settings.fsync, arena,
                     logger, errors);
             }
             slab = madeSlab;
             pages = new PosixPages(name, settings, layout, context, errors, index);
             indexLock = pages.indexLock;
+            final int ringEntries = slabLayout ? SlabFileStore.RING_ENTRIES : UringFileStore.RING_ENTRIES;
             if (path == IoPath.URING)
             {
                 try
                 {
                     for (int i = 0; i < rings.length; i++)
                     {
-                        rings[i] = Uring.open(UringFileStore.RING_ENTRIES);
+                        rings[i] = Uring.open(ringEntries);
                     }
                 }
                 catch (final UringException ex)
@@ -218,7 +219,7 @@ public final class PosixTier implements StorageTier
             this.usesLibc = path != IoPath.CHANNEL;
             this.ioDescription = switch (path)
             {
-                case URING -> "uring (one ring of " + UringFileStore.RING_ENTRIES + " entries per I/O thread, " + fixedBuffers + ")";
+                case URING -> "uring (one ring of " + ringEntries + " entries per I/O thread, " + fixedBuffers + ")";
                 case LIBC -> "libc (pread/pwrite from the pool slice, zero-copy)";
                 case CHANNEL -> "channel (FileChannel)";
             } + (ioFallback.isEmpty() ? "" : "; " + ioFallback);

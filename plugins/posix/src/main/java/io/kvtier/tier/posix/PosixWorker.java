@@ -98,6 +98,22 @@ final class PosixWorker implements TierWorkers.Handler
         return operation == TierWorkers.READ ? readBatch : operation == TierWorkers.WRITE ? writeBatch : 1;
     }
 
+    /**
+     * A batch smaller than every sharing worker's claim is split evenly among them rather than taken whole
+     * by the first: each worker checksums and copies its share on a core of its own, while a deep batch
+     * still goes in claims of the store's size, each keeping that many transfers in flight on one ring.
+     */
+    @Override
+    public int claimSize(final int operation, final int jobSize, final int sharers)
+    {
+        final int most = claimSize(operation);
+        if (most == 1 || sharers <= 1)
+        {
+            return most;
+        }
+        return Math.max(1, Math.min(most, (jobSize + sharers - 1) / sharers));
+    }
+
     @Override
     public void serve(final TierWorkers.Claim claim)
     {

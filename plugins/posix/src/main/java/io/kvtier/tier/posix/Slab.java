@@ -15,6 +15,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -76,8 +77,16 @@ final class Slab
     private final int[] lengths;
     private final int[] payloadCrcs;
     private final KeyIds keys;
-    private final int[] free;
+    /**
+     * The free slots, a bit each. A write takes the lowest, so that writes fill the slab from its start
+     * and the slots of a batch ascend whatever order they were freed in (a stack of freed slots hands a
+     * batch of removals back in descending order): the device sees runs in file order, as fio's sequential
+     * jobs give it.
+     */
+    private final BitSet free;
     private int freeCount;
+    /** No slot below this one is free: where the search for the lowest free slot starts. */
+    private int lowestFree;
     private int extents;
     private long sequence;
     private final Object growLock = new Object();
@@ -133,7 +142,7 @@ final class Slab
         lengths = new int[slots];
         payloadCrcs = new int[slots];
         keys = new KeyIds(arena, slots);
-        free = new int[slots];
+        free = new BitSet(slots);
         zeroBlock = arena.allocate(SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
         pathBuffer = arena.allocate(4096);
         extentHeader = arena.allocate(SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
@@ -277,12 +286,11 @@ final class Slab
             pages.add(new StartupScan.Page(new PageKey(frame[0], frame[1]), frame[4], frame[2]));
         }
         sequence++;
-        // Free slots go on the stack highest first, so writes fill each extent from its start.
-        for (int slot = state.length - 1; slot >= 0; slot--)
+        for (int slot = 0; slot < state.length; slot++)
         {
             if (state[slot] == FREE && bufferedFds[slot / slotsPerExtent] >= 0)
             {
-                free[freeCount++] = slot;
+                markFree(slot);
             }
         }
         return new ScanReport(pages, extents, deleted, stale, torn);
@@ -421,7 +429,10 @@ final class Slab
 
     private int take()
     {
-        final int slot = free[--freeCount];
+        final int slot = free.nextSetBit(lowestFree);
+        free.clear(slot);
+        freeCount--;
+        lowestFree = slot + 1;
         state[slot] = WRITING;
         requestGrowthIfLow();
         return slot;
@@ -500,14 +511,22 @@ final class Slab
         }
     }
 
-    /** Called with the monitor held: counts a new extent and frees its slots, first slot on top. */
+    /** Called with the monitor held: counts a new extent and frees its slots. */
     private void addExtent(final int number)
     {
         extents++;
-        for (int i = slotsPerExtent - 1; i >= 0; i--)
+        for (int i = 0; i < slotsPerExtent; i++)
         {
-            free[freeCount++] = number * slotsPerExtent + i;
+            markFree(number * slotsPerExtent + i);
         }
+    }
+
+    /** Called with the monitor held: a slot joins the free ones. */
+    private void markFree(final int slot)
+    {
+        free.set(slot);
+        freeCount++;
+        lowestFree = Math.min(lowestFree, slot);
     }
 
     private int nextExtentNumber()
@@ -697,7 +716,7 @@ final class Slab
             if (cleared)
             {
                 state[slot] = FREE;
-                free[freeCount++] = slot;
+                markFree(slot);
             }
             else
             {
@@ -715,7 +734,7 @@ final class Slab
     synchronized void release(final int slot)
     {
         state[slot] = FREE;
-        free[freeCount++] = slot;
+        markFree(slot);
     }
 
     /** Writes zeros over a slot's header block, so that no scan finds its frame again. */

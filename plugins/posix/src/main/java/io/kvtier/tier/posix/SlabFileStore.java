@@ -20,7 +20,7 @@ import java.util.zip.CRC32C;
  * an abandoned slot; {@link #unlink} (a remove or an eviction) retires the key's slot.
  *
  * <p>With a ring, a claim's pages go together, as with {@link UringFileStore}: every header and payload
- * write of up to {@link UringFileStore#RING_ENTRIES} pages in one {@link Uring#execute} (and with
+ * write of up to {@link #RING_PAGES} pages in one {@link Uring#execute} (and with
  * {@code fsync} their {@code fdatasync}s in a second), every payload read of a read claim in one; the
  * payloads move straight between the pool slices and the extents, as READ_FIXED/WRITE_FIXED when the
  * engine's transfer memory is registered with the ring (the tier does that, as for the files layout).
@@ -35,6 +35,15 @@ import java.util.zip.CRC32C;
  */
 final class SlabFileStore implements FileStore
 {
+    /**
+     * Pages of one claim with a ring. A slab page costs two SQEs and no file operation, so a claim is
+     * deeper than the files layout's ({@link UringFileStore#RING_ENTRIES}): with two workers, a queue of
+     * 64 pages is 64 transfers in flight, as deep as the device is asked to go.
+     */
+    static final int RING_PAGES = 32;
+    /** SQ entries of a slab worker's ring: every header and payload write of a claim in one round. */
+    static final int RING_ENTRIES = 2 * RING_PAGES;
+
     private final String name;
     private final Slab slab;
     private final LibC libc;
@@ -79,7 +88,7 @@ final class SlabFileStore implements FileStore
         this.direct = direct;
         this.fsync = fsync;
         this.errors = errors;
-        batchSize = ring == null ? 1 : UringFileStore.RING_ENTRIES;
+        batchSize = ring == null ? 1 : RING_PAGES;
         // A page's header and payload writes, then in a second round its fdatasync.
         batch = ring == null ? null : new UringBatch(2 * batchSize);
         final MemorySegment blocks = arena.allocate((long)batchSize * SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);

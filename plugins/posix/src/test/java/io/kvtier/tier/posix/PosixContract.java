@@ -1,5 +1,6 @@
 package io.kvtier.tier.posix;
 
+import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.tck.AbstractStorageTierContractTest;
 import io.kvtier.tck.InvalidConfig;
 
@@ -8,14 +9,56 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
- * The kit's hooks shared by every I/O path and both layouts of the POSIX tier.
+ * The kit's hooks shared by every I/O path and both layouts of the POSIX tier; a subclass says only how
+ * its tier differs ({@link #config}).
  */
 abstract class PosixContract extends AbstractStorageTierContractTest
 {
+    /**
+     * Builds a subclass's settings.
+     *
+     * @param scratchDir the tier's directory
+     * @param layout     the {@code layout}, or null to leave it out so that the default is what runs
+     * @param io         the {@code io} path, or null to leave it out so that the default is what runs
+     * @param settings   the subclass's other settings, in key, value pairs
+     * @return the settings
+     */
+    static Map<String, String> config(final Path scratchDir, final PageLayout layout, final IoPath io, final String... settings)
+    {
+        if (settings.length % 2 != 0)
+        {
+            throw new IllegalArgumentException("settings come in key, value pairs; got " + settings.length + " strings");
+        }
+        final Map<String, String> config = new LinkedHashMap<>();
+        config.put("dir", scratchDir.toString());
+        if (layout != null)
+        {
+            config.put("layout", layout.name().toLowerCase(Locale.ROOT));
+        }
+        if (io != null)
+        {
+            config.put("io", io.settingValue);
+        }
+        for (int i = 0; i < settings.length; i += 2)
+        {
+            config.put(settings[i], settings[i + 1]);
+        }
+        return Map.copyOf(config);
+    }
+
+    /** The provider with LibC in use where it can be; {@link PosixTierChannelContractTest} forces it off. */
+    @Override
+    protected StorageTierProvider provider()
+    {
+        return new PosixTierProvider();
+    }
+
     @Override
     protected Map<String, String> boundedConfig(final Path scratchDir, final long capacityBytes)
     {

@@ -20,6 +20,6 @@ class PosixTierChannelContractTest extends PosixContract
     @Override
     protected Map<String, String> validConfig(final Path scratchDir)
     {
-        return Map.of("dir", scratchDir.toString(), "fanout-levels", "1", "io-threads", "3", "io", "channel");
+        return config(scratchDir, null, IoPath.CHANNEL, "fanout-levels", "1", "io-threads", "3");
     }
 }

@@ -1,6 +1,5 @@
 package io.kvtier.tier.posix;
 
-import io.kvtier.spi.StorageTierProvider;
 
 import java.nio.file.Path;
 import java.util.Map;
@@ -12,19 +11,8 @@ import java.util.Map;
 class PosixTierContractTest extends PosixContract
 {
     @Override
-    protected StorageTierProvider provider()
-    {
-        return new PosixTierProvider();
-    }
-
-    @Override
     protected Map<String, String> validConfig(final Path scratchDir)
     {
-        return Map.of(
-            "dir", scratchDir.toString(),
-            "capacity", "256MiB",
-            "shared", "true",
-            "direct-io", "true",
-            "io", "libc");
+        return config(scratchDir, null, IoPath.LIBC, "capacity", "256MiB", "shared", "true", "direct-io", "true");
     }
 }

@@ -1,6 +1,5 @@
 package io.kvtier.tier.posix;
 
-import io.kvtier.spi.StorageTierProvider;
 
 import java.nio.file.Path;
 import java.util.Map;
@@ -12,14 +11,8 @@ import java.util.Map;
 class PosixTierLocalContractTest extends PosixContract
 {
     @Override
-    protected StorageTierProvider provider()
-    {
-        return new PosixTierProvider();
-    }
-
-    @Override
     protected Map<String, String> validConfig(final Path scratchDir)
     {
-        return Map.of("dir", scratchDir.toString(), "io", "libc");
+        return config(scratchDir, null, IoPath.LIBC);
     }
 }

@@ -1,7 +1,6 @@
 package io.kvtier.tier.posix;
 
 import io.kvtier.nativeaccess.uring.Uring;
-import io.kvtier.spi.StorageTierProvider;
 import org.junit.jupiter.api.BeforeAll;
 
 import java.nio.file.Path;
@@ -24,20 +23,8 @@ class PosixTierSlabContractTest extends PosixContract
     }
 
     @Override
-    protected StorageTierProvider provider()
-    {
-        return new PosixTierProvider();
-    }
-
-    @Override
     protected Map<String, String> validConfig(final Path scratchDir)
     {
-        return Map.of(
-            "dir", scratchDir.toString(),
-            "layout", "slab",
-            "capacity", "256MiB",
-            "extent-size", "64MiB",
-            "direct-io", "true",
-            "io-threads", "2");
+        return config(scratchDir, PageLayout.SLAB, null, "capacity", "256MiB", "extent-size", "64MiB", "direct-io", "true", "io-threads", "2");
     }
 }

@@ -1,6 +1,5 @@
 package io.kvtier.tier.posix;
 
-import io.kvtier.spi.StorageTierProvider;
 
 import java.nio.file.Path;
 import java.util.Map;
@@ -12,21 +11,8 @@ import java.util.Map;
 class PosixTierSlabLibcContractTest extends PosixContract
 {
     @Override
-    protected StorageTierProvider provider()
-    {
-        return new PosixTierProvider();
-    }
-
-    @Override
     protected Map<String, String> validConfig(final Path scratchDir)
     {
-        return Map.of(
-            "dir", scratchDir.toString(),
-            "layout", "slab",
-            "capacity", "256MiB",
-            "extent-size", "64MiB",
-            "direct-io", "true",
-            "fsync", "true",
-            "io", "libc");
+        return config(scratchDir, PageLayout.SLAB, IoPath.LIBC, "capacity", "256MiB", "extent-size", "64MiB", "direct-io", "true", "fsync", "true");
     }
 }

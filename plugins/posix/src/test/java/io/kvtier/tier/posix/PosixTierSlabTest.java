@@ -2,7 +2,6 @@ package io.kvtier.tier.posix;
 
 import io.kvtier.spi.PageKey;
 import io.kvtier.spi.StorageTier;
-import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.tck.ContractTierContext;
@@ -16,12 +15,8 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 
 import org.junit.jupiter.api.AfterEach;
@@ -43,35 +38,22 @@ class PosixTierSlabTest
 {
     private static final String NAME = "s";
     private static final long SIZE = 16 * 1024;
-    private static final Duration DEADLINE = Duration.ofSeconds(30);
 
     @TempDir
     Path tmp;
 
-    private final List<StorageTier> tiers = new ArrayList<>();
-    private final List<PageArena> arenas = new ArrayList<>();
-    private final SplittableRandom random = new SplittableRandom();
+    private final PosixTierFixture fixture = new PosixTierFixture(NAME);
 
     @AfterEach
     void closeAll()
     {
-        tiers.forEach(StorageTier::close);
-        arenas.forEach(PageArena::close);
+        fixture.close();
     }
 
     private PosixTier open(final Path dir, final long objectSize, final String... settings)
     {
-        final Map<String, String> config = new HashMap<>();
-        config.put("dir", dir.toString());
-        config.put("layout", "slab");
-        config.put("extent-size", "4MiB");
-        for (int i = 0; i < settings.length; i += 2)
-        {
-            config.put(settings[i], settings[i + 1]);
-        }
-        final PosixTier tier = (PosixTier)new PosixTierProvider().create(new TierConfig(NAME, config), new ContractTierContext(NAME, objectSize));
-        tiers.add(tier);
-        return tier;
+        return fixture.open(new PosixTierProvider(), new ContractTierContext(NAME, objectSize), dir, List.of("layout", "slab", "extent-size", "4MiB"),
+            settings);
     }
 
     private PosixTier open(final Path dir, final String... settings)
@@ -81,58 +63,37 @@ class PosixTierSlabTest
 
     private void close(final PosixTier tier)
     {
-        tier.close();
-        tiers.remove(tier);
+        fixture.close(tier);
     }
 
     private PageArena arena(final int slices)
     {
-        final PageArena arena = new PageArena(PageArena.bytesFor(slices, SIZE));
-        arenas.add(arena);
-        return arena;
+        return fixture.arena(slices, SIZE);
     }
 
     private List<PageKey> keys(final int count)
     {
-        final List<PageKey> keys = new ArrayList<>();
-        for (int i = 0; i < count; i++)
-        {
-            keys.add(new PageKey(random.nextLong(), random.nextLong()));
-        }
-        return keys;
+        return fixture.keys(count);
     }
 
     private static RecordingTierBatch write(final StorageTier tier, final List<PageKey> keys, final long seed, final PageArena arena)
     {
-        final List<MemorySegment> sources = arena.slices(keys.size(), SIZE);
-        for (int i = 0; i < keys.size(); i++)
-        {
-            PageBytes.fill(sources.get(i), seed + i);
-        }
-        final RecordingTierBatch batch = new RecordingTierBatch("write", keys, sources);
-        tier.write(batch);
-        return batch.awaitCompletion(DEADLINE);
+        return PosixTierFixture.write(tier, keys, seed, arena, SIZE);
     }
 
     private static RecordingTierBatch read(final StorageTier tier, final List<PageKey> keys, final PageArena arena)
     {
-        final RecordingTierBatch batch = new RecordingTierBatch("read", keys, arena.slices(keys.size(), SIZE));
-        tier.read(batch);
-        return batch.awaitCompletion(DEADLINE);
+        return PosixTierFixture.read(tier, keys, arena, SIZE);
     }
 
     private static RecordingTierBatch exists(final StorageTier tier, final List<PageKey> keys)
     {
-        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("exists", keys);
-        tier.exists(batch);
-        return batch.awaitCompletion(DEADLINE);
+        return PosixTierFixture.exists(tier, keys);
     }
 
     private static RecordingTierBatch remove(final StorageTier tier, final List<PageKey> keys)
     {
-        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("remove", keys);
-        tier.remove(batch);
-        return batch.awaitCompletion(DEADLINE);
+        return PosixTierFixture.remove(tier, keys);
     }
 
     private static void assertAll(final RecordingTierBatch batch, final TierStatus expected)
@@ -201,7 +162,7 @@ class PosixTierSlabTest
         }
         assertAll(remove(tier, removed), TierStatus.OK);
         assertAll(remove(tier, rewritten.subList(1, 2)), TierStatus.OK);
-        // The removed keys' slots are reused by the next writes (the free slots go last in, first out).
+        // The removed keys' slots are reused by the next writes (the lowest free slots first).
         assertAll(write(tier, reusing, 400, arena), TierStatus.OK);
         for (final PageKey key : reusing)
         {
@@ -246,6 +207,33 @@ class PosixTierSlabTest
         final PosixTier restarted = open(dir, "capacity", Long.toString(16 * SIZE), "evict-high", "1", "evict-low", "0.5", "extent-size", "1MiB");
         assertThat(exists(restarted, keys).statuses()).as("after the restart, exactly the pages kept before it").isEqualTo(before);
         assertThat(restarted.usage().objects()).isEqualTo(kept);
+    }
+
+    @Test
+    void shouldHandFreedSlotsToTheNextWritesLowestFirstWhateverOrderTheyWereFreedIn()
+    {
+        // One worker, so that the three keys of the last batch take their slots in key order.
+        final PosixTier tier = open(tmp.resolve("ascending"), "io-threads", "1");
+        final PageArena arena = arena(19);
+        final List<PageKey> written = keys(16);
+        assertAll(write(tier, written, 10, arena), TierStatus.OK);
+        final Slab slab = tier.slab();
+        final List<Integer> freed = new ArrayList<>();
+        for (final int i : new int[] {9, 3, 12})
+        {
+            final PageKey key = written.get(i);
+            freed.add(slab.slotOf(key.high(), key.low()));
+            assertAll(remove(tier, List.of(key)), TierStatus.OK);
+        }
+        final List<PageKey> next = keys(3);
+        assertAll(write(tier, next, 20, arena), TierStatus.OK);
+        final List<Integer> taken = new ArrayList<>();
+        for (final PageKey key : next)
+        {
+            taken.add(slab.slotOf(key.high(), key.low()));
+        }
+        // A stack of freed slots would hand them back last freed first: the third key's slot, then the first's.
+        assertThat(taken).as("slots of the keys written after removing three, in key order").containsExactlyElementsOf(freed.stream().sorted().toList());
     }
 
     @Test

@@ -5,7 +5,6 @@ import io.kvtier.spi.PageKey;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierCapability;
-import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;
@@ -28,13 +27,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -55,7 +51,7 @@ class PosixTierTest
 {
     private static final String NAME = "t";
     private static final long SIZE = 16 * 1024;
-    private static final Duration DEADLINE = Duration.ofSeconds(30);
+    private static final Duration DEADLINE = PosixTierFixture.DEADLINE;
 
     /** Which file I/O the tier uses. */
     enum Io
@@ -68,16 +64,13 @@ class PosixTierTest
     @TempDir
     Path tmp;
 
-    private final List<StorageTier> tiers = new ArrayList<>();
-    private final List<PageArena> arenas = new ArrayList<>();
-    private final SplittableRandom random = new SplittableRandom();
+    private final PosixTierFixture fixture = new PosixTierFixture(NAME);
     private Path scratchToDelete;
 
     @AfterEach
     void closeAll() throws IOException
     {
-        tiers.forEach(StorageTier::close);
-        arenas.forEach(PageArena::close);
+        fixture.close();
         if (scratchToDelete != null && !scratchToDelete.startsWith(tmp))
         {
             deleteTree(scratchToDelete);
@@ -102,16 +95,7 @@ class PosixTierTest
 
     private PosixTier open(final Io io, final ContractTierContext context, final Path dir, final String... settings)
     {
-        final Map<String, String> config = new HashMap<>();
-        config.put("dir", dir.toString());
-        config.put("io", io.name().toLowerCase(java.util.Locale.ROOT));
-        for (int i = 0; i < settings.length; i += 2)
-        {
-            config.put(settings[i], settings[i + 1]);
-        }
-        final PosixTier tier = (PosixTier)provider(io).create(new TierConfig(NAME, config), context);
-        tiers.add(tier);
-        return tier;
+        return fixture.open(provider(io), context, dir, List.of("io", io.name().toLowerCase(java.util.Locale.ROOT)), settings);
     }
 
     private PosixTier open(final Io io, final Path dir, final String... settings)
@@ -121,52 +105,32 @@ class PosixTierTest
 
     private PageArena arena(final int slices, final long sliceSize)
     {
-        final PageArena arena = new PageArena(PageArena.bytesFor(slices, sliceSize));
-        arenas.add(arena);
-        return arena;
+        return fixture.arena(slices, sliceSize);
     }
 
     private List<PageKey> keys(final int count)
     {
-        final List<PageKey> keys = new ArrayList<>();
-        for (int i = 0; i < count; i++)
-        {
-            keys.add(new PageKey(random.nextLong(), random.nextLong()));
-        }
-        return keys;
+        return fixture.keys(count);
     }
 
     private static RecordingTierBatch write(final StorageTier tier, final List<PageKey> keys, final long seed, final PageArena arena, final long size)
     {
-        final List<MemorySegment> sources = arena.slices(keys.size(), size);
-        for (int i = 0; i < keys.size(); i++)
-        {
-            PageBytes.fill(sources.get(i), seed + i);
-        }
-        final RecordingTierBatch batch = new RecordingTierBatch("write", keys, sources);
-        tier.write(batch);
-        return batch.awaitCompletion(DEADLINE);
+        return PosixTierFixture.write(tier, keys, seed, arena, size);
     }
 
     private static RecordingTierBatch read(final StorageTier tier, final List<PageKey> keys, final PageArena arena, final long size)
     {
-        final RecordingTierBatch batch = new RecordingTierBatch("read", keys, arena.slices(keys.size(), size));
-        tier.read(batch);
-        return batch.awaitCompletion(DEADLINE);
+        return PosixTierFixture.read(tier, keys, arena, size);
     }
 
     private static RecordingTierBatch exists(final StorageTier tier, final List<PageKey> keys)
     {
-        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("exists", keys);
-        tier.exists(batch);
-        return batch.awaitCompletion(DEADLINE);
+        return PosixTierFixture.exists(tier, keys);
     }
 
     private static RecordingTierBatch remove(final StorageTier tier, final List<PageKey> keys)
     {
-        final RecordingTierBatch batch = RecordingTierBatch.ofKeys("remove", keys);
-        tier.remove(batch);
-        return batch.awaitCompletion(DEADLINE);
+        return PosixTierFixture.remove(tier, keys);
     }
 
     private static void writeOne(final StorageTier tier, final PageKey key, final PageArena arena)

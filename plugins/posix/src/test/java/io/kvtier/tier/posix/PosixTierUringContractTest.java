@@ -1,7 +1,6 @@
 package io.kvtier.tier.posix;
 
 import io.kvtier.nativeaccess.uring.Uring;
-import io.kvtier.spi.StorageTierProvider;
 import org.junit.jupiter.api.BeforeAll;
 
 import java.nio.file.Path;
@@ -23,18 +22,8 @@ class PosixTierUringContractTest extends PosixContract
     }
 
     @Override
-    protected StorageTierProvider provider()
-    {
-        return new PosixTierProvider();
-    }
-
-    @Override
     protected Map<String, String> validConfig(final Path scratchDir)
     {
-        return Map.of(
-            "dir", scratchDir.toString(),
-            "capacity", "256MiB",
-            "direct-io", "true",
-            "io-threads", "2");
+        return config(scratchDir, null, null, "capacity", "256MiB", "direct-io", "true", "io-threads", "2");
     }
 }

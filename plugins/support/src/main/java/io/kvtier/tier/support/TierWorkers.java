@@ -65,6 +65,20 @@ public final class TierWorkers
         int claimSize(int operation);
 
         /**
+         * How many keys of one job this worker claims at a time; {@link #claimSize(int)} unless the
+         * handler would rather share a batch smaller than its claims among the workers it was queued for.
+         *
+         * @param operation {@link #EXISTS}, {@link #READ}, {@link #WRITE} or {@link #REMOVE}
+         * @param jobSize   keys in the job
+         * @param sharers   workers the job was queued for (at most one per key)
+         * @return keys to claim at a time, at least 1
+         */
+        default int claimSize(final int operation, final int jobSize, final int sharers)
+        {
+            return claimSize(operation);
+        }
+
+        /**
          * Does the claim's operation on its keys {@code [from, to)} and completes each exactly once
          * through {@link Claim#complete} (or hands it on with {@link Claim#handOff}). A key left neither
          * completed nor handed on completes IO_ERROR; an exception completes the claim's remaining keys
@@ -199,6 +213,7 @@ public final class TierWorkers
         private int operation;
         private boolean urgent;
         private int size;
+        private int sharers;
         private TierBatch batch;
     }
 
@@ -350,6 +365,7 @@ public final class TierWorkers
             job.urgent = urgentLane && (operation == READ || operation == EXISTS);
             job.batch = batch;
             job.size = size;
+            job.sharers = share;
             job.cursor.set(0);
             job.holders.set(share);
             if (!offer(job))
@@ -631,7 +647,7 @@ public final class TierWorkers
                         }
                     }
                 }
-                final int size = Math.max(1, handler.claimSize(job.operation));
+                final int size = Math.max(1, handler.claimSize(job.operation, job.size, job.sharers));
                 final int i = size == 1 ? job.cursor.getAndIncrement() : job.cursor.getAndAdd(size);
                 if (i >= job.size)
                 {

@@ -47,6 +47,50 @@ class TierWorkersTest
     }
 
     @Test
+    void shouldClaimWhatTheHandlerAsksForGivenTheJobsSizeAndSharers() throws InterruptedException
+    {
+        final List<String> asked = Collections.synchronizedList(new ArrayList<>());
+        final List<Integer> claims = Collections.synchronizedList(new ArrayList<>());
+        final List<TierWorkers.Handler> handlers = new ArrayList<>();
+        for (int w = 0; w < 2; w++)
+        {
+            handlers.add(new TierWorkers.Handler()
+            {
+                @Override
+                public int claimSize(final int operation)
+                {
+                    return 32;
+                }
+
+                @Override
+                public int claimSize(final int operation, final int jobSize, final int sharers)
+                {
+                    asked.add(operationName(operation) + " of " + jobSize + " keys, " + sharers + " sharers");
+                    return (jobSize + sharers - 1) / sharers;
+                }
+
+                @Override
+                public void serve(final TierWorkers.Claim claim)
+                {
+                    claims.add(claim.to() - claim.from());
+                    for (int i = claim.from(); i < claim.to(); i++)
+                    {
+                        claim.complete(i, TierStatus.OK);
+                    }
+                }
+            });
+        }
+        final TierWorkers workers = start(handlers, 16, true);
+        final Batch batch = new Batch(16);
+        workers.submit(TierWorkers.WRITE, batch);
+        batch.await();
+        assertThat(batch.statuses).containsOnly(TierStatus.OK);
+        // Not 32 at once, as claimSize(operation) alone would have it: the job's 16 keys in halves, whichever worker takes each.
+        assertThat(claims).containsExactly(8, 8);
+        assertThat(asked).isNotEmpty().containsOnly("write of 16 keys, 2 sharers");
+    }
+
+    @Test
     void shouldAnswerClosedToASubmitAfterClose()
     {
         final TierWorkers workers = start(List.of(new Echo(TierStatus.OK, 1)), 16, true);
