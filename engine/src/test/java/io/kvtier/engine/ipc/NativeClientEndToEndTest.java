@@ -144,7 +144,7 @@ class NativeClientEndToEndTest
             print("minor 1 accepted")
         except kv.KvtierError as e:
             print("minor 1 refused", e.name)
-        c = kv.Client(sys.argv[1], max_keys=8)
+        c = kv.Client(sys.argv[1], max_keys=8, minor_version=2)  # a 1.2 client facing a 1.3 engine
         print("minor 2 session", c.session_minor, "descriptors", c.descriptors_mapped)
         keys = kv.page_keys(kv.namespace_root("other-user", "bytes/page4", 0, str(time.time_ns())), range(12), 4)
         with c.reserved(keys[:2]) as r:
