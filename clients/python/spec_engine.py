@@ -2,7 +2,7 @@
 """A scripted stand-in for kvtier's engine, written from docs/ipc-protocol.md alone, for testing
 the C client and this binding where the real engine cannot be made to misbehave (a refused HELLO,
 a disconnect, a response ring that wraps, an engine older than 1.2). It is NOT kvtier's engine: a
-thread per client, dictionaries for an index and for an "L3", no leases. It speaks version 1.2:
+thread per client, dictionaries for an index and for an "L3", no leases. It speaks version 1.3:
 
 - the handshake of section 2: a 1.2 session gets the pool, the control file and its ring (a sealed
   memfd_create file with no name) as three descriptors on the WELCOME's first byte; a session below
@@ -15,14 +15,16 @@ thread per client, dictionaries for an index and for an "L3", no leases. It spea
   CRC32C, namespace tag) and the counters region naming the values STATS answers;
 - the device operations of section 10 for HOST_FILE and HOST_FD buffers (CUDA_IPC is refused
   NO_DEVICE), copied with Python slices; a buffer shrunk under its mapping fails the request with
-  INTERNAL_ERROR as a faulting copy would.
+  INTERNAL_ERROR as a faulting copy would;
+- the combined requests of 1.3 (section 4): LOOKUP_AND_LOCK as an ACQUIRE then a RESERVE of at most its
+  Reserve Limit keys after the prefix, COMMIT_AND_RELEASE as a RELEASE then a COMMIT.
 
 Committed pages are copied to an in-memory "L3" at once (write-through), so EVICT, LOOKUP's L3 Pages,
 ACQUIRE's PINNED_FROM_L3 and PREFETCH have something to do. The real engine is tested end to end by
 engine/.../NativeClientEndToEndTest.
 
     spec_engine.py DIR [--refuse CODE] [--disconnect-after N] [--ring-bytes B] [--clients N]
-                   [--die-on-request N] [--engine-minor 1|2] [--prefetch-waits] [--short-entries]
+                   [--die-on-request N] [--engine-minor 1|2|3] [--prefetch-waits] [--short-entries]
 prints the socket path on its first line of stdout once it listens, then serves clients (a refusal
 or a disconnect ends it after that client; --clients N after N clients; else until killed)."""
 
@@ -60,7 +62,8 @@ PREFETCH_THRESHOLD = 4  # L3 pages a LOOKUP's prefix must have before it prefetc
 
 LOOKUP, ACQUIRE, RELEASE, RESERVE, COMMIT, ABORT, PREFETCH, BACKUP, FLUSH, EVICT = range(2, 12)
 CLOSE, STATS, REGISTER_KV, DEVICE_LOAD, DEVICE_SAVE = 13, 14, 15, 16, 17
-KEYED = (LOOKUP, ACQUIRE, RESERVE, PREFETCH, BACKUP, EVICT)
+LOOKUP_AND_LOCK, COMMIT_AND_RELEASE = 18, 19  # version 1.3
+KEYED = (LOOKUP, ACQUIRE, RESERVE, PREFETCH, BACKUP, EVICT, LOOKUP_AND_LOCK)
 NO_SLOTS = (FLUSH, CLOSE, STATS, REGISTER_KV)
 DEVICE = (REGISTER_KV, DEVICE_LOAD, DEVICE_SAVE)
 
@@ -504,7 +507,8 @@ class Session:
         return self.respond(typ, rid, status, count=count)
 
     def known(self, typ):
-        return typ in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14) or (typ in DEVICE and self.minor >= 1)
+        return typ in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14) or (typ in DEVICE and self.minor >= 1) \
+            or (typ in (LOOKUP_AND_LOCK, COMMIT_AND_RELEASE) and self.minor >= 3)
 
     def handle(self, rec):
         """Checks the request in section 4's order, then does it. False when the client ends."""
@@ -516,13 +520,13 @@ class Session:
         if not self.known(typ):
             return self.fail(typ, rid, UNKNOWN_TYPE)
         keyed = typ in KEYED
-        if flags & ~1 or (flags & 1 and not keyed):
+        if flags & ~3 or (flags & 1 and not keyed) or (flags & 2 and typ != COMMIT_AND_RELEASE):
             return self.fail(typ, rid, MALFORMED)
         if first < 0 or count < 0 or first + count > self.max_keys or (typ in NO_SLOTS and (first or count)):
             return self.fail(typ, rid, SLOT_RANGE)
         if keyed:
             expected = 32 if flags & 1 else 32 + 16 * count
-        elif typ == COMMIT:
+        elif typ in (COMMIT, COMMIT_AND_RELEASE):
             expected = 32 + 4 * count
         elif typ == REGISTER_KV:
             allocations = struct.unpack_from("<i", rec, 72)[0] if length >= 80 else -1
@@ -533,13 +537,16 @@ class Session:
             expected = 32
         if length != expected:
             return self.fail(typ, rid, MALFORMED)
-        if reserved or (typ == REGISTER_KV and (struct.unpack_from("<H", rec, 42)[0] or struct.unpack_from("<I", rec, 76)[0])) \
+        limit = struct.unpack_from("<i", rec, 28)[0]  # a LOOKUP_AND_LOCK's Reserve Limit; reserved for every other Type
+        if (reserved and typ != LOOKUP_AND_LOCK) or (typ == REGISTER_KV and (struct.unpack_from("<H", rec, 42)[0] or struct.unpack_from("<I", rec, 76)[0])) \
                 or (typ in (DEVICE_LOAD, DEVICE_SAVE) and struct.unpack_from("<I", rec, 36)[0]):
             return self.fail(typ, rid, MALFORMED)
         if rid <= self.last_id:
             return self.fail(typ, rid, STALE)
         if ns >= max(1, self.n_ns):
             return self.fail(typ, rid, NS_DENIED)
+        if typ == LOOKUP_AND_LOCK and not -1 <= limit <= count:
+            return self.fail(typ, rid, INVALID)
         slots = [self.slots[s] for s in range(first, first + count)]
         keys = None
         if keyed:
@@ -547,7 +554,7 @@ class Session:
             for s, k in zip(slots, keys):
                 if s.state and s.key != k:
                     return self.fail(typ, rid, SLOT_HELD)
-                if (typ == RESERVE and s.state == "pin") or (typ == ACQUIRE and s.state == "res"):
+                if (typ == RESERVE and s.state == "pin") or (typ in (ACQUIRE, LOOKUP_AND_LOCK) and s.state == "res"):
                     return self.fail(typ, rid, SLOT_HELD)
         self.last_id = rid
         if keys is not None:
@@ -566,6 +573,7 @@ class Session:
             return False
         if typ == FLUSH:
             return self.respond(typ, rid, OK)  # write-through: no backup is ever in flight
+        self.limit = limit
         n, counters, outcome = getattr(self, "op_%d" % typ)(slots, keys, tag, rec)
         entries = self.entries(slots, outcome)
         if self.e.args.short_entries and entries:
@@ -638,6 +646,20 @@ class Session:
                 outcome[i] = PINNED
                 from_pool += 1
         return from_pool + from_l3, (0, 0, from_pool, from_l3), outcome
+
+    def op_18(self, slots, keys, tag, rec):  # LOOKUP_AND_LOCK: ACQUIRE, then RESERVE of up to the limit's keys after the prefix
+        pinned, (_, _, from_pool, from_l3), outcome = self.op_3(slots, keys, tag, rec)
+        end = len(slots) if self.limit < 0 else min(len(slots), pinned + self.limit)
+        reserved, _, more = self.op_5(slots[pinned:end], keys[pinned:end], tag, rec)
+        for i in range(pinned, end):
+            outcome.pop(i, None)  # the reserve's outcome, or RESERVED for a slot it reserved
+        outcome.update({pinned + i: o for i, o in more.items()})
+        return pinned, (reserved, 0, from_pool, from_l3), outcome
+
+    def op_19(self, slots, keys, tag, rec):  # COMMIT_AND_RELEASE: RELEASE, then COMMIT (write-through: BACKUP has nothing to add)
+        released, _, _ = self.op_4(slots, keys, tag, rec)
+        committed, _, outcome = self.op_6(slots, keys, tag, rec)
+        return committed, (released, 0, 0, 0), outcome
 
     def op_4(self, slots, keys, tag, rec):  # RELEASE
         n = 0
@@ -903,7 +925,7 @@ def main():
     ap.add_argument("--ring-bytes", type=int, default=4096)
     ap.add_argument("--die-on-request", type=int, default=0, help="exit at once on the client's Nth request")
     ap.add_argument("--clients", type=int, default=0, help="serve this many clients, one after another (0: for ever)")
-    ap.add_argument("--engine-minor", type=int, default=2, choices=(1, 2),
+    ap.add_argument("--engine-minor", type=int, default=3, choices=(1, 2, 3),
                     help="1: an engine before 1.2 (Engine Minor Version 0 in the WELCOME, paths, no descriptors)")
     ap.add_argument("--prefetch-waits", action="store_true",
                     help="a LOOKUP whose prefix has 4 or more L3 pages loads them and waits (policy.prefetch wait-complete)")

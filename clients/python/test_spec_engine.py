@@ -55,7 +55,7 @@ class SpecEngineTest(unittest.TestCase):
         with SpecEngine("--ring-bytes", "4096", "--prefetch-waits") as engine:
             out = self.run_c("--socket", engine.socket, "--prefetch-waits")
             for scenario in ("end to end against", "files by descriptors", "device operations against", "HOST_FD buffers against",
-                             "entries against", "a 1.1 session against"):
+                             "entries against", "a 1.1 session against", "combined requests against"):
                 self.assertIn(scenario, out)
 
     def test_c_client_against_an_engine_before_1_2_opens_the_paths(self):
@@ -170,7 +170,7 @@ class SpecEngineConformanceTest(unittest.TestCase):
         with SpecEngine("--clients", "1") as engine:
             s, data, fds = self.hello(engine)
             try:
-                self.assertEqual(struct.unpack_from("<III", data, 60), (2, 3, 0))  # engine minor, descriptors, reserved
+                self.assertEqual(struct.unpack_from("<III", data, 60), (3, 3, 0))  # engine minor, descriptors, reserved
                 self.assertEqual(len(fds), 3)
                 self.assertEqual(struct.unpack_from("<I", data, 72 + 4 + len(engine.dir.name) + 5 + 4
                                                     + len(engine.dir.name) + 9)[0], 0, "the ring's path is empty")

@@ -139,18 +139,19 @@ typedef struct kvt_result {
     int32_t result_count; /* pages pinned, reserved, committed, ... */
     int32_t first_slot;
     int32_t entry_count;
-    int32_t pool_pages;   /* LOOKUP: leading pages found in the pool */
+    int32_t pool_pages;   /* LOOKUP: leading pages found in the pool; LOOKUP_AND_LOCK: pages reserved;
+                           * COMMIT_AND_RELEASE: pins dropped (1.3) */
     int32_t l3_pages;     /* LOOKUP: pages found in L3 after them */
     int32_t from_pool;    /* ACQUIRE: pages that were in the pool */
     int32_t from_l3;      /* ACQUIRE: pages loaded from L3 and verified */
 } kvt_result;
 
-/** The protocol version this library speaks: 1.2 (section 9). */
+/** The protocol version this library speaks: 1.3 (section 9). */
 #define KVT_PROTOCOL_MAJOR 1
-#define KVT_PROTOCOL_MINOR 2
+#define KVT_PROTOCOL_MINOR 3
 
 /** Connects to the engine listening on `socket_path` (ipc.socket-path, by default
- *  `<pool.path>.sock`), sends HELLO (minor version 2) with `namespaces[0..ns_count)` (0..16 roots)
+ *  `<pool.path>.sock`), sends HELLO (minor version 3) with `namespaces[0..ns_count)` (0..16 roots)
  *  and asks for `max_keys` slots (1..65536), then maps the pool, control and ring files: the three
  *  descriptors the WELCOME carries in a 1.2 session, or the three paths it names when the engine is
  *  older (its WELCOME says Descriptors 0).
@@ -160,11 +161,11 @@ typedef struct kvt_result {
 kvt_client *kvt_connect(const char *socket_path, const kvt_key *namespaces, uint32_t ns_count,
                         uint32_t max_keys, int *error_out, char *message_out, size_t message_len);
 
-/** kvt_connect() announcing `minor_version` (0, 1 or 2) in the HELLO. Below 2 the session opens the
+/** kvt_connect() announcing `minor_version` (0 to 3) in the HELLO. Below 2 the session opens the
  *  three files by the paths the WELCOME names, which the engine allows only to its own user (section 2:
  *  a process that cannot receive descriptors announces 1); the operations of a later minor version
- *  are answered UNKNOWN_TYPE (0: no device operations). A minor version above 2 is refused
- *  (KVT_ERR_ARGUMENT): this library speaks no more than 1.2. */
+ *  are answered UNKNOWN_TYPE (0: no device operations; below 3: no LOOKUP_AND_LOCK, COMMIT_AND_RELEASE).
+ *  A minor version above 3 is refused (KVT_ERR_ARGUMENT): this library speaks no more than 1.3. */
 kvt_client *kvt_connect_minor(const char *socket_path, const kvt_key *namespaces, uint32_t ns_count,
                               uint32_t max_keys, uint16_t minor_version, int *error_out, char *message_out,
                               size_t message_len);
@@ -189,7 +190,7 @@ uint32_t kvt_client_timeout_ms(const kvt_client *client);
 /** The WELCOME's Max Message Length: the longest request record the engine takes. */
 uint32_t kvt_max_message_length(const kvt_client *client);
 
-/** The engine's minor version (WELCOME offset 60): 2 for a 1.2 engine, 0 from an engine before 1.2. */
+/** The engine's minor version (WELCOME offset 60): 3 for a 1.3 engine, 2 for 1.2, 0 from an engine before 1.2. */
 uint32_t kvt_engine_minor(const kvt_client *client);
 /** The session's minor version: the lower of the HELLO's and the engine's (section 2); with an engine
  *  before 1.2 (Engine Minor Version 0) the lower of the HELLO's and 1. */
@@ -238,6 +239,20 @@ int kvt_backup(kvt_client *c, uint16_t ns, int32_t first_slot, const kvt_key *ke
 int kvt_flush(kvt_client *c, kvt_result *result);
 int kvt_evict(kvt_client *c, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
               kvt_result *result);
+/** LOOKUP_AND_LOCK (1.3): pins the longest prefix of the keys as kvt_acquire() does, then reserves pages
+ *  for keys after it as kvt_reserve() does, at most `reserve_limit` of them (0..count, or KVT_RESERVE_ALL
+ *  for every one), in one round trip. Returns the prefix pinned; result->pool_pages is the pages reserved,
+ *  and the slots say which holds what (PINNED, RESERVED, EXISTS, BUSY, POOL_FULL, MISS). A slot of the
+ *  range that holds a reservation is refused (KVT_ERR_ARGUMENT, as the engine would answer SLOT_HELD);
+ *  KVT_ERR_UNSUPPORTED in a session below 1.3. */
+#define KVT_RESERVE_ALL (-1)
+int kvt_lookup_and_lock(kvt_client *c, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
+                        int32_t reserve_limit, kvt_result *result);
+/** COMMIT_AND_RELEASE (1.3): drops the pins of the slots, then commits their reservations with these
+ *  lengths (read only for reserved slots), in one round trip; `backup` non-zero copies each committed page
+ *  to L3. Returns the pages committed; result->pool_pages is the pins dropped. */
+int kvt_commit_and_release(kvt_client *c, int32_t first_slot, int32_t count, const int32_t *lengths, int backup,
+                           kvt_result *result);
 /** The engine's counters 0..n-1: writes min(n, capacity) values and returns n, or -1. Value i is the
  *  counter with id i, which kvt_counter() names. */
 int kvt_stats(kvt_client *c, int64_t *values, uint32_t capacity);
@@ -247,7 +262,8 @@ enum {
     KVT_OP_LOOKUP = 2, KVT_OP_ACQUIRE = 3, KVT_OP_RELEASE = 4, KVT_OP_RESERVE = 5,
     KVT_OP_COMMIT = 6, KVT_OP_ABORT = 7, KVT_OP_PREFETCH = 8, KVT_OP_BACKUP = 9,
     KVT_OP_FLUSH = 10, KVT_OP_EVICT = 11, KVT_OP_CLOSE = 13, KVT_OP_STATS = 14,
-    KVT_OP_REGISTER_KV = 15, KVT_OP_DEVICE_LOAD = 16, KVT_OP_DEVICE_SAVE = 17
+    KVT_OP_REGISTER_KV = 15, KVT_OP_DEVICE_LOAD = 16, KVT_OP_DEVICE_SAVE = 17,
+    KVT_OP_LOOKUP_AND_LOCK = 18, KVT_OP_COMMIT_AND_RELEASE = 19
 };
 
 /** Any request, as it goes on the wire: `body` of `body_len` bytes after the 32-byte header.

@@ -75,6 +75,8 @@ static inline uint64_t kvt_get_u64(const uint8_t *p) {
 #define KVT_RESPONSE_HEADER 48
 #define KVT_ENTRY_SIZE 12
 #define KVT_FLAG_KEYS_IN_SLOTS 1u
+#define KVT_FLAG_BACKUP 2u        /* COMMIT_AND_RELEASE only (1.3): copy each committed page to L3 */
+#define KVT_RESERVE_LIMIT_AT 28   /* a LOOKUP_AND_LOCK's Reserve Limit: the header's reserved word (1.3) */
 #define KVT_REGISTER_KV_FIXED 48 /* REGISTER_KV's body before its allocations (record offsets 32..80) */
 #define KVT_ALLOCATION_SIZE 72
 #define KVT_DEVICE_COPY_FIXED 8   /* DEVICE_LOAD / DEVICE_SAVE body before its (block, tokens) pairs */

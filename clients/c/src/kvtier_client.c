@@ -40,6 +40,7 @@ struct kvt_client {
     uint32_t fds_pending_n;
     uint8_t *msg; uint32_t msg_cap;
     uint64_t next_id;
+    int32_t header_word;      /* what the next request carries at offset 28 (a LOOKUP_AND_LOCK's Reserve Limit), then 0 */
     uint32_t timeout_ms;
     int dead;                 /* disconnected, engine gone or timed out: nothing more is sent */
     int last_error;
@@ -478,13 +479,13 @@ static int deadline_passed(const kvt_client *c, uint64_t start) {
 
 static int is_keyed(int32_t type) {
     return type == KVT_OP_LOOKUP || type == KVT_OP_ACQUIRE || type == KVT_OP_RESERVE || type == KVT_OP_PREFETCH ||
-           type == KVT_OP_BACKUP || type == KVT_OP_EVICT;
+           type == KVT_OP_BACKUP || type == KVT_OP_EVICT || type == KVT_OP_LOOKUP_AND_LOCK;
 }
 
 /* The operations with a slot range, whose OK answer has an entry for every slot of it (section 4). */
 static int has_slots(int32_t type) {
     return is_keyed(type) || type == KVT_OP_RELEASE || type == KVT_OP_COMMIT || type == KVT_OP_ABORT ||
-           type == KVT_OP_DEVICE_LOAD || type == KVT_OP_DEVICE_SAVE;
+           type == KVT_OP_DEVICE_LOAD || type == KVT_OP_DEVICE_SAVE || type == KVT_OP_COMMIT_AND_RELEASE;
 }
 
 /* Section 4's entries, checked on an answer from a 1.2 engine: an OK answer to a slot operation has one
@@ -531,6 +532,9 @@ static void registration_answered(kvt_client *c, const uint8_t *body, uint32_t b
 
 static int exchange(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, int32_t first_slot, int32_t count,
                     const void *body, uint32_t body_len, kvt_result *result) {
+    /* set for this request alone by kvt_lookup_and_lock: every other request carries 0 there */
+    const int32_t header_word = c->header_word;
+    c->header_word = 0;
     c->last_detail = 0;
     if (c->dead) return fail(c, KVT_ERR_DISCONNECTED, "this client is no longer connected (%s)", c->message);
     uint64_t length = (uint64_t)KVT_REQUEST_HEADER + body_len;
@@ -541,6 +545,7 @@ static int exchange(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, in
         return fail(c, KVT_ERR_ARGUMENT, "a request of %llu bytes does not fit the ring", (unsigned long long)length);
     uint64_t id = c->next_id++;
     kvt_encode_request_header(c->msg, (uint32_t)length, type, id, first_slot, count, ns, flags);
+    kvt_put_u32(c->msg + KVT_RESERVE_LIMIT_AT, (uint32_t)header_word);
     if (body_len) memcpy(c->msg + KVT_REQUEST_HEADER, body, body_len);
 
     uint64_t start = now_ns();
@@ -669,8 +674,9 @@ static int check_slots(kvt_client *c, int32_t first_slot, int32_t count) {
     return 0;
 }
 
-static int keyed(kvt_client *c, int32_t type, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
-                 kvt_result *result) {
+/* A keyed request whose header carries `header_word` at offset 28 (0 but for a LOOKUP_AND_LOCK). */
+static int keyed_word(kvt_client *c, int32_t type, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
+                      int32_t header_word, kvt_result *result) {
     if (!c) return -1;
     if (check_slots(c, first_slot, count) != 0) return -1;
     if (keys == NULL) {
@@ -679,9 +685,16 @@ static int keyed(kvt_client *c, int32_t type, uint16_t ns, int32_t first_slot, c
         for (int32_t i = 0; i < count; i++)
             if (!c->slot_key_known[first_slot + i])
                 return fail(c, KVT_ERR_ARGUMENT, "KEYS_IN_SLOTS: slot %d holds no key this client wrote", first_slot + i);
+        c->header_word = header_word;
         return exchange(c, type, ns, KVT_FLAG_KEYS_IN_SLOTS, first_slot, count, NULL, 0, result);
     }
+    c->header_word = header_word;
     return exchange(c, type, ns, 0, first_slot, count, keys, (uint32_t)count * 16u, result);
+}
+
+static int keyed(kvt_client *c, int32_t type, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
+                 kvt_result *result) {
+    return keyed_word(c, type, ns, first_slot, keys, count, 0, result);
 }
 
 static int slots_only(kvt_client *c, int32_t type, int32_t first_slot, int32_t count, kvt_result *result) {
@@ -699,8 +712,40 @@ int kvt_evict(kvt_client *c, uint16_t ns, int32_t f, const kvt_key *k, int32_t n
 int kvt_release(kvt_client *c, int32_t f, int32_t n, kvt_result *r) { return slots_only(c, KVT_OP_RELEASE, f, n, r); }
 int kvt_abort(kvt_client *c, int32_t f, int32_t n, kvt_result *r) { return slots_only(c, KVT_OP_ABORT, f, n, r); }
 
+static int commit_request(kvt_client *c, int32_t type, uint16_t flags, int32_t first_slot, int32_t count, const int32_t *lengths,
+                          kvt_result *result);
+
+int kvt_lookup_and_lock(kvt_client *c, uint16_t ns, int32_t first_slot, const kvt_key *keys, int32_t count,
+                        int32_t reserve_limit, kvt_result *result) {
+    if (!c) return -1;
+    if (c->session_minor < 3)
+        return fail(c, KVT_ERR_UNSUPPORTED, "LOOKUP_AND_LOCK needs a 1.3 session; this one is 1.%u", c->session_minor);
+    if (reserve_limit < KVT_RESERVE_ALL || reserve_limit > count)
+        return fail(c, KVT_ERR_ARGUMENT, "reserve limit %d outside -1..%d (the count)", reserve_limit, count);
+    if (check_slots(c, first_slot, count) != 0) return -1;
+    for (int32_t i = 0; i < count; i++)
+        if (c->slot_status[first_slot + i] == KVT_PAGE_RESERVED)
+            return fail(c, KVT_ERR_ARGUMENT, "slot %d holds a reservation: commit or abort it before a LOOKUP_AND_LOCK names it",
+                        first_slot + i);
+    return keyed_word(c, KVT_OP_LOOKUP_AND_LOCK, ns, first_slot, keys, count, reserve_limit, result);
+}
+
+int kvt_commit_and_release(kvt_client *c, int32_t first_slot, int32_t count, const int32_t *lengths, int backup,
+                           kvt_result *result) {
+    if (!c) return -1;
+    if (c->session_minor < 3)
+        return fail(c, KVT_ERR_UNSUPPORTED, "COMMIT_AND_RELEASE needs a 1.3 session; this one is 1.%u", c->session_minor);
+    return commit_request(c, KVT_OP_COMMIT_AND_RELEASE, backup ? KVT_FLAG_BACKUP : 0, first_slot, count, lengths, result);
+}
+
 int kvt_commit(kvt_client *c, int32_t first_slot, int32_t count, const int32_t *lengths, kvt_result *result) {
     if (!c) return -1;
+    return commit_request(c, KVT_OP_COMMIT, 0, first_slot, count, lengths, result);
+}
+
+/* COMMIT or COMMIT_AND_RELEASE: Count payload lengths after the header. */
+static int commit_request(kvt_client *c, int32_t type, uint16_t flags, int32_t first_slot, int32_t count, const int32_t *lengths,
+                          kvt_result *result) {
     if (check_slots(c, first_slot, count) != 0) return -1;
     if (count > 0 && !lengths) return fail(c, KVT_ERR_ARGUMENT, "lengths is NULL");
     if ((uint64_t)KVT_REQUEST_HEADER + 4u * (uint64_t)count > c->msg_cap)
@@ -708,7 +753,7 @@ int kvt_commit(kvt_client *c, int32_t first_slot, int32_t count, const int32_t *
     uint8_t *body = malloc(4 * (size_t)count + 1);
     if (!body) return fail(c, KVT_ERR_SYSTEM, "out of memory");
     for (int32_t i = 0; i < count; i++) kvt_put_u32(body + 4 * i, (uint32_t)lengths[i]);
-    int rc = exchange(c, KVT_OP_COMMIT, 0, 0, first_slot, count, body, 4u * (uint32_t)count, result);
+    int rc = exchange(c, type, 0, flags, first_slot, count, body, 4u * (uint32_t)count, result);
     free(body);
     return rc;
 }

@@ -186,8 +186,8 @@ static void test_hello(void) {
     uint8_t out[24 + 32];
     size_t n = kvt_encode_hello(out, 256, ns, 2, 0x01020304);
     CHECK(n == 56, "HELLO length %zu", n);
-    /* offset 0 magic "HELL"; 4 major 1, minor 2; 8 max keys; 12 N; 16 pid; 20 reserved; 24 roots */
-    const char *expected = "48454c4c" "01000200" "00010000" "02000000" "04030201" "00000000"
+    /* offset 0 magic "HELL"; 4 major 1, minor 3; 8 max keys; 12 N; 16 pid; 20 reserved; 24 roots */
+    const char *expected = "48454c4c" "01000300" "00010000" "02000000" "04030201" "00000000"
                            "000102030405060708090a0b0c0d0e0f" "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
     char h[2 * 56 + 1];
     hex(out, n, h);
@@ -476,9 +476,10 @@ static void test_names(void) {
 
 /* ---- end to end ---- */
 
-/* The engine's minor version the scenarios expect: 2, or 1 for an engine before 1.2 (spec_engine.py
- * --engine-minor 1), which writes Engine Minor Version 0 and passes no descriptors. */
-static uint32_t expected_engine_minor = 2;
+/* The engine's minor version the scenarios expect: 3 (kvtier's engine), 2 for an engine of 1.2 (spec_engine.py),
+ * or 1 for an engine before 1.2 (spec_engine.py --engine-minor 1), which writes Engine Minor Version 0 and
+ * passes no descriptors. */
+static uint32_t expected_engine_minor = 3;
 /* The engine waits for the prefetch a LOOKUP starts (policy.prefetch wait-complete, 4 pages at least:
  * spec_engine.py --prefetch-waits): --prefetch-waits. */
 static int prefetch_waits = 0;
@@ -551,7 +552,8 @@ static void test_engine(const char *socket_path) {
     CHECK(kvt_max_keys(c) >= 4 && size > 0 && kvt_page_count(c) > 0, "WELCOME grants");
     /* section 2: a 1.2 session maps the three descriptors of its WELCOME; the ring has no name */
     if (expected_engine_minor >= 2) {
-        CHECK(kvt_engine_minor(c) == 2 && kvt_session_minor(c) == 2, "a 1.2 session: engine minor %u, session minor %u",
+        CHECK(kvt_engine_minor(c) == expected_engine_minor && kvt_session_minor(c) == expected_engine_minor,
+              "a 1.%u session: engine minor %u, session minor %u", expected_engine_minor,
               kvt_engine_minor(c), kvt_session_minor(c));
         CHECK(kvt_descriptors_mapped(c) == 1, "the pool, control file and ring came as descriptors");
         CHECK(strcmp(kvt_file_path(c, KVT_FILE_RING), "") == 0, "a 1.2 ring has no path: \"%s\"", kvt_file_path(c, KVT_FILE_RING));
@@ -892,7 +894,7 @@ static void test_host_fd(const char *socket_path) {
     kvt_client *c = kvt_connect(socket_path, &root, 1, 16, &err, msg, sizeof msg);
     CHECK(c != NULL, "connect: %s %s", kvt_error_name(err), msg);
     if (!c) return;
-    CHECK(kvt_session_minor(c) == 2, "HOST_FD needs a 1.2 session: 1.%u", kvt_session_minor(c));
+    CHECK(kvt_session_minor(c) >= 2, "HOST_FD needs a 1.2 session: 1.%u", kvt_session_minor(c));
 
     /* the writer's KV contiguous from offset 512 of one memfd; the reader's one tensor after another in
      * another, each 64 bytes after the end of the last, the gaps and every block filled 0x5A */
@@ -1255,7 +1257,7 @@ static void test_minor1(const char *socket_path) {
     kvt_client *c = kvt_connect_minor(socket_path, &root, 1, 8, 1, &err, msg, sizeof msg);
     CHECK(c != NULL, "connect announcing 1.1: %s %s", kvt_error_name(err), msg);
     if (!c) return;
-    CHECK(kvt_engine_minor(c) == (expected_engine_minor >= 2 ? 2u : 0u) && kvt_session_minor(c) == 1 && kvt_descriptors_mapped(c) == 0,
+    CHECK(kvt_engine_minor(c) == (expected_engine_minor >= 2 ? expected_engine_minor : 0u) && kvt_session_minor(c) == 1 && kvt_descriptors_mapped(c) == 0,
           "a 1.1 session: engine minor %u, session minor %u, descriptors %d", kvt_engine_minor(c), kvt_session_minor(c),
           kvt_descriptors_mapped(c));
     char ring[256];
@@ -1303,6 +1305,104 @@ static void test_minor1(const char *socket_path) {
     printf("a 1.1 session against %s: the files opened by path, bytes and lengths read back, HOST_FD refused\n", socket_path);
 }
 
+/* Protocol 1.3's combined requests against a 1.3 engine: LOOKUP_AND_LOCK pins the committed prefix and
+ * reserves the rest (or up to its limit), COMMIT_AND_RELEASE drops the pins and commits the reservations,
+ * every entry and count as section 4 says and every byte read back; a Reserve Limit out of range and a
+ * slot holding a reservation refused by the client; BACKUP on a COMMIT answered MALFORMED by the engine; a
+ * 1.2 session refusing both with KVT_ERR_UNSUPPORTED, and the engine answering one sent raw UNKNOWN_TYPE. */
+static void test_combined(const char *socket_path) {
+    kvt_key root;
+    fresh_root("combined", &root);
+    uint32_t tokens[24];
+    for (int i = 0; i < 24; i++) tokens[i] = (uint32_t)(11000 + i);
+    kvt_key k[6];
+    CHECK(kvt_page_keys(&root, tokens, 24, 4, 0, k, 6) == 6, "6 keys");
+    int err;
+    char msg[256];
+    kvt_client *c = kvt_connect(socket_path, &root, 1, 16, &err, msg, sizeof msg);
+    CHECK(c != NULL, "connect: %s %s", kvt_error_name(err), msg);
+    if (!c) return;
+    CHECK(kvt_session_minor(c) == 3, "a 1.3 session: 1.%u", kvt_session_minor(c));
+    const int P = KVT_PAGE_PINNED, R = KVT_PAGE_RESERVED, N = KVT_PAGE_NONE, M = KVT_PAGE_MISS, C = KVT_PAGE_COMMITTED;
+    kvt_result r;
+    int rc;
+    uint32_t size = kvt_page_size(c);
+    int32_t lengths[6];
+    for (int i = 0; i < 6; i++) lengths[i] = (int32_t)(100 + i);
+
+    /* the first two pages with the fine-grained requests */
+    CHECK(kvt_reserve(c, 0, 0, k, 2, &r) == 2, "reserve 2");
+    for (int i = 0; i < 2; i++) write_page(c, i, (uint8_t)(0x40 + i));
+    CHECK(kvt_commit(c, 0, 2, lengths, &r) == 2, "commit 2");
+
+    rc = kvt_lookup_and_lock(c, 0, 4, k, 6, KVT_RESERVE_ALL, &r);
+    expect_entries(c, "LOOKUP_AND_LOCK: the prefix pinned, the rest reserved", rc, &r, 4, 6, (int[]){P, P, R, R, R, R}, 2);
+    CHECK(r.pool_pages == 4 && r.from_pool == 2, "reserved %d, from pool %d", r.pool_pages, r.from_pool);
+    for (int i = 0; i < 2; i++) {
+        const uint8_t *p = kvt_slot_addr(c, 4 + i);
+        CHECK(p && p[0] == 0x40 + i && p[lengths[i] - 1] == 0x40 + i && kvt_slot_payload_length(c, 4 + i) == lengths[i],
+              "pinned page %d holds its bytes", i);
+    }
+    for (int i = 2; i < 6; i++) write_page(c, 4 + i, (uint8_t)(0x40 + i));
+    rc = kvt_commit_and_release(c, 4, 6, lengths, 0, &r);
+    expect_entries(c, "COMMIT_AND_RELEASE: pins dropped, reservations committed", rc, &r, 4, 6, (int[]){N, N, C, C, C, C}, 4);
+    CHECK(r.pool_pages == 2, "pins dropped %d", r.pool_pages);
+    rc = kvt_acquire(c, 0, 4, NULL, 6, &r);
+    CHECK(rc == 6, "all 6 committed pages acquired: %d", rc);
+    for (int i = 0; i < 6 && rc == 6; i++) {
+        const uint8_t *p = kvt_slot_addr(c, 4 + i);
+        CHECK(p && p[0] == 0x40 + i && kvt_slot_payload_length(c, 4 + i) == lengths[i] && kvt_page_verify_payload(c, kvt_slot_page(c, 4 + i)) == 1,
+              "page %d: its bytes, its length and its CRC32C", i);
+    }
+    CHECK(kvt_release(c, 4, 6, &r) == 6, "release");
+
+    /* a limit of 1: one key reserved after the prefix, the rest MISS */
+    uint32_t t2[16];
+    for (int i = 0; i < 16; i++) t2[i] = (uint32_t)(12000 + i);
+    kvt_key fresh[4];
+    CHECK(kvt_page_keys(&root, t2, 16, 4, 0, fresh, 4) == 4, "4 fresh keys");
+    rc = kvt_lookup_and_lock(c, 0, 0, fresh, 4, 1, &r);
+    expect_entries(c, "LOOKUP_AND_LOCK with a limit of 1", rc, &r, 0, 4, (int[]){R, M, M, M}, 0);
+    CHECK(r.pool_pages == 1, "reserved %d", r.pool_pages);
+    CHECK(kvt_lookup_and_lock(c, 0, 0, fresh, 4, 1, &r) == -1 && kvt_last_error(c) == KVT_ERR_ARGUMENT,
+          "a slot holding a reservation is refused by the client: %s", kvt_error_name(kvt_last_error(c)));
+    CHECK(kvt_abort(c, 0, 4, &r) == 1, "abort the reservation");
+    CHECK(kvt_lookup_and_lock(c, 0, 0, fresh, 4, 5, &r) == -1 && kvt_last_error(c) == KVT_ERR_ARGUMENT, "a limit above the count");
+    CHECK(kvt_lookup_and_lock(c, 0, 0, fresh, 4, -2, &r) == -1 && kvt_last_error(c) == KVT_ERR_ARGUMENT, "a limit below -1");
+
+    /* sent raw, a LOOKUP_AND_LOCK carries Reserve Limit 0: an ACQUIRE, nothing reserved */
+    uint8_t body[16 * 4];
+    for (int i = 0; i < 4; i++) memcpy(body + 16 * i, fresh[i].bytes, 16);
+    rc = kvt_request(c, KVT_OP_LOOKUP_AND_LOCK, 0, 0, 0, 4, body, sizeof body, &r);
+    expect_entries(c, "a raw LOOKUP_AND_LOCK (Reserve Limit 0)", rc, &r, 0, 4, (int[]){M, M, M, M}, 0);
+    CHECK(r.pool_pages == 0, "reserved %d", r.pool_pages);
+    int32_t one = 64;
+    rc = kvt_request(c, KVT_OP_COMMIT, 0, 2 /* BACKUP */, 0, 1, &one, 4, &r);
+    CHECK(rc == -1 && kvt_last_error(c) == KVT_MALFORMED, "BACKUP on a COMMIT: %s", kvt_error_name(kvt_last_error(c)));
+    rc = kvt_lookup_and_lock(c, 0, 0, fresh, 4, KVT_RESERVE_ALL, &r);
+    expect_entries(c, "LOOKUP_AND_LOCK after the refusals", rc, &r, 0, 4, (int[]){R, R, R, R}, 0);
+    for (int i = 0; i < 4; i++) write_page(c, i, 0x77);
+    int32_t whole[4] = {(int32_t)size, (int32_t)size, (int32_t)size, (int32_t)size};
+    rc = kvt_commit_and_release(c, 0, 4, whole, 1, &r);
+    expect_entries(c, "COMMIT_AND_RELEASE with BACKUP", rc, &r, 0, 4, (int[]){C, C, C, C}, 4);
+    CHECK(kvt_close(c) == 0, "close");
+
+    /* a 1.2 session knows neither */
+    c = kvt_connect_minor(socket_path, &root, 1, 8, 2, &err, msg, sizeof msg);
+    CHECK(c != NULL, "connect announcing 1.2: %s %s", kvt_error_name(err), msg);
+    if (c) {
+        CHECK(kvt_lookup_and_lock(c, 0, 0, fresh, 2, KVT_RESERVE_ALL, &r) == -1 && kvt_last_error(c) == KVT_ERR_UNSUPPORTED,
+              "LOOKUP_AND_LOCK in a 1.2 session: %s", kvt_error_name(kvt_last_error(c)));
+        CHECK(kvt_commit_and_release(c, 0, 2, whole, 0, &r) == -1 && kvt_last_error(c) == KVT_ERR_UNSUPPORTED,
+              "COMMIT_AND_RELEASE in a 1.2 session");
+        rc = kvt_request(c, KVT_OP_COMMIT_AND_RELEASE, 0, 0, 0, 1, &one, 4, &r);
+        CHECK(rc == -1 && kvt_last_error(c) == KVT_UNKNOWN_TYPE, "sent raw in a 1.2 session: %s", kvt_error_name(kvt_last_error(c)));
+        CHECK(kvt_close(c) == 0, "close");
+    }
+    printf("combined requests against %s: a prefix locked and the rest reserved in one request, committed and released in another\n",
+           socket_path);
+}
+
 /* ---- the scenarios ---- */
 
 typedef struct scenario {
@@ -1312,6 +1412,7 @@ typedef struct scenario {
 
 static const scenario SCENARIOS[] = {
     {"basic", test_engine}, {"device", test_device}, {"host-fd", test_host_fd}, {"entries", test_entries}, {"minor1", test_minor1},
+    {"combined", test_combined},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 
@@ -1408,9 +1509,9 @@ int main(int argc, char **argv) {
         usage = k == N_SCENARIOS;
     }
     if (usage || (first_scenario < argc && !socket_path)) {
-        fprintf(stderr, "usage: %s [--socket PATH [--engine-minor 1|2] [--prefetch-waits] [SCENARIO...]]\n  scenarios:", argv[0]);
+        fprintf(stderr, "usage: %s [--socket PATH [--engine-minor 1|2|3] [--prefetch-waits] [SCENARIO...]]\n  scenarios:", argv[0]);
         for (size_t k = 0; k < N_SCENARIOS; k++) fprintf(stderr, " %s", SCENARIOS[k].name);
-        fprintf(stderr, " (default: basic device, then host-fd entries minor1 against a 1.2 engine)\n");
+        fprintf(stderr, " (default: basic device, then host-fd entries minor1 against a 1.2 engine, then combined against 1.3)\n");
         return 2;
     }
     if (socket_path) {
@@ -1422,6 +1523,7 @@ int main(int argc, char **argv) {
                 test_entries(socket_path);
                 test_minor1(socket_path);
             }
+            if (expected_engine_minor >= 3) test_combined(socket_path);
         }
         for (int i = first_scenario; i < argc; i++)
             for (size_t k = 0; k < N_SCENARIOS; k++)

@@ -24,7 +24,8 @@ passed as descriptors) instead:
     c.reserve(keys); c.device_save(layout, 0, blocks_of_keys, valid_tokens)     # committed
     c.acquire(keys); c.device_load(layout, 0, free_blocks, valid_tokens); c.release(0, len(keys))
 
-Protocol 1.2 (the default): the engine passes the pool, control file and ring as descriptors, so a
+Protocol 1.3 (the default) adds ``lookup_and_lock`` and ``commit_and_release``: one request's two round trips
+instead of five. Since 1.2 the engine passes the pool, control file and ring as descriptors, so a
 process of another user than the engine's may attach; ``Client(..., minor_version=1)`` opens them by
 path as 1.1 did (the engine's own user only). Section 11: ``payload_length(slot)`` reads a pinned
 page's committed length from its trailer, ``stats_named()`` names the STATS values from the pool's
@@ -51,7 +52,7 @@ __all__ = [
     "OK", "STALE_REQUEST_ID", "NAMESPACE_DENIED", "SLOT_HELD", "SLOT_RANGE",
     "PAGE_NONE", "PAGE_PINNED", "PAGE_PINNED_FROM_L3", "PAGE_RESERVED", "PAGE_COMMITTED",
     "PAGE_EXISTS", "PAGE_BUSY", "PAGE_POOL_FULL", "PAGE_MISS", "PAGE_EXPIRED", "PAGE_INVALID",
-    "PAGE_LOADED", "PAGE_COPIED",
+    "PAGE_LOADED", "PAGE_COPIED", "RESERVE_ALL",
     "HANDLE_CUDA_IPC", "HANDLE_HOST_FILE", "ARRANGEMENT_SEPARATE", "ARRANGEMENT_CONTIGUOUS", "ARRANGEMENT_INTERLEAVED",
     "REGISTER_SHAPE", "REGISTER_ARRANGEMENT", "REGISTER_HANDLE_KIND", "REGISTER_ALLOCATION_COUNT", "REGISTER_NO_DEVICE",
     "REGISTER_OPEN_FAILED", "REGISTER_TOO_SMALL", "REGISTER_TOO_MANY_LAYOUTS", "REGISTER_PAGE_SIZE",
@@ -65,7 +66,7 @@ VERSION, NOT_ALLOWED, TOO_MANY_CLIENTS, BAD_HELLO = 32, 33, 34, 35
 ERR_SYSTEM, ERR_PROTOCOL, ERR_ARGUMENT, ERR_ENGINE_GONE, ERR_DISCONNECTED, ERR_TIMEOUT = 100, 101, 102, 103, 104, 105
 ERR_UNSUPPORTED = 106  # the session's minor version (or the pool's layout) lacks what the call needs
 
-PROTOCOL_MINOR = 2  # the newest minor version the library speaks (protocol 1.2)
+PROTOCOL_MINOR = 3  # the newest minor version the library speaks (protocol 1.3)
 
 # page statuses (protocol section 4)
 (PAGE_NONE, PAGE_PINNED, PAGE_PINNED_FROM_L3, PAGE_RESERVED, PAGE_COMMITTED, PAGE_EXISTS, PAGE_BUSY,
@@ -77,6 +78,8 @@ PAGE_COPIED = 13  # DEVICE_LOAD: the page's KV is in the block (version 1.1)
 OP_LOOKUP, OP_ACQUIRE, OP_RELEASE, OP_RESERVE, OP_COMMIT, OP_ABORT = 2, 3, 4, 5, 6, 7
 OP_PREFETCH, OP_BACKUP, OP_FLUSH, OP_EVICT, OP_CLOSE, OP_STATS = 8, 9, 10, 11, 13, 14
 OP_REGISTER_KV, OP_DEVICE_LOAD, OP_DEVICE_SAVE = 15, 16, 17
+OP_LOOKUP_AND_LOCK, OP_COMMIT_AND_RELEASE = 18, 19  # protocol 1.3
+RESERVE_ALL = -1  # lookup_and_lock: reserve a page for every key after the pinned prefix
 
 # device operations (protocol section 10): handle kinds, arrangements, and what a refused
 # REGISTER_KV's detail (KvtierError.detail, its Result Count) names
@@ -253,6 +256,8 @@ def load_library(path: Optional[str] = None) -> ctypes.CDLL:
         "kvt_release": (ctypes.c_int, [P, I32, I32, RES]),
         "kvt_abort": (ctypes.c_int, [P, I32, I32, RES]),
         "kvt_commit": (ctypes.c_int, [P, I32, I32, ctypes.POINTER(I32), RES]),
+        "kvt_lookup_and_lock": (ctypes.c_int, [P, U16, I32, KEYS, I32, I32, RES]),
+        "kvt_commit_and_release": (ctypes.c_int, [P, I32, I32, ctypes.POINTER(I32), ctypes.c_int, RES]),
         "kvt_flush": (ctypes.c_int, [P, RES]),
         "kvt_stats": (ctypes.c_int, [P, ctypes.POINTER(I64), U32]),
         "kvt_request": (ctypes.c_int, [P, I32, U16, U16, I32, I32, ctypes.c_char_p, U32, RES]),
@@ -496,6 +501,35 @@ class Client:
         arr = (ctypes.c_int32 * max(1, len(lengths)))(*lengths)
         raw = _Result()
         self._check(self._lib.kvt_commit(self._handle(), first_slot, len(lengths), arr, ctypes.byref(raw)), raw)
+        return Result(raw)
+
+    def lookup_and_lock(self, keys: Optional[Sequence[bytes]], first_slot: int = 0, ns: int = 0, count: Optional[int] = None,
+                        reserve_limit: int = RESERVE_ALL) -> Result:
+        """LOOKUP_AND_LOCK (protocol 1.3): pins the longest prefix as acquire() does, then reserves pages for
+        keys after it as reserve() does, at most ``reserve_limit`` of them (RESERVE_ALL: every one), in one
+        round trip. ``result_count`` is the prefix pinned, ``pool_pages`` the pages reserved; each slot's
+        status says which it holds. ``keys=None`` (with ``count``) uses the keys already in the slots."""
+        raw = _Result()
+        if keys is None:
+            if count is None:
+                raise ValueError("count is needed when the keys are those already in the slots")
+            rc = self._lib.kvt_lookup_and_lock(self._handle(), ns, first_slot, None, count, reserve_limit, ctypes.byref(raw))
+        else:
+            arr, n = _keys_array(keys)
+            rc = self._lib.kvt_lookup_and_lock(self._handle(), ns, first_slot, arr, n, reserve_limit, ctypes.byref(raw))
+        self._check(rc, raw)
+        return Result(raw)
+
+    def commit_and_release(self, first_slot: int, lengths: Sequence[int], backup: bool = False) -> Result:
+        """COMMIT_AND_RELEASE (protocol 1.3): drops the pins of slots [first_slot, first_slot + len(lengths))
+        and commits their reservations, lengths[i] bytes for a reserved slot first_slot + i (a pinned slot's
+        length is not read), in one round trip; ``backup`` copies each committed page to L3.
+        ``result_count`` is the pages committed, ``pool_pages`` the pins dropped."""
+        lengths = list(lengths)
+        arr = (ctypes.c_int32 * max(1, len(lengths)))(*lengths)
+        raw = _Result()
+        self._check(self._lib.kvt_commit_and_release(self._handle(), first_slot, len(lengths), arr, 1 if backup else 0,
+                                                     ctypes.byref(raw)), raw)
         return Result(raw)
 
     def flush(self) -> Result:

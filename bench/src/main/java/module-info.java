@@ -32,6 +32,7 @@ module io.kvtier.bench
     exports io.kvtier.bench.ipc;
     exports io.kvtier.bench.migrate;
     exports io.kvtier.bench.replay;
+    exports io.kvtier.bench.requests;
     exports io.kvtier.bench.tier;
     exports io.kvtier.bench.workload;
     // ScrapeCost, run by its main (docs/PERFORMANCE.md).

@@ -412,6 +412,61 @@ public final class IpcConnection implements AutoCloseable
     }
 
     /**
+     * Sends a LOOKUP_AND_LOCK (version 1.3): slots {@code [firstSlot, firstSlot + count)} get
+     * {@code keyHighs[i], keyLows[i]}; the engine pins their longest prefix as ACQUIRE does and reserves
+     * pages for keys after it as RESERVE does, at most {@code reserveLimit} of them. Its response's Result
+     * Count is the prefix pinned, {@link ResponseDecoder#reservedPages()} the pages reserved; the entries say
+     * which slot holds what. With {@code keyHighs} null the keys already in the slots are used
+     * ({@link RequestDescriptor#FLAG_KEYS_IN_SLOTS}).
+     *
+     * @param firstSlot    first slot
+     * @param count        keys
+     * @param reserveLimit the most keys after the prefix to reserve pages for, 0 to {@code count}, or
+     *                     {@link RequestDescriptor#RESERVE_ALL}
+     * @param keyHighs     the keys' high halves, or null to use the keys in the slots
+     * @param keyLows      their low halves
+     * @return its id
+     * @throws IpcException if the engine dropped the client
+     */
+    public long sendLookupAndLock(final int firstSlot, final int count, final int reserveLimit, final long[] keyHighs, final long[] keyLows)
+        throws IpcException
+    {
+        final boolean inBody = keyHighs != null;
+        final RequestEncoder request = claim(MessageType.LOOKUP_AND_LOCK, firstSlot, count, 0, inBody ? 0 : RequestDescriptor.FLAG_KEYS_IN_SLOTS,
+            inBody ? count * RequestDescriptor.KEY_LENGTH : 0);
+        request.reserveLimit(reserveLimit);
+        for (int i = 0; inBody && i < count; i++)
+        {
+            request.key(i, keyHighs[i], keyLows[i]);
+        }
+        return publish();
+    }
+
+    /**
+     * Sends a COMMIT_AND_RELEASE (version 1.3) of slots {@code [firstSlot, firstSlot + count)}: the pins
+     * they hold are dropped and their reserved pages committed with these payload lengths (a pinned
+     * slot's length is not read). Its response's Result Count is the pages committed,
+     * {@link ResponseDecoder#pinsReleased()} the pins dropped.
+     *
+     * @param firstSlot first slot
+     * @param count     slots
+     * @param lengths   payload bytes written into slot {@code firstSlot + i}'s reserved page
+     * @param backup    whether to copy each committed page to L3 as BACKUP would ({@link RequestDescriptor#FLAG_BACKUP})
+     * @return its id
+     * @throws IpcException if the engine dropped the client
+     */
+    public long sendCommitAndRelease(final int firstSlot, final int count, final int[] lengths, final boolean backup) throws IpcException
+    {
+        final RequestEncoder request = claim(MessageType.COMMIT_AND_RELEASE, firstSlot, count, 0, backup ? RequestDescriptor.FLAG_BACKUP : 0,
+            count * RequestDescriptor.COMMIT_LENGTH_LENGTH);
+        for (int i = 0; i < count; i++)
+        {
+            request.commitLength(i, lengths[i]);
+        }
+        return publish();
+    }
+
+    /**
      * Sends a REGISTER_KV (version 1.1): its response's Result Count is the Layout Id that DEVICE_LOAD
      * and DEVICE_SAVE name, or, with Status INVALID, a {@code DeviceRequestDescriptor.DETAIL_*} saying
      * what was refused.

@@ -45,6 +45,7 @@ public final class KvtierClient implements AutoCloseable
     private final LookupResult lookup = new LookupResult();
     private final ArrayDeque<PinnedPages> idlePinned = new ArrayDeque<>();
     private final ArrayDeque<ReservedPages> idleReserved = new ArrayDeque<>();
+    private final ArrayDeque<LockedPages> idleLocked = new ArrayDeque<>();
     private boolean closed;
 
     KvtierClient(final RequestChannel channel, final int namespaceCount)
@@ -298,6 +299,69 @@ public final class KvtierClient implements AutoCloseable
     }
 
     /**
+     * LOOKUP_AND_LOCK (protocol 1.3) of all the chain's keys in namespace 0, reserving pages for every key
+     * after the cached prefix.
+     *
+     * @param keys the chain
+     * @return the pinned prefix and the reservations; {@link LockedPages#commitAndRelease} them, or close to give them back
+     */
+    public LockedPages lookupAndLock(final PageKeyChain keys)
+    {
+        return lookupAndLock(0, keys, 0, keys.size(), RequestDescriptor.RESERVE_ALL);
+    }
+
+    /**
+     * LOOKUP_AND_LOCK (protocol 1.3): pins the longest cached prefix of the keys as {@link #acquire} does,
+     * then reserves pages for keys after it as {@link #reserve} does, at most {@code reserveLimit} of them,
+     * in one round trip.
+     *
+     * @param namespaceIndex the keys' namespace
+     * @param keys           the chain
+     * @param from           first key to send
+     * @param count          keys to send
+     * @param reserveLimit   the most keys after the prefix to reserve pages for, 0..count, or {@link RequestDescriptor#RESERVE_ALL}
+     * @return the pinned prefix and the reservations; {@link LockedPages#commitAndRelease} them, or close to give them back
+     * @throws KvtierException UNKNOWN_TYPE from an engine before protocol 1.3
+     */
+    public LockedPages lookupAndLock(final int namespaceIndex, final PageKeyChain keys, final int from, final int count, final int reserveLimit)
+    {
+        if (reserveLimit < RequestDescriptor.RESERVE_ALL || reserveLimit > count)
+        {
+            throw new IllegalArgumentException("reserve limit " + reserveLimit + " must be from 0 to the count " + count + ", or -1 for all");
+        }
+        final LockedPages lease = idleLocked.isEmpty() ? new LockedPages(this, maxKeysPerRequest) : idleLocked.pop();
+        lease.pinned = 0;
+        lease.reserved = 0;
+        lease.fromPool = 0;
+        lease.fromL3 = 0;
+        lease.released = 0;
+        lease.committed = false;
+        lease.start(namespaceIndex, count == 0 ? 0 : takeSlots(count), count);
+        if (count == 0)
+        {
+            return lease;
+        }
+        try
+        {
+            final ResponseDecoder response = sendKeys(MessageType.LOOKUP_AND_LOCK, namespaceIndex, keys, from, count, lease.firstSlot, reserveLimit);
+            lease.readEntries(response);
+            lease.pinned = response.resultCount();
+            lease.reserved = response.reservedPages();
+            lease.fromPool = response.fromPool();
+            lease.fromL3 = response.fromL3();
+            channel.finish();
+            return lease;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // the engine changed nothing: the slots hold no pins and no reservations
+            lease.open = false;
+            recycle(lease);
+            throw ex;
+        }
+    }
+
+    /**
      * PREFETCH: starts loading the L3 part of the keys' prefix into the pool.
      *
      * @param namespaceIndex the keys' namespace
@@ -424,6 +488,59 @@ public final class KvtierClient implements AutoCloseable
         return committed;
     }
 
+    int commitAndRelease(final LockedPages lease, final int[] lengths, final int length, final boolean backup)
+    {
+        if (!lease.open)
+        {
+            throw new IllegalStateException("the lock is closed");
+        }
+        if (lease.committed)
+        {
+            throw new IllegalStateException("the lock is already committed and released");
+        }
+        if (lease.count == 0)
+        {
+            lease.committed = true;
+            return 0;
+        }
+        final RequestEncoder request = channel.begin(MessageType.COMMIT_AND_RELEASE, lease.count * RequestDescriptor.COMMIT_LENGTH_LENGTH,
+            lease.firstSlot, lease.count, lease.namespaceIndex, backup ? RequestDescriptor.FLAG_BACKUP : 0);
+        for (int i = 0; i < lease.count; i++)
+        {
+            // A pinned slot's length is not read; send a valid one anyway.
+            final boolean reserved = lease.statuses[i] == PageEntryStatus.RESERVED;
+            request.commitLength(i, reserved ? (lengths == null ? length : lengths[i]) : pageSize);
+        }
+        final ResponseDecoder response = check(MessageType.COMMIT_AND_RELEASE, request);
+        lease.readEntries(response);
+        lease.committed = true;
+        lease.released = response.pinsReleased();
+        final int committed = response.resultCount();
+        channel.finish();
+        return committed;
+    }
+
+    void finishLock(final LockedPages lease)
+    {
+        try
+        {
+            if (!lease.committed && lease.reserved > 0)
+            {
+                check(MessageType.ABORT, channel.begin(MessageType.ABORT, 0, lease.firstSlot, lease.count, lease.namespaceIndex, 0));
+                channel.finish();
+            }
+            if (!lease.committed && lease.pinned > 0)
+            {
+                check(MessageType.RELEASE, channel.begin(MessageType.RELEASE, 0, lease.firstSlot, lease.count, lease.namespaceIndex, 0));
+                channel.finish();
+            }
+        }
+        finally
+        {
+            recycle(lease);
+        }
+    }
+
     /**
      * REGISTER_KV (protocol 1.1): tells the engine where this process's KV blocks are, so that
      * {@link PinnedPages#loadInto} and {@link ReservedPages#saveFrom} have the engine copy them.
@@ -519,6 +636,16 @@ public final class KvtierClient implements AutoCloseable
         idleReserved.push(lease);
     }
 
+    private void recycle(final LockedPages lease)
+    {
+        if (lease.count > 0)
+        {
+            slots.free(lease.firstSlot, lease.count);
+        }
+        lease.count = 0;
+        idleLocked.push(lease);
+    }
+
     // --- requests
 
     private int keysOnly(final int type, final int namespaceIndex, final PageKeyChain keys, final int from, final int count)
@@ -562,6 +689,13 @@ public final class KvtierClient implements AutoCloseable
     private ResponseDecoder sendKeys(final int type, final int namespaceIndex, final PageKeyChain keys, final int from, final int count,
                                      final int firstSlot)
     {
+        return sendKeys(type, namespaceIndex, keys, from, count, firstSlot, 0);
+    }
+
+    /** Sends a keyed request whose header's word at offset 28 is {@code reserveLimit} (a LOOKUP_AND_LOCK's; 0 for any other). */
+    private ResponseDecoder sendKeys(final int type, final int namespaceIndex, final PageKeyChain keys, final int from, final int count,
+                                     final int firstSlot, final int reserveLimit)
+    {
         if (from < 0 || from + count > keys.size())
         {
             throw new IndexOutOfBoundsException("keys " + from + ".." + (from + count) + " of a chain of " + keys.size());
@@ -571,6 +705,10 @@ public final class KvtierClient implements AutoCloseable
             throw new IllegalArgumentException("namespace index " + namespaceIndex + " of " + namespaceCount + " namespaces");
         }
         final RequestEncoder request = channel.begin(type, count * RequestDescriptor.KEY_LENGTH, firstSlot, count, namespaceIndex, 0);
+        if (reserveLimit != 0)
+        {
+            request.reserveLimit(reserveLimit);
+        }
         for (int i = 0; i < count; i++)
         {
             request.key(i, keys.high(from + i), keys.low(from + i));

@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
  * A run of slots held by one lease: which page each slot holds and what the engine did for it. Its
  * arrays are sized once for the client's Max Keys, so a reused lease allocates nothing.
  */
-abstract sealed class SlotLease implements AutoCloseable permits PinnedPages, ReservedPages
+abstract sealed class SlotLease implements AutoCloseable permits PinnedPages, ReservedPages, LockedPages
 {
     final KvtierClient client;
     final int[] pageIds;

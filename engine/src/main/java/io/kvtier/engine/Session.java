@@ -27,6 +27,13 @@ import java.util.concurrent.locks.LockSupport;
  * session.commit(cached, session.keys().size() - cached);
  * }</pre>
  *
+ * <p>The same in two round trips instead of five, with {@link #lookupAndLock} and {@link #commitAndRelease}:
+ * <pre>{@code
+ * int cached = session.lookupAndLock(0, n, RequestDescriptor.RESERVE_ALL); // prefix pinned, the rest reserved
+ * ... read session.page(i) for i < cached; write session.page(i) and payloadLength(i, bytes) where RESERVED ...
+ * session.commitAndRelease(0, n, false);                                    // pins dropped, reservations committed
+ * }</pre>
+ *
  * <p>Requests travel through the engine's ring and wait by spinning, then parking; nothing is
  * allocated on the way. A session is not thread-safe: use one per thread, or per concurrent request.
  * Its pins and reservations are leased: after {@code lease.session-timeout} without a request
@@ -92,6 +99,8 @@ public final class Session implements AutoCloseable, ClientPort
     // Written by the client between requests; read by the engine thread when one begins.
     private long namespaceTag;
     private boolean scoped;
+    private int reserveLimit = io.kvtier.client.protocol.RequestDescriptor.RESERVE_ALL;
+    private boolean backupOnCommit;
 
     Session(final Engine engine, final PagePool pool, final int maxKeys)
     {
@@ -163,6 +172,18 @@ public final class Session implements AutoCloseable, ClientPort
     public boolean seesAllNamespaces()
     {
         return !scoped;
+    }
+
+    @Override
+    public int reserveLimit()
+    {
+        return reserveLimit;
+    }
+
+    @Override
+    public boolean backupOnCommit()
+    {
+        return backupOnCommit;
     }
 
     /**
@@ -313,6 +334,73 @@ public final class Session implements AutoCloseable, ClientPort
         return resultCount;
     }
 
+    /**
+     * Pins the longest available prefix of {@code [from, from + count)} as {@link #acquire} does (L3 pages
+     * loaded and verified), then reserves pages for the keys after it as {@link #reserve} does, at most
+     * {@code reserveLimit} of them, in one request. Keys after the prefix past the limit are
+     * {@link PageEntryStatus#MISS}; those reserved {@link PageEntryStatus#RESERVED}, or EXISTS, BUSY or
+     * POOL_FULL as a reserve says (a pool that fills midway leaves the reservations made and the rest
+     * POOL_FULL). {@link #reservedPages()} says how many were reserved.
+     *
+     * @param from         first key
+     * @param count        keys
+     * @param reserveLimit the most keys after the prefix to reserve pages for, 0 to {@code count}, or
+     *                     {@code RequestDescriptor.RESERVE_ALL}
+     * @return pages pinned, all contiguous from {@code from}
+     * @throws IllegalArgumentException if the limit is out of range
+     * @throws IllegalStateException if a key of the range holds a reservation (commit or abort it first)
+     */
+    public int lookupAndLock(final int from, final int count, final int reserveLimit)
+    {
+        checkRange(from, count);
+        if (reserveLimit < io.kvtier.client.protocol.RequestDescriptor.RESERVE_ALL || reserveLimit > count)
+        {
+            throw new IllegalArgumentException("reserve limit " + reserveLimit + " must be from 0 to the count " + count + ", or -1 for all");
+        }
+        for (int i = from; i < from + count; i++)
+        {
+            if (status[i] == PageEntryStatus.RESERVED)
+            {
+                throw new IllegalStateException("key " + i + " holds a reservation: commit or abort it before a lookupAndLock names it");
+            }
+        }
+        this.reserveLimit = reserveLimit;
+        call(MessageType.LOOKUP_AND_LOCK, from, count);
+        return resultCount;
+    }
+
+    /** @return pages the last {@link #lookupAndLock} reserved after its prefix */
+    public int reservedPages()
+    {
+        return l2Pages;
+    }
+
+    /**
+     * Drops the pins of {@code [from, from + count)} and commits its reserved pages, as {@link #release(int, int)}
+     * then {@link #commit} would, in one request: each reserved page needs its {@link #payloadLength(int, int)}.
+     * {@link #releasedPins()} says how many pins were dropped.
+     *
+     * @param from   first key
+     * @param count  keys
+     * @param backup whether to copy each committed page to L3, as {@link #backup} would
+     * @return pages committed
+     */
+    public int commitAndRelease(final int from, final int count, final boolean backup)
+    {
+        checkRange(from, count);
+        checkCommitLengths(from, count);
+        seal(from, count);
+        this.backupOnCommit = backup;
+        call(MessageType.COMMIT_AND_RELEASE, from, count);
+        return resultCount;
+    }
+
+    /** @return pins the last {@link #commitAndRelease} dropped */
+    public int releasedPins()
+    {
+        return l2Pages;
+    }
+
     /** Drops every pin the session holds. */
     public void release()
     {
@@ -355,6 +443,15 @@ public final class Session implements AutoCloseable, ClientPort
     public int commit(final int from, final int count)
     {
         checkRange(from, count);
+        checkCommitLengths(from, count);
+        seal(from, count);
+        call(MessageType.COMMIT, from, count);
+        return resultCount;
+    }
+
+    /** Every reserved key of the range has a payload length set: a commit of one without would fail as INVALID. */
+    private void checkCommitLengths(final int from, final int count)
+    {
         for (int i = from; i < from + count; i++)
         {
             if (status[i] == PageEntryStatus.RESERVED && (lengths[i] < 1 || lengths[i] > pool.pageSize()))
@@ -363,9 +460,6 @@ public final class Session implements AutoCloseable, ClientPort
                     + " is not from 1 to " + pool.pageSize() + "; call payloadLength(" + i + ", bytes) first");
             }
         }
-        seal(from, count);
-        call(MessageType.COMMIT, from, count);
-        return resultCount;
     }
 
     /**
@@ -512,7 +606,8 @@ public final class Session implements AutoCloseable, ClientPort
         }
         switch (requestOp)
         {
-            case MessageType.LOOKUP, MessageType.ACQUIRE, MessageType.RESERVE, MessageType.COMMIT, MessageType.PREFETCH, MessageType.BACKUP, MessageType.EVICT ->
+            case MessageType.LOOKUP, MessageType.ACQUIRE, MessageType.RESERVE, MessageType.COMMIT, MessageType.PREFETCH, MessageType.BACKUP, MessageType.EVICT,
+                 MessageType.LOOKUP_AND_LOCK, MessageType.COMMIT_AND_RELEASE ->
                 checkRange(requestFrom, requestCount);
             case MessageType.RELEASE, MessageType.ABORT ->
             {

@@ -68,6 +68,21 @@ class EngineAllocationTest
         }
     }
 
+    /** The same rounds in two requests each: a lookupAndLock of the prefix and a commitAndRelease (protocol 1.3's combined requests). */
+    @Test
+    void shouldAllocateNothingOnAnyThreadOnceWarmWithTheCombinedRequests() throws Exception
+    {
+        final Set<Thread> before = liveThreads();
+        try (Engine engine = EngineFixture.start(EngineFixture.settings(null, 64));
+             Session session = engine.openSession())
+        {
+            final long[] engineThreads = engineThreads(before, List.of("kvtier-pipeline"));
+            final Window clean = firstCleanWindow(engine, engineThreads, 10_000, new Workload(session, 3, 2, false, true));
+            assertAllocatedNothing(clean);
+            assertDid(clean, EngineCounter.L2_HIT_PAGES, EngineCounter.PAGES_COMMITTED, EngineCounter.PAGES_EVICTED);
+        }
+    }
+
     @Test
     void shouldAllocateNothingOnAnyThreadOnceWarmLoadingFromAndBackingUpToThePosixTier() throws Exception
     {
@@ -254,6 +269,7 @@ class EngineAllocationTest
         private final int hotPrefixes;
         private final int freshEvery;
         private final boolean partialPages;
+        private final boolean combined;
         private long round;
         private long hot;
         private long fresh;
@@ -261,6 +277,13 @@ class EngineAllocationTest
 
         Workload(final Session session, final int hotPrefixes, final int freshEvery, final boolean partialPages)
         {
+            this(session, hotPrefixes, freshEvery, partialPages, false);
+        }
+
+        /** @param combined whether each round is a lookupAndLock and a commitAndRelease instead of the five fine-grained requests */
+        Workload(final Session session, final int hotPrefixes, final int freshEvery, final boolean partialPages, final boolean combined)
+        {
+            this.combined = combined;
             this.session = session;
             this.hotPrefixes = hotPrefixes;
             this.freshEvery = freshEvery;
@@ -271,6 +294,11 @@ class EngineAllocationTest
         {
             final long prefix = round++ % freshEvery == freshEvery - 1 ? FRESH | fresh++ : hot++ % hotPrefixes;
             EngineFixture.keys(session, prefix, KEYS);
+            if (combined)
+            {
+                combinedRound();
+                return;
+            }
             final int found = session.lookup(0, KEYS);
             final int pinned = session.acquire(0, KEYS);
             session.release(0, KEYS);
@@ -294,6 +322,32 @@ class EngineAllocationTest
                 throw new IllegalStateException("committed " + committed + " of " + reserved + " reserved pages");
             }
             requests += 5;
+        }
+
+        private void combinedRound()
+        {
+            final int pinned = session.lookupAndLock(0, KEYS, io.kvtier.client.protocol.RequestDescriptor.RESERVE_ALL);
+            final int reserved = session.reservedPages();
+            if (pinned + reserved > KEYS)
+            {
+                throw new IllegalStateException("a lookupAndLock over " + KEYS + " keys pinned " + pinned + " and reserved " + reserved);
+            }
+            for (int i = pinned; i < KEYS; i++)
+            {
+                if (session.status(i) == PageEntryStatus.RESERVED)
+                {
+                    final long low = session.keys().low(i);
+                    session.page(i).set(ValueLayout.JAVA_LONG_UNALIGNED, 0, low);
+                    session.payloadLength(i, partialPages ? Math.max(Long.BYTES, EngineFixture.lengthFor(low)) : EngineFixture.PAGE_SIZE);
+                }
+            }
+            final int committed = session.commitAndRelease(0, KEYS, false);
+            if (committed != reserved || session.releasedPins() != pinned)
+            {
+                throw new IllegalStateException("committed " + committed + " of " + reserved + " reserved pages, released "
+                    + session.releasedPins() + " of " + pinned + " pins");
+            }
+            requests += 2;
         }
     }
 }

@@ -216,4 +216,58 @@ class KvtierClientIpcTest
             client.close();
         }
     }
+
+    /** Protocol 1.3 through the Java client: the cached prefix pinned and the rest reserved, then committed with the pins dropped. */
+    @Test
+    void shouldLockTheCachedPrefixAndReserveTheRestThenCommitAndReleaseInTwoRequests()
+    {
+        final PageKeyChain keys = chain(5);
+        try (KvtierClient writer = connect(); KvtierClient reader = connect())
+        {
+            try (ReservedPages pages = writer.reserve(keys, 0, 2))
+            {
+                write(pages, 0, (byte)1, 100);
+                write(pages, 1, (byte)2, 100);
+                assertThat(pages.commit(100)).isEqualTo(2);
+            }
+            try (io.kvtier.client.LockedPages locked = reader.lookupAndLock(keys))
+            {
+                assertThat(locked.pinnedCount()).isEqualTo(2);
+                assertThat(locked.reservedCount()).isEqualTo(3);
+                assertThat(locked.fromPool()).isEqualTo(2);
+                assertThat(locked.isPinned(1)).isTrue();
+                assertThat(locked.payloadLength(1)).isEqualTo(100);
+                assertThat(locked.page(1).get(ValueLayout.JAVA_BYTE, 99)).isEqualTo((byte)2);
+                for (int i = 2; i < 5; i++)
+                {
+                    assertThat(locked.isReserved(i)).isTrue();
+                    locked.page(i).asSlice(0, 64).fill((byte)(10 + i));
+                }
+                assertThat(locked.commitAndRelease(64)).isEqualTo(3);
+                assertThat(locked.releasedPins()).isEqualTo(2);
+                assertThat(locked.status(4)).isEqualTo(PageEntryStatus.COMMITTED);
+            }
+            try (PinnedPages all = writer.acquire(keys))
+            {
+                assertThat(all.count()).isEqualTo(5);
+                assertThat(all.payloadLength(4)).isEqualTo(64);
+                assertThat(all.page(4).get(ValueLayout.JAVA_BYTE, 63)).isEqualTo((byte)14);
+            }
+            // Closed without committing: its reservations are given back unwritten, its pins dropped.
+            final PageKeyChain more = chain(7);
+            try (io.kvtier.client.LockedPages locked = reader.lookupAndLock(more))
+            {
+                assertThat(locked.pinnedCount()).isEqualTo(5);
+                assertThat(locked.reservedCount()).isEqualTo(2);
+            }
+            assertThat(writer.evict(0, more, 0, 5)).as("no pin left").isEqualTo(5);
+            assertThat(writer.lookup(more).poolPages()).isZero();
+            try (ReservedPages again = writer.reserve(more, 5, 2))
+            {
+                assertThat(again.reservedCount()).as("the aborted keys are free to write").isEqualTo(2);
+            }
+            assertThatThrownBy(() -> reader.lookupAndLock(0, more, 0, 7, 8)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("reserve limit 8");
+        }
+    }
 }

@@ -71,9 +71,11 @@ public final class HandshakeDescriptor
     /** The major version this code speaks. */
     public static final int MAJOR_VERSION = 1;
     /** The minor version this code speaks. */
-    public static final int MINOR_VERSION = 2;
+    public static final int MINOR_VERSION = 3;
     /** The first minor version whose sessions pass descriptors over the socket. */
     public static final int DESCRIPTORS_MINOR_VERSION = 2;
+    /** The first minor version that knows LOOKUP_AND_LOCK and COMMIT_AND_RELEASE. */
+    public static final int COMBINED_MINOR_VERSION = 3;
     /** How many descriptors a 1.2 WELCOME carries: pool, control file, ring. */
     public static final int WELCOME_DESCRIPTOR_COUNT = 3;
 

@@ -40,6 +40,13 @@ public final class MessageType
     public static final int DEVICE_LOAD = 16;
     /** Copy blocks of a registered layout into the reserved pages of the slots and commit them (version 1.1). */
     public static final int DEVICE_SAVE = 17;
+    /**
+     * Pin the longest prefix of the keys, as ACQUIRE does, then reserve pages for keys after it, as
+     * RESERVE does, up to the request's Reserve Limit (version 1.3).
+     */
+    public static final int LOOKUP_AND_LOCK = 18;
+    /** Drop the pins held in the slots, then seal and publish their reserved pages, as RELEASE then COMMIT (version 1.3). */
+    public static final int COMMIT_AND_RELEASE = 19;
 
     private MessageType()
     {
@@ -51,7 +58,7 @@ public final class MessageType
      */
     public static boolean isOperation(final int type)
     {
-        return type >= LOOKUP && type <= DEVICE_SAVE && type != 12;
+        return type >= LOOKUP && type <= COMMIT_AND_RELEASE && type != 12;
     }
 
     /**
@@ -60,7 +67,8 @@ public final class MessageType
      */
     public static boolean carriesKeys(final int type)
     {
-        return type == LOOKUP || type == ACQUIRE || type == RESERVE || type == PREFETCH || type == BACKUP || type == EVICT;
+        return type == LOOKUP || type == ACQUIRE || type == RESERVE || type == PREFETCH || type == BACKUP || type == EVICT
+            || type == LOOKUP_AND_LOCK;
     }
 
     /**
@@ -79,6 +87,24 @@ public final class MessageType
     public static boolean isDeviceOperation(final int type)
     {
         return type == REGISTER_KV || type == DEVICE_LOAD || type == DEVICE_SAVE;
+    }
+
+    /**
+     * @param type an operation
+     * @return whether it is one of version 1.3's combined operations, which a client of an earlier minor version does not know
+     */
+    public static boolean isCombinedOperation(final int type)
+    {
+        return type == LOOKUP_AND_LOCK || type == COMMIT_AND_RELEASE;
+    }
+
+    /**
+     * @param type an operation
+     * @return whether its body carries Count payload lengths (COMMIT, COMMIT_AND_RELEASE)
+     */
+    public static boolean carriesLengths(final int type)
+    {
+        return type == COMMIT || type == COMMIT_AND_RELEASE;
     }
 
     /**
@@ -105,6 +131,8 @@ public final class MessageType
             case REGISTER_KV -> "REGISTER_KV";
             case DEVICE_LOAD -> "DEVICE_LOAD";
             case DEVICE_SAVE -> "DEVICE_SAVE";
+            case LOOKUP_AND_LOCK -> "LOOKUP_AND_LOCK";
+            case COMMIT_AND_RELEASE -> "COMMIT_AND_RELEASE";
             default -> "TYPE_" + type;
         };
     }

@@ -77,6 +77,12 @@ public final class RequestDecoder
         return limit >= RequestDescriptor.FLAGS_OFFSET + 2 ? buffer.get(LittleEndian.SHORT, offset + RequestDescriptor.FLAGS_OFFSET) & 0xFFFF : 0;
     }
 
+    /** @return a LOOKUP_AND_LOCK's Reserve Limit (the header's reserved word for any other Type) */
+    public int reserveLimit()
+    {
+        return readInt(RequestDescriptor.RESERVE_LIMIT_OFFSET);
+    }
+
     /**
      * @param i a body key's position
      * @return its high half (big-endian bytes 0..7), or 0 beyond the record

@@ -21,7 +21,7 @@ package io.kvtier.client.protocol;
  *  +-------------------------------+-------------------------------+
  *  |  Namespace Index (u16)        |        Flags (u16)            | 24
  *  +-------------------------------+-------------------------------+
- *  |                       Reserved (0)                            | 28
+ *  |   Reserved (0); LOOKUP_AND_LOCK's Reserve Limit (i32, 1.3)    | 28
  *  +---------------------------------------------------------------+
  *  |   Body: Count x 16-byte keys, Count x i32 lengths, a device body ... 32
  *  |   ({@link DeviceRequestDescriptor}), or none                      |
@@ -42,6 +42,14 @@ public final class RequestDescriptor
     public static final int FLAGS_OFFSET = 26;
     /** Offset of the reserved word. */
     public static final int RESERVED_OFFSET = 28;
+    /**
+     * Offset of a LOOKUP_AND_LOCK's Reserve Limit (version 1.3), the header's reserved word for every other
+     * Type: the most keys after the pinned prefix to reserve pages for, from 0 to Count, or
+     * {@link #RESERVE_ALL}.
+     */
+    public static final int RESERVE_LIMIT_OFFSET = RESERVED_OFFSET;
+    /** Reserve Limit: reserve a page for every key after the pinned prefix. */
+    public static final int RESERVE_ALL = -1;
     /** Length of the header: the body starts here. */
     public static final int HEADER_LENGTH = 32;
     /** Bytes of one key in a body: high then low, each big-endian (keys.md). */
@@ -51,8 +59,13 @@ public final class RequestDescriptor
 
     /** Flag: the keys are already in the slots; the body carries none. */
     public static final int FLAG_KEYS_IN_SLOTS = 1;
+    /**
+     * Flag, COMMIT_AND_RELEASE only (version 1.3): copy each page it commits to L3, as a BACKUP of its key
+     * would, whatever {@code l3.write-policy} says.
+     */
+    public static final int FLAG_BACKUP = 2;
     /** Every flag this version defines. */
-    public static final int KNOWN_FLAGS = FLAG_KEYS_IN_SLOTS;
+    public static final int KNOWN_FLAGS = FLAG_KEYS_IN_SLOTS | FLAG_BACKUP;
 
     private RequestDescriptor()
     {
@@ -75,7 +88,7 @@ public final class RequestDescriptor
         {
             return (flags & FLAG_KEYS_IN_SLOTS) != 0 ? HEADER_LENGTH : HEADER_LENGTH + (long)KEY_LENGTH * count;
         }
-        if (type == MessageType.COMMIT)
+        if (MessageType.carriesLengths(type))
         {
             return HEADER_LENGTH + (long)COMMIT_LENGTH_LENGTH * count;
         }

@@ -51,6 +51,20 @@ public final class RequestEncoder
     }
 
     /**
+     * Writes a LOOKUP_AND_LOCK's Reserve Limit (version 1.3) over the header's reserved word: call after
+     * {@link #header}.
+     *
+     * @param limit the most keys after the pinned prefix to reserve pages for, from 0 to Count, or
+     *              {@link RequestDescriptor#RESERVE_ALL}
+     * @return this
+     */
+    public RequestEncoder reserveLimit(final int limit)
+    {
+        buffer.set(LittleEndian.INT, offset + RequestDescriptor.RESERVE_LIMIT_OFFSET, limit);
+        return this;
+    }
+
+    /**
      * Writes body key {@code i}: the digest's 16 bytes, high then low, each big-endian (keys.md).
      *
      * @param i       its position in the body

@@ -6,16 +6,19 @@ package io.kvtier.client.protocol;
  * <ol>
  *   <li>Length at least the 32-byte request header [MALFORMED] and at most Max Message Length [TOO_LONG];</li>
  *   <li>Type an operation of the table [UNKNOWN_TYPE];</li>
- *   <li>Flags: only {@code KEYS_IN_SLOTS}, and only on an operation that carries keys [MALFORMED];</li>
+ *   <li>Flags: only {@code KEYS_IN_SLOTS}, and only on an operation that carries keys, and {@code BACKUP}, only on
+ *       COMMIT_AND_RELEASE [MALFORMED];</li>
  *   <li>{@code 0 <= First}, {@code 0 <= Count}, {@code First + Count <= Max Keys}, and both 0 for FLUSH,
  *       CLOSE and STATS [SLOT_RANGE];</li>
  *   <li>Length exactly {@code 32 + body} for the Type and Count [MALFORMED];</li>
- *   <li>every Reserved field 0: the header's, and those of REGISTER_KV's and the device copies' bodies [MALFORMED];</li>
+ *   <li>every Reserved field 0: the header's (except a LOOKUP_AND_LOCK's, where it is the Reserve Limit), and those
+ *       of REGISTER_KV's and the device copies' bodies [MALFORMED];</li>
  *   <li>Request Id greater (unsigned) than the last one accepted [STALE_REQUEST_ID];</li>
  *   <li>Namespace Index below the HELLO's N, or 0 when N was 0 [NAMESPACE_DENIED].</li>
  * </ol>
  * SLOT_HELD depends on what the client's slots hold, which only the engine knows; it checks it after
- * these. Stateless and allocation-free; never throws, whatever the bytes.
+ * these, after the session's minor version (an operation the client's version does not know is
+ * UNKNOWN_TYPE) and after a LOOKUP_AND_LOCK's Reserve Limit ({@link #reserveLimitValid}, INVALID). Stateless and allocation-free; never throws, whatever the bytes.
  */
 public final class RequestValidator
 {
@@ -49,7 +52,9 @@ public final class RequestValidator
             return ErrorCode.UNKNOWN_TYPE;
         }
         final int flags = request.flags();
-        if ((flags & ~RequestDescriptor.KNOWN_FLAGS) != 0 || (flags != 0 && !MessageType.carriesKeys(type)))
+        if ((flags & ~RequestDescriptor.KNOWN_FLAGS) != 0
+            || ((flags & RequestDescriptor.FLAG_KEYS_IN_SLOTS) != 0 && !MessageType.carriesKeys(type))
+            || ((flags & RequestDescriptor.FLAG_BACKUP) != 0 && type != MessageType.COMMIT_AND_RELEASE))
         {
             return ErrorCode.MALFORMED;
         }
@@ -75,10 +80,25 @@ public final class RequestValidator
         return ErrorCode.OK;
     }
 
+    /**
+     * @param request a request that {@link #validate} accepted
+     * @return whether, for a LOOKUP_AND_LOCK, its Reserve Limit is {@link RequestDescriptor#RESERVE_ALL} or
+     *         within {@code 0..Count} (always true for another Type)
+     */
+    public static boolean reserveLimitValid(final RequestDecoder request)
+    {
+        if (request.type() != MessageType.LOOKUP_AND_LOCK)
+        {
+            return true;
+        }
+        final int limit = request.reserveLimit();
+        return limit >= RequestDescriptor.RESERVE_ALL && limit <= request.count();
+    }
+
     /** Every Reserved field of the record is 0: a client that sends anything else there speaks a protocol this engine does not. */
     private static boolean reservedZero(final RequestDecoder request, final int type)
     {
-        if (request.intAt(RequestDescriptor.RESERVED_OFFSET) != 0)
+        if (type != MessageType.LOOKUP_AND_LOCK && request.intAt(RequestDescriptor.RESERVED_OFFSET) != 0)
         {
             return false;
         }

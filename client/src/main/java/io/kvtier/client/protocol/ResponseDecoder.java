@@ -71,6 +71,18 @@ public final class ResponseDecoder
         return buffer.get(LittleEndian.INT, offset + ResponseDescriptor.POOL_PAGES_OFFSET);
     }
 
+    /** @return a LOOKUP_AND_LOCK's pages reserved after its pinned prefix (its RESERVED entries) */
+    public int reservedPages()
+    {
+        return buffer.get(LittleEndian.INT, offset + ResponseDescriptor.RESERVED_PAGES_OFFSET);
+    }
+
+    /** @return a COMMIT_AND_RELEASE's pins dropped */
+    public int pinsReleased()
+    {
+        return buffer.get(LittleEndian.INT, offset + ResponseDescriptor.PINS_RELEASED_OFFSET);
+    }
+
     /** @return a lookup's L3 pages after them */
     public int l3Pages()
     {

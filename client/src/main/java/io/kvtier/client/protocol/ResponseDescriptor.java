@@ -24,13 +24,17 @@ package io.kvtier.client.protocol;
  *  +---------------------------------------------------------------+
  *  |      Entry Count (i32): per-slot entries after the header     | 28
  *  +---------------------------------------------------------------+
- *  |   Pool Pages (i32): LOOKUP's leading pages found in the pool  | 32
+ *  |   Pool Pages (i32): LOOKUP's leading pages found in the pool; | 32
+ *  |   LOOKUP_AND_LOCK's pages reserved; COMMIT_AND_RELEASE's pins  |
+ *  |   dropped (1.3)                                               |
  *  +---------------------------------------------------------------+
  *  |   L3 Pages (i32): LOOKUP's pages found in L3 after them       | 36
  *  +---------------------------------------------------------------+
- *  |   From Pool (i32): ACQUIRE's pages that were in the pool      | 40
+ *  |   From Pool (i32): ACQUIRE's (and LOOKUP_AND_LOCK's) pages    | 40
+ *  |   that were in the pool                                       |
  *  +---------------------------------------------------------------+
- *  |   From L3 (i32): ACQUIRE's pages loaded from L3 and verified  | 44
+ *  |   From L3 (i32): ACQUIRE's (and LOOKUP_AND_LOCK's) pages      | 44
+ *  |   loaded from L3 and verified                                 |
  *  +---------------------------------------------------------------+
  *  |   Entries: Page Id (i32), Generation (i32), Page Status (i32) ... 48
  *  +---------------------------------------------------------------+
@@ -50,6 +54,10 @@ public final class ResponseDescriptor
     public static final int ENTRY_COUNT_OFFSET = 28;
     /** Offset of a lookup's pool pages. */
     public static final int POOL_PAGES_OFFSET = 32;
+    /** Offset of a LOOKUP_AND_LOCK's pages reserved (version 1.3): the lookup's Pool Pages field. */
+    public static final int RESERVED_PAGES_OFFSET = POOL_PAGES_OFFSET;
+    /** Offset of a COMMIT_AND_RELEASE's pins dropped (version 1.3): the lookup's Pool Pages field. */
+    public static final int PINS_RELEASED_OFFSET = POOL_PAGES_OFFSET;
     /** Offset of a lookup's L3 pages. */
     public static final int L3_PAGES_OFFSET = 36;
     /** Offset of an acquire's pages from the pool. */

@@ -67,6 +67,14 @@ class RequestDecoderFuzzTest
                 decoder.keyHigh(i);
                 decoder.commitLength(i);
             }
+            if (decoder.type() == MessageType.LOOKUP_AND_LOCK && RequestValidator.reserveLimitValid(decoder))
+            {
+                assertThat(decoder.reserveLimit()).isBetween(RequestDescriptor.RESERVE_ALL, decoder.count());
+            }
+            else if (decoder.type() != MessageType.LOOKUP_AND_LOCK)
+            {
+                assertThat(decoder.intAt(RequestDescriptor.RESERVED_OFFSET)).as("a reserved word accepted only as 0").isZero();
+            }
         }
         else
         {
@@ -81,7 +89,8 @@ class RequestDecoderFuzzTest
     {
         final Arbitrary<byte[]> random = Arbitraries.bytes().array(byte[].class).ofMaxSize(600);
         final Arbitrary<byte[]> mutated = Combinators.combine(Arbitraries.of(MessageType.LOOKUP, MessageType.ACQUIRE, MessageType.RELEASE,
-                MessageType.RESERVE, MessageType.COMMIT, MessageType.FLUSH, MessageType.STATS, 0, 1, 12, 15),
+                MessageType.RESERVE, MessageType.COMMIT, MessageType.FLUSH, MessageType.STATS, 0, 1, 12, 15, MessageType.LOOKUP_AND_LOCK,
+                MessageType.COMMIT_AND_RELEASE, 20),
             Arbitraries.integers().between(-1, MAX_KEYS), Arbitraries.integers().between(-1, MAX_KEYS / 2),
             Arbitraries.longs().between(0, 40), Arbitraries.integers().between(0, 2), Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.just(0)),
                 Tuple.of(1, Arbitraries.integers().between(0, 3))),

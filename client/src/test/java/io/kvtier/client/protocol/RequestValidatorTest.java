@@ -140,4 +140,46 @@ class RequestValidatorTest
     {
         assertThat(check(MAX_MESSAGE + 8, MessageType.LOOKUP, 5, 0, 9, 0, 0, 4, 0)).isEqualTo(ErrorCode.TOO_LONG);
     }
+
+    /** Version 1.3: LOOKUP_AND_LOCK's body is an ACQUIRE's, COMMIT_AND_RELEASE's a COMMIT's, and each has one field the others may not use. */
+    @Test
+    void theCombinedRequestsHaveTheirBodiesFlagAndReserveLimit()
+    {
+        assertThat(check(32 + 16 * 3, MessageType.LOOKUP_AND_LOCK, 5, 2, 3, 0, 0, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(32, MessageType.LOOKUP_AND_LOCK, 5, 0, 8, 0, RequestDescriptor.FLAG_KEYS_IN_SLOTS, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(32 + 4 * 2, MessageType.COMMIT_AND_RELEASE, 5, 6, 2, 0, 0, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(32 + 4 * 2, MessageType.COMMIT_AND_RELEASE, 5, 6, 2, 0, RequestDescriptor.FLAG_BACKUP, 4, 0)).isEqualTo(ErrorCode.OK);
+        assertThat(check(32 + 16 * 2, MessageType.COMMIT_AND_RELEASE, 5, 6, 2, 0, 0, 4, 0)).as("keys where lengths go").isEqualTo(ErrorCode.MALFORMED);
+        assertThat(check(32 + 4 * 2, MessageType.COMMIT, 5, 6, 2, 0, RequestDescriptor.FLAG_BACKUP, 4, 0)).as("BACKUP on a COMMIT")
+            .isEqualTo(ErrorCode.MALFORMED);
+        assertThat(check(32 + 4 * 2, MessageType.COMMIT_AND_RELEASE, 5, 6, 2, 0, RequestDescriptor.FLAG_KEYS_IN_SLOTS, 4, 0))
+            .as("KEYS_IN_SLOTS on an operation without keys").isEqualTo(ErrorCode.MALFORMED);
+        assertThat(check(32 + 16, MessageType.LOOKUP_AND_LOCK, 5, 0, 1, 0, RequestDescriptor.FLAG_BACKUP, 4, 0)).as("BACKUP on a LOOKUP_AND_LOCK")
+            .isEqualTo(ErrorCode.MALFORMED);
+    }
+
+    /** The header's word at offset 28 is a LOOKUP_AND_LOCK's Reserve Limit: -1 or 0..Count; any other Type keeps it reserved. */
+    @Test
+    void theReserveLimitIsTheLookupAndLocksAloneAndWithinItsCount()
+    {
+        for (final int limit : new int[] {-1, 0, 2, 3})
+        {
+            encoder.wrap(buffer, 0).header(32 + 16 * 3, MessageType.LOOKUP_AND_LOCK, 5, 0, 3, 0, 0).reserveLimit(limit);
+            assertThat(RequestValidator.validate(decoder.wrap(buffer, 0, 80), 4, MAX_KEYS, 0, MAX_MESSAGE)).as("limit %d", limit).isEqualTo(ErrorCode.OK);
+            assertThat(RequestValidator.reserveLimitValid(decoder)).as("limit %d", limit).isTrue();
+            assertThat(decoder.reserveLimit()).isEqualTo(limit);
+        }
+        for (final int limit : new int[] {-2, 4, Integer.MIN_VALUE, Integer.MAX_VALUE})
+        {
+            encoder.wrap(buffer, 0).header(32 + 16 * 3, MessageType.LOOKUP_AND_LOCK, 5, 0, 3, 0, 0).reserveLimit(limit);
+            assertThat(RequestValidator.validate(decoder.wrap(buffer, 0, 80), 4, MAX_KEYS, 0, MAX_MESSAGE)).isEqualTo(ErrorCode.OK);
+            assertThat(RequestValidator.reserveLimitValid(decoder)).as("limit %d of 3 keys", limit).isFalse();
+        }
+        encoder.wrap(buffer, 0).header(32 + 16 * 3, MessageType.ACQUIRE, 5, 0, 3, 0, 0).reserveLimit(1);
+        assertThat(RequestValidator.validate(decoder.wrap(buffer, 0, 80), 4, MAX_KEYS, 0, MAX_MESSAGE)).as("an ACQUIRE's reserved word")
+            .isEqualTo(ErrorCode.MALFORMED);
+        encoder.wrap(buffer, 0).header(32 + 4 * 3, MessageType.COMMIT_AND_RELEASE, 5, 0, 3, 0, 0).reserveLimit(1);
+        assertThat(RequestValidator.validate(decoder.wrap(buffer, 0, 44), 4, MAX_KEYS, 0, MAX_MESSAGE)).as("a COMMIT_AND_RELEASE's reserved word")
+            .isEqualTo(ErrorCode.MALFORMED);
+    }
 }

@@ -1,5 +1,6 @@
 package io.kvtier.engine.core;
 
+import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.collections.KeyTable;
 
@@ -35,11 +36,13 @@ final class Acquires
     private final Probes lookups;
     private final BackupRequests backups;
     private final Reverifier reverifications;
+    private final EngineSteps steps;
 
     Acquires(final Residency residency, final EngineCounters counters, final EngineClock clock, final PageSpace space, final LoadTracker loads,
              final Probes lookups, final BackupRequests backups, final Reverifier reverifications, final WritePolicy writePolicy,
-             final int writeHitThreshold)
+             final int writeHitThreshold, final EngineSteps steps)
     {
+        this.steps = steps;
         this.loads = loads;
         this.lookups = lookups;
         this.backups = backups;
@@ -169,7 +172,10 @@ final class Acquires
         return true;
     }
 
-    /** Answers the acquire: the leading run of pinned keys; pins past the first gap go back. */
+    /**
+     * Answers the acquire: the leading run of pinned keys; pins past the first gap go back. A
+     * LOOKUP_AND_LOCK is not answered here: with its prefix pinned it goes on to reserve pages after it.
+     */
     void finish(final ClientRecord r)
     {
         final int end = r.from + r.count;
@@ -204,6 +210,12 @@ final class Acquires
         r.acquiredFromL3 = fromL3;
         counters.add(EngineCounter.L2_HIT_PAGES, fromPool);
         counters.add(EngineCounter.L3_HIT_PAGES, fromL3);
+        if (r.op == MessageType.LOOKUP_AND_LOCK)
+        {
+            r.lockedPrefix = run - r.from;
+            steps.reserveAfterPrefix(r);
+            return;
+        }
         r.finish(run - r.from);
     }
 

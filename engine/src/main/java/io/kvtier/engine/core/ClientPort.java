@@ -71,6 +71,23 @@ public interface ClientPort
         return 0;
     }
 
+    /**
+     * A LOOKUP_AND_LOCK's Reserve Limit: how many keys after the pinned prefix the request in flight
+     * reserves pages for (docs/ipc-protocol.md section 4).
+     *
+     * @return 0 to the request's count, or {@code RequestDescriptor.RESERVE_ALL} for every key after the prefix
+     */
+    default int reserveLimit()
+    {
+        return io.kvtier.client.protocol.RequestDescriptor.RESERVE_ALL;
+    }
+
+    /** @return whether a COMMIT_AND_RELEASE in flight asks for each page it commits to be copied to L3 */
+    default boolean backupOnCommit()
+    {
+        return false;
+    }
+
     /** @return whether the request in flight may be given pages of any namespace (a trusted in-process session) */
     default boolean seesAllNamespaces()
     {

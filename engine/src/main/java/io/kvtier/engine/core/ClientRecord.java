@@ -66,6 +66,16 @@ final class ClientRecord
     long namespaceTag;
     /** The request may be given pages of any namespace (a trusted in-process session). */
     boolean allNamespaces;
+    /** A LOOKUP_AND_LOCK's Reserve Limit, as its port gave it: at most this many keys after the prefix are reserved (-1: all). */
+    int reserveLimit;
+    /** A COMMIT_AND_RELEASE asks for each page it commits to be copied to L3. */
+    boolean backupOnCommit;
+    /** A LOOKUP_AND_LOCK has pinned its prefix and is reserving pages after it, up to {@link #reserveEnd}. */
+    boolean reserving;
+    /** One past the last key a LOOKUP_AND_LOCK reserves a page for. */
+    int reserveEnd;
+    /** The keys a LOOKUP_AND_LOCK pinned: its Result Count. */
+    int lockedPrefix;
     /** When the engine took the request in flight, by the system's clock: its latency is measured from here. */
     long beganNanos;
 
@@ -124,6 +134,9 @@ final class ClientRecord
         l3Pages = 0;
         acquiredFromPool = 0;
         acquiredFromL3 = 0;
+        reserving = false;
+        reserveEnd = requestFrom + requestCount;
+        lockedPrefix = 0;
         lastActivityNanos = nowNanos;
         // The system's clock, not the engine's: a latency is real time even when a test drives the engine's.
         beganNanos = System.nanoTime();

@@ -162,7 +162,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         this.reverifyThread = reverifyRate > 0 ? new ReverifyThread(pool, clock, reverifyJobs, this, threads) : null;
         this.reverifications = new Reverifications(pool, counters, clock, tierNames, reverifyRate, config.get(EngineSettings.L3_REVERIFY_WINDOW).toNanos(),
             config.get(EngineSettings.L3_LATE_WRITE_LIMIT), reverifyJobs, reverifyThread, sessions, loads, space, io, this);
-        this.acquires = new Acquires(residency, counters, clock, space, loads, lookups, backups, reverifications, writePolicy, config.writeHitThreshold());
+        this.acquires = new Acquires(residency, counters, clock, space, loads, lookups, backups, reverifications, writePolicy, config.writeHitThreshold(), this);
         this.liveness = new PoolLiveness(pool, index, counters, config.sessionTimeout().toMillis());
         liveness.connect(space::resumeSpaceWaiters);
         this.levels = TierStart.levels(config, counters, tierHandles, clock.nanoTime());
@@ -425,6 +425,8 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         r.begin(op, from, count, now);
         r.namespaceTag = client.namespaceTag();
         r.allNamespaces = client.seesAllNamespaces();
+        r.reserveLimit = op == MessageType.LOOKUP_AND_LOCK ? client.reserveLimit() : -1;
+        r.backupOnCommit = op == MessageType.COMMIT_AND_RELEASE && client.backupOnCommit();
         if (!valid(r, op, from, count))
         {
             counters.increment(EngineCounter.REQUESTS_INVALID);
@@ -436,7 +438,8 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         switch (op)
         {
             case MessageType.LOOKUP -> lookups.lookup(r);
-            case MessageType.ACQUIRE -> acquires.acquire(r);
+            case MessageType.ACQUIRE, MessageType.LOOKUP_AND_LOCK -> acquires.acquire(r);
+            case MessageType.COMMIT_AND_RELEASE -> commitAndRelease(r);
             case MessageType.RELEASE -> r.finish(acquires.release(r, from, Math.min(from + count, r.holdLimit)));
             case MessageType.RESERVE -> reservations.reserve(r);
             case MessageType.COMMIT -> reservations.commit(r);
@@ -456,12 +459,25 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         }
     }
 
-    /** The request names keys inside the client's chain and key slots. */
+    /** The request names keys inside the client's chain and key slots, and a LOOKUP_AND_LOCK's limit is within its count. */
     private static boolean valid(final ClientRecord r, final int op, final int from, final int count)
     {
         final boolean keyed = op == MessageType.LOOKUP || op == MessageType.ACQUIRE || op == MessageType.RESERVE || op == MessageType.COMMIT
-            || op == MessageType.PREFETCH || op == MessageType.BACKUP || op == MessageType.EVICT;
-        return from >= 0 && count >= 0 && (!keyed || from + count <= r.keys.size()) && from + count <= r.status.length;
+            || op == MessageType.PREFETCH || op == MessageType.BACKUP || op == MessageType.EVICT || op == MessageType.LOOKUP_AND_LOCK
+            || op == MessageType.COMMIT_AND_RELEASE;
+        return from >= 0 && count >= 0 && (!keyed || from + count <= r.keys.size()) && from + count <= r.status.length
+            && r.reserveLimit >= -1 && r.reserveLimit <= count;
+    }
+
+    /**
+     * COMMIT_AND_RELEASE: drops the pins of the range first (a pinned slot then reads NONE), then commits
+     * its reservations, whose slots read COMMITTED, EXPIRED or INVALID; answered with the pages committed
+     * and, beside them, the pins dropped.
+     */
+    private void commitAndRelease(final ClientRecord r)
+    {
+        r.l2Pages = acquires.release(r, r.from, Math.min(r.from + r.count, r.holdLimit));
+        r.finish(reservations.commitSlots(r));
     }
 
     /** An operator's eviction of the client's keys: unpinned pool pages leave now, unless copied or loading. */
@@ -516,11 +532,11 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     @Override
     public void resume(final ClientRecord r)
     {
-        if (r.op == MessageType.RESERVE)
+        if (r.op == MessageType.RESERVE || (r.op == MessageType.LOOKUP_AND_LOCK && r.reserving))
         {
             reservations.reserve(r);
         }
-        else if (r.op == MessageType.ACQUIRE)
+        else if (r.op == MessageType.ACQUIRE || r.op == MessageType.LOOKUP_AND_LOCK)
         {
             acquires.walk(r);
         }
@@ -535,7 +551,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
             case ClientRecord.PHASE_PREFETCH_WAIT -> lookups.finishWaiting(r);
             case ClientRecord.PHASE_NONE ->
             {
-                if (r.op == MessageType.ACQUIRE)
+                if (r.op == MessageType.ACQUIRE || (r.op == MessageType.LOOKUP_AND_LOCK && !r.reserving))
                 {
                     acquires.finish(r);
                 }
@@ -571,6 +587,12 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     public int abort(final ClientRecord r, final int from, final int end, final boolean expired)
     {
         return reservations.abort(r, from, end, expired);
+    }
+
+    @Override
+    public void reserveAfterPrefix(final ClientRecord r)
+    {
+        reservations.reserveAfterPrefix(r);
     }
 
     // Each key's answer from a tier, on the engine thread, to the part that owns what it concerns (TierIo.Completions).

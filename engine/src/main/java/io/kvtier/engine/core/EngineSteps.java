@@ -40,4 +40,12 @@ interface EngineSteps
      * @return reservations the client aborted
      */
     int abort(ClientRecord r, int from, int end, boolean expired);
+
+    /**
+     * A LOOKUP_AND_LOCK pinned its prefix: it goes on to reserve pages for the keys after it, and is
+     * answered once it has.
+     *
+     * @param r the request, its acquire's counts recorded
+     */
+    void reserveAfterPrefix(ClientRecord r);
 }

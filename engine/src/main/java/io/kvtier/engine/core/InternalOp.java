@@ -41,6 +41,8 @@ public final class InternalOp
             case MessageType.BACKUP -> "backup";
             case MessageType.FLUSH -> "flush";
             case MessageType.EVICT -> "evict";
+            case MessageType.LOOKUP_AND_LOCK -> "lookup-and-lock";
+            case MessageType.COMMIT_AND_RELEASE -> "commit-and-release";
             case KEEP_ALIVE -> "keep-alive";
             case MessageType.CLOSE -> "close";
             case DISCONNECT -> "disconnect";

@@ -50,11 +50,30 @@ final class Reservations implements TimedPart
         this.deadlines = new LongRing(2 * pool.pageCount() + 1, 3);
     }
 
-    /** Reserves pages for the request's keys that the pool lacks, from the request's cursor on. */
+    /**
+     * A LOOKUP_AND_LOCK whose prefix is pinned: reserves pages for the keys after it, at most its Reserve
+     * Limit of them; the keys past the limit stay MISS, as the acquire left them.
+     */
+    void reserveAfterPrefix(final ClientRecord r)
+    {
+        final int prefixEnd = r.from + r.lockedPrefix;
+        final int rest = r.from + r.count - prefixEnd;
+        r.reserving = true;
+        r.cursor = prefixEnd;
+        r.reserveEnd = prefixEnd + (r.reserveLimit < 0 ? rest : Math.min(rest, r.reserveLimit));
+        r.resultCount = 0;
+        r.phase = ClientRecord.PHASE_NONE;
+        reserve(r);
+    }
+
+    /**
+     * Reserves pages for the request's keys that the pool lacks, from the request's cursor on (up to a
+     * LOOKUP_AND_LOCK's {@link ClientRecord#reserveEnd}).
+     */
     void reserve(final ClientRecord r)
     {
         final PageKeyChain keys = r.keys;
-        final int end = r.from + r.count;
+        final int end = r.reserveEnd;
         final long deadline = clock.nanoTime() + reservationNanos;
         for (; r.cursor < end; r.cursor++)
         {
@@ -108,6 +127,13 @@ final class Reservations implements TimedPart
             r.resultCount++;
             counters.increment(EngineCounter.PAGES_RESERVED);
         }
+        if (r.reserving)
+        {
+            // A LOOKUP_AND_LOCK answers with its prefix as Result Count and its reservations beside it.
+            r.l2Pages = r.resultCount;
+            r.finish(r.lockedPrefix);
+            return;
+        }
         r.finish(r.resultCount);
     }
 
@@ -132,8 +158,19 @@ final class Reservations implements TimedPart
         deadlines.add(page, generation, deadline);
     }
 
-    /** Publishes the request's reserved pages that the client sealed. */
+    /** Publishes the request's reserved pages that the client sealed, and answers with how many. */
     void commit(final ClientRecord r)
+    {
+        r.finish(commitSlots(r));
+    }
+
+    /**
+     * Publishes the request's reserved pages that the client sealed; a COMMIT_AND_RELEASE with its BACKUP
+     * flag has each copied to L3 as well.
+     *
+     * @return pages committed
+     */
+    int commitSlots(final ClientRecord r)
     {
         final int end = r.from + r.count;
         int committed = 0;
@@ -176,14 +213,14 @@ final class Reservations implements TimedPart
             r.pageIds[i] = NONE;
             r.generations[i] = 0;
             committed++;
-            if (writePolicy == WritePolicy.WRITE_THROUGH)
+            if (writePolicy == WritePolicy.WRITE_THROUGH || r.backupOnCommit)
             {
                 backups.backupIfMissing(page);
             }
         }
         counters.add(EngineCounter.PAGES_COMMITTED, committed);
         space.evictIfAboveHighWater();
-        r.finish(committed);
+        return committed;
     }
 
     /**

@@ -1,15 +1,14 @@
 package io.kvtier.engine.ipc;
 
 import io.kvtier.client.protocol.ErrorCode;
-import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.engine.pool.Reservation;
 
 /**
- * The {@code kvtier-ipc-seal} thread: seals the pages of IPC commits (CRC32C of the payload, the frame
- * trailer) and then hands each commit to the engine through its ring, as an in-process session seals
+ * The {@code kvtier-ipc-seal} thread: seals the pages of IPC commits (COMMIT and COMMIT_AND_RELEASE: CRC32C of
+ * the payload, the frame trailer) and then hands each commit to the engine through its ring, as an in-process session seals
  * on its own thread before it publishes. The engine thread reads the commit from the client's ring and
  * gives it here, so that no per-byte work lands on the thread every client waits on (a 2 MiB page is
  * some hundred microseconds of CRC).
@@ -45,7 +44,7 @@ final class CommitSealer extends ClientRequestThread
             LOG.log(System.Logger.Level.ERROR, "sealing a commit of IPC client " + client.clientId() + " failed", ex);
         }
         handedOn();
-        if (!pipeline.publish(client, MessageType.COMMIT, client.requestFirst(), client.requestCount()))
+        if (!pipeline.publish(client, client.requestOp(), client.requestFirst(), client.requestCount()))
         {
             client.complete(ErrorCode.CLOSED, 0, 0, 0, 0, 0);
         }

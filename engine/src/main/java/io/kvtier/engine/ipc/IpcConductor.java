@@ -3,6 +3,7 @@ package io.kvtier.engine.ipc;
 import io.kvtier.client.PageKeyChain;
 import io.kvtier.client.pool.CountersDescriptor;
 import io.kvtier.client.protocol.ErrorCode;
+import io.kvtier.client.protocol.HandshakeDescriptor;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.client.protocol.RequestDecoder;
@@ -398,6 +399,14 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
         {
             code = ErrorCode.UNKNOWN_TYPE; // an operation of version 1.1, which a 1.0 client cannot mean
         }
+        if (code == ErrorCode.OK && MessageType.isCombinedOperation(type) && client.minorVersion() < HandshakeDescriptor.COMBINED_MINOR_VERSION)
+        {
+            code = ErrorCode.UNKNOWN_TYPE; // an operation of version 1.3, which an older client cannot mean
+        }
+        if (code == ErrorCode.OK && !RequestValidator.reserveLimitValid(request))
+        {
+            code = ErrorCode.INVALID; // a Reserve Limit neither -1 nor within 0..Count
+        }
         final long requestId = request.requestId();
         final int first = request.firstSlot();
         final int count = request.count();
@@ -451,7 +460,7 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
             }
             client.markKeyed(first, count);
         }
-        else if (type == MessageType.COMMIT)
+        else if (MessageType.carriesLengths(type))
         {
             final int[] lengths = client.lengths();
             for (int i = 0; i < count; i++)
@@ -473,6 +482,8 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
             client.state = RemoteClient.State.CLOSING;
         }
         client.requestNamespace(namespaceIndex);
+        client.requestArguments(type == MessageType.LOOKUP_AND_LOCK ? request.reserveLimit() : RequestDescriptor.RESERVE_ALL,
+            (request.flags() & RequestDescriptor.FLAG_BACKUP) != 0);
         if (MessageType.isDeviceOperation(type))
         {
             // A save ends as a commit of the slots it copied into: the engine answers it as a COMMIT, typed DEVICE_SAVE.
@@ -486,7 +497,7 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
             return 1;
         }
         client.beginRequest(type, type, requestId, first, count);
-        if (type == MessageType.COMMIT)
+        if (MessageType.carriesLengths(type))
         {
             client.servedOffEngine();
             if (!sealer.offer(client))
@@ -507,7 +518,8 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
 
     /**
      * SLOT_HELD: a slot that holds a pin or a reservation may only be given the same key again; and,
-     * whatever the keys, a RESERVE may not name a pinned slot nor an ACQUIRE a reserved one, since the
+     * whatever the keys, a RESERVE may not name a pinned slot nor an ACQUIRE or a LOOKUP_AND_LOCK a reserved
+     * one (a LOOKUP_AND_LOCK's pinned slot past its new prefix is released before it reserves), since the
      * engine would write the new outcome over the slot's and so lose track of the pin (held until the
      * client ends) or of the reservation (held until it lapses).
      */
@@ -522,7 +534,7 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
             final int held = statuses[slot];
             final boolean pinned = PageEntryStatus.isPinned(held);
             final boolean reserved = held == PageEntryStatus.RESERVED;
-            if ((type == MessageType.RESERVE && pinned) || (type == MessageType.ACQUIRE && reserved))
+            if ((type == MessageType.RESERVE && pinned) || ((type == MessageType.ACQUIRE || type == MessageType.LOOKUP_AND_LOCK) && reserved))
             {
                 return true;
             }

@@ -97,6 +97,8 @@ final class RemoteClient implements ClientPort
     private int requestFirst;
     private int requestCount;
     private long requestTag;
+    private int requestReserveLimit = io.kvtier.client.protocol.RequestDescriptor.RESERVE_ALL;
+    private boolean requestBackup;
     private ErrorCode internalOutcome;
     private boolean answerInternalError;
     /** Whether the request in flight waits on the engine thread (not on the sealer or the device thread). */
@@ -492,6 +494,36 @@ final class RemoteClient implements ClientPort
     public long namespaceTag()
     {
         return requestTag;
+    }
+
+    /**
+     * Names what the next request asks beyond its slots: call before {@link #beginRequest}.
+     *
+     * @param reserveLimit a LOOKUP_AND_LOCK's validated Reserve Limit ({@code RESERVE_ALL} for any other request)
+     * @param backup       whether a COMMIT_AND_RELEASE carries the BACKUP flag
+     */
+    void requestArguments(final int reserveLimit, final boolean backup)
+    {
+        requestReserveLimit = reserveLimit;
+        requestBackup = backup;
+    }
+
+    @Override
+    public int reserveLimit()
+    {
+        return requestReserveLimit;
+    }
+
+    @Override
+    public boolean backupOnCommit()
+    {
+        return requestBackup;
+    }
+
+    /** @return the engine operation of the request in flight (a COMMIT or a COMMIT_AND_RELEASE, for the sealer) */
+    int requestOp()
+    {
+        return requestOp;
     }
 
     /** @return the first slot of the request in flight */

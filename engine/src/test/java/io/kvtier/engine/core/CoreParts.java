@@ -139,7 +139,7 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
         reservations = new Reservations(residency, counters, clock, space, backups, s.reservationTimeout.toNanos(), writePolicy);
         reverifications = new Reverifications(pool, counters, clock, names, s.reverifyRate, s.reverifyWindow.toNanos(), s.lateWriteLimit, 8,
             reverifyJobs::add, sessions, loads, space, io, this);
-        acquires = new Acquires(residency, counters, clock, space, loads, lookups, backups, reverifications, writePolicy, s.writeHitThreshold);
+        acquires = new Acquires(residency, counters, clock, space, loads, lookups, backups, reverifications, writePolicy, s.writeHitThreshold, this);
     }
 
     @Override
@@ -408,6 +408,12 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     public int abort(final ClientRecord r, final int from, final int end, final boolean expired)
     {
         return reservations.abort(r, from, end, expired);
+    }
+
+    @Override
+    public void reserveAfterPrefix(final ClientRecord r)
+    {
+        reservations.reserveAfterPrefix(r);
     }
 
     @Override

@@ -60,6 +60,21 @@ class IpcAllocationTest
         }
     }
 
+    /** Protocol 1.3: a LOOKUP_AND_LOCK and a COMMIT_AND_RELEASE per round, the sealer and the engine thread included. */
+    @Test
+    void theCombinedRequestsAllocateNothingOnAnyThreadOnceWarm() throws Exception
+    {
+        try (Engine engine = IpcTestSupport.start(IpcTestSupport.settings(directory, 64));
+             IpcConnection client = IpcConnection.connect(IpcTestSupport.socket(engine), 16))
+        {
+            final Workload prefix = new Workload(client);
+            prefix.setUp();
+            final CombinedWorkload workload = new CombinedWorkload(client);
+            assertAllocatesNothing(List.of("kvtier-ipc-seal", "kvtier-pipeline"), workload::round);
+            assertThat(workload.committed).as("the rounds did their work").isGreaterThanOrEqualTo(ROUNDS);
+        }
+    }
+
     @Test
     void theDeviceOperationsAllocateNothingOnAnyThreadOnceWarm() throws Exception
     {
@@ -243,6 +258,56 @@ class IpcAllocationTest
             if (actual != expected)
             {
                 throw new AssertionError("expected " + expected + " but was " + actual);
+            }
+            client.releaseResponse();
+        }
+    }
+
+    /**
+     * The committed prefix and one fresh key after it locked in one request (the prefix pinned, the fresh
+     * key reserved), the fresh page written, then committed with the pins dropped in another; the fresh
+     * page evicted so that the pool never fills.
+     */
+    private static final class CombinedWorkload
+    {
+        private final IpcConnection client;
+        private final long[] chain = new long[PREFIX + 1];
+        private final int[] lengths = new int[PREFIX + 1];
+        private long next = 0xA000;
+        long committed;
+
+        CombinedWorkload(final IpcConnection client)
+        {
+            this.client = client;
+            System.arraycopy(IpcTestSupport.keys(0x7000, PREFIX), 0, chain, 0, PREFIX);
+            Arrays.fill(lengths, 64);
+        }
+
+        void round() throws IpcException
+        {
+            chain[PREFIX] = next++;
+            ResponseDecoder r = client.awaitResponse(client.sendLookupAndLock(0, PREFIX + 1, RequestDescriptor.RESERVE_ALL, chain, chain));
+            if (r.resultCount() != PREFIX || r.reservedPages() != 1 || r.entryStatus(PREFIX) != PageEntryStatus.RESERVED)
+            {
+                throw new AssertionError("locked " + r.resultCount() + " and reserved " + r.reservedPages());
+            }
+            final long at = client.pageOffset(r.entryPageId(PREFIX));
+            client.releaseResponse();
+            for (int b = 0; b < 64; b += 8)
+            {
+                client.pool().set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + b, chain[PREFIX] + b);
+            }
+            r = client.awaitResponse(client.sendCommitAndRelease(0, PREFIX + 1, lengths, false));
+            if (r.resultCount() != 1 || r.pinsReleased() != PREFIX)
+            {
+                throw new AssertionError("committed " + r.resultCount() + " and released " + r.pinsReleased());
+            }
+            client.releaseResponse();
+            committed++;
+            r = client.awaitResponse(client.send(MessageType.EVICT, PREFIX, 1, RequestDescriptor.FLAG_KEYS_IN_SLOTS));
+            if (r.resultCount() != 1)
+            {
+                throw new AssertionError("evicted " + r.resultCount());
             }
             client.releaseResponse();
         }

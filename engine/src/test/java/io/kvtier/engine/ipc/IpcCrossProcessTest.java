@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A client in another JVM is killed with SIGKILL while it holds pins and is writing reserved pages:
  * the engine notices at once (its socket closes), drops its pins, sends its reservations through
  * quarantine so that none of them ever becomes visible, and another connected client goes on as if
- * nothing happened. Three times over, against the same engine.
+ * nothing happened. Three times over, against the same engine; the second time the child holds what one
+ * LOOKUP_AND_LOCK (protocol 1.3) pinned and reserved.
  */
 class IpcCrossProcessTest
 {
@@ -66,7 +67,7 @@ class IpcCrossProcessTest
 
                 final long quarantinedBefore = engine.counters().getOpaque(EngineCounter.RESERVATIONS_EXPIRED);
                 final Path out = directory.resolve("child-" + round + ".out");
-                final Process child = startChild(out, IpcTestSupport.socket(engine), pinBase, reserveBase);
+                final Process child = startChild(out, IpcTestSupport.socket(engine), pinBase, reserveBase, round == 1);
                 try
                 {
                     waitFor(() -> output(out).startsWith("READY") || output(out).startsWith("FAILED") || !child.isAlive(), "the child to be READY: " + out);
@@ -125,7 +126,8 @@ class IpcCrossProcessTest
         return PageStateWord.pins(engine.pool().metadata().stateWordAcquire(page));
     }
 
-    private static Process startChild(final Path out, final Path socket, final long pinBase, final long reserveBase) throws Exception
+    private static Process startChild(final Path out, final Path socket, final long pinBase, final long reserveBase, final boolean lock)
+        throws Exception
     {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -138,6 +140,10 @@ class IpcCrossProcessTest
         command.add(Integer.toString(PINS));
         command.add(Long.toString(reserveBase));
         command.add(Integer.toString(RESERVES));
+        if (lock)
+        {
+            command.add("lock");
+        }
         // Never inheritIO: the child's output would corrupt surefire's channel to this JVM.
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
     }

@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * refused (NOT_ALLOWED) surfacing in Python with its code. Both also drive the device operations of
  * protocol 1.1 (section 10) on KV buffers in host files: registrations (and refusals with their detail),
  * blocks saved into pages, pages loaded into blocks of another arrangement, every byte compared.
+ * Protocol 1.3, from both: LOOKUP_AND_LOCK and COMMIT_AND_RELEASE, entries, counts and bytes.
  * Protocol 1.2, from both: a session mapping the three descriptors of its WELCOME (the ring a memfd file
  * with no name); KV buffers passed as descriptors (HOST_FD), saved and loaded back byte for byte, their
  * numbering and taking, a save whose buffer shrank answered INTERNAL_ERROR; section 4's entries and
@@ -54,8 +55,8 @@ class NativeClientEndToEndTest
     {
         final Run run = runC(IpcTestSupport.settings(directory, 256), "basic", "device");
         assertThat(run.output()).contains("end to end against", "device operations against")
-            .as("a 1.2 session, its files mapped from the WELCOME's descriptors, payload lengths and STATS names from the pool file")
-            .contains("(session 1.2, files by descriptors)", "payload lengths from their trailers", "STATS values named");
+            .as("a 1.3 session, its files mapped from the WELCOME's descriptors, payload lengths and STATS names from the pool file")
+            .contains("(session 1.3, files by descriptors)", "payload lengths from their trailers", "STATS values named");
     }
 
     /** HOST_FD: KV buffers in memfd files passed as descriptors, saved into pages and loaded back byte for byte. */
@@ -78,6 +79,14 @@ class NativeClientEndToEndTest
         assertThat(run.output()).contains("entries against", "every operation answered for every slot of its range");
     }
 
+    /** Protocol 1.3's LOOKUP_AND_LOCK and COMMIT_AND_RELEASE from C: entries, counts, bytes read back, refusals, a 1.2 session. */
+    @Test
+    void theCClientLocksAPrefixAndCommitsAndReleasesInTwoRequests() throws Exception
+    {
+        final Run run = runC(IpcTestSupport.settings(directory, 256), "combined");
+        assertThat(run.output()).contains("combined requests against", "committed and released in another");
+    }
+
     /** A client announcing minor 1 (and 0) still attaches as the engine's own user, opening the files by path. */
     @Test
     void theCClientAnnouncingMinor1OpensTheFilesByPath() throws Exception
@@ -94,7 +103,8 @@ class NativeClientEndToEndTest
         assertThat(run.output()).contains("test_device_save_then_load_bytes_equal",
             "test_a_1_2_session_maps_the_welcomes_descriptors", "test_host_fd_save_then_load_every_byte",
             "test_descriptor_numbers_are_taken_by_a_registration", "test_payload_length_and_trailer_of_a_pinned_page",
-            "test_stats_values_named_by_the_counters_region", "test_minor_1_opens_the_files_by_path");
+            "test_stats_values_named_by_the_counters_region", "test_minor_1_opens_the_files_by_path",
+            "test_lookup_and_lock_then_commit_and_release");
     }
 
     /**
@@ -134,7 +144,7 @@ class NativeClientEndToEndTest
             print("minor 1 accepted")
         except kv.KvtierError as e:
             print("minor 1 refused", e.name)
-        c = kv.Client(sys.argv[1], max_keys=8)
+        c = kv.Client(sys.argv[1], max_keys=8, minor_version=2)  # a 1.2 client facing a 1.3 engine
         print("minor 2 session", c.session_minor, "descriptors", c.descriptors_mapped)
         keys = kv.page_keys(kv.namespace_root("other-user", "bytes/page4", 0, str(time.time_ns())), range(12), 4)
         with c.reserved(keys[:2]) as r:
