@@ -182,7 +182,9 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         }
         if (previous != null)
         {
-            final int adoptJobs = 8;
+            // Pages lent at once: enough that each wake-up of the adopter, which on a busy host comes milliseconds
+            // apart, moves many pages, and few enough that the pool's free pages are not all tied up.
+            final int adoptJobs = Math.max(8, Math.min(256, pool.pageCount() / 16));
             this.adoptThread = new AdoptThread(pool, previous, adoptJobs, this, threads);
             this.adoptions = new Adoptions(pool, index, space, counters, clock, adoptThread, adoptJobs);
         }

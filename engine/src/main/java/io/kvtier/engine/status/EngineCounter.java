@@ -257,15 +257,15 @@ public enum EngineCounter
     IPC_CLIENTS(81, "ipc_clients", Type.GAUGE,
         "Processes attached over the IPC protocol: sessions connected, or dropped and still being released."),
     /** Pages of a dead engine's pool adopted at a warm restart, each verified in the new pool before it was served. */
-    POOL_PAGES_ADOPTED(102, "pool_pages_adopted", Type.COUNTER,
+    POOL_PAGES_ADOPTED(398, "pool_pages_adopted", Type.COUNTER,
         "Pages of a dead engine's pool adopted at a warm restart (pool.warm-restart), each verified in the new pool before it was served."),
     /** Committed pages of a dead engine's pool dropped at a warm restart because their checksum or trailer did not verify. */
-    POOL_ADOPT_CORRUPT(103, "pool_adopt_corrupt", Type.COUNTER,
+    POOL_ADOPT_CORRUPT(399, "pool_adopt_corrupt", Type.COUNTER,
         "Committed pages of a dead engine's pool dropped at a warm restart because their checksum or trailer did not verify (never served)."),
     /** Committed pages of a dead engine's pool not adopted for another reason. */
-    POOL_ADOPT_SKIPPED(104, "pool_adopt_skipped", Type.COUNTER,
-        "Committed pages of a dead engine's pool not adopted at a warm restart although they verified or were not checked: their key was"
-            + " in the new pool already, they changed while being copied, the pool had no free page below pool.evict-high, or the engine stopped.");
+    POOL_ADOPT_SKIPPED(400, "pool_adopt_skipped", Type.COUNTER,
+        "Committed pages of a dead engine's pool not adopted at a warm restart: key already in the pool, page changed while copied, no free"
+            + " page below pool.evict-high, or engine stopping.");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */
     public enum Type
