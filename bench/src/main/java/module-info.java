@@ -35,6 +35,7 @@ module io.kvtier.bench
     exports io.kvtier.bench.requests;
     exports io.kvtier.bench.tier;
     exports io.kvtier.bench.workload;
+    exports io.kvtier.bench.warm;
     // ScrapeCost, run by its main (docs/PERFORMANCE.md).
     exports io.kvtier.bench.metrics;
 

@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Benchmarks and workload replays.",
     subcommands = {BenchReplayCommand.class, BenchIpcCommand.class, BenchCopyCommand.class, BenchTierCommand.class, BenchDeviceCommand.class,
-        BenchMigrateCommand.class, BenchAdaptersCommand.class, BenchRequestsCommand.class})
+        BenchMigrateCommand.class, BenchAdaptersCommand.class, BenchRequestsCommand.class, BenchRestartCommand.class})
 public final class BenchCommand implements Runnable
 {
     @CommandLine.Spec

@@ -94,7 +94,7 @@ public final class Engine implements AutoCloseable
         try
         {
             pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries(), config.clientSlots(),
-                config.sessionTimeout());
+                config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART));
         }
         catch (final PoolPathException ex)
         {
@@ -168,7 +168,7 @@ public final class Engine implements AutoCloseable
         try
         {
             pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries(), config.clientSlots(),
-                config.sessionTimeout());
+                config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART));
         }
         catch (final PoolPathException ex)
         {

@@ -34,7 +34,8 @@ import java.util.Map;
  *
  * <p>Every allocated record of the region becomes a metric (docs/metrics.md lists them):
  * <ul>
- * <li>an engine counter (ids below {@link CountersDescriptor#FIRST_REQUEST_TYPE_ID}) becomes
+ * <li>an engine counter (ids below {@link CountersDescriptor#FIRST_REQUEST_TYPE_ID}, and from
+ *     {@link CountersDescriptor#SECOND_ENGINE_BLOCK_ID} below {@link CountersDescriptor#FIRST_THREAD_ID}) becomes
  *     {@code kvtier_<name>_total} when its type is a counter and {@code kvtier_<name>} when it is a gauge,
  *     with its record's description as help; a few are renamed so that their unit ends the name
  *     ({@link #RENAMED});</li>
@@ -132,22 +133,31 @@ final class PoolMetrics implements MultiCollector
     {
         for (int id = 0; id < CountersDescriptor.FIRST_REQUEST_TYPE_ID; id++)
         {
-            if (!records.allocated(id) || isReason(id))
+            engineCounter(records, families, id);
+        }
+        for (int id = CountersDescriptor.SECOND_ENGINE_BLOCK_ID; id < CountersDescriptor.FIRST_THREAD_ID; id++)
+        {
+            engineCounter(records, families, id);
+        }
+    }
+
+    private static void engineCounter(final Records records, final List<MetricSnapshot> families, final int id)
+    {
+        if (!records.allocated(id) || isReason(id))
+        {
+            return;
+        }
+        final String name = PREFIX + RENAMED.getOrDefault(id, sanitize(records.name(id)));
+        final double value = records.value(id);
+        switch (records.type(id))
+        {
+            case CountersDescriptor.TYPE_COUNTER -> families.add(CounterSnapshot.builder().name(name).help(records.description(id)).unit(unitOf(name))
+                .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(value).build()).build());
+            case CountersDescriptor.TYPE_GAUGE -> families.add(GaugeSnapshot.builder().name(name).help(records.description(id)).unit(unitOf(name))
+                .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(value).build()).build());
+            default ->
             {
-                continue;
-            }
-            final String name = PREFIX + RENAMED.getOrDefault(id, sanitize(records.name(id)));
-            final double value = records.value(id);
-            switch (records.type(id))
-            {
-                case CountersDescriptor.TYPE_COUNTER -> families.add(CounterSnapshot.builder().name(name).help(records.description(id)).unit(unitOf(name))
-                    .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(value).build()).build());
-                case CountersDescriptor.TYPE_GAUGE -> families.add(GaugeSnapshot.builder().name(name).help(records.description(id)).unit(unitOf(name))
-                    .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(value).build()).build());
-                default ->
-                {
-                    // an info record among the engine counters has no number to report
-                }
+                // an info record among the engine counters has no number to report
             }
         }
     }

@@ -1115,6 +1115,9 @@ public final class ChaosCampaign
         // The healed phase: a fresh engine with an empty pool on the same L3 reads back every page
         // acknowledged as backed up.
         engine.kill();
+        // The killed engine's pool goes first: a warm restart would adopt its pages and serve from the pool what
+        // this phase must read back from L3 (the restarts of the faulty phase do adopt, under the clients' checks).
+        Files.deleteIfExists(enginePool);
         report.engineRestarts++;
         startEngine();
         event("engine restarted with an empty pool for the healed verification");

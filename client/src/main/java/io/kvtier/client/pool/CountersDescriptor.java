@@ -68,6 +68,7 @@ import java.util.List;
  *   0 ..  95  engine counters (io.kvtier.engine.status.EngineCounter)
  *  96 .. 127  requests by message type
  * 128 .. 397  per-tier blocks, 9 ids each, 30 tiers
+ * 398 .. 415  engine counters, second block (398 .. 400: the warm restart's)
  * 416 .. 447  watched threads
  * 448 .. 477  tier info records
  * </pre>
@@ -120,6 +121,8 @@ public final class CountersDescriptor
 
     /** The id of the first tier's block of counters; each tier's block follows the one before, in configuration order. */
     public static final int FIRST_TIER_COUNTER_ID = 128;
+    /** First id of the engine counters' second block, between the tier blocks and the threads (the first, below {@link #FIRST_REQUEST_TYPE_ID}, is full). */
+    public static final int SECOND_ENGINE_BLOCK_ID = 398;
 
     /** Counters in a tier's block. */
     public static final int TIER_COUNTER_STRIDE = 9;

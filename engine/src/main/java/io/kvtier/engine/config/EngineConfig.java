@@ -42,6 +42,8 @@ public final class EngineConfig
     public static final String POOL_EVICT_LOW = EngineSettings.POOL_EVICT_LOW.key();
     /** Processes that may pin pool pages directly (client slots in the pool file). */
     public static final String POOL_CLIENT_SLOTS = EngineSettings.POOL_CLIENT_SLOTS.key();
+    /** Whether a dead engine's committed pages are adopted at start. */
+    public static final String POOL_WARM_RESTART = EngineSettings.POOL_WARM_RESTART.key();
     /** Entries in the key index (pool pages plus known L3 pages). */
     public static final String INDEX_ENTRIES = EngineSettings.INDEX_ENTRIES.key();
     /** A session idle this long loses its pins and reservations. */

@@ -72,6 +72,13 @@ public final class EngineSettings
         .documented("processes that may attach to the pool and pin pages directly; each pin is recorded under its process,"
             + " which loses it when it dies or stays silent for lease.session-timeout");
 
+    /** Whether a new engine adopts the committed pages of a dead engine's pool it replaces (a warm restart). */
+    public static final Setting<Boolean> POOL_WARM_RESTART = Setting.flag("pool.warm-restart")
+        .byDefault(true)
+        .documented("whether an engine that replaces a dead engine's pool at pool.path adopts that pool's committed pages, in the"
+            + " background while it serves, each only once its checksum and trailer verify (docs/architecture.md, warm restart);"
+            + " false starts every pool empty");
+
     /** Entries in the key index (pool pages plus known L3 pages). */
     public static final Setting<Long> INDEX_ENTRIES = Setting.longInteger("index.entries")
         .byDefault("max(4 x pages, 65536)", v -> Math.max(4L * pages(v), 65_536L))
@@ -543,7 +550,7 @@ public final class EngineSettings
 
     /** Every engine setting, in the order docs/config.md lists them. */
     public static final List<Setting<?>> ALL = List.of(
-        POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, INDEX_ENTRIES,
+        POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, POOL_WARM_RESTART, INDEX_ENTRIES,
         LEASE_SESSION_TIMEOUT, LEASE_RESERVATION_TIMEOUT, LEASE_QUARANTINE,
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,

@@ -41,7 +41,7 @@ import java.util.List;
  * and drives their time events, rather than one class that does everything.
  */
 final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, TierIoBatch.Sink, TierIo.Completions, EngineSteps,
-    PoolSpace.EvictionGate, PoolSpace.SpaceWaiterResumer, Loads.WaitOver, ReverifyThread.Sink
+    PoolSpace.EvictionGate, PoolSpace.SpaceWaiterResumer, Loads.WaitOver, ReverifyThread.Sink, AdoptThread.Sink
 {
     private static final System.Logger LOG = System.getLogger(EngineConductor.class.getName());
 
@@ -65,6 +65,9 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     private final List<String> tierNames;
     private final StagingFrames staging;
     private final ReverifyThread reverifyThread;
+    /** The warm restart's thread and part, when a dead engine's pool is being adopted; else null. */
+    private final AdoptThread adoptThread;
+    private final Adoptions adoptions;
     private final TimedPart[] timed;
     /** How often each tier's call thread is asked to read the tier's usage into its gauges. */
     private static final long USAGE_PERIOD_NS = 200_000_000L;
@@ -171,8 +174,28 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         backups.route(levels, admission, marks);
         this.migrations = new Migrations(pool, index, counters, clock, space, io, levels, admission, marks, lookups, backups, config.migrations());
         this.operations = new EngineAdmin(this, levels, migrations, marks, index, tierHandles, counters, this::health);
+        final io.kvtier.engine.pool.PreviousPool previous = pool.takePrevious();
+        if (pool.adoptRefusal() != null)
+        {
+            LOG.log(System.Logger.Level.WARNING, "warm restart: the dead engine''s pool at {0} is not adopted, {1}; this pool starts empty",
+                pool.path(), pool.adoptRefusal());
+        }
+        if (previous != null)
+        {
+            // Pages lent at once: enough that each wake-up of the adopter, which on a busy host comes milliseconds
+            // apart, moves many pages, and few enough that the pool's free pages are not all tied up.
+            final int adoptJobs = Math.max(8, Math.min(256, pool.pageCount() / 16));
+            this.adoptThread = new AdoptThread(pool, previous, adoptJobs, this, threads);
+            this.adoptions = new Adoptions(pool, index, space, counters, clock, adoptThread, adoptJobs);
+        }
+        else
+        {
+            this.adoptThread = null;
+            this.adoptions = null;
+        }
         // The watch reads the system's clock, as the threads it watches stamp their work with it.
-        this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, backups, io, marks, migrations,
+        final TimedPart adopting = adoptions == null ? now -> { } : adoptions;
+        this.timed = new TimedPart[] {liveness, reservations, space, sessions, lookups, backups, io, marks, migrations, adopting,
             now -> threads.check(System.nanoTime())};
     }
 
@@ -193,6 +216,10 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         {
             reverifyThread.start();
         }
+        if (adoptThread != null)
+        {
+            adoptThread.start();
+        }
     }
 
     /**
@@ -204,6 +231,10 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     void stopThreads(final long waitMillis)
     {
         final long deadline = System.nanoTime() + waitMillis * 1_000_000L;
+        if (adoptThread != null)
+        {
+            adoptThread.stop(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        }
         if (reverifyThread != null)
         {
             reverifyThread.stop(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
@@ -343,6 +374,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
                     io.objectDropped(index, event.tier, event.keyHigh, event.keyLow);
                 }
                 case EngineEvent.PAGE_REVERIFIED -> reverifications.onResult(event.job);
+                case EngineEvent.PAGE_ADOPTED -> adoptions.onAdopted(event.adoptJob);
                 case EngineEvent.ADMIN_CALL -> event.call.run();
                 default -> LOG.log(System.Logger.Level.WARNING, "ignoring ring event of unknown type {0}", event.type);
             }
@@ -700,6 +732,26 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         }
     }
 
+    @Override
+    public void adopted(final AdoptJob job)
+    {
+        if (stopped)
+        {
+            return;
+        }
+        final long sequence = ring.next();
+        try
+        {
+            final EngineEvent event = ring.get(sequence);
+            event.type = EngineEvent.PAGE_ADOPTED;
+            event.adoptJob = job;
+        }
+        finally
+        {
+            ring.publish(sequence);
+        }
+    }
+
     /** Called from any thread when a tier reports an object it dropped by itself, by its name in the tier. */
     void objectRemoved(final int tier, final long high, final long low)
     {
@@ -811,6 +863,11 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     {
         closing = true;
         space.beginClosing();
+        if (adoptions != null)
+        {
+            // Through the ring: the part is the engine thread's; a job that comes back after it only frees its page.
+            publishCall(adoptions::stop);
+        }
     }
 
     @Override

@@ -17,6 +17,8 @@ final class EngineEvent
     static final int PAGE_REVERIFIED = 5;
     /** An operator's call (the admin API): {@link #call} runs on the engine thread. */
     static final int ADMIN_CALL = 6;
+    /** The warm restart's adopter answered: {@link #adoptJob} holds the answer. */
+    static final int PAGE_ADOPTED = 7;
 
     int type;
     ClientPort client;
@@ -25,6 +27,7 @@ final class EngineEvent
     int count;
     TierIoBatch batch;
     ReverifyJob job;
+    AdoptJob adoptJob;
     int tier;
     long keyHigh;
     long keyLow;
@@ -36,6 +39,7 @@ final class EngineEvent
         client = null;
         batch = null;
         job = null;
+        adoptJob = null;
         call = null;
     }
 

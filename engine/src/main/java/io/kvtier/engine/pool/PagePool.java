@@ -40,6 +40,8 @@ public final class PagePool implements AutoCloseable
     private final ClientSlots clientSlots;
     private final PinTable pinTable;
     private final KeyTable index;
+    private PreviousPool previous;
+    private String adoptRefusal;
     private boolean closed;
 
     private PagePool(final Path path, final Arena arena, final PoolFile ownedFile, final MemorySegment file, final PagePoolDescriptor.Layout layout,
@@ -79,10 +81,35 @@ public final class PagePool implements AutoCloseable
     public static PagePool create(final Path path, final long pageSize, final int pageCount, final long indexEntries, final int clientSlots,
                                   final java.time.Duration clientTimeout) throws IOException
     {
+        return create(path, pageSize, pageCount, indexEntries, clientSlots, clientTimeout, false);
+    }
+
+    /**
+     * Creates the pool file as {@link #create(Path, long, int, long, int, java.time.Duration)} does and,
+     * with {@code adoptPrevious}, keeps the pool of a dead engine it replaces mapped read-only, for the
+     * engine to adopt its committed pages ({@link #takePrevious}); a pool whose geometry differs is let
+     * go, and {@link #adoptRefusal} says why.
+     *
+     * @param path          the pool file
+     * @param pageSize      payload bytes per page
+     * @param pageCount     pages
+     * @param indexEntries  entries of the key index
+     * @param clientSlots   processes that may pin pages directly
+     * @param clientTimeout a client silent this long loses its pins
+     * @param adoptPrevious whether to keep a dead engine's pool for a warm restart
+     * @return the owned pool
+     * @throws PoolOwnedException if a live engine owns the file
+     * @throws PoolPathException  if the path is a directory, a file that is not a pool, or on a
+     *                            filesystem too small for the pool
+     * @throws IOException        if the file cannot be created or mapped
+     */
+    public static PagePool create(final Path path, final long pageSize, final int pageCount, final long indexEntries, final int clientSlots,
+                                  final java.time.Duration clientTimeout, final boolean adoptPrevious) throws IOException
+    {
         final PagePoolDescriptor.Layout layout = PagePoolDescriptor.layout(pageSize, pageCount, indexEntries, clientSlots);
         for (int attempt = 0; ; attempt++)
         {
-            final PoolFile owned = PoolFile.prepare(path, layout.fileLength());
+            final PoolFile owned = PoolFile.prepare(path, layout.fileLength(), adoptPrevious ? layout : null);
             final Arena arena = Arena.ofShared();
             try
             {
@@ -93,7 +120,10 @@ public final class PagePool implements AutoCloseable
                     (int)Math.min(Integer.MAX_VALUE, clientTimeout.toMillis()));
                 if (owned.publish())
                 {
-                    return new PagePool(path, arena, owned, file, layout, index);
+                    final PagePool pool = new PagePool(path, arena, owned, file, layout, index);
+                    pool.previous = owned.takeAdoptable();
+                    pool.adoptRefusal = owned.adoptRefusal();
+                    return pool;
                 }
                 if (attempt > 8)
                 {
@@ -286,6 +316,25 @@ public final class PagePool implements AutoCloseable
         return true;
     }
 
+    /**
+     * Hands over the dead engine's pool this one replaced, kept mapped for a warm restart; the caller
+     * adopts its pages and closes it.
+     *
+     * @return the old pool, or null when there was none, it was not asked for, or it was refused
+     */
+    public PreviousPool takePrevious()
+    {
+        final PreviousPool taken = previous;
+        previous = null;
+        return taken;
+    }
+
+    /** @return why a dead engine's pool found at the path could not be adopted (its geometry), or null */
+    public String adoptRefusal()
+    {
+        return adoptRefusal;
+    }
+
     /** @return the descriptor holding the owner's lock, -1 without native access */
     int lockFd()
     {
@@ -319,6 +368,11 @@ public final class PagePool implements AutoCloseable
             return;
         }
         closed = true;
+        if (previous != null)
+        {
+            previous.close();
+            previous = null;
+        }
         header.poolStateRelease(PagePoolDescriptor.STATE_CLOSED);
         if (unmap)
         {

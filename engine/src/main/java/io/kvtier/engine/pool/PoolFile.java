@@ -70,6 +70,12 @@ final class PoolFile
     private final boolean replacing;
     private Previous previous;
     private boolean published;
+    /** The geometry of the pool being built, when the dead engine's pages are to be adopted; else null. */
+    private final PagePoolDescriptor.Layout adoptInto;
+    /** The dead engine's pool state as found, before it was marked superseded. */
+    private final int previousState;
+    private PreviousPool adoptable;
+    private String adoptRefusal;
 
     /** The dead engine's file, kept locked until the new one is in place. */
     private record Previous(FileChannel channel, int lockFd, FileLock fallbackLock)
@@ -77,8 +83,10 @@ final class PoolFile
     }
 
     private PoolFile(final Path path, final Path temp, final FileChannel channel, final int lockFd, final FileLock fallbackLock,
-                     final Object fileKey, final long epoch, final Previous previous)
+                     final Object fileKey, final long epoch, final Previous previous, final int previousState, final PagePoolDescriptor.Layout adoptInto)
     {
+        this.previousState = previousState;
+        this.adoptInto = adoptInto;
         this.path = path;
         this.temp = temp;
         this.channel = channel;
@@ -91,18 +99,34 @@ final class PoolFile
     }
 
     /**
+     * Becomes the owner of a new pool file as {@link #prepare(Path, long, PagePoolDescriptor.Layout)} does,
+     * letting a dead engine's pool go at once.
+     *
+     * @param path       the pool file
+     * @param fileLength its length
+     * @return the new, locked and allocated file
+     * @throws IOException as the other form says
+     */
+    static PoolFile prepare(final Path path, final long fileLength) throws IOException
+    {
+        return prepare(path, fileLength, null);
+    }
+
+    /**
      * Becomes the owner of a new pool file for {@code path}, not yet visible there: the caller maps and
      * formats it, then {@link #publish}es it.
      *
      * @param path       the pool file
      * @param fileLength its length
+     * @param adoptInto  the new pool's layout when a dead engine's pool found at the path is to be kept
+     *                   mapped for a warm restart ({@link #takeAdoptable}); null to let it go at once
      * @return the new, locked and allocated file
      * @throws PoolPathException  if {@code path} is a directory or a file that is not a pool, or the
      *                            filesystem cannot hold the pool
      * @throws PoolOwnedException if a live engine owns the pool at {@code path}
      * @throws IOException        if the file cannot be created
      */
-    static PoolFile prepare(final Path path, final long fileLength) throws IOException
+    static PoolFile prepare(final Path path, final long fileLength, final PagePoolDescriptor.Layout adoptInto) throws IOException
     {
         final Optional<LibC> libc = LibC.instance();
         ExistingPoolFiles.removeStaleTemps(path);
@@ -111,6 +135,7 @@ final class PoolFile
             final BasicFileAttributes attributes = ExistingPoolFiles.attributes(path);
             Previous previous = null;
             long previousEpoch = 0;
+            int previousState = 0;
             if (attributes != null)
             {
                 if (attributes.isDirectory())
@@ -133,10 +158,11 @@ final class PoolFile
                 }
                 previous = claim.previous();
                 previousEpoch = claim.epoch();
+                previousState = claim.state();
             }
             try
             {
-                return create(path, fileLength, libc, previousEpoch + 1, previous);
+                return create(path, fileLength, libc, previousEpoch + 1, previous, previousState, adoptInto);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -146,7 +172,7 @@ final class PoolFile
         }
     }
 
-    private record Claim(Previous previous, long epoch)
+    private record Claim(Previous previous, long epoch, int state)
     {
     }
 
@@ -230,12 +256,12 @@ final class PoolFile
             final long epoch = locked.getInt(PagePoolDescriptor.LAYOUT_VERSION_OFFSET) >= 2 ? locked.getLong(PagePoolDescriptor.EPOCH_OFFSET) : 0;
             LOG.log(System.Logger.Level.INFO, "taking over pool file " + path + " left by engine pid " + pid + " ("
                 + (state == PagePoolDescriptor.STATE_CLOSED ? "closed cleanly" : "not running any more, heartbeat " + beatAge + " ms old")
-                + "); its pages are discarded, and clients still mapping it see it superseded");
+                + "); clients still mapping it see it superseded");
             final ByteBuffer superseded = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN);
             superseded.putInt(0, PagePoolDescriptor.STATE_SUPERSEDED);
             channel.write(superseded, PagePoolDescriptor.POOL_STATE_OFFSET);
             keep = true;
-            return new Claim(new Previous(channel, fd, fallbackLock), epoch);
+            return new Claim(new Previous(channel, fd, fallbackLock), epoch, state);
         }
         finally
         {
@@ -246,8 +272,8 @@ final class PoolFile
         }
     }
 
-    private static PoolFile create(final Path path, final long fileLength, final Optional<LibC> libc, final long epoch, final Previous previous)
-        throws IOException
+    private static PoolFile create(final Path path, final long fileLength, final Optional<LibC> libc, final long epoch, final Previous previous,
+                                   final int previousState, final PagePoolDescriptor.Layout adoptInto) throws IOException
     {
         // Refuse a file that cannot fit before allocating any of it: on tmpfs the blocks are memory, and
         // allocating up to the filesystem's limit first would push the whole machine into its OOM killer.
@@ -298,7 +324,7 @@ final class PoolFile
                 zeroFill(path, channel, fileLength);
             }
             final Object key = Files.readAttributes(temp, BasicFileAttributes.class).fileKey();
-            final PoolFile file = new PoolFile(path, temp, channel, fd, fallbackLock, key, epoch, previous);
+            final PoolFile file = new PoolFile(path, temp, channel, fd, fallbackLock, key, epoch, previous, previousState, adoptInto);
             done = true;
             return file;
         }
@@ -365,6 +391,7 @@ final class PoolFile
             {
                 throw new IOException("cannot rename the new pool file over pool.path = \"" + path + "\": " + ex.getMessage(), ex);
             }
+            keepAdoptable();
             release(previous);
             previous = null;
         }
@@ -400,6 +427,49 @@ final class PoolFile
         }
         published = true;
         return true;
+    }
+
+    /**
+     * Maps the dead engine's file read-only before letting go of it, when its pages are to be adopted: the
+     * mapping keeps its inode and bytes, now that the new file has its path. A pool that cannot be adopted
+     * is let go, and why is kept for the log ({@link #adoptRefusal}).
+     */
+    private void keepAdoptable()
+    {
+        if (adoptInto == null || previous == null || previous.channel() == null)
+        {
+            return;
+        }
+        try
+        {
+            adoptable = PreviousPool.open(previous.channel(), path, previousState, adoptInto.pageSize(), adoptInto.frameLength());
+        }
+        catch (final PreviousPool.Refused ex)
+        {
+            adoptRefusal = ex.getMessage();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            adoptRefusal = "it could not be mapped: " + ex;
+        }
+    }
+
+    /**
+     * Hands over the dead engine's pool, mapped for adoption; the caller closes it.
+     *
+     * @return the pool, or null when there was none, adoption was not asked for, or it was refused
+     */
+    PreviousPool takeAdoptable()
+    {
+        final PreviousPool taken = adoptable;
+        adoptable = null;
+        return taken;
+    }
+
+    /** @return why the dead engine's pool found at the path was not kept for adoption, or null */
+    String adoptRefusal()
+    {
+        return adoptRefusal;
     }
 
     /** Gives up a file that was never published: unlocks and removes it. */
@@ -456,6 +526,11 @@ final class PoolFile
         }
         finally
         {
+            if (adoptable != null)
+            {
+                adoptable.close();
+                adoptable = null;
+            }
             release(previous);
             release(new Previous(channel, lockFd, fallbackLock));
         }

@@ -267,7 +267,17 @@ public enum EngineCounter
         "Thread.yield() calls of the idle engine thread (on a busy host each one may give its core away for a time slice)."),
     /** How long the adaptive idle strategy spins before it sleeps. */
     ENGINE_SPIN_BUDGET_NANOS(85, "engine_spin_budget_ns", Type.GAUGE,
-        "How long the idle engine thread spins before it sleeps (engine.idle-strategy = adaptive: follows the gaps between requests).");
+        "How long the idle engine thread spins before it sleeps (engine.idle-strategy = adaptive: follows the gaps between requests)."),
+    /** Pages of a dead engine's pool adopted at a warm restart, each verified in the new pool before it was served. */
+    POOL_PAGES_ADOPTED(398, "pool_pages_adopted", Type.COUNTER,
+        "Pages of a dead engine's pool adopted at a warm restart (pool.warm-restart), each verified in the new pool before it was served."),
+    /** Committed pages of a dead engine's pool dropped at a warm restart because their checksum or trailer did not verify. */
+    POOL_ADOPT_CORRUPT(399, "pool_adopt_corrupt", Type.COUNTER,
+        "Committed pages of a dead engine's pool dropped at a warm restart because their checksum or trailer did not verify (never served)."),
+    /** Committed pages of a dead engine's pool not adopted for another reason. */
+    POOL_ADOPT_SKIPPED(400, "pool_adopt_skipped", Type.COUNTER,
+        "Committed pages of a dead engine's pool not adopted at a warm restart: key already in the pool, page changed while copied, no free"
+            + " page below pool.evict-high, or engine stopping.");
 
     /** What a counter's value means, as recorded in shared memory beside its name. */
     public enum Type

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A pool file left behind by an engine that died is taken over; its pages are not trusted. */
+/** A pool file left behind by an engine that died is taken over; with pool.warm-restart off, none of its pages is kept. */
 class PagePoolTakeoverTest
 {
     @Test
@@ -30,12 +30,12 @@ class PagePoolTakeoverTest
         assertThat(poolPath).as("the dead engine left its pool file").exists();
 
         try (Engine engine = Engine.start(EngineConfig.from(Map.of(EngineConfig.POOL_PATH, poolPath.toString(), EngineConfig.POOL_SIZE, "1MiB",
-                EngineConfig.POOL_PAGE_SIZE, "64KiB")));
+                EngineConfig.POOL_PAGE_SIZE, "64KiB", EngineConfig.POOL_WARM_RESTART, "false")));
              Session session = engine.openSession())
         {
             assertThat(engine.pool().header().creatorPidPlain()).isEqualTo(ProcessHandle.current().pid());
             session.keys().add(7, 7);
-            // Nothing of the dead engine's pool is served: a new pool starts empty.
+            // Nothing of the dead engine's pool is served: without a warm restart a new pool starts empty.
             assertThat(session.lookup(0, 1)).isZero();
         }
         assertThat(poolPath).doesNotExist();
