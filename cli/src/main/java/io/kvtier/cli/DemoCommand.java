@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.kvtier.bench.ipc.PythonRoundTrips;
 import io.kvtier.bench.tier.MooncakeMasterProcess;
+import io.kvtier.bench.workload.ByteWorkBaseline;
 import io.kvtier.bench.workload.ChatWorkload;
 import io.kvtier.bench.workload.ProcessWorkloadClient;
 import io.kvtier.bench.workload.WorkloadReport;
@@ -60,7 +61,15 @@ import java.util.stream.Stream;
             + " --set tier.l3.KEY=VALUE (docs/writing-a-tier.md). The summary names each tier's type and its describe() line.",
         "With --engine sglang|vllm|lmcache two processes of that inference engine replay the workload one after the other, each driving"
             + " kvtier's adapter for it (kvtier.adapters.ENGINE) as the engine's loader and controller do: the second, with host memory of its"
-            + " own, loads the prefixes the first stored, every byte checked (docs/adapters/)."})
+            + " own, loads the prefixes the first stored, every byte checked (docs/adapters/).",
+        "Throughput is page payload bytes read and written per second in the steady state: the requests after the warm-up (--warmup, the"
+            + " first quarter of the expected requests by default), whose figures are given apart. Once the clients are done and the engine"
+            + " and its temporary L3 directories are gone, the demo runs its no-engine baseline (unless --no-baseline): the same workload"
+            + " (shape, seed, client count as threads) with no engine at all, doing only the clients' page work: the page keys computed"
+            + " from the tokens, every byte of each cached prefix page checked against its key, each missing page written and sealed"
+            + " (CRC32C of the payload, a trailer with key and length), in frames of the pool's size in a shared-memory file in the pool's"
+            + " directory, found through an in-memory table that never evicts. throughput_vs_baseline is the demo's steady-state page"
+            + " MB/s over the baseline's (docs/PERFORMANCE.md, The demo against its no-engine baseline)."})
 public final class DemoCommand implements Callable<Integer>
 {
     /** The lease of the master the demo starts: Mooncake's default. */
@@ -140,6 +149,16 @@ public final class DemoCommand implements Callable<Integer>
     @Option(names = "--ipc", description = "Run each client as a separate process attached over the IPC protocol, not as a session in this process.")
     boolean ipc;
 
+    @Option(names = "--warmup", defaultValue = "0.25", paramLabel = "SHARE",
+        description = "The share of the expected requests, from 0 to 0.9, that warm the JVMs up: their figures are given apart, and the throughput"
+            + " and throughput_vs_baseline are the rest's (the steady state). Default: ${DEFAULT-VALUE}.")
+    double warmup;
+
+    @Option(names = "--baseline", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "After the run, run the no-engine baseline (the same workload's page work with no engine) and report throughput_vs_baseline;"
+            + " --no-baseline skips it. Default: on.")
+    boolean baseline;
+
     @Option(names = "--client", defaultValue = "java", paramLabel = "LIBRARY",
         description = "With --ipc, the client library of the client processes: java, c or python. Default: ${DEFAULT-VALUE}.")
     ClientKind clientKind;
@@ -160,6 +179,11 @@ public final class DemoCommand implements Callable<Integer>
         if (conversations < 1 || clients < 1 || pageTokens < 1)
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "--conversations, --clients and --page-tokens must be at least 1");
+        }
+        if (!(warmup >= 0 && warmup <= WorkloadRunner.Options.WARMUP_SHARE_MAX))
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--warmup " + warmup + " is not a share from 0 to "
+                + WorkloadRunner.Options.WARMUP_SHARE_MAX + " of the expected requests");
         }
         if (engineKind != null && clientKind != ClientKind.java)
         {
@@ -300,6 +324,8 @@ public final class DemoCommand implements Callable<Integer>
             final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed, conversations));
             final WorkloadReport report;
             final List<L3Summary> l3Tiers = new ArrayList<>();
+            final long pagesMigrated;
+            final long cleanupStart;
             try (Engine engine = Engine.start(engineConfig))
             {
                 // Ctrl-C ends the JVM (exit code 130) without unwinding this method: close the engine and
@@ -327,8 +353,8 @@ public final class DemoCommand implements Callable<Integer>
                 final boolean showProgress = progress == Progress.always
                     || (progress == Progress.auto && System.console() != null && System.console().isTerminal());
                 final ProgressBar bar = showProgress ? new ProgressBar(err) : null;
-                final Namespace namespace = new Namespace("kvtier-demo/synthetic-chat", "demo/page" + pageTokens + "/" + pageSize, 0, "");
-                final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace);
+                final Namespace namespace = namespaceOf();
+                final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace, warmup);
                 final Path socket = Path.of(config.getOrDefault(IpcSettings.SOCKET_PATH, socketPath.toString()));
                 if (engineKind != null)
                 {
@@ -371,8 +397,25 @@ public final class DemoCommand implements Callable<Integer>
                 {
                     l3Tiers.add(L3Summary.of(tier, engineConfig, engine.counters()));
                 }
-                print(out, report, engineConfig, l3Tiers, engine.snapshot().get(EngineCounter.PAGES_MIGRATED));
+                pagesMigrated = engine.snapshot().get(EngineCounter.PAGES_MIGRATED);
+                // The clock stopped with the last client; closing the engine (its backups in flight end) and removing the
+                // temporary L3 directories happen after it, timed apart, and before the baseline, which they would slow down.
+                cleanupStart = System.nanoTime();
             }
+            if (temporaryL3 != null)
+            {
+                deleteTree(temporaryL3);
+                temporaryL3 = null;
+            }
+            if (temporaryCold != null)
+            {
+                deleteTree(temporaryCold);
+                temporaryCold = null;
+            }
+            final long cleanupNanos = System.nanoTime() - cleanupStart;
+            final Baseline measured = baseline ? runBaseline(report, engineConfig, workload.shape(),
+                new WorkloadRunner.Options(clients, pageTokens, namespaceOf(), warmup)) : null;
+            print(out, report, engineConfig, l3Tiers, pagesMigrated, cleanupNanos, measured);
             return exitCode(report);
         }
         finally
@@ -408,6 +451,47 @@ public final class DemoCommand implements Callable<Integer>
             {
                 deleteTree(engineDirectory);
             }
+        }
+    }
+
+    /** @return the namespace of the demo's pages */
+    private Namespace namespaceOf()
+    {
+        return new Namespace("kvtier-demo/synthetic-chat", "demo/page" + pageTokens + "/" + pageSize, 0, "");
+    }
+
+    /**
+     * The no-engine baseline's outcome.
+     *
+     * @param result what it did, or null when it could not run
+     * @param error  why it could not run, or null
+     */
+    record Baseline(ByteWorkBaseline.Result result, String error)
+    {
+    }
+
+    /**
+     * Runs the no-engine baseline after the demo, with the demo's workload, clients and warm-up share.
+     *
+     * @param report  the demo's run
+     * @param config  the engine's settings: page size, pool pages, the pool's directory
+     * @param shape   the demo's workload
+     * @param options the demo's clients, tokens per page, namespace and warm-up share
+     * @return what it did, or why it could not run (no room for its frames, say): the demo's own figures stand either way
+     * @throws InterruptedException if interrupted
+     */
+    private static Baseline runBaseline(final WorkloadReport report, final EngineConfig config, final ChatWorkload.Shape shape,
+                                        final WorkloadRunner.Options options) throws InterruptedException
+    {
+        final Path directory = config.poolPath().toAbsolutePath().getParent();
+        try
+        {
+            return new Baseline(ByteWorkBaseline.run(shape, options, Math.toIntExact(config.pageSize()),
+                ByteWorkBaseline.framesFor(report.pagesWritten(), config.pageCount()), directory), null);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return new Baseline(null, ex.getMessage() == null ? ex.toString() : ex.getMessage());
         }
     }
 
@@ -487,7 +571,7 @@ public final class DemoCommand implements Callable<Integer>
     }
 
     private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final List<L3Summary> l3Tiers,
-                       final long pagesMigrated) throws IOException
+                       final long pagesMigrated, final long cleanupNanos, final Baseline measured) throws IOException
     {
         if (!json)
         {
@@ -510,6 +594,26 @@ public final class DemoCommand implements Callable<Integer>
             {
                 out.println("pages migrated between L3 tiers: " + pagesMigrated);
             }
+            out.println(String.format(java.util.Locale.ROOT, "clean-up            %.2f s after the clock stopped (engine closed, temporary L3 removed)",
+                cleanupNanos / 1e9));
+            if (measured == null)
+            {
+                out.println("baseline            not run (--no-baseline)");
+            }
+            else if (measured.result() == null)
+            {
+                out.println("baseline            not run: " + measured.error());
+            }
+            else
+            {
+                final ByteWorkBaseline.Result result = measured.result();
+                out.println(String.format(java.util.Locale.ROOT, "baseline            %,.1f MB/s of page data with no engine in the steady state"
+                    + " (the same workload's page work on %d threads: %,d pages read, %,d written, %.2f s; warm-up %.2f s)",
+                    result.measured().pageMegabytesPerSecond(), result.clients(), result.measured().pagesRead(), result.measured().pagesWritten(),
+                    result.measured().elapsedNanos() / 1e9, result.warmup().elapsedNanos() / 1e9));
+                out.println(String.format(java.util.Locale.ROOT, "vs baseline         %.3f of the no-engine baseline's page throughput",
+                    result.ratio(report)));
+            }
             out.println(report.pagesCorrupt() == 0 ? "every page read back matched what was written" : "CORRUPT PAGES FOUND");
             out.flush();
             return;
@@ -531,6 +635,8 @@ public final class DemoCommand implements Callable<Integer>
                     g.writeStringField("prefetch", config.prefetchMode().configName());
                     g.writeStringField("client_transport", clientTransport());
                     g.writeNumberField("pages_migrated", pagesMigrated);
+                    g.writeNumberField("cleanup_s", Math.round(cleanupNanos / 1e5) / 1e4);
+                    writeBaseline(g, report, measured);
                     g.writeArrayFieldStart("l3_tiers");
                     for (final L3Summary tier : l3Tiers)
                     {
@@ -578,6 +684,45 @@ public final class DemoCommand implements Callable<Integer>
         }
         out.println();
         out.flush();
+    }
+
+    /**
+     * Writes {@code baseline} (what the no-engine baseline did, or why it did not run) and {@code throughput_vs_baseline} (null
+     * without a baseline).
+     */
+    private static void writeBaseline(final JsonGenerator g, final WorkloadReport report, final Baseline measured) throws IOException
+    {
+        g.writeObjectFieldStart("baseline");
+        if (measured == null || measured.result() == null)
+        {
+            g.writeStringField("error", measured == null ? "not run (--no-baseline)" : measured.error());
+        }
+        else
+        {
+            final ByteWorkBaseline.Result result = measured.result();
+            g.writeStringField("what", "the same workload's page work with no engine: keys, byte checks of cached pages, pattern writes, CRC32C"
+                + " and trailer of new pages, in shared-memory frames, an unbounded in-memory table");
+            g.writeNumberField("clients", result.clients());
+            g.writeNumberField("frames", result.frames());
+            g.writeNumberField("pages_not_cached", result.pagesNotCached());
+            g.writeNumberField("throughput_page_mb_per_s", Math.round(result.measured().pageMegabytesPerSecond() * 1e4) / 1e4);
+            g.writeObjectFieldStart("warmup");
+            result.warmup().writeFields(g);
+            g.writeEndObject();
+            g.writeObjectFieldStart("steady_state");
+            result.measured().writeFields(g);
+            g.writeEndObject();
+        }
+        g.writeEndObject();
+        final double ratio = measured == null || measured.result() == null ? Double.NaN : measured.result().ratio(report);
+        if (Double.isNaN(ratio))
+        {
+            g.writeNullField("throughput_vs_baseline");
+        }
+        else
+        {
+            g.writeNumberField("throughput_vs_baseline", Math.round(ratio * 1e4) / 1e4);
+        }
     }
 
     /** @return how the clients reach the engine: in-process sessions, or processes over IPC with a client library */

@@ -72,6 +72,46 @@ class DemoCommandTest
     }
 
     @Test
+    void shouldCompareItsSteadyStateWithTheNoEngineBaselineOfTheSameRun() throws Exception
+    {
+        final CliFixture.Result result = CliFixture.run("demo", "--json", "--progress", "never", "--conversations", "24", "--pool-size", "2MiB",
+            "--page-size", "8KiB", "--warmup", "0.2");
+        assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
+        final Map<String, Double> summary = topLevelNumbers(result.out());
+        assertThat(summary.get("throughput_vs_baseline")).as("in %s", result.out()).isPositive();
+        assertThat(summary.get("cleanup_s")).isNotNull();
+        assertThat(result.out()).as("the warm-up and the steady state apart, the baseline's too")
+            .containsPattern("\"warmup\":\\{\"requests\":[1-9]\\d*,\"pages_read\":\\d+,\"pages_written\":\\d+,\"elapsed_s\":")
+            .containsPattern("\"steady_state\":\\{\"requests\":[1-9]\\d*,")
+            .containsPattern("\"baseline\":\\{\"what\":\"[^\"]+\",\"clients\":2,\"frames\":\\d+,\"pages_not_cached\":0,"
+                + "\"throughput_page_mb_per_s\":[0-9.]+,\"warmup\":\\{\"requests\":[1-9]\\d*,");
+
+        final CliFixture.Result text = CliFixture.run("demo", "--progress", "never", "--conversations", "12", "--pool-size", "2MiB", "--page-size", "8KiB");
+        assertThat(text.exitCode()).as("stderr: %s", text.err()).isEqualTo(ExitCode.OK);
+        assertThat(text.out()).contains("MB/s of page data in the steady state (").contains("\nwarm-up ")
+            .containsPattern("\nbaseline +[0-9,.]+ MB/s of page data with no engine in the steady state \\(the same workload's page work on 2 threads")
+            .containsPattern("\nvs baseline +\\d\\.\\d{3} of the no-engine baseline's page throughput")
+            .containsPattern("\nclean-up +\\d+\\.\\d\\d s after the clock stopped");
+    }
+
+    @Test
+    void shouldSkipTheBaselineWhenToldAndSaySo()
+    {
+        final CliFixture.Result result = CliFixture.run("demo", "--json", "--no-baseline", "--progress", "never", "--conversations", "12",
+            "--pool-size", "2MiB", "--page-size", "8KiB");
+        assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
+        assertThat(result.out()).contains("\"baseline\":{\"error\":\"not run (--no-baseline)\"},\"throughput_vs_baseline\":null");
+    }
+
+    @Test
+    void shouldRefuseAWarmupOutsideItsRangeNamingTheValue()
+    {
+        final CliFixture.Result result = CliFixture.run("demo", "--progress", "never", "--warmup", "1.5");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(result.err()).contains("--warmup 1.5 is not a share from 0 to 0.9 of the expected requests");
+    }
+
+    @Test
     void shouldPrintAReadableSummary()
     {
         final CliFixture.Result result = CliFixture.run("demo", "--progress", "never", "--conversations", "12", "--pool-size", "2MiB", "--page-size", "8KiB");

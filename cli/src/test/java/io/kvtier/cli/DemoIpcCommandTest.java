@@ -58,6 +58,7 @@ class DemoIpcCommandTest
         assertThat((Double)summary.get("pages_hit_l2") + (Double)summary.get("pages_hit_l3")).isEqualTo(summary.get("pages_read"));
         assertThat((Double)summary.get("pages_written")).isPositive();
         assertThat(result.out()).contains("\"latency_us\"").contains("\"client_time_ms\":{\"keys\":").contains("\"l3_corrupt\":0");
+        assertThat((Double)summary.get("throughput_vs_baseline")).as("the IPC demo against its no-engine baseline").isPositive();
     }
 
     @Test

@@ -40,12 +40,50 @@ public final class WorkloadRunner
     /**
      * How to run.
      *
-     * @param clients    concurrent client sessions
-     * @param pageTokens tokens per page
-     * @param namespace  the key namespace of the pages
+     * @param clients     concurrent client sessions
+     * @param pageTokens  tokens per page
+     * @param namespace   the key namespace of the pages
+     * @param warmupShare the share of the workload's expected requests, from 0 to {@link #WARMUP_SHARE_MAX}, that
+     *                    count as warm-up: the report gives their figures apart from the steady state's
      */
-    public record Options(int clients, int pageTokens, Namespace namespace)
+    public record Options(int clients, int pageTokens, Namespace namespace, double warmupShare)
     {
+        /** The warm-up share a run takes unless told otherwise. */
+        public static final double WARMUP_SHARE_DEFAULT = 0.25;
+        /** The largest warm-up share: the steady state keeps at least a tenth of the run. */
+        public static final double WARMUP_SHARE_MAX = 0.9;
+
+        /**
+         * @throws IllegalArgumentException naming the value, when the warm-up share is outside [0, {@link #WARMUP_SHARE_MAX}]
+         */
+        public Options
+        {
+            if (!(warmupShare >= 0 && warmupShare <= WARMUP_SHARE_MAX))
+            {
+                throw new IllegalArgumentException("warm-up share " + warmupShare + " is not a fraction from 0 to " + WARMUP_SHARE_MAX);
+            }
+        }
+
+        /**
+         * The default warm-up share.
+         *
+         * @param clients    concurrent client sessions
+         * @param pageTokens tokens per page
+         * @param namespace  the key namespace of the pages
+         */
+        public Options(final int clients, final int pageTokens, final Namespace namespace)
+        {
+            this(clients, pageTokens, namespace, WARMUP_SHARE_DEFAULT);
+        }
+
+        /**
+         * @param expected the requests a workload is expected to make
+         * @return the request whose answer ends the warm-up (counted from 1), 0 for no warm-up
+         */
+        public long warmupRequests(final long expected)
+        {
+            return Math.round(expected * warmupShare);
+        }
     }
 
     /** Opens the clients of a run, one per client thread. */
@@ -73,6 +111,10 @@ public final class WorkloadRunner
     private final AtomicLong notCached = new AtomicLong();
     private final AtomicLongArray clientNanos = new AtomicLongArray(ClientStep.values().length);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** The counts when the warm-up ended, the time counted from the run's start; null while it lasts. */
+    private final AtomicReference<RunPhase> warmupEnd = new AtomicReference<>();
+    private long warmupRequests;
+    private long start;
 
     /**
      * @param engine   a running engine
@@ -123,7 +165,12 @@ public final class WorkloadRunner
         }
         final List<Thread> clients = new ArrayList<>();
         final List<Histogram> histograms = new ArrayList<>();
-        final long start = System.nanoTime();
+        warmupRequests = options.warmupRequests(workload.shape().expectedRequests());
+        start = System.nanoTime();
+        if (warmupRequests == 0)
+        {
+            warmupEnd.set(new RunPhase(0, 0, 0, engine.pool().pageSize(), 0));
+        }
         for (int c = 0; c < opened.size(); c++)
         {
             final Histogram histogram = new Histogram(3_600_000_000L, 3);
@@ -154,6 +201,9 @@ public final class WorkloadRunner
             }
         }
         final long elapsed = System.nanoTime() - start;
+        final RunPhase whole = new RunPhase(requests.get(), verified.get() + corrupt.get(), written.get(), engine.pool().pageSize(), elapsed);
+        // A run shorter than its warm-up has no steady state: all of it was warm-up.
+        final RunPhase warmup = warmupEnd.get() != null ? warmupEnd.get() : whole;
         final Throwable failed = failure.get();
         if (failed != null)
         {
@@ -177,7 +227,7 @@ public final class WorkloadRunner
         return new WorkloadReport(requests.get(), options.clients(), pagesRequested.get(), hitL2.get(), hitL3.get(), written.get(),
             verified.get(), corrupt.get(), notCached.get(), engine.pool().pageSize(), elapsed,
             all.getValueAtPercentile(50) / 1000, all.getValueAtPercentile(99) / 1000, all.getValueAtPercentile(99.9) / 1000,
-            all.getMaxValue() / 1000, counters, steps);
+            all.getMaxValue() / 1000, counters, steps, warmup, warmup.until(whole));
     }
 
     private void runClient(final WorkloadClient client, final Histogram histogram)
@@ -211,7 +261,12 @@ public final class WorkloadRunner
                 }
                 histogram.recordValue(Math.min(tally.latencyNanos, histogram.getHighestTrackableValue()));
                 pagesRequested.addAndGet(tally.pagesRequested);
-                requests.incrementAndGet();
+                if (requests.incrementAndGet() == warmupRequests)
+                {
+                    // Requests other clients are in the middle of count in the steady state, when they end.
+                    warmupEnd.set(new RunPhase(warmupRequests, verified.get() + corrupt.get(), written.get(), engine.pool().pageSize(),
+                        System.nanoTime() - start));
+                }
                 workload.answered(request);
             }
         }

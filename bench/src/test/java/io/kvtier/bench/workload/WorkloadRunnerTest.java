@@ -41,6 +41,35 @@ class WorkloadRunnerTest
     }
 
     @Test
+    void shouldReportTheWarmupApartFromTheSteadyStateAndTheirSumAsTheWholeRun() throws Exception
+    {
+        try (Engine engine = Engine.start(EngineConfig.from(settings())))
+        {
+            final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(11, 40));
+            final WorkloadRunner.Options options = new WorkloadRunner.Options(2, 256, new Namespace("runner-test", "page256", 0, ""), 0.3);
+            final WorkloadReport report = new WorkloadRunner(engine, workload, options).run(null, 100);
+            assertThat(report.warmup().requests()).isEqualTo(options.warmupRequests(workload.shape().expectedRequests())).isPositive();
+            assertThat(report.steady().requests()).isPositive();
+            assertThat(report.warmup().requests() + report.steady().requests()).isEqualTo(report.requests());
+            assertThat(report.warmup().pagesRead() + report.steady().pagesRead()).isEqualTo(report.pagesVerified() + report.pagesCorrupt());
+            assertThat(report.warmup().pagesWritten() + report.steady().pagesWritten()).isEqualTo(report.pagesWritten());
+            assertThat(report.warmup().elapsedNanos() + report.steady().elapsedNanos()).isEqualTo(report.elapsedNanos());
+            assertThat(report.measured()).isEqualTo(report.steady());
+            assertThat(report.toText()).contains("in the steady state (").contains("warm-up             " + report.warmup().requests() + " requests in ");
+            assertThat(report.toJson()).contains("\"warmup\":{\"requests\":" + report.warmup().requests() + ",")
+                .contains("\"steady_state\":{\"requests\":" + report.steady().requests() + ",");
+        }
+    }
+
+    @Test
+    void shouldRefuseAWarmupShareOutsideItsRangeNamingIt()
+    {
+        final Namespace namespace = new Namespace("runner-test", "page256", 0, "");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new WorkloadRunner.Options(2, 256, namespace, 0.95))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("warm-up share 0.95").hasMessageContaining("from 0 to 0.9");
+    }
+
+    @Test
     void shouldCountPagesWhoseBytesChangedInThePoolAsCorrupt() throws Exception
     {
         try (Engine engine = Engine.start(EngineConfig.from(settings())))

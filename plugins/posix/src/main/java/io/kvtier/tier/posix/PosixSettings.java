@@ -47,7 +47,10 @@ final class PosixSettings
     static final double EVICT_HIGH_DEFAULT = Capacity.EVICT_HIGH_DEFAULT;
     static final double EVICT_LOW_DEFAULT = Capacity.EVICT_LOW_DEFAULT;
     static final int FANOUT_LEVELS_DEFAULT = 2;
-    static final int IO_THREADS_DEFAULT = 2;
+    /** The most I/O threads the default gives, however many processors the host has. */
+    static final int IO_THREADS_DEFAULT_MAX = 8;
+    /** Hosts with at most this many processors get no spare-file thread by default. */
+    static final int SPARES_MIN_PROCESSORS = 3;
     static final Duration TMP_MAX_AGE_DEFAULT = Duration.ofMinutes(10);
     static final int INDEX_ENTRIES_MIN = 16;
     static final int INDEX_ENTRIES_MAX = 1 << 26;
@@ -64,8 +67,10 @@ final class PosixSettings
         .documented("Directory levels between `dir` and the files; 256 subdirectories per level. Levels 1 and 2 are created at start"
             + " (see Layout); for up to a few million objects, `1` is plenty (about 4,000 files per directory at 1M objects) and costs"
             + " 256 directories instead of 65,792.");
-    static final TierSetting<Integer> IO_THREADS_SETTING = TierSetting.integer(IO_THREADS).byDefault(IO_THREADS_DEFAULT).range(1, IO_THREADS_MAX)
-        .documented("Worker threads doing the file I/O.");
+    static final TierSetting<Integer> IO_THREADS_SETTING = TierSetting.integer(IO_THREADS)
+        .derivedDefault("half the host's processors (`Runtime.availableProcessors()`), from 1 to " + IO_THREADS_DEFAULT_MAX).range(1, IO_THREADS_MAX)
+        .documented("Worker threads doing the file I/O. The default leaves the other half of the processors to the engine and its clients:"
+            + " on 2 processors one thread, since a second one only takes CPU from the clients whose pages it writes.");
     static final TierSetting<Boolean> FSYNC_SETTING = TierSetting.bool(FSYNC).byDefault(false)
         .documented("`fdatasync` each temp file before renaming it. See crash safety.");
     static final TierSetting<Boolean> DIRECT_IO_SETTING = TierSetting.bool(DIRECT_IO).byDefault(false)
@@ -80,14 +85,16 @@ final class PosixSettings
             + " the tier answers `exists` from its in-memory index with no filesystem call (see Probes). `true`: other engines, usually"
             + " on other nodes, use `dir` at once; the tier declares `SHARED` and checks every `exists` with a `stat` of the file.");
     static final TierSetting<Integer> SPARE_TEMP_FILES_SETTING = TierSetting.integer(SPARE_TEMP_FILES)
-        .derivedDefault("`" + UringFileStore.RING_ENTRIES + " × io-threads`").range(0, 4096)
+        .derivedDefault("`" + UringFileStore.RING_ENTRIES + " × io-threads`; 0 (no spare-file thread) on a host of fewer than "
+            + SPARES_MIN_PROCESSORS + " processors").range(0, 4096)
         .documented("Empty temp files a thread of the tier makes ahead of the writes that fill them, kept in the tier's root as"
             + " `.kvtier-spare.<token><n>.tmp`; 0 makes each write create its own. Creating a file costs as much as writing a 256 KiB"
             + " page on some filesystems (450 µs on the build machines' ext4); a write that takes a spare opens it without `O_CREAT`."
             + " A spare is opened with `O_NOFOLLOW`, so one replaced by a symbolic link is never written through. A spare older than"
             + " half of `tmp-max-age` is unlinked rather than used (a start-up scan elsewhere may take it for a dead writer's); those"
             + " left at close are unlinked, those of an engine that died are deleted by the start-up scan like any temp file. Not used"
-            + " with `io=channel`.");
+            + " with `io=channel`. Spares are made by a thread of their own, which on a host of 2 processors competes for a core with"
+            + " the I/O thread and the clients, hence no spares there unless set.");
     static final TierSetting<Duration> TMP_MAX_AGE_SETTING = TierSetting.duration(TMP_MAX_AGE).byDefault(TMP_MAX_AGE_DEFAULT)
         .documented("At start, temp files older than this are deleted (their writer died); younger ones may be a write in progress on"
             + " another node and are left alone.");
@@ -149,7 +156,8 @@ final class PosixSettings
         evictHigh = limits.evictHigh();
         evictLow = limits.evictLow();
         fanoutLevels = FANOUT_LEVELS_SETTING.get(config);
-        ioThreads = IO_THREADS_SETTING.get(config);
+        final int processors = Runtime.getRuntime().availableProcessors();
+        ioThreads = IO_THREADS_SETTING.get(config, () -> defaultIoThreads(processors));
         fsync = FSYNC_SETTING.get(config);
         directIo = DIRECT_IO_SETTING.get(config);
         shared = SHARED_SETTING.get(config);
@@ -159,7 +167,7 @@ final class PosixSettings
         indexEntries = INDEX_ENTRIES_SETTING.get(config, this::defaultIndexEntries);
         io = IO_SETTING.get(config);
         // As many as the workers write at once, so a burst finds them ready.
-        spareTempFiles = SPARE_TEMP_FILES_SETTING.get(config, () -> ioThreads * UringFileStore.RING_ENTRIES);
+        spareTempFiles = SPARE_TEMP_FILES_SETTING.get(config, () -> defaultSpareTempFiles(processors, ioThreads));
         extentSize = EXTENT_SIZE_SETTING.get(config);
         if (layout == PageLayout.SLAB && shared)
         {
@@ -185,6 +193,26 @@ final class PosixSettings
     static PosixSettings parse(final TierConfig config, final long objectSize)
     {
         return new PosixSettings(config, objectSize);
+    }
+
+    /**
+     * @param processors the host's processors, as {@code Runtime.availableProcessors()} counts them
+     * @return the I/O threads a tier takes unless set: half the processors, from 1 to {@link #IO_THREADS_DEFAULT_MAX}
+     */
+    static int defaultIoThreads(final int processors)
+    {
+        return Math.clamp(processors / 2, 1, IO_THREADS_DEFAULT_MAX);
+    }
+
+    /**
+     * @param processors the host's processors
+     * @param ioThreads  the tier's I/O threads
+     * @return the spare temp files a tier keeps unless set: as many as its workers write at once, so a burst
+     *         finds them ready; none (and so no spare-file thread) on a host of fewer than {@link #SPARES_MIN_PROCESSORS} processors
+     */
+    static int defaultSpareTempFiles(final int processors, final int ioThreads)
+    {
+        return processors < SPARES_MIN_PROCESSORS ? 0 : ioThreads * UringFileStore.RING_ENTRIES;
     }
 
     private int defaultIndexEntries()
