@@ -111,6 +111,9 @@ class EngineAllocationTest
             settings.put("tier.disk.dir", l3.toString());
             settings.put("tier.disk.capacity", "800KiB");
             settings.put("tier.disk.io-threads", "2");
+            // Spare temp files explicitly: on a host of fewer than 3 processors the default is none, and its thread
+            // is one this test means to watch.
+            settings.put("tier.disk.spare-temp-files", "64");
             // One fan-out level: its 256 directories are made at once, so no start-up thread is still busy making them.
             settings.put("tier.disk.fanout-levels", "1");
             settings.put(EngineConfig.POLICY_WRITE, "write-through");
