@@ -4,8 +4,7 @@ import io.kvtier.client.ClientOptions;
 import io.kvtier.client.KvtierClient;
 import io.kvtier.client.Namespace;
 import io.kvtier.client.PageKeyChain;
-import io.kvtier.client.PinnedPages;
-import io.kvtier.client.ReservedPages;
+import io.kvtier.client.LockedPages;
 import io.kvtier.client.protocol.PageEntryStatus;
 
 import java.io.IOException;
@@ -14,7 +13,7 @@ import java.nio.file.Path;
 
 /**
  * A workload client attached over the IPC protocol with the Java client ({@link KvtierClient}): the
- * same steps as {@link SessionWorkloadClient}, with keys computed by the client library and pages read
+ * same two requests as {@link SessionWorkloadClient}, with keys computed by the client library and pages read
  * and written in place in the mapped pool.
  */
 public final class IpcWorkloadClient implements WorkloadClient
@@ -51,19 +50,17 @@ public final class IpcWorkloadClient implements WorkloadClient
         keys.compute(rootHigh, rootLow, request.tokens(), request.length(), pageTokens, false);
         final int n = keys.size();
         long t = tally.clock(ClientStep.KEYS, t0);
-        client.lookup(keys);
-        t = tally.clock(ClientStep.LOOKUP, t);
-        final int cached;
-        try (PinnedPages pinned = client.acquire(keys))
+        // Two round trips a request, as SessionWorkloadClient makes them.
+        try (LockedPages locked = client.lookupAndLock(keys))
         {
             t = tally.clock(ClientStep.ACQUIRE, t);
-            cached = pinned.count();
-            tally.hitL2 += pinned.fromPool();
-            tally.hitL3 += pinned.fromL3();
+            final int cached = locked.pinnedCount();
+            tally.hitL2 += locked.fromPool();
+            tally.hitL3 += locked.fromL3();
             for (int i = 0; i < cached; i++)
             {
-                final MemorySegment page = pinned.page(i);
-                if (pinned.payloadLength(i) == pageSize && PagePattern.matches(page, keys.high(i), keys.low(i), pageSize))
+                final MemorySegment page = locked.page(i);
+                if (locked.payloadLength(i) == pageSize && PagePattern.matches(page, keys.high(i), keys.low(i), pageSize))
                 {
                     tally.verified++;
                 }
@@ -73,33 +70,20 @@ public final class IpcWorkloadClient implements WorkloadClient
                 }
             }
             t = tally.clock(ClientStep.VERIFY, t);
-        }
-        t = tally.clock(ClientStep.RELEASE, t);
-        if (cached < n)
-        {
-            try (ReservedPages fresh = client.reserve(keys, cached, n - cached))
+            for (int i = cached; i < n; i++)
             {
-                t = tally.clock(ClientStep.RESERVE, t);
-                int mine = 0;
-                for (int i = 0; i < fresh.size(); i++)
+                if (locked.isReserved(i))
                 {
-                    if (fresh.isReserved(i))
-                    {
-                        PagePattern.fill(fresh.page(i), keys.high(cached + i), keys.low(cached + i), pageSize);
-                        mine++;
-                    }
-                    else if (fresh.status(i) != PageEntryStatus.EXISTS)
-                    {
-                        tally.notCached++;
-                    }
+                    PagePattern.fill(locked.page(i), keys.high(i), keys.low(i), pageSize);
                 }
-                t = tally.clock(ClientStep.FILL, t);
-                if (mine > 0)
+                else if (locked.status(i) != PageEntryStatus.EXISTS)
                 {
-                    tally.written += fresh.commit(pageSize);
-                    tally.clock(ClientStep.COMMIT, t);
+                    tally.notCached++;
                 }
             }
+            t = tally.clock(ClientStep.FILL, t);
+            tally.written += locked.commitAndRelease(pageSize);
+            tally.clock(ClientStep.COMMIT, t);
         }
         tally.latencyNanos = System.nanoTime() - t0;
         tally.pagesRequested += n;
