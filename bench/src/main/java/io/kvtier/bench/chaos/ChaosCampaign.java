@@ -81,6 +81,8 @@ public final class ChaosCampaign
     private static final double OVERTIME_RATE = 0.1;
     /** How often a fault the first round could not inject is drawn again before the campaign gives up on it. */
     private static final int RETRIES = 5;
+    /** In overtime, how long an engine runs at least before it is killed again. */
+    private static final long ENGINE_KILL_SPACING_MS = 10_000;
 
     private final ChaosOptions options;
     private final PrintWriter log;
@@ -115,6 +117,8 @@ public final class ChaosCampaign
     private long hostileDrawn;
     /** Whether the faulty phase runs past its duration for the kinds short of {@code --min-each}. */
     private boolean overtime;
+    /** When the engine last started (System.nanoTime). */
+    private long engineStartedAt;
     /** The kinds short of {@code --min-each} and their counts, as last looked at in overtime. */
     private Map<String, Long> shortKinds = Map.of();
 
@@ -301,6 +305,7 @@ public final class ChaosCampaign
         writeConfig(enginePool, l3Dirs[0], l3Dirs[1]);
         engineStarts++;
         engine.start(List.of());
+        engineStartedAt = System.nanoTime();
     }
 
     /** Writes the engine's config: the pool, IPC with short leases, the admin API, and the two L3 tiers. */
@@ -639,11 +644,14 @@ public final class ChaosCampaign
             return owed;
         }
         // In overtime only the kinds still short are drawn; when only tier kinds are short, every kind is, to keep
-        // the clients writing through engine restarts.
+        // the clients writing through engine restarts. An engine younger than ENGINE_KILL_SPACING_MS is not killed
+        // in overtime: drawn back to back, engine kills alone left the clients no time to write, and so the tier
+        // write kinds no writes to fault (a campaign at c18967a spent most of its 28 minutes of overtime so).
+        final boolean engineYoung = System.nanoTime() - engineStartedAt < TimeUnit.MILLISECONDS.toNanos(ENGINE_KILL_SPACING_MS);
         final List<Fault> candidates = new ArrayList<>();
         for (final Fault fault : Fault.values())
         {
-            if (overtime && kindsOf(fault).stream().anyMatch(shortKinds::containsKey))
+            if (overtime && kindsOf(fault).stream().anyMatch(shortKinds::containsKey) && !(fault == Fault.ENGINE_KILL && engineYoung))
             {
                 candidates.add(fault);
             }
