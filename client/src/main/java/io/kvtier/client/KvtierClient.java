@@ -472,16 +472,7 @@ public final class KvtierClient implements AutoCloseable
             lease.committed = true;
             return 0;
         }
-        final RequestEncoder request = channel.begin(MessageType.COMMIT, lease.count * RequestDescriptor.COMMIT_LENGTH_LENGTH,
-            lease.firstSlot, lease.count, lease.namespaceIndex, 0);
-        for (int i = 0; i < lease.count; i++)
-        {
-            // A slot without a reservation is answered NONE whatever its length; send a valid one anyway.
-            final boolean reserved = lease.statuses[i] == PageEntryStatus.RESERVED;
-            request.commitLength(i, reserved ? (lengths == null ? length : lengths[i]) : pageSize);
-        }
-        final ResponseDecoder response = check(MessageType.COMMIT, request);
-        lease.readEntries(response);
+        final ResponseDecoder response = sendCommitLengths(MessageType.COMMIT, lease, lengths, length, 0);
         lease.committed = true;
         final int committed = response.resultCount();
         channel.finish();
@@ -503,21 +494,32 @@ public final class KvtierClient implements AutoCloseable
             lease.committed = true;
             return 0;
         }
-        final RequestEncoder request = channel.begin(MessageType.COMMIT_AND_RELEASE, lease.count * RequestDescriptor.COMMIT_LENGTH_LENGTH,
-            lease.firstSlot, lease.count, lease.namespaceIndex, backup ? RequestDescriptor.FLAG_BACKUP : 0);
-        for (int i = 0; i < lease.count; i++)
-        {
-            // A pinned slot's length is not read; send a valid one anyway.
-            final boolean reserved = lease.statuses[i] == PageEntryStatus.RESERVED;
-            request.commitLength(i, reserved ? (lengths == null ? length : lengths[i]) : pageSize);
-        }
-        final ResponseDecoder response = check(MessageType.COMMIT_AND_RELEASE, request);
-        lease.readEntries(response);
+        final ResponseDecoder response = sendCommitLengths(MessageType.COMMIT_AND_RELEASE, lease, lengths, length,
+            backup ? RequestDescriptor.FLAG_BACKUP : 0);
         lease.committed = true;
         lease.released = response.pinsReleased();
         final int committed = response.resultCount();
         channel.finish();
         return committed;
+    }
+
+    /**
+     * Sends a COMMIT or COMMIT_AND_RELEASE of a lease's slots with each reserved page's payload length, and reads
+     * the answer's entries into the lease; the caller finishes the channel.
+     */
+    private ResponseDecoder sendCommitLengths(final int type, final SlotLease lease, final int[] lengths, final int length, final int flags)
+    {
+        final RequestEncoder request = channel.begin(type, lease.count * RequestDescriptor.COMMIT_LENGTH_LENGTH, lease.firstSlot, lease.count,
+            lease.namespaceIndex, flags);
+        for (int i = 0; i < lease.count; i++)
+        {
+            // Only a reserved slot's length is read (the others are answered NONE, or are pins); send a valid one anyway.
+            final boolean reserved = lease.statuses[i] == PageEntryStatus.RESERVED;
+            request.commitLength(i, reserved ? (lengths == null ? length : lengths[i]) : pageSize);
+        }
+        final ResponseDecoder response = check(type, request);
+        lease.readEntries(response);
+        return response;
     }
 
     void finishLock(final LockedPages lease)
