@@ -291,6 +291,14 @@ public final class DemoCommand implements Callable<Integer>
                 // The demo keeps some 15,000 pages: one fan-out level (256 directories, made at start) holds
                 // them fine, where the default two would have the tier make 65,792 directories for a 2 s run.
                 config.put("tier.l3.fanout-levels", "1");
+                if (temporaryL3 != null)
+                {
+                    // A directory the demo made is its engine's alone, so its pages go in slabs: the files layout
+                    // costs an inode a page, and on ext4 allocating them took half the run's CPU (the kernel's scan
+                    // past recently deleted inodes), more than the clients' own work. A directory the user names
+                    // keeps the tier's default layout: it may hold another engine's pages.
+                    config.put("tier.l3.layout", "slab");
+                }
                 if (!given.keySet().stream().anyMatch(k -> k.startsWith(EngineConfig.TIER_PREFIX + COLD_TIER + ".")))
                 {
                     // Two L3 tiers as a node has them: a small fast one that fills (l3) and a larger one (cold), with a
@@ -300,6 +308,7 @@ public final class DemoCommand implements Callable<Integer>
                     config.put("tier." + COLD_TIER + ".type", POSIX);
                     config.put("tier." + COLD_TIER + ".dir", temporaryCold.toString());
                     config.put("tier." + COLD_TIER + ".fanout-levels", "1");
+                    config.put("tier." + COLD_TIER + ".layout", "slab");
                     config.put("l3.tiers", "l3, " + COLD_TIER);
                     config.put("migration.l3.target", COLD_TIER);
                     config.put("migration.l3.trigger", "0.5");
