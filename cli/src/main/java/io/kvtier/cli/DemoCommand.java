@@ -63,7 +63,8 @@ import java.util.stream.Stream;
             + " kvtier's adapter for it (kvtier.adapters.ENGINE) as the engine's loader and controller do: the second, with host memory of its"
             + " own, loads the prefixes the first stored, every byte checked (docs/adapters/).",
         "Throughput is page payload bytes read and written per second in the steady state: the requests after the warm-up (--warmup, the"
-            + " first quarter of the expected requests by default), whose figures are given apart. Once the clients are done and the engine"
+            + " first quarter of the expected requests by default, and then until the engine JVM's JIT compilers have quieted down unless"
+            + " --no-wait-for-jit), whose figures are given apart. Once the clients are done and the engine"
             + " and its temporary L3 directories are gone, the demo runs its no-engine baseline (unless --no-baseline): the same workload"
             + " (shape, seed, client count as threads) with no engine at all, doing only the clients' page work: the page keys computed"
             + " from the tokens, every byte of each cached prefix page checked against its key, each missing page written and sealed"
@@ -153,6 +154,13 @@ public final class DemoCommand implements Callable<Integer>
         description = "The share of the expected requests, from 0 to 0.9, that warm the JVMs up: their figures are given apart, and the throughput"
             + " and throughput_vs_baseline are the rest's (the steady state). Default: ${DEFAULT-VALUE}.")
     double warmup;
+
+    @Option(names = "--wait-for-jit", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "Whether the warm-up, once its --warmup share is done, also lasts until the engine JVM's JIT compilers have quieted"
+            + " down (less than a tenth of a core over half a second; at most 0.9 of the expected requests): on a host of few cores the"
+            + " compilers otherwise take a core from the steady state. The baseline then warms up for as many requests."
+            + " --no-wait-for-jit ends the warm-up at its share. Default: on.")
+    boolean waitForJit;
 
     @Option(names = "--baseline", negatable = true, defaultValue = "true", fallbackValue = "true",
         description = "After the run, run the no-engine baseline (the same workload's page work with no engine) and report throughput_vs_baseline;"
@@ -363,7 +371,7 @@ public final class DemoCommand implements Callable<Integer>
                     || (progress == Progress.auto && System.console() != null && System.console().isTerminal());
                 final ProgressBar bar = showProgress ? new ProgressBar(err) : null;
                 final Namespace namespace = namespaceOf();
-                final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace, warmup);
+                final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace, warmup, waitForJit);
                 final Path socket = Path.of(config.getOrDefault(IpcSettings.SOCKET_PATH, socketPath.toString()));
                 if (engineKind != null)
                 {
@@ -422,8 +430,11 @@ public final class DemoCommand implements Callable<Integer>
                 temporaryCold = null;
             }
             final long cleanupNanos = System.nanoTime() - cleanupStart;
+            // The baseline warms up for as many requests as the demo did, whatever ended the demo's warm-up.
+            final double baselineWarmup = Math.min(WorkloadRunner.Options.WARMUP_SHARE_MAX,
+                report.warmup().requests() / (double)Math.max(1, workload.shape().expectedRequests()));
             final Baseline measured = baseline ? runBaseline(report, engineConfig, workload.shape(),
-                new WorkloadRunner.Options(clients, pageTokens, namespaceOf(), warmup)) : null;
+                new WorkloadRunner.Options(clients, pageTokens, namespaceOf(), baselineWarmup)) : null;
             print(out, report, engineConfig, l3Tiers, pagesMigrated, cleanupNanos, measured);
             return exitCode(report);
         }

@@ -146,9 +146,10 @@ public record WorkloadReport(long requests, int clients, long pagesRequested, lo
             requests, clients, pagesRequested, hitPagesL2, 100 * hitRateL2(), hitPagesL3, 100 * hitRateL3(), pagesWritten,
             pagesVerified + pagesCorrupt, pagesVerified, pagesCorrupt, measured().requestsPerSecond(), measured().pageMegabytesPerSecond(),
             steady.isEmpty() ? "over the whole run (it ended within its warm-up)"
-                : String.format(Locale.ROOT, "in the steady state (%,d requests in %.2f s)", steady.requests(), steady.elapsedNanos() / 1e9),
-            warmup.isEmpty() ? "none" : String.format(Locale.ROOT, "%,d requests in %.2f s, %,.1f MB/s of page data (not in the throughput above)",
-                warmup.requests(), warmup.elapsedNanos() / 1e9, warmup.pageMegabytesPerSecond()),
+                : String.format(Locale.ROOT, "in the steady state (%,d requests in %.2f s%s)", steady.requests(), steady.elapsedNanos() / 1e9,
+                    steady.compileText()),
+            warmup.isEmpty() ? "none" : String.format(Locale.ROOT, "%,d requests in %.2f s%s, %,.1f MB/s of page data (not in the throughput above)",
+                warmup.requests(), warmup.elapsedNanos() / 1e9, warmup.compileText(), warmup.pageMegabytesPerSecond()),
             latencyP50Micros, latencyP99Micros, latencyP999Micros, latencyMaxMicros, elapsedNanos / 1e9, clientTimeText());
     }
 

@@ -45,8 +45,11 @@ public final class WorkloadRunner
      * @param namespace   the key namespace of the pages
      * @param warmupShare the share of the workload's expected requests, from 0 to {@link #WARMUP_SHARE_MAX}, that
      *                    count as warm-up: the report gives their figures apart from the steady state's
+     * @param untilJitSettles whether the warm-up, once its share is done, also lasts until this JVM's JIT compilers
+     *                    have quieted down (less than a tenth of a core over half a second), up to
+     *                    {@link #WARMUP_SHARE_MAX} of the expected requests
      */
-    public record Options(int clients, int pageTokens, Namespace namespace, double warmupShare)
+    public record Options(int clients, int pageTokens, Namespace namespace, double warmupShare, boolean untilJitSettles)
     {
         /** The warm-up share a run takes unless told otherwise. */
         public static final double WARMUP_SHARE_DEFAULT = 0.25;
@@ -62,6 +65,19 @@ public final class WorkloadRunner
             {
                 throw new IllegalArgumentException("warm-up share " + warmupShare + " is not a fraction from 0 to " + WARMUP_SHARE_MAX);
             }
+        }
+
+        /**
+         * A warm-up of exactly its share of the requests.
+         *
+         * @param clients     concurrent client sessions
+         * @param pageTokens  tokens per page
+         * @param namespace   the key namespace of the pages
+         * @param warmupShare the share of the workload's expected requests that count as warm-up
+         */
+        public Options(final int clients, final int pageTokens, final Namespace namespace, final double warmupShare)
+        {
+            this(clients, pageTokens, namespace, warmupShare, false);
         }
 
         /**
@@ -83,6 +99,15 @@ public final class WorkloadRunner
         public long warmupRequests(final long expected)
         {
             return Math.round(expected * warmupShare);
+        }
+
+        /**
+         * @param expected the requests a workload is expected to make
+         * @return the request whose answer ends the warm-up at the latest, also when the JIT never settles
+         */
+        long warmupLimit(final long expected)
+        {
+            return untilJitSettles ? Math.max(warmupRequests(expected), Math.round(expected * WARMUP_SHARE_MAX)) : warmupRequests(expected);
         }
     }
 
@@ -114,6 +139,9 @@ public final class WorkloadRunner
     /** The counts when the warm-up ended, the time counted from the run's start; null while it lasts. */
     private final AtomicReference<RunPhase> warmupEnd = new AtomicReference<>();
     private long warmupRequests;
+    private long warmupLimit;
+    private final JitSettling jit = new JitSettling();
+    private long compileStart;
     private long start;
 
     /**
@@ -138,6 +166,13 @@ public final class WorkloadRunner
         this.clientFactory = clientFactory;
         this.workload = workload;
         this.options = options;
+    }
+
+    /** @return this JVM's JIT compile time since the run began, in milliseconds, or -1 when it is not known */
+    private long compiledSinceStart()
+    {
+        final long now = RunPhase.compileMillisSoFar();
+        return now < 0 || compileStart < 0 ? -1 : now - compileStart;
     }
 
     /**
@@ -166,10 +201,12 @@ public final class WorkloadRunner
         final List<Thread> clients = new ArrayList<>();
         final List<Histogram> histograms = new ArrayList<>();
         warmupRequests = options.warmupRequests(workload.shape().expectedRequests());
+        warmupLimit = options.warmupLimit(workload.shape().expectedRequests());
         start = System.nanoTime();
+        compileStart = RunPhase.compileMillisSoFar();
         if (warmupRequests == 0)
         {
-            warmupEnd.set(new RunPhase(0, 0, 0, engine.pool().pageSize(), 0));
+            warmupEnd.set(new RunPhase(0, 0, 0, engine.pool().pageSize(), 0, compileStart < 0 ? -1 : 0));
         }
         for (int c = 0; c < opened.size(); c++)
         {
@@ -201,7 +238,8 @@ public final class WorkloadRunner
             }
         }
         final long elapsed = System.nanoTime() - start;
-        final RunPhase whole = new RunPhase(requests.get(), verified.get() + corrupt.get(), written.get(), engine.pool().pageSize(), elapsed);
+        final RunPhase whole = new RunPhase(requests.get(), verified.get() + corrupt.get(), written.get(), engine.pool().pageSize(), elapsed,
+            compiledSinceStart());
         // A run shorter than its warm-up has no steady state: all of it was warm-up.
         final RunPhase warmup = warmupEnd.get() != null ? warmupEnd.get() : whole;
         final Throwable failed = failure.get();
@@ -261,11 +299,14 @@ public final class WorkloadRunner
                 }
                 histogram.recordValue(Math.min(tally.latencyNanos, histogram.getHighestTrackableValue()));
                 pagesRequested.addAndGet(tally.pagesRequested);
-                if (requests.incrementAndGet() == warmupRequests)
+                final long answered = requests.incrementAndGet();
+                if (warmupEnd.get() == null && (options.untilJitSettles()
+                    ? answered >= warmupRequests && (answered >= warmupLimit || jit.settled(System.nanoTime()))
+                    : answered == warmupRequests))
                 {
                     // Requests other clients are in the middle of count in the steady state, when they end.
-                    warmupEnd.set(new RunPhase(warmupRequests, verified.get() + corrupt.get(), written.get(), engine.pool().pageSize(),
-                        System.nanoTime() - start));
+                    warmupEnd.compareAndSet(null, new RunPhase(answered, verified.get() + corrupt.get(), written.get(), engine.pool().pageSize(),
+                        System.nanoTime() - start, compiledSinceStart()));
                 }
                 workload.answered(request);
             }

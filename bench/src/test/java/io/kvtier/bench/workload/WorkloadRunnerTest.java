@@ -62,6 +62,24 @@ class WorkloadRunnerTest
     }
 
     @Test
+    void shouldWarmUpAtLeastItsShareAndAtMostItsLimitWhenWaitingForTheJitAndReportTheCompileTime() throws Exception
+    {
+        try (Engine engine = Engine.start(EngineConfig.from(settings())))
+        {
+            final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(11, 40));
+            final WorkloadRunner.Options options = new WorkloadRunner.Options(2, 256, new Namespace("runner-test", "page256", 0, ""), 0.3, true);
+            final WorkloadReport report = new WorkloadRunner(engine, workload, options).run(null, 100);
+            final long expected = workload.shape().expectedRequests();
+            assertThat(report.warmup().requests()).isBetween(options.warmupRequests(expected), Math.min(report.requests(), options.warmupLimit(expected)));
+            assertThat(report.warmup().requests() + report.steady().requests()).isEqualTo(report.requests());
+            assertThat(report.warmup().compileMillis()).as("a JVM that compiled its way through the warm-up").isPositive();
+            assertThat(report.warmup().compileMillis() + report.steady().compileMillis()).isGreaterThanOrEqualTo(report.warmup().compileMillis());
+            assertThat(report.toJson()).contains("\"jit_compile_ms\":" + report.warmup().compileMillis());
+            assertThat(report.toText()).contains("JIT compilers");
+        }
+    }
+
+    @Test
     void shouldRefuseAWarmupShareOutsideItsRangeNamingIt()
     {
         final Namespace namespace = new Namespace("runner-test", "page256", 0, "");
