@@ -136,7 +136,9 @@ final class TierDriver
         final List<BenchTierBatch> batches = new ArrayList<>();
         for (int from = 0; from < depth; from += batchSize)
         {
-            batches.add(new BenchTierBatch(Arrays.copyOfRange(slots, from, Math.min(depth, from + batchSize)), done::add));
+            final BenchTierBatch batch = new BenchTierBatch(Arrays.copyOfRange(slots, from, Math.min(depth, from + batchSize)), done::add);
+            batch.knowCrc32c(op.equals("write"));
+            batches.add(batch);
         }
         int next = 0;
         int inflight = 0;

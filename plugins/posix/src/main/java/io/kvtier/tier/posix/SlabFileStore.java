@@ -62,6 +62,8 @@ final class SlabFileStore implements FileStore
     private final long[] keyLows;
     private final int[] lengths;
     private final int[] crcs;
+    private final long[] knownBytes;
+    private final int[] knownCrcs;
     private final MemorySegment[] sources;
     private final int[] headerOps;
     private final int[] payloadOps;
@@ -105,6 +107,8 @@ final class SlabFileStore implements FileStore
         keyLows = new long[batchSize];
         lengths = new int[batchSize];
         crcs = new int[batchSize];
+        knownBytes = new long[batchSize];
+        knownCrcs = new int[batchSize];
         sources = new MemorySegment[batchSize];
         headerOps = new int[batchSize];
         payloadOps = new int[batchSize];
@@ -269,6 +273,14 @@ final class SlabFileStore implements FileStore
         return batchSize;
     }
 
+    /** Kept for the slot's next frame: its CRC32C is then extended from the engine's over the rest of the page, not computed whole. */
+    @Override
+    public void knownCrc32c(final int slot, final long bytes, final int crc)
+    {
+        knownBytes[slot] = bytes;
+        knownCrcs[slot] = crc;
+    }
+
     @Override
     public TierStatus writeTemp(final int slot, final long keyHigh, final long keyLow, final MemorySegment source)
     {
@@ -352,6 +364,8 @@ final class SlabFileStore implements FileStore
     {
         slots[k] = -1;
         submitted[k] = false;
+        final long known = knownBytes[k];
+        knownBytes[k] = 0;
         final long length = source.byteSize();
         if (length <= 0 || length > slab.payloadBytes)
         {
@@ -372,7 +386,7 @@ final class SlabFileStore implements FileStore
         keyLows[k] = keyLow;
         lengths[k] = (int)length;
         sources[k] = source;
-        crcs[k] = frameCrc.of(source, length);
+        crcs[k] = frameCrc.of(source, length, known, knownCrcs[k]);
         SlabDescriptor.putFrameHeader(headerBlocks[k], headerCrc, (int)length, keyHigh, keyLow, slab.nextSequence(), crcs[k]);
         return null;
     }
