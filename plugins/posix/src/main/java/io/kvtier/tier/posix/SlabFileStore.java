@@ -37,10 +37,12 @@ final class SlabFileStore implements FileStore
 {
     /**
      * Pages of one claim with a ring. A slab page costs two SQEs and no file operation, so a claim is
-     * deeper than the files layout's ({@link UringFileStore#RING_ENTRIES}): with two workers, a queue of
-     * 64 pages is 64 transfers in flight, as deep as the device is asked to go.
+     * deeper than the files layout's ({@link UringFileStore#RING_ENTRIES}): a queue of 64 pages is 64
+     * transfers in flight, as deep as the device is asked to go, even with the one worker a host of 2
+     * processors has (claims of 32 left it two rounds of 32, the ring drained between them); with more
+     * workers a batch smaller than their claims is split among them.
      */
-    static final int RING_PAGES = 32;
+    static final int RING_PAGES = 64;
     /** SQ entries of a slab worker's ring: every header and payload write of a claim in one round. */
     static final int RING_ENTRIES = 2 * RING_PAGES;
 
