@@ -29,6 +29,11 @@ import java.util.zip.CRC32C;
  * status, logs it and turns O_DIRECT off when the filesystem refuses it (EINVAL). Without a ring every
  * page goes that way.
  *
+ * <p>A frame header carries the CRC32C of the whole payload. When the writer knows the CRC32C of the
+ * payload's first bytes ({@link #knownCrc32c}: the engine's, recorded at commit), only the rest is read
+ * for it and the two are combined ({@link FrameCrc#combine}); a wrong value given makes the frame fail
+ * its check on the first read after a restart, a miss, as a torn frame does.
+ *
  * <p>A read pins its slot ({@link Slab#pin}), so the slot is not reused before the read ends; the
  * payload of a frame found by the start-up scan is checked against its CRC32C on its first read, and a
  * torn one is a miss (NOT_FOUND), its slot cleared.
