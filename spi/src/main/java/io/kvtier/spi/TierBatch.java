@@ -58,6 +58,35 @@ public interface TierBatch
     MemorySegment segment(int index);
 
     /**
+     * For a {@code write}: how many leading bytes of {@link #segment(int)} the engine already knows the
+     * CRC32C of ({@link #knownCrc32c(int)}), because it computed it when the page was committed. A tier
+     * that keeps a checksum of what it stores may extend that one over the rest of the segment instead
+     * of reading the whole segment again (CRC32C values combine: the CRC32C of two runs of bytes follows
+     * from each run's CRC32C and the second run's length). The value is the engine's record of the
+     * bytes, not a proof: a tier that serves only what matches its checksum still checks what it reads
+     * back, and a wrong value can only make an object fail that check (a miss), never pass off other
+     * bytes as it. Added in SPI 1.1.
+     *
+     * @param index a key's position in the batch
+     * @return a count from 0 (nothing known, the default, and always for other operations) to the
+     *         segment's length
+     */
+    default long knownCrc32cBytes(final int index)
+    {
+        return 0;
+    }
+
+    /**
+     * @param index a key's position in the batch
+     * @return the CRC32C ({@link java.util.zip.CRC32C}'s value, as an int) of the first
+     *         {@link #knownCrc32cBytes(int)} bytes of the key's segment; meaningless when that is 0
+     */
+    default int knownCrc32c(final int index)
+    {
+        return 0;
+    }
+
+    /**
      * Reports the outcome of one key.
      *
      * @param index  a key's position in the batch

@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.Consumer;
+import java.util.zip.CRC32C;
 
 /**
  * A reusable {@link TierBatch} as the engine's ({@code TierIoBatch}): keys in parallel arrays, each
@@ -33,7 +34,9 @@ final class BenchTierBatch implements TierBatch
     private final long[] keyLow;
     private final MemorySegment[] segments;
     private final TierStatus[] statuses;
+    private final int[] knownCrcs;
     private final Consumer<BenchTierBatch> done;
+    private long knownBytes;
     private int size;
     private volatile int remaining;
 
@@ -47,12 +50,33 @@ final class BenchTierBatch implements TierBatch
         this.keyHigh = new long[segments.length];
         this.keyLow = new long[segments.length];
         this.statuses = new TierStatus[segments.length];
+        this.knownCrcs = new int[segments.length];
         this.done = done;
     }
 
     int capacity()
     {
         return segments.length;
+    }
+
+    /**
+     * Makes the next writes tell the tier what the engine's tell it ({@link TierBatch#knownCrc32cBytes}):
+     * the CRC32C of each segment's first bytes as they are now, computed here, off the clock, as the engine
+     * has its pages' CRC32C from their commit. The engine's frames end in a 4 KiB trailer block that its
+     * payload CRC32C does not cover, so the last 4 KiB of a segment are left for the tier to read.
+     *
+     * @param write whether the next submissions are writes; otherwise nothing is known
+     */
+    void knowCrc32c(final boolean write)
+    {
+        knownBytes = write ? Math.max(0, segments[0].byteSize() - 4096) : 0;
+        final CRC32C crc = new CRC32C();
+        for (int i = 0; i < segments.length && knownBytes > 0; i++)
+        {
+            crc.reset();
+            crc.update(segments[i].asSlice(0, knownBytes).asByteBuffer());
+            knownCrcs[i] = (int)crc.getValue();
+        }
     }
 
     /** Fills the batch with {@code count} keys and arms the countdown. */
@@ -108,6 +132,18 @@ final class BenchTierBatch implements TierBatch
     public MemorySegment segment(final int index)
     {
         return segments[index];
+    }
+
+    @Override
+    public long knownCrc32cBytes(final int index)
+    {
+        return knownBytes;
+    }
+
+    @Override
+    public int knownCrc32c(final int index)
+    {
+        return knownCrcs[index];
     }
 
     @Override

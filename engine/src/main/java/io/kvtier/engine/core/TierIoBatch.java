@@ -264,6 +264,24 @@ final class TierIoBatch implements TierBatch
         return op == WRITE ? pool.frames().frame(page[index]) : MemorySegment.NULL;
     }
 
+    /**
+     * A write's frame is the pool page as committed: the CRC32C recorded at commit covers its payload
+     * (the first payload-length bytes), so the tier need not read those again for a checksum of its own.
+     */
+    @Override
+    public long knownCrc32cBytes(final int index)
+    {
+        checkIndex(index);
+        return op == WRITE ? pool.metadata().payloadLengthPlain(page[index]) : 0;
+    }
+
+    @Override
+    public int knownCrc32c(final int index)
+    {
+        checkIndex(index);
+        return op == WRITE ? pool.metadata().payloadCrcPlain(page[index]) : 0;
+    }
+
     @Override
     public void complete(final int index, final TierStatus outcome)
     {

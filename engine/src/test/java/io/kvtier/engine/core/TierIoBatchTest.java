@@ -95,6 +95,28 @@ class TierIoBatchTest
     }
 
     @Test
+    void shouldTellATierTheCommittedPayloadsCrc32cForWritesOnly()
+    {
+        pool.metadata().keyPlain(0, 5, 1);
+        pool.frames().frame(0).asSlice(0, 300).fill((byte)0x5A);
+        pool.frames().seal(0, 5, 1, 300);
+        pool.metadata().keyPlain(1, 5, 2);
+        pool.frames().frame(1).asSlice(0, 4096).fill((byte)0x3C);
+        pool.frames().seal(1, 5, 2, 4096);
+        final TierIoBatch write = batch(TierIoBatch.WRITE, 2);
+
+        for (int i = 0; i < 2; i++)
+        {
+            final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            crc.update(write.segment(i).asSlice(0, write.knownCrc32cBytes(i)).asByteBuffer());
+            assertThat(write.knownCrc32c(i)).as("page %d's CRC32C of its first %d bytes", i, write.knownCrc32cBytes(i)).isEqualTo((int)crc.getValue());
+        }
+        assertThat(write.knownCrc32cBytes(0)).as("the payload, not the zeroed tail or the trailer").isEqualTo(300);
+        assertThat(write.knownCrc32cBytes(1)).isEqualTo(4096);
+        assertThat(batch(TierIoBatch.READ, 1).knownCrc32cBytes(0)).as("a read's frame is not known before it is read").isZero();
+    }
+
+    @Test
     void shouldGiveFramesOnlyToReadsAndWrites()
     {
         assertThat(batch(TierIoBatch.READ, 1).segment(0).byteSize()).isEqualTo(pool.frameLength());

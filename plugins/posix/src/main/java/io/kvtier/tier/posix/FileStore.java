@@ -69,6 +69,20 @@ interface FileStore
     }
 
     /**
+     * Hands the store what the engine knows of the next page written in a slot: the CRC32C of its first
+     * bytes ({@link io.kvtier.spi.TierBatch#knownCrc32cBytes}). A store that checksums what it writes
+     * (the slab) then reads only the rest of the page for its checksum; the others ignore it, the default.
+     * Holds for the slot's next {@link #writeTemp} or {@link #writeTemps} only.
+     *
+     * @param slot       the write slot the page goes in
+     * @param knownBytes how many of the page's first bytes {@code knownCrc} covers; 0 when none
+     * @param knownCrc   their CRC32C
+     */
+    default void knownCrc32c(final int slot, final long knownBytes, final int knownCrc)
+    {
+    }
+
+    /**
      * Writes the segment to a new temp file next to the page's final name, flushed when configured.
      * The temp file is the slot's until {@link #publishTemp} or {@link #discardTemp} of the same slot.
      *

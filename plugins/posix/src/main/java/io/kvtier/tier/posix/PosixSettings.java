@@ -217,7 +217,7 @@ final class PosixSettings
 
     private int defaultIndexEntries()
     {
-        // Each worker holds reservations for as many writes as its store writes at once (with io_uring, 8; 32 with the slab).
+        // Each worker holds reservations for as many writes as its store writes at once (with io_uring, 8; 64 with the slab).
         final int perWorker = layout == PageLayout.SLAB ? SlabFileStore.RING_PAGES : UringFileStore.RING_ENTRIES;
         return FileIndex.defaultEntries(capacity, objectSize, ioThreads * perWorker);
     }

@@ -161,7 +161,7 @@ final class PosixWorker implements TierWorkers.Handler
             {
                 case TierWorkers.EXISTS -> probe(batch.keyHigh(i), batch.keyLow(i));
                 case TierWorkers.READ -> read(batch.keyHigh(i), batch.keyLow(i), batch.segment(i));
-                case TierWorkers.WRITE -> write(batch.keyHigh(i), batch.keyLow(i), batch.segment(i));
+                case TierWorkers.WRITE -> write(batch.keyHigh(i), batch.keyLow(i), batch.segment(i), batch.knownCrc32cBytes(i), batch.knownCrc32c(i));
                 default -> remove(batch.keyHigh(i), batch.keyLow(i));
             };
         }
@@ -306,7 +306,7 @@ final class PosixWorker implements TierWorkers.Handler
         }
     }
 
-    private TierStatus write(final long keyHigh, final long keyLow, final MemorySegment source)
+    private TierStatus write(final long keyHigh, final long keyLow, final MemorySegment source, final long knownBytes, final int knownCrc)
     {
         final long bytes = source.byteSize();
         final int ticket = reserveWrite(keyHigh, keyLow, bytes);
@@ -317,6 +317,7 @@ final class PosixWorker implements TierWorkers.Handler
         TierStatus status = TierStatus.IO_ERROR;
         try
         {
+            store.knownCrc32c(0, knownBytes, knownCrc);
             status = store.writeTemp(0, keyHigh, keyLow, source);
         }
         finally
@@ -431,6 +432,7 @@ final class PosixWorker implements TierWorkers.Handler
                 writeDeferred[deferred++] = i;
                 continue;
             }
+            store.knownCrc32c(staged, batch.knownCrc32cBytes(i), batch.knownCrc32c(i));
             writeHigh[staged] = keyHigh;
             writeLow[staged] = keyLow;
             writeSources[staged] = source;

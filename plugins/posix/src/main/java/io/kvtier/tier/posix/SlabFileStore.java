@@ -29,6 +29,11 @@ import java.util.zip.CRC32C;
  * status, logs it and turns O_DIRECT off when the filesystem refuses it (EINVAL). Without a ring every
  * page goes that way.
  *
+ * <p>A frame header carries the CRC32C of the whole payload. When the writer knows the CRC32C of the
+ * payload's first bytes ({@link #knownCrc32c}: the engine's, recorded at commit), only the rest is read
+ * for it and the two are combined ({@link FrameCrc#combine}); a wrong value given makes the frame fail
+ * its check on the first read after a restart, a miss, as a torn frame does.
+ *
  * <p>A read pins its slot ({@link Slab#pin}), so the slot is not reused before the read ends; the
  * payload of a frame found by the start-up scan is checked against its CRC32C on its first read, and a
  * torn one is a miss (NOT_FOUND), its slot cleared.
@@ -37,10 +42,12 @@ final class SlabFileStore implements FileStore
 {
     /**
      * Pages of one claim with a ring. A slab page costs two SQEs and no file operation, so a claim is
-     * deeper than the files layout's ({@link UringFileStore#RING_ENTRIES}): with two workers, a queue of
-     * 64 pages is 64 transfers in flight, as deep as the device is asked to go.
+     * deeper than the files layout's ({@link UringFileStore#RING_ENTRIES}): a queue of 64 pages is 64
+     * transfers in flight, as deep as the device is asked to go, even with the one worker a host of 2
+     * processors has (claims of 32 left it two rounds of 32, the ring drained between them); with more
+     * workers a batch smaller than their claims is split among them.
      */
-    static final int RING_PAGES = 32;
+    static final int RING_PAGES = 64;
     /** SQ entries of a slab worker's ring: every header and payload write of a claim in one round. */
     static final int RING_ENTRIES = 2 * RING_PAGES;
 
@@ -62,6 +69,8 @@ final class SlabFileStore implements FileStore
     private final long[] keyLows;
     private final int[] lengths;
     private final int[] crcs;
+    private final long[] knownBytes;
+    private final int[] knownCrcs;
     private final MemorySegment[] sources;
     private final int[] headerOps;
     private final int[] payloadOps;
@@ -105,6 +114,8 @@ final class SlabFileStore implements FileStore
         keyLows = new long[batchSize];
         lengths = new int[batchSize];
         crcs = new int[batchSize];
+        knownBytes = new long[batchSize];
+        knownCrcs = new int[batchSize];
         sources = new MemorySegment[batchSize];
         headerOps = new int[batchSize];
         payloadOps = new int[batchSize];
@@ -269,6 +280,14 @@ final class SlabFileStore implements FileStore
         return batchSize;
     }
 
+    /** Kept for the slot's next frame: its CRC32C is then extended from the engine's over the rest of the page, not computed whole. */
+    @Override
+    public void knownCrc32c(final int slot, final long bytes, final int crc)
+    {
+        knownBytes[slot] = bytes;
+        knownCrcs[slot] = crc;
+    }
+
     @Override
     public TierStatus writeTemp(final int slot, final long keyHigh, final long keyLow, final MemorySegment source)
     {
@@ -352,6 +371,8 @@ final class SlabFileStore implements FileStore
     {
         slots[k] = -1;
         submitted[k] = false;
+        final long known = knownBytes[k];
+        knownBytes[k] = 0;
         final long length = source.byteSize();
         if (length <= 0 || length > slab.payloadBytes)
         {
@@ -372,7 +393,7 @@ final class SlabFileStore implements FileStore
         keyLows[k] = keyLow;
         lengths[k] = (int)length;
         sources[k] = source;
-        crcs[k] = frameCrc.of(source, length);
+        crcs[k] = frameCrc.of(source, length, known, knownCrcs[k]);
         SlabDescriptor.putFrameHeader(headerBlocks[k], headerCrc, (int)length, keyHigh, keyLow, slab.nextSequence(), crcs[k]);
         return null;
     }
