@@ -5,6 +5,7 @@ import io.kvtier.engine.eviction.EvictionPolicy;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -25,11 +26,13 @@ import java.util.concurrent.TimeUnit;
  * 4,096 pages samples one chain in two, of 65,536 one in 32): its worst case, every hit replayed in four
  * miniatures. With 64 chains the share sampled is about the pool's.
  *
- * <p>{@link #hits} is what a request waits for; {@link #hitsThenMaintenance} adds the work a policy leaves for the
- * engine thread's idle time ({@link EvictionPolicy#maintain}), done to the end each time: all the CPU the
- * policy spends. LRU, which leaves none, is the baseline of both, in the same run.
+ * <p>{@link #hits} is what a request waits for on an engine thread that never has a moment to spare: the work a
+ * policy puts off comes back onto requests when its records are full. {@link #hitsAfterIdleTime} is what it waits
+ * for when the engine thread had time before it (the put-off work done before each operation, outside its time, as
+ * an engine thread does it between requests). {@link #hitsThenMaintenance} adds the work put off to the operation,
+ * done to the end each time: all the CPU the policy spends. LRU, which puts nothing off, is the baseline of all
+ * three, in the same run.
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
@@ -39,90 +42,146 @@ public class EvictionPolicyBenchmark
 {
     private static final int CHAIN = 64;
 
-    /** The pool's pages. */
-    @Param({"4096", "65536"})
-    int pages;
-
-    /** The policy, as {@code policy.eviction} names it. */
-    @Param({"adaptive", "lru"})
-    String policy;
-
-    /** How many chains of 64 pages the operations take in turn. */
-    @Param({"1", "64"})
-    int chains;
-
-    private EvictionPolicy eviction;
-    private int next;
-
-    @Setup
-    public void setUp()
+    /** The policy over its pool, with the chains it holds: a state of its own, so that {@link IdleTime} reaches it. */
+    @State(Scope.Thread)
+    public static class Pool
     {
-        if (chains < 1 || chains * CHAIN > pages)
+        /** The pool's pages. */
+        @Param({"4096", "65536"})
+        int pages;
+
+        /** The policy, as {@code policy.eviction} names it. */
+        @Param({"adaptive", "lru"})
+        String policy;
+
+        /** How many chains of 64 pages the operations take in turn. */
+        @Param({"1", "64"})
+        int chains;
+
+        private EvictionPolicy eviction;
+        private int next;
+
+        /** Builds the policy and makes every chain resident, nothing left put off. */
+        @Setup
+        public void setUp()
         {
-            throw new IllegalArgumentException("chains=" + chains + " must be between 1 and " + pages / CHAIN);
-        }
-        eviction = EvictionPolicies.forName(policy, pages);
-        for (int c = 0; c < chains; c++)
-        {
-            for (int i = 0; i < CHAIN; i++)
+            if (chains < 1 || chains * CHAIN > pages)
             {
-                // LookupBenchmark's keys for chain 0, so that its key hashes (high ^ low) are the engine's there.
-                final long high = 0x6B65790000000000L | ((long)c << 16) | i;
-                final long low = i * 0x9E3779B97F4A7C15L;
-                eviction.onInsert(c * CHAIN + i, i == 0 ? EvictionPolicy.NONE : c * CHAIN + i - 1, high ^ low);
+                throw new IllegalArgumentException("chains=" + chains + " must be between 1 and " + pages / CHAIN);
+            }
+            eviction = EvictionPolicies.forName(policy, pages);
+            for (int c = 0; c < chains; c++)
+            {
+                for (int i = 0; i < CHAIN; i++)
+                {
+                    // LookupBenchmark's keys for chain 0, so that its key hashes (high ^ low) are the engine's there.
+                    final long high = 0x6B65790000000000L | ((long)c << 16) | i;
+                    final long low = i * 0x9E3779B97F4A7C15L;
+                    eviction.onInsert(c * CHAIN + i, i == 0 ? EvictionPolicy.NONE : c * CHAIN + i - 1, high ^ low);
+                }
+            }
+            drain();
+            requireAllResident();
+        }
+
+        /** Checks that every chain is still resident. */
+        @TearDown
+        public void tearDown()
+        {
+            drain();
+            requireAllResident();
+        }
+
+        /** @return the last page hit: the calls one acquire of a chain of 64 pooled pages makes */
+        int hits()
+        {
+            final int first = next * CHAIN;
+            next = next + 1 == chains ? 0 : next + 1;
+            int parent = EvictionPolicy.NONE;
+            for (int page = first; page < first + CHAIN; page++)
+            {
+                eviction.onAccess(page, parent);
+                parent = page;
+            }
+            return parent;
+        }
+
+        /** Does all the work the policy left for later: an unbounded budget leaves nothing. */
+        void drain()
+        {
+            eviction.maintain(Integer.MAX_VALUE);
+        }
+
+        private void requireAllResident()
+        {
+            int walked = 0;
+            for (int page = eviction.first(); page != EvictionPolicy.NONE; page = eviction.next(page))
+            {
+                walked++;
+            }
+            if (walked != chains * CHAIN)
+            {
+                throw new IllegalStateException("the " + policy + " policy walks " + walked + " pages; " + chains * CHAIN + " are resident");
             }
         }
-        drain();
-        requireAllResident();
     }
 
-    @TearDown
-    public void tearDown()
+    /**
+     * The engine thread's idle time before a request: whatever the policy put off is done before each invocation of
+     * {@link #hitsAfterIdleTime}, outside its time (a state of its own, so that the other benchmarks get none). It holds
+     * the pool that benchmark hits, since JMH hands a fixture a {@link Pool} of its own rather than the benchmark's.
+     */
+    @State(Scope.Thread)
+    public static class IdleTime
     {
-        drain();
-        requireAllResident();
-    }
+        private Pool pool;
 
-    /** @return the last page hit: the calls one acquire of a chain of 64 pooled pages makes */
-    @Benchmark
-    public int hits()
-    {
-        final int first = next * CHAIN;
-        next = next + 1 == chains ? 0 : next + 1;
-        int parent = EvictionPolicy.NONE;
-        for (int page = first; page < first + CHAIN; page++)
+        /**
+         * @param policy the policy over its pool, set up
+         */
+        @Setup
+        public void attach(final Pool policy)
         {
-            eviction.onAccess(page, parent);
-            parent = page;
+            pool = policy;
         }
-        return parent;
+
+        /** Lets the policy do everything it put off. */
+        @Setup(Level.Invocation)
+        public void idle()
+        {
+            pool.drain();
+        }
     }
 
-    /** @return the last page hit, after the policy did all the work it left for later */
+    /**
+     * @param pool the policy
+     * @return the last page hit: the calls one acquire of a chain of 64 pooled pages makes
+     */
     @Benchmark
-    public int hitsThenMaintenance()
+    public int hits(final Pool pool)
     {
-        final int last = hits();
-        drain();
+        return pool.hits();
+    }
+
+    /**
+     * @param idleTime the policy, given idle time before each invocation
+     * @return the last page hit: the calls one acquire makes, after idle time in which the policy did what it put off
+     */
+    @Benchmark
+    public int hitsAfterIdleTime(final IdleTime idleTime)
+    {
+        return idleTime.pool.hits();
+    }
+
+    /**
+     * @param pool the policy
+     * @return the last page hit, after the policy did all the work it left for later
+     */
+    @Benchmark
+    public int hitsThenMaintenance(final Pool pool)
+    {
+        final int last = pool.hits();
+        pool.drain();
         return last;
-    }
-
-    /** Does all the work the policy left for later: an unbounded budget leaves nothing. */
-    private void drain()
-    {
-        eviction.maintain(Integer.MAX_VALUE);
-    }
-
-    private void requireAllResident()
-    {
-        int walked = 0;
-        for (int page = eviction.first(); page != EvictionPolicy.NONE; page = eviction.next(page))
-        {
-            walked++;
-        }
-        if (walked != chains * CHAIN)
-        {
-            throw new IllegalStateException("the " + policy + " policy walks " + walked + " pages; " + chains * CHAIN + " are resident");
-        }
     }
 }

@@ -19,8 +19,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The figures of docs/PERFORMANCE.md, "Eviction policies": the engine's default policy never hits fewer blocks
- * than LRU, on the Mooncake conversation trace (skipped, saying why, when the trace is not beside the checkout,
- * as {@link ReferenceFiguresTest} is) and on the synthetic traces (always), and every policy's hit rate is pinned
+ * than LRU, on the Mooncake conversation and synthetic traces (each skipped, saying why, when it is not beside the
+ * checkout, as {@link ReferenceFiguresTest} is) and on the generated synthetic traces (always), and every policy's hit rate is pinned
  * to four decimals so that a change to a policy shows up against the documented table.
  */
 class EvictionPolicyFiguresTest
@@ -32,9 +32,13 @@ class EvictionPolicyFiguresTest
     private static final List<Path> SEARCHED = List.of(
         Path.of("../shared/traces/conversation_trace.jsonl"),
         Path.of("../../shared/traces/conversation_trace.jsonl"));
+    /** The trace file of the Mooncake paper's "Synthetic" workload, beside the conversation trace. */
+    private static final String MOONCAKE_SYNTHETIC = "synthetic_trace.jsonl";
     private static final Map<String, List<TraceRequest>> SYNTHETIC = new ConcurrentHashMap<>();
 
     private static List<TraceRequest> mooncake;
+    private static List<TraceRequest> mooncakeSynthetic;
+    private static Path mooncakeSyntheticPath;
 
     @BeforeAll
     static void locateTrace() throws IOException
@@ -51,6 +55,15 @@ class EvictionPolicyFiguresTest
             trace = SEARCHED.stream().filter(Files::isRegularFile).findFirst().orElse(null);
         }
         mooncake = trace == null ? null : TraceReader.readAll(trace);
+        mooncakeSyntheticPath = (trace == null ? SEARCHED.get(0) : trace).resolveSibling(MOONCAKE_SYNTHETIC);
+        mooncakeSynthetic = Files.isRegularFile(mooncakeSyntheticPath) ? TraceReader.readAll(mooncakeSyntheticPath) : null;
+    }
+
+    private static List<TraceRequest> requireMooncakeSynthetic()
+    {
+        assumeTrue(mooncakeSynthetic != null, () -> "trace not found at " + mooncakeSyntheticPath.toAbsolutePath().normalize() +
+            " (beside the conversation trace); it ships beside the repository in ../shared/traces, not in it");
+        return mooncakeSynthetic;
     }
 
     private static List<TraceRequest> requireMooncake()
@@ -110,6 +123,18 @@ class EvictionPolicyFiguresTest
         final List<TraceRequest> trace = requireMooncake();
         assertThat(List.of("1e5", "1e6", "3e6", "1e7", "unbounded").stream().map(tokens -> fourDecimals(replay("mooncake", trace, tokens, policy))))
             .as(policy).containsExactly(at1e5, at1e6, at3e6, at1e7, unbounded);
+    }
+
+    @ParameterizedTest(name = "default >= LRU at {0} tokens on the Mooncake synthetic trace: {1} against {2}")
+    @CsvSource({"1e5, 0.0223, 0.0113", "1e6, 0.1515, 0.1395", "3e6, 0.3347, 0.3094", "1e7, 0.5685, 0.5665", "unbounded, 0.6396, 0.6396"})
+    void shouldNeverHitLessThanLruOnTheMooncakeSyntheticTrace(final String tokens, final String stated, final String statedLru)
+    {
+        final List<TraceRequest> trace = requireMooncakeSynthetic();
+        final ReplayResult lru = replay("mooncake-synthetic", trace, tokens, "lru");
+        final ReplayResult adaptive = replay("mooncake-synthetic", trace, tokens, EvictionPolicies.DEFAULT);
+
+        assertThat(adaptive.hitBlocks()).as("%s: default %.4f, LRU %.4f", tokens, adaptive.hitRate(), lru.hitRate()).isGreaterThanOrEqualTo(lru.hitBlocks());
+        assertThat(List.of(fourDecimals(adaptive), fourDecimals(lru))).as("the figures docs/PERFORMANCE.md states").containsExactly(stated, statedLru);
     }
 
     @ParameterizedTest(name = "default >= LRU on {0} at {1} tokens: {2}")

@@ -27,12 +27,16 @@ import java.util.List;
  * sampled; each miniature has {@code capacity / rate} pages. A pool of up to 4,095 pages is simulated whole.
  * The miniatures share the pool's frequency sketch, which the pool counts and whose estimate each event carries.
  *
- * <p>Cost: each sampled event is replayed in four small caches, O(1) each, but not while a request waits: it is
- * recorded (the key, its parent's key and state, the estimate) and replayed when the engine thread has nothing
- * else to do ({@link #maintain}), in batches, one miniature after the other; at most {@link #PENDING} wait, and
- * all of them are replayed before a choice, so the choices, and so the pool's order, are those of replaying each
- * event at once. Memory is the pool's policy plus four miniatures of at most 4,095 pages (about 50 bytes a page)
- * and the records (24 KiB).
+ * <p>Cost: a request pays for a record per insertion and hit, no more. Each event is written down (the page, its
+ * parent, the key's hash) and applied to the pool's policy, the sketch and the sample later, in order: when the
+ * engine thread has nothing else to do ({@link #maintain}), when {@link #DEFERRED} are waiting, and before anything
+ * that reads the order or changes residency ({@link #first}, {@link #next}, {@link #onRemove}). Applied in the order
+ * they came, with every removal after the events before it, they leave the pool's policy exactly as applying each at
+ * once would. A sampled event is then replayed in four small caches, O(1) each, also put off: it is recorded (the
+ * key, its parent's key and state, the estimate) and replayed in idle time, in batches, one miniature after the
+ * other; at most {@link #PENDING} wait, and all of them are replayed before a choice, so the choices, and so the
+ * pool's order, are those of replaying each event at once. Memory is the pool's policy plus four miniatures of at
+ * most 4,095 pages (about 50 bytes a page) and the records (27 KiB).
  */
 final class AdaptivePolicy implements EvictionPolicy
 {
@@ -64,6 +68,12 @@ final class AdaptivePolicy implements EvictionPolicy
     /** How many put-off events a full ring replays at once before it takes another. */
     static final int CATCH_UP = 64;
 
+    /**
+     * The most insertions and hits written down before the pool's policy hears them (a power of two): a full record
+     * applies them all, in one pass over warm arrays, before it takes another.
+     */
+    static final int DEFERRED = 256;
+
     private static final int REFERENCE = CANDIDATES.size() - 1;
     private static final long SAMPLE_SALT = 0x5DEECE66DL;
 
@@ -82,6 +92,16 @@ final class AdaptivePolicy implements EvictionPolicy
     private final int[] pendingHome = new int[PENDING];
     private int pendingHead;
     private int pendingCount;
+    /**
+     * Insertions and hits not yet applied to the pool's policy, from {@link #deferredApplied} to
+     * {@link #deferredCount}: the page (its complement {@code ~page}, negative, for an insertion), its parent and,
+     * for an insertion, the key's hash.
+     */
+    private final int[] deferredPage = new int[DEFERRED];
+    private final int[] deferredParent = new int[DEFERRED];
+    private final long[] deferredKey = new long[DEFERRED];
+    private int deferredCount;
+    private int deferredApplied;
     private long events;
     private int chosen = REFERENCE;
 
@@ -110,18 +130,77 @@ final class AdaptivePolicy implements EvictionPolicy
     @Override
     public void onInsert(final int page, final int parent, final long keyHash)
     {
-        final int seen = sketch.incrementAndEstimate(keyHash);
-        pool.insert(page, parent, keyHash, seen);
-        observe(page, parent, keyHash, seen);
+        defer(~page, parent, keyHash);
     }
 
     @Override
     public void onAccess(final int page, final int parent)
     {
-        final long keyHash = pool.keyHash(page);
-        final int seen = sketch.incrementAndEstimate(keyHash);
-        pool.access(page, parent, seen);
-        observe(page, parent, keyHash, seen);
+        defer(page, parent, 0);
+    }
+
+    /** Writes an event down for the pool's policy; a full record applies every event in it first. */
+    private void defer(final int pageOrInsertion, final int parent, final long keyHash)
+    {
+        if (deferredCount == DEFERRED)
+        {
+            apply(DEFERRED);
+        }
+        final int event = deferredCount++;
+        deferredPage[event] = pageOrInsertion;
+        deferredParent[event] = parent;
+        deferredKey[event] = keyHash;
+    }
+
+    /**
+     * Applies written-down events to the pool's policy, the sketch and the sample, oldest first.
+     *
+     * @param events the most to apply
+     * @return how many were applied
+     */
+    private int apply(final int events)
+    {
+        final int from = deferredApplied;
+        final int to = from + Math.min(events, deferredCount - from);
+        for (int event = from; event < to; event++)
+        {
+            final int pageOrInsertion = deferredPage[event];
+            final int parent = deferredParent[event];
+            if (pageOrInsertion < 0)
+            {
+                final int page = ~pageOrInsertion;
+                final long keyHash = deferredKey[event];
+                final int seen = sketch.incrementAndEstimate(keyHash);
+                pool.insert(page, parent, keyHash, seen);
+                observe(page, parent, keyHash, seen);
+            }
+            else
+            {
+                final long keyHash = pool.keyHash(pageOrInsertion);
+                final int seen = sketch.incrementAndEstimate(keyHash);
+                pool.access(pageOrInsertion, parent, seen);
+                observe(pageOrInsertion, parent, keyHash, seen);
+            }
+        }
+        if (to == deferredCount)
+        {
+            deferredCount = 0;
+            deferredApplied = 0;
+        }
+        else
+        {
+            deferredApplied = to;
+        }
+        return to - from;
+    }
+
+    /** Applies every written-down event: the pool's policy is then as if each had been applied at once. */
+    private void settle()
+    {
+        if (deferredCount != 0)
+        {
+            apply(DEFERRED);
+        }
     }
 
     /** Puts the event off for the miniatures when its chain is sampled; the sketch has counted it, {@code seen} is its estimate. */
@@ -136,7 +215,7 @@ final class AdaptivePolicy implements EvictionPolicy
         {
             final int parentState = parentPage == NONE ? MiniatureCache.NO_PARENT :
                 sampled[parentPage] ? MiniatureCache.PARENT_SAMPLED : MiniatureCache.PARENT_OUTSIDE;
-            defer(keyHash, parentPage == NONE ? 0 : pool.keyHash(parentPage), parentState, seen);
+            putOff(keyHash, parentPage == NONE ? 0 : pool.keyHash(parentPage), parentState, seen);
         }
         if (++events >= window)
         {
@@ -150,7 +229,7 @@ final class AdaptivePolicy implements EvictionPolicy
      * Puts a sampled event off for the miniatures, everything they will need read now; when {@link #PENDING} are
      * waiting, the oldest {@link #CATCH_UP} are replayed first.
      */
-    private void defer(final long keyHash, final long parentKey, final int parentState, final int seen)
+    private void putOff(final long keyHash, final long parentKey, final int parentState, final int seen)
     {
         if (pendingCount == PENDING)
         {
@@ -205,7 +284,8 @@ final class AdaptivePolicy implements EvictionPolicy
     @Override
     public int maintain(final int budget)
     {
-        return replay(budget);
+        final int applied = apply(budget);
+        return applied + (applied < budget ? replay(budget - applied) : 0);
     }
 
     private void choose()
@@ -236,30 +316,35 @@ final class AdaptivePolicy implements EvictionPolicy
     @Override
     public void onRemove(final int page)
     {
+        settle();
         pool.onRemove(page);
     }
 
     @Override
     public int first()
     {
+        settle();
         return pool.first();
     }
 
     @Override
     public int next(final int page)
     {
+        settle(); // an event written down since first() ended the walk: the pool's policy says so once it heard it
         return pool.next(page);
     }
 
     /** @return the setting the pool follows now */
     public SegmentedPolicy.Setting setting()
     {
+        settle();
         return pool.setting();
     }
 
     /** @return the number of resident pages */
     public int size()
     {
+        settle();
         return pool.size();
     }
 
@@ -275,9 +360,16 @@ final class AdaptivePolicy implements EvictionPolicy
         return pendingCount;
     }
 
-    /** @return the miniatures, in {@link #CANDIDATES} order, every event put off replayed in them */
+    /** @return insertions and hits written down, not yet applied to the pool's policy */
+    int deferredEvents()
+    {
+        return deferredCount - deferredApplied;
+    }
+
+    /** @return the miniatures, in {@link #CANDIDATES} order, every event written down applied and replayed in them */
     MiniatureCache[] miniatures()
     {
+        settle();
         replay(pendingCount);
         return miniatures;
     }
@@ -291,6 +383,6 @@ final class AdaptivePolicy implements EvictionPolicy
     @Override
     public String toString()
     {
-        return NAME + "(now " + pool.setting().name() + ")";
+        return NAME + "(now " + setting().name() + ")";
     }
 }

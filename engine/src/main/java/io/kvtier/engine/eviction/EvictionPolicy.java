@@ -83,10 +83,10 @@ public interface EvictionPolicy
     int next(int page);
 
     /**
-     * Does up to {@code budget} units of work the policy put off, work that changes no eviction order until the
-     * policy itself says so: the engine thread calls it when it has nothing else to do, so that a request does not
-     * wait for it. A policy never depends on it being called: it catches up by itself before the work matters.
-     * Ends no walk.
+     * Does up to {@code budget} units of work the policy put off, work whose effect on the eviction order no caller
+     * can see before it is done (a policy does it by itself before {@link #first}, {@link #next} and {@link #onRemove}
+     * answer): the engine thread calls it when it has nothing else to do, so that a request does not wait for it. A
+     * policy never depends on it being called: it catches up by itself before the work matters. Ends no walk.
      *
      * @param budget the most units to do, at least 1 (a unit is one event of the policy's choosing)
      * @return the units done: 0 when nothing was put off

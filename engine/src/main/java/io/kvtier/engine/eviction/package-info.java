@@ -9,8 +9,9 @@
  * simulating each on a sample of the traffic. {@link io.kvtier.engine.eviction.LruPolicy} is plain LRU.
  *
  * <p>Every policy is confined to one thread, sizes its arrays at construction and allocates nothing afterwards;
- * every call is O(1) amortised. Work that changes no eviction order yet (the adaptive policy's simulations) may be
- * put off to the engine thread's idle time through {@link io.kvtier.engine.eviction.EvictionPolicy#maintain}. {@code docs/PERFORMANCE.md} ("Eviction policies") has their hit rates on the
+ * every call is O(1) amortised. Work whose effect no caller sees yet (the adaptive policy's bookkeeping of each
+ * insertion and hit, and its simulations) may be put off to the engine thread's idle time through
+ * {@link io.kvtier.engine.eviction.EvictionPolicy#maintain}. {@code docs/PERFORMANCE.md} ("Eviction policies") has their hit rates on the
  * Mooncake trace and on synthetic traces.
  */
 package io.kvtier.engine.eviction;

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class AdaptivePolicyTest
 {
@@ -165,15 +166,40 @@ class AdaptivePolicyTest
         replayer.chain(scratch, 1, 10);
         replayer.chain(scratch, 1, 10);
 
-        assertThat(policy.pendingEvents()).as("a pool this small samples every chain; nothing replayed yet").isEqualTo(20);
+        assertThat(policy.deferredEvents()).as("the requests paid a record a page; the pool's policy heard nothing yet").isEqualTo(20);
+        assertThat(policy.pendingEvents()).isZero();
         assertThat(policy.maintain(4)).isEqualTo(4);
-        assertThat(policy.pendingEvents()).isEqualTo(16);
-        assertThat(policy.maintain(100)).isEqualTo(16);
+        assertThat(policy.deferredEvents()).isEqualTo(16);
+        assertThat(policy.pendingEvents()).as("a pool this small samples every chain; none replayed in the miniatures yet").isEqualTo(4);
+        assertThat(policy.maintain(100)).as("16 events applied, then 20 replayed").isEqualTo(36);
         assertThat(policy.maintain(100)).isZero();
         for (final MiniatureCache miniature : policy.miniatures())
         {
             assertThat(miniature.hits()).as("the second request hit all ten in %s", miniature.setting().name()).isEqualTo(10);
         }
+    }
+
+    @Test
+    void shouldApplyWrittenDownEventsBeforeAWalkOrARemoval()
+    {
+        final AdaptivePolicy policy = new AdaptivePolicy(CAPACITY);
+        policy.onInsert(0, EvictionPolicy.NONE, Replayer.hash(0));
+        policy.onInsert(1, EvictionPolicy.NONE, Replayer.hash(1));
+        policy.onAccess(0, EvictionPolicy.NONE);
+        assertThat(policy.deferredEvents()).isEqualTo(3);
+
+        assertThat(policy.first()).as("the hit on page 0 came last, so page 1 goes first").isEqualTo(1);
+        assertThat(policy.deferredEvents()).isZero();
+
+        policy.onAccess(1, EvictionPolicy.NONE);
+        policy.onRemove(0);
+        assertThat(policy.deferredEvents()).as("a removal comes after the events before it").isZero();
+        assertThat(policy.first()).isEqualTo(1);
+        assertThat(policy.next(1)).isEqualTo(EvictionPolicy.NONE);
+
+        policy.first();
+        policy.onAccess(1, EvictionPolicy.NONE);
+        assertThatThrownBy(() -> policy.next(1)).as("a hit written down ends the walk all the same").isInstanceOf(IllegalStateException.class);
     }
 
     @Test
@@ -184,17 +210,23 @@ class AdaptivePolicyTest
         final AdaptivePolicy policy = new AdaptivePolicy(capacity);
         final Replayer replayer = new Replayer(policy, capacity, 10_000);
         final int[] scratch = new int[16];
+        int events = 0;
         for (int i = 0; policy.pendingEvents() < AdaptivePolicy.PENDING; i++)
         {
             replayer.chain(scratch, 100 + 16 * (i % 100), 16);
+            events += 16;
         }
-        replayer.chain(scratch, 1, 1);
-        assertThat(policy.pendingEvents()).as("a full ring replays its oldest part").isEqualTo(AdaptivePolicy.PENDING - AdaptivePolicy.CATCH_UP + 1);
-        while (policy.pendingEvents() > 0)
+        assertThat(policy.deferredEvents()).as("a full record applied its events by itself").isLessThan(AdaptivePolicy.DEFERRED);
+        final int deferred = policy.deferredEvents();
+        policy.first();
+        assertThat(policy.pendingEvents()).as("a full ring replays its oldest part").isEqualTo(AdaptivePolicy.PENDING - AdaptivePolicy.CATCH_UP + deferred);
+        for (; events < capacity; events++)
         {
             replayer.chain(scratch, 1, 1);
         }
-        assertThat(policy.maintain(1)).as("the choice after 2,048 events replayed every event left").isZero();
+        policy.first();
+        assertThat(policy.pendingEvents()).as("the choice after 2,048 events replayed every event left").isZero();
+        assertThat(policy.maintain(1)).isZero();
     }
 
     @Test
