@@ -111,6 +111,8 @@ public final class WorkloadRunner
     private final AtomicLong notCached = new AtomicLong();
     private final AtomicLongArray clientNanos = new AtomicLongArray(ClientStep.values().length);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** The client whose failure {@link #failure} holds, written before its thread ends (read after the join). */
+    private int failedClient;
     /** The counts when the warm-up ended, the time counted from the run's start; null while it lasts. */
     private final AtomicReference<RunPhase> warmupEnd = new AtomicReference<>();
     private long warmupRequests;
@@ -155,7 +157,14 @@ public final class WorkloadRunner
         {
             for (int c = 0; c < options.clients(); c++)
             {
-                opened.add(clientFactory.open(c));
+                try
+                {
+                    opened.add(clientFactory.open(c));
+                }
+                catch (final ClientProcessException ex)
+                {
+                    throw new ClientProcessException(clientText(c) + ": " + ex.getMessage(), ex);
+                }
             }
         }
         catch (final RuntimeException | Error ex)
@@ -176,7 +185,8 @@ public final class WorkloadRunner
             final Histogram histogram = new Histogram(3_600_000_000L, 3);
             histograms.add(histogram);
             final WorkloadClient workloadClient = opened.get(c);
-            clients.add(Thread.ofPlatform().name("kvtier-client-" + c).start(() -> runClient(workloadClient, histogram)));
+            final int index = c;
+            clients.add(Thread.ofPlatform().name("kvtier-client-" + c).start(() -> runClient(index, workloadClient, histogram)));
         }
         final long expected = workload.shape().expectedRequests();
         while (true)
@@ -205,9 +215,13 @@ public final class WorkloadRunner
         // A run shorter than its warm-up has no steady state: all of it was warm-up.
         final RunPhase warmup = warmupEnd.get() != null ? warmupEnd.get() : whole;
         final Throwable failed = failure.get();
+        if (failed instanceof ClientProcessException)
+        {
+            throw new ClientProcessException(clientText(failedClient) + ": " + failed.getMessage(), failed);
+        }
         if (failed != null)
         {
-            throw new IllegalStateException("a workload client failed: " + failed.getMessage(), failed);
+            throw new IllegalStateException(clientText(failedClient) + " failed: " + failed.getMessage(), failed);
         }
         final Histogram all = new Histogram(3_600_000_000L, 3);
         for (final Histogram histogram : histograms)
@@ -230,7 +244,13 @@ public final class WorkloadRunner
             all.getMaxValue() / 1000, counters, steps, warmup, warmup.until(whole));
     }
 
-    private void runClient(final WorkloadClient client, final Histogram histogram)
+    /** @return "workload client 2 of 3", for the client at {@code index} */
+    private String clientText(final int index)
+    {
+        return "workload client " + (index + 1) + " of " + options.clients();
+    }
+
+    private void runClient(final int index, final WorkloadClient client, final Histogram histogram)
     {
         final ChatWorkload.Request request = new ChatWorkload.Request();
         final RequestTally tally = new RequestTally();
@@ -272,7 +292,10 @@ public final class WorkloadRunner
         }
         catch (final RuntimeException | Error ex)
         {
-            failure.compareAndSet(null, ex);
+            if (failure.compareAndSet(null, ex))
+            {
+                failedClient = index;
+            }
         }
     }
 }
