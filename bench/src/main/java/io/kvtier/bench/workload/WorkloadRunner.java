@@ -113,10 +113,7 @@ public final class WorkloadRunner
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** The client whose failure {@link #failure} holds, written before its thread ends (read after the join). */
     private int failedClient;
-    /** The counts when the warm-up ended, the time counted from the run's start; null while it lasts. */
-    private final AtomicReference<RunPhase> warmupEnd = new AtomicReference<>();
-    private long warmupRequests;
-    private long start;
+    private RunClock clock;
 
     /**
      * @param engine   a running engine
@@ -174,12 +171,8 @@ public final class WorkloadRunner
         }
         final List<Thread> clients = new ArrayList<>();
         final List<Histogram> histograms = new ArrayList<>();
-        warmupRequests = options.warmupRequests(workload.shape().expectedRequests());
-        start = System.nanoTime();
-        if (warmupRequests == 0)
-        {
-            warmupEnd.set(new RunPhase(0, 0, 0, engine.pool().pageSize(), 0));
-        }
+        clock = new RunClock(options.warmupRequests(workload.shape().expectedRequests()), engine.pool().pageSize(),
+            () -> verified.get() + corrupt.get(), written::get);
         for (int c = 0; c < opened.size(); c++)
         {
             final Histogram histogram = new Histogram(3_600_000_000L, 3);
@@ -203,17 +196,16 @@ public final class WorkloadRunner
             }
             if (listener != null)
             {
-                listener.progress(requests.get(), Math.max(expected, requests.get()), pagesRequested.get(), hitL2.get(), hitL3.get(), System.nanoTime() - start);
+                listener.progress(requests.get(), Math.max(expected, requests.get()), pagesRequested.get(), hitL2.get(), hitL3.get(), clock.elapsedNanos());
             }
             if (!alive)
             {
                 break;
             }
         }
-        final long elapsed = System.nanoTime() - start;
-        final RunPhase whole = new RunPhase(requests.get(), verified.get() + corrupt.get(), written.get(), engine.pool().pageSize(), elapsed);
-        // A run shorter than its warm-up has no steady state: all of it was warm-up.
-        final RunPhase warmup = warmupEnd.get() != null ? warmupEnd.get() : whole;
+        final RunPhase whole = clock.whole(requests.get());
+        final long elapsed = whole.elapsedNanos();
+        final RunPhase warmup = clock.warmup(whole);
         final Throwable failed = failure.get();
         if (failed instanceof ClientProcessException)
         {
@@ -281,12 +273,7 @@ public final class WorkloadRunner
                 }
                 histogram.recordValue(Math.min(tally.latencyNanos, histogram.getHighestTrackableValue()));
                 pagesRequested.addAndGet(tally.pagesRequested);
-                if (requests.incrementAndGet() == warmupRequests)
-                {
-                    // Requests other clients are in the middle of count in the steady state, when they end.
-                    warmupEnd.set(new RunPhase(warmupRequests, verified.get() + corrupt.get(), written.get(), engine.pool().pageSize(),
-                        System.nanoTime() - start));
-                }
+                clock.answered(requests.incrementAndGet());
                 workload.answered(request);
             }
         }

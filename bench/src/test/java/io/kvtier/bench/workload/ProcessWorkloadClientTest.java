@@ -89,6 +89,12 @@ class ProcessWorkloadClientTest
             "printf KVTR; head -c " + PROMPT_BYTES + " >/dev/null; cat '" + file + "'; " + then), CLIENT, LIBRARY, PAGE_TOKENS, TIMEOUT);
     }
 
+    /** @return an assertion on the failure of the client's answer to {@link #prompt()}, which must be a ClientProcessException */
+    private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> assertServeFails(final ProcessWorkloadClient client)
+    {
+        return assertThatThrownBy(() -> client.serve(prompt(), new RequestTally())).isInstanceOf(ClientProcessException.class);
+    }
+
     private static void assertGone(final ProcessWorkloadClient client) throws Exception
     {
         assertThat(client.process().waitFor(10, TimeUnit.SECONDS)).as("the client process is killed").isTrue();
@@ -122,7 +128,7 @@ class ProcessWorkloadClientTest
         final ProcessWorkloadClient client = client(java.util.Arrays.copyOf(whole, 100), "cat >/dev/null");
         try (client)
         {
-            assertThatThrownBy(() -> client.serve(prompt(), new RequestTally())).isInstanceOf(ClientProcessException.class)
+            assertServeFails(client)
                 .hasMessageStartingWith(client.name() + " did not answer a request of 4 pages within 1.0 s")
                 .hasMessageContaining("100 of its answer's " + whole.length + " bytes came")
                 .hasMessageContaining("killed it");
@@ -148,7 +154,7 @@ class ProcessWorkloadClientTest
         final ProcessWorkloadClient client = client(bytes.toByteArray(), "cat >/dev/null");
         try (client)
         {
-            assertThatThrownBy(() -> client.serve(prompt(), new RequestTally())).isInstanceOf(ClientProcessException.class)
+            assertServeFails(client)
                 .hasMessageStartingWith(client.name() + " its tally has 0 steps where the demo's has 8 (keys, lookup, acquire, verify, release, "
                     + "reserve, fill, commit)");
             assertGone(client);
@@ -163,7 +169,7 @@ class ProcessWorkloadClientTest
             "cat >/dev/null");
         try (client)
         {
-            assertThatThrownBy(() -> client.serve(prompt(), new RequestTally())).isInstanceOf(ClientProcessException.class)
+            assertServeFails(client)
                 .hasMessageStartingWith(client.name() + " answered a request of 4 pages with 0x74686973 (\"this\") where READY 0x4b565452 (\"KVTR\")");
             assertGone(client);
         }
@@ -178,7 +184,7 @@ class ProcessWorkloadClientTest
         final ProcessWorkloadClient client = client(wire(wrong), "cat >/dev/null");
         try (client)
         {
-            assertThatThrownBy(() -> client.serve(prompt(), new RequestTally())).isInstanceOf(ClientProcessException.class)
+            assertServeFails(client)
                 .hasMessage(client.name() + " answered a request of 4 pages with a tally that cannot be right: hit_l2 9 is not from 0 to the "
                     + "prompt's 4 pages");
         }
@@ -187,7 +193,7 @@ class ProcessWorkloadClientTest
         final ProcessWorkloadClient second = client(wire(slow), "cat >/dev/null");
         try (second)
         {
-            assertThatThrownBy(() -> second.serve(prompt(), new RequestTally())).isInstanceOf(ClientProcessException.class)
+            assertServeFails(second)
                 .hasMessageContaining("step commit took 30000 ns where the request's latency is 90000 ns and the steps before it took 70000 ns");
         }
     }
@@ -200,7 +206,7 @@ class ProcessWorkloadClientTest
         final ProcessWorkloadClient client = client(java.util.Arrays.copyOf(whole, 24), "exit 3");
         try (client)
         {
-            assertThatThrownBy(() -> client.serve(prompt(), new RequestTally())).isInstanceOf(ClientProcessException.class)
+            assertServeFails(client)
                 .hasMessage(client.name() + " ended with exit code 3 after 24 of its answer's " + whole.length + " bytes, on a request of 4 pages");
         }
     }
@@ -212,7 +218,7 @@ class ProcessWorkloadClientTest
         final ProcessWorkloadClient client = client("FAIL\u0000\u0016LOOKUP_AND_LOCK failed".getBytes(StandardCharsets.US_ASCII), "exit 1");
         try (client)
         {
-            assertThatThrownBy(() -> client.serve(prompt(), new RequestTally())).isInstanceOf(ClientProcessException.class)
+            assertServeFails(client)
                 .hasMessage(client.name() + " failed on a request of 4 pages: LOOKUP_AND_LOCK failed");
         }
     }
@@ -233,7 +239,7 @@ class ProcessWorkloadClientTest
                 Thread.sleep(10);
             }
             assertThat(sleep).as("the shell's sleep started").isPresent();
-            assertThatThrownBy(() -> client.serve(prompt(), new RequestTally())).isInstanceOf(ClientProcessException.class)
+            assertServeFails(client)
                 .hasMessage(client.name() + " did not answer a request of 4 pages within 1.0 s (0 of its answer's 136 bytes came), so the demo killed it");
             assertGone(client);
             assertThat(sleep.get().onExit().get(10, TimeUnit.SECONDS).isAlive()).as("its child is killed too").isFalse();
