@@ -4,11 +4,14 @@
  * Run by `kvtier demo --ipc --client c` (ProcessWorkloadClient.startC) with:
  *     kvtier_demo_client socket_path page_tokens model_id kv_layout
  * The C twin of bench's python_demo_client.py: it attaches to the engine, then serves the prompts its
- * parent writes on stdin (big-endian int length, then that many big-endian int tokens): key the
- * prompt, LOOKUP, ACQUIRE and check every byte of the pinned prefix against the key's pattern
- * (bench's PagePattern: SplitMix64 seeded by the key, little-endian), RELEASE, then RESERVE, write
- * and COMMIT the missing pages. Each answer is READY and the request's tally, big-endian, as
- * RequestTally.writeTo writes it. A failure is FAILED, a u16 length and the message (readUTF).
+ * parent writes on stdin (big-endian int length, then that many big-endian int tokens) in two round
+ * trips, as the Java demo clients do: key the prompt, LOOKUP_AND_LOCK (the cached prefix pinned, the
+ * rest reserved), check every byte of the pinned prefix against the key's pattern (bench's
+ * PagePattern: SplitMix64 seeded by the key, little-endian), write the reserved pages, then
+ * COMMIT_AND_RELEASE. Each answer is READY, the number of steps (8) and the request's tally,
+ * big-endian, as RequestTally.writeTo writes it; the combined requests are clocked under the steps
+ * acquire and commit, as the Java clients clock them. A failure is FAILED, a u16 length and the
+ * message (readUTF).
  */
 #include "kvtier_client.h"
 
@@ -188,28 +191,19 @@ int main(int argc, char **argv)
         }
         int64_t t = now_ns(), t1;
         steps[KEYS] += t - t0;
-        kvt_result result;
-        if (kvt_lookup(c, 0, 0, keys, (int32_t)n, &result) < 0) {
-            fail_call(c, "LOOKUP");
-            rc = 1;
-            goto done;
-        }
-        t1 = now_ns(); steps[LOOKUP] += t1 - t; t = t1;
         int32_t cached = 0;
         if (n > 0) {
-            if (kvt_acquire(c, 0, 0, keys, (int32_t)n, &result) < 0) {
-                fail_call(c, "ACQUIRE");
+            /* Two round trips a request, as the Java demo clients make them: LOOKUP_AND_LOCK pins the cached
+             * prefix and reserves the rest (clocked as ACQUIRE), COMMIT_AND_RELEASE publishes what was
+             * written and drops the pins (clocked as COMMIT). */
+            kvt_result result;
+            cached = kvt_lookup_and_lock(c, 0, 0, keys, (int32_t)n, KVT_RESERVE_ALL, &result);
+            if (cached < 0) {
+                fail_call(c, "LOOKUP_AND_LOCK");
                 rc = 1;
                 goto done;
             }
             t1 = now_ns(); steps[ACQUIRE] += t1 - t; t = t1;
-            while (cached < n) {
-                int32_t status = kvt_slot_status(c, cached);
-                if (status != KVT_PAGE_PINNED && status != KVT_PAGE_PINNED_FROM_L3) {
-                    break;
-                }
-                cached++;
-            }
             hit_l2 += result.from_pool;
             hit_l3 += result.from_l3;
             for (int32_t i = 0; i < cached; i++) {
@@ -222,58 +216,44 @@ int main(int argc, char **argv)
                 }
             }
             t1 = now_ns(); steps[VERIFY] += t1 - t; t = t1;
-            if (kvt_release(c, 0, (int32_t)n, NULL) < 0) {
-                fail_call(c, "RELEASE");
-                rc = 1;
-                goto done;
-            }
-        }
-        t1 = now_ns(); steps[RELEASE] += t1 - t; t = t1;
-        if (cached < n) {
-            int32_t count = (int32_t)n - cached;
-            if (kvt_reserve(c, 0, 0, keys + cached, count, &result) < 0) {
-                fail_call(c, "RESERVE");
-                rc = 1;
-                goto done;
-            }
-            t1 = now_ns(); steps[RESERVE] += t1 - t; t = t1;
-            int mine = 0;
-            for (int32_t i = 0; i < count; i++) {
+            for (int32_t i = 0; i < (int32_t)n; i++) {
+                /* Read only for a reserved slot; any length 1..page size is valid for the others. */
+                lengths[i] = (int32_t)page_size;
+                if (i < cached) {
+                    continue;
+                }
                 int32_t status = kvt_slot_status(c, i);
-                lengths[i] = 1;
                 if (status == KVT_PAGE_RESERVED) {
                     void *page = kvt_slot_addr(c, i);
                     if (page == NULL) {
-                        kvt_abort(c, 0, count, NULL);
-                        fail("RESERVE answered a slot without a page");
+                        fail("LOOKUP_AND_LOCK answered a reserved slot without a page");
                         rc = 1;
                         goto done;
                     }
-                    pattern(&keys[cached + i], page, page_size);
-                    lengths[i] = (int32_t)page_size;
-                    mine++;
+                    pattern(&keys[i], page, page_size);
                 } else if (status != KVT_PAGE_EXISTS) {
                     not_cached++;
                 }
             }
             t1 = now_ns(); steps[FILL] += t1 - t; t = t1;
-            if (kvt_commit(c, 0, count, lengths, &result) < 0) {
-                fail_call(c, "COMMIT");
+            if (kvt_commit_and_release(c, 0, (int32_t)n, lengths, 0, &result) < 0) {
+                fail_call(c, "COMMIT_AND_RELEASE");
                 rc = 1;
                 goto done;
             }
-            if (mine) {
-                written += result.result_count;
-                steps[COMMIT] += now_ns() - t;
-            }
+            written += result.result_count;
+            steps[COMMIT] += now_ns() - t;
         }
         int64_t latency = now_ns() - t0;
-        uint8_t answer[4 + 16 * 8];
+        uint8_t answer[8 + (8 + STEPS) * 8];
         int64_t tally[8] = {n, hit_l2, hit_l3, written, verified, corrupt, not_cached, latency};
         put_be32(answer, READY);
+        put_be32(answer + 4, STEPS);
         for (int i = 0; i < 8; i++) {
-            put_be64(answer + 4 + 8 * i, (uint64_t)tally[i]);
-            put_be64(answer + 4 + 64 + 8 * i, (uint64_t)steps[i]);
+            put_be64(answer + 8 + 8 * i, (uint64_t)tally[i]);
+        }
+        for (int i = 0; i < STEPS; i++) {
+            put_be64(answer + 8 + 64 + 8 * i, (uint64_t)steps[i]);
         }
         if (write_all(answer, sizeof answer) != 0 || fflush(stdout) != 0) {
             rc = 1;

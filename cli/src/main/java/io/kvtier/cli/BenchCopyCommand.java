@@ -5,7 +5,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -54,36 +53,8 @@ public final class BenchCopyCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final var err = spec.commandLine().getErr();
-        final PageCopyBenchmark.Plan plan;
-        try
-        {
-            plan = new PageCopyBenchmark.Plan(pageSizes == null ? PageCopyBenchmark.DEFAULT_PAGE_SIZES : pageSizes.stream().map(ByteSize::bytes).toList(),
-                poolSize.bytes(), rounds, block.toNanos());
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            err.println("kvtier: " + ex.getMessage());
-            return ExitCode.USAGE;
-        }
-        final PageCopyBenchmark.Result result;
-        try
-        {
-            result = PageCopyBenchmark.measure(directory != null ? directory : DemoCommand.defaultPoolDirectory(), plan);
-        }
-        catch (final IOException ex)
-        {
-            err.println("kvtier: cannot create the benchmark's pool: " + ex.getMessage());
-            return ExitCode.UNAVAILABLE;
-        }
-        catch (final IllegalStateException ex)
-        {
-            err.println("kvtier: " + ex.getMessage());
-            return ExitCode.FAILURE;
-        }
-        final var out = spec.commandLine().getOut();
-        out.println(json ? result.toJson() : result.toText());
-        out.flush();
-        return ExitCode.OK;
+        return BenchRun.call(spec, () -> new PageCopyBenchmark.Plan(pageSizes == null ? PageCopyBenchmark.DEFAULT_PAGE_SIZES
+                : pageSizes.stream().map(ByteSize::bytes).toList(), poolSize.bytes(), rounds, block.toNanos()),
+            directory, PageCopyBenchmark::measure, "cannot create the benchmark's pool", result -> json ? result.toJson() : result.toText());
     }
 }

@@ -6,7 +6,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -65,41 +64,8 @@ public final class BenchDeviceCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final var err = spec.commandLine().getErr();
-        final DeviceCopyBenchmark.Plan plan;
-        try
-        {
-            plan = new DeviceCopyBenchmark.Plan(new KvShape(layers, tensors, blockTokens, heads, headDim, elementBytes),
-                batches == null ? DeviceCopyBenchmark.DEFAULT_BATCHES : batches, rounds);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            err.println("kvtier: " + ex.getMessage());
-            return ExitCode.USAGE;
-        }
-        final DeviceCopyBenchmark.Result result;
-        try
-        {
-            result = DeviceCopyBenchmark.measure(directory != null ? directory : DemoCommand.defaultPoolDirectory(), plan);
-        }
-        catch (final IOException ex)
-        {
-            err.println("kvtier: cannot create the benchmark's files: " + ex.getMessage());
-            return ExitCode.UNAVAILABLE;
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            err.println("kvtier: " + ex.getMessage());
-            return ExitCode.USAGE;
-        }
-        catch (final IllegalStateException ex)
-        {
-            err.println("kvtier: " + ex.getMessage());
-            return ExitCode.FAILURE;
-        }
-        final var out = spec.commandLine().getOut();
-        out.println(json ? result.toJson() : result.toText());
-        out.flush();
-        return ExitCode.OK;
+        return BenchRun.call(spec, () -> new DeviceCopyBenchmark.Plan(new KvShape(layers, tensors, blockTokens, heads, headDim, elementBytes),
+                batches == null ? DeviceCopyBenchmark.DEFAULT_BATCHES : batches, rounds),
+            directory, DeviceCopyBenchmark::measure, "cannot create the benchmark's files", result -> json ? result.toJson() : result.toText());
     }
 }

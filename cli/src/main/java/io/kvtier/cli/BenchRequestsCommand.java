@@ -5,7 +5,6 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -54,35 +53,7 @@ public final class BenchRequestsCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final var err = spec.commandLine().getErr();
-        final RequestCycleBenchmark.Plan plan;
-        try
-        {
-            plan = new RequestCycleBenchmark.Plan(prefixPages, freshPages, rounds, requests, warmup);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            err.println("kvtier: " + ex.getMessage());
-            return ExitCode.USAGE;
-        }
-        final RequestCycleBenchmark.Result result;
-        try
-        {
-            result = RequestCycleBenchmark.measure(directory != null ? directory : DemoCommand.defaultPoolDirectory(), plan);
-        }
-        catch (final IOException ex)
-        {
-            err.println("kvtier: cannot start the benchmark's engine: " + ex.getMessage());
-            return ExitCode.UNAVAILABLE;
-        }
-        catch (final IllegalStateException ex)
-        {
-            err.println("kvtier: " + ex.getMessage());
-            return ExitCode.FAILURE;
-        }
-        final var out = spec.commandLine().getOut();
-        out.println(json ? result.toJson() : result.toText());
-        out.flush();
-        return ExitCode.OK;
+        return BenchRun.call(spec, () -> new RequestCycleBenchmark.Plan(prefixPages, freshPages, rounds, requests, warmup),
+            directory, RequestCycleBenchmark::measure, "cannot start the benchmark's engine", result -> json ? result.toJson() : result.toText());
     }
 }

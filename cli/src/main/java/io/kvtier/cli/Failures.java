@@ -1,5 +1,6 @@
 package io.kvtier.cli;
 
+import io.kvtier.bench.workload.ClientProcessException;
 import io.kvtier.engine.config.ConfigException;
 import io.kvtier.engine.pool.PoolOwnedException;
 import io.kvtier.spi.TierConfigException;
@@ -35,6 +36,8 @@ final class Failures implements CommandLine.IExitCodeExceptionMapper, CommandLin
         {
             case ConfigException _, TierConfigException _ -> new Outcome(ExitCode.CONFIG, "kvtier: configuration rejected: " + ex.getMessage(), false);
             case PoolOwnedException _ -> new Outcome(ExitCode.UNAVAILABLE, "kvtier: " + ex.getMessage(), false);
+            // a demo client process that broke its pipe protocol: the message names it and what it did, and is all there is to say
+            case ClientProcessException _ -> new Outcome(ExitCode.FAILURE, "kvtier: " + ex.getMessage(), false);
             case IOException _ -> new Outcome(ExitCode.UNAVAILABLE, "kvtier: " + ex.getClass().getSimpleName() + ": " + ex.getMessage(), false);
             case InterruptedException _ -> new Outcome(ExitCode.INTERRUPTED, "kvtier: interrupted", false);
             default -> new Outcome(ExitCode.FAILURE, "kvtier: failed: " + ex, true);

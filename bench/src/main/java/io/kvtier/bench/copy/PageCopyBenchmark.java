@@ -2,6 +2,7 @@ package io.kvtier.bench.copy;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.bench.Median;
 import io.kvtier.engine.pool.PageFrames;
 import io.kvtier.engine.pool.PagePool;
 import io.kvtier.nativeaccess.libc.LibC;
@@ -278,7 +279,7 @@ public final class PageCopyBenchmark
             }
             ratios[round] = kvtier[round] / memcpy[round];
         }
-        return new Figure(pageSize, pages, blockCopies, median(kvtier), median(memcpy), median(ratios), Arrays.stream(kvtier).max().orElseThrow(),
+        return new Figure(pageSize, pages, blockCopies, Median.of(kvtier), Median.of(memcpy), Median.of(ratios), Arrays.stream(kvtier).max().orElseThrow(),
             Arrays.stream(memcpy).max().orElseThrow());
     }
 
@@ -323,14 +324,6 @@ public final class PageCopyBenchmark
             word ^= word << 17;
             page.set(ValueLayout.JAVA_LONG_UNALIGNED, at, word);
         }
-    }
-
-    static double median(final double[] values)
-    {
-        final double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        final int n = sorted.length;
-        return (n & 1) == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static double round(final double value, final int digits)

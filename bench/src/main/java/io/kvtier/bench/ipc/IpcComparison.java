@@ -336,13 +336,7 @@ public final class IpcComparison
      */
     static double median(final List<IpcBenchmark.Phase> phases, final ToDoubleFunction<IpcBenchmark.Phase> quantity)
     {
-        final double[] values = phases.stream().mapToDouble(quantity).sorted().toArray();
-        if (values.length == 0)
-        {
-            return Double.NaN;
-        }
-        final int middle = values.length / 2;
-        return values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+        return io.kvtier.bench.Median.of(phases, quantity);
     }
 
     /** @return a count summed over the rounds, per timed one-key round trip */

@@ -2,6 +2,7 @@ package io.kvtier.bench.migrate;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.bench.Median;
 
 import java.io.IOException;
 import java.io.StringWriter;
@@ -27,13 +28,6 @@ final class MigrationBenchmarkReport
     {
     }
 
-    private static double median(final List<MigrationBenchmark.Round> rounds, final ToDoubleFunction<MigrationBenchmark.Round> figure)
-    {
-        final double[] values = rounds.stream().mapToDouble(figure).sorted().toArray();
-        final int n = values.length;
-        return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-    }
-
     private static double[] range(final List<MigrationBenchmark.Round> rounds, final ToDoubleFunction<MigrationBenchmark.Round> figure)
     {
         final double[] values = rounds.stream().mapToDouble(figure).toArray();
@@ -50,7 +44,7 @@ final class MigrationBenchmarkReport
                                final ToDoubleFunction<MigrationBenchmark.Round> figure, final int digits) throws IOException
     {
         final double[] range = range(rounds, figure);
-        json.writeNumberField(name, round(median(rounds, figure), digits));
+        json.writeNumberField(name, round(Median.of(rounds, figure), digits));
         json.writeArrayFieldStart(name + "_range");
         json.writeNumber(round(range[0], digits));
         json.writeNumber(round(range[1], digits));
@@ -184,7 +178,7 @@ final class MigrationBenchmarkReport
                                     final String pattern)
     {
         final double[] range = range(rounds, figure);
-        return fmt(pattern, median(rounds, figure)) + " (" + fmt(pattern, range[0]) + "-" + fmt(pattern, range[1]) + ")";
+        return fmt(pattern, Median.of(rounds, figure)) + " (" + fmt(pattern, range[0]) + "-" + fmt(pattern, range[1]) + ")";
     }
 
     private static String micros(final List<MigrationBenchmark.Round> rounds, final ToDoubleFunction<MigrationBenchmark.Round> nanos)

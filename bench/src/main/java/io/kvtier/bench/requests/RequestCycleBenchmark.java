@@ -2,6 +2,7 @@ package io.kvtier.bench.requests;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.bench.Median;
 import io.kvtier.client.IpcConnection;
 import io.kvtier.client.IpcException;
 import io.kvtier.client.PageKeyChain;
@@ -262,7 +263,7 @@ public final class RequestCycleBenchmark
                 ratios[round] = combinedMicros / fineMicros;
             }
         }
-        return new Figure(name, median(fine), median(combined), median(ratios), plan.cyclesPerBlock());
+        return new Figure(name, Median.of(fine), Median.of(combined), Median.of(ratios), plan.cyclesPerBlock());
     }
 
     private static void expect(final String what, final long actual, final long expected)
@@ -514,14 +515,6 @@ public final class RequestCycleBenchmark
             call(client.send(MessageType.EVICT, prefix, n - prefix, RequestDescriptor.FLAG_KEYS_IN_SLOTS), "evicted", n - prefix);
             client.releaseResponse();
         }
-    }
-
-    private static double median(final double[] values)
-    {
-        final double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        final int m = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
     }
 
     private static double round(final double value)

@@ -98,9 +98,7 @@ public final class ByteWorkBaseline
     private final AtomicLong pagesWritten = new AtomicLong();
     private final AtomicLong notCached = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
-    private final AtomicReference<RunPhase> warmupEnd = new AtomicReference<>();
-    private long warmupRequests;
-    private long start;
+    private RunClock clock;
 
     private ByteWorkBaseline(final ChatWorkload.Shape shape, final WorkloadRunner.Options options, final int pageSize, final int frames,
                              final MemorySegment region)
@@ -188,14 +186,8 @@ public final class ByteWorkBaseline
 
     private Result run() throws InterruptedException
     {
-        final long expected = workload.shape().expectedRequests();
-        warmupRequests = options.warmupRequests(expected);
         final List<Thread> threads = new ArrayList<>();
-        start = System.nanoTime();
-        if (warmupRequests == 0)
-        {
-            warmupEnd.set(new RunPhase(0, 0, 0, pageSize, 0));
-        }
+        clock = new RunClock(options, workload.shape().expectedRequests(), pageSize, pagesRead::get, pagesWritten::get);
         for (int c = 0; c < options.clients(); c++)
         {
             threads.add(Thread.ofPlatform().name("kvtier-baseline-" + c).start(this::runClient));
@@ -204,13 +196,13 @@ public final class ByteWorkBaseline
         {
             thread.join();
         }
-        final RunPhase whole = new RunPhase(requests.get(), pagesRead.get(), pagesWritten.get(), pageSize, System.nanoTime() - start);
+        final RunPhase whole = clock.whole(requests.get());
         final Throwable failed = failure.get();
         if (failed != null)
         {
             throw new IllegalStateException("the no-engine baseline failed: " + failed.getMessage(), failed);
         }
-        final RunPhase warmup = warmupEnd.get() != null ? warmupEnd.get() : whole;
+        final RunPhase warmup = clock.warmup(whole);
         return new Result(options.clients(), frames, warmup, warmup.until(whole), notCached.get());
     }
 
@@ -235,10 +227,7 @@ public final class ByteWorkBaseline
                     continue;
                 }
                 serve(request, keys, crc, rootHigh, rootLow);
-                if (requests.incrementAndGet() == warmupRequests)
-                {
-                    warmupEnd.set(new RunPhase(warmupRequests, pagesRead.get(), pagesWritten.get(), pageSize, System.nanoTime() - start));
-                }
+                clock.answered(requests.incrementAndGet());
                 workload.answered(request);
             }
         }

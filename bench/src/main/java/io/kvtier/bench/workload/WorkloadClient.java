@@ -2,8 +2,8 @@ package io.kvtier.bench.workload;
 
 /**
  * One client of the workload, as an inference engine would be: for each request it keys the prompt,
- * looks it up, acquires the cached prefix and checks every byte of it, releases it, then reserves,
- * writes and commits the pages that were missing. The {@link WorkloadRunner} runs one per client
+ * pins the cached prefix and reserves the rest (LOOKUP_AND_LOCK), checks every byte of the prefix, writes
+ * the pages that were missing, then commits them and drops the pins (COMMIT_AND_RELEASE). The {@link WorkloadRunner} runs one per client
  * thread; whether the client talks to the engine in-process or from another process is its own affair.
  */
 public interface WorkloadClient extends AutoCloseable

@@ -18,8 +18,10 @@ import java.nio.file.Path;
  *
  * <p>Pipe protocol, big-endian ({@link DataInputStream}): the child first writes {@link #READY} (or
  * {@link #FAILED} and a message); then per request the parent writes the token count and the tokens,
- * and the child writes {@link #READY} and the tally, or {@link #FAILED} and a message. End of stdin
- * ends the child.
+ * and the child writes {@link #READY} and the tally ({@link RequestTally#writeTo}: its step count, 8,
+ * then the counts and the step times), or {@link #FAILED} and a message. End of stdin ends the child.
+ * The C and Python demo clients speak the same protocol; the parent ({@link ProcessWorkloadClient})
+ * checks every answer and kills a child that breaks it or does not answer within its timeout.
  */
 public final class WorkloadClientProcess
 {

@@ -136,13 +136,9 @@ public final class WorkloadRunner
     private final AtomicLong notCached = new AtomicLong();
     private final AtomicLongArray clientNanos = new AtomicLongArray(ClientStep.values().length);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
-    /** The counts when the warm-up ended, the time counted from the run's start; null while it lasts. */
-    private final AtomicReference<RunPhase> warmupEnd = new AtomicReference<>();
-    private long warmupRequests;
-    private long warmupLimit;
-    private final JitSettling jit = new JitSettling();
-    private long compileStart;
-    private long start;
+    /** The client whose failure {@link #failure} holds, written before its thread ends (read after the join). */
+    private int failedClient;
+    private RunClock clock;
 
     /**
      * @param engine   a running engine
@@ -168,13 +164,6 @@ public final class WorkloadRunner
         this.options = options;
     }
 
-    /** @return this JVM's JIT compile time since the run began, in milliseconds, or -1 when it is not known */
-    private long compiledSinceStart()
-    {
-        final long now = RunPhase.compileMillisSoFar();
-        return now < 0 || compileStart < 0 ? -1 : now - compileStart;
-    }
-
     /**
      * Runs the workload to the end.
      *
@@ -190,7 +179,14 @@ public final class WorkloadRunner
         {
             for (int c = 0; c < options.clients(); c++)
             {
-                opened.add(clientFactory.open(c));
+                try
+                {
+                    opened.add(clientFactory.open(c));
+                }
+                catch (final ClientProcessException ex)
+                {
+                    throw new ClientProcessException(clientText(c) + ": " + ex.getMessage(), ex);
+                }
             }
         }
         catch (final RuntimeException | Error ex)
@@ -200,20 +196,15 @@ public final class WorkloadRunner
         }
         final List<Thread> clients = new ArrayList<>();
         final List<Histogram> histograms = new ArrayList<>();
-        warmupRequests = options.warmupRequests(workload.shape().expectedRequests());
-        warmupLimit = options.warmupLimit(workload.shape().expectedRequests());
-        start = System.nanoTime();
-        compileStart = RunPhase.compileMillisSoFar();
-        if (warmupRequests == 0)
-        {
-            warmupEnd.set(new RunPhase(0, 0, 0, engine.pool().pageSize(), 0, compileStart < 0 ? -1 : 0));
-        }
+        clock = new RunClock(options, workload.shape().expectedRequests(), engine.pool().pageSize(),
+            () -> verified.get() + corrupt.get(), written::get);
         for (int c = 0; c < opened.size(); c++)
         {
             final Histogram histogram = new Histogram(3_600_000_000L, 3);
             histograms.add(histogram);
             final WorkloadClient workloadClient = opened.get(c);
-            clients.add(Thread.ofPlatform().name("kvtier-client-" + c).start(() -> runClient(workloadClient, histogram)));
+            final int index = c;
+            clients.add(Thread.ofPlatform().name("kvtier-client-" + c).start(() -> runClient(index, workloadClient, histogram)));
         }
         final long expected = workload.shape().expectedRequests();
         while (true)
@@ -230,22 +221,24 @@ public final class WorkloadRunner
             }
             if (listener != null)
             {
-                listener.progress(requests.get(), Math.max(expected, requests.get()), pagesRequested.get(), hitL2.get(), hitL3.get(), System.nanoTime() - start);
+                listener.progress(requests.get(), Math.max(expected, requests.get()), pagesRequested.get(), hitL2.get(), hitL3.get(), clock.elapsedNanos());
             }
             if (!alive)
             {
                 break;
             }
         }
-        final long elapsed = System.nanoTime() - start;
-        final RunPhase whole = new RunPhase(requests.get(), verified.get() + corrupt.get(), written.get(), engine.pool().pageSize(), elapsed,
-            compiledSinceStart());
-        // A run shorter than its warm-up has no steady state: all of it was warm-up.
-        final RunPhase warmup = warmupEnd.get() != null ? warmupEnd.get() : whole;
+        final RunPhase whole = clock.whole(requests.get());
+        final long elapsed = whole.elapsedNanos();
+        final RunPhase warmup = clock.warmup(whole);
         final Throwable failed = failure.get();
+        if (failed instanceof ClientProcessException)
+        {
+            throw new ClientProcessException(clientText(failedClient) + ": " + failed.getMessage(), failed);
+        }
         if (failed != null)
         {
-            throw new IllegalStateException("a workload client failed: " + failed.getMessage(), failed);
+            throw new IllegalStateException(clientText(failedClient) + " failed: " + failed.getMessage(), failed);
         }
         final Histogram all = new Histogram(3_600_000_000L, 3);
         for (final Histogram histogram : histograms)
@@ -268,7 +261,13 @@ public final class WorkloadRunner
             all.getMaxValue() / 1000, counters, steps, warmup, warmup.until(whole));
     }
 
-    private void runClient(final WorkloadClient client, final Histogram histogram)
+    /** @return "workload client 2 of 3", for the client at {@code index} */
+    private String clientText(final int index)
+    {
+        return "workload client " + (index + 1) + " of " + options.clients();
+    }
+
+    private void runClient(final int index, final WorkloadClient client, final Histogram histogram)
     {
         final ChatWorkload.Request request = new ChatWorkload.Request();
         final RequestTally tally = new RequestTally();
@@ -299,21 +298,16 @@ public final class WorkloadRunner
                 }
                 histogram.recordValue(Math.min(tally.latencyNanos, histogram.getHighestTrackableValue()));
                 pagesRequested.addAndGet(tally.pagesRequested);
-                final long answered = requests.incrementAndGet();
-                if (warmupEnd.get() == null && (options.untilJitSettles()
-                    ? answered >= warmupRequests && (answered >= warmupLimit || jit.settled(System.nanoTime()))
-                    : answered == warmupRequests))
-                {
-                    // Requests other clients are in the middle of count in the steady state, when they end.
-                    warmupEnd.compareAndSet(null, new RunPhase(answered, verified.get() + corrupt.get(), written.get(), engine.pool().pageSize(),
-                        System.nanoTime() - start, compiledSinceStart()));
-                }
+                clock.answered(requests.incrementAndGet());
                 workload.answered(request);
             }
         }
         catch (final RuntimeException | Error ex)
         {
-            failure.compareAndSet(null, ex);
+            if (failure.compareAndSet(null, ex))
+            {
+                failedClient = index;
+            }
         }
     }
 }

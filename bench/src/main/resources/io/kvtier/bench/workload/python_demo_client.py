@@ -3,10 +3,12 @@
 Run by PythonWorkloadClient (kvtier demo --ipc --client python) with:
     binding_dir socket_path page_tokens model_id kv_layout
 It attaches to the engine through clients/python (the binding of the C client), then serves the prompts its
-parent writes on stdin exactly as the Java client process does: key the prompt, LOOKUP, ACQUIRE and
-check every byte of the pinned prefix against the key's pattern (bench's PagePattern: SplitMix64
-seeded by the key, little-endian), RELEASE, then RESERVE, write and COMMIT the missing pages. Each
-answer is READY and the request's tally, big-endian, as RequestTally.writeTo writes it.
+parent writes on stdin in two round trips, exactly as the Java client process does: key the prompt,
+LOOKUP_AND_LOCK (the cached prefix pinned, the rest reserved), check every byte of the pinned prefix
+against the key's pattern (bench's PagePattern: SplitMix64 seeded by the key, little-endian), write the
+reserved pages, then COMMIT_AND_RELEASE. Each answer is READY, the number of steps (8) and the
+request's tally, big-endian, as RequestTally.writeTo writes it; the combined requests are clocked
+under the steps acquire and commit, as the Java clients clock them.
 """
 import struct
 import sys
@@ -71,6 +73,7 @@ def main():
         return
     with client:
         page_size = client.page_size
+        lengths = [page_size] * client.max_keys
         out.write(struct.pack(">i", READY))
         out.flush()
         clock = time.perf_counter_ns
@@ -88,43 +91,40 @@ def main():
                 keys = kv.page_keys(root, tokens, page_tokens)
                 n = len(keys)
                 t = clock(); steps[KEYS] += t - t0
-                client.lookup(keys)
-                t1 = clock(); steps[LOOKUP] += t1 - t; t = t1
-                cached = 0
                 if n:
-                    with client.pinned(keys) as pages:
-                        t1 = clock(); steps[ACQUIRE] += t1 - t; t = t1
-                        cached = len(pages)
-                        counts["hit_l2"] += pages.result.from_pool
-                        counts["hit_l3"] += pages.result.from_l3
-                        for i, view in enumerate(pages):
-                            if view.tobytes() == pattern(keys[i], page_size):
-                                counts["verified"] += 1
-                            else:
-                                counts["corrupt"] += 1
-                        t1 = clock(); steps[VERIFY] += t1 - t; t = t1
-                t1 = clock(); steps[RELEASE] += t1 - t; t = t1
-                if cached < n:
-                    with client.reserved(keys[cached:]) as reservation:
-                        t1 = clock(); steps[RESERVE] += t1 - t; t = t1
-                        mine = 0
-                        for i in range(reservation.count):
-                            status = reservation.status(i)
-                            if status == kv.PAGE_RESERVED:
-                                reservation.view(i)[:page_size] = pattern(keys[cached + i], page_size)
-                                reservation.set_length(i, page_size)
-                                mine += 1
-                            elif status != kv.PAGE_EXISTS:
-                                counts["not_cached"] += 1
-                        t1 = clock(); steps[FILL] += t1 - t; t = t1
-                    if mine:
-                        counts["written"] += reservation.commit_result.result_count
-                        steps[COMMIT] += clock() - t
+                    # Two round trips a request, as the Java demo clients make them: LOOKUP_AND_LOCK pins the
+                    # cached prefix and reserves the rest (clocked as acquire), COMMIT_AND_RELEASE publishes what
+                    # was written and drops the pins (clocked as commit).
+                    result = client.lookup_and_lock(keys)
+                    t1 = clock(); steps[ACQUIRE] += t1 - t; t = t1
+                    cached = result.result_count
+                    counts["hit_l2"] += result.from_pool
+                    counts["hit_l3"] += result.from_l3
+                    for i in range(cached):
+                        view = client.slot_view(i)
+                        if view is not None and view.tobytes() == pattern(keys[i], page_size):
+                            counts["verified"] += 1
+                        else:
+                            counts["corrupt"] += 1
+                    t1 = clock(); steps[VERIFY] += t1 - t; t = t1
+                    for i in range(cached, n):
+                        status = client.slot_status(i)
+                        if status == kv.PAGE_RESERVED:
+                            view = client.slot_view(i)
+                            if view is None:
+                                raise RuntimeError("LOOKUP_AND_LOCK answered a reserved slot without a page")
+                            view[:page_size] = pattern(keys[i], page_size)
+                        elif status != kv.PAGE_EXISTS:
+                            counts["not_cached"] += 1
+                    t1 = clock(); steps[FILL] += t1 - t; t = t1
+                    # the lengths are read only for reserved slots
+                    counts["written"] += client.commit_and_release(0, lengths[:n]).result_count
+                    steps[COMMIT] += clock() - t
                 latency = clock() - t0
             except Exception as ex:  # noqa: BLE001 - reported to the parent
                 fail(out, repr(ex))
                 return
-            out.write(struct.pack(">i", READY))
+            out.write(struct.pack(">ii", READY, len(steps)))
             out.write(struct.pack(">8q", n, counts["hit_l2"], counts["hit_l3"], counts["written"], counts["verified"],
                                   counts["corrupt"], counts["not_cached"], latency))
             out.write(struct.pack(">8q", *steps))
