@@ -108,7 +108,7 @@ public final class DemoCommand implements Callable<Integer>
     @Option(names = "--json", description = "Print the summary as one JSON object on stdout.")
     boolean json;
 
-    @Option(names = "--conversations", defaultValue = "180", paramLabel = "N", description = "Conversations to replay. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--conversations", defaultValue = "540", paramLabel = "N", description = "Conversations to replay. Default: ${DEFAULT-VALUE}.")
     int conversations;
 
     @Option(names = "--clients", defaultValue = "2", paramLabel = "N", description = "Concurrent client sessions. Default: ${DEFAULT-VALUE}.")
