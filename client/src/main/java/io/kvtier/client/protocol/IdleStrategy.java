@@ -19,6 +19,15 @@ import java.lang.invoke.VarHandle;
  * {@link #TAKE_PATIENCE_NANOS}: it is then busy with other clients, or off its core, perhaps waiting for
  * this very one, and a spinning client would only keep it off longer. It never yields: on a busy host a
  * yield hands the core to another process for the rest of its time slice.
+ *
+ * <p>{@link Kind#TIMED} waits as {@code ADAPTIVE} does while the engine works on the request (spin for a
+ * budget that follows the waits seen, up to {@link #TIMED_MAX_SPIN_NANOS}, then sleep; sleep soon once the
+ * engine sleeps), but hands its core over instead of sleeping when an awake engine leaves the request
+ * untaken for {@link #TIMED_TAKE_PATIENCE_NANOS}: such an engine is off its core, and the one core it can be
+ * waiting for is this one, which a yield gives it at once without a futex wake-up on either side (a
+ * yield on a core no one else wants returns at once). A client that sleeps while requests flow has the
+ * scheduler place it again on each wake-up, perhaps on the engine's core; one that spins or yields keeps
+ * its core. It sleeps only when the request stays untaken for {@link #TIMED_YIELD_LIMIT_NANOS}.
  */
 public final class IdleStrategy
 {
@@ -32,6 +41,12 @@ public final class IdleStrategy
     public static final long MAX_SPIN_NANOS = 100_000;
     /** {@link Kind#ADAPTIVE}: how long an awake engine may leave the request untaken before this side sleeps. */
     public static final long TAKE_PATIENCE_NANOS = 3_000;
+    /** {@link Kind#TIMED}: the most it spins while the engine is awake and working on the request before it sleeps. */
+    public static final long TIMED_MAX_SPIN_NANOS = 500_000;
+    /** {@link Kind#TIMED}: how long an awake engine may leave the request untaken before this side yields to it. */
+    public static final long TIMED_TAKE_PATIENCE_NANOS = 20_000;
+    /** {@link Kind#TIMED}: how long it yields to an awake engine that leaves the request untaken before it sleeps. */
+    public static final long TIMED_YIELD_LIMIT_NANOS = 200_000;
 
     private static final int SPINS = 100;
     private static final int YIELDS = 50;
@@ -95,7 +110,9 @@ public final class IdleStrategy
         /** Sleep at once: no core spent waiting. */
         SLEEP,
         /** Spin while the engine is awake and working on the request, for a budget that follows the waits seen, then sleep. */
-        ADAPTIVE;
+        ADAPTIVE,
+        /** As {@code ADAPTIVE} while the engine works on the request, but yield, not sleep, while an awake engine leaves it untaken. */
+        TIMED;
 
         /** @return the name in settings */
         public String configName()
@@ -184,7 +201,7 @@ public final class IdleStrategy
     {
         idleCount = 0;
         peerAsleepSeen = false;
-        if (kind != Kind.ADAPTIVE)
+        if (!timesItsWaits())
         {
             waits++;
         }
@@ -196,7 +213,7 @@ public final class IdleStrategy
      */
     public void arrived()
     {
-        if (kind == Kind.ADAPTIVE)
+        if (timesItsWaits())
         {
             waits++;
             if (idleCount > 0)
@@ -207,10 +224,16 @@ public final class IdleStrategy
         }
     }
 
-    /** @return how long {@link Kind#ADAPTIVE} spins while the engine is awake before it sleeps, now */
+    /** @return how long {@link Kind#ADAPTIVE} or {@link Kind#TIMED} spins while the engine is awake before it sleeps, now */
     public long spinBudgetNanos()
     {
-        return Math.clamp(averageWaitNanos * BUDGET_OVER_AVERAGE, MIN_SPIN_NANOS, MAX_SPIN_NANOS);
+        return Math.clamp(averageWaitNanos * BUDGET_OVER_AVERAGE, MIN_SPIN_NANOS, kind == Kind.TIMED ? TIMED_MAX_SPIN_NANOS : MAX_SPIN_NANOS);
+    }
+
+    /** Whether the strategy times its waits (its budget follows them): a wait then counts once it ends. */
+    private boolean timesItsWaits()
+    {
+        return kind == Kind.ADAPTIVE || kind == Kind.TIMED;
     }
 
     /** @return the counts so far (allocates the record: not for a hot path) */
@@ -253,6 +276,7 @@ public final class IdleStrategy
                 }
             }
             case ADAPTIVE -> adaptive(count, word, check);
+            case TIMED -> timed(count, word, check);
             default -> throw new IllegalStateException("unknown idle strategy " + kind);
         }
     }
@@ -293,6 +317,60 @@ public final class IdleStrategy
         else if (waited >= TAKE_PATIENCE_NANOS && !peer.wokeIt() && !peer.tookItAcquire())
         {
             sleep(word, check);
+        }
+        else
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    private void timed(final int count, final FutexWord word, final WorkCheck check)
+    {
+        if (count == 0)
+        {
+            waitStartNanos = clock.getAsLong();
+            Thread.onSpinWait();
+            return;
+        }
+        if (count % LOOK_EVERY != 0)
+        {
+            Thread.onSpinWait();
+            return;
+        }
+        final long waited = clock.getAsLong() - waitStartNanos;
+        if (!peer.awakeVolatile())
+        {
+            // As ADAPTIVE: asleep twice in a row, one look apart, and the answer waits on something else than a core.
+            if (peerAsleepSeen)
+            {
+                sleep(word, check);
+            }
+            else
+            {
+                peerAsleepSeen = true;
+                Thread.onSpinWait();
+            }
+            return;
+        }
+        peerAsleepSeen = false;
+        if (peer.tookItAcquire())
+        {
+            if (waited >= spinBudgetNanos())
+            {
+                sleep(word, check);
+            }
+            else
+            {
+                Thread.onSpinWait();
+            }
+        }
+        else if (waited >= TIMED_YIELD_LIMIT_NANOS)
+        {
+            sleep(word, check);
+        }
+        else if (waited >= TIMED_TAKE_PATIENCE_NANOS)
+        {
+            yieldCounted();
         }
         else
         {

@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A client's adaptive waiting for an answer ({@code IdleStrategy.Kind.ADAPTIVE}), on a clock the test moves: it spins while the engine is
  * awake and working, without a yield or a sleep, for its budget; it sleeps at once when the engine has
  * gone to sleep, and soon when an awake engine leaves the request untaken (busy with others, or off its
- * core), and its budget follows the waits it has seen.
+ * core), and its budget follows the waits it has seen. {@code TIMED} yields instead of sleeping while an
+ * awake engine leaves the request untaken, and its budget grows further.
  */
 class IdleStrategyTest
 {
@@ -162,6 +163,80 @@ class IdleStrategyTest
             assertThat(idle.counts().sleeps()).as("past it, the engine awake and the request untaken").isEqualTo(1);
             assertThat(clock.now - 1_000_000).as("long before the budget").isLessThan(IdleStrategy.MIN_SPIN_NANOS + 10 * IdleStrategy.TAKE_PATIENCE_NANOS);
             assertThat(idle.counts().yields()).as("never a yield").isZero();
+        }
+    }
+
+    @Test
+    void timedShouldYieldRatherThanSleepWhileAnAwakeEngineLeavesTheRequestUntaken()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final FutexWord word = new FutexWord(arena.allocate(8, 8), 0);
+            final FakeClock clock = new FakeClock();
+            final Engine engine = new Engine();
+            engine.took = false;
+            final IdleStrategy idle = new IdleStrategy(IdleStrategy.Kind.TIMED, SLEEP_NANOS, engine, clock::read);
+            final long start = clock.now;
+            idle.reset();
+            idleFor(idle, clock, word, IdleStrategy.TIMED_TAKE_PATIENCE_NANOS - 100);
+            assertThat(idle.counts().yields()).as("within the patience it spins").isZero();
+            idleFor(idle, clock, word, IdleStrategy.TIMED_YIELD_LIMIT_NANOS / 2);
+            assertThat(idle.counts().yields()).as("past it, it hands its core to the engine that may be waiting for it").isPositive();
+            assertThat(idle.counts().sleeps()).as("no sleep, which the engine would have to end with a futex wake").isZero();
+            idleFor(idle, clock, word, IdleStrategy.TIMED_YIELD_LIMIT_NANOS);
+            assertThat(idle.counts().sleeps()).as("an engine that took nothing for the yield limit: it sleeps").isEqualTo(1);
+            assertThat(clock.now - start).as("not before the limit").isGreaterThanOrEqualTo(IdleStrategy.TIMED_YIELD_LIMIT_NANOS);
+        }
+    }
+
+    @Test
+    void timedShouldSpinThroughAnswersLongerThanAdaptiveSpinsFor()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final FutexWord word = new FutexWord(arena.allocate(8, 8), 0);
+            final long[] sleepsInLastTen = new long[2];
+            final IdleStrategy.Kind[] kinds = {IdleStrategy.Kind.ADAPTIVE, IdleStrategy.Kind.TIMED};
+            for (int k = 0; k < kinds.length; k++)
+            {
+                final FakeClock clock = new FakeClock();
+                final IdleStrategy idle = new IdleStrategy(kinds[k], SLEEP_NANOS, new Engine(), clock::read);
+                for (int request = 0; request < 50; request++)
+                {
+                    if (request == 40)
+                    {
+                        sleepsInLastTen[k] = -idle.counts().sleeps();
+                    }
+                    // A batched lookup the engine, awake, answers in 150 µs.
+                    idle.reset();
+                    idleFor(idle, clock, word, 150_000);
+                    idle.arrived();
+                }
+                sleepsInLastTen[k] += idle.counts().sleeps();
+                assertThat(idle.counts().yields()).as(kinds[k] + ": never a yield while the engine works on the request").isZero();
+            }
+            assertThat(sleepsInLastTen[0]).as("adaptive spins at most " + IdleStrategy.MAX_SPIN_NANOS + " ns").isEqualTo(10);
+            assertThat(sleepsInLastTen[1]).as("timed's budget grew to twice the waits it saw").isZero();
+        }
+    }
+
+    @Test
+    void timedShouldSleepSoonWhenTheEngineSleeps()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final FutexWord word = new FutexWord(arena.allocate(8, 8), 0);
+            final FakeClock clock = new FakeClock();
+            final Engine engine = new Engine();
+            engine.awake = false;
+            final IdleStrategy idle = new IdleStrategy(IdleStrategy.Kind.TIMED, SLEEP_NANOS, engine, clock::read);
+            idle.reset();
+            for (int i = 0; i < 17; i++)
+            {
+                idle.idle(word, () -> false);
+            }
+            assertThat(idle.counts().sleeps()).as("asleep at two looks in a row: 16 idles").isEqualTo(1);
+            assertThat(idle.counts().yields()).as("nothing to yield to: the engine waits on something else than a core").isZero();
         }
     }
 

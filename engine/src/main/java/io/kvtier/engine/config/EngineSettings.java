@@ -296,8 +296,11 @@ public final class EngineSettings
         .documented("bytes of each of a client's two rings (requests, responses); a request naming every slot must fit half of one");
 
     /** Deprecated: {@link #ENGINE_IDLE_STRATEGY} in its place. */
+    // Not TIMED: a client's way of waiting only, whose engine side is adaptive; an alias of engine.idle-strategy takes the engine's names.
     public static final Setting<io.kvtier.client.protocol.IdleStrategy.Kind> IPC_IDLE_STRATEGY = Setting.choice("ipc.idle-strategy",
-            io.kvtier.client.protocol.IdleStrategy.Kind.values(), io.kvtier.client.protocol.IdleStrategy.Kind::configName)
+            new io.kvtier.client.protocol.IdleStrategy.Kind[] {io.kvtier.client.protocol.IdleStrategy.Kind.BACKOFF,
+                io.kvtier.client.protocol.IdleStrategy.Kind.SPIN, io.kvtier.client.protocol.IdleStrategy.Kind.SLEEP,
+                io.kvtier.client.protocol.IdleStrategy.Kind.ADAPTIVE}, io.kvtier.client.protocol.IdleStrategy.Kind::configName)
         .byDefault(io.kvtier.client.protocol.IdleStrategy.Kind.BACKOFF)
         .documented("deprecated, an alias of engine.idle-strategy (same values); with ipc.enabled it wins over"
             + " pipeline.wait-strategy");
