@@ -281,23 +281,31 @@ public final class IdleStrategy
         }
     }
 
-    private void adaptive(final int count, final FutexWord word, final WorkCheck check)
+    /**
+     * What ADAPTIVE and TIMED do alike on each call: spin between looks at the engine, and sleep once it was seen
+     * asleep twice in a row, one look apart (not the moment between its announcement and its last look).
+     *
+     * @param count the calls of this wait before this one
+     * @param word  the word to sleep on
+     * @param check whether the work came meanwhile
+     * @return the time waited so far when the engine is awake and this call is a look, else -1: the call spun or slept
+     */
+    private long lookAtTheEngine(final int count, final FutexWord word, final WorkCheck check)
     {
         if (count == 0)
         {
             waitStartNanos = clock.getAsLong();
             Thread.onSpinWait();
-            return;
+            return -1;
         }
         if (count % LOOK_EVERY != 0)
         {
             Thread.onSpinWait();
-            return;
+            return -1;
         }
         final long waited = clock.getAsLong() - waitStartNanos;
         if (!peer.awakeVolatile())
         {
-            // Asleep twice in a row, one look apart: not the moment between its announcement and its last look.
             if (peerAsleepSeen)
             {
                 sleep(word, check);
@@ -307,9 +315,19 @@ public final class IdleStrategy
                 peerAsleepSeen = true;
                 Thread.onSpinWait();
             }
-            return;
+            return -1;
         }
         peerAsleepSeen = false;
+        return waited;
+    }
+
+    private void adaptive(final int count, final FutexWord word, final WorkCheck check)
+    {
+        final long waited = lookAtTheEngine(count, word, check);
+        if (waited < 0)
+        {
+            return;
+        }
         if (waited >= spinBudgetNanos())
         {
             sleep(word, check);
@@ -326,33 +344,12 @@ public final class IdleStrategy
 
     private void timed(final int count, final FutexWord word, final WorkCheck check)
     {
-        if (count == 0)
+        // As ADAPTIVE while the engine sleeps: the answer then waits on something else than a core.
+        final long waited = lookAtTheEngine(count, word, check);
+        if (waited < 0)
         {
-            waitStartNanos = clock.getAsLong();
-            Thread.onSpinWait();
             return;
         }
-        if (count % LOOK_EVERY != 0)
-        {
-            Thread.onSpinWait();
-            return;
-        }
-        final long waited = clock.getAsLong() - waitStartNanos;
-        if (!peer.awakeVolatile())
-        {
-            // As ADAPTIVE: asleep twice in a row, one look apart, and the answer waits on something else than a core.
-            if (peerAsleepSeen)
-            {
-                sleep(word, check);
-            }
-            else
-            {
-                peerAsleepSeen = true;
-                Thread.onSpinWait();
-            }
-            return;
-        }
-        peerAsleepSeen = false;
         if (peer.tookItAcquire())
         {
             if (waited >= spinBudgetNanos())
