@@ -17,7 +17,8 @@ import java.util.concurrent.Callable;
 @Command(name = "restart", mixinStandardHelpOptions = true,
     description = {
         "Starts an engine in a process of its own, replays --before requests of the synthetic chat trace on it (multi-turn"
-            + " conversations, no L3 tier), and kills it with SIGKILL, which leaves its pool file behind as a crash does. The dead pool"
+            + " conversations, no L3 tier), and kills it with SIGKILL, which leaves its pool file behind as a crash does (or, with --stop"
+            + " clean, stops it cleanly with pool.keep-on-stop=true, as for an upgrade). The dead pool"
             + " is copied; then an engine in this process starts on it with pool.warm-restart=true (warm: it adopts the dead engine's"
             + " committed pages in the background) and replays the next --rate x --window requests at --rate per second, and, as the"
             + " baseline, an engine starts on the copy with pool.warm-restart=false (cold) and replays the same requests alike.",
@@ -25,7 +26,7 @@ import java.util.concurrent.Callable;
         "It prints each restart's pool hit rate over those requests (blocks found in the pool over blocks asked for), its start time,"
             + " and for the warm one the pages adopted, dropped as corrupt and skipped, and when adoption had accounted for every page."
             + " Every hit page's first word is checked against its block: a wrong one fails the command with exit code 5."},
-    footer = {"", "Examples:", "  kvtier bench restart", "  kvtier bench restart --json --window 20s --rate 30"})
+    footer = {"", "Examples:", "  kvtier bench restart", "  kvtier bench restart --json --window 20s --rate 30", "  kvtier bench restart --stop clean"})
 public final class BenchRestartCommand implements Callable<Integer>
 {
     @CommandLine.Spec
@@ -52,6 +53,11 @@ public final class BenchRestartCommand implements Callable<Integer>
     @Option(names = "--seed", defaultValue = "1", paramLabel = "N", description = "The trace's seed. Default: ${DEFAULT-VALUE}.")
     long seed;
 
+    @Option(names = "--stop", defaultValue = "kill", paramLabel = "HOW",
+        description = "How the first engine ends: kill (SIGKILL, a crash) or clean (a clean stop with pool.keep-on-stop=true, as for an upgrade)."
+            + " Default: ${DEFAULT-VALUE}.")
+    String stop;
+
     @Option(names = "--dir", paramLabel = "DIR", description = "Where the pools go. Default: /dev/shm, or the temporary directory without it.")
     Path directory;
 
@@ -65,7 +71,11 @@ public final class BenchRestartCommand implements Callable<Integer>
         final WarmRestartBenchmark.Plan plan;
         try
         {
-            plan = new WarmRestartBenchmark.Plan(pageSize.bytes(), poolSize.bytes(), conversations, before, rate, window, seed);
+            if (!stop.equals("kill") && !stop.equals("clean"))
+            {
+                throw new IllegalArgumentException("--stop " + stop + " is not kill or clean");
+            }
+            plan = new WarmRestartBenchmark.Plan(pageSize.bytes(), poolSize.bytes(), conversations, before, rate, window, seed, stop.equals("clean"));
         }
         catch (final IllegalArgumentException ex)
         {

@@ -36,6 +36,29 @@ class BenchRestartCommandTest
         }
     }
 
+    /** An upgrade: the first engine stops cleanly with pool.keep-on-stop, and the next one adopts what it kept. */
+    @Test
+    void shouldRestartWarmAfterACleanStopThatKeptThePool(@TempDir final Path dir) throws Exception
+    {
+        final CliFixture.Result result = CliFixture.run("bench", "restart", "--json", "--stop", "clean", "--pool-size", "8MiB", "--conversations",
+            "20", "--before", "1000", "--rate", "100", "--window", "2s", "--dir", dir.toString());
+        assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
+        final Map<String, String> json = FlatJson.flatten(result.out());
+        assertThat(json).containsEntry("stop", "clean, pool.keep-on-stop=true").containsEntry("wrong_pages", "0");
+        assertThat(Long.parseLong(json.get("pages_at_crash"))).as("pages the stopped engine kept, in %s", result.out()).isPositive();
+        assertThat(Long.parseLong(json.get("warm.pages_adopted"))).as("adopted, in %s", result.out()).isPositive();
+        assertThat(Double.parseDouble(json.get("hit_rate_warm"))).as("warm against cold in %s", result.out())
+            .isGreaterThan(Double.parseDouble(json.get("hit_rate_cold")));
+    }
+
+    @Test
+    void shouldRefuseAStopThatIsNeitherKillNorClean()
+    {
+        final CliFixture.Result result = CliFixture.run("bench", "restart", "--stop", "gently");
+        assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(result.err()).contains("--stop gently").contains("kill or clean");
+    }
+
     @Test
     void shouldRefuseAPageSizeThatIsNotAMultipleOf4KiB()
     {

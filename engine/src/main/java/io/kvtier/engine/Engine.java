@@ -127,6 +127,8 @@ public final class Engine implements AutoCloseable
                     throw ex;
                 }
             }
+            // Only a started engine keeps its pool at a clean stop: one that failed to start leaves nothing to adopt.
+            pool.keepFileOnClose(config.get(EngineSettings.POOL_KEEP_ON_STOP));
             LOG.log(System.Logger.Level.INFO, "kvtier engine started: pool {0} ({1} pages of {2} bytes), tiers {3}",
                 pool.path(), pool.pageCount(), pool.pageSize(), tiers.stream().map(t -> t.name() + "(" + t.type() + ")").toList());
             return engine;
@@ -197,6 +199,7 @@ public final class Engine implements AutoCloseable
                 throw ex;
             }
         }
+        pool.keepFileOnClose(config.get(EngineSettings.POOL_KEEP_ON_STOP));
         return engine;
     }
 

@@ -7,22 +7,30 @@ import io.kvtier.engine.Session;
 import io.kvtier.engine.config.EngineConfig;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The engine {@code kvtier bench restart} kills: in its own process, it replays the requests before the crash,
- * prints {@code ready} and the number of committed pages in its pool, then waits to be killed with SIGKILL (or
- * halts when its standard input ends: the bench that started it is gone).
- * Arguments: pool path, page bytes, pool bytes, conversations, requests, seed.
+ * The engine {@code kvtier bench restart} restarts: in its own process, it replays the requests before the
+ * restart, prints {@code ready} and the number of committed pages in its pool, then either waits to be killed
+ * with SIGKILL (or halts when its standard input ends: the bench that started it is gone), or, with
+ * {@link #STOP}, closes cleanly with {@code pool.keep-on-stop = true} and exits.
+ * Arguments: pool path, page bytes, pool bytes, conversations, requests, seed, and {@link #WAIT_FOR_KILL} or
+ * {@link #STOP}.
  */
 public final class DyingEngine
 {
+    /** Last argument: wait for SIGKILL. */
+    public static final String WAIT_FOR_KILL = "kill";
+    /** Last argument: stop cleanly, keeping the pool file. */
+    public static final String STOP = "stop";
+
     private DyingEngine()
     {
     }
 
     /**
-     * @param args pool path, page bytes, pool bytes, conversations, requests, seed
+     * @param args pool path, page bytes, pool bytes, conversations, requests, seed, how it ends
      * @throws Exception if the engine cannot start
      */
     public static void main(final String[] args) throws Exception
@@ -30,7 +38,10 @@ public final class DyingEngine
         final long pageBytes = Long.parseLong(args[1]);
         final int requests = Integer.parseInt(args[4]);
         final List<TraceRequest> trace = RestartWorkload.trace(Long.parseLong(args[5]), requests, Integer.parseInt(args[3]));
-        final Engine engine = Engine.start(EngineConfig.from(WarmRestartBenchmark.settings(args[0], pageBytes, Long.parseLong(args[2]), true)));
+        final boolean stop = args.length > 6 && args[6].equals(STOP);
+        final Map<String, String> settings = WarmRestartBenchmark.settings(args[0], pageBytes, Long.parseLong(args[2]), true);
+        settings.put(EngineConfig.POOL_KEEP_ON_STOP, Boolean.toString(stop));
+        final Engine engine = Engine.start(EngineConfig.from(settings));
         final RestartWorkload workload = new RestartWorkload(pageBytes);
         try (Session session = engine.openSession())
         {
@@ -46,6 +57,11 @@ public final class DyingEngine
         }
         System.out.println("ready " + committed + " " + workload.blocks + " " + workload.hits + " " + workload.wrong);
         System.out.flush();
+        if (stop)
+        {
+            engine.close();
+            System.exit(0);
+        }
         // Killed by the bench; should the bench die first, its end of our stdin closes and this engine goes too.
         while (System.in.read() >= 0)
         {

@@ -32,7 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  * <ol>
  *   <li>An engine in a process of its own ({@link DyingEngine}) replays the first {@link Plan#before} requests
  *       of the synthetic chat trace, then is killed with SIGKILL: its pool file stays at its path, as a
- *       crashed engine's does.</li>
+ *       crashed engine's does; or, with {@link Plan#cleanStop}, it stops cleanly with
+ *       {@code pool.keep-on-stop = true}, as an engine stopped for an upgrade does.</li>
  *   <li>The dead pool is copied, byte for byte, to a second path; both are a dead engine's pool.</li>
  *   <li>Warm: an engine in this process starts on the first, with {@code pool.warm-restart = true}, and
  *       replays the next {@link Plan#after} requests, paced at {@link Plan#rate} per second, so they are the
@@ -58,9 +59,18 @@ public final class WarmRestartBenchmark
      * @param rate          requests per second after the restart
      * @param window        how long after the restart is measured
      * @param seed          the trace's seed
+     * @param cleanStop     whether the first engine stops cleanly keeping its pool ({@code pool.keep-on-stop}) instead
+     *                      of being killed
      */
-    public record Plan(long pageBytes, long poolBytes, int conversations, int before, double rate, Duration window, long seed)
+    public record Plan(long pageBytes, long poolBytes, int conversations, int before, double rate, Duration window, long seed, boolean cleanStop)
     {
+        /** A plan whose first engine is killed. */
+        public Plan(final long pageBytes, final long poolBytes, final int conversations, final int before, final double rate, final Duration window,
+                    final long seed)
+        {
+            this(pageBytes, poolBytes, conversations, before, rate, window, seed, false);
+        }
+
         /** Validates. */
         public Plan
         {
@@ -140,6 +150,7 @@ public final class WarmRestartBenchmark
                 json.writeStartObject();
                 json.writeStringField("bench", "restart");
                 json.writeStringField("trace", "chat");
+                json.writeStringField("stop", plan.cleanStop() ? "clean, pool.keep-on-stop=true" : "SIGKILL");
                 json.writeStringField("baseline", "cold: the same dead pool, copied, restarted with pool.warm-restart=false");
                 json.writeNumberField("page_bytes", plan.pageBytes());
                 json.writeNumberField("pool_bytes", plan.poolBytes());
@@ -182,7 +193,8 @@ public final class WarmRestartBenchmark
         public String toText()
         {
             final StringBuilder text = new StringBuilder();
-            text.append(String.format(Locale.ROOT, "restart of an engine killed after %,d chat requests (%,d committed pages of %d KiB in a %d MiB pool,"
+            text.append(String.format(Locale.ROOT, "restart of an engine " + (plan.cleanStop() ? "stopped cleanly (pool.keep-on-stop)" : "killed")
+                + " after %,d chat requests (%,d committed pages of %d KiB in a %d MiB pool,"
                 + " its hit rate %.3f); then %,d requests, %.0f/s for %s, on each restart:%n", plan.before(), pagesAtCrash, plan.pageBytes() >> 10,
                 plan.poolBytes() >> 20, hitRateBefore, plan.after(), plan.rate(), plan.window()));
             text.append(String.format(Locale.ROOT, "%-5s %9s %9s %9s %9s %9s %9s %11s%n", "", "hit rate", "hits", "blocks", "start ms", "adopted",
@@ -239,7 +251,8 @@ public final class WarmRestartBenchmark
         {
             Files.deleteIfExists(pool);
             dying = JavaProcesses.java(DyingEngine.class, pool.toString(), Long.toString(plan.pageBytes()), Long.toString(plan.poolBytes()),
-                Integer.toString(plan.conversations()), Integer.toString(plan.before()), Long.toString(plan.seed())).start();
+                Integer.toString(plan.conversations()), Integer.toString(plan.before()), Long.toString(plan.seed()),
+                plan.cleanStop() ? DyingEngine.STOP : DyingEngine.WAIT_FOR_KILL).start();
             final String[] ready = awaitReady(dying);
             final long pagesAtCrash = Long.parseLong(ready[1]);
             final double hitRateBefore = Long.parseLong(ready[3]) / (double)Math.max(1, Long.parseLong(ready[2]));
@@ -247,12 +260,20 @@ public final class WarmRestartBenchmark
             {
                 throw new IllegalStateException("the dying engine served " + ready[4] + " wrong pages before the crash");
             }
-            dying.destroyForcibly(); // SIGKILL: the pool file stays, as a crashed engine's does
+            if (!plan.cleanStop())
+            {
+                dying.destroyForcibly(); // SIGKILL: the pool file stays, as a crashed engine's does
+            }
             try
             {
                 if (!dying.waitFor(30, TimeUnit.SECONDS))
                 {
-                    throw new IOException("the dying engine (pid " + dying.pid() + ") did not die within 30 s of SIGKILL");
+                    throw new IOException("the first engine (pid " + dying.pid() + ") did not end within 30 s of "
+                        + (plan.cleanStop() ? "its clean stop" : "SIGKILL"));
+                }
+                if (plan.cleanStop() && dying.exitValue() != 0)
+                {
+                    throw new IOException("the first engine's clean stop ended with exit code " + dying.exitValue() + "; its errors are above");
                 }
             }
             catch (final InterruptedException ex)

@@ -44,6 +44,8 @@ public final class EngineConfig
     public static final String POOL_CLIENT_SLOTS = EngineSettings.POOL_CLIENT_SLOTS.key();
     /** Whether a dead engine's committed pages are adopted at start. */
     public static final String POOL_WARM_RESTART = EngineSettings.POOL_WARM_RESTART.key();
+    /** Whether a clean stop leaves the pool file for the next engine to adopt. */
+    public static final String POOL_KEEP_ON_STOP = EngineSettings.POOL_KEEP_ON_STOP.key();
     /** Entries in the key index (pool pages plus known L3 pages). */
     public static final String INDEX_ENTRIES = EngineSettings.INDEX_ENTRIES.key();
     /** A session idle this long loses its pins and reservations. */

@@ -79,6 +79,17 @@ public final class EngineSettings
             + " background while it serves, each only once its checksum and trailer verify (docs/architecture.md, warm restart);"
             + " false starts every pool empty");
 
+    /**
+     * Whether a clean stop leaves the pool file in place for the next engine to adopt: what makes an upgrade
+     * or a planned restart warm, at the price of the file's memory staying in use while no engine runs.
+     */
+    public static final Setting<Boolean> POOL_KEEP_ON_STOP = Setting.flag("pool.keep-on-stop")
+        .byDefault(false)
+        .documented("whether a clean stop (kvtier serve on SIGTERM, Engine.close) leaves the pool file at pool.path, marked"
+            + " closed, so that the next engine there adopts its committed pages as after a crash (pool.warm-restart): an upgrade or"
+            + " a planned restart starts warm; the file keeps its memory (in /dev/shm, the pool's size) until an engine takes it"
+            + " over or it is removed; false removes it, so the next start is cold");
+
     /** Entries in the key index (pool pages plus known L3 pages). */
     public static final Setting<Long> INDEX_ENTRIES = Setting.longInteger("index.entries")
         .byDefault("max(4 x pages, 65536)", v -> Math.max(4L * pages(v), 65_536L))
@@ -553,7 +564,7 @@ public final class EngineSettings
 
     /** Every engine setting, in the order docs/config.md lists them. */
     public static final List<Setting<?>> ALL = List.of(
-        POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, POOL_WARM_RESTART, INDEX_ENTRIES,
+        POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, POOL_WARM_RESTART, POOL_KEEP_ON_STOP, INDEX_ENTRIES,
         LEASE_SESSION_TIMEOUT, LEASE_RESERVATION_TIMEOUT, LEASE_QUARANTINE,
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,

@@ -29,6 +29,8 @@ import java.nio.file.Path;
  */
 public final class PagePool implements AutoCloseable
 {
+    private static final System.Logger LOG = System.getLogger(PagePool.class.getName());
+
     private final Path path;
     private final Arena arena;
     private final PoolFile ownedFile;
@@ -42,7 +44,9 @@ public final class PagePool implements AutoCloseable
     private final KeyTable index;
     private PreviousPool previous;
     private String adoptRefusal;
+
     private boolean closed;
+    private boolean keepFileOnClose;
 
     private PagePool(final Path path, final Arena arena, final PoolFile ownedFile, final MemorySegment file, final PagePoolDescriptor.Layout layout,
                      final KeyTable index)
@@ -342,8 +346,21 @@ public final class PagePool implements AutoCloseable
     }
 
     /**
-     * Marks the pool closed, deletes the file if it is still the one at its path, drops the lock and
-     * unmaps the file; clients that still map it keep their mapping until they unmap.
+     * Has {@link #close()} leave the file at its path, marked closed, for the next engine there to adopt
+     * (a warm restart after a clean stop, {@code pool.keep-on-stop}); {@link #closeLeavingMapped()} still
+     * removes it, since a tier that may yet write into the pool leaves no page it could be sure of.
+     *
+     * @param keep whether {@link #close()} keeps the file
+     */
+    public void keepFileOnClose(final boolean keep)
+    {
+        keepFileOnClose = keep;
+    }
+
+    /**
+     * Marks the pool closed, deletes the file if it is still the one at its path (unless
+     * {@link #keepFileOnClose} asked to keep it), drops the lock and unmaps the file; clients that
+     * still map it keep their mapping until they unmap.
      */
     @Override
     public void close()
@@ -374,10 +391,16 @@ public final class PagePool implements AutoCloseable
             previous = null;
         }
         header.poolStateRelease(PagePoolDescriptor.STATE_CLOSED);
+        final boolean keep = keepFileOnClose && unmap;
         if (unmap)
         {
             arena.close();
         }
-        ownedFile.close(true);
+        ownedFile.close(!keep);
+        if (keep)
+        {
+            LOG.log(System.Logger.Level.INFO, "pool file " + path() + " kept, marked closed: the next engine at this path adopts its committed"
+                + " pages (pool.keep-on-stop, pool.warm-restart)");
+        }
     }
 }

@@ -229,6 +229,131 @@ class PoolWarmRestartTest
         }
     }
 
+    /** Commits keys {@code (1, 0)} to {@code (1, pages - 1)}, each filled with the bytes derived from its key. */
+    private static void commitPages(final Engine engine, final Session session, final int pages)
+    {
+        session.keys().clear();
+        for (int k = 0; k < pages; k++)
+        {
+            session.keys().add(1, k);
+        }
+        assertThat(session.reserve(0, pages)).isEqualTo(pages);
+        for (int k = 0; k < pages; k++)
+        {
+            session.payloadLength(k, WarmRestartProbe.fill(session.page(k), 1, k, engine.pool().pageSize()));
+        }
+        session.commit(0, pages);
+    }
+
+    private static Map<String, String> keptSettings(final Path pool)
+    {
+        final Map<String, String> settings = WarmRestartProbe.settings(pool.toString(), PAGE_SIZE, "8MiB");
+        settings.put(EngineConfig.POOL_KEEP_ON_STOP, "true");
+        return settings;
+    }
+
+    /**
+     * An upgrade or a planned restart: with {@code pool.keep-on-stop} a clean stop leaves the pool file,
+     * and the next engine at the path, in the same process here, adopts its committed pages, each
+     * verified, and none of the pages a client was still writing when the engine stopped.
+     */
+    @Test
+    void shouldAdoptEveryCommittedPageAfterACleanStopThatKeptThePool() throws Exception
+    {
+        final Path pool = shmPath("kept");
+        final int pages = 200;
+        final int halfWritten = 16;
+        try (Engine engine = Engine.start(EngineConfig.from(keptSettings(pool)));
+             Session session = engine.openSession())
+        {
+            commitPages(engine, session, pages);
+            // A reservation the stop finds open: its pages were sealed for key (2, k) with another key's bytes.
+            session.keys().clear();
+            for (int k = 0; k < halfWritten; k++)
+            {
+                session.keys().add(2, k);
+            }
+            assertThat(session.reserve(0, halfWritten)).isEqualTo(halfWritten);
+            for (int k = 0; k < halfWritten; k++)
+            {
+                engine.pool().frames().seal(session.pageId(k), 2, k, WarmRestartProbe.fill(session.page(k), 3, k, PAGE_BYTES));
+            }
+        }
+        assertThat(pool).as("the pool file after a clean stop with pool.keep-on-stop").exists();
+
+        try (Engine engine = Engine.start(EngineConfig.from(keptSettings(pool)));
+             Session session = engine.openSession())
+        {
+            assertThat(engine.pool().adoptRefusal()).isNull();
+            awaitAdoption(engine, pages);
+            assertThat(engine.counters().getOpaque(EngineCounter.POOL_PAGES_ADOPTED)).as(adoptionCounts(engine)).isEqualTo(pages);
+            assertThat(engine.counters().getOpaque(EngineCounter.POOL_ADOPT_CORRUPT)).isZero();
+            for (int k = 0; k < pages; k++)
+            {
+                assertThat(servedIntact(session, 1, k)).as("committed key (1, %d) is served after the clean stop", k).isTrue();
+            }
+            for (int k = 0; k < halfWritten; k++)
+            {
+                assertThat(servedIntact(session, 2, k)).as("key (2, %d), reserved but not committed at the stop", k).isFalse();
+            }
+        }
+        assertThat(pool).as("kept again by the second engine's clean stop").exists();
+    }
+
+    /** By default a clean stop removes the pool file, so the next start is cold. */
+    @Test
+    void shouldRemoveThePoolAtACleanStopByDefault() throws Exception
+    {
+        final Path pool = shmPath("removed");
+        final Map<String, String> settings = WarmRestartProbe.settings(pool.toString(), PAGE_SIZE, "8MiB");
+        try (Engine engine = Engine.start(EngineConfig.from(settings));
+             Session session = engine.openSession())
+        {
+            commitPages(engine, session, 50);
+        }
+        assertThat(pool).as("the pool file after a clean stop without pool.keep-on-stop").doesNotExist();
+        try (Engine engine = Engine.start(EngineConfig.from(settings));
+             Session session = engine.openSession())
+        {
+            session.keys().add(1, 0);
+            assertThat(session.lookup(0, 1)).isZero();
+            assertThat(accounted(engine)).isZero();
+        }
+    }
+
+    /** A kept pool damaged while no engine ran: the damaged pages are dropped and counted, the rest served. */
+    @Test
+    void shouldDropPagesOfAKeptPoolDamagedWhileNoEngineRan() throws Exception
+    {
+        final Path pool = shmPath("kept-damaged");
+        final int pages = 120;
+        try (Engine engine = Engine.start(EngineConfig.from(keptSettings(pool)));
+             Session session = engine.openSession())
+        {
+            commitPages(engine, session, pages);
+        }
+        final List<Long> damaged = List.of(3L, 40L, 77L);
+        try (DeadPool kept = new DeadPool(pool))
+        {
+            final Map<Long, Integer> pageOf = kept.servingPagesOf(1);
+            assertThat(pageOf).hasSize(pages);
+            for (final long low : damaged)
+            {
+                kept.flip(pageOf.get(low), 100);
+            }
+        }
+        try (Engine engine = Engine.start(EngineConfig.from(keptSettings(pool)));
+             Session session = engine.openSession())
+        {
+            awaitAdoption(engine, pages);
+            assertThat(engine.counters().getOpaque(EngineCounter.POOL_ADOPT_CORRUPT)).as(adoptionCounts(engine)).isEqualTo(damaged.size());
+            for (long k = 0; k < pages; k++)
+            {
+                assertThat(servedIntact(session, 1, k)).as("key (1, %d)", k).isEqualTo(!damaged.contains(k));
+            }
+        }
+    }
+
     /**
      * Engines killed with SIGKILL while they adopt, one after another on the same pool, and then one that
      * finishes: every page it serves is the one derived from its key, and at least one kill came while
