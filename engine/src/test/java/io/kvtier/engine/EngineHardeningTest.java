@@ -103,6 +103,8 @@ class EngineHardeningTest
         final Map<String, String> settings = EngineFixture.settings(name, pages);
         settings.put(EngineConfig.POLICY_WRITE, "write-back");
         settings.put(EngineConfig.POLICY_PREFETCH, "off");
+        // These follow copies made when eviction reaches a page, not ahead of it.
+        settings.put(EngineConfig.POLICY_WRITE_BACK_CLEAN_AHEAD, "false");
         return settings;
     }
 

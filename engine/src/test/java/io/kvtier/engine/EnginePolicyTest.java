@@ -85,6 +85,8 @@ class EnginePolicyTest
         settings.put(EngineConfig.POOL_EVICT_HIGH, "0.8");
         settings.put(EngineConfig.POOL_EVICT_LOW, "0.5");
         settings.put(EngineConfig.L3_MAX_BACKUP_PAGES, "10");
+        // The copy at eviction itself, not one made ahead of it.
+        settings.put(EngineConfig.POLICY_WRITE_BACK_CLEAN_AHEAD, "false");
         // Which four pages go first is LRU's answer; the default policy's order is tested on its own.
         settings.put(EngineConfig.POLICY_EVICTION, "lru");
         try (Engine engine = EngineFixture.start(settings);
@@ -127,6 +129,44 @@ class EnginePolicyTest
         return table.value(table.find(session.keys().high(key), session.keys().low(key)));
     }
 
+    /**
+     * Write-back with clean-ahead (the default): the engine copies the coldest pages in its idle time, so the
+     * evictions that make room for later commits find them in L3 and none waits for a copy; every page written
+     * is then served, from the pool or from L3, intact.
+     */
+    @Test
+    void shouldCopyWriteBackPagesAheadOfEvictionSoThatNoEvictionWaits(final TestInfo info) throws Exception
+    {
+        final String name = tierName(info);
+        final Map<String, String> settings = settings(name, 64, "write-back", "off");
+        // Room for every copy of the window (the 16 coldest pages of 64) at once: a look never stops for lack of it.
+        settings.put(EngineConfig.L3_MAX_BACKUP_PAGES, "64");
+        try (Engine engine = EngineFixture.start(settings);
+             Session session = engine.openSession())
+        {
+            keys(session, 47, 96);
+            // 56 of 64 pages: past the mark where cleaning starts (pool.evict-low less the gap between the levels), below high water.
+            assertThat(write(session, 0, 56)).isEqualTo(56);
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.BACKUPS_CLEANED_AHEAD) == 16 && engine.snapshot().get(EngineCounter.BACKUPS_IN_FLIGHT) == 0,
+                "the 16 coldest pages copied ahead in the engine's idle time");
+            assertThat(ScriptedTier.get(name).objects).hasSize(16);
+            for (int from = 56; from < 96; from += 8)
+            {
+                assertThat(write(session, from, 8)).as("commit of keys %d to %d", from, from + 7).isEqualTo(8);
+                // The eviction that made room copied the window past it; those copies land before the next one.
+                awaitTrue(() -> engine.snapshot().get(EngineCounter.BACKUPS_IN_FLIGHT) == 0, "the copies ahead landed");
+            }
+            assertThat(engine.snapshot().get(EngineCounter.PAGES_EVICTED)).as("evictions made room").isPositive();
+            assertThat(engine.snapshot().get(EngineCounter.EVICTIONS_HELD)).as("evictions that waited for a copy").isZero();
+            for (int i = 0; i < 96; i++)
+            {
+                assertThat(session.acquire(i, 1)).as("key %d served", i).isEqualTo(1);
+                assertThat(intact(session, i)).as("key %d intact", i).isTrue();
+                session.release();
+            }
+        }
+    }
+
     @Test
     void shouldMakeAReserveWaitForWriteBackEvictionsInsteadOfFailing(final TestInfo info) throws Exception
     {
@@ -135,6 +175,7 @@ class EnginePolicyTest
         settings.put(EngineConfig.POOL_EVICT_HIGH, "1.0");
         settings.put(EngineConfig.POOL_EVICT_LOW, "0.5");
         settings.put(EngineConfig.L3_MAX_BACKUP_PAGES, "4");
+        settings.put(EngineConfig.POLICY_WRITE_BACK_CLEAN_AHEAD, "false");
         final ExecutorService executor = Executors.newSingleThreadExecutor();
         try (Engine engine = EngineFixture.start(settings);
              Session session = engine.openSession())

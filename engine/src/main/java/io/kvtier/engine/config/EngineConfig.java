@@ -44,6 +44,8 @@ public final class EngineConfig
     public static final String POOL_CLIENT_SLOTS = EngineSettings.POOL_CLIENT_SLOTS.key();
     /** Whether a dead engine's committed pages are adopted at start. */
     public static final String POOL_WARM_RESTART = EngineSettings.POOL_WARM_RESTART.key();
+    /** Whether write-back copies pages ahead of eviction. */
+    public static final String POLICY_WRITE_BACK_CLEAN_AHEAD = EngineSettings.POLICY_WRITE_BACK_CLEAN_AHEAD.key();
     /** Whether a clean stop leaves the pool file for the next engine to adopt. */
     public static final String POOL_KEEP_ON_STOP = EngineSettings.POOL_KEEP_ON_STOP.key();
     /** Entries in the key index (pool pages plus known L3 pages). */

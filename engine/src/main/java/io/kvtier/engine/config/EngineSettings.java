@@ -134,6 +134,14 @@ public final class EngineSettings
         .range(1, 1_000_000)
         .documented("hits before write-through-selective copies a page");
 
+    /** Whether write-back copies the pages eviction will reach next before it reaches them. */
+    public static final Setting<Boolean> POLICY_WRITE_BACK_CLEAN_AHEAD = Setting.flag("policy.write.clean-ahead")
+        .byDefault(true)
+        .documented("with policy.write = write-back, whether the engine copies the pages at the cold end of the eviction order to L3"
+            + " before eviction reaches them (once the pool is filled to pool.evict-low less the gap between the water levels, in the"
+            + " engine thread's idle time and on its ticks, using at most half of l3.max-backup-pages), so that an eviction finds them"
+            + " copied and a reserve need not wait for a copy; false copies a page only when eviction reaches it");
+
     /** How lookups prefetch L3 pages. */
     public static final Setting<PrefetchMode> POLICY_PREFETCH = Setting.choice("policy.prefetch", PrefetchMode.values(), PrefetchMode::configName)
         .byDefault(PrefetchMode.BEST_EFFORT)
@@ -566,7 +574,7 @@ public final class EngineSettings
     public static final List<Setting<?>> ALL = List.of(
         POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, POOL_WARM_RESTART, POOL_KEEP_ON_STOP, INDEX_ENTRIES,
         LEASE_SESSION_TIMEOUT, LEASE_RESERVATION_TIMEOUT, LEASE_QUARANTINE,
-        POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
+        POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_WRITE_BACK_CLEAN_AHEAD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
         L3_STAGING_FRAMES, L3_REVERIFY_RATE, L3_REVERIFY_WINDOW, L3_LATE_WRITE_LIMIT,
         ENGINE_IDLE_STRATEGY, PIPELINE_RING_SIZE, PIPELINE_WAIT_STRATEGY, PIPELINE_TICK, SESSION_MAX_KEYS,

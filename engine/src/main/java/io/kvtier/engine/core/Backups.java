@@ -51,6 +51,8 @@ final class Backups implements BackupRequests, TimedPart
     private static final byte EVICT_PENDING = 2;
     private static final byte FAILED = 4;
     private static final byte QUEUED = 8;
+    /** The copy in flight was started ahead of eviction ({@link #cleanAhead(int)}). */
+    private static final byte CLEANING = 16;
 
     private final PagePool pool;
     private final PageIndex index;
@@ -73,6 +75,10 @@ final class Backups implements BackupRequests, TimedPart
     private int inFlight;
     private int backlogLive;
     private int evictPending;
+    /** Whether write-back copies pages ahead of eviction ({@code policy.write.clean-ahead}). */
+    private boolean cleansAhead;
+    /** Copies started ahead of eviction, in flight: at most half of {@link #maxInFlight}, so evictions always find room. */
+    private int cleaning;
     /** Copies that never started in the window of skips being counted, and when that window began. */
     private long skippedInWindow;
     private long skipWindowStartNanos;
@@ -345,6 +351,56 @@ final class Backups implements BackupRequests, TimedPart
         r.finish(started);
     }
 
+    /**
+     * @param on whether write-back copies the pages at the cold end of the eviction order before eviction
+     *           reaches them ({@code policy.write.clean-ahead}); no effect under another write policy
+     */
+    void cleanAhead(final boolean on)
+    {
+        cleansAhead = on && writePolicy == WritePolicy.WRITE_BACK && tierCount > 0;
+    }
+
+    /** @return whether pages are copied ahead of eviction */
+    boolean cleansAhead()
+    {
+        return cleansAhead;
+    }
+
+    /**
+     * Starts the copy of a page eviction will reach soon, so that it leaves without waiting for one. Under
+     * write-back a page L3 lacks can leave the pool only once copied; copied at eviction, every reserve
+     * that needs its page waits for the copy.
+     *
+     * @param page a resident page near the cold end of the eviction order
+     * @return {@link PoolSpace.EvictionGate#CLEAN_STARTED}, {@link PoolSpace.EvictionGate#CLEAN_NOT_NEEDED}, or
+     *         {@link PoolSpace.EvictionGate#CLEAN_NO_ROOM} when no more copies may start now
+     */
+    int cleanAhead(final int page)
+    {
+        if (!cleansAhead)
+        {
+            return PoolSpace.EvictionGate.CLEAN_NO_ROOM;
+        }
+        // A page whose last copy failed is left to eviction, which spaces its attempts out by the pool's churn.
+        if ((flags[page] & (IN_FLIGHT | QUEUED | FAILED)) != 0 || residency.inL3(page))
+        {
+            return PoolSpace.EvictionGate.CLEAN_NOT_NEEDED;
+        }
+        if (cleaning >= maxInFlight / 2 || inFlight >= maxInFlight)
+        {
+            return PoolSpace.EvictionGate.CLEAN_NO_ROOM;
+        }
+        if (!start(page))
+        {
+            // Pinned by no one it could pin (not SERVING any more), or refused by every tier: the walk goes on.
+            return PoolSpace.EvictionGate.CLEAN_NOT_NEEDED;
+        }
+        flags[page] |= CLEANING;
+        cleaning++;
+        counters.increment(EngineCounter.BACKUPS_CLEANED_AHEAD);
+        return PoolSpace.EvictionGate.CLEAN_STARTED;
+    }
+
     /** The pool's eviction gate, for what backups imply. */
     int beforeEvict(final int page)
     {
@@ -365,6 +421,7 @@ final class Backups implements BackupRequests, TimedPart
         {
             flags[page] |= EVICT_PENDING;
             evictPending++;
+            counters.increment(EngineCounter.EVICTIONS_HELD);
             return PoolSpace.EvictionGate.HELD;
         }
         if (refused)
@@ -483,6 +540,13 @@ final class Backups implements BackupRequests, TimedPart
         inFlight--;
         counters.set(EngineCounter.BACKUPS_IN_FLIGHT, inFlight);
         drainBacklog();
+        if ((flags[page] & CLEANING) != 0)
+        {
+            flags[page] &= ~CLEANING;
+            cleaning--;
+            // Copied now, it may leave at once: a reserve that found no page can have it.
+            space.resumeSpaceWaiters();
+        }
         if ((flags[page] & EVICT_PENDING) != 0)
         {
             flags[page] &= ~EVICT_PENDING;

@@ -71,6 +71,10 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     private final TimedPart[] timed;
     /** How often each tier's call thread is asked to read the tier's usage into its gauges. */
     private static final long USAGE_PERIOD_NS = 200_000_000L;
+    /** Pages write-back's cleaning ahead looks at per idle duty cycle: a request arriving meanwhile waits a microsecond at most. */
+    private static final int CLEAN_AHEAD_IDLE_BUDGET = 16;
+    /** Pages it looks at per tick, for an engine never idle, and to reach past what an idle look covers. */
+    private static final int CLEAN_AHEAD_TICK_BUDGET = 1024;
     private long usageAskedNanos;
     private final TierLevels levels;
     private final Admission admission;
@@ -159,6 +163,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
             config.prefetchTimeout().toNanos(), config.negativeProbeTtl().toNanos(), maxClients, loads, io, sessions, this);
         this.backups = new Backups(residency, counters, clock, space, tierNames, writePolicy, config.maxBackupPages(pool.pageCount()), ioTimeoutNanos,
             maxClients, io, lookups);
+        backups.cleanAhead(config.get(EngineSettings.POLICY_WRITE_BACK_CLEAN_AHEAD));
         this.reservations = new Reservations(residency, counters, clock, space, backups, config.reservationTimeout().toNanos(), writePolicy);
         final double reverifyRate = tierCount == 0 ? 0 : config.get(EngineSettings.L3_REVERIFY_RATE);
         final int reverifyJobs = Math.max(16, Math.min(1024, maxClients));
@@ -340,8 +345,13 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         io.flush();
         if (work == 0)
         {
-            // Nothing came in: the eviction policy's put-off work runs now, a little each cycle, not in a request's time.
+            // Nothing came in: the eviction policy's put-off work runs now, a little each cycle, not in a request's time,
+            // and then write-back's copies ahead of eviction.
             work = space.maintain();
+            if (work == 0)
+            {
+                work = space.cleanAhead(CLEAN_AHEAD_IDLE_BUDGET);
+            }
         }
         return work;
     }
@@ -425,6 +435,8 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         {
             part.onTime(nowNanos);
         }
+        // An engine never idle still copies ahead of eviction, a tick's budget at a time.
+        space.cleanAhead(CLEAN_AHEAD_TICK_BUDGET);
     }
 
     private void onRequest(final ClientPort client, final int op, final int from, final int count)
@@ -557,6 +569,18 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     public int evictionsPending()
     {
         return backups.evictionsPending();
+    }
+
+    @Override
+    public boolean cleansAhead()
+    {
+        return backups.cleansAhead();
+    }
+
+    @Override
+    public int cleanAhead(final int page)
+    {
+        return loads.isLoading(page) ? CLEAN_NOT_NEEDED : backups.cleanAhead(page);
     }
 
     // Requests that waited, going on.

@@ -71,6 +71,30 @@ final class PoolSpace implements PageSpace, TimedPart
 
         /** @return pages whose eviction waits for a copy to end: they count as freed for the water levels */
         int evictionsPending();
+
+        /** {@link #cleanAhead}: a copy of the page was started. */
+        int CLEAN_STARTED = 0;
+        /** {@link #cleanAhead}: the page needs no copy now (in L3 already, being copied or loaded, not SERVING). */
+        int CLEAN_NOT_NEEDED = 1;
+        /** {@link #cleanAhead}: no more copies may start now; the walk stops. */
+        int CLEAN_NO_ROOM = 2;
+
+        /** @return whether pages are copied ahead of eviction (write-back with {@code policy.write.clean-ahead}) */
+        default boolean cleansAhead()
+        {
+            return false;
+        }
+
+        /**
+         * Copies a page eviction will reach soon, so that it can leave without waiting.
+         *
+         * @param page a resident page near the cold end of the eviction order
+         * @return {@link #CLEAN_STARTED}, {@link #CLEAN_NOT_NEEDED} or {@link #CLEAN_NO_ROOM}
+         */
+        default int cleanAhead(final int page)
+        {
+            return CLEAN_NO_ROOM;
+        }
     }
 
     /** Continues a request that waited for space. */
@@ -105,6 +129,13 @@ final class PoolSpace implements PageSpace, TimedPart
     private final int[] retiringPages;
     private int retiringCount;
     private final ArrayDeque<ClientRecord> spaceWaiters;
+    /** Cleaning ahead starts once this many pages are in use: below the low water level by the gap between the two. */
+    private final long cleanMark;
+    /** The coldest pages kept copied ahead, and those past the pages an eviction freed that it copies: twice what one eviction frees. */
+    private final long cleanWindow;
+    /** Insertions and evictions so far: with {@link #orderChanges}, what makes another look at the cold end worth it. */
+    private long churn;
+    private long changesAtLastClean = -1;
     private final EvictionGate gate;
     private final SpaceWaiterResumer resumer;
     private volatile boolean closing;
@@ -122,6 +153,8 @@ final class PoolSpace implements PageSpace, TimedPart
         this.pageCount = pool.pageCount();
         this.highWater = Math.max(1, Math.min(pageCount, (long)Math.ceil(pageCount * evictHigh)));
         this.lowWater = Math.min(highWater - 1, (long)Math.floor(pageCount * evictLow));
+        this.cleanMark = Math.max(0, lowWater - (highWater - lowWater));
+        this.cleanWindow = Math.max(16, 2 * (highWater - lowWater));
         this.quarantineNanos = quarantineNanos;
         this.spaceWaitNanos = spaceWaitNanos;
         this.policy = policy;
@@ -222,6 +255,59 @@ final class PoolSpace implements PageSpace, TimedPart
         return policy.maintain(MAINTENANCE_BUDGET);
     }
 
+    /**
+     * Copies the coldest pages of the eviction order to L3 ahead of eviction (write-back with
+     * {@code policy.write.clean-ahead}; nothing otherwise): a look at up to {@code steps} of them from the cold
+     * end, and never past the {@link #cleanWindow} coldest, in the engine thread's idle time and on its ticks.
+     * An eviction does the same for the window just past the pages it freed ({@link #evictDownTo}), so that the
+     * next one finds them copied. A look that saw the whole window is not made again until pages were
+     * inserted, hit or evicted; one that found no room for another copy is made again, so that the window
+     * fills as copies end. The copies in flight stay within half of {@code l3.max-backup-pages} (the gate's
+     * rule), leaving room for the copies evictions start.
+     *
+     * @param steps pages to look at, at most
+     * @return copies started (stepping over pages copied already is not work: an idle engine can sleep)
+     */
+    int cleanAhead(final int steps)
+    {
+        final long changes = churn + orderChanges;
+        if (!gate.cleansAhead() || used() < cleanMark || changes == changesAtLastClean)
+        {
+            return 0;
+        }
+        return cleanFrom(policy.first(), Math.min(steps, cleanWindow), changes);
+    }
+
+    /**
+     * Continues the walk at {@code start} for at most {@code limit} pages, starting the copies the gate takes,
+     * until it says no more may start.
+     *
+     * @param changes the pool's changes when a look from the cold end began, or -1 for the eviction's look
+     * @return copies started
+     */
+    private int cleanFrom(final int start, final long limit, final long changes)
+    {
+        int page = start;
+        int steps = 0;
+        int started = 0;
+        while (page != EvictionPolicy.NONE && steps < limit)
+        {
+            final int answer = gate.cleanAhead(page);
+            if (answer == EvictionGate.CLEAN_NO_ROOM)
+            {
+                return started;
+            }
+            started += answer == EvictionGate.CLEAN_STARTED ? 1 : 0;
+            steps++;
+            page = policy.next(page);
+        }
+        if (changes >= 0 && (page == EvictionPolicy.NONE || steps >= cleanWindow))
+        {
+            changesAtLastClean = changes;
+        }
+        return started;
+    }
+
     /** @return the eviction policy's name */
     String policyName()
     {
@@ -250,6 +336,7 @@ final class PoolSpace implements PageSpace, TimedPart
         else
         {
             ordered[page] = true;
+            churn++;
             policy.onInsert(page, chainParent, pool.metadata().keyHighPlain(page) ^ pool.metadata().keyLowPlain(page));
         }
     }
@@ -290,6 +377,11 @@ final class PoolSpace implements PageSpace, TimedPart
             tryEvict(page);
             // A gate that touched a page (none does today) would have ended the policy's walk.
             page = changes == orderChanges ? policy.next(page) : policy.first();
+        }
+        if (gate.cleansAhead() && page != EvictionPolicy.NONE)
+        {
+            // The pages the next eviction reaches first are the ones just past this one's: copy them now.
+            cleanFrom(page, cleanWindow, -1);
         }
     }
 
@@ -341,6 +433,7 @@ final class PoolSpace implements PageSpace, TimedPart
         }
         index.unbindPage(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page), page);
         unorder(page);
+        churn++;
         if (retiring[page])
         {
             retiring[page] = false;

@@ -268,6 +268,14 @@ public enum EngineCounter
     /** How long the adaptive idle strategy spins before it sleeps. */
     ENGINE_SPIN_BUDGET_NANOS(85, "engine_spin_budget_ns", Type.GAUGE,
         "How long the idle engine thread spins before it sleeps (engine.idle-strategy = adaptive: follows the gaps between requests)."),
+    /** Write-back evictions that had to wait for their page's copy to L3 (the page was not copied ahead). */
+    EVICTIONS_HELD(414, "evictions_held", Type.COUNTER,
+        "Write-back evictions that had to wait for their page's copy to L3 before the page could leave (policy.write.clean-ahead copies"
+            + " pages ahead of eviction so that few do)."),
+    /** Write-back copies started ahead of eviction (policy.write.clean-ahead). */
+    BACKUPS_CLEANED_AHEAD(415, "backups_cleaned_ahead", Type.COUNTER,
+        "Write-back copies to L3 started for pages at the cold end of the eviction order before eviction reached them"
+            + " (policy.write.clean-ahead)."),
     /** Pages of a dead engine's pool adopted at a warm restart, each verified in the new pool before it was served. */
     POOL_PAGES_ADOPTED(398, "pool_pages_adopted", Type.COUNTER,
         "Pages of a dead engine's pool adopted at a warm restart (pool.warm-restart), each verified in the new pool before it was served."),

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,6 +48,20 @@ class BackupsTest
         parts.flush();
         assertThat(parts.tier(0).writes).isNotEmpty();
         return parts.tier(0).writes.getLast();
+    }
+
+    private int answeredWrites;
+
+    /** Answers, as a working tier, the writes submitted since the last call, and delivers the answers. */
+    private void answerNewWrites()
+    {
+        parts.flush();
+        final List<TierBatch> writes = parts.tier(0).writes;
+        while (answeredWrites < writes.size())
+        {
+            parts.tier(0).answer(writes.get(answeredWrites++));
+        }
+        parts.deliver();
     }
 
     private int pinned(final int... pages)
@@ -154,6 +169,113 @@ class BackupsTest
         assertThat(parts.boundPage(1, 1)).as("in L3 only now").isNegative();
         assertThat(parts.tierBits(1, 1)).isEqualTo(1);
         assertThat(parts.space.allocate()).isEqualTo(page);
+    }
+
+    private void writeBackParts(final boolean cleanAhead) throws IOException
+    {
+        // 32 pages: eviction at 32 in use down to 24; cleaning ahead from 16 in use; at most 8 copies in flight, 4 of them ahead.
+        parts(s ->
+        {
+            s.pages = 32;
+            s.writePolicy = WritePolicy.WRITE_BACK;
+            s.maxBackupPages = 8;
+        });
+        parts.backups.cleanAhead(cleanAhead);
+    }
+
+    /**
+     * Write-back copies the coldest pages ahead of eviction: once they landed, the eviction that reaches them
+     * frees them at once, no reserve waits for a copy, and that eviction copies the pages just past it.
+     */
+    @Test
+    void shouldCopyTheColdestWriteBackPagesAheadSoThatEvictionWaitsForNone() throws IOException
+    {
+        writeBackParts(true);
+        final int[] pages = new int[32];
+        for (int i = 0; i < 32; i++)
+        {
+            pages[i] = parts.serve(1, i + 1);
+        }
+
+        assertThat(parts.space.cleanAhead(8)).as("four copies start, the fifth finds no room").isEqualTo(4);
+        assertThat(parts.backups.inFlight()).isEqualTo(4);
+        assertThat(pinned(pages[0], pages[1], pages[2], pages[3])).as("the four coldest, pinned while copied").isEqualTo(4);
+        for (int round = 0; round < 4; round++)
+        {
+            answerNewWrites();
+            parts.space.cleanAhead(8);
+        }
+        answerNewWrites();
+        assertThat(parts.counter(EngineCounter.BACKUPS_CLEANED_AHEAD)).as("the 8 coldest, an idle look's budget").isEqualTo(8);
+        assertThat(parts.backups.inFlight()).isZero();
+
+        assertThat(parts.space.allocate()).as("the full pool evicts its 8 coldest, all copied").isNotEqualTo(PoolSpace.NONE);
+        assertThat(parts.counter(EngineCounter.EVICTIONS_HELD)).as("evictions that waited for a copy").isZero();
+        assertThat(parts.backups.evictionsPending()).isZero();
+        for (int i = 0; i < 8; i++)
+        {
+            assertThat(parts.boundPage(1, i + 1)).as("key (1, %d) left the pool", i + 1).isNegative();
+            assertThat(parts.tierBits(1, i + 1)).as("and is in L3").isEqualTo(1);
+        }
+        assertThat(parts.counter(EngineCounter.BACKUPS_CLEANED_AHEAD)).as("the eviction copies the next coldest ahead").isEqualTo(12);
+        assertThat(pinned(pages[8], pages[9], pages[10], pages[11])).isEqualTo(4);
+    }
+
+    /** Without clean-ahead the same eviction holds its pages for their copies: what the setting removes. */
+    @Test
+    void shouldHoldEvictionsForTheirCopiesWhenNotCleaningAhead() throws IOException
+    {
+        writeBackParts(false);
+        for (int i = 0; i < 32; i++)
+        {
+            parts.serve(1, i + 1);
+        }
+        assertThat(parts.space.cleanAhead(64)).isZero();
+        assertThat(parts.space.allocate()).as("every cold page held for its copy").isEqualTo(PoolSpace.NONE);
+        assertThat(parts.counter(EngineCounter.EVICTIONS_HELD)).isEqualTo(8);
+        assertThat(parts.backups.evictionsPending()).isEqualTo(8);
+        assertThat(parts.counter(EngineCounter.BACKUPS_CLEANED_AHEAD)).isZero();
+    }
+
+    /** Cleaning ahead starts at its mark, and an engine whose pool did not change since its last look does nothing. */
+    @Test
+    void shouldCleanAheadFromItsMarkAndNotAgainUntilThePoolChanged() throws IOException
+    {
+        writeBackParts(true);
+        for (int i = 0; i < 15; i++)
+        {
+            parts.serve(1, i + 1);
+        }
+        assertThat(parts.space.cleanAhead(64)).as("15 of 32 pages in use, below the mark of 16").isZero();
+        parts.serve(1, 16);
+        int looks = 0;
+        while (parts.space.cleanAhead(64) > 0 && looks++ < 10)
+        {
+            answerNewWrites();
+        }
+        assertThat(parts.counter(EngineCounter.BACKUPS_CLEANED_AHEAD)).as("every page, four at a time").isEqualTo(16);
+        assertThat(parts.space.cleanAhead(64)).as("nothing changed since the last look").isZero();
+        parts.serve(1, 17);
+        assertThat(parts.space.cleanAhead(64)).as("a page more, the hottest: outside the window of the 16 coldest").isZero();
+        assertThat(parts.counter(EngineCounter.BACKUPS_CLEANED_AHEAD)).isEqualTo(16);
+    }
+
+    @Test
+    void shouldNeverCleanAheadUnderWriteThrough() throws IOException
+    {
+        parts(s ->
+        {
+            s.pages = 32;
+            s.writePolicy = WritePolicy.WRITE_THROUGH;
+        });
+        parts.backups.cleanAhead(true);
+        for (int i = 0; i < 24; i++)
+        {
+            parts.serve(1, i + 1);
+        }
+        assertThat(parts.backups.cleansAhead()).isFalse();
+        assertThat(parts.space.cleanAhead(64)).isZero();
+        assertThat(parts.counter(EngineCounter.BACKUPS_CLEANED_AHEAD)).isZero();
     }
 
     @Test

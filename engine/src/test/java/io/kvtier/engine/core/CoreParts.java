@@ -387,6 +387,18 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     }
 
     @Override
+    public boolean cleansAhead()
+    {
+        return gateOverride != null ? gateOverride.cleansAhead() : backups.cleansAhead();
+    }
+
+    @Override
+    public int cleanAhead(final int page)
+    {
+        return gateOverride != null ? gateOverride.cleanAhead(page) : loads.isLoading(page) ? CLEAN_NOT_NEEDED : backups.cleanAhead(page);
+    }
+
+    @Override
     public boolean pin(final ClientRecord r, final int key, final int page, final int as)
     {
         return acquires.pin(r, key, page, as);
