@@ -208,8 +208,7 @@ final class SegmentedPolicy implements EvictionPolicy
     void access(final int page, final int parent, final int seen)
     {
         walking = false;
-        lists.remove(page);
-        place(page, resident(page, parent), Math.max(2, seen), false);
+        place(page, resident(page, parent), Math.max(2, seen), false); // place moves the page only if it must
     }
 
     /** @return the parent if it is a resident page other than the page itself, else {@link #NONE} */
@@ -218,6 +217,11 @@ final class SegmentedPolicy implements EvictionPolicy
         return parent == NONE || parent == page || lists.listOf(parent) == PageLists.UNLINKED ? NONE : parent;
     }
 
+    /**
+     * Puts a page where its stamp says, in the list its level says. A page already linked stays where it is when that
+     * is where it would go (a hit on the chain touched last: its head is the tail of its list already, and each page is
+     * just before its parent): only its stamp changes, which leaves the order as moving it would.
+     */
     private void place(final int page, final int parent, final int seen, final boolean firstSight)
     {
         final boolean inherits = parent != NONE && children[parent] < HUB_CHILDREN && level[parent] > 0;
@@ -231,9 +235,14 @@ final class SegmentedPolicy implements EvictionPolicy
             if (lists.listOf(parent) == list)
             {
                 stamp[page] = below;
-                lists.addBefore(parent, page);
+                if (lists.listOf(page) != list || lists.next(page) != parent)
+                {
+                    lists.remove(page);
+                    lists.addBefore(parent, page);
+                }
                 return;
             }
+            lists.remove(page);
             // In another list, the pages newer than the parent's stamp are this request's own, at the tail.
             int after = lists.tail(list);
             for (int steps = 0; after != NONE && stamp[after] > below && steps < MAX_SHIFT; steps++)
@@ -255,7 +264,11 @@ final class SegmentedPolicy implements EvictionPolicy
             }
         }
         stamp[page] = clock << DEPTH_BITS;
-        lists.addLast(list, page);
+        if (lists.listOf(page) != list || lists.next(page) != NONE)
+        {
+            lists.remove(page);
+            lists.addLast(list, page);
+        }
     }
 
     @Override

@@ -47,6 +47,25 @@ class SegmentedPolicyTest
     }
 
     @Test
+    void shouldGiveAHitChainThatIsInPlaceAlreadyNewStamps()
+    {
+        final SegmentedPolicy policy = new SegmentedPolicy(8, SegmentedPolicy.CHAIN);
+        final Replayer replayer = new Replayer(policy, 8, 64);
+        final int[] scratch = new int[4];
+        // Nine sights take the chain to the top level's list, where more sights leave it.
+        for (int sight = 0; sight < 9; sight++)
+        {
+            replayer.chain(scratch, 10, 3);
+        }
+        replayer.chain(scratch, 20, 1);
+        // Hits on the chain touched last in its list: each page is where the hit would put it, so none moves.
+        replayer.chain(scratch, 10, 3);
+
+        // Touched after 20, the chain now goes after it: its pages took new stamps although none moved.
+        assertThat(walkKeys(policy, replayer)).containsExactly(20, 12, 11, 10);
+    }
+
+    @Test
     void shouldEvictPagesSeenForTheFirstTimeBeforeAnyOtherUnderAdmission()
     {
         final SegmentedPolicy policy = new SegmentedPolicy(6, SegmentedPolicy.ADMISSION);
