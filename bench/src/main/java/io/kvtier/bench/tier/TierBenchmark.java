@@ -452,9 +452,12 @@ public final class TierBenchmark
     }
 
     /**
-     * Runs warm-up rounds until the JIT compilers have settled ({@link JitSettling}), at least one and for at
+     * Runs warm-up rounds until the JIT compilers have settled ({@link JitSettling}), at least two and for at
      * most {@code limitNanos}: the timed runs then measure the tier's compiled code, as a long-running engine
-     * has it, rather than the tier beside the compilers competing for the same cores.
+     * has it, rather than the tier beside the compilers competing for the same cores. The compilers are
+     * watched from the end of the first round only: that round makes the tier's first extent (on tmpfs a
+     * {@code posix_fallocate} of half a second) while its code is still too cold to be compiled, so a window
+     * that began with it looked quiet before anything was hot.
      *
      * @param round      one round
      * @param jit        what tells when the compilers settled
@@ -467,7 +470,6 @@ public final class TierBenchmark
         throws InterruptedException
     {
         final long start = clock.getAsLong();
-        jit.settled(start);
         int rounds = 0;
         long now;
         do

@@ -47,10 +47,31 @@ class TierBenchmarkWarmUpTest
     }
 
     @Test
-    void shouldRunOneRoundWhenTheCompilersAreAlreadyQuiet() throws InterruptedException
+    void shouldStopAQuietWindowAfterTheFirstRoundWhenNothingCompiles() throws InterruptedException
     {
         final AtomicLong now = new AtomicLong();
-        final int rounds = TierBenchmark.warmUp(() -> now.addAndGet(JitSettling.WINDOW_NANOS), new JitSettling(() -> 0), now::get, 30_000 * MS);
-        assertThat(rounds).as("a round as long as the window, no compiling in it").isEqualTo(1);
+        final int rounds = TierBenchmark.warmUp(() -> now.addAndGet(ROUND_NANOS), new JitSettling(() -> 0), now::get, 30_000 * MS);
+        assertThat((long)rounds * ROUND_NANOS).as("the first round, then a window of rounds without compiling")
+            .isEqualTo(ROUND_NANOS + JitSettling.WINDOW_NANOS);
+    }
+
+    @Test
+    void shouldNotTakeALongColdFirstRoundForSettledCompilers() throws InterruptedException
+    {
+        final AtomicLong now = new AtomicLong();
+        final AtomicLong compiled = new AtomicLong();
+        // The first round makes the tier's extent: a second with nothing hot enough to compile. Then the rounds
+        // make the code hot and the compilers use half a core until 3 s, and nothing after.
+        final int rounds = TierBenchmark.warmUp(() ->
+        {
+            final boolean first = now.get() == 0;
+            now.addAndGet(first ? 1_000 * MS : ROUND_NANOS);
+            if (!first && now.get() <= 3_000 * MS)
+            {
+                compiled.addAndGet(ROUND_NANOS / MS / 2);
+            }
+        }, new JitSettling(compiled::get), now::get, 30_000 * MS);
+        assertThat(now.get()).as("went on through the compiling that began after the first round (%d rounds)", rounds)
+            .isGreaterThanOrEqualTo(3_000 * MS + JitSettling.WINDOW_NANOS);
     }
 }
