@@ -452,8 +452,8 @@ public final class TierBenchmark
     }
 
     /**
-     * Runs warm-up rounds until the JIT compilers have settled ({@link JitSettling}), at least two and for at
-     * most {@code limitNanos}: the timed runs then measure the tier's compiled code, as a long-running engine
+     * Runs warm-up rounds until the JIT compilers have settled ({@link JitSettling}) or {@code limitNanos} have
+     * passed (a round begun is finished; there are at least two unless the first took that long): the timed runs then measure the tier's compiled code, as a long-running engine
      * has it, rather than the tier beside the compilers competing for the same cores. The compilers are
      * watched from the end of the first round only: that round makes the tier's first extent (on tmpfs a
      * {@code posix_fallocate} of half a second) while its code is still too cold to be compiled, so a window
