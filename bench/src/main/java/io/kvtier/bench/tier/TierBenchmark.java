@@ -1,5 +1,7 @@
 package io.kvtier.bench.tier;
 
+import io.kvtier.bench.workload.JitSettling;
+import io.kvtier.bench.workload.RunPhase;
 import io.kvtier.engine.tier.TierRegistry;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.StorageTier;
@@ -22,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -34,7 +37,9 @@ import java.util.stream.Stream;
  * untimed, and each page size starts with an untimed warm-up of a case's bytes, written, read and
  * removed: every timed write goes into space the tier has written and freed before, the steady state
  * of a tier at its capacity, rather than into space it never used (an extent file made during the
- * run, memory of a tmpfs touched for the first time).
+ * run, memory of a tmpfs touched for the first time). The warm-up's rounds go on until the JVM's JIT
+ * compilers have settled ({@link #warmUp}), so that the timed runs measure the tier's compiled code and
+ * not the tier beside the compilers on a host of few cores.
  *
  * <p>Beside each case, in the same run and in alternating order, a {@link Baseline} does the same
  * work outside kvtier. For directory backends it is {@link Fio}: one file of the case's size, the
@@ -64,6 +69,13 @@ public final class TierBenchmark
     public static final long GOAL_MIN_PAGE_BYTES = 256L << 10;
     /** The engine's default {@code l3.max-batch}. */
     public static final int DEFAULT_MAX_BATCH = 256;
+    /**
+     * The longest a page size's warm-up goes on while the JIT compilers are still busy. On 2 vCPUs perf found
+     * the compiler threads using up to 0.8 of a core through the timed runs of the first page size when the
+     * warm-up was one round (fio, a native program, competes with no compiler); the engine in service runs
+     * compiled code, so the figures are taken once the compilers settle, or after this long.
+     */
+    static final long WARMUP_LIMIT_NANOS = 30_000_000_000L;
 
     /** Settings the benchmark gives a backend unless {@code --tier-setting} says otherwise. */
     private static final Map<String, Map<String, String>> BACKEND_DEFAULTS = Map.of(
@@ -326,9 +338,21 @@ public final class TierBenchmark
                     // freed as a case writes, as fio lays out its file before its first timed write.
                     final int warmPages = (int)Math.max(16, Math.min(Integer.MAX_VALUE, plan.caseBytes() / pageSize));
                     final long[][] warmKeys = TierDriver.keys(random, warmPages);
-                    TierDriver.drive(tier, "write", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
-                    TierDriver.drive(tier, "read", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
-                    TierDriver.drive(tier, "remove", warmKeys, Math.min(16, maxDepth), plan.maxBatch(), slots);
+                    final int warmDepth = Math.min(16, maxDepth);
+                    final long warmStart = System.nanoTime();
+                    final int warmRounds = warmUp(() ->
+                    {
+                        TierDriver.drive(tier, "write", warmKeys, warmDepth, plan.maxBatch(), slots);
+                        TierDriver.drive(tier, "read", warmKeys, warmDepth, plan.maxBatch(), slots);
+                        TierDriver.drive(tier, "remove", warmKeys, warmDepth, plan.maxBatch(), slots);
+                    }, new JitSettling(), System::nanoTime, WARMUP_LIMIT_NANOS);
+                    if (progress != null)
+                    {
+                        progress.printf(Locale.ROOT, "kvtier: warm-up of %s pages: %d round(s) of %s written, read and removed in %.1f s%n",
+                            ConfigValues.formatSize(pageSize), warmRounds, ConfigValues.formatSize((long)warmPages * pageSize),
+                            (System.nanoTime() - warmStart) / 1e9);
+                        progress.flush();
+                    }
                     for (final int depth : plan.queueDepths())
                     {
                         final int pages = (int)Math.max(depth, Math.min(Integer.MAX_VALUE, plan.caseBytes() / pageSize));
@@ -336,6 +360,7 @@ public final class TierBenchmark
                         final long[] readNanos = new long[plan.runs()];
                         final Baseline.Figures[] baseWrites = new Baseline.Figures[plan.runs()];
                         final Baseline.Figures[] baseReads = new Baseline.Figures[plan.runs()];
+                        long compiledInTimedRuns = 0;
                         for (int run = 0; run < plan.runs(); run++)
                         {
                             final boolean baselineFirst = baselineMissing == null && ((cases.size() / plan.ops().size() + run) & 1) == 1;
@@ -351,7 +376,9 @@ public final class TierBenchmark
                             {
                                 slot.copyFrom(pattern);
                             }
+                            final long compiledBefore = RunPhase.compileMillisSoFar();
                             writeNanos[run] = TierDriver.drive(tier, "write", keys, depth, plan.maxBatch(), slots);
+                            compiledInTimedRuns += RunPhase.compileMillisSoFar() - compiledBefore;
                             if (baselineSecond)
                             {
                                 baseWrites[run] = baseline.run(workload, "write");
@@ -364,7 +391,9 @@ public final class TierBenchmark
                             {
                                 slot.fill((byte)0);
                             }
+                            final long compiledBeforeRead = RunPhase.compileMillisSoFar();
                             readNanos[run] = TierDriver.drive(tier, "read", keys, depth, plan.maxBatch(), slots);
+                            compiledInTimedRuns += RunPhase.compileMillisSoFar() - compiledBeforeRead;
                             TierDriver.checkReadBack(slots, pattern, Math.min(depth, pages), pageSize);
                             // Untimed: the next run writes into the space these pages leave, as fio writes over its file.
                             TierDriver.drive(tier, "remove", keys, depth, plan.maxBatch(), slots);
@@ -393,8 +422,9 @@ public final class TierBenchmark
                             cases.add(c);
                             if (progress != null)
                             {
-                                progress.printf(Locale.ROOT, "kvtier: %s %s qd %d: %.1f MB/s, %s %s%n", op, ConfigValues.formatSize(pageSize), depth,
-                                    c.kvtierMbs(), baseline.name(), c.baseline() == null ? "n/a" : String.format(Locale.ROOT, "%.1f MB/s", c.baselineMbs()));
+                                progress.printf(Locale.ROOT, "kvtier: %s %s qd %d: %.1f MB/s, %s %s (JIT compilers: %d ms of CPU in the tier's timed runs of this depth)%n",
+                                    op, ConfigValues.formatSize(pageSize), depth, c.kvtierMbs(), baseline.name(),
+                                    c.baseline() == null ? "n/a" : String.format(Locale.ROOT, "%.1f MB/s", c.baselineMbs()), compiledInTimedRuns);
                                 progress.flush();
                             }
                         }
@@ -407,6 +437,49 @@ public final class TierBenchmark
             deleteTree(workspace);
         }
         return new Result(plan, firstSettings, capabilities, describe, baseline.name(), baseline.describe(), baseline.version(), baselineMissing, cases);
+    }
+
+    /** One untimed round of a page size's warm-up. */
+    @FunctionalInterface
+    interface WarmUpRound
+    {
+        /**
+         * Writes, reads and removes a case's bytes through the tier.
+         *
+         * @throws InterruptedException if interrupted
+         */
+        void run() throws InterruptedException;
+    }
+
+    /**
+     * Runs warm-up rounds until the JIT compilers have settled ({@link JitSettling}) or {@code limitNanos} have
+     * passed (a round begun is finished; there are at least two unless the first took that long): the timed runs then measure the tier's compiled code, as a long-running engine
+     * has it, rather than the tier beside the compilers competing for the same cores. The compilers are
+     * watched from the end of the first round only: that round makes the tier's first extent (on tmpfs a
+     * {@code posix_fallocate} of half a second) while its code is still too cold to be compiled, so a window
+     * that began with it looked quiet before anything was hot.
+     *
+     * @param round      one round
+     * @param jit        what tells when the compilers settled
+     * @param clock      {@link System#nanoTime()}, or a test's clock
+     * @param limitNanos the longest the rounds go on
+     * @return the rounds run
+     * @throws InterruptedException if interrupted
+     */
+    static int warmUp(final WarmUpRound round, final JitSettling jit, final LongSupplier clock, final long limitNanos)
+        throws InterruptedException
+    {
+        final long start = clock.getAsLong();
+        int rounds = 0;
+        long now;
+        do
+        {
+            round.run();
+            rounds++;
+            now = clock.getAsLong();
+        }
+        while (!jit.settled(now) && now - start < limitNanos);
+        return rounds;
     }
 
     /**
