@@ -9,12 +9,13 @@ package io.kvtier.bench.workload;
  * <p>Settled means: over the last {@link #WINDOW_NANOS} or more, the compilers spent less than
  * {@link #SETTLED_CORE_SHARE} of one core's time compiling. Samples are taken at most every
  * {@link #SAMPLE_NANOS}; the two kept span one window. Called by the clients of a run after each request,
- * only while the warm-up lasts, so the lock is not on any measured path.
+ * only while the warm-up lasts, so the lock is not on any measured path. {@code kvtier bench ipc}'s client process and
+ * its engine's JVM each watch their own compilers with one.
  */
-final class JitSettling
+public final class JitSettling
 {
     /** The span the compile rate is measured over. */
-    static final long WINDOW_NANOS = 500_000_000L;
+    public static final long WINDOW_NANOS = 500_000_000L;
     /** The most often a sample is taken: each reads the compiler threads' CPU time from /proc. */
     static final long SAMPLE_NANOS = 50_000_000L;
     /** The compile time per wall time under which the compilers count as settled. */
@@ -28,14 +29,14 @@ final class JitSettling
 
     /** What the compilers have spent so far; a test gives its own. */
     @FunctionalInterface
-    interface CompileClock
+    public interface CompileClock
     {
         /** @return the compiler threads' CPU milliseconds since the JVM started, -1 if unknown */
         long compileMillis();
     }
 
     /** Watches this JVM's compilers. */
-    JitSettling()
+    public JitSettling()
     {
         this(RunPhase::compileMillisSoFar);
     }
@@ -43,7 +44,7 @@ final class JitSettling
     /**
      * @param clock where the compile time comes from
      */
-    JitSettling(final CompileClock clock)
+    public JitSettling(final CompileClock clock)
     {
         this.clock = clock;
     }
@@ -53,7 +54,7 @@ final class JitSettling
      * @return whether the compilers used less than {@link #SETTLED_CORE_SHARE} of a core over the last window; true
      *         when the JVM does not say what they spend (nothing to wait for)
      */
-    synchronized boolean settled(final long nowNanos)
+    public synchronized boolean settled(final long nowNanos)
     {
         if (newest < 0 || nowNanos - sampleNanos[newest] >= SAMPLE_NANOS)
         {
