@@ -13,6 +13,7 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,6 +71,11 @@ public final class BenchIpcCommand implements Callable<Integer>
             + " checkout kvtier runs from, if any; without it the Python figure is reported missing.")
     Path pythonBinding;
 
+    @Option(names = "--jit-wait", defaultValue = "10s", paramLabel = "DURATION",
+        description = "The longest each warm-up goes on, past its --warmup round trips, while the JIT compilers of the client's JVM or the"
+            + " engine's are still busy (on few cores they would take a core from the timed part); 0s: not at all. Default: ${DEFAULT-VALUE}.")
+    Duration jitWait;
+
     @Option(names = "--no-load", description = "Skip the loaded case (the background load and the second measurement).")
     boolean noLoad;
 
@@ -104,7 +110,7 @@ public final class BenchIpcCommand implements Callable<Integer>
         final IpcBenchmark.Plan plan;
         try
         {
-            plan = new IpcBenchmark.Plan(warmups, iterations, batchKeys, batches, !noLoad, clientIdle);
+            plan = new IpcBenchmark.Plan(warmups, iterations, batchKeys, batches, !noLoad, clientIdle, jitWait.toNanos());
         }
         catch (final IllegalArgumentException ex)
         {

@@ -56,6 +56,13 @@ class BenchIpcCommandTest
             assertThat(Long.parseLong(python)).as("the Python binding's round trip").isPositive();
         }
         assertThat(result.out()).contains("\"round_trips\":300").contains("\"baseline_round_trips\":300").contains("\"batch_keys\":64");
+        for (final String suffix : List.of("", "_loaded"))
+        {
+            assertThat(number(result.out(), "warmup_round_trips" + suffix)).as("at least --warmup's, more while the compilers were busy")
+                .isGreaterThanOrEqualTo(100);
+            assertThat(number(result.out(), "client_jit_ms" + suffix)).as("the client JVM's compilers during the timed part").isGreaterThanOrEqualTo(-1);
+            assertThat(number(result.out(), "engine_jit_ms" + suffix)).as("the engine JVM's").isGreaterThanOrEqualTo(-1);
+        }
     }
 
     private static double number(final String json, final String key)
@@ -69,7 +76,7 @@ class BenchIpcCommandTest
     void shouldSkipTheLoadedCaseWhenToldAndMeasureWithTheStrategiesNamed()
     {
         final CliFixture.Result result = CliFixture.run("bench", "ipc", "--json", "--warmup", "10", "--iterations", "50", "--batch-keys", "8",
-            "--batches", "5", "--no-load", "--client-idle-strategy", "adaptive", "--set", "engine.idle-strategy=adaptive");
+            "--batches", "5", "--jit-wait", "0s", "--no-load", "--client-idle-strategy", "adaptive", "--set", "engine.idle-strategy=adaptive");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         assertThat(result.out()).contains("\"load_missing\":\"not measured: --no-load\"").doesNotContain("rtt_p50_ratio_loaded")
             .contains("\"engine_idle_strategy\":\"adaptive\"").contains("\"client_idle_strategy\":\"adaptive\"");
@@ -80,7 +87,7 @@ class BenchIpcCommandTest
     void shouldCompareStrategiesInterleavedRoundByRoundAndLeaveNoFileBehind() throws Exception
     {
         final CliFixture.Result result = CliFixture.run("bench", "ipc", "--json", "--warmup", "10", "--iterations", "50", "--batch-keys", "8",
-            "--batches", "5", "--no-load", "--compare", "backoff/backoff,adaptive/adaptive", "--rounds", "2");
+            "--batches", "5", "--jit-wait", "0s", "--no-load", "--compare", "backoff/backoff,adaptive/adaptive", "--rounds", "2");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         assertThat(result.out()).contains("\"rounds\":2").contains("\"engine_idle_strategy\":\"backoff\",\"client_idle_strategy\":\"backoff\"")
             .contains("\"engine_idle_strategy\":\"adaptive\",\"client_idle_strategy\":\"adaptive\"").contains("\"load_missing\"");
@@ -125,7 +132,8 @@ class BenchIpcCommandTest
     @Test
     void shouldPrintTheBaselineBesideTheClientInText()
     {
-        final CliFixture.Result result = CliFixture.run("bench", "ipc", "--warmup", "10", "--iterations", "50", "--batch-keys", "8", "--batches", "5");
+        final CliFixture.Result result = CliFixture.run("bench", "ipc", "--warmup", "10", "--iterations", "50", "--batch-keys", "8", "--batches", "5",
+            "--jit-wait", "0s");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         assertThat(result.out()).contains("one-key LOOKUP round trip").contains("baseline: raw shared-memory ping-pong")
             .contains("p50 ratio").contains("keys/s").contains("quiet host").contains("loaded host: one child JVM")
@@ -136,7 +144,7 @@ class BenchIpcCommandTest
     void shouldNameWhatIsMissingForThePythonFigure(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path empty)
     {
         final CliFixture.Result result = CliFixture.run("bench", "ipc", "--json", "--warmup", "10", "--iterations", "20", "--batch-keys", "4",
-            "--batches", "2", "--python-binding", empty.toString());
+            "--batches", "2", "--jit-wait", "0s", "--python-binding", empty.toString());
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         assertThat(result.out()).contains("\"python_missing\":\"" + empty.resolve("kvtier_client.py") + " does not exist\"");
     }

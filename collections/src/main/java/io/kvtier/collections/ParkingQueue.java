@@ -82,10 +82,15 @@ public final class ParkingQueue<E> extends ParkingQueueTrailingPadding
     /**
      * @param requestedCapacity as for {@link #ParkingQueue(int, int)}
      * @param consumers         as for {@link #ParkingQueue(int, int)}
-     * @param maxParkNanos      the longest park; tests make it hours, so a lost wake-up shows as a hang
+     * @param maxParkNanos      the longest park, at least 1: what a lost wake-up would cost, and how often an idle
+     *                          consumer wakes to poll; tests make it hours, so a lost wake-up shows as a hang
      */
-    ParkingQueue(final int requestedCapacity, final int consumers, final long maxParkNanos)
+    public ParkingQueue(final int requestedCapacity, final int consumers, final long maxParkNanos)
     {
+        if (maxParkNanos < 1)
+        {
+            throw new IllegalArgumentException("maxParkNanos=" + maxParkNanos + " must be at least 1");
+        }
         if (requestedCapacity < 1 || requestedCapacity > 1 << 30)
         {
             throw new IllegalArgumentException("capacity=" + requestedCapacity + " is outside [1, 2^30]");

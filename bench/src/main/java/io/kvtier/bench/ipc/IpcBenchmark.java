@@ -2,6 +2,8 @@ package io.kvtier.bench.ipc;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.bench.workload.JitSettling;
+import io.kvtier.bench.workload.RunPhase;
 import io.kvtier.client.protocol.IdleStrategy;
 import io.kvtier.engine.Engine;
 import io.kvtier.engine.status.EngineCounter;
@@ -38,18 +40,23 @@ public final class IpcBenchmark
      * @param iterations recorded round trips, in each
      * @param batchKeys  keys per batched lookup
      * @param batches    batched lookups timed
-     * @param loaded     whether to measure the loaded case too
-     * @param clientIdle how the client process waits for its answers
+     * @param loaded       whether to measure the loaded case too
+     * @param clientIdle   how the client process waits for its answers
+     * @param jitWaitNanos the longest each warm-up goes on, past its round trips, while the compilers of the client's JVM or
+     *                     of the engine's are busy (0: not at all)
      */
-    public record Plan(int warmups, int iterations, int batchKeys, int batches, boolean loaded, IdleStrategy.Kind clientIdle)
+    public record Plan(int warmups, int iterations, int batchKeys, int batches, boolean loaded, IdleStrategy.Kind clientIdle, long jitWaitNanos)
     {
+        /** How long a warm-up waits at most for the compilers unless told otherwise. */
+        public static final long JIT_WAIT_DEFAULT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
         /** Validates. */
         public Plan
         {
-            if (warmups < 0 || iterations < 1 || batchKeys < 1 || batches < 1)
+            if (warmups < 0 || iterations < 1 || batchKeys < 1 || batches < 1 || jitWaitNanos < 0)
             {
-                throw new IllegalArgumentException("warmups=" + warmups + " must be >= 0, iterations=" + iterations + ", batchKeys=" + batchKeys
-                    + " and batches=" + batches + " >= 1");
+                throw new IllegalArgumentException("warmups=" + warmups + " and jitWaitNanos=" + jitWaitNanos + " must be >= 0, iterations="
+                    + iterations + ", batchKeys=" + batchKeys + " and batches=" + batches + " >= 1");
             }
             if (clientIdle == null)
             {
@@ -67,7 +74,16 @@ public final class IpcBenchmark
          */
         public Plan(final int warmups, final int iterations, final int batchKeys, final int batches)
         {
-            this(warmups, iterations, batchKeys, batches, true, IdleStrategy.CLIENT_DEFAULT);
+            this(warmups, iterations, batchKeys, batches, true, IdleStrategy.CLIENT_DEFAULT, JIT_WAIT_DEFAULT_NANOS);
+        }
+
+        /**
+         * @param clientIdle how the client process waits for its answers
+         * @return this plan with the client waiting so
+         */
+        public Plan withClientIdle(final IdleStrategy.Kind clientIdle)
+        {
+            return new Plan(warmups, iterations, batchKeys, batches, loaded, clientIdle, jitWaitNanos);
         }
     }
 
@@ -102,9 +118,10 @@ public final class IpcBenchmark
      * @param client         the client's figures
      * @param oneKeyEngine   the engine thread's idling during the one-key lookups
      * @param batchedEngine  and during the batched ones
+     * @param engineCompileMillis the engine JVM's compiler threads' CPU time during the one-key lookups, -1 when unknown
      */
     public record Phase(Histogram baseline, Histogram wakeUps, String wakeUpsMissing, IpcBenchClient.IpcBenchFigures client, EngineWaits oneKeyEngine,
-                        EngineWaits batchedEngine)
+                        EngineWaits batchedEngine, long engineCompileMillis)
     {
         /** @return the client's median round trip over the baseline's */
         public double rttP50Ratio()
@@ -202,6 +219,9 @@ public final class IpcBenchmark
             json.writeNumberField("baseline_round_trips" + suffix, baseline.getTotalCount());
             json.writeNumberField("rtt_p50_ratio" + suffix, Math.round(phase.rttP50Ratio() * 1000) / 1000.0);
             json.writeNumberField("batched_keys_per_s" + suffix, Math.round(phase.batchedKeysPerSecond()));
+            json.writeNumberField("warmup_round_trips" + suffix, c.warmups());
+            json.writeNumberField("client_jit_ms" + suffix, c.compileMillis());
+            json.writeNumberField("engine_jit_ms" + suffix, phase.engineCompileMillis());
             if (phase.wakeUps() != null)
             {
                 json.writeNumberField("futex_rtt_p50_ns" + suffix, phase.wakeUps().getValueAtPercentile(50));
@@ -262,13 +282,14 @@ public final class IpcBenchmark
                 baseline: raw shared-memory ping-pong between two processes (%,d round trips)
                   p50 %,d ns   p99 %,d ns   p99.9 %,d ns   max %,d ns
                 p50 ratio (kvtier / baseline)   %.2f
+                  after %,d warm-up round trips; compilers' CPU meanwhile: client JVM %,d ms, engine JVM %,d ms (-1: unknown)
                   %s
                   waits per one-key round trip: engine sleeps %.3f, yields %.3f; client sleeps %.3f, yields %.3f, wakes of the engine %.3f
                 batched LOOKUPs of %,d keys      %,.0f keys/s (%,d lookups)
                   waits per batched lookup: engine sleeps %.3f, yields %.3f; client sleeps %.3f, yields %.3f, wakes of the engine %.3f
                 """, title, c.roundTrips(), c.p50Nanos(), c.p99Nanos(), c.p999Nanos(), c.maxNanos(), baseline.getTotalCount(),
                 baseline.getValueAtPercentile(50), baseline.getValueAtPercentile(99), baseline.getValueAtPercentile(99.9), baseline.getMaxValue(),
-                phase.rttP50Ratio(), phase.wakeUps() != null
+                phase.rttP50Ratio(), c.warmups(), c.compileMillis(), phase.engineCompileMillis(), phase.wakeUps() != null
                     ? String.format(Locale.ROOT, "a wake-up, for scale: futex ping-pong (two wake-ups a round trip, %,d round trips) p50 %,d ns   p99 %,d ns",
                     phase.wakeUps().getTotalCount(), phase.wakeUps().getValueAtPercentile(50), phase.wakeUps().getValueAtPercentile(99))
                     : "a wake-up: not measured: " + phase.wakeUpsMissing(), per(phase.oneKeyEngine().sleeps(), c.roundTrips()), per(phase.oneKeyEngine().yields(), c.roundTrips()),
@@ -370,7 +391,8 @@ public final class IpcBenchmark
         final Histogram wakeUps = baselines.wakeUps();
         final String wakeUpsMissing = baselines.wakeUpsMissing();
         final Process client = JavaProcesses.java(IpcBenchClient.class, socketPath.toString(), Integer.toString(plan.warmups()),
-            Integer.toString(plan.iterations()), Integer.toString(plan.batchKeys()), Integer.toString(plan.batches()), plan.clientIdle().name()).start();
+            Integer.toString(plan.iterations()), Integer.toString(plan.batchKeys()), Integer.toString(plan.batches()), plan.clientIdle().name(),
+            Long.toString(plan.jitWaitNanos())).start();
         final StringBuilder output = new StringBuilder();
         try
         {
@@ -379,6 +401,10 @@ public final class IpcBenchmark
             EngineWaits batchedStart = null;
             EngineWaits oneKey = null;
             EngineWaits batched = null;
+            long compiledBefore = -1;
+            long oneKeyCompileMillis = -1;
+            // The engine's JVM is this one: its compilers are watched here, while the client's warm-ups ask.
+            final JitSettling jit = new JitSettling();
             final OutputStream toClient = client.getOutputStream();
             final BufferedReader fromClient = new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8));
             String line;
@@ -386,14 +412,31 @@ public final class IpcBenchmark
             {
                 if (line.startsWith(IpcBenchClient.PHASE))
                 {
-                    final EngineWaits now = EngineWaits.read(counters);
-                    switch (line.substring(IpcBenchClient.PHASE.length()))
+                    final String phaseName = line.substring(IpcBenchClient.PHASE.length());
+                    if (phaseName.equals(IpcBenchClient.SETTLING))
                     {
-                        case IpcBenchClient.ONE_KEY -> oneKeyStart = now;
+                        if (jit.settled(System.nanoTime()))
+                        {
+                            toClient.write(IpcBenchClient.SETTLED.getBytes(StandardCharsets.US_ASCII));
+                        }
+                        toClient.write('\n');
+                        toClient.flush();
+                        continue;
+                    }
+                    final EngineWaits now = EngineWaits.read(counters);
+                    switch (phaseName)
+                    {
+                        case IpcBenchClient.ONE_KEY ->
+                        {
+                            oneKeyStart = now;
+                            compiledBefore = RunPhase.compileMillisSoFar();
+                        }
                         case IpcBenchClient.BATCHED ->
                         {
                             oneKey = oneKeyStart == null ? null : now.since(oneKeyStart);
                             batchedStart = now;
+                            final long compiled = RunPhase.compileMillisSoFar();
+                            oneKeyCompileMillis = compiledBefore < 0 || compiled < 0 ? -1 : compiled - compiledBefore;
                         }
                         case IpcBenchClient.DONE -> batched = batchedStart == null ? null : now.since(batchedStart);
                         default -> throw new IOException("the client process named an unknown phase: " + line);
@@ -416,7 +459,8 @@ public final class IpcBenchmark
             {
                 throw new IOException("the client process did not go through its phases; its output: " + output);
             }
-            return new Phase(baseline, wakeUps, wakeUpsMissing, IpcBenchClient.IpcBenchFigures.parse(output.toString()), oneKey, batched);
+            return new Phase(baseline, wakeUps, wakeUpsMissing, IpcBenchClient.IpcBenchFigures.parse(output.toString()), oneKey, batched,
+                oneKeyCompileMillis);
         }
         finally
         {

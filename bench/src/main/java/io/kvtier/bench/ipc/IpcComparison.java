@@ -197,6 +197,9 @@ public final class IpcComparison
             json.writeNumberField("rtt_p99_ns" + suffix, Math.round(median(phases, p -> p.client().p99Nanos())));
             json.writeNumberField("baseline_rtt_p50_ns" + suffix, Math.round(median(phases, p -> p.baseline().getValueAtPercentile(50))));
             json.writeNumberField("batched_keys_per_s" + suffix, Math.round(median(phases, IpcBenchmark.Phase::batchedKeysPerSecond)));
+            json.writeNumberField("warmup_round_trips" + suffix, Math.round(median(phases, p -> p.client().warmups())));
+            json.writeNumberField("client_jit_ms" + suffix, Math.round(median(phases, p -> p.client().compileMillis())));
+            json.writeNumberField("engine_jit_ms" + suffix, Math.round(median(phases, IpcBenchmark.Phase::engineCompileMillis)));
             if (phases.stream().allMatch(p -> p.wakeUps() != null))
             {
                 json.writeNumberField("futex_rtt_p50_ns" + suffix, Math.round(median(phases, p -> p.wakeUps().getValueAtPercentile(50))));
@@ -321,7 +324,7 @@ public final class IpcComparison
         try (Engine engine = started.engine())
         {
             return IpcBenchmark.phase(engine, started.socket(),
-                new IpcBenchmark.Plan(plan.warmups(), plan.iterations(), plan.batchKeys(), plan.batches(), plan.loaded(), pair.client()), baselines);
+                plan.withClientIdle(pair.client()), baselines);
         }
         finally
         {

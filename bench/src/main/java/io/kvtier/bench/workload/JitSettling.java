@@ -10,7 +10,8 @@ package io.kvtier.bench.workload;
  * {@link #SETTLED_CORE_SHARE} of one core's time compiling. Samples are taken at most every
  * {@link #SAMPLE_NANOS}; the two kept span one window. Called by the clients of a run after each request,
  * only while the warm-up lasts, so the lock is not on any measured path; {@code kvtier bench tier} asks it
- * between the rounds of its warm-up.
+ * between the rounds of its warm-up, and {@code kvtier bench ipc}'s client process and its engine's JVM each
+ * watch their own compilers with one.
  */
 public final class JitSettling
 {

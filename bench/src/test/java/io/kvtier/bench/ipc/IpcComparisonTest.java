@@ -23,9 +23,9 @@ class IpcComparisonTest
         baseline.recordValue(baselineP50);
         final IdleStrategy.Counts none = new IdleStrategy.Counts(0, 0, 0, 0, 0);
         final IpcBenchClient.IpcBenchFigures client = new IpcBenchClient.IpcBenchFigures(100, clientP50, clientP50 * 2, clientP50 * 3, clientP50 * 4,
-            1000, 1_000_000, none, none);
+            1000, 1_000_000, none, none, 10, 0);
         return new IpcBenchmark.Phase(baseline, null, "none here", client, new IpcBenchmark.EngineWaits(engineSleeps, 0, 0, 0),
-            new IpcBenchmark.EngineWaits(0, 0, 0, 0));
+            new IpcBenchmark.EngineWaits(0, 0, 0, 0), 0);
     }
 
     @Test
@@ -60,7 +60,7 @@ class IpcComparisonTest
     @Test
     void shouldReportEachPairsMediansAndEveryRoundsRatio()
     {
-        final IpcBenchmark.Plan plan = new IpcBenchmark.Plan(10, 100, 8, 5, false, IdleStrategy.Kind.BACKOFF);
+        final IpcBenchmark.Plan plan = new IpcBenchmark.Plan(10, 100, 8, 5, false, IdleStrategy.Kind.BACKOFF, 0);
         final IpcComparison.Result result = new IpcComparison.Result(plan, 3, List.of(
             new IpcComparison.PairFigures(IpcComparison.Strategies.parse("backoff/backoff"),
                 List.of(phase(1_000, 100, 50), phase(2_000, 1_000, 0), phase(4_000, 1_000, 0)), List.of()),

@@ -1,0 +1,120 @@
+package io.kvtier.engine.ipc;
+
+import io.kvtier.engine.pool.Counters;
+import io.kvtier.engine.pool.PagePool;
+import io.kvtier.engine.status.ThreadWatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * An idle sealer or device thread (a {@link ClientRequestThread} with no request) stays asleep: it wakes no more
+ * often than its park bound allows, counted by the kernel's count of the thread's voluntary context switches, and
+ * a stop still ends it at once, since stopping interrupts the park rather than waiting it out. With the queue's
+ * former 1 ms bound such a thread woke about a thousand times a second, taking a core from the engine thread or
+ * from a spinning client each time.
+ */
+class ClientRequestThreadTest
+{
+    private static final Path TASKS = Path.of("/proc/self/task");
+
+    /** A thread that never gets a request. */
+    private static final class Idle extends ClientRequestThread
+    {
+        Idle(final String name, final ThreadWatch watch)
+        {
+            super(name, 2, watch);
+            start();
+        }
+
+        @Override
+        void serve(final RemoteClient client)
+        {
+            throw new AssertionError("no request was offered");
+        }
+    }
+
+    @Test
+    void shouldStayAsleepWhileIdleAndStillEndAtOnceWhenStopped(@TempDir final Path directory) throws Exception
+    {
+        assumeTrue(Files.isDirectory(TASKS), "no /proc/self/task here: the kernel's per-thread counts are Linux's");
+        // Short enough for /proc's 15-character comm, and no other test's.
+        final String name = "crt-idle-" + (System.nanoTime() & 0xFFFF);
+        try (PagePool pool = PagePool.create(directory.resolve("pool"), 4096, 4, 64, 2, Duration.ofSeconds(30)))
+        {
+            final Idle idle = new Idle(name, new ThreadWatch(new Counters(pool.counters()), TimeUnit.SECONDS.toNanos(60)));
+            try
+            {
+                final Path task = awaitTask(name);
+                // Past its start and its first spin and park.
+                Thread.sleep(50);
+                final long before = voluntarySwitches(task);
+                final long start = System.nanoTime();
+                Thread.sleep(400);
+                final long switches = voluntarySwitches(task) - before;
+                final long elapsed = System.nanoTime() - start;
+                // One wake-up per bound elapsed, and a few to spare; 1 ms parks would have made hundreds.
+                assertThat(switches).as("voluntary context switches of the idle thread in %d ms", elapsed / 1_000_000)
+                    .isLessThanOrEqualTo(elapsed / ClientRequestThread.IDLE_PARK_NANOS + 3);
+            }
+            finally
+            {
+                idle.stop();
+            }
+            assertThat(taskNamed(name)).as("the stopped thread is gone: the stop interrupts its park").isNull();
+        }
+    }
+
+    private static Path awaitTask(final String name) throws IOException, InterruptedException
+    {
+        for (int i = 0; i < 1_000; i++)
+        {
+            final Path task = taskNamed(name);
+            if (task != null)
+            {
+                return task;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("no thread named " + name + " appeared in " + TASKS + " within 10 s");
+    }
+
+    private static Path taskNamed(final String name) throws IOException
+    {
+        try (Stream<Path> tasks = Files.list(TASKS))
+        {
+            return tasks.filter(task ->
+            {
+                try
+                {
+                    return Files.readString(task.resolve("comm")).strip().equals(name);
+                }
+                catch (final IOException gone)
+                {
+                    return false;
+                }
+            }).findFirst().orElse(null);
+        }
+    }
+
+    private static long voluntarySwitches(final Path task) throws IOException
+    {
+        for (final String line : Files.readAllLines(task.resolve("status")))
+        {
+            if (line.startsWith("voluntary_ctxt_switches:"))
+            {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+            }
+        }
+        throw new AssertionError(task + "/status has no voluntary_ctxt_switches line");
+    }
+}
