@@ -130,7 +130,7 @@ class EnginePolicyTest
     }
 
     /**
-     * Write-back with clean-ahead (the default): the engine copies the coldest pages in its idle time, so the
+     * Write-back with clean-ahead: the engine copies the coldest pages in its idle time, so the
      * evictions that make room for later commits find them in L3 and none waits for a copy; every page written
      * is then served, from the pool or from L3, intact.
      */
@@ -141,6 +141,7 @@ class EnginePolicyTest
         final Map<String, String> settings = settings(name, 64, "write-back", "off");
         // Room for every copy of the window (the 16 coldest pages of 64) at once: a look never stops for lack of it.
         settings.put(EngineConfig.L3_MAX_BACKUP_PAGES, "64");
+        settings.put(EngineConfig.POLICY_WRITE_BACK_CLEAN_AHEAD, "true");
         try (Engine engine = EngineFixture.start(settings);
              Session session = engine.openSession())
         {

@@ -136,11 +136,12 @@ public final class EngineSettings
 
     /** Whether write-back copies the pages eviction will reach next before it reaches them. */
     public static final Setting<Boolean> POLICY_WRITE_BACK_CLEAN_AHEAD = Setting.flag("policy.write.clean-ahead")
-        .byDefault(true)
+        .byDefault(false)
         .documented("with policy.write = write-back, whether the engine copies the pages at the cold end of the eviction order to L3"
             + " before eviction reaches them (once the pool is filled to pool.evict-low less the gap between the water levels, in the"
             + " engine thread's idle time and on its ticks, using at most half of l3.max-backup-pages), so that an eviction finds them"
-            + " copied and a reserve need not wait for a copy; false copies a page only when eviction reaches it");
+            + " copied and a reserve need not wait for a copy; false (the default: in the demo it cut the evictions that waited from"
+            + " tens of thousands to hundreds but moved fewer bytes, docs/PERFORMANCE.md) copies a page only when eviction reaches it");
 
     /** How lookups prefetch L3 pages. */
     public static final Setting<PrefetchMode> POLICY_PREFETCH = Setting.choice("policy.prefetch", PrefetchMode.values(), PrefetchMode::configName)
