@@ -81,12 +81,12 @@ public final class BenchIpcCommand implements Callable<Integer>
 
     @Option(names = "--client-idle-strategy", defaultValue = "backoff", paramLabel = "KIND",
         converter = ClientIdleConverter.class,
-        description = "How the client process waits for its answers: backoff (the client's default), adaptive, timed, spin or sleep. Default: ${DEFAULT-VALUE}.")
+        description = "How the client process waits for its answers: backoff (the client's default), adaptive, timed, awake, spin or sleep. Default: ${DEFAULT-VALUE}.")
     IdleStrategy.Kind clientIdle;
 
     @Option(names = "--compare", split = ",", paramLabel = "ENGINE/CLIENT",
         description = "Pairs of idle strategies to measure against each other, interleaved (as backoff/backoff,adaptive/adaptive): the engine's"
-            + " engine.idle-strategy (adaptive, backoff, spin, yield, sleep) and the client's (adaptive, timed, backoff, spin, sleep);"
+            + " engine.idle-strategy (adaptive, backoff, spin, yield, sleep) and the client's (adaptive, timed, awake, backoff, spin, sleep);"
             + " --client-idle-strategy and the in-process and Python figures are then left out.")
     List<String> compare;
 
@@ -198,7 +198,7 @@ public final class BenchIpcCommand implements Callable<Integer>
         return config;
     }
 
-    /** Reads a client idle strategy by its name in settings (adaptive, timed, backoff, spin, sleep), naming the ones there are when it is none. */
+    /** Reads a client idle strategy by its name in settings (adaptive, timed, awake, backoff, spin, sleep), naming the ones there are when it is none. */
     static final class ClientIdleConverter implements CommandLine.ITypeConverter<IdleStrategy.Kind>
     {
         @Override
@@ -211,7 +211,7 @@ public final class BenchIpcCommand implements Callable<Integer>
                     return kind;
                 }
             }
-            throw new CommandLine.TypeConversionException("--client-idle-strategy=" + value + " is none of adaptive, timed, backoff, spin, sleep");
+            throw new CommandLine.TypeConversionException("--client-idle-strategy=" + value + " is none of adaptive, timed, awake, backoff, spin, sleep");
         }
     }
 }

@@ -126,7 +126,7 @@ class BenchIpcCommandTest
     {
         final CliFixture.Result result = CliFixture.run("bench", "ipc", "--client-idle-strategy", "nap");
         assertThat(result.exitCode()).isEqualTo(ExitCode.USAGE);
-        assertThat(result.err()).contains("--client-idle-strategy=nap is none of adaptive, timed, backoff, spin, sleep");
+        assertThat(result.err()).contains("--client-idle-strategy=nap is none of adaptive, timed, awake, backoff, spin, sleep");
     }
 
     @Test

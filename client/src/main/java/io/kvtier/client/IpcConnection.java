@@ -98,8 +98,7 @@ public final class IpcConnection implements AutoCloseable
     {
         this.idle = new IdleStrategy(idleKind, IdleStrategy.MAX_SLEEP_NANOS, new EngineSeen());
         // Room in the request ring comes as the engine catches up, which a wait for an answer does not tell apart: the fixed back-off.
-        final boolean timesWaits = idleKind == IdleStrategy.Kind.ADAPTIVE || idleKind == IdleStrategy.Kind.TIMED;
-        this.roomIdle = new IdleStrategy(timesWaits ? IdleStrategy.Kind.BACKOFF : idleKind, IdleStrategy.MAX_SLEEP_NANOS);
+        this.roomIdle = new IdleStrategy(IdleStrategy.timesWaits(idleKind) ? IdleStrategy.Kind.BACKOFF : idleKind, IdleStrategy.MAX_SLEEP_NANOS);
         this.socket = socket;
         this.socketFd = socketFd;
         this.arena = arena;
@@ -162,7 +161,8 @@ public final class IpcConnection implements AutoCloseable
      * @param idleKind       how this client waits: {@code BACKOFF} (the default: spin, yield, then sleep on its Client
      *                       Sleeping word), {@code ADAPTIVE} (spin while the engine is awake, for a budget that follows the
      *                       waits seen, then sleep), {@code TIMED} (as {@code ADAPTIVE}, but yield rather than sleep
-     *                       while an awake engine leaves the request untaken), {@code SPIN} (never sleeps: lowest latency, a
+     *                       while an awake engine leaves the request untaken), {@code AWAKE} (spin while the engine is
+     *                       awake, taken or not, then sleep; never yield), {@code SPIN} (never sleeps: lowest latency, a
      *                       core) or {@code SLEEP}
      * @return the connection
      * @throws IpcException if the engine refused the HELLO

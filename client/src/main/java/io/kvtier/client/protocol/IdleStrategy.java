@@ -28,6 +28,15 @@ import java.lang.invoke.VarHandle;
  * yield on a core no one else wants returns at once). A client that sleeps while requests flow has the
  * scheduler place it again on each wake-up, perhaps on the engine's core; one that spins or yields keeps
  * its core. It sleeps only when the request stays untaken for {@link #TIMED_YIELD_LIMIT_NANOS}.
+ *
+ * <p>{@link Kind#AWAKE} spins for as long as the engine is awake, whether or not it has taken the request yet,
+ * for a budget that follows the waits seen (up to {@link #TIMED_MAX_SPIN_NANOS}), then sleeps; it sleeps soon
+ * once the engine sleeps, and it never yields. An awake engine that leaves the request untaken is off its core
+ * for a moment (preempted by another process) or busy with other clients. The wait ends as soon as the engine
+ * is back, which a spinning client sees at once, where a client that slept would need a futex wake. On a
+ * host whose cores are all busy, the scheduler keeps client and engine on different cores for most of the
+ * round trips, and a median counts round trips: there, waiting that neither yields nor sleeps while the other
+ * side is awake keeps the median near the quiet host's.
  */
 public final class IdleStrategy
 {
@@ -112,7 +121,9 @@ public final class IdleStrategy
         /** Spin while the engine is awake and working on the request, for a budget that follows the waits seen, then sleep. */
         ADAPTIVE,
         /** As {@code ADAPTIVE} while the engine works on the request, but yield, not sleep, while an awake engine leaves it untaken. */
-        TIMED;
+        TIMED,
+        /** Spin while the engine is awake, taken or not, for a budget that follows the waits seen; sleep when it sleeps; never yield. */
+        AWAKE;
 
         /** @return the name in settings */
         public String configName()
@@ -224,16 +235,25 @@ public final class IdleStrategy
         }
     }
 
-    /** @return how long {@link Kind#ADAPTIVE} or {@link Kind#TIMED} spins while the engine is awake before it sleeps, now */
+    /** @return how long {@link Kind#ADAPTIVE}, {@link Kind#TIMED} or {@link Kind#AWAKE} spins while the engine is awake before it sleeps, now */
     public long spinBudgetNanos()
     {
-        return Math.clamp(averageWaitNanos * BUDGET_OVER_AVERAGE, MIN_SPIN_NANOS, kind == Kind.TIMED ? TIMED_MAX_SPIN_NANOS : MAX_SPIN_NANOS);
+        return Math.clamp(averageWaitNanos * BUDGET_OVER_AVERAGE, MIN_SPIN_NANOS, kind == Kind.ADAPTIVE ? MAX_SPIN_NANOS : TIMED_MAX_SPIN_NANOS);
     }
 
     /** Whether the strategy times its waits (its budget follows them): a wait then counts once it ends. */
     private boolean timesItsWaits()
     {
-        return kind == Kind.ADAPTIVE || kind == Kind.TIMED;
+        return timesWaits(kind);
+    }
+
+    /**
+     * @param kind a strategy
+     * @return whether it times its waits, following them with its spin budget and looking at the engine
+     */
+    public static boolean timesWaits(final Kind kind)
+    {
+        return kind == Kind.ADAPTIVE || kind == Kind.TIMED || kind == Kind.AWAKE;
     }
 
     /** @return the counts so far (allocates the record: not for a hot path) */
@@ -277,6 +297,7 @@ public final class IdleStrategy
             }
             case ADAPTIVE -> adaptive(count, word, check);
             case TIMED -> timed(count, word, check);
+            case AWAKE -> awake(count, word, check);
             default -> throw new IllegalStateException("unknown idle strategy " + kind);
         }
     }
@@ -333,6 +354,23 @@ public final class IdleStrategy
             sleep(word, check);
         }
         else if (waited >= TAKE_PATIENCE_NANOS && !peer.wokeIt() && !peer.tookItAcquire())
+        {
+            sleep(word, check);
+        }
+        else
+        {
+            Thread.onSpinWait();
+        }
+    }
+
+    private void awake(final int count, final FutexWord word, final WorkCheck check)
+    {
+        final long waited = lookAtTheEngine(count, word, check);
+        if (waited < 0)
+        {
+            return;
+        }
+        if (waited >= spinBudgetNanos())
         {
             sleep(word, check);
         }

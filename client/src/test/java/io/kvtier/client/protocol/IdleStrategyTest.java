@@ -221,6 +221,60 @@ class IdleStrategyTest
     }
 
     @Test
+    void awakeShouldSpinWithoutYieldOrSleepWhileAnAwakeEngineLeavesTheRequestUntaken()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final FutexWord word = new FutexWord(arena.allocate(8, 8), 0);
+            final FakeClock clock = new FakeClock();
+            final Engine engine = new Engine();
+            engine.took = false;
+            final IdleStrategy idle = new IdleStrategy(IdleStrategy.Kind.AWAKE, SLEEP_NANOS, engine, clock::read);
+            idle.reset();
+            // Far past ADAPTIVE's patience with an untaken request (it sleeps there), within the budget.
+            idleFor(idle, clock, word, IdleStrategy.MIN_SPIN_NANOS - 2_000);
+            assertThat(idle.counts().sleeps()).as("an engine awake but off its core for a moment: no sleep it must end with a wake").isZero();
+            assertThat(idle.counts().yields()).as("no yield, which hands the core to another process for a time slice").isZero();
+            idleFor(idle, clock, word, 10 * IdleStrategy.MIN_SPIN_NANOS);
+            assertThat(idle.counts().sleeps()).as("past its budget it sleeps, awake engine or not").isEqualTo(1);
+            assertThat(idle.counts().yields()).isZero();
+        }
+    }
+
+    @Test
+    void awakeShouldSpinThroughBatchesAndSleepSoonWhenTheEngineSleeps()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final FutexWord word = new FutexWord(arena.allocate(8, 8), 0);
+            final FakeClock clock = new FakeClock();
+            final Engine engine = new Engine();
+            final IdleStrategy idle = new IdleStrategy(IdleStrategy.Kind.AWAKE, SLEEP_NANOS, engine, clock::read);
+            for (int request = 0; request < 50; request++)
+            {
+                // A batched lookup the engine, awake, answers in 150 µs.
+                idle.reset();
+                idleFor(idle, clock, word, 150_000);
+                idle.arrived();
+            }
+            final long sleeps = idle.counts().sleeps();
+            idle.reset();
+            idleFor(idle, clock, word, 150_000);
+            idle.arrived();
+            assertThat(idle.counts().sleeps()).as("its budget grew past the batches' 150 µs").isEqualTo(sleeps);
+            assertThat(idle.spinBudgetNanos()).isLessThanOrEqualTo(IdleStrategy.TIMED_MAX_SPIN_NANOS);
+            engine.awake = false;
+            idle.reset();
+            for (int i = 0; i < 17; i++)
+            {
+                idle.idle(word, () -> false);
+            }
+            assertThat(idle.counts().sleeps()).as("asleep at two looks in a row: 16 idles").isEqualTo(sleeps + 1);
+            assertThat(idle.counts().yields()).isZero();
+        }
+    }
+
+    @Test
     void timedShouldSleepSoonWhenTheEngineSleeps()
     {
         try (Arena arena = Arena.ofConfined())

@@ -58,7 +58,7 @@ public enum IdleStrategyKind
             case BACKOFF -> BACKOFF;
             case SPIN -> SPIN;
             case SLEEP -> SLEEP;
-            case ADAPTIVE, TIMED -> ADAPTIVE; // TIMED is a client's way of waiting, ipc.idle-strategy does not offer it
+            case ADAPTIVE, TIMED, AWAKE -> ADAPTIVE; // TIMED and AWAKE are a client's ways of waiting, ipc.idle-strategy does not offer them
         };
     }
 }
