@@ -111,6 +111,9 @@ class NamesAndErrorsTest(unittest.TestCase):
         self.assertIn("minor version 4", str(caught.exception))
         with self.assertRaises(ValueError):
             kv.Client("/nonexistent/kvtier.sock", namespaces=[b"short"])
+        with self.assertRaises(ValueError) as refused:
+            kv.Client("/nonexistent/kvtier.sock", wait="nap")
+        self.assertIn("'nap' is none of backoff, awake", str(refused.exception))
 
 
 @unittest.skipUnless(SOCKET, NO_ENGINE)
@@ -145,6 +148,27 @@ class EndToEndTest(unittest.TestCase):
             kept = pages[0]
         with self.assertRaises(ValueError):
             kept[0]  # released with the pins
+
+    def test_awake_wait_round_trips_and_batches(self):
+        # KVT_WAIT_AWAKE: spins while the engine is awake, then sleeps; every answer still arrives, one-key
+        # round trips and batches alike, and after an idle spell in which the engine went to sleep
+        c = kv.Client(SOCKET, namespaces=[self.root], max_keys=32, wait="awake")
+        try:
+            keys = self.keys(900, 8)
+            payloads = [bytes((i * 11 + j) % 253 for j in range(c.page_size)) for i in range(8)]
+            with c.reserved(keys) as r:
+                self.assertEqual(r.result.result_count, 8)
+                for i, page in r.pages():
+                    page[:] = payloads[i]
+            self.assertEqual(r.commit_result.result_count, 8)
+            for round_trip in range(2000):
+                self.assertEqual(c.lookup(keys[:1], first_slot=16).pool_pages, 1)
+            time.sleep(0.2)  # past any engine's spin budget: its next answer comes after a sleep
+            self.assertEqual(c.lookup(keys, first_slot=8).pool_pages, 8)
+            with c.pinned(keys, first_slot=8) as pages:
+                self.assertEqual([bytes(p) for p in pages], payloads)
+        finally:
+            c.close()
 
     def test_short_payload_and_abort(self):
         c = self.client

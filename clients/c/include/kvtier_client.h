@@ -210,6 +210,19 @@ const char *kvt_file_path(const kvt_client *client, int which);
  *  L3 or a long FLUSH is not cut short. A timed-out client is unusable: the answer may still come. */
 void kvt_set_response_timeout_ms(kvt_client *client, uint32_t ms);
 
+/** How a call waits for its response (docs/ipc-protocol.md section 5).
+ *  KVT_WAIT_BACKOFF (the default): 200 spins, 200 sched_yield calls, then sleeps on the futex word Client
+ *  Sleeping until the engine wakes it.
+ *  KVT_WAIT_AWAKE: spins (with the CPU's pause instruction) for as long as the engine is awake (its
+ *  Doorbell reads 0), whether or not it has taken the request, for a budget of twice the waits this
+ *  client has seen (20 to 500 microseconds), then sleeps as above. It sleeps as soon as the engine is
+ *  seen asleep twice in a row, and it never yields. On a busy host a yield hands the core to another
+ *  process for its time slice, and this client would miss the answer of an engine back on its core. */
+enum { KVT_WAIT_BACKOFF = 0, KVT_WAIT_AWAKE = 1 };
+/** Sets how the client waits for responses. Returns 0, or -1 with KVT_ERR_ARGUMENT naming the kind
+ *  when `kind` is none of the KVT_WAIT_ values. */
+int kvt_set_wait(kvt_client *client, int kind);
+
 /* ---- requests --------------------------------------------------------------------------------
  * Keys go into slots [first_slot, first_slot + count) under namespace `ns` (an index into the
  * HELLO's namespaces; 0 when none were given). keys == NULL sends the request with flag

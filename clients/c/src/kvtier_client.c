@@ -42,6 +42,8 @@ struct kvt_client {
     uint64_t next_id;
     int32_t header_word;      /* what the next request carries at offset 28 (a LOOKUP_AND_LOCK's Reserve Limit), then 0 */
     uint32_t timeout_ms;
+    int wait_kind;            /* KVT_WAIT_BACKOFF or KVT_WAIT_AWAKE */
+    uint64_t average_wait_ns; /* KVT_WAIT_AWAKE: the waits seen, averaged; its budget is twice this */
     int dead;                 /* disconnected, engine gone or timed out: nothing more is sent */
     int last_error;
     int last_detail;          /* a REGISTER_KV answered INVALID: its Result Count */
@@ -454,6 +456,55 @@ static int check_socket(kvt_client *c) {
     return 0;
 }
 
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+#define KVT_AWAKE_MIN_SPIN_NS 20000u
+#define KVT_AWAKE_MAX_SPIN_NS 500000u
+#define KVT_AWAKE_LOOK_EVERY 8u
+
+/* KVT_WAIT_AWAKE: how long it spins for the engine, awake, before it sleeps: twice the average wait. */
+static uint64_t awake_budget_ns(const kvt_client *c) {
+    uint64_t budget = 2 * c->average_wait_ns;
+    if (budget < KVT_AWAKE_MIN_SPIN_NS) return KVT_AWAKE_MIN_SPIN_NS;
+    return budget > KVT_AWAKE_MAX_SPIN_NS ? KVT_AWAKE_MAX_SPIN_NS : budget;
+}
+
+/* KVT_WAIT_AWAKE, round 0, 1, 2, ... of a wait begun at `start`: 1 to spin on, 0 to sleep. It looks at the
+ * engine's Doorbell every few rounds; the engine seen asleep at two looks in a row (not the moment
+ * between its announcement and its last look for work) means the answer waits on something else than
+ * a core. */
+static int awake_spin(kvt_client *c, uint64_t start, unsigned round, int *asleep_seen) {
+    if (round % KVT_AWAKE_LOOK_EVERY != 0) {
+        cpu_relax();
+        return 1;
+    }
+    uint32_t doorbell = atomic_load_explicit(u32_at(c->control, KVT_CTL_DOORBELL), memory_order_acquire);
+    if (doorbell == 1) {
+        if (*asleep_seen) return 0;
+        *asleep_seen = 1;
+        cpu_relax();
+        return 1;
+    }
+    *asleep_seen = 0;
+    if (now_ns() - start >= awake_budget_ns(c)) return 0;
+    cpu_relax();
+    return 1;
+}
+
+int kvt_set_wait(kvt_client *c, int kind) {
+    if (!c) return -1;
+    if (kind != KVT_WAIT_BACKOFF && kind != KVT_WAIT_AWAKE)
+        return fail(c, KVT_ERR_ARGUMENT, "wait kind %d is neither KVT_WAIT_BACKOFF (0) nor KVT_WAIT_AWAKE (1)", kind);
+    c->wait_kind = kind;
+    return 0;
+}
+
 /* Spins, yields, then sleeps: round 0, 1, 2, ... of a wait. */
 static void back_off(unsigned round) {
     if (round < 200) return;
@@ -563,12 +614,19 @@ static int exchange(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, in
     ring_doorbell(c);
 
     _Atomic uint32_t *sleeping = u32_at(c->ring, KVT_RH_CLIENT_SLEEPING);
+    uint64_t wait_start = now_ns();
+    int asleep_seen = 0;
     for (unsigned round = 0;; round++) {
         const uint8_t *rec;
         uint32_t len;
         int r = kvt_ring_peek(&c->resp, &rec, &len);
         if (r < 0) { c->dead = 1; return fail(c, KVT_ERR_PROTOCOL, "malformed record in the response ring"); }
         if (r == 1) {
+            if (round > 0 && c->wait_kind == KVT_WAIT_AWAKE) {
+                uint64_t waited = now_ns() - wait_start;
+                if (waited > 1000000u) waited = 1000000u; /* a wait that long says nothing of the next */
+                c->average_wait_ns += ((int64_t)waited - (int64_t)c->average_wait_ns) / 8;
+            }
             kvt_response resp;
             if (kvt_decode_response(rec, len, &resp) != 0) {
                 c->dead = 1;
@@ -649,7 +707,12 @@ static int exchange(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, in
             c->dead = 1;
             return fail(c, KVT_ERR_TIMEOUT, "no response to request %llu within %u ms", (unsigned long long)id, c->timeout_ms);
         }
-        if (round < 400) { back_off(round); continue; }
+        if (c->wait_kind == KVT_WAIT_AWAKE) {
+            if (awake_spin(c, wait_start, round, &asleep_seen)) continue;
+        } else if (round < 400) {
+            back_off(round);
+            continue;
+        }
         if (check_socket(c) != 0) return -1;
         /* sleep on Client Sleeping (section 5): store 1, full fence, look again, wait */
         atomic_store_explicit(sleeping, 1, memory_order_relaxed);

@@ -67,6 +67,7 @@ ERR_SYSTEM, ERR_PROTOCOL, ERR_ARGUMENT, ERR_ENGINE_GONE, ERR_DISCONNECTED, ERR_T
 ERR_UNSUPPORTED = 106  # the session's minor version (or the pool's layout) lacks what the call needs
 
 PROTOCOL_MINOR = 3  # the newest minor version the library speaks (protocol 1.3)
+WAIT_KINDS = {"backoff": 0, "awake": 1}  # Client(wait=...): the C library's KVT_WAIT_BACKOFF, KVT_WAIT_AWAKE
 
 # page statuses (protocol section 4)
 (PAGE_NONE, PAGE_PINNED, PAGE_PINNED_FROM_L3, PAGE_RESERVED, PAGE_COMMITTED, PAGE_EXISTS, PAGE_BUSY,
@@ -247,6 +248,7 @@ def load_library(path: Optional[str] = None) -> ctypes.CDLL:
         "kvt_page_size": (U32, [P]),
         "kvt_page_count": (U32, [P]),
         "kvt_set_response_timeout_ms": (None, [P, U32]),
+        "kvt_set_wait": (ctypes.c_int, [P, ctypes.c_int]),
         "kvt_lookup": (ctypes.c_int, [P, U16, I32, KEYS, I32, RES]),
         "kvt_acquire": (ctypes.c_int, [P, U16, I32, KEYS, I32, RES]),
         "kvt_reserve": (ctypes.c_int, [P, U16, I32, KEYS, I32, RES]),
@@ -381,9 +383,13 @@ class Client:
     (``namespace_root``); requests name one by its index (``ns``)."""
 
     def __init__(self, socket_path: str, namespaces: Sequence[bytes] = (), max_keys: int = 256, timeout_ms: Optional[int] = None,
-                 minor_version: int = PROTOCOL_MINOR) -> None:
+                 minor_version: int = PROTOCOL_MINOR, wait: str = "backoff") -> None:
         """``minor_version`` is what the HELLO announces: 2 (the files come as descriptors), or 1 or 0
-        to open them by path as the engine's own user (section 2)."""
+        to open them by path as the engine's own user (section 2). ``wait`` is how a call waits for its
+        answer (section 5): "backoff" (spin, yield, then sleep) or "awake" (spin while the engine is
+        awake, for a budget that follows the waits seen, then sleep; never yield)."""
+        if wait not in WAIT_KINDS:
+            raise ValueError(f"wait={wait!r} is none of {', '.join(WAIT_KINDS)}")
         lib = load_library()
         self._lib = lib
         self._c = None
@@ -396,6 +402,11 @@ class Client:
         self._c = handle
         if timeout_ms is not None:
             lib.kvt_set_response_timeout_ms(handle, timeout_ms)
+        if lib.kvt_set_wait(handle, WAIT_KINDS[wait]) != 0:
+            error = KvtierError(lib.kvt_last_error(handle), lib.kvt_last_error_message(handle).decode(errors="replace"))
+            lib.kvt_close(handle)
+            self._c = None
+            raise error
         self.page_size = lib.kvt_page_size(handle)
         self.page_count = lib.kvt_page_count(handle)
         self.max_keys = lib.kvt_max_keys(handle)
