@@ -83,9 +83,9 @@ final class UringBatchRunner
                 prepareOperation(batch, i);
             }
             final int unsubmitted = ring.unsubmitted();
-            final boolean allPrepared = completions.retryCount == 0 && next >= size;
-            final boolean mustWait = unsubmitted == 0 || ring.sqSpace() == 0 || ring.inFlight() + unsubmitted >= cqEntries || allPrepared;
-            final int rc = ring.submit(mustWait ? waitFor(ring.inFlight() + unsubmitted, allPrepared) : 0);
+            final boolean mustWait = unsubmitted == 0 || ring.sqSpace() == 0 || ring.inFlight() + unsubmitted >= cqEntries
+                || (completions.retryCount == 0 && next >= size);
+            final int rc = ring.submit(mustWait && ring.inFlight() + unsubmitted > 0 ? 1 : 0);
             if (rc < 0 && rc != -EAGAIN() && rc != -EBUSY())
             {
                 failUnsubmitted(batch, rc);
@@ -93,23 +93,6 @@ final class UringBatchRunner
             }
             ring.reap(completions);
         }
-    }
-
-    /**
-     * How many completions to wait for in one enter. With every operation of the batch handed over,
-     * all of them: the caller gets its batch back only when the last one completes anyway, so waking
-     * for each earlier one would cost an enter and a wake-up of this thread per completion (on tmpfs,
-     * whose O_DIRECT transfers complete one by one on io_uring's workers, nearly one per operation)
-     * and gain nothing; a transfer that completes short is carried on a little later, after the rest.
-     * With operations still to hand over, one, to make room for them as soon as there is some.
-     */
-    private static int waitFor(final int outstanding, final boolean allPrepared)
-    {
-        if (outstanding <= 0)
-        {
-            return 0;
-        }
-        return allPrepared ? outstanding : 1;
     }
 
     /** Writes the SQE for operation {@code i}: the rest of its transfer, or its fsync. */

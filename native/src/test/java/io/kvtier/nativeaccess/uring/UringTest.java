@@ -263,56 +263,6 @@ class UringTest
     }
 
     @Test
-    void shouldWaitForAWholeBatchInOneEnterWhenItsOperationsCompleteAtDifferentTimes() throws Exception
-    {
-        // A read of a file completes at once; a read of a FIFO only when a thread writes to it, later.
-        // Woken at the first completion, the runner would enter again to wait for the second.
-        final Path fifo = tmp.resolve("fifo");
-        final Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
-        Assumptions.assumeTrue(mkfifo.waitFor() == 0, "mkfifo is not available here");
-        try (Arena arena = Arena.ofConfined(); Uring ring = Uring.open(8))
-        {
-            final MemorySegment content = pattern(arena, 4096, 5);
-            Files.write(tmp.resolve("file"), content.toArray(ValueLayout.JAVA_BYTE));
-            final int file = open(arena, tmp.resolve("file"), LibC.O_RDONLY);
-            // Read and write: opening a FIFO so does not wait for a writer, and the writer below does not wait for a reader.
-            final int pipe = open(arena, fifo, LibC.O_RDWR);
-            final MemorySegment fromFile = arena.allocate(4096);
-            final MemorySegment fromPipe = arena.allocate(4);
-            final Thread writer = Thread.ofPlatform().start(() ->
-            {
-                try
-                {
-                    Thread.sleep(200);
-                    Files.write(fifo, new byte[] {1, 2, 3, 4});
-                }
-                catch (final IOException | InterruptedException ex)
-                {
-                    throw new IllegalStateException(ex);
-                }
-            });
-            try
-            {
-                final UringBatch batch = new UringBatch(2);
-                batch.addRead(file, fromFile, 0);
-                batch.addRead(pipe, fromPipe, 0);
-                final long before = ring.enterCalls();
-                ring.execute(batch);
-                assertThat(batch.result(0)).isEqualTo(4096);
-                assertThat(batch.result(1)).isEqualTo(4);
-                assertThat(fromPipe.toArray(ValueLayout.JAVA_BYTE)).containsExactly(1, 2, 3, 4);
-                assertThat(ring.enterCalls() - before).as("io_uring_enter calls for the batch").isEqualTo(1);
-            }
-            finally
-            {
-                writer.join();
-                libc.close(file);
-                libc.close(pipe);
-            }
-        }
-    }
-
-    @Test
     void shouldRunABatchOf64LargerThanTheRings() throws IOException
     {
         try (Arena arena = Arena.ofConfined(); Uring ring = Uring.open(8))
