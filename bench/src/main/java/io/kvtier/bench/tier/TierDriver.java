@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -133,13 +134,11 @@ final class TierDriver
     {
         final int count = keys[0].length;
         final int batchSize = Math.min(depth, maxBatch);
-        final CompletedBatches done = new CompletedBatches((depth + batchSize - 1) / batchSize);
+        final LinkedBlockingQueue<BenchTierBatch> done = new LinkedBlockingQueue<>();
         final List<BenchTierBatch> batches = new ArrayList<>();
         for (int from = 0; from < depth; from += batchSize)
         {
-            final int slot = batches.size();
-            final BenchTierBatch batch = new BenchTierBatch(Arrays.copyOfRange(slots, from, Math.min(depth, from + batchSize)),
-                completed -> done.completed(slot, completed));
+            final BenchTierBatch batch = new BenchTierBatch(Arrays.copyOfRange(slots, from, Math.min(depth, from + batchSize)), done::add);
             batch.knowCrc32c(op.equals("write"));
             batches.add(batch);
         }
@@ -157,7 +156,7 @@ final class TierDriver
         }
         while (inflight > 0)
         {
-            final BenchTierBatch batch = done.await(TimeUnit.SECONDS.toNanos(COMPLETION_TIMEOUT_SECONDS));
+            final BenchTierBatch batch = done.poll(COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             if (batch == null)
             {
                 throw new IllegalStateException("the tier completed no batch of " + op + " in " + COMPLETION_TIMEOUT_SECONDS + " s");
