@@ -94,7 +94,8 @@ public final class Engine implements AutoCloseable
         try
         {
             pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries(), config.clientSlots(),
-                config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART));
+                config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART), config.get(EngineSettings.POOL_ALLOCATE_FIRST),
+                config.get(EngineSettings.POOL_ALLOCATE_CHUNK));
         }
         catch (final PoolPathException ex)
         {
@@ -170,7 +171,8 @@ public final class Engine implements AutoCloseable
         try
         {
             pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries(), config.clientSlots(),
-                config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART));
+                config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART), config.get(EngineSettings.POOL_ALLOCATE_FIRST),
+                config.get(EngineSettings.POOL_ALLOCATE_CHUNK));
         }
         catch (final PoolPathException ex)
         {
