@@ -277,9 +277,8 @@ public enum EngineCounter
         "Write-back copies to L3 started for pages at the cold end of the eviction order before eviction reached them"
             + " (policy.write.clean-ahead)."),
     /** Pages of the pool whose blocks are allocated, the only ones the engine hands out: all of them once the pool is grown. */
-    POOL_PAGES_ALLOCATED(416, "pool_pages_allocated", Type.GAUGE,
-        "Pages of the pool whose blocks are allocated and which the engine may hand out: pool.allocate-first's share at start, then"
-            + " growing in the background, chunk by chunk (pool.allocate-chunk), to every page of the pool."),
+    POOL_PAGES_ALLOCATED(86, "pool_pages_allocated", Type.GAUGE,
+        "Pool pages whose memory is allocated, the only ones handed out: pool.allocate-first at start, all once grown in the background."),
     /** Pages of a dead engine's pool adopted at a warm restart, each verified in the new pool before it was served. */
     POOL_PAGES_ADOPTED(398, "pool_pages_adopted", Type.COUNTER,
         "Pages of a dead engine's pool adopted at a warm restart (pool.warm-restart), each verified in the new pool before it was served."),
