@@ -101,6 +101,10 @@ public final class Engine implements AutoCloseable
         {
             throw new ConfigException(EngineConfig.POOL_PATH, ex.getMessage(), ex);
         }
+        if (config.get(EngineSettings.POOL_TRANSPARENT_HUGE_PAGES).equals("advise"))
+        {
+            pool.adviseTransparentHugePages();
+        }
         final Pipeline[] pipelineHolder = new Pipeline[1];
         List<TierHandle> tiers = List.of();
         TierPlugins plugins = null;
@@ -177,6 +181,10 @@ public final class Engine implements AutoCloseable
         catch (final PoolPathException ex)
         {
             throw new ConfigException(EngineConfig.POOL_PATH, ex.getMessage(), ex);
+        }
+        if (config.get(EngineSettings.POOL_TRANSPARENT_HUGE_PAGES).equals("advise"))
+        {
+            pool.adviseTransparentHugePages();
         }
         final Engine engine;
         try

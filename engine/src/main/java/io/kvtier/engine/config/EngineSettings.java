@@ -112,6 +112,13 @@ public final class EngineSettings
         .documented("bytes of the pool file the background allocation allocates at a time (pool.allocate-first): its pages join the"
             + " pool when the whole chunk is allocated");
 
+    /** Whether the pool's mapping is advised to use transparent huge pages. */
+    public static final Setting<String> POOL_TRANSPARENT_HUGE_PAGES = Setting.oneOf("pool.transparent-huge-pages", List.of("off", "advise"))
+        .byDefault("off")
+        .documented("advise asks the kernel for transparent huge pages over the pool's mapping (madvise MADV_HUGEPAGE: fewer TLB misses"
+            + " on page copies); for a pool on tmpfs the kernel heeds it only when /sys/kernel/mm/transparent_hugepage/shmem_enabled allows"
+            + " it, and the engine logs once why it has no effect when that says never or deny. A pool on hugetlbfs has huge pages already");
+
     /** Entries in the key index (pool pages plus known L3 pages). */
     public static final Setting<Long> INDEX_ENTRIES = Setting.longInteger("index.entries")
         .byDefault("max(4 x pages, 65536)", v -> Math.max(4L * pages(v), 65_536L))
@@ -596,7 +603,7 @@ public final class EngineSettings
     /** Every engine setting, in the order docs/config.md lists them. */
     public static final List<Setting<?>> ALL = List.of(
         POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, POOL_WARM_RESTART, POOL_KEEP_ON_STOP,
-        POOL_ALLOCATE_FIRST, POOL_ALLOCATE_CHUNK, INDEX_ENTRIES,
+        POOL_ALLOCATE_FIRST, POOL_ALLOCATE_CHUNK, POOL_TRANSPARENT_HUGE_PAGES, INDEX_ENTRIES,
         LEASE_SESSION_TIMEOUT, LEASE_RESERVATION_TIMEOUT, LEASE_QUARANTINE,
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_WRITE_BACK_CLEAN_AHEAD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,

@@ -233,6 +233,16 @@ public final class PagePool implements AutoCloseable
         return growth.growing();
     }
 
+    /**
+     * Asks the kernel for transparent huge pages over the pool's mapping ({@code pool.transparent-huge-pages =
+     * advise}) and logs once what came of it: on this host's tmpfs, often nothing, and then why.
+     */
+    public void adviseTransparentHugePages()
+    {
+        final String said = TransparentHugePages.advise(file, path, TransparentHugePages.SHMEM_ENABLED);
+        LOG.log(said.contains("no effect") ? System.Logger.Level.WARNING : System.Logger.Level.INFO, said);
+    }
+
     /** @return the header: state, epoch, heartbeat */
     public PoolHeader header()
     {
