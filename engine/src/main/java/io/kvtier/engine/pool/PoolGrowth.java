@@ -108,7 +108,9 @@ public final class PoolGrowth implements Runnable
      */
     public static long firstShare(final PagePoolDescriptor.Layout layout, final long firstBytes)
     {
-        final long pages = Math.min(layout.pageCount(), Math.max(1, (firstBytes + layout.pageSize() - 1) / layout.pageSize()));
+        // Rounded up without overflow: Long.MAX_VALUE asks for the whole pool.
+        final long wanted = firstBytes / layout.pageSize() + (firstBytes % layout.pageSize() == 0 ? 0 : 1);
+        final long pages = Math.min(layout.pageCount(), Math.max(1, wanted));
         final long end = layout.dataOffset() + pages * layout.frameLength();
         return Math.min(layout.fileLength(), (end + CHUNK_ALIGNMENT - 1) / CHUNK_ALIGNMENT * CHUNK_ALIGNMENT);
     }

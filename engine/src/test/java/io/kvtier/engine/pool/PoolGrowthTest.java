@@ -156,6 +156,18 @@ class PoolGrowthTest
     }
 
     @Test
+    void shouldAllocateTheWholeFileFirstWhenTheShareAskedForIsThePoolOrMore()
+    {
+        final io.kvtier.client.pool.PagePoolDescriptor.Layout layout = io.kvtier.client.pool.PagePoolDescriptor.layout(64 << 10, 256, 65_536, 4);
+        assertThat(PoolGrowth.firstShare(layout, Long.MAX_VALUE)).as("the old PagePool.create forms ask for everything").isEqualTo(layout.fileLength());
+        assertThat(PoolGrowth.firstShare(layout, 256L << 16)).isEqualTo(layout.fileLength());
+        final long onePage = PoolGrowth.firstShare(layout, 1);
+        assertThat(onePage).as("at least a page, ending on a 2 MiB boundary")
+            .isGreaterThanOrEqualTo(layout.dataOffset() + layout.frameLength()).isLessThan(layout.fileLength());
+        assertThat(onePage % PoolGrowth.CHUNK_ALIGNMENT).isZero();
+    }
+
+    @Test
     void shouldServeFromTheFirstShareNeverPastItAndTakeEachChunksPagesAsItLands() throws Exception
     {
         final Path path = shm("held");
