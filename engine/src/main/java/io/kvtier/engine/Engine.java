@@ -94,11 +94,16 @@ public final class Engine implements AutoCloseable
         try
         {
             pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries(), config.clientSlots(),
-                config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART));
+                config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART), config.get(EngineSettings.POOL_ALLOCATE_FIRST),
+                config.get(EngineSettings.POOL_ALLOCATE_CHUNK));
         }
         catch (final PoolPathException ex)
         {
             throw new ConfigException(EngineConfig.POOL_PATH, ex.getMessage(), ex);
+        }
+        if (config.get(EngineSettings.POOL_TRANSPARENT_HUGE_PAGES).equals("advise"))
+        {
+            pool.adviseTransparentHugePages();
         }
         final Pipeline[] pipelineHolder = new Pipeline[1];
         List<TierHandle> tiers = List.of();
@@ -170,11 +175,16 @@ public final class Engine implements AutoCloseable
         try
         {
             pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries(), config.clientSlots(),
-                config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART));
+                config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART), config.get(EngineSettings.POOL_ALLOCATE_FIRST),
+                config.get(EngineSettings.POOL_ALLOCATE_CHUNK));
         }
         catch (final PoolPathException ex)
         {
             throw new ConfigException(EngineConfig.POOL_PATH, ex.getMessage(), ex);
+        }
+        if (config.get(EngineSettings.POOL_TRANSPARENT_HUGE_PAGES).equals("advise"))
+        {
+            pool.adviseTransparentHugePages();
         }
         final Engine engine;
         try

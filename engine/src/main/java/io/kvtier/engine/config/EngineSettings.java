@@ -21,6 +21,7 @@ import java.util.List;
 public final class EngineSettings
 {
     private static final long KIB = 1L << 10;
+    private static final long MIB = 1L << 20;
     private static final long GIB = 1L << 30;
     /** Page payloads are whole 4 KiB blocks: frames are read and written with O_DIRECT-friendly alignment. */
     private static final long PAGE_ALIGNMENT = 4 * KIB;
@@ -89,6 +90,34 @@ public final class EngineSettings
             + " closed, so that the next engine there adopts its committed pages as after a crash (pool.warm-restart): an upgrade or"
             + " a planned restart starts warm; the file keeps its memory (in /dev/shm, the pool's size) until an engine takes it"
             + " over or it is removed; false removes it, so the next start is cold");
+
+    /**
+     * Page payload bytes whose blocks are allocated before the engine serves; the rest are allocated in the
+     * background: what keeps the start of a pool of tens or hundreds of GiB short.
+     */
+    public static final Setting<Long> POOL_ALLOCATE_FIRST = Setting.size("pool.allocate-first")
+        .byDefault(256 * MIB)
+        .min("1 page", v -> v.get(POOL_PAGE_SIZE))
+        .note("pool.size or more allocates the whole pool before the engine serves")
+        .documented("page payload bytes whose memory (the pool file's blocks: posix_fallocate, which on tmpfs commits and zeroes it) is"
+            + " allocated before the engine serves; the rest is allocated in the background, in chunks of pool.allocate-chunk, and each"
+            + " chunk's pages join the pool as it lands. No page is handed out before its blocks are allocated; a chunk the filesystem"
+            + " refuses ends the growth, logged, and the engine serves with the pages it has (pool_pages_allocated)");
+
+    /** Bytes of the pool file allocated at a time in the background. */
+    public static final Setting<Long> POOL_ALLOCATE_CHUNK = Setting.size("pool.allocate-chunk")
+        .byDefault(128 * MIB)
+        .range(2 * MIB, 64 * GIB)
+        .note("rounded down to a multiple of 2 MiB (a huge page)")
+        .documented("bytes of the pool file the background allocation allocates at a time (pool.allocate-first): its pages join the"
+            + " pool when the whole chunk is allocated");
+
+    /** Whether the pool's mapping is advised to use transparent huge pages. */
+    public static final Setting<String> POOL_TRANSPARENT_HUGE_PAGES = Setting.oneOf("pool.transparent-huge-pages", List.of("off", "advise"))
+        .byDefault("off")
+        .documented("advise asks the kernel for transparent huge pages over the pool's mapping (madvise MADV_HUGEPAGE: fewer TLB misses"
+            + " on page copies); for a pool on tmpfs the kernel heeds it only when /sys/kernel/mm/transparent_hugepage/shmem_enabled allows"
+            + " it, and the engine logs once why it has no effect when that says never or deny. A pool on hugetlbfs has huge pages already");
 
     /** Entries in the key index (pool pages plus known L3 pages). */
     public static final Setting<Long> INDEX_ENTRIES = Setting.longInteger("index.entries")
@@ -573,7 +602,8 @@ public final class EngineSettings
 
     /** Every engine setting, in the order docs/config.md lists them. */
     public static final List<Setting<?>> ALL = List.of(
-        POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, POOL_WARM_RESTART, POOL_KEEP_ON_STOP, INDEX_ENTRIES,
+        POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, POOL_WARM_RESTART, POOL_KEEP_ON_STOP,
+        POOL_ALLOCATE_FIRST, POOL_ALLOCATE_CHUNK, POOL_TRANSPARENT_HUGE_PAGES, INDEX_ENTRIES,
         LEASE_SESSION_TIMEOUT, LEASE_RESERVATION_TIMEOUT, LEASE_QUARANTINE,
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_WRITE_BACK_CLEAN_AHEAD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,

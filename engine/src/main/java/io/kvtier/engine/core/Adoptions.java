@@ -24,8 +24,10 @@ import java.util.ArrayDeque;
  * page wins. Nothing uncommitted of the dead engine's is ever looked at (only SERVING pages are listed),
  * and a page the engine dies holding is WRITING in its pool, so the next engine never adopts it.
  *
- * <p>Adoption ends when the old pool has no more pages to offer, or when the new pool has no free page below
- * its high water level, or when the engine closes; the counts are in {@code pool_pages_adopted},
+ * <p>Only pages whose blocks are allocated are ever lent: while the new pool is still being allocated in the
+ * background ({@code pool.allocate-first}), adoption takes its pages as they join and waits for more rather
+ * than ending. Adoption ends when the old pool has no more pages to offer, or when the new pool, whole, has
+ * no free page below its high water level, or when the engine closes; the counts are in {@code pool_pages_adopted},
  * {@code pool_adopt_corrupt} and {@code pool_adopt_skipped}, and one line of the log says what happened.
  * Engine thread only.
  */
@@ -101,7 +103,8 @@ final class Adoptions implements TimedPart
             final int page = space.allocateFree();
             if (page == NONE)
             {
-                if (inFlight == 0)
+                // Pages still joining as the pool is allocated in the background: lend them as they come (onTime).
+                if (inFlight == 0 && !space.growing())
                 {
                     finish("the pool has no free page below pool.evict-high");
                 }

@@ -75,4 +75,13 @@ interface PageSpace
      * @param r the request
      */
     void forgetWaiter(ClientRecord r);
+
+    /**
+     * @return whether pages may still join the free space as the pool's blocks are allocated in the
+     *         background: a part that found no free page can wait for them rather than give up
+     */
+    default boolean growing()
+    {
+        return false;
+    }
 }

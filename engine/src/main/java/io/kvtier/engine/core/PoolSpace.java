@@ -111,8 +111,15 @@ final class PoolSpace implements PageSpace, TimedPart
     private final EngineCounters counters;
     private final EngineClock clock;
     private final int pageCount;
-    private final long highWater;
-    private final long lowWater;
+    /**
+     * Pages handed to the free space so far, {@code [0, joined)}: those whose blocks are allocated
+     * ({@link PagePool#allocatedPagesAcquire()}); the water levels are fractions of it.
+     */
+    private int joined;
+    private final double evictHigh;
+    private final double evictLow;
+    private long highWater;
+    private long lowWater;
     private final long quarantineNanos;
     private final long spaceWaitNanos;
     private final EvictionPolicy policy;
@@ -130,9 +137,9 @@ final class PoolSpace implements PageSpace, TimedPart
     private int retiringCount;
     private final ArrayDeque<ClientRecord> spaceWaiters;
     /** Cleaning ahead starts once this many pages are in use: below the low water level by the gap between the two. */
-    private final long cleanMark;
+    private long cleanMark;
     /** The coldest pages kept copied ahead, and those past the pages an eviction freed that it copies: twice what one eviction frees. */
-    private final long cleanWindow;
+    private long cleanWindow;
     /** Insertions and evictions so far: with {@link #orderChanges}, what makes another look at the cold end worth it. */
     private long churn;
     private long changesAtLastClean = -1;
@@ -151,26 +158,68 @@ final class PoolSpace implements PageSpace, TimedPart
         this.counters = counters;
         this.clock = clock;
         this.pageCount = pool.pageCount();
-        this.highWater = Math.max(1, Math.min(pageCount, (long)Math.ceil(pageCount * evictHigh)));
-        this.lowWater = Math.min(highWater - 1, (long)Math.floor(pageCount * evictLow));
-        this.cleanMark = Math.max(0, lowWater - (highWater - lowWater));
-        this.cleanWindow = Math.max(16, 2 * (highWater - lowWater));
+        this.evictHigh = evictHigh;
+        this.evictLow = evictLow;
         this.quarantineNanos = quarantineNanos;
         this.spaceWaitNanos = spaceWaitNanos;
         this.policy = policy;
         this.ordered = new boolean[pageCount];
         this.freeStack = new int[pageCount];
-        for (int p = 0; p < pageCount; p++)
-        {
-            freeStack[p] = pageCount - 1 - p;
-        }
-        this.freeCount = pageCount;
         this.quarantine = new LongRing(pageCount, 2);
         this.retiring = new boolean[pageCount];
         this.listed = new boolean[pageCount];
         this.retiringPages = new int[pageCount];
         this.spaceWaiters = new ArrayDeque<>(maxClients + 1);
+        waterLevels(0);
+        joinAllocated();
         counters.set(EngineCounter.PAGES_IN_USE, 0);
+    }
+
+    private void waterLevels(final int pages)
+    {
+        highWater = Math.max(1, Math.min(pages, (long)Math.ceil(pages * evictHigh)));
+        lowWater = Math.min(highWater - 1, (long)Math.floor(pages * evictLow));
+        cleanMark = Math.max(0, lowWater - (highWater - lowWater));
+        cleanWindow = Math.max(16, 2 * (highWater - lowWater));
+    }
+
+    /**
+     * Hands the free space the pages whose blocks were allocated since it last looked (the pool grows in the
+     * background, {@code pool.allocate-first}): they join free, the lowest on top, and the water levels grow
+     * with them. One plain read once the pool is whole.
+     */
+    private boolean joinAllocated()
+    {
+        if (joined == pageCount)
+        {
+            return false;
+        }
+        final int allocated = pool.allocatedPagesAcquire();
+        if (allocated <= joined)
+        {
+            return false;
+        }
+        for (int page = allocated - 1; page >= joined; page--)
+        {
+            freeStack[freeCount++] = page;
+        }
+        joined = allocated;
+        waterLevels(joined);
+        counters.set(EngineCounter.POOL_PAGES_ALLOCATED, joined);
+        counters.set(EngineCounter.PAGES_IN_USE, used());
+        return true;
+    }
+
+    /** @return pages the free space has been given, whose blocks are allocated */
+    int joined()
+    {
+        return joined;
+    }
+
+    @Override
+    public boolean growing()
+    {
+        return joined < pageCount && pool.growing();
     }
 
     void beginClosing()
@@ -178,10 +227,10 @@ final class PoolSpace implements PageSpace, TimedPart
         closing = true;
     }
 
-    /** @return pages not free */
+    /** @return pages not free, of those joined */
     long used()
     {
-        return pageCount - freeCount;
+        return joined - freeCount;
     }
 
     /** @return pages on the free list */
@@ -198,9 +247,10 @@ final class PoolSpace implements PageSpace, TimedPart
     @Override
     public int allocate()
     {
+        joinAllocated();
         if (used() >= highWater || freeCount == 0)
         {
-            evictDownTo(Math.min(lowWater, pageCount - 1L));
+            evictDownTo(Math.min(lowWater, joined - 1L));
         }
         if (freeCount == 0)
         {
@@ -214,6 +264,7 @@ final class PoolSpace implements PageSpace, TimedPart
     @Override
     public int allocateFree()
     {
+        joinAllocated();
         if (freeCount == 0 || used() + 1 >= highWater)
         {
             return NONE;
@@ -558,7 +609,7 @@ final class PoolSpace implements PageSpace, TimedPart
     @Override
     public void onTime(final long nowNanos)
     {
-        boolean released = false;
+        boolean released = joinAllocated();
         while (!quarantine.isEmpty() && quarantine.peek(1) - nowNanos <= 0)
         {
             final int page = (int)quarantine.peek(0);

@@ -30,6 +30,8 @@ import java.nio.file.Path;
 public final class PagePool implements AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(PagePool.class.getName());
+    /** How long a close waits for the chunk being allocated (a posix_fallocate cannot be interrupted). */
+    private static final long GROWTH_STOP_MILLIS = 30_000;
 
     private final Path path;
     private final Arena arena;
@@ -42,6 +44,7 @@ public final class PagePool implements AutoCloseable
     private final ClientSlots clientSlots;
     private final PinTable pinTable;
     private final KeyTable index;
+    private final PoolGrowth growth;
     private PreviousPool previous;
     private String adoptRefusal;
 
@@ -49,8 +52,9 @@ public final class PagePool implements AutoCloseable
     private boolean keepFileOnClose;
 
     private PagePool(final Path path, final Arena arena, final PoolFile ownedFile, final MemorySegment file, final PagePoolDescriptor.Layout layout,
-                     final KeyTable index)
+                     final KeyTable index, final PoolGrowth growth)
     {
+        this.growth = growth;
         this.path = path;
         this.arena = arena;
         this.ownedFile = ownedFile;
@@ -110,10 +114,40 @@ public final class PagePool implements AutoCloseable
     public static PagePool create(final Path path, final long pageSize, final int pageCount, final long indexEntries, final int clientSlots,
                                   final java.time.Duration clientTimeout, final boolean adoptPrevious) throws IOException
     {
+        return create(path, pageSize, pageCount, indexEntries, clientSlots, clientTimeout, adoptPrevious, Long.MAX_VALUE, Long.MAX_VALUE);
+    }
+
+    /**
+     * Creates the pool file as {@link #create(Path, long, int, long, int, java.time.Duration, boolean)} does,
+     * allocating the blocks of its header, metadata, index and the frames of the first {@code allocateFirst}
+     * bytes of pages before it returns, and the rest in the background ({@link PoolGrowth}): the pages join
+     * {@link #allocatedPagesAcquire()} as their chunks are allocated.
+     *
+     * @param path          the pool file
+     * @param pageSize      payload bytes per page
+     * @param pageCount     pages
+     * @param indexEntries  entries of the key index
+     * @param clientSlots   processes that may pin pages directly
+     * @param clientTimeout a client silent this long loses its pins
+     * @param adoptPrevious whether to keep a dead engine's pool for a warm restart
+     * @param allocateFirst page payload bytes allocated before this returns ({@code pool.allocate-first}); the
+     *                      pool's size or more allocates all of it
+     * @param allocateChunk bytes the background allocates at a time ({@code pool.allocate-chunk})
+     * @return the owned pool, its growth started
+     * @throws PoolOwnedException if a live engine owns the file
+     * @throws PoolPathException  if the path is a directory, a file that is not a pool, or on a
+     *                            filesystem too small for the pool
+     * @throws IOException        if the file cannot be created or mapped
+     */
+    public static PagePool create(final Path path, final long pageSize, final int pageCount, final long indexEntries, final int clientSlots,
+                                  final java.time.Duration clientTimeout, final boolean adoptPrevious, final long allocateFirst,
+                                  final long allocateChunk) throws IOException
+    {
         final PagePoolDescriptor.Layout layout = PagePoolDescriptor.layout(pageSize, pageCount, indexEntries, clientSlots);
+        final long firstShare = PoolGrowth.firstShare(layout, allocateFirst);
         for (int attempt = 0; ; attempt++)
         {
-            final PoolFile owned = PoolFile.prepare(path, layout.fileLength(), adoptPrevious ? layout : null);
+            final PoolFile owned = PoolFile.prepare(path, layout.fileLength(), adoptPrevious ? layout : null, firstShare);
             final Arena arena = Arena.ofShared();
             try
             {
@@ -124,7 +158,9 @@ public final class PagePool implements AutoCloseable
                     (int)Math.min(Integer.MAX_VALUE, clientTimeout.toMillis()));
                 if (owned.publish())
                 {
-                    final PagePool pool = new PagePool(path, arena, owned, file, layout, index);
+                    final PoolGrowth growth = PoolGrowth.of(path, owned.lockFd(), layout, owned.allocatedLength(), allocateChunk);
+                    final PagePool pool = new PagePool(path, arena, owned, file, layout, index, growth);
+                    growth.start();
                     pool.previous = owned.takeAdoptable();
                     pool.adoptRefusal = owned.adoptRefusal();
                     return pool;
@@ -174,6 +210,37 @@ public final class PagePool implements AutoCloseable
     public PagePoolDescriptor.Layout layout()
     {
         return layout;
+    }
+
+    /**
+     * @return pages whose blocks are all allocated, {@code [0, n)}: no page at or above it may be handed out
+     *         (its first store could fault on a full filesystem); {@link #pageCount()} once the pool is grown
+     */
+    public int allocatedPagesAcquire()
+    {
+        return growth.allocatedPagesAcquire();
+    }
+
+    /** @return bytes of the pool file, from its start, whose blocks are allocated */
+    public long allocatedBytesAcquire()
+    {
+        return growth.allocatedBytesAcquire();
+    }
+
+    /** @return whether more pages may still join {@link #allocatedPagesAcquire()} */
+    public boolean growing()
+    {
+        return growth.growing();
+    }
+
+    /**
+     * Asks the kernel for transparent huge pages over the pool's mapping ({@code pool.transparent-huge-pages =
+     * advise}) and logs once what came of it: on this host's tmpfs, often nothing, and then why.
+     */
+    public void adviseTransparentHugePages()
+    {
+        final String said = TransparentHugePages.advise(file, path, TransparentHugePages.SHMEM_ENABLED);
+        LOG.log(said.contains("no effect") ? System.Logger.Level.WARNING : System.Logger.Level.INFO, said);
     }
 
     /** @return the header: state, epoch, heartbeat */
@@ -385,6 +452,8 @@ public final class PagePool implements AutoCloseable
             return;
         }
         closed = true;
+        // Before the descriptor it allocates through is closed, and the file perhaps removed.
+        growth.stop(GROWTH_STOP_MILLIS);
         if (previous != null)
         {
             previous.close();

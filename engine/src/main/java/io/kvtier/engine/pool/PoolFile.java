@@ -49,9 +49,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *       every client that still maps it, with its bytes unchanged, and the new file's epoch is the old
  *       one plus one.</li>
  * </ul>
- * Every block of a new file is allocated before it is published ({@code posix_fallocate}), so a
- * filesystem that fills up later cannot fault a store into the pool; if the filesystem cannot hold
- * the pool, start-up fails naming {@code pool.path} and the free space.
+ * A new file is created at its full length, and the blocks of its first {@code allocateFirst} bytes
+ * (header, metadata, index and a first share of the frames) are allocated before it is published
+ * ({@code posix_fallocate}); {@link PoolGrowth} allocates the rest in the background, and no page is
+ * handed out before its blocks are, so a filesystem that fills up later cannot fault a store into the
+ * pool. A pool larger than the filesystem's free space is refused at once, naming {@code pool.path} and
+ * the free space. Without native access the whole file is written with zeros before it is published.
  */
 final class PoolFile
 {
@@ -68,6 +71,8 @@ final class PoolFile
     private final Object fileKey;
     private final long epoch;
     private final boolean replacing;
+    /** Bytes from the file's start whose blocks are allocated. */
+    private final long allocatedLength;
     private Previous previous;
     private boolean published;
     /** The geometry of the pool being built, when the dead engine's pages are to be adopted; else null. */
@@ -83,8 +88,10 @@ final class PoolFile
     }
 
     private PoolFile(final Path path, final Path temp, final FileChannel channel, final int lockFd, final FileLock fallbackLock,
-                     final Object fileKey, final long epoch, final Previous previous, final int previousState, final PagePoolDescriptor.Layout adoptInto)
+                     final Object fileKey, final long epoch, final Previous previous, final int previousState, final PagePoolDescriptor.Layout adoptInto,
+                     final long allocatedLength)
     {
+        this.allocatedLength = allocatedLength;
         this.previousState = previousState;
         this.adoptInto = adoptInto;
         this.path = path;
@@ -109,7 +116,7 @@ final class PoolFile
      */
     static PoolFile prepare(final Path path, final long fileLength) throws IOException
     {
-        return prepare(path, fileLength, null);
+        return prepare(path, fileLength, null, fileLength);
     }
 
     /**
@@ -120,13 +127,16 @@ final class PoolFile
      * @param fileLength its length
      * @param adoptInto  the new pool's layout when a dead engine's pool found at the path is to be kept
      *                   mapped for a warm restart ({@link #takeAdoptable}); null to let it go at once
-     * @return the new, locked and allocated file
+     * @param allocateFirst bytes from the start of the file whose blocks are allocated now (at most
+     *                   {@code fileLength}); the rest are left to {@link PoolGrowth}
+     * @return the new, locked file, of its full length, with its first {@link #allocatedLength()} bytes allocated
      * @throws PoolPathException  if {@code path} is a directory or a file that is not a pool, or the
      *                            filesystem cannot hold the pool
      * @throws PoolOwnedException if a live engine owns the pool at {@code path}
      * @throws IOException        if the file cannot be created
      */
-    static PoolFile prepare(final Path path, final long fileLength, final PagePoolDescriptor.Layout adoptInto) throws IOException
+    static PoolFile prepare(final Path path, final long fileLength, final PagePoolDescriptor.Layout adoptInto, final long allocateFirst)
+        throws IOException
     {
         final Optional<LibC> libc = LibC.instance();
         ExistingPoolFiles.removeStaleTemps(path);
@@ -162,7 +172,8 @@ final class PoolFile
             }
             try
             {
-                return create(path, fileLength, libc, previousEpoch + 1, previous, previousState, adoptInto);
+                return create(path, fileLength, libc, previousEpoch + 1, previous, previousState, adoptInto,
+                    Math.max(0, Math.min(fileLength, allocateFirst)));
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -273,7 +284,7 @@ final class PoolFile
     }
 
     private static PoolFile create(final Path path, final long fileLength, final Optional<LibC> libc, final long epoch, final Previous previous,
-                                   final int previousState, final PagePoolDescriptor.Layout adoptInto) throws IOException
+                                   final int previousState, final PagePoolDescriptor.Layout adoptInto, final long allocateFirst) throws IOException
     {
         // Refuse a file that cannot fit before allocating any of it: on tmpfs the blocks are memory, and
         // allocating up to the filesystem's limit first would push the whole machine into its OOM killer.
@@ -287,6 +298,7 @@ final class PoolFile
         int fd = -1;
         FileChannel channel = null;
         FileLock fallbackLock = null;
+        long allocatedLength;
         boolean done = false;
         try
         {
@@ -305,11 +317,18 @@ final class PoolFile
                 {
                     throw new IOException("cannot lock the new pool file " + temp + ": " + libc.get().strerror(locked));
                 }
-                final int allocated = libc.get().posixFallocate(fd, 0, fileLength);
+                // The full length first, as a hole past the share allocated now: clients map the whole file at once.
+                final int sized = libc.get().ftruncate(fd, fileLength);
+                if (sized != 0)
+                {
+                    throw noSpace(path, fileLength, libc.get().strerror(sized));
+                }
+                final int allocated = libc.get().posixFallocate(fd, 0, allocateFirst);
                 if (allocated != 0)
                 {
                     throw noSpace(path, fileLength, libc.get().strerror(allocated));
                 }
+                allocatedLength = allocateFirst;
                 channel = FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.READ, StandardOpenOption.WRITE);
             }
             else
@@ -322,9 +341,10 @@ final class PoolFile
                     throw new IOException("cannot lock the new pool file " + temp);
                 }
                 zeroFill(path, channel, fileLength);
+                allocatedLength = fileLength;
             }
             final Object key = Files.readAttributes(temp, BasicFileAttributes.class).fileKey();
-            final PoolFile file = new PoolFile(path, temp, channel, fd, fallbackLock, key, epoch, previous, previousState, adoptInto);
+            final PoolFile file = new PoolFile(path, temp, channel, fd, fallbackLock, key, epoch, previous, previousState, adoptInto, allocatedLength);
             done = true;
             return file;
         }
@@ -492,6 +512,12 @@ final class PoolFile
     FileChannel channel()
     {
         return channel;
+    }
+
+    /** @return bytes from the start of the file whose blocks were allocated when it was created */
+    long allocatedLength()
+    {
+        return allocatedLength;
     }
 
     /** @return the epoch the new header carries */

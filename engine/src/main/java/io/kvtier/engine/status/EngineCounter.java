@@ -276,6 +276,9 @@ public enum EngineCounter
     BACKUPS_CLEANED_AHEAD(415, "backups_cleaned_ahead", Type.COUNTER,
         "Write-back copies to L3 started for pages at the cold end of the eviction order before eviction reached them"
             + " (policy.write.clean-ahead)."),
+    /** Pages of the pool whose blocks are allocated, the only ones the engine hands out: all of them once the pool is grown. */
+    POOL_PAGES_ALLOCATED(86, "pool_pages_allocated", Type.GAUGE,
+        "Pool pages whose memory is allocated, the only ones handed out: pool.allocate-first at start, all once grown in the background."),
     /** Pages of a dead engine's pool adopted at a warm restart, each verified in the new pool before it was served. */
     POOL_PAGES_ADOPTED(398, "pool_pages_adopted", Type.COUNTER,
         "Pages of a dead engine's pool adopted at a warm restart (pool.warm-restart), each verified in the new pool before it was served."),

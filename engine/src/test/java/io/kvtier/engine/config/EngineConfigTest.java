@@ -300,6 +300,12 @@ class EngineConfigTest
         assertThat(rejected(Map.of("l3.probe-pages", "20", "session.max-keys", "10")).getMessage())
             .as("a bound derived from another setting shows its value")
             .isEqualTo("invalid l3.probe-pages = \"20\": expected a whole number from 0 to session.max-keys (10)");
+        assertThat(rejected(Map.of("pool.allocate-first", "16KiB")).getMessage())
+            .as("the first share of the pool is at least a page")
+            .isEqualTo("invalid pool.allocate-first = \"16KiB\": expected a size of at least 1 page (256KiB),"
+                + " pool.size or more allocates the whole pool before the engine serves");
+        assertThat(rejected(Map.of("pool.allocate-chunk", "1MiB")).getMessage())
+            .isEqualTo("invalid pool.allocate-chunk = \"1MiB\": expected a size from 2MiB to 64GiB, rounded down to a multiple of 2 MiB (a huge page)");
         assertThat(rejected(Map.of("index.entries", "1000")).getMessage())
             .isEqualTo("invalid index.entries = \"1000\": expected a whole number from the page count (4096) to 1073741824");
     }

@@ -73,6 +73,8 @@ public final class LibC
     public static final int EROFS = 30;
     /** {@code EDQUOT}. */
     public static final int EDQUOT = 122;
+    /** {@code MADV_HUGEPAGE}: back the range with transparent huge pages where the kernel allows it. */
+    public static final int MADV_HUGEPAGE = 14;
 
     /** {@code ESRCH}. */
     public static final int ESRCH = 3;
@@ -133,6 +135,7 @@ public final class LibC
     private final MethodHandle fcntl$mh;
     private final MethodHandle posix_fallocate$mh;
     private final MethodHandle ftruncate$mh;
+    private final MethodHandle madvise$mh;
     private final MethodHandle kill$mh;
     private final MethodHandle memcpy$mh;
 
@@ -158,6 +161,7 @@ public final class LibC
         // posix_fallocate returns its error number instead of setting errno.
         posix_fallocate$mh = NativeAccess.downcall(libc, "posix_fallocate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
         ftruncate$mh = NativeAccess.downcall(libc, "ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), CAPTURE_ERRNO);
+        madvise$mh = NativeAccess.downcall(libc, "madvise", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), CAPTURE_ERRNO);
         kill$mh = NativeAccess.downcall(libc, "kill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
         // memcpy cannot fail and sets no errno: a plain downcall, its returned pointer (dst) ignored.
         memcpy$mh = NativeAccess.downcall(libc, "memcpy", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
@@ -516,6 +520,29 @@ public final class LibC
         try
         {
             final int rc = (int)ftruncate$mh.invokeExact(state, fd, length);
+            return rc == 0 ? 0 : -errno(state);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Advises the kernel about a range of a mapping ({@code madvise(2)}).
+     *
+     * @param address the range's start, page aligned
+     * @param length  its bytes
+     * @param advice  {@link #MADV_HUGEPAGE}, say
+     * @return 0, or {@code -errno} ({@code -EINVAL} when the kernel has no such advice, transparent huge pages
+     *         compiled out for {@link #MADV_HUGEPAGE})
+     */
+    public int madvise(final MemorySegment address, final long length, final int advice)
+    {
+        final MemorySegment state = captureState.get();
+        try
+        {
+            final int rc = (int)madvise$mh.invokeExact(state, address, length, advice);
             return rc == 0 ? 0 : -errno(state);
         }
         catch (final Throwable t)
