@@ -43,6 +43,7 @@ final class PosixSettings
     static final String SPARE_TEMP_FILES = "spare-temp-files";
     static final String LAYOUT = "layout";
     static final String EXTENT_SIZE = "extent-size";
+    static final String FIXED_BUFFERS_MAX = "fixed-buffers-max";
 
     static final double EVICT_HIGH_DEFAULT = Capacity.EVICT_HIGH_DEFAULT;
     static final double EVICT_LOW_DEFAULT = Capacity.EVICT_LOW_DEFAULT;
@@ -115,10 +116,18 @@ final class PosixSettings
             + " capacity needs less makes a smaller one). Changing it, or the engine's page size, makes the next start delete the"
             + " extents of the old geometry and their pages.");
 
+    static final TierSetting<Long> FIXED_BUFFERS_MAX_SETTING = TierSetting.size(FIXED_BUFFERS_MAX).byDefault(1L << 30)
+        .range(0L, 1L << 50)
+        .documented("With `io = uring`: the largest engine pool whose frames the tier registers with its rings as fixed buffers at"
+            + " start (`READ_FIXED`/`WRITE_FIXED`: the kernel pins the pages once, not per transfer); 0 never. Registering pins every"
+            + " page of the pool, and on the build machines that took about 3 s per GiB of pool before the engine could serve (50 s"
+            + " for 16 GiB), so a larger pool moves its pages unregistered, from the pool slices, and the tier's description says so.");
+
     /** Every setting, in the order the README's table lists them. */
     static final List<TierSetting<?>> ALL = List.of(DIR_SETTING, Capacity.CAPACITY_SETTING, Capacity.EVICT_HIGH_SETTING,
         Capacity.EVICT_LOW_SETTING, FANOUT_LEVELS_SETTING, IO_THREADS_SETTING, FSYNC_SETTING, DIRECT_IO_SETTING, IO_SETTING,
-        SHARED_SETTING, SPARE_TEMP_FILES_SETTING, TMP_MAX_AGE_SETTING, INDEX_ENTRIES_SETTING, LAYOUT_SETTING, EXTENT_SIZE_SETTING);
+        SHARED_SETTING, SPARE_TEMP_FILES_SETTING, TMP_MAX_AGE_SETTING, INDEX_ENTRIES_SETTING, LAYOUT_SETTING, EXTENT_SIZE_SETTING,
+        FIXED_BUFFERS_MAX_SETTING);
 
     static final Set<String> KNOWN = TierSetting.keys(ALL);
 
@@ -132,6 +141,8 @@ final class PosixSettings
     final int ioThreads;
     final boolean fsync;
     final boolean directIo;
+    /** The largest transfer memory registered as fixed buffers; 0 never. */
+    final long fixedBuffersMax;
     final boolean shared;
     final Duration tmpMaxAge;
     final int indexEntries;
@@ -169,6 +180,7 @@ final class PosixSettings
         // As many as the workers write at once, so a burst finds them ready.
         spareTempFiles = SPARE_TEMP_FILES_SETTING.get(config, () -> defaultSpareTempFiles(processors, ioThreads));
         extentSize = EXTENT_SIZE_SETTING.get(config);
+        fixedBuffersMax = FIXED_BUFFERS_MAX_SETTING.get(config);
         if (layout == PageLayout.SLAB && shared)
         {
             // Slots are reused in place and the index lives in one process: another node could never tell a frame from its replacement.

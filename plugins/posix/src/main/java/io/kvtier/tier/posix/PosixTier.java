@@ -207,7 +207,7 @@ public final class PosixTier implements StorageTier
             String fixedBuffers = "";
             if (path == IoPath.URING)
             {
-                fixedBuffers = registerTransferMemory(rings, context);
+                fixedBuffers = registerTransferMemory(rings, context, config.qualified(PosixSettings.FIXED_BUFFERS_MAX));
             }
             if (path != settings.io)
             {
@@ -373,11 +373,15 @@ public final class PosixTier implements StorageTier
      * Registers the memory the engine moves pages through (its pool frames) as fixed buffers of every
      * ring, so page reads and writes go as READ_FIXED/WRITE_FIXED and the kernel pins the pool once
      * instead of per transfer. Failing that (RLIMIT_MEMLOCK, a kernel refusing the mapping), the rings
-     * keep moving bytes straight from the pool slices, unregistered, and the reason is logged.
+     * keep moving bytes straight from the pool slices, unregistered, and the reason is logged. A pool
+     * larger than {@code fixed-buffers-max} is not registered: pinning it all would hold the engine's start.
      *
+     * @param rings    the I/O threads' rings
+     * @param context  the engine's side, which offers the memory
+     * @param limitKey the qualified name of {@code fixed-buffers-max}, for the description
      * @return how the rings address page memory, for the tier's description
      */
-    private String registerTransferMemory(final Uring[] rings, final TierContext context)
+    private String registerTransferMemory(final Uring[] rings, final TierContext context, final String limitKey)
     {
         final java.util.Optional<MemorySegment> offered = context.transferMemory();
         if (offered.isEmpty())
@@ -385,6 +389,12 @@ public final class PosixTier implements StorageTier
             return "page I/O from the pool slices, not fixed buffers: the engine offered no transfer memory";
         }
         final MemorySegment region = offered.get();
+        if (region.byteSize() > settings.fixedBuffersMax)
+        {
+            return "page I/O from the pool slices, not fixed buffers: the engine's " + (region.byteSize() >> 20) + " MiB of transfer memory is"
+                + " more than " + limitKey + " (" + (settings.fixedBuffersMax >> 20) + " MiB), and"
+                + " registering pins all of it before the engine serves";
+        }
         final long chunk = Math.max(objectSize, MAX_FIXED_BUFFER / objectSize * objectSize);
         final int count = (int)((region.byteSize() + chunk - 1) / chunk);
         final MemorySegment[] buffers = new MemorySegment[count];

@@ -163,6 +163,30 @@ class PosixTierUringTest
     }
 
     @Test
+    void shouldLeaveAPoolLargerThanFixedBuffersMaxUnregisteredSayingWhyAndStillMoveItsPages()
+    {
+        assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        final PageArena pool = arena(8);
+        // One byte short of the pool: pinning a pool of hundreds of GiB would hold the engine's start for minutes.
+        final PosixTier tier = open(Uring::availability, pool.region(), "fixed-buffers-max", Long.toString(pool.region().byteSize() - 1));
+        assertThat(tier.describeIo()).contains("not fixed buffers").contains("tier.t.fixed-buffers-max");
+        final List<PageKey> keys = List.of(new PageKey(78, 1), new PageKey(78, 2));
+        final List<MemorySegment> sources = pool.slices(2, SIZE);
+        for (int i = 0; i < 2; i++)
+        {
+            PageBytes.fill(sources.get(i), 78 + i);
+        }
+        assertThat(await(tier, "write", keys, sources, true).statuses()).containsOnly(TierStatus.OK);
+        final RecordingTierBatch readBack = await(tier, "read", keys, pool.slices(2, SIZE), false);
+        assertThat(readBack.statuses()).containsOnly(TierStatus.OK);
+        for (int i = 0; i < 2; i++)
+        {
+            PageBytes.assertContent(readBack.slice(i), 78 + i, "key " + i);
+        }
+        assertThat(tier.fixedBufferOperations()).as("nothing registered, nothing sent as READ_FIXED/WRITE_FIXED").isZero();
+    }
+
+    @Test
     void shouldFallBackToLibcNamingWhyAndHowToEnableWhenTheKernelHasNoIoUring()
     {
         final PosixTier tier = open(() -> UringAvailability.unavailable("simulated: io_uring_setup failed: Function not implemented (ENOSYS)",
