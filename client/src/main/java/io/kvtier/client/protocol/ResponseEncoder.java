@@ -76,6 +76,27 @@ public final class ResponseEncoder
     }
 
     /**
+     * Writes entries {@code 0..count-1}, for slots {@code first..first+count-1}, from the client's per-slot
+     * arrays: an entry that names no page carries no generation (a stale one would read as a page of the past).
+     *
+     * @param first       the first slot
+     * @param count       entries
+     * @param pageIds     page per slot, or -1
+     * @param generations generation per slot
+     * @param statuses    {@link PageEntryStatus} per slot
+     * @return this
+     */
+    public ResponseEncoder entries(final int first, final int count, final int[] pageIds, final int[] generations, final byte[] statuses)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            final int slot = first + i;
+            entry(i, pageIds[slot], pageIds[slot] < 0 ? 0 : generations[slot], statuses[slot]);
+        }
+        return this;
+    }
+
+    /**
      * Writes a STATS body's count.
      *
      * @param counters values that follow
