@@ -17,7 +17,6 @@ import io.kvtier.engine.core.ClientPort;
 import io.kvtier.engine.core.InternalOp;
 import io.kvtier.engine.core.Pipeline;
 import io.kvtier.engine.core.Sleeper;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -171,18 +170,6 @@ public class BatchedLookupBenchmark
      * @return the prefix found by the last of {@value #BATCHES} batched LOOKUPs, each the engine thread's whole work
      *         on a request record: copy, validate, keys into the chain, the lookup, the response
      */
-    /**
-     * The engine thread's CPU time per batch, beside {@link #engineLookup}'s time: on a host shared with other
-     * work the wall-clock figure counts the time either thread waited for a core, this one does not.
-     */
-    @State(Scope.Thread)
-    @AuxCounters(AuxCounters.Type.EVENTS)
-    public static class EngineCpu
-    {
-        /** Engine thread CPU nanoseconds per batched lookup, over the iteration so far. */
-        public double engineCpuNsPerBatch;
-    }
-
     @Setup(Level.Iteration)
     public void resetCpu()
     {
@@ -193,9 +180,23 @@ public class BatchedLookupBenchmark
         }
     }
 
+    /**
+     * Prints the engine thread's CPU time per batch over the iteration, beside {@link #engineLookup}'s time: on a
+     * host shared with other work the wall-clock figure counts the time either thread waited for a core, this one
+     * does not.
+     */
+    @TearDown(Level.Iteration)
+    public void printCpu()
+    {
+        if (duty != null && duty.insideBatches > 0)
+        {
+            System.out.printf("(engine thread CPU %.0f ns a batch)%n", (double)duty.insideNanos / duty.insideBatches);
+        }
+    }
+
     @Benchmark
     @OperationsPerInvocation(BATCHES)
-    public int engineLookup(final EngineCpu cpu)
+    public int engineLookup()
     {
         final long target = duty.requested + 1;
         duty.requested = target;
@@ -208,7 +209,6 @@ public class BatchedLookupBenchmark
         {
             throw new IllegalStateException(duty.failure);
         }
-        cpu.engineCpuNsPerBatch = (double)duty.insideNanos / duty.insideBatches;
         return port.resultCount;
     }
 
