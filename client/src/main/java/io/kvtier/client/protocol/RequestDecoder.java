@@ -107,7 +107,8 @@ public final class RequestDecoder
 
     /**
      * Copies the body's keys into slots {@code [first, first + count)} of a chain: the engine's own copy of a
-     * keyed request, which it validated first. A key beyond the record reads as 0, as {@link #keyHigh} says.
+     * keyed request, which it validated first; one bulk copy for the keys within the record. A key not wholly
+     * within the record reads as 0 (a validated request has none).
      *
      * @param keys  the client's chain, with at least {@code first + count} keys
      * @param first the request's First Slot
@@ -115,9 +116,11 @@ public final class RequestDecoder
      */
     public void keysInto(final PageKeyChain keys, final int first, final int count)
     {
-        for (int i = 0; i < count; i++)
+        final int inRecord = (int)Math.max(0, Math.min(count, ((long)limit - RequestDescriptor.HEADER_LENGTH) / RequestDescriptor.KEY_LENGTH));
+        keys.copyFrom(first, buffer, offset + RequestDescriptor.HEADER_LENGTH, inRecord);
+        for (int i = inRecord; i < count; i++)
         {
-            keys.set(first + i, keyHigh(i), keyLow(i));
+            keys.set(first + i, 0, 0);
         }
     }
 

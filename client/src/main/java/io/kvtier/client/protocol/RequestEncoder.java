@@ -83,7 +83,7 @@ public final class RequestEncoder
     }
 
     /**
-     * Writes body keys {@code 0..count-1} from keys {@code from..from+count-1} of a chain.
+     * Writes body keys {@code 0..count-1} from keys {@code from..from+count-1} of a chain, in one bulk copy.
      *
      * @param keys  the chain
      * @param from  its first key to send
@@ -92,10 +92,7 @@ public final class RequestEncoder
      */
     public RequestEncoder keys(final PageKeyChain keys, final int from, final int count)
     {
-        for (int i = 0; i < count; i++)
-        {
-            key(i, keys.high(from + i), keys.low(from + i));
-        }
+        keys.copyTo(from, count, buffer, offset + RequestDescriptor.HEADER_LENGTH);
         return this;
     }
 
