@@ -88,10 +88,19 @@ public final class ResponseEncoder
      */
     public ResponseEncoder entries(final int first, final int count, final int[] pageIds, final int[] generations, final byte[] statuses)
     {
-        for (int i = 0; i < count; i++)
+        if (first < 0 || count < 0 || first > pageIds.length - count || first > generations.length - count || first > statuses.length - count)
         {
-            final int slot = first + i;
-            entry(i, pageIds[slot], pageIds[slot] < 0 ? 0 : generations[slot], statuses[slot]);
+            throw new IndexOutOfBoundsException("entries for slots " + first + ".." + ((long)first + count) + " of " + pageIds.length);
+        }
+        final MemorySegment b = buffer;
+        long at = offset + ResponseDescriptor.HEADER_LENGTH;
+        for (int slot = first, end = first + count; slot < end; slot++, at += ResponseDescriptor.ENTRY_LENGTH)
+        {
+            final int pageId = pageIds[slot];
+            final int generation = pageId < 0 ? 0 : generations[slot];
+            // Page Id and Generation are adjacent little-endian ints: one long store writes both.
+            b.set(LittleEndian.LONG, at + ResponseDescriptor.ENTRY_PAGE_ID_OFFSET, ((long)generation << 32) | (pageId & 0xFFFF_FFFFL));
+            b.set(LittleEndian.INT, at + ResponseDescriptor.ENTRY_STATUS_OFFSET, statuses[slot]);
         }
         return this;
     }
