@@ -33,4 +33,6 @@ module io.kvtier.engine
     exports io.kvtier.engine.events;
     // Engine.ipc() answers its IPC server: cli serve prints the socket it listens on.
     exports io.kvtier.engine.ipc to io.kvtier.cli;
+    // Engine.pipeline(): the JMH benchmark of batched lookups runs them on the engine thread through a duty of its own.
+    exports io.kvtier.engine.core to io.kvtier.bench;
 }

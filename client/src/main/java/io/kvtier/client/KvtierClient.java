@@ -711,10 +711,7 @@ public final class KvtierClient implements AutoCloseable
         {
             request.reserveLimit(reserveLimit);
         }
-        for (int i = 0; i < count; i++)
-        {
-            request.key(i, keys.high(from + i), keys.low(from + i));
-        }
+        request.keys(keys, from, count);
         return check(type, request);
     }
 

@@ -1,5 +1,8 @@
 package io.kvtier.client;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.HexFormat;
 
 /**
@@ -12,8 +15,14 @@ import java.util.HexFormat;
  */
 public final class PageKeyChain
 {
-    private final long[] high;
-    private final long[] low;
+    /** A key half as a request's body holds it: big-endian, at any byte offset. */
+    private static final ValueLayout.OfLong BIG_ENDIAN_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong NATIVE_LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final boolean SWAP = ByteOrder.nativeOrder() != ByteOrder.BIG_ENDIAN;
+
+    // Key i's halves side by side, high at 2i and low at 2i + 1, in the order a request's body holds them:
+    // a run of keys goes in and out of a record in one bulk copy, and a key's halves share a cache line.
+    private final long[] keys;
     private final PageKeyHasher hasher = new PageKeyHasher();
     private int size;
 
@@ -26,14 +35,13 @@ public final class PageKeyChain
         {
             throw new IllegalArgumentException("capacity=" + capacity + " must be >= 1");
         }
-        high = new long[capacity];
-        low = new long[capacity];
+        keys = new long[2 * capacity];
     }
 
     /** @return the most keys the chain holds */
     public int capacity()
     {
-        return high.length;
+        return keys.length >> 1;
     }
 
     /** @return keys in the chain */
@@ -49,7 +57,7 @@ public final class PageKeyChain
     public long high(final int index)
     {
         checkIndex(index);
-        return high[index];
+        return keys[2 * index];
     }
 
     /**
@@ -59,7 +67,7 @@ public final class PageKeyChain
     public long low(final int index)
     {
         checkIndex(index);
-        return low[index];
+        return keys[2 * index + 1];
     }
 
     /**
@@ -86,12 +94,12 @@ public final class PageKeyChain
      */
     public PageKeyChain add(final long keyHigh, final long keyLow)
     {
-        if (size == high.length)
+        if (2 * size == keys.length)
         {
-            throw new IllegalStateException("key chain is full at " + high.length + " keys");
+            throw new IllegalStateException("key chain is full at " + capacity() + " keys");
         }
-        high[size] = keyHigh;
-        low[size] = keyLow;
+        keys[2 * size] = keyHigh;
+        keys[2 * size + 1] = keyLow;
         size++;
         return this;
     }
@@ -108,8 +116,55 @@ public final class PageKeyChain
     public PageKeyChain set(final int index, final long keyHigh, final long keyLow)
     {
         checkIndex(index);
-        high[index] = keyHigh;
-        low[index] = keyLow;
+        keys[2 * index] = keyHigh;
+        keys[2 * index + 1] = keyLow;
+        return this;
+    }
+
+    /**
+     * Replaces keys {@code [first, first + count)}, positions the chain already has, with the {@code count}
+     * 16-byte keys that start at {@code offset} in {@code segment}, each as a request's body holds it (two
+     * big-endian halves): the engine's copy of a keyed request, one range check and one bulk copy for the run.
+     *
+     * @param first   the first position, with {@code first + count <= size()}
+     * @param segment where the keys are
+     * @param offset  the first key's first byte
+     * @param count   keys
+     * @return this
+     * @throws IndexOutOfBoundsException if the positions or the bytes are out of range
+     */
+    public PageKeyChain copyFrom(final int first, final MemorySegment segment, final long offset, final int count)
+    {
+        checkRange(first, count);
+        // A plain copy and then the byte order in place: the compiler turns the second loop into vector byte
+        // shuffles, where a copy that swaps as it goes takes a native call's element-by-element loop.
+        MemorySegment.copy(segment, NATIVE_LONG, offset, keys, 2 * first, 2 * count);
+        if (SWAP)
+        {
+            final long[] k = keys;
+            for (int i = 2 * first, end = 2 * (first + count); i < end; i++)
+            {
+                k[i] = Long.reverseBytes(k[i]);
+            }
+        }
+        return this;
+    }
+
+    /**
+     * Writes keys {@code [from, from + count)} as a request's body holds them (16 bytes a key, two big-endian
+     * halves) at {@code offset} in {@code segment}: one range check and one bulk copy for the run.
+     *
+     * @param from    the first position, with {@code from + count <= size()}
+     * @param count   keys
+     * @param segment where they go
+     * @param offset  the first key's first byte
+     * @return this
+     * @throws IndexOutOfBoundsException if the positions or the bytes are out of range
+     */
+    public PageKeyChain copyTo(final int from, final int count, final MemorySegment segment, final long offset)
+    {
+        checkRange(from, count);
+        MemorySegment.copy(keys, 2 * from, segment, BIG_ENDIAN_LONG, offset, 2 * count);
         return this;
     }
 
@@ -149,9 +204,9 @@ public final class PageKeyChain
                 + " within the " + tokens.length + " tokens");
         }
         final int pages = partial ? (tokenCount + pageTokens - 1) / pageTokens : tokenCount / pageTokens;
-        if (pages > high.length)
+        if (pages > capacity())
         {
-            throw new IllegalArgumentException(tokenCount + " tokens make " + pages + " pages, more than the chain's capacity of " + high.length);
+            throw new IllegalArgumentException(tokenCount + " tokens make " + pages + " pages, more than the chain's capacity of " + capacity());
         }
         long parentHigh = rootHigh;
         long parentLow = rootLow;
@@ -161,11 +216,19 @@ public final class PageKeyChain
             hasher.hash(parentHigh, parentLow, tokens, from, Math.min(pageTokens, tokenCount - from));
             parentHigh = hasher.high();
             parentLow = hasher.low();
-            high[page] = parentHigh;
-            low[page] = parentLow;
+            keys[2 * page] = parentHigh;
+            keys[2 * page + 1] = parentLow;
         }
         size = pages;
         return this;
+    }
+
+    private void checkRange(final int first, final int count)
+    {
+        if (first < 0 || count < 0 || first > size - count)
+        {
+            throw new IndexOutOfBoundsException("keys " + first + ".." + ((long)first + count) + " of a chain of " + size);
+        }
     }
 
     private void checkIndex(final int index)

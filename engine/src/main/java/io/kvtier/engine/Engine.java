@@ -255,6 +255,15 @@ public final class Engine implements AutoCloseable
         return java.util.Optional.ofNullable(pipeline.events());
     }
 
+    /**
+     * @return the engine thread's pipeline: for the JMH benchmarks that hand the engine thread work of their own,
+     *         to time its cost without a client's wait (its package is exported to bench only)
+     */
+    public io.kvtier.engine.core.Pipeline pipeline()
+    {
+        return pipeline;
+    }
+
     /** @return the IPC server, when {@code ipc.enabled} */
     public java.util.Optional<IpcServer> ipc()
     {

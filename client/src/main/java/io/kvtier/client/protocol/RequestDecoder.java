@@ -1,5 +1,7 @@
 package io.kvtier.client.protocol;
 
+import io.kvtier.client.PageKeyChain;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -101,6 +103,25 @@ public final class RequestDecoder
     {
         final long at = RequestDescriptor.HEADER_LENGTH + (long)i * RequestDescriptor.KEY_LENGTH + 8;
         return i >= 0 && at + 8 <= limit ? buffer.get(BigEndianKey.LONG, offset + at) : 0;
+    }
+
+    /**
+     * Copies the body's keys into slots {@code [first, first + count)} of a chain: the engine's own copy of a
+     * keyed request, which it validated first; one bulk copy for the keys within the record. A key not wholly
+     * within the record reads as 0 (a validated request has none).
+     *
+     * @param keys  the client's chain, with at least {@code first + count} keys
+     * @param first the request's First Slot
+     * @param count the request's Count
+     */
+    public void keysInto(final PageKeyChain keys, final int first, final int count)
+    {
+        final int inRecord = (int)Math.max(0, Math.min(count, ((long)limit - RequestDescriptor.HEADER_LENGTH) / RequestDescriptor.KEY_LENGTH));
+        keys.copyFrom(first, buffer, offset + RequestDescriptor.HEADER_LENGTH, inRecord);
+        for (int i = inRecord; i < count; i++)
+        {
+            keys.set(first + i, 0, 0);
+        }
     }
 
     /**

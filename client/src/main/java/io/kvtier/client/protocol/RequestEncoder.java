@@ -1,5 +1,7 @@
 package io.kvtier.client.protocol;
 
+import io.kvtier.client.PageKeyChain;
+
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -77,6 +79,20 @@ public final class RequestEncoder
         final long at = offset + RequestDescriptor.HEADER_LENGTH + (long)i * RequestDescriptor.KEY_LENGTH;
         buffer.set(BigEndianKey.LONG, at, keyHigh);
         buffer.set(BigEndianKey.LONG, at + 8, keyLow);
+        return this;
+    }
+
+    /**
+     * Writes body keys {@code 0..count-1} from keys {@code from..from+count-1} of a chain, in one bulk copy.
+     *
+     * @param keys  the chain
+     * @param from  its first key to send
+     * @param count keys
+     * @return this
+     */
+    public RequestEncoder keys(final PageKeyChain keys, final int from, final int count)
+    {
+        keys.copyTo(from, count, buffer, offset + RequestDescriptor.HEADER_LENGTH);
         return this;
     }
 

@@ -76,6 +76,36 @@ public final class ResponseEncoder
     }
 
     /**
+     * Writes entries {@code 0..count-1}, for slots {@code first..first+count-1}, from the client's per-slot
+     * arrays: an entry that names no page carries no generation (a stale one would read as a page of the past).
+     *
+     * @param first       the first slot
+     * @param count       entries
+     * @param pageIds     page per slot, or -1
+     * @param generations generation per slot
+     * @param statuses    {@link PageEntryStatus} per slot
+     * @return this
+     */
+    public ResponseEncoder entries(final int first, final int count, final int[] pageIds, final int[] generations, final byte[] statuses)
+    {
+        if (first < 0 || count < 0 || first > pageIds.length - count || first > generations.length - count || first > statuses.length - count)
+        {
+            throw new IndexOutOfBoundsException("entries for slots " + first + ".." + ((long)first + count) + " of " + pageIds.length);
+        }
+        final MemorySegment b = buffer;
+        long at = offset + ResponseDescriptor.HEADER_LENGTH;
+        for (int slot = first, end = first + count; slot < end; slot++, at += ResponseDescriptor.ENTRY_LENGTH)
+        {
+            final int pageId = pageIds[slot];
+            final int generation = pageId < 0 ? 0 : generations[slot];
+            // Page Id and Generation are adjacent little-endian ints: one long store writes both.
+            b.set(LittleEndian.LONG, at + ResponseDescriptor.ENTRY_PAGE_ID_OFFSET, ((long)generation << 32) | (pageId & 0xFFFF_FFFFL));
+            b.set(LittleEndian.INT, at + ResponseDescriptor.ENTRY_STATUS_OFFSET, statuses[slot]);
+        }
+        return this;
+    }
+
+    /**
      * Writes a STATS body's count.
      *
      * @param counters values that follow

@@ -453,11 +453,7 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
         }
         if (keysInBody)
         {
-            final PageKeyChain keys = client.keys();
-            for (int i = 0; i < count; i++)
-            {
-                keys.set(first + i, request.keyHigh(i), request.keyLow(i));
-            }
+            request.keysInto(client.keys(), first, count);
             client.markKeyed(first, count);
         }
         else if (MessageType.carriesLengths(type))

@@ -703,14 +703,8 @@ final class RemoteClient implements ClientPort
         {
             // A refusal carries no counts (a REGISTER_KV refused carries its detail in Result Count).
             final int result = ok || requestType == io.kvtier.client.protocol.MessageType.REGISTER_KV ? resultCount : 0;
-            final ResponseEncoder encoder = responseEncoder.wrap(ring, offset).header(length, requestType, requestId, code, result,
-                ok ? requestFirst : 0, entries, ok ? l2Pages : 0, ok ? l3Pages : 0, ok ? fromPool : 0, ok ? fromL3 : 0);
-            for (int i = 0; i < entries; i++)
-            {
-                final int slot = requestFirst + i;
-                // An entry that names no page carries no generation (a stale one would read as a page of the past).
-                encoder.entry(i, pageIds[slot], pageIds[slot] < 0 ? 0 : generations[slot], entryStatuses[slot]);
-            }
+            responseEncoder.wrap(ring, offset).header(length, requestType, requestId, code, result, ok ? requestFirst : 0, entries,
+                ok ? l2Pages : 0, ok ? l3Pages : 0, ok ? fromPool : 0, ok ? fromL3 : 0).entries(requestFirst, entries, pageIds, generations, entryStatuses);
             responses.commitRelease();
             IdleStrategy.wake(clientSleeping);
         }
