@@ -217,7 +217,9 @@ void kvt_set_response_timeout_ms(kvt_client *client, uint32_t ms);
  *  Doorbell reads 0), whether or not it has taken the request, for a budget of twice the waits this
  *  client has seen (20 to 500 microseconds), then sleeps as above. It sleeps as soon as the engine is
  *  seen asleep twice in a row, and it never yields. On a busy host a yield hands the core to another
- *  process for its time slice, and this client would miss the answer of an engine back on its core. */
+ *  process for its time slice, and this client would miss the answer of an engine back on its core.
+ *  A request of 64 slots or more waits as KVT_WAIT_BACKOFF does: the engine's work for it is long, and
+ *  spinning through it would hold a core the engine may need. */
 enum { KVT_WAIT_BACKOFF = 0, KVT_WAIT_AWAKE = 1 };
 /** Sets how the client waits for responses. Returns 0, or -1 with KVT_ERR_ARGUMENT naming the kind
  *  when `kind` is none of the KVT_WAIT_ values. */

@@ -467,6 +467,9 @@ static inline void cpu_relax(void) {
 #define KVT_AWAKE_MIN_SPIN_NS 20000u
 #define KVT_AWAKE_MAX_SPIN_NS 500000u
 #define KVT_AWAKE_LOOK_EVERY 8u
+/* A request of this many slots or more waits with the back-off: the engine's work for it takes tens of
+ * microseconds and more, and spinning through it would hold a core the engine may need. */
+#define KVT_AWAKE_LARGE_REQUEST_KEYS 64
 
 /* KVT_WAIT_AWAKE: how long it spins for the engine, awake, before it sleeps: twice the average wait. */
 static uint64_t awake_budget_ns(const kvt_client *c) {
@@ -622,7 +625,7 @@ static int exchange(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, in
         int r = kvt_ring_peek(&c->resp, &rec, &len);
         if (r < 0) { c->dead = 1; return fail(c, KVT_ERR_PROTOCOL, "malformed record in the response ring"); }
         if (r == 1) {
-            if (round > 0 && c->wait_kind == KVT_WAIT_AWAKE) {
+            if (round > 0 && c->wait_kind == KVT_WAIT_AWAKE && count < KVT_AWAKE_LARGE_REQUEST_KEYS) {
                 uint64_t waited = now_ns() - wait_start;
                 if (waited > 1000000u) waited = 1000000u; /* a wait that long says nothing of the next */
                 c->average_wait_ns += ((int64_t)waited - (int64_t)c->average_wait_ns) / 8;
@@ -707,7 +710,7 @@ static int exchange(kvt_client *c, int32_t type, uint16_t ns, uint16_t flags, in
             c->dead = 1;
             return fail(c, KVT_ERR_TIMEOUT, "no response to request %llu within %u ms", (unsigned long long)id, c->timeout_ms);
         }
-        if (c->wait_kind == KVT_WAIT_AWAKE) {
+        if (c->wait_kind == KVT_WAIT_AWAKE && count < KVT_AWAKE_LARGE_REQUEST_KEYS) {
             if (awake_spin(c, wait_start, round, &asleep_seen)) continue;
         } else if (round < 400) {
             back_off(round);

@@ -79,9 +79,9 @@ public final class BenchIpcCommand implements Callable<Integer>
     @Option(names = "--no-load", description = "Skip the loaded case (the background load and the second measurement).")
     boolean noLoad;
 
-    @Option(names = "--client-idle-strategy", defaultValue = "backoff", paramLabel = "KIND",
+    @Option(names = "--client-idle-strategy", defaultValue = "awake", paramLabel = "KIND",
         converter = ClientIdleConverter.class,
-        description = "How the client process waits for its answers: backoff (the client's default), adaptive, timed, awake, spin or sleep. Default: ${DEFAULT-VALUE}.")
+        description = "How the client process waits for its answers: awake (the client's default), backoff, adaptive, timed, spin or sleep. Default: ${DEFAULT-VALUE}.")
     IdleStrategy.Kind clientIdle;
 
     @Option(names = "--compare", split = ",", paramLabel = "ENGINE/CLIENT",

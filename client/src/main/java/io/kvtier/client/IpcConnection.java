@@ -48,6 +48,11 @@ import io.kvtier.nativeaccess.libc.UnixSockets;
 public final class IpcConnection implements AutoCloseable
 {
     private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * With {@code AWAKE}, a request of this many keys or more is waited for with the back-off: the engine's work for
+     * it takes tens of microseconds and more (about 40 ns a key for a lookup here), where spinning would hold a core.
+     */
+    public static final int LARGE_REQUEST_KEYS = 64;
 
     /** The socket: a channel (a session that passes no descriptors), or a descriptor of the UnixSockets front, else -1. */
     private final SocketChannel socket;
@@ -64,7 +69,15 @@ public final class IpcConnection implements AutoCloseable
     private final FutexWord doorbell;
     private final FutexWord clientSleeping;
     private final IdleStrategy idle;
+    /**
+     * How it waits for the answer to a request of {@link #LARGE_REQUEST_KEYS} keys or more: with {@code AWAKE}, the
+     * back-off, since spinning through the engine's long work for it holds a core the engine may need; otherwise
+     * {@link #idle} itself.
+     */
+    private final IdleStrategy largeIdle;
     private final IdleStrategy roomIdle;
+    /** The Count of the request claimed last: how much work its answer takes the engine. */
+    private int lastRequestCount;
     private final IdleStrategy.WorkCheck responseArrived;
     private final IdleStrategy.WorkCheck requestRoom;
     private final long timeoutNanos;
@@ -97,6 +110,7 @@ public final class IpcConnection implements AutoCloseable
                   final MemorySegment pool, final MemorySegment control, final MemorySegment ring, final IdleStrategy.Kind idleKind)
     {
         this.idle = new IdleStrategy(idleKind, IdleStrategy.MAX_SLEEP_NANOS, new EngineSeen());
+        this.largeIdle = idleKind == IdleStrategy.Kind.AWAKE ? new IdleStrategy(IdleStrategy.Kind.BACKOFF, IdleStrategy.MAX_SLEEP_NANOS) : idle;
         // Room in the request ring comes as the engine catches up, which a wait for an answer does not tell apart: the fixed back-off.
         this.roomIdle = new IdleStrategy(IdleStrategy.timesWaits(idleKind) ? IdleStrategy.Kind.BACKOFF : idleKind, IdleStrategy.MAX_SLEEP_NANOS);
         this.socket = socket;
@@ -326,6 +340,7 @@ public final class IpcConnection implements AutoCloseable
     {
         final int length = RequestDescriptor.HEADER_LENGTH + bodyLength;
         roomWanted = length;
+        lastRequestCount = count;
         long offset = requests.tryClaim(type, length);
         if (offset < 0)
         {
@@ -533,7 +548,8 @@ public final class IpcConnection implements AutoCloseable
             releaseResponse();
         }
         startWaiting();
-        idle.reset();
+        final IdleStrategy wait = lastRequestCount >= LARGE_REQUEST_KEYS ? largeIdle : idle;
+        wait.reset();
         int looks = 0;
         while (true)
         {
@@ -543,7 +559,7 @@ public final class IpcConnection implements AutoCloseable
                 decoder.wrap(ring, offset);
                 if (decoder.requestId() == requestId)
                 {
-                    idle.arrived();
+                    wait.arrived();
                     responseHeld = true;
                     return decoder;
                 }
@@ -560,7 +576,7 @@ public final class IpcConnection implements AutoCloseable
             {
                 checkConnected();
             }
-            idle.idle(clientSleeping, responseArrived);
+            wait.idle(clientSleeping, responseArrived);
         }
     }
 
@@ -583,9 +599,11 @@ public final class IpcConnection implements AutoCloseable
     public IdleStrategy.Counts waitCounts()
     {
         final IdleStrategy.Counts answers = idle.counts();
+        final IdleStrategy.Counts large = largeIdle == idle ? new IdleStrategy.Counts(0, 0, 0, 0, 0) : largeIdle.counts();
         final IdleStrategy.Counts room = roomIdle.counts();
-        return new IdleStrategy.Counts(answers.waits(), answers.yields() + room.yields(), answers.sleeps() + room.sleeps(),
-            answers.sleepNanos() + room.sleepNanos(), answers.wakesSent());
+        return new IdleStrategy.Counts(answers.waits() + large.waits(), answers.yields() + large.yields() + room.yields(),
+            answers.sleeps() + large.sleeps() + room.sleeps(), answers.sleepNanos() + large.sleepNanos() + room.sleepNanos(),
+            answers.wakesSent());
     }
 
     /** What this client sees of the engine while it waits for an answer (docs/ipc-protocol.md section 5). */

@@ -10,7 +10,7 @@ import java.lang.invoke.VarHandle;
  * sleeper if the word reads 1. Shared by the engine (on the control file's Doorbell) and the client
  * (on its Client Sleeping word). Allocation-free; one thread.
  *
- * <p>{@link Kind#ADAPTIVE}, a client's choice beside the default {@link Kind#BACKOFF}, waits by what it sees of the engine rather than by a
+ * <p>{@link Kind#ADAPTIVE}, a client's choice beside {@link Kind#BACKOFF}, waits by what it sees of the engine rather than by a
  * fixed count: while the engine is awake (its Doorbell reads 0) and has taken the request (its Request
  * Head passed it), the answer is being made, and it spins for a budget of twice the waits it has seen
  * (at least {@link #MIN_SPIN_NANOS}, at most {@link #MAX_SPIN_NANOS}), then sleeps. It sleeps sooner
@@ -41,7 +41,7 @@ import java.lang.invoke.VarHandle;
 public final class IdleStrategy
 {
     /** How a client waits for its answers unless told otherwise ({@code IpcConnection}, {@code KvtierClient}). */
-    public static final Kind CLIENT_DEFAULT = Kind.BACKOFF;
+    public static final Kind CLIENT_DEFAULT = Kind.AWAKE;
     /** The longest one sleep lasts. */
     public static final long MAX_SLEEP_NANOS = 1_000_000;
     /** {@link Kind#ADAPTIVE}: the least it spins while the engine is awake, however quick its answers were. */
@@ -112,7 +112,7 @@ public final class IdleStrategy
     /** The strategies of {@code ipc.idle-strategy} and of a client. */
     public enum Kind
     {
-        /** Spin, yield, then sleep at most 1 ms at a time (a client's default). */
+        /** Spin, yield, then sleep at most 1 ms at a time. */
         BACKOFF,
         /** Never sleep: a core per waiter, the lowest latency. */
         SPIN,
@@ -122,7 +122,7 @@ public final class IdleStrategy
         ADAPTIVE,
         /** As {@code ADAPTIVE} while the engine works on the request, but yield, not sleep, while an awake engine leaves it untaken. */
         TIMED,
-        /** Spin while the engine is awake, taken or not, for a budget that follows the waits seen; sleep when it sleeps; never yield. */
+        /** Spin while the engine is awake, taken or not, for a budget that follows the waits seen; sleep when it sleeps; never yield (a client's default). */
         AWAKE;
 
         /** @return the name in settings */

@@ -350,7 +350,7 @@ class EngineConfigTest
     @Test
     void shouldReadTheDeprecatedWaitAndIdleKeysAsAliasesOfTheEngineIdleStrategy()
     {
-        assertThat(EngineConfig.from(Map.of()).get(EngineSettings.ENGINE_IDLE_STRATEGY)).as("the default").isEqualTo(IdleStrategyKind.BACKOFF);
+        assertThat(EngineConfig.from(Map.of()).get(EngineSettings.ENGINE_IDLE_STRATEGY)).as("the default").isEqualTo(IdleStrategyKind.ADAPTIVE);
         assertThat(EngineConfig.from(Map.of(EngineConfig.ENGINE_IDLE_STRATEGY, "yield")).get(EngineSettings.ENGINE_IDLE_STRATEGY))
             .isEqualTo(IdleStrategyKind.YIELD);
         assertThat(EngineConfig.from(Map.of(EngineConfig.PIPELINE_WAIT_STRATEGY, "busy-spin")).get(EngineSettings.ENGINE_IDLE_STRATEGY))
