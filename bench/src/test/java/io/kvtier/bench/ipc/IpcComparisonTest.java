@@ -44,7 +44,7 @@ class IpcComparisonTest
         assertThatThrownBy(() -> IpcComparison.Strategies.parse("nap/backoff")).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("the engine's strategy \"nap\" is none of [adaptive, backoff, spin, yield, sleep]");
         assertThatThrownBy(() -> IpcComparison.Strategies.parse("backoff/yield")).isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("the client's strategy \"yield\" is none of [backoff, spin, sleep, adaptive, timed]");
+            .hasMessageContaining("the client's strategy \"yield\" is none of [backoff, spin, sleep, adaptive, timed, awake]");
     }
 
     @Test
