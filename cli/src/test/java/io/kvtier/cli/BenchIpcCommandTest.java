@@ -31,9 +31,9 @@ class BenchIpcCommandTest
             }
         }
         assertThat(result.out()).as("says what the load was").containsPattern("\"load\":\"[^\"]*spins[^\"]*\"")
-            .contains("\"engine_idle_strategy\":\"backoff\"").contains("\"client_idle_strategy\":\"backoff\"")
+            .contains("\"engine_idle_strategy\":\"adaptive\"").contains("\"client_idle_strategy\":\"awake\"")
             .contains("\"round_trips_loaded\":300").contains("\"baseline_round_trips_loaded\":300");
-        assertThat(number(result.out(), "engine_spin_budget_ns")).as("backoff has no spin budget").isZero();
+        assertThat(number(result.out(), "engine_spin_budget_ns")).as("the adaptive engine's spin budget, the default").isBetween(5_000.0, 100_000.0);
         for (final String suffix : List.of("", "_loaded"))
         {
             if (result.out().contains("\"futex_missing" + suffix + "\""))
