@@ -274,14 +274,15 @@ public final class EngineSettings
     /** How the engine thread idles when a duty cycle found no work. */
     public static final Setting<IdleStrategyKind> ENGINE_IDLE_STRATEGY = Setting.choice("engine.idle-strategy", IdleStrategyKind.values(),
             IdleStrategyKind::configName)
-        .byDefault(IdleStrategyKind.ADAPTIVE)
+        .byDefault("adaptive with ipc.enabled, else backoff", v -> v.get(EngineSettings.IPC_ENABLED) ? IdleStrategyKind.ADAPTIVE : IdleStrategyKind.BACKOFF)
         .note("when unset, the deprecated pipeline.wait-strategy or ipc.idle-strategy is read in its place; set with either to"
             + " another value, an error")
         .documented("how the engine thread idles when a cycle (its ring, the IPC clients' rings, its timers) found no work: adaptive"
             + " spins for a budget that follows the gaps between requests (5 to 100 µs), then sleeps until a client or a tier wakes it"
             + " (at most 1 ms at a time), and yields only to a client that has not read its answer, so that on a busy host it keeps"
-            + " its core while requests flow (docs/PERFORMANCE.md, IPC round trips, round five); backoff spins 100 times, yields 100"
-            + " times, then sleeps; spin never sleeps (a core: for a host that can give the engine one); yield yields at"
+            + " its core while IPC clients' requests flow (docs/PERFORMANCE.md, IPC round trips, round five); backoff spins 100 times,"
+            + " yields 100 times, then sleeps, which gives the core to an embedding JVM's own threads sooner (the in-process demo"
+            + " moved 13-15% more bytes with it); spin never sleeps (a core: for a host that can give the engine one); yield yields at"
             + " every step; sleep sleeps at once");
 
     /** Deprecated: {@link #ENGINE_IDLE_STRATEGY} in its place. */

@@ -350,7 +350,9 @@ class EngineConfigTest
     @Test
     void shouldReadTheDeprecatedWaitAndIdleKeysAsAliasesOfTheEngineIdleStrategy()
     {
-        assertThat(EngineConfig.from(Map.of()).get(EngineSettings.ENGINE_IDLE_STRATEGY)).as("the default").isEqualTo(IdleStrategyKind.ADAPTIVE);
+        assertThat(EngineConfig.from(Map.of()).get(EngineSettings.ENGINE_IDLE_STRATEGY)).as("the default of an embedded engine").isEqualTo(IdleStrategyKind.BACKOFF);
+        assertThat(EngineConfig.from(Map.of(EngineSettings.IPC_ENABLED.key(), "true")).get(EngineSettings.ENGINE_IDLE_STRATEGY))
+            .as("the default with IPC clients").isEqualTo(IdleStrategyKind.ADAPTIVE);
         assertThat(EngineConfig.from(Map.of(EngineConfig.ENGINE_IDLE_STRATEGY, "yield")).get(EngineSettings.ENGINE_IDLE_STRATEGY))
             .isEqualTo(IdleStrategyKind.YIELD);
         assertThat(EngineConfig.from(Map.of(EngineConfig.PIPELINE_WAIT_STRATEGY, "busy-spin")).get(EngineSettings.ENGINE_IDLE_STRATEGY))
