@@ -172,12 +172,13 @@ public final class IpcConnection implements AutoCloseable
      * @param maxKeys        slots wanted
      * @param namespaceRoots N namespace roots, 16 bytes each (keys.md)
      * @param majorVersion   the major version to announce
-     * @param idleKind       how this client waits: {@code BACKOFF} (the default: spin, yield, then sleep on its Client
-     *                       Sleeping word), {@code ADAPTIVE} (spin while the engine is awake, for a budget that follows the
-     *                       waits seen, then sleep), {@code TIMED} (as {@code ADAPTIVE}, but yield rather than sleep
-     *                       while an awake engine leaves the request untaken), {@code AWAKE} (spin while the engine is
-     *                       awake, taken or not, then sleep; never yield), {@code SPIN} (never sleeps: lowest latency, a
-     *                       core) or {@code SLEEP}
+     * @param idleKind       how this client waits: {@code AWAKE} (the default, {@link IdleStrategy#CLIENT_DEFAULT}: spin
+     *                       while the engine is awake, taken or not, then sleep, never yield; requests of
+     *                       {@link #LARGE_REQUEST_KEYS} keys or more as {@code BACKOFF}), {@code BACKOFF} (spin, yield,
+     *                       then sleep on its Client Sleeping word), {@code ADAPTIVE} (spin while the engine is awake, for a
+     *                       budget that follows the waits seen, then sleep), {@code TIMED} (as {@code ADAPTIVE}, but yield
+     *                       rather than sleep while an awake engine leaves the request untaken), {@code SPIN} (never
+     *                       sleeps: lowest latency, a core) or {@code SLEEP}
      * @return the connection
      * @throws IpcException if the engine refused the HELLO
      * @throws IOException  if the socket or a file cannot be reached

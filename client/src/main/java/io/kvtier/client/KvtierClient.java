@@ -82,8 +82,8 @@ public final class KvtierClient implements AutoCloseable
      *
      * @param socketPath the engine's socket
      * @param options    namespaces and slots
-     * @param idleKind   how the client's thread waits for an answer: {@code BACKOFF} (the default), {@code ADAPTIVE},
-     *                   {@code TIMED}, {@code SPIN} or {@code SLEEP} (docs/ipc-protocol.md section 5)
+     * @param idleKind   how the client's thread waits for an answer: {@code AWAKE} (the default), {@code BACKOFF},
+     *                   {@code ADAPTIVE}, {@code TIMED}, {@code SPIN} or {@code SLEEP} (docs/ipc-protocol.md section 5)
      * @return the connected client
      * @throws IOException     if the socket or the shared files cannot be reached
      * @throws KvtierException if the engine refuses the client
