@@ -12,7 +12,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -275,7 +274,7 @@ class PoolGrowthTest
                  Session session = engine.openSession())
             {
                 final PagePool pool = engine.pool();
-                fill(mount.resolve("filler"));
+                PoolOnAFullFilesystemTest.fill(mount.resolve("filler"));
                 growth.permits.release(1 << 20);
                 await("the growth stops on the full filesystem", () -> !pool.growing());
                 final int allocated = pool.allocatedPagesAcquire();
@@ -399,21 +398,5 @@ class PoolGrowthTest
             {
             }
         };
-    }
-
-    private static void fill(final Path filler) throws IOException
-    {
-        final byte[] chunk = new byte[64 << 10];
-        try (OutputStream out = Files.newOutputStream(filler))
-        {
-            while (true)
-            {
-                out.write(chunk);
-            }
-        }
-        catch (final IOException ex)
-        {
-            assertThat(ex.getMessage()).as("the filler stops because the filesystem is full").containsIgnoringCase("space");
-        }
     }
 }

@@ -82,7 +82,8 @@ class PoolOnAFullFilesystemTest
         }
     }
 
-    private static void fill(final Path filler) throws IOException
+    /** Writes into {@code filler} until its filesystem is full (PoolGrowthTest fills a small tmpfs the same way). */
+    static void fill(final Path filler) throws IOException
     {
         final byte[] chunk = new byte[64 << 10];
         try (OutputStream out = Files.newOutputStream(filler))
