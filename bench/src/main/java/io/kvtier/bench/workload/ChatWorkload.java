@@ -40,10 +40,32 @@ public final class ChatWorkload
             return new Shape(seed, conversations, Math.max(4, conversations / 6), 6, 300, 1500, 3, 8, 20, 200, 40, 300);
         }
 
-        /** @return requests this shape makes, on average */
+        /**
+         * Exact, not an average: each conversation's turns are drawn from its own stream of the seed, apart from the
+         * draws that depend on which client asks when, so the warm-up's share and its limit are shares of the very
+         * requests the run will make (a limit past the run's end would leave no steady state).
+         *
+         * @return the requests this shape makes
+         */
         public long expectedRequests()
         {
-            return (long)conversations * (turnsMin + turnsMax) / 2;
+            long requests = 0;
+            for (int c = 0; c < conversations; c++)
+            {
+                requests += turns(c);
+            }
+            return requests;
+        }
+
+        /**
+         * @param conversation which conversation, from 0
+         * @return its turns, from {@link #turnsMin} to {@link #turnsMax}
+         */
+        public int turns(final int conversation)
+        {
+            // Mixed unlike the token streams (seed * 31 + stream), so the two families of streams stay apart.
+            final SplittableRandom turnRandom = new SplittableRandom((seed ^ 0x7475726E73L) * 0x9E3779B97F4A7C15L + conversation);
+            return turnsMin + turnRandom.nextInt(turnsMax - turnsMin + 1);
         }
     }
 
@@ -152,7 +174,8 @@ public final class ChatWorkload
     {
         while (active.size() < shape.active() && started < shape.conversations())
         {
-            active.add(new Conversation(started++, random.nextInt(systemPrompt.length), between(shape.turnsMin(), shape.turnsMax())));
+            final int id = started++;
+            active.add(new Conversation(id, random.nextInt(systemPrompt.length), shape.turns(id)));
         }
         if (active.isEmpty())
         {

@@ -70,7 +70,9 @@ class WorkloadRunnerTest
             final WorkloadRunner.Options options = new WorkloadRunner.Options(2, 256, new Namespace("runner-test", "page256", 0, ""), 0.3, true);
             final WorkloadReport report = new WorkloadRunner(engine, workload, options).run(null, 100);
             final long expected = workload.shape().expectedRequests();
-            assertThat(report.warmup().requests()).isBetween(options.warmupRequests(expected), Math.min(report.requests(), options.warmupLimit(expected)));
+            assertThat(report.requests()).as("the workload's requests, exactly as expected").isEqualTo(expected);
+            assertThat(report.warmup().requests()).isBetween(options.warmupRequests(expected), options.warmupLimit(expected));
+            assertThat(report.steady().requests()).as("the limit leaves a steady state").isPositive();
             assertThat(report.warmup().requests() + report.steady().requests()).isEqualTo(report.requests());
             assertThat(report.warmup().compileMillis()).as("a JVM that compiled its way through the warm-up").isPositive();
             assertThat(report.warmup().compileMillis() + report.steady().compileMillis()).isGreaterThanOrEqualTo(report.warmup().compileMillis());
