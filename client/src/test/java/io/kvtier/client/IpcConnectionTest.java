@@ -3,6 +3,7 @@ package io.kvtier.client;
 import io.kvtier.client.protocol.ControlFileDescriptor;
 import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.HandshakeDescriptor;
+import io.kvtier.client.protocol.IdleStrategy;
 import io.kvtier.client.protocol.LittleEndian;
 import io.kvtier.client.protocol.MessageType;
 import io.kvtier.client.protocol.RequestDecoder;
@@ -44,11 +45,20 @@ class IpcConnectionTest
         final MemorySegment control;
         final MemorySegment ring;
         final ServerSocketChannel server;
-        final Path socket = directory.resolve("s.sock");
+        final Path home;
+        final Path socket;
         SocketChannel accepted;
 
         StandIn() throws Exception
         {
+            this(directory);
+        }
+
+        /** @param home where its files and socket are: a stand-in per directory */
+        StandIn(final Path home) throws Exception
+        {
+            this.home = java.nio.file.Files.createDirectories(home);
+            this.socket = home.resolve("s.sock");
             map("pool", 8192);
             control = map("control", ControlFileDescriptor.LENGTH);
             control.set(LittleEndian.LONG, ControlFileDescriptor.MAGIC_OFFSET, ControlFileDescriptor.MAGIC);
@@ -64,7 +74,7 @@ class IpcConnectionTest
 
         private MemorySegment map(final String name, final long length) throws Exception
         {
-            try (FileChannel channel = FileChannel.open(directory.resolve(name), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            try (FileChannel channel = FileChannel.open(home.resolve(name), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE))
             {
                 return channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
             }
@@ -81,7 +91,7 @@ class IpcConnectionTest
                     accepted.read(hello);
                 }
                 final ByteBuffer welcome = new HandshakeDescriptor.Welcome(0, 7, 8, 1, 4096, 1, 4096, 4096, CAPACITY, TIMEOUT_MS, 160, 1, 0,
-                    directory.resolve("pool").toString(), directory.resolve("control").toString(), directory.resolve("ring").toString()).encode();
+                    home.resolve("pool").toString(), home.resolve("control").toString(), home.resolve("ring").toString()).encode();
                 while (welcome.hasRemaining())
                 {
                     accepted.write(welcome);
@@ -145,6 +155,33 @@ class IpcConnectionTest
             ControlFileDescriptor.stateRelease(engine.control, ControlFileDescriptor.STATE_CLOSED);
             assertThatThrownBy(() -> client.awaitResponse(client.send(MessageType.FLUSH, 0, 0, 0)))
                 .isInstanceOfSatisfying(IpcException.class, ex -> assertThat(ex.errorCode()).isEqualTo(ErrorCode.CLOSED));
+        }
+    }
+
+    /**
+     * The default wait ({@code AWAKE}) spins without yielding while the engine is awake; a request of
+     * {@link IpcConnection#LARGE_REQUEST_KEYS} keys or more waits as {@code BACKOFF} does, yields included, because
+     * spinning through a long batch beside a busy core cut batched lookups fourfold (docs/PERFORMANCE.md, IPC round five).
+     * The stand-in engine is awake (its doorbell 0) and never answers, so each wait runs through its whole course.
+     */
+    @Test
+    void aRequestOfManyKeysIsWaitedForWithTheBackoffAndASmallerOneWithoutAYield() throws Exception
+    {
+        assertThat(yieldsWaitingFor(IpcConnection.LARGE_REQUEST_KEYS - 1, IdleStrategy.Kind.AWAKE)).as("one key fewer: AWAKE never yields").isZero();
+        assertThat(yieldsWaitingFor(IpcConnection.LARGE_REQUEST_KEYS, IdleStrategy.Kind.AWAKE)).as("the back-off's yields").isPositive();
+        assertThat(yieldsWaitingFor(1, IdleStrategy.Kind.BACKOFF)).as("a BACKOFF client yields for one key too").isPositive();
+    }
+
+    private long yieldsWaitingFor(final int keys, final IdleStrategy.Kind kind) throws Exception
+    {
+        try (StandIn engine = new StandIn(directory.resolve(kind + "-" + keys));
+             IpcConnection client = IpcConnection.connect(engine.socket, 8, new byte[0], HandshakeDescriptor.MAJOR_VERSION, kind))
+        {
+            final long unanswered = client.send(MessageType.LOOKUP, 0, keys, 0);
+            assertThatThrownBy(() -> client.awaitResponse(unanswered))
+                .isInstanceOfSatisfying(IpcException.class, ex -> assertThat(ex.getMessage()).contains("heartbeat stood still"));
+            assertThat(client.waitCounts().sleeps()).as("%d keys, %s: the wait slept once its spins were done", keys, kind).isPositive();
+            return client.waitCounts().yields();
         }
     }
 
