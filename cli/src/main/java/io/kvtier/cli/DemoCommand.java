@@ -342,6 +342,7 @@ public final class DemoCommand implements Callable<Integer>
             final WorkloadReport report;
             final List<L3Summary> l3Tiers = new ArrayList<>();
             final long pagesMigrated;
+            final EngineTime engineTime;
             final long cleanupStart;
             try (Engine engine = Engine.start(engineConfig))
             {
@@ -415,6 +416,7 @@ public final class DemoCommand implements Callable<Integer>
                     l3Tiers.add(L3Summary.of(tier, engineConfig, engine.counters()));
                 }
                 pagesMigrated = engine.snapshot().get(EngineCounter.PAGES_MIGRATED);
+                engineTime = EngineTime.of(engine);
                 // The clock stopped with the last client; closing the engine (its backups in flight end) and removing the
                 // temporary L3 directories happen after it, timed apart, and before the baseline, which they would slow down.
                 cleanupStart = System.nanoTime();
@@ -435,7 +437,7 @@ public final class DemoCommand implements Callable<Integer>
                 report.warmup().requests() / (double)Math.max(1, workload.shape().expectedRequests()));
             final Baseline measured = baseline ? runBaseline(report, engineConfig, workload.shape(),
                 new WorkloadRunner.Options(clients, pageTokens, namespaceOf(), baselineWarmup)) : null;
-            print(out, report, engineConfig, l3Tiers, pagesMigrated, cleanupNanos, measured);
+            print(out, report, engineConfig, l3Tiers, pagesMigrated, engineTime, cleanupNanos, measured);
             return exitCode(report);
         }
         finally
@@ -591,7 +593,7 @@ public final class DemoCommand implements Callable<Integer>
     }
 
     private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final List<L3Summary> l3Tiers,
-                       final long pagesMigrated, final long cleanupNanos, final Baseline measured) throws IOException
+                       final long pagesMigrated, final EngineTime engineTime, final long cleanupNanos, final Baseline measured) throws IOException
     {
         if (!json)
         {
@@ -604,6 +606,7 @@ public final class DemoCommand implements Callable<Integer>
                 + " in " + config.poolPath() + tiers + ", write policy " + config.writePolicy().configName() + ", eviction policy " + config.evictionPolicy()
                 + ", prefetch " + config.prefetchMode().configName() + ", clients " + clientTransport());
             out.print(report.toText());
+            out.println(engineTime.toText());
             for (final L3Summary tier : l3Tiers)
             {
                 out.println("L3 tier " + tier.name() + " (" + tier.type() + "): " + (tier.usage() == null ? tier.usageError()
@@ -655,6 +658,7 @@ public final class DemoCommand implements Callable<Integer>
                     g.writeStringField("prefetch", config.prefetchMode().configName());
                     g.writeStringField("client_transport", clientTransport());
                     g.writeNumberField("pages_migrated", pagesMigrated);
+                    engineTime.writeJson(g);
                     g.writeNumberField("cleanup_s", Math.round(cleanupNanos / 1e5) / 1e4);
                     writeBaseline(g, report, measured);
                     g.writeArrayFieldStart("l3_tiers");

@@ -67,6 +67,11 @@ class DemoCommandTest
         assertThat(result.out()).as("two L3 tiers, each with its hits, objects and bytes written")
             .containsPattern("\"l3_tiers\":\\[\\{\"name\":\"l3\",\"type\":\"posix\",\"hits\":\\d+,\"objects\":\\d+,\"bytes_written\":[1-9]\\d*\\},"
                 + "\\{\"name\":\"cold\",\"type\":\"posix\",\"hits\":\\d+,\"objects\":[1-9]\\d*,\"bytes_written\":[1-9]\\d*\\}\\]");
+        final long requests = Math.round(summary.get("requests"));
+        assertThat(result.out()).as("the engine's own time: each request took one LOOKUP_AND_LOCK and one COMMIT_AND_RELEASE, and the L3 tiers read and wrote")
+            .containsPattern("\"engine_time_us\":\\{\"requests\":\\{[^]]*\"lookup_and_lock\":\\{\"count\":" + requests + ",\"mean\":[0-9.]+\\},"
+                + "\"commit_and_release\":\\{\"count\":" + requests + ",\"mean\":[0-9.]+\\}\\},"
+                + "\"tier_reads\":\\{\"l3\":\\{\"count\":[1-9]\\d*,\"mean\":[0-9.]+\\}.*\\},\"tier_writes\":\\{\"l3\":\\{\"count\":[1-9]\\d*,");
         assertThat(result.out()).as("the demo runs the engine's default eviction policy and says so")
             .contains("\"eviction_policy\":\"" + io.kvtier.engine.eviction.EvictionPolicies.DEFAULT + "\"");
     }
@@ -118,6 +123,7 @@ class DemoCommandTest
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         assertThat(result.out()).contains("pages verified").contains("hit in L3").contains("every page read back matched")
             .contains("client time").contains("lookup").contains("commit");
+        assertThat(result.out()).containsPattern("\nengine time +taken to answered, mean \\(whole run\\): .*lookup_and_lock [0-9,]+ x [0-9,]+ us, commit_and_release [0-9,]+ x [0-9,]+ us(; L3 batches, submitted to done: .*)?\n");
         assertThat(result.out()).as("the banner names the tier, its type and its describe() line")
             .containsPattern("kvtier demo: pool \\d+ pages of 8KiB in \\S+, L3 tier l3 \\(posix: io=\\S+.*, dir=\\S+kvtier-demo-l3-\\d+\\), L3 tier cold"
                 + " \\(posix: io=\\S+.*, dir=\\S+kvtier-demo-cold-\\d+\\), write policy ")
