@@ -95,7 +95,7 @@ public final class Engine implements AutoCloseable
         {
             pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries(), config.clientSlots(),
                 config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART), config.get(EngineSettings.POOL_ALLOCATE_FIRST),
-                config.get(EngineSettings.POOL_ALLOCATE_CHUNK));
+                config.get(EngineSettings.POOL_ALLOCATE_CHUNK), numaPlacement(config));
         }
         catch (final PoolPathException ex)
         {
@@ -176,7 +176,7 @@ public final class Engine implements AutoCloseable
         {
             pool = PagePool.create(config.poolPath(), config.pageSize(), config.pageCount(), config.indexEntries(), config.clientSlots(),
                 config.sessionTimeout(), config.get(EngineSettings.POOL_WARM_RESTART), config.get(EngineSettings.POOL_ALLOCATE_FIRST),
-                config.get(EngineSettings.POOL_ALLOCATE_CHUNK));
+                config.get(EngineSettings.POOL_ALLOCATE_CHUNK), numaPlacement(config));
         }
         catch (final PoolPathException ex)
         {
@@ -292,6 +292,22 @@ public final class Engine implements AutoCloseable
     public EngineCounters counters()
     {
         return counters;
+    }
+
+    /**
+     * @param config the engine's settings
+     * @return the pool's NUMA placement, once this host can make it
+     * @throws ConfigException naming {@code pool.numa} when a node it names is not online, or the host cannot place memory
+     */
+    static io.kvtier.engine.pool.NumaPlacement numaPlacement(final EngineConfig config)
+    {
+        final io.kvtier.engine.pool.NumaPlacement numa = io.kvtier.engine.pool.NumaPlacement.parse(config.get(EngineSettings.POOL_NUMA));
+        final java.util.Optional<String> unavailable = numa.unavailableOn(io.kvtier.engine.pool.NumaPlacement.ONLINE_NODES);
+        if (unavailable.isPresent())
+        {
+            throw new ConfigException(EngineSettings.POOL_NUMA.key(), EngineSettings.POOL_NUMA.key() + " = " + numa.text() + ": " + unavailable.get());
+        }
+        return numa;
     }
 
     /**

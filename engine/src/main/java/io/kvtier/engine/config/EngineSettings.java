@@ -119,6 +119,17 @@ public final class EngineSettings
             + " on page copies); for a pool on tmpfs the kernel heeds it only when /sys/kernel/mm/transparent_hugepage/shmem_enabled allows"
             + " it, and the engine logs once why it has no effect when that says never or deny. A pool on hugetlbfs has huge pages already");
 
+    /** On which NUMA nodes the pool's memory lies. */
+    public static final Setting<String> POOL_NUMA = Setting.text("pool.numa")
+        .byDefault("off")
+        .rule(io.kvtier.engine.pool.NumaPlacement.GRAMMAR, EngineSettings::isNumaPlacement)
+        .note("every node named must be online (/sys/devices/system/node/online), else the engine refuses to start, naming this host's nodes")
+        .documented("where the pool's memory lies on a host of several NUMA nodes: off leaves it to the kernel (the node of the thread"
+            + " that allocates it); bind:NODES keeps it on those nodes only, preferred:NODE on that node while it has room, interleave:NODES"
+            + " spreads it page by page. Set with mbind on the pool's mapping, which for a pool on tmpfs is the policy of the file's own pages"
+            + " (so the background allocation and every client follow it), and set_mempolicy for the threads that allocate it;"
+            + " /proc/PID/numa_maps shows the result. Put the pool next to the inference processes or the GPUs' PCIe root");
+
     /** Entries in the key index (pool pages plus known L3 pages). */
     public static final Setting<Long> INDEX_ENTRIES = Setting.longInteger("index.entries")
         .byDefault("max(4 x pages, 65536)", v -> Math.max(4L * pages(v), 65_536L))
@@ -605,7 +616,7 @@ public final class EngineSettings
     /** Every engine setting, in the order docs/config.md lists them. */
     public static final List<Setting<?>> ALL = List.of(
         POOL_PATH, POOL_SIZE, POOL_PAGE_SIZE, POOL_EVICT_HIGH, POOL_EVICT_LOW, POOL_CLIENT_SLOTS, POOL_WARM_RESTART, POOL_KEEP_ON_STOP,
-        POOL_ALLOCATE_FIRST, POOL_ALLOCATE_CHUNK, POOL_TRANSPARENT_HUGE_PAGES, INDEX_ENTRIES,
+        POOL_ALLOCATE_FIRST, POOL_ALLOCATE_CHUNK, POOL_TRANSPARENT_HUGE_PAGES, POOL_NUMA, INDEX_ENTRIES,
         LEASE_SESSION_TIMEOUT, LEASE_RESERVATION_TIMEOUT, LEASE_QUARANTINE,
         POLICY_WRITE, POLICY_WRITE_HIT_THRESHOLD, POLICY_WRITE_BACK_CLEAN_AHEAD, POLICY_EVICTION, POLICY_PREFETCH, POLICY_PREFETCH_THRESHOLD, POLICY_PREFETCH_TIMEOUT,
         L3_PROBE_PAGES, L3_NEGATIVE_PROBE_TTL, L3_IO_TIMEOUT, L3_MAX_BACKUP_PAGES, L3_MAX_BATCH, L3_MAX_INFLIGHT,
@@ -616,6 +627,19 @@ public final class EngineSettings
         ADMIN_LISTEN, ADMIN_ALLOW_REMOTE, ADMIN_TOKEN_FILE, ADMIN_MAX_BODY, ADMIN_MAX_CONCURRENT,
         EVENTS_ENABLED, EVENTS_ENDPOINT, EVENTS_TOPIC_PREFIX, EVENTS_RING_ENTRIES, EVENTS_BATCH_MAX,
         EVENTS_REPLAY_ENDPOINT, EVENTS_REPLAY_BATCHES);
+
+    private static boolean isNumaPlacement(final String text)
+    {
+        try
+        {
+            io.kvtier.engine.pool.NumaPlacement.parse(text);
+            return true;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return false;
+        }
+    }
 
     private static boolean isGroupOrEmpty(final String group)
     {

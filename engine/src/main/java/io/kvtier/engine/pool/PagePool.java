@@ -143,6 +143,61 @@ public final class PagePool implements AutoCloseable
                                   final java.time.Duration clientTimeout, final boolean adoptPrevious, final long allocateFirst,
                                   final long allocateChunk) throws IOException
     {
+        return create(path, pageSize, pageCount, indexEntries, clientSlots, clientTimeout, adoptPrevious, allocateFirst, allocateChunk,
+            NumaPlacement.OFF);
+    }
+
+    /**
+     * Creates the pool file as {@link #create(Path, long, int, long, int, java.time.Duration, boolean, long, long)} does,
+     * its memory placed on the NUMA nodes {@code numa} names: this thread takes the placement while it allocates the
+     * first share, the mapping is bound before the growth starts, and the growth thread takes it too.
+     *
+     * @param path          the pool file
+     * @param pageSize      payload bytes per page
+     * @param pageCount     pages
+     * @param indexEntries  entries of the key index
+     * @param clientSlots   processes that may pin pages directly
+     * @param clientTimeout a client silent this long loses its pins
+     * @param adoptPrevious whether to keep a dead engine's pool for a warm restart
+     * @param allocateFirst page payload bytes allocated before this returns
+     * @param allocateChunk bytes the background allocates at a time
+     * @param numa          where the pool's memory lies ({@code pool.numa}); checked by the caller
+     *                      ({@link NumaPlacement#unavailableOn})
+     * @return the owned pool, its growth started
+     * @throws PoolOwnedException if a live engine owns the file
+     * @throws PoolPathException  if the path is a directory, a file that is not a pool, or on a
+     *                            filesystem too small for the pool
+     * @throws IOException        if the file cannot be created or mapped, or the kernel refused the placement
+     */
+    public static PagePool create(final Path path, final long pageSize, final int pageCount, final long indexEntries, final int clientSlots,
+                                  final java.time.Duration clientTimeout, final boolean adoptPrevious, final long allocateFirst,
+                                  final long allocateChunk, final NumaPlacement numa) throws IOException
+    {
+        placeOrThrow(numa, numa.applyToThisThread(true), "set_mempolicy for the thread that creates the pool " + path);
+        try
+        {
+            return createPlaced(path, pageSize, pageCount, indexEntries, clientSlots, clientTimeout, adoptPrevious, allocateFirst,
+                allocateChunk, numa);
+        }
+        finally
+        {
+            numa.applyToThisThread(false);
+        }
+    }
+
+    private static void placeOrThrow(final NumaPlacement numa, final int rc, final String call) throws IOException
+    {
+        if (rc != 0)
+        {
+            final String reason = io.kvtier.nativeaccess.libc.LibC.instance().map(libc -> libc.strerror(rc)).orElse("errno " + -rc);
+            throw new IOException("pool.numa = " + numa.text() + ": the kernel refused it (" + call + ": " + reason + ")");
+        }
+    }
+
+    private static PagePool createPlaced(final Path path, final long pageSize, final int pageCount, final long indexEntries, final int clientSlots,
+                                         final java.time.Duration clientTimeout, final boolean adoptPrevious, final long allocateFirst,
+                                         final long allocateChunk, final NumaPlacement numa) throws IOException
+    {
         final PagePoolDescriptor.Layout layout = PagePoolDescriptor.layout(pageSize, pageCount, indexEntries, clientSlots);
         final long firstShare = PoolGrowth.firstShare(layout, allocateFirst);
         for (int attempt = 0; ; attempt++)
@@ -152,6 +207,8 @@ public final class PagePool implements AutoCloseable
             try
             {
                 final MemorySegment file = owned.channel().map(FileChannel.MapMode.READ_WRITE, 0, layout.fileLength(), arena);
+                // The file's own policy, before anything else is allocated: the growth, and any page a fault brings in, follow it.
+                placeOrThrow(numa, numa.applyTo(file), "mbind of the pool's mapping");
                 final MemorySegment indexRegion = file.asSlice(layout.indexOffset(), layout.indexLength());
                 final KeyTable index = KeyTable.format(indexRegion, indexEntries);
                 PoolHeader.format(file.asSlice(0, PagePoolDescriptor.HEADER_LENGTH), layout, owned.epoch(),
@@ -159,6 +216,10 @@ public final class PagePool implements AutoCloseable
                 if (owned.publish())
                 {
                     final PoolGrowth growth = PoolGrowth.of(path, owned.lockFd(), layout, owned.allocatedLength(), allocateChunk);
+                    if (numa.placed())
+                    {
+                        growth.beforeGrowing(() -> numa.applyToThisThread(true));
+                    }
                     final PagePool pool = new PagePool(path, arena, owned, file, layout, index, growth);
                     growth.start();
                     pool.previous = owned.takeAdoptable();

@@ -130,6 +130,17 @@ public final class PoolGrowth implements Runnable
         return (int)Math.max(0, Math.min(pageCount, (end - dataOffset) / frameLength));
     }
 
+    /** What the growth thread does first, before it allocates: take the pool's NUMA placement, say. */
+    private Runnable beforeGrowing = () -> { };
+
+    /**
+     * @param first run on the growth thread before its first allocation; set before {@link #start()}
+     */
+    void beforeGrowing(final Runnable first)
+    {
+        this.beforeGrowing = first;
+    }
+
     /** Starts the thread, if any block is left to allocate. */
     void start()
     {
@@ -144,6 +155,7 @@ public final class PoolGrowth implements Runnable
     @Override
     public void run()
     {
+        beforeGrowing.run();
         long end = allocatedEnd;
         final long last = Math.min(fileLength, dataOffset + (long)pageCount * frameLength);
         while (running && end < last)
