@@ -180,7 +180,8 @@ class IpcConnectionTest
             final long unanswered = client.send(MessageType.LOOKUP, 0, keys, 0);
             assertThatThrownBy(() -> client.awaitResponse(unanswered))
                 .isInstanceOfSatisfying(IpcException.class, ex -> assertThat(ex.getMessage()).contains("heartbeat stood still"));
-            assertThat(client.waitCounts().sleeps()).as("%d keys, %s: the wait slept once its spins were done", keys, kind).isPositive();
+            // Yields only: on a loaded host the back-off's 50 yields can outlast the 200 ms the stand-in's heartbeat allows, so
+            // whether it got as far as a sleep is left alone.
             return client.waitCounts().yields();
         }
     }
