@@ -54,6 +54,8 @@ class BenchIpcCommandTest
         {
             final String python = result.out().replaceAll("(?s).*\"python_rtt_p50_ns\":([0-9]+).*", "$1");
             assertThat(Long.parseLong(python)).as("the Python binding's round trip").isPositive();
+            assertThat(number(result.out(), "python_awake_rtt_p50_ns")).as("the same with the binding waiting awake").isPositive();
+            assertThat(number(result.out(), "python_awake_rtt_p50_ratio")).isPositive();
         }
         assertThat(result.out()).contains("\"round_trips\":300").contains("\"baseline_round_trips\":300").contains("\"batch_keys\":64");
         for (final String suffix : List.of("", "_loaded"))

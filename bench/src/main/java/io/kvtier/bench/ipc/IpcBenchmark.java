@@ -145,10 +145,11 @@ public final class IpcBenchmark
      * @param loaded        the loaded case, or null when not measured
      * @param inProcess     the same lookup through an in-process session of the same engine
      * @param python        the same lookup through the Python binding, or null
+     * @param pythonAwake   the same, the binding's client waiting {@code awake} (the C client's option), or null
      * @param pythonMissing why there is no Python figure, or null
      */
     public record Result(Plan plan, String engineIdle, Phase quiet, Phase loaded, Histogram inProcess, PythonRoundTrips.Figures python,
-                         String pythonMissing)
+                         PythonRoundTrips.Figures pythonAwake, String pythonMissing)
     {
         /** @return the client's median round trip over the baseline's, quiet */
         public double rttP50Ratio()
@@ -174,6 +175,11 @@ public final class IpcBenchmark
                     json.writeNumberField("python_rtt_p99_ns", python.p99Nanos());
                     json.writeNumberField("python_rtt_p999_ns", python.p999Nanos());
                     json.writeNumberField("python_rtt_p50_ratio", Math.round(python.p50Nanos() * 1000.0 / Math.max(1, baseline.getValueAtPercentile(50))) / 1000.0);
+                    json.writeNumberField("python_awake_rtt_p50_ns", pythonAwake.p50Nanos());
+                    json.writeNumberField("python_awake_rtt_p99_ns", pythonAwake.p99Nanos());
+                    json.writeNumberField("python_awake_rtt_p999_ns", pythonAwake.p999Nanos());
+                    json.writeNumberField("python_awake_rtt_p50_ratio",
+                        Math.round(pythonAwake.p50Nanos() * 1000.0 / Math.max(1, baseline.getValueAtPercentile(50))) / 1000.0);
                 }
                 else
                 {
@@ -264,8 +270,11 @@ public final class IpcBenchmark
                 ? String.format(Locale.ROOT, """
                 one-key LOOKUP round trip, Python binding of the C client in another process (%,d round trips)
                   p50 %,d ns   p99 %,d ns   p99.9 %,d ns   max %,d ns   (p50 ratio to the baseline %.2f)
+                  the same with wait="awake": p50 %,d ns   p99 %,d ns   p99.9 %,d ns   max %,d ns   (p50 ratio %.2f)
                 """, python.roundTrips(), python.p50Nanos(), python.p99Nanos(), python.p999Nanos(), python.maxNanos(),
-                python.p50Nanos() / (double)Math.max(1, baseline.getValueAtPercentile(50)))
+                python.p50Nanos() / (double)Math.max(1, baseline.getValueAtPercentile(50)),
+                pythonAwake.p50Nanos(), pythonAwake.p99Nanos(), pythonAwake.p999Nanos(), pythonAwake.maxNanos(),
+                pythonAwake.p50Nanos() / (double)Math.max(1, baseline.getValueAtPercentile(50)))
                 : "Python binding: not measured: " + pythonMissing + System.lineSeparator())
                 + (loaded != null ? phaseText("loaded host: " + BackgroundLoad.DESCRIPTION, loaded) : "loaded host: not measured (--no-load)"
                 + System.lineSeparator());
@@ -325,8 +334,11 @@ public final class IpcBenchmark
         final Phase quiet = phase(engine, socketPath, baselineDir, plan);
         final Histogram inProcess = InProcessLookupTiming.measure(engine, plan.warmups(), plan.iterations());
         final String pythonMissing = PythonRoundTrips.missing(pythonBinding);
+        // The binding's default wait (the C client's back-off), then its awake wait, one after the other on the quiet host.
         final PythonRoundTrips.Figures python = pythonMissing == null
-            ? PythonRoundTrips.measure(pythonBinding, socketPath, plan.warmups(), plan.iterations()) : null;
+            ? PythonRoundTrips.measure(pythonBinding, socketPath, plan.warmups(), plan.iterations(), "backoff") : null;
+        final PythonRoundTrips.Figures pythonAwake = pythonMissing == null
+            ? PythonRoundTrips.measure(pythonBinding, socketPath, plan.warmups(), plan.iterations(), "awake") : null;
         Phase loaded = null;
         if (plan.loaded())
         {
@@ -341,7 +353,7 @@ public final class IpcBenchmark
             }
         }
         return new Result(plan, engine.config().get(io.kvtier.engine.config.EngineSettings.ENGINE_IDLE_STRATEGY).configName(), quiet, loaded,
-            inProcess, python, pythonMissing);
+            inProcess, python, pythonAwake, pythonMissing);
     }
 
     /** The baseline, then the client process, under whatever else runs now. */

@@ -127,6 +127,24 @@ public final class PythonRoundTrips
      */
     public static Figures measure(final Path binding, final Path socketPath, final int warmups, final int iterations) throws IOException, InterruptedException
     {
+        return measure(binding, socketPath, warmups, iterations, "backoff");
+    }
+
+    /**
+     * As {@link #measure(Path, Path, int, int)}, the client waiting as {@code wait} says.
+     *
+     * @param binding    the binding's directory
+     * @param socketPath the engine's IPC socket
+     * @param warmups    unrecorded lookups first
+     * @param iterations recorded lookups
+     * @param wait       the binding's wait: {@code backoff} (its default) or {@code awake}
+     * @return the figures
+     * @throws IOException          if the script cannot run or fails
+     * @throws InterruptedException if interrupted while waiting for it
+     */
+    public static Figures measure(final Path binding, final Path socketPath, final int warmups, final int iterations, final String wait)
+        throws IOException, InterruptedException
+    {
         final Path script = Files.createTempFile("kvtier-python-round-trips-", ".py");
         try
         {
@@ -139,7 +157,7 @@ public final class PythonRoundTrips
                 Files.write(script, in.readAllBytes());
             }
             final Process python = new ProcessBuilder("python3", script.toString(), binding.toString(), socketPath.toString(),
-                Integer.toString(warmups), Integer.toString(iterations)).redirectErrorStream(true).start();
+                Integer.toString(warmups), Integer.toString(iterations), wait).redirectErrorStream(true).start();
             python.getOutputStream().close();
             final String output = new String(python.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!python.waitFor(120, TimeUnit.SECONDS) || python.exitValue() != 0)

@@ -1,6 +1,6 @@
 """kvtier bench ipc: one-key LOOKUP round trips through the Python binding (clients/python).
 
-Run by PythonRoundTrips with: binding_dir socket_path warmups iterations. Writes one page, times
+Run by PythonRoundTrips with: binding_dir socket_path warmups iterations [wait]. Writes one page, times
 lookups of its key with time.perf_counter_ns, and prints one line of figures for the Java side.
 """
 import sys
@@ -17,9 +17,10 @@ def percentile(sorted_samples, p):
 
 def main():
     socket_path, warmups, iterations = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    wait = sys.argv[5] if len(sys.argv) > 5 else "backoff"
     root = kv.namespace_root("kvtier-bench/ipc-python", "bench/ipc")
     keys = kv.page_keys(root, [7], 1)
-    with kv.Client(socket_path, namespaces=[root], max_keys=4) as client:
+    with kv.Client(socket_path, namespaces=[root], max_keys=4, wait=wait) as client:
         with client.reserved(keys) as reservation:
             for i, page in reservation.pages():
                 page[:8] = b"\x01" * 8
