@@ -34,7 +34,7 @@ import java.util.concurrent.Callable;
             + " and another JVM, each side spinning then yielding, with nothing of the protocol. It prints both side by side and"
             + " the ratio of the two medians.",
         "For reference it also times the same lookup through an in-process Session of the same engine and, when the checkout has"
-            + " it built, through the Python binding of the C client in another process (clients/python), waiting with its default back-off and then with wait="awake".",
+            + " it built, through the Python binding of the C client in another process (clients/python), waiting with its default back-off and then with wait=awake.",
         "Then the loaded case (unless --no-load): it starts a background load of one busy core's worth (a child JVM whose one"
             + " thread spins on integer arithmetic, never sleeping) and measures the baseline and the client again beside it"
             + " (rtt_p50_ratio_loaded). For each timed part it reports how both sides waited: the engine thread's sleeps and"
