@@ -47,6 +47,8 @@ public final class Session implements AutoCloseable, ClientPort
     private static final int SPIN_TRIES = 20;
     private static final int YIELD_TRIES = 100;
     private static final long PARK_NANOS = 50_000;
+    /** Spins for the engine's unpark once it claimed the wake-up, before yielding to it. */
+    private static final int PERMIT_SPINS = 64;
 
     private static final int RUNNING = 0;
     private static final int PARKED = 1;
@@ -697,9 +699,18 @@ public final class Session implements AutoCloseable, ClientPort
      */
     private void takeTheEnginesPermit()
     {
-        while ((int)WAITING.getVolatile(this) != WOKEN)
+        // The engine thread is between its claim and its unpark, a few instructions; but on a host with every core busy it
+        // may be preempted there, and a spin would then hold the core it needs: spin briefly, then yield to it.
+        for (int spins = 0; (int)WAITING.getVolatile(this) != WOKEN; spins++)
         {
-            Thread.onSpinWait();
+            if (spins < PERMIT_SPINS)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                Thread.yield();
+            }
         }
         LockSupport.parkNanos(this, 1L);
         WAITING.setVolatile(this, RUNNING);
