@@ -34,7 +34,14 @@ class ProcessWorkloadClientTest
     /** A prompt of 64 tokens: 4 pages; on the pipe, its length and its tokens. */
     private static final int TOKENS = 64;
     private static final int PROMPT_BYTES = 4 + 4 * TOKENS;
+    /** The answer timeout of the tests about it: what a client that stays silent is killed after. */
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
+    /**
+     * The answer timeout of the tests about something else: a shell that is ready and answers in milliseconds on a quiet
+     * host can take longer than {@link #TIMEOUT} to be started and scheduled on a loaded one, and would then be killed
+     * for it instead of failing (or passing) the way the test checks.
+     */
+    private static final Duration GENEROUS_TIMEOUT = Duration.ofSeconds(20);
 
     @TempDir
     Path dir;
@@ -84,9 +91,15 @@ class ProcessWorkloadClientTest
      */
     private ProcessWorkloadClient client(final byte[] answer, final String then) throws IOException
     {
+        return client(answer, then, GENEROUS_TIMEOUT);
+    }
+
+    /** As {@link #client(byte[], String)}, killed when it takes longer than {@code timeout} to get ready or to answer. */
+    private ProcessWorkloadClient client(final byte[] answer, final String then, final Duration timeout) throws IOException
+    {
         final Path file = Files.write(Files.createTempFile(dir, "answer", ".bin"), answer);
         return ProcessWorkloadClient.start(new ProcessBuilder("sh", "-c",
-            "printf KVTR; head -c " + PROMPT_BYTES + " >/dev/null; cat '" + file + "'; " + then), CLIENT, LIBRARY, PAGE_TOKENS, TIMEOUT);
+            "printf KVTR; head -c " + PROMPT_BYTES + " >/dev/null; cat '" + file + "'; " + then), CLIENT, LIBRARY, PAGE_TOKENS, timeout);
     }
 
     /** @return an assertion on the failure of the client's answer to {@link #prompt()}, which must be a ClientProcessException */
@@ -125,7 +138,7 @@ class ProcessWorkloadClientTest
     void shouldKillAClientWhoseTallyIsCutShortOnceTheTimeoutPassesNamingHowMuchCame() throws Exception
     {
         final byte[] whole = wire(honestTally());
-        final ProcessWorkloadClient client = client(java.util.Arrays.copyOf(whole, 100), "cat >/dev/null");
+        final ProcessWorkloadClient client = client(java.util.Arrays.copyOf(whole, 100), "cat >/dev/null", TIMEOUT);
         try (client)
         {
             assertServeFails(client)
@@ -228,7 +241,7 @@ class ProcessWorkloadClientTest
     void shouldKillASilentClientAndTheChildrenHoldingItsPipeOnceTheTimeoutPasses() throws Exception
     {
         // Not exec'd: the shell waits on a sleep that holds its stdout open, so killing the shell alone would leave the read blocked.
-        final ProcessWorkloadClient client = client(new byte[0], "sleep 600");
+        final ProcessWorkloadClient client = client(new byte[0], "sleep 600", TIMEOUT);
         try (client)
         {
             Optional<ProcessHandle> sleep = Optional.empty();

@@ -55,8 +55,9 @@ class ClientRequestThreadTest
             try
             {
                 final Path task = awaitTask(name);
-                // Past its start and its first spin and park.
-                Thread.sleep(50);
+                // Past its start and its first spin, parked in the queue's take: a fixed 50 ms here let a loaded host
+                // count the start-up's own switches (a thread not yet scheduled, class loading) against the idle thread.
+                awaitParkedInTake(name);
                 final long before = voluntarySwitches(task);
                 final long start = System.nanoTime();
                 Thread.sleep(400);
@@ -92,6 +93,23 @@ class ClientRequestThreadTest
             Thread.sleep(10);
         }
         throw new AssertionError("no thread named " + name + " appeared in " + TASKS + " within 10 s");
+    }
+
+    private static void awaitParkedInTake(final String name) throws InterruptedException
+    {
+        final Thread thread = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst()
+            .orElseThrow(() -> new AssertionError("no thread named " + name));
+        for (int i = 0; i < 1_000; i++)
+        {
+            if (thread.getState() == Thread.State.TIMED_WAITING
+                && Stream.of(thread.getStackTrace()).anyMatch(frame -> frame.getMethodName().equals("take")
+                    && frame.getClassName().equals(io.kvtier.collections.ParkingQueue.class.getName())))
+            {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError(name + " did not park in its queue's take within 10 s");
     }
 
     private static Path taskNamed(final String name) throws IOException

@@ -23,8 +23,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 final class MooncakeTestSupport
 {
-    /** The master's lease in tests: short, so a test that waits a lease out stays quick. */
-    static final Duration LEASE_TTL = Duration.ofMillis(1500);
+    /**
+     * The master's lease in tests: short, so a test that waits a lease out stays quick, and long enough that a test
+     * reading a key and then meeting its lease (a removal refused, a removal that must wait) is well inside it on a
+     * loaded host (at 1.5 s a stalled test could step past the lease it was about).
+     */
+    static final Duration LEASE_TTL = Duration.ofSeconds(5);
+
+    /**
+     * The tiers' {@code lease-ttl} in tests, below {@link #LEASE_TTL}: a get that takes this long is a miss, so at 1 s a
+     * get stalled on a loaded host turned a hit the test expected into a miss.
+     */
+    static final String TIER_LEASE_TTL = "4s";
 
     /** Where the build lays out the test double, relative to the repository root. */
     static final String DOUBLE_HOME = "plugins/mooncake/fake/build/install";
@@ -117,7 +127,7 @@ final class MooncakeTestSupport
         config.put("master", master.address());
         config.put("global-segment-size", segment);
         config.put("local-buffer-size", "4MiB");
-        config.put("lease-ttl", "1s");
+        config.put("lease-ttl", TIER_LEASE_TTL);
         config.put("setup-retries", "2");
         return config;
     }

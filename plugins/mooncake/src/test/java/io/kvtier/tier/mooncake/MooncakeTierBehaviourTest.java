@@ -154,7 +154,7 @@ class MooncakeTierBehaviourTest
     @Test
     void shouldRetryARemovalUntilTheLeaseEndsWhenToldToWait()
     {
-        // The tests' master leases for 1.5 s; waiting up to 20 s, the removal succeeds unforced once it ends.
+        // The tests' master leases for 5 s (LEASE_TTL); waiting up to 20 s, the removal succeeds unforced once it ends.
         final MooncakeTier tier = open(Map.of("lease-wait", "20s", "write-backoff", "100ms"));
         final PageKey key = newKey();
         assertThat(write(tier, key, random.nextLong())).isEqualTo(TierStatus.OK);
