@@ -24,6 +24,13 @@ import java.util.Locale;
  *       stays sorted by stamp: a page goes just before its parent when both are in one list, else after the
  *       last page of its list that is older (at most {@value #MAX_SHIFT} steps back from the tail over this
  *       request's own pages, else it takes the clock).</li>
+ *   <li><b>Lazy promotion.</b> A hit on a page below its parent, both bound for one list (the body of a chain
+ *       re-read), moves nothing: the page takes its level and the stamp it would be placed with, and is marked
+ *       touched. A walk that meets a touched page at its old place moves it, with its touched ancestors, just
+ *       before its parent, topmost first: the order moving each hit at once gives, so a hit costs a few stores,
+ *       as an LRU's does. Where a parent was hit again since (a request that re-read only a prefix), the page's
+ *       place lies between the walk's cursor and the tail where O(1) cannot find it, and it goes to the end whose
+ *       stamp is nearer. A chain's head, and a page whose parent is in another list, still move at once.</li>
  * </ul>
  *
  * <h2>Eviction order</h2>
@@ -33,9 +40,10 @@ import java.util.Locale;
  * {@code frequencyWeight × capacity} events per level above 2: a page of a conversation at its fifth turn is
  * kept as if touched {@code 3 × frequencyWeight × capacity} events later.
  * With share 1 and weight 0 ({@link #CHAIN}) that is plain recency, tail first. Per call the work is a handful
- * of array accesses plus a comparison of the {@value #LISTS} list heads.
+ * of array accesses plus a comparison of the {@value #LISTS} list heads, and a walk's repairs are paid for by the
+ * hits that touched the pages, once each: O(1) amortised.
  *
- * <p>Memory: 27 bytes of heap per page plus the sketch (16 counters of 4 bits per page, at least 512 KiB).
+ * <p>Memory: 39 bytes of heap per page plus the sketch (16 counters of 4 bits per page, at least 512 KiB).
  */
 final class SegmentedPolicy implements EvictionPolicy
 {
