@@ -106,17 +106,17 @@ class EvictionPolicyFiguresTest
         final ReplayResult adaptive = replay("mooncake", requireMooncake(), "3e6", EvictionPolicies.DEFAULT);
 
         assertThat(adaptive.hitRate()).isGreaterThanOrEqualTo(MINIMUM_AT_3E6);
-        assertThat(fourDecimals(adaptive)).as("the figure docs/PERFORMANCE.md states").isEqualTo("0.1828");
+        assertThat(fourDecimals(adaptive)).as("the figure docs/PERFORMANCE.md states").isEqualTo("0.1833");
     }
 
     @ParameterizedTest(name = "{0} on the Mooncake trace: {1} {2} {3} {4} {5}")
     @CsvSource({
         "lru,       0.0417, 0.0532, 0.1355, 0.2852, 0.3664",
-        "chain,     0.0419, 0.0533, 0.1360, 0.2852, 0.3664",
-        "probation, 0.0419, 0.0586, 0.1472, 0.2982, 0.3664",
-        "admission, 0.0423, 0.0880, 0.1778, 0.2501, 0.3664",
-        "frequency, 0.0439, 0.1039, 0.1871, 0.2500, 0.3664",
-        "adaptive,  0.0431, 0.1028, 0.1828, 0.2960, 0.3664"})
+        "chain,     0.0419, 0.0533, 0.1359, 0.2857, 0.3664",
+        "probation, 0.0419, 0.0586, 0.1468, 0.2983, 0.3664",
+        "admission, 0.0423, 0.0880, 0.1780, 0.2501, 0.3664",
+        "frequency, 0.0439, 0.1039, 0.1876, 0.2496, 0.3664",
+        "adaptive,  0.0431, 0.1028, 0.1833, 0.2956, 0.3664"})
     void shouldPinEachPolicyOnTheMooncakeTrace(final String policy, final String at1e5, final String at1e6, final String at3e6, final String at1e7,
         final String unbounded)
     {
@@ -126,7 +126,7 @@ class EvictionPolicyFiguresTest
     }
 
     @ParameterizedTest(name = "default >= LRU at {0} tokens on the Mooncake synthetic trace: {1} against {2}")
-    @CsvSource({"1e5, 0.0223, 0.0113", "1e6, 0.1515, 0.1395", "3e6, 0.3347, 0.3094", "1e7, 0.5685, 0.5665", "unbounded, 0.6396, 0.6396"})
+    @CsvSource({"1e5, 0.0223, 0.0113", "1e6, 0.1515, 0.1395", "3e6, 0.3347, 0.3094", "1e7, 0.5730, 0.5665", "unbounded, 0.6396, 0.6396"})
     void shouldNeverHitLessThanLruOnTheMooncakeSyntheticTrace(final String tokens, final String stated, final String statedLru)
     {
         final List<TraceRequest> trace = requireMooncakeSynthetic();

@@ -36,7 +36,7 @@ import java.util.List;
  * key, its parent's key and state, the estimate) and replayed in idle time, in batches, one miniature after the
  * other; at most {@link #PENDING} wait, and all of them are replayed before a choice, so the choices, and so the
  * pool's order, are those of replaying each event at once. Memory is the pool's policy plus four miniatures of at
- * most 4,095 pages (about 50 bytes a page) and the records (27 KiB).
+ * most 4,095 pages (about 62 bytes a page) and the records (27 KiB).
  */
 final class AdaptivePolicy implements EvictionPolicy
 {

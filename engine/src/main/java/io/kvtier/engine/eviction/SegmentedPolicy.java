@@ -24,6 +24,13 @@ import java.util.Locale;
  *       stays sorted by stamp: a page goes just before its parent when both are in one list, else after the
  *       last page of its list that is older (at most {@value #MAX_SHIFT} steps back from the tail over this
  *       request's own pages, else it takes the clock).</li>
+ *   <li><b>Lazy promotion.</b> A hit on a page below its parent, both bound for one list (the body of a chain
+ *       re-read), moves nothing: the page takes its level and the stamp it would be placed with, and is marked
+ *       touched. A walk that meets a touched page at its old place moves it, with its touched ancestors, just
+ *       before its parent, topmost first: the order moving each hit at once gives, so a hit costs a few stores,
+ *       as an LRU's does. Where a parent was hit again since (a request that re-read only a prefix), the page's
+ *       place lies between the walk's cursor and the tail where O(1) cannot find it, and it goes to the end whose
+ *       stamp is nearer. A chain's head, and a page whose parent is in another list, still move at once.</li>
  * </ul>
  *
  * <h2>Eviction order</h2>
@@ -33,9 +40,10 @@ import java.util.Locale;
  * {@code frequencyWeight × capacity} events per level above 2: a page of a conversation at its fifth turn is
  * kept as if touched {@code 3 × frequencyWeight × capacity} events later.
  * With share 1 and weight 0 ({@link #CHAIN}) that is plain recency, tail first. Per call the work is a handful
- * of array accesses plus a comparison of the {@value #LISTS} list heads.
+ * of array accesses plus a comparison of the {@value #LISTS} list heads, and a walk's repairs are paid for by the
+ * hits that touched the pages, once each: O(1) amortised.
  *
- * <p>Memory: 27 bytes of heap per page plus the sketch (16 counters of 4 bits per page, at least 512 KiB).
+ * <p>Memory: 39 bytes of heap per page plus the sketch (16 counters of 4 bits per page, at least 512 KiB).
  */
 final class SegmentedPolicy implements EvictionPolicy
 {
@@ -97,16 +105,27 @@ final class SegmentedPolicy implements EvictionPolicy
     private final PageLists lists;
     private final long[] keyHash;
     private final long[] stamp;
+    /**
+     * Positive: the stamp a page's last hit gave it, the page not moved there yet (it is <i>touched</i>). Otherwise
+     * minus the number of the last walk that returned it (0: none), which tells a repair not to put a page before it.
+     */
+    private final long[] touched;
+    /** A touched page's parent at its hit, which it goes just before when the walk repairs it. */
+    private final int[] touchedParent;
     private final byte[] level;
     private final byte[] children;
     private final long[] bonus = new long[LISTS];
     private final int[] cursor = new int[LISTS];
     private Setting setting;
     private int probationLimit;
+    /** Pages on the probation list that were hit since they were placed: they belong to the main lists. */
+    private int probationTouched;
     private long clock;
     private boolean walking;
     private boolean probationFirst;
     private int walkLast = NONE;
+    /** The number of the current (or last) walk, for {@link #touched}. */
+    private long walks;
 
     /**
      * @param capacity pages range over {@code [0, capacity)}
@@ -135,6 +154,8 @@ final class SegmentedPolicy implements EvictionPolicy
         this.lists = new PageLists(capacity, LISTS);
         this.keyHash = new long[capacity];
         this.stamp = new long[capacity];
+        this.touched = new long[capacity];
+        this.touchedParent = new int[capacity];
         this.level = new byte[capacity];
         this.children = new byte[capacity];
         configure(setting);
@@ -180,6 +201,7 @@ final class SegmentedPolicy implements EvictionPolicy
     void insert(final int page, final int parent, final long hash, final int seen)
     {
         walking = false;
+        forget(page);
         lists.remove(page);
         keyHash[page] = hash;
         children[page] = 0;
@@ -208,7 +230,48 @@ final class SegmentedPolicy implements EvictionPolicy
     void access(final int page, final int parent, final int seen)
     {
         walking = false;
-        place(page, resident(page, parent), Math.max(2, seen), false); // place moves the page only if it must
+        final int parentPage = resident(page, parent);
+        final boolean inherits = inherits(parentPage);
+        if (inherits && (stampOf(parentPage) & DEPTH_MASK) != 1 && (touched[parentPage] > 0 || lists.listOf(parentPage) == mainList(level[parentPage])))
+        {
+            // Lazy promotion: a page below its parent, in its parent's list, takes the stamp it would be placed with and
+            // stays where it is; the walk that meets it moves it there, just before its parent (repair), so such a hit
+            // costs a few stores, as an LRU's does.
+            level[page] = level[parentPage];
+            clock++;
+            if (touched[page] <= 0 && lists.listOf(page) == PROBATION_LIST)
+            {
+                probationTouched++;
+            }
+            touched[page] = stampOf(parentPage) - 1;
+            touchedParent[page] = parentPage;
+            return;
+        }
+        forget(page);
+        place(page, parentPage, Math.max(2, seen), false); // place moves the page only if it must
+    }
+
+    /** @return the stamp the page is ordered by once its last hit is acted on */
+    private long stampOf(final int page)
+    {
+        final long hit = touched[page];
+        return hit > 0 ? hit : stamp[page];
+    }
+
+    /** @return whether a page placed under {@code parent} (or {@link #NONE}) takes its parent's chain level */
+    private boolean inherits(final int parent)
+    {
+        return parent != NONE && children[parent] < HUB_CHILDREN && level[parent] > 0;
+    }
+
+    /** Drops a hit not yet acted on, for a page placed again or leaving the pool. */
+    private void forget(final int page)
+    {
+        if (touched[page] > 0 && lists.listOf(page) == PROBATION_LIST)
+        {
+            probationTouched--;
+        }
+        touched[page] = 0;
     }
 
     /** @return the parent if it is a resident page other than the page itself, else {@link #NONE} */
@@ -218,21 +281,23 @@ final class SegmentedPolicy implements EvictionPolicy
     }
 
     /**
-     * Puts a page where its stamp says, in the list its level says. A page already linked stays where it is when that
-     * is where it would go (a hit on the chain touched last: its head is the tail of its list already, and each page is
-     * just before its parent): only its stamp changes, which leaves the order as moving it would.
+     * Puts a page where its stamp says, in the list its level says: just before its parent when both are in one list
+     * and the parent is in place, else after the last page of the list that is older (at most {@value #MAX_SHIFT}
+     * steps back from the tail over this request's own pages, else it takes the clock). A page already linked stays
+     * where it is when that is where it would go (a hit on the head of the chain touched last, at the tail of its list
+     * already): only its stamp changes, which leaves the order as moving it would.
      */
     private void place(final int page, final int parent, final int seen, final boolean firstSight)
     {
-        final boolean inherits = parent != NONE && children[parent] < HUB_CHILDREN && level[parent] > 0;
-        level[page] = (byte)(inherits ? level[parent] : Math.max(1, seen));
-        final int list = firstSight ? PROBATION_LIST : Math.min(Math.max(level[page], 2), LEVELS + 1) - 1;
+        level[page] = (byte)(inherits(parent) ? level[parent] : Math.max(1, seen));
+        final int list = firstSight ? PROBATION_LIST : mainList(level[page]);
         clock++;
         // Tail first: just below the parent, unless the chain is 65,535 pages deep already.
-        if (parent != NONE && (stamp[parent] & DEPTH_MASK) != 1)
+        final long parentStamp = parent == NONE ? 0 : stampOf(parent);
+        if (parent != NONE && (parentStamp & DEPTH_MASK) != 1)
         {
-            final long below = stamp[parent] - 1;
-            if (lists.listOf(parent) == list)
+            final long below = parentStamp - 1;
+            if (touched[parent] <= 0 && lists.listOf(parent) == list)
             {
                 stamp[page] = below;
                 if (lists.listOf(page) != list || lists.next(page) != parent)
@@ -243,7 +308,8 @@ final class SegmentedPolicy implements EvictionPolicy
                 return;
             }
             lists.remove(page);
-            // In another list, the pages newer than the parent's stamp are this request's own, at the tail.
+            // Elsewhere (another list, or a parent hit and not moved yet), the pages newer than the parent's stamp are
+            // this request's own, at the tail.
             int after = lists.tail(list);
             for (int steps = 0; after != NONE && stamp[after] > below && steps < MAX_SHIFT; steps++)
             {
@@ -271,6 +337,120 @@ final class SegmentedPolicy implements EvictionPolicy
         }
     }
 
+    /** @return the main list of a chain level */
+    private static int mainList(final int level)
+    {
+        return Math.min(Math.max(level, 2), LEVELS + 1) - 1;
+    }
+
+    /**
+     * Acts on the hits of a touched page the walk met and of its touched ancestors: each goes where its hit would have
+     * put it, just before its parent, the topmost first. The chain up is followed by reversing its parent links (no
+     * stack), and every page on it is touched, so the work is that of hits already counted: O(1) amortised.
+     *
+     * @param page a touched page, the walk's cursor already past it
+     */
+    private void repair(final int page)
+    {
+        // Up: while the parent is touched by the hit just before this one in the same request, reverse the link.
+        int below = NONE;
+        int top = page;
+        while (true)
+        {
+            final int parent = touchedParent[top];
+            if (lists.listOf(parent) == PageLists.UNLINKED || touched[parent] != touched[top] + 1 || level[parent] != level[top])
+            {
+                break;
+            }
+            touchedParent[top] = below;
+            below = top;
+            top = parent;
+        }
+        // The topmost goes just before its parent if that one is in place, was not returned by this walk, and still has
+        // the stamp the hit counted on; else where its stamp says, from the tail.
+        final int parent = touchedParent[top];
+        final long hitStamp = touched[top];
+        final int list = mainList(level[top]);
+        detach(top);
+        if (lists.listOf(parent) == list && touched[parent] != -walks && stamp[parent] == hitStamp + 1)
+        {
+            lists.addBefore(parent, top);
+            if (cursor[list] == parent)
+            {
+                cursor[list] = top;
+            }
+        }
+        else
+        {
+            insertByStamp(list, top);
+        }
+        // Down: each page just before the one above it, placed a moment ago (so after the cursor).
+        int above = top;
+        while (below != NONE)
+        {
+            final int next = touchedParent[below];
+            detach(below);
+            lists.addBefore(above, below);
+            if (cursor[list] == above)
+            {
+                cursor[list] = below;
+            }
+            above = below;
+            below = next;
+        }
+    }
+
+    /** Takes a touched page out of its list for a repair, its hit's stamp becoming its own, the walk's cursor kept valid. */
+    private void detach(final int page)
+    {
+        final int from = lists.listOf(page);
+        if (cursor[from] == page)
+        {
+            cursor[from] = lists.next(page);
+        }
+        stamp[page] = touched[page];
+        forget(page);
+        lists.remove(page);
+    }
+
+    /**
+     * Links a detached page into a list where its stamp says, searched from the tail back over at most
+     * {@value #MAX_SHIFT} newer pages and never before the walk's cursor, so that the walk still visits it. Past that
+     * many (its parent was hit again, or left, since its hit, and the pages placed after it are many), its place is
+     * somewhere between the cursor and the tail, which an O(1) step cannot find: it goes to the end whose stamp is
+     * nearer its own. (Always the tail kept the Mooncake conversation trace's hits at 3e6 tokens 11 blocks below
+     * moving each hit at once; always the cursor lost 0.005 at 1e7: see docs/PERFORMANCE.md, round six.)
+     */
+    private void insertByStamp(final int list, final int page)
+    {
+        final int cursorPage = cursor[list];
+        if (cursorPage == NONE)
+        {
+            lists.addLast(list, page);
+            cursor[list] = page;
+            return;
+        }
+        final long pageStamp = stamp[page];
+        int after = lists.tail(list);
+        for (int steps = 0; after != cursorPage && stamp[after] > pageStamp && steps < MAX_SHIFT; steps++)
+        {
+            after = lists.prev(after);
+        }
+        if (stamp[after] <= pageStamp)
+        {
+            lists.addAfter(after, page);
+        }
+        else if (after == cursorPage || pageStamp - stamp[cursorPage] < stamp[lists.tail(list)] - pageStamp)
+        {
+            lists.addBefore(cursorPage, page);
+            cursor[list] = page;
+        }
+        else
+        {
+            lists.addAfter(after, page);
+        }
+    }
+
     @Override
     public void onRemove(final int page)
     {
@@ -283,6 +463,7 @@ final class SegmentedPolicy implements EvictionPolicy
         {
             cursor[list] = lists.next(page);
         }
+        forget(page);
         lists.remove(page);
     }
 
@@ -290,7 +471,9 @@ final class SegmentedPolicy implements EvictionPolicy
     public int first()
     {
         walking = true;
-        probationFirst = lists.size(PROBATION_LIST) > 0 && lists.size(PROBATION_LIST) >= probationLimit;
+        walks++;
+        final int probation = lists.size(PROBATION_LIST) - probationTouched;
+        probationFirst = probation > 0 && probation >= probationLimit;
         for (int list = 0; list < LISTS; list++)
         {
             cursor[list] = lists.head(list);
@@ -311,33 +494,42 @@ final class SegmentedPolicy implements EvictionPolicy
 
     private int advance()
     {
-        int chosen = -1;
-        if (probationFirst && cursor[PROBATION_LIST] != NONE)
+        while (true)
         {
-            chosen = PROBATION_LIST;
-        }
-        else
-        {
-            long oldest = Long.MAX_VALUE;
-            for (int list = 0; list < LISTS; list++)
+            int chosen = -1;
+            if (probationFirst && cursor[PROBATION_LIST] != NONE)
             {
-                final int candidate = cursor[list];
-                if (candidate != NONE && stamp[candidate] + bonus[list] < oldest)
+                chosen = PROBATION_LIST;
+            }
+            else
+            {
+                long oldest = Long.MAX_VALUE;
+                for (int list = 0; list < LISTS; list++)
                 {
-                    oldest = stamp[candidate] + bonus[list];
-                    chosen = list;
+                    final int candidate = cursor[list];
+                    if (candidate != NONE && stamp[candidate] + bonus[list] < oldest)
+                    {
+                        oldest = stamp[candidate] + bonus[list];
+                        chosen = list;
+                    }
                 }
             }
+            if (chosen < 0)
+            {
+                walkLast = NONE;
+                return NONE;
+            }
+            final int page = cursor[chosen];
+            cursor[chosen] = lists.next(page);
+            if (touched[page] > 0)
+            {
+                repair(page); // each hit is acted on once, so the walk stays O(1) amortised
+                continue;
+            }
+            touched[page] = -walks;
+            walkLast = page;
+            return page;
         }
-        if (chosen < 0)
-        {
-            walkLast = NONE;
-            return NONE;
-        }
-        final int page = cursor[chosen];
-        cursor[chosen] = lists.next(page);
-        walkLast = page;
-        return page;
     }
 
     /**
@@ -390,7 +582,7 @@ final class SegmentedPolicy implements EvictionPolicy
     /** @return the number of resident pages on probation */
     public int probationSize()
     {
-        return lists.size(PROBATION_LIST);
+        return lists.size(PROBATION_LIST) - probationTouched;
     }
 
     @Override

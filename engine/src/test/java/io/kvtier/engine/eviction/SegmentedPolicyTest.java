@@ -65,6 +65,121 @@ class SegmentedPolicyTest
         assertThat(walkKeys(policy, replayer)).containsExactly(20, 12, 11, 10);
     }
 
+    private static List<Integer> walk(final EvictionPolicy policy)
+    {
+        final List<Integer> order = new ArrayList<>();
+        for (int page = policy.first(); page != EvictionPolicy.NONE; page = policy.next(page))
+        {
+            order.add(page);
+        }
+        return order;
+    }
+
+    /** Inserts pages {@code first .. first + length - 1} as one chain, each under the one before. */
+    private static void insertChain(final EvictionPolicy policy, final int first, final int length)
+    {
+        for (int page = first; page < first + length; page++)
+        {
+            policy.onInsert(page, page == first ? EvictionPolicy.NONE : page - 1, 0x1000L + page);
+        }
+    }
+
+    /** Inserts a page whose key was seen before, so that it goes to the main list of level 2, as the hit chain does. */
+    private static void insertSeen(final EvictionPolicy policy, final int page)
+    {
+        policy.onInsert(page, EvictionPolicy.NONE, 0x1000L + page);
+        policy.onRemove(page);
+        policy.onInsert(page, EvictionPolicy.NONE, 0x1000L + page);
+    }
+
+    /** Hits pages {@code first .. first + length - 1} as one request re-reading a chain. */
+    private static void hitChain(final EvictionPolicy policy, final int first, final int length)
+    {
+        for (int page = first; page < first + length; page++)
+        {
+            policy.onAccess(page, page == first ? EvictionPolicy.NONE : page - 1);
+        }
+    }
+
+    @Test
+    void shouldRepairHitChainsWhereMovingThemAtOnceWouldPutThemDuringAWalkThatEvicts()
+    {
+        final SegmentedPolicy policy = new SegmentedPolicy(16, SegmentedPolicy.CHAIN);
+        insertChain(policy, 0, 3); // x
+        insertChain(policy, 3, 3); // y
+        insertChain(policy, 6, 3); // z
+        hitChain(policy, 0, 3);
+        hitChain(policy, 3, 3);
+
+        // Each page evicted as the walk returns it, the walk going on: the hit pages are moved as the walk meets them
+        // (their old places come first) and still visited once each, in the order moving each hit at once gives.
+        final List<Integer> evicted = new ArrayList<>();
+        for (int page = policy.first(); page != EvictionPolicy.NONE; )
+        {
+            final int next = policy.next(page);
+            policy.onRemove(page);
+            evicted.add(page);
+            page = next;
+        }
+        assertThat(evicted).containsExactly(8, 7, 6, 2, 1, 0, 5, 4, 3);
+        assertThat(policy.size()).isZero();
+    }
+
+    @Test
+    void shouldPutAPageWhoseParentWasHitAgainAtTheEndOfItsListNearerItsHitsStamp()
+    {
+        final SegmentedPolicy policy = new SegmentedPolicy(64, SegmentedPolicy.CHAIN);
+        insertChain(policy, 0, 3); // a chain: 0, 1, 2
+        for (int page = 3; page < 23; page++)
+        {
+            insertSeen(policy, page); // 20 pages placed before the chain's hit
+        }
+        hitChain(policy, 0, 3);
+        for (int page = 23; page < 43; page++)
+        {
+            insertSeen(policy, page); // 20 after it
+        }
+        hitChain(policy, 0, 2); // the chain's prefix again: page 2's hit has no parent in place to go before now
+
+        // Moved at once, page 2 would sit between the two groups of 20. The walk that meets it cannot find that place in
+        // O(1): its hit is nearer the walk's start than the tail in stamps (20 pages placed before it, 21 after), so it
+        // goes first; the prefix, hit last, goes last, tail first.
+        final List<Integer> expected = new ArrayList<>();
+        expected.add(2);
+        for (int page = 3; page < 43; page++)
+        {
+            expected.add(page);
+        }
+        expected.add(1);
+        expected.add(0);
+        assertThat(walk(policy)).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void shouldPutAPageWhoseParentWasHitAgainAtTheTailWhenItsHitIsNearerIt()
+    {
+        final SegmentedPolicy policy = new SegmentedPolicy(64, SegmentedPolicy.CHAIN);
+        insertChain(policy, 0, 3);
+        for (int page = 3; page < 43; page++)
+        {
+            insertSeen(policy, page); // 40 pages placed before the chain's hit
+        }
+        hitChain(policy, 0, 3);
+        for (int page = 43; page < 63; page++)
+        {
+            insertSeen(policy, page); // 20 after it
+        }
+        hitChain(policy, 0, 2);
+
+        // Page 2's hit is nearer the tail in stamps: it goes MAX_SHIFT (16) pages back from its list's tail, before pages
+        // 47 to 62, four pages later than its place (between 42 and 43). Pages 0 and 1, seen a third time, are a level up.
+        final List<Integer> order = walk(policy);
+        assertThat(order).hasSize(63);
+        final int at = order.indexOf(2);
+        assertThat(order.subList(at - 1, at + 17)).containsExactly(46, 2, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62);
+        assertThat(order.subList(order.size() - 2, order.size())).containsExactly(1, 0);
+    }
+
     @Test
     void shouldEvictPagesSeenForTheFirstTimeBeforeAnyOtherUnderAdmission()
     {
