@@ -343,6 +343,7 @@ public final class DemoCommand implements Callable<Integer>
             final List<L3Summary> l3Tiers = new ArrayList<>();
             final long pagesMigrated;
             final EngineTime engineTime;
+            final long[] roundTripLegs;
             final long cleanupStart;
             try (Engine engine = Engine.start(engineConfig))
             {
@@ -407,6 +408,7 @@ public final class DemoCommand implements Callable<Integer>
                         index -> ProcessWorkloadClient.start(socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
                 }
                 report = runner.run(bar, 100);
+                roundTripLegs = runner.roundTripLegs();
                 if (bar != null)
                 {
                     bar.done();
@@ -437,7 +439,7 @@ public final class DemoCommand implements Callable<Integer>
                 report.warmup().requests() / (double)Math.max(1, workload.shape().expectedRequests()));
             final Baseline measured = baseline ? runBaseline(report, engineConfig, workload.shape(),
                 new WorkloadRunner.Options(clients, pageTokens, namespaceOf(), baselineWarmup)) : null;
-            print(out, report, engineConfig, l3Tiers, pagesMigrated, engineTime, cleanupNanos, measured);
+            print(out, report, engineConfig, l3Tiers, pagesMigrated, engineTime, roundTripLegs, cleanupNanos, measured);
             return exitCode(report);
         }
         finally
@@ -593,7 +595,8 @@ public final class DemoCommand implements Callable<Integer>
     }
 
     private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final List<L3Summary> l3Tiers,
-                       final long pagesMigrated, final EngineTime engineTime, final long cleanupNanos, final Baseline measured) throws IOException
+                       final long pagesMigrated, final EngineTime engineTime, final long[] roundTripLegs, final long cleanupNanos,
+                       final Baseline measured) throws IOException
     {
         if (!json)
         {
@@ -607,6 +610,13 @@ public final class DemoCommand implements Callable<Integer>
                 + ", prefetch " + config.prefetchMode().configName() + ", clients " + clientTransport());
             out.print(report.toText());
             out.println(engineTime.toText());
+            if (roundTripLegs != null && roundTripLegs[0] > 0)
+            {
+                final double n = roundTripLegs[0];
+                out.println(String.format(java.util.Locale.ROOT, "round trips         mean of %,d: %,.0f us from the client's publish to the engine"
+                    + " taking it, %,.0f us in the engine, %,.0f us from its answer to the client running again", roundTripLegs[0],
+                    roundTripLegs[1] / n / 1e3, roundTripLegs[2] / n / 1e3, roundTripLegs[3] / n / 1e3));
+            }
             for (final L3Summary tier : l3Tiers)
             {
                 out.println("L3 tier " + tier.name() + " (" + tier.type() + "): " + (tier.usage() == null ? tier.usageError()
@@ -659,6 +669,20 @@ public final class DemoCommand implements Callable<Integer>
                     g.writeStringField("client_transport", clientTransport());
                     g.writeNumberField("pages_migrated", pagesMigrated);
                     engineTime.writeJson(g);
+                    if (roundTripLegs != null && roundTripLegs[0] > 0)
+                    {
+                        g.writeObjectFieldStart("round_trip_legs_us");
+                        g.writeNumberField("round_trips", roundTripLegs[0]);
+                        g.writeNumberField("to_engine", Math.round(roundTripLegs[1] / (double)roundTripLegs[0] / 10.0) / 100.0);
+                        g.writeNumberField("in_engine", Math.round(roundTripLegs[2] / (double)roundTripLegs[0] / 10.0) / 100.0);
+                        g.writeNumberField("back", Math.round(roundTripLegs[3] / (double)roundTripLegs[0] / 10.0) / 100.0);
+                        g.writeEndObject();
+                    }
+                    else
+                    {
+                        g.writeNullField("round_trip_legs_us");
+                        g.writeStringField("round_trip_legs_missing", "the clients are processes of their own: their publish and wake-up are not on this clock");
+                    }
                     g.writeNumberField("cleanup_s", Math.round(cleanupNanos / 1e5) / 1e4);
                     writeBaseline(g, report, measured);
                     g.writeArrayFieldStart("l3_tiers");

@@ -89,6 +89,15 @@ public final class Session implements AutoCloseable, ClientPort
     private int requestStatus;
     private int id;
     private volatile boolean expired;
+    // The engine's take and answer of the request in flight (System.nanoTime), written before its completion is published.
+    private long engineTakenNanos;
+    private long engineAnsweredNanos;
+    // A round trip's legs, summed over this session's requests: its publish to the engine's take, the take to the
+    // answer, the answer to this thread seeing it. Plain fields of the session's own thread.
+    private long legRequests;
+    private long legToEngineNanos;
+    private long legInEngineNanos;
+    private long legBackNanos;
 
     // Completion handshake.
     @SuppressWarnings("unused")
@@ -627,11 +636,20 @@ public final class Session implements AutoCloseable, ClientPort
         {
             waiter = Thread.currentThread();
             DONE.setRelease(this, 0);
+            engineTakenNanos = 0;
+            final long publishedNanos = System.nanoTime();
             if (!engine.publish(this, requestOp, requestFrom, requestCount))
             {
                 throw new SessionException(ErrorCode.CLOSED, "engine is closed");
             }
             awaitDone();
+            if (engineTakenNanos != 0)
+            {
+                legRequests++;
+                legToEngineNanos += engineTakenNanos - publishedNanos;
+                legInEngineNanos += engineAnsweredNanos - engineTakenNanos;
+                legBackNanos += System.nanoTime() - engineAnsweredNanos;
+            }
             final ErrorCode outcome = ErrorCode.of((int)DONE.getAcquire(this) == 1 ? requestStatus : ErrorCode.INTERNAL_ERROR.code());
             switch (outcome)
             {
@@ -714,6 +732,25 @@ public final class Session implements AutoCloseable, ClientPort
         }
         LockSupport.parkNanos(this, 1L);
         WAITING.setVolatile(this, RUNNING);
+    }
+
+    @Override
+    public void engineTimes(final long takenNanos, final long answeredNanos)
+    {
+        engineAnsweredNanos = answeredNanos;
+        engineTakenNanos = takenNanos == 0 ? 1 : takenNanos;
+    }
+
+    /**
+     * A round trip's three legs, summed over this session's requests so far: from its publish to the engine thread
+     * taking the request, from there to the engine's answer, and from the answer to this thread seeing it. Read on
+     * the session's own thread, between requests.
+     *
+     * @return {requests, to the engine, in the engine, back} in nanoseconds; a new array
+     */
+    public long[] roundTripLegs()
+    {
+        return new long[] {legRequests, legToEngineNanos, legInEngineNanos, legBackNanos};
     }
 
     /** Called by the engine thread once results are written. */

@@ -80,6 +80,12 @@ final class SessionWorkloadClient implements WorkloadClient
     }
 
     @Override
+    public long[] roundTripLegs()
+    {
+        return session.roundTripLegs();
+    }
+
+    @Override
     public void close()
     {
         session.close();

@@ -16,6 +16,17 @@ public interface WorkloadClient extends AutoCloseable
      */
     void serve(ChatWorkload.Request request, RequestTally tally);
 
+    /**
+     * A round trip's legs summed over this client's requests, where the client can tell them (a session in the
+     * engine's process): {requests, to the engine, in the engine, back to the client} in nanoseconds; else null.
+     *
+     * @return the legs, or null
+     */
+    default long[] roundTripLegs()
+    {
+        return null;
+    }
+
     /** Gives back whatever the client holds. */
     @Override
     void close();

@@ -135,6 +135,9 @@ public final class WorkloadRunner
     private final AtomicLong corrupt = new AtomicLong();
     private final AtomicLong notCached = new AtomicLong();
     private final AtomicLongArray clientNanos = new AtomicLongArray(ClientStep.values().length);
+    private final AtomicLong legRequests = new AtomicLong();
+    private final AtomicLongArray legNanos = new AtomicLongArray(3);
+    private volatile boolean legsTold;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** The client whose failure {@link #failure} holds, written before its thread ends (read after the join). */
     private int failedClient;
@@ -267,11 +270,47 @@ public final class WorkloadRunner
         return "workload client " + (index + 1) + " of " + options.clients();
     }
 
+    /**
+     * @return after {@link #run}, a round trip's legs summed over every client that can tell them ({@link
+     *         WorkloadClient#roundTripLegs}): {requests, to the engine, in the engine, back}, nanoseconds; null when none can
+     */
+    public long[] roundTripLegs()
+    {
+        return legRequests.get() == 0 && !legsTold ? null
+            : new long[] {legRequests.get(), legNanos.get(0), legNanos.get(1), legNanos.get(2)};
+    }
+
     private void runClient(final int index, final WorkloadClient client, final Histogram histogram)
     {
         final ChatWorkload.Request request = new ChatWorkload.Request();
         final RequestTally tally = new RequestTally();
         try (client)
+        {
+            runRequests(client, tally, request, histogram, index);
+            final long[] legs = client.roundTripLegs();
+            if (legs != null)
+            {
+                legsTold = true;
+                legRequests.addAndGet(legs[0]);
+                for (int i = 0; i < 3; i++)
+                {
+                    legNanos.addAndGet(i, legs[i + 1]);
+                }
+            }
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            if (failure.compareAndSet(null, ex))
+            {
+                failedClient = index;
+            }
+        }
+    }
+
+    private void runRequests(final WorkloadClient client, final RequestTally tally, final ChatWorkload.Request request, final Histogram histogram,
+                             final int index)
+    {
+        try
         {
             while (failure.get() == null)
             {

@@ -61,6 +61,18 @@ public interface ClientPort
     void complete(ErrorCode status, int resultCount, int l2Pages, int l3Pages, int fromPool, int fromL3);
 
     /**
+     * When the engine thread took the request in flight and when it answered it ({@link System#nanoTime()}), told just
+     * before {@link #complete}: a port in the engine's process (a {@code Session}) sets them beside its own publish and
+     * wake-up, to split a round trip into its legs; one over IPC has nothing to do with them.
+     *
+     * @param takenNanos    when the engine thread began the request
+     * @param answeredNanos when it answered it
+     */
+    default void engineTimes(final long takenNanos, final long answeredNanos)
+    {
+    }
+
+    /**
      * The namespace of the request in flight (docs/ipc-protocol.md section 8): pages it reserves carry
      * this tag, and it is given only pages that carry it.
      *

@@ -186,9 +186,14 @@ final class ClientRecord
     /** Records the latency of the request in flight as it is answered: by {@link #complete}, or by a close, which answers its port itself. */
     void answered()
     {
+        final long now = System.nanoTime();
         if (histograms != null)
         {
-            histograms.recordRequest(op, System.nanoTime() - beganNanos);
+            histograms.recordRequest(op, now - beganNanos);
+        }
+        if (port != null)
+        {
+            port.engineTimes(beganNanos, now);
         }
     }
 
