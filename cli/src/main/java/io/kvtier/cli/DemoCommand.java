@@ -343,7 +343,7 @@ public final class DemoCommand implements Callable<Integer>
             final List<L3Summary> l3Tiers = new ArrayList<>();
             final long pagesMigrated;
             final EngineTime engineTime;
-            final long[] roundTripLegs;
+            final io.kvtier.engine.Session.RoundTripLegs roundTripLegs;
             final long cleanupStart;
             try (Engine engine = Engine.start(engineConfig))
             {
@@ -595,7 +595,8 @@ public final class DemoCommand implements Callable<Integer>
     }
 
     private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final List<L3Summary> l3Tiers,
-                       final long pagesMigrated, final EngineTime engineTime, final long[] roundTripLegs, final long cleanupNanos,
+                       final long pagesMigrated, final EngineTime engineTime, final io.kvtier.engine.Session.RoundTripLegs roundTripLegs,
+                       final long cleanupNanos,
                        final Baseline measured) throws IOException
     {
         if (!json)
@@ -610,12 +611,11 @@ public final class DemoCommand implements Callable<Integer>
                 + ", prefetch " + config.prefetchMode().configName() + ", clients " + clientTransport());
             out.print(report.toText());
             out.println(engineTime.toText());
-            if (roundTripLegs != null && roundTripLegs[0] > 0)
+            if (roundTripLegs != null && roundTripLegs.roundTrips() > 0)
             {
-                final double n = roundTripLegs[0];
                 out.println(String.format(java.util.Locale.ROOT, "round trips         mean of %,d: %,.0f us from the client's publish to the engine"
-                    + " taking it, %,.0f us in the engine, %,.0f us from its answer to the client running again", roundTripLegs[0],
-                    roundTripLegs[1] / n / 1e3, roundTripLegs[2] / n / 1e3, roundTripLegs[3] / n / 1e3));
+                    + " taking it, %,.0f us in the engine, %,.0f us from its answer to the client running again", roundTripLegs.roundTrips(),
+                    roundTripLegs.toEngineMicros(), roundTripLegs.inEngineMicros(), roundTripLegs.backMicros()));
             }
             for (final L3Summary tier : l3Tiers)
             {
@@ -669,13 +669,13 @@ public final class DemoCommand implements Callable<Integer>
                     g.writeStringField("client_transport", clientTransport());
                     g.writeNumberField("pages_migrated", pagesMigrated);
                     engineTime.writeJson(g);
-                    if (roundTripLegs != null && roundTripLegs[0] > 0)
+                    if (roundTripLegs != null && roundTripLegs.roundTrips() > 0)
                     {
                         g.writeObjectFieldStart("round_trip_legs_us");
-                        g.writeNumberField("round_trips", roundTripLegs[0]);
-                        g.writeNumberField("to_engine", Math.round(roundTripLegs[1] / (double)roundTripLegs[0] / 10.0) / 100.0);
-                        g.writeNumberField("in_engine", Math.round(roundTripLegs[2] / (double)roundTripLegs[0] / 10.0) / 100.0);
-                        g.writeNumberField("back", Math.round(roundTripLegs[3] / (double)roundTripLegs[0] / 10.0) / 100.0);
+                        g.writeNumberField("round_trips", roundTripLegs.roundTrips());
+                        g.writeNumberField("to_engine", Math.round(roundTripLegs.toEngineMicros() * 100) / 100.0);
+                        g.writeNumberField("in_engine", Math.round(roundTripLegs.inEngineMicros() * 100) / 100.0);
+                        g.writeNumberField("back", Math.round(roundTripLegs.backMicros() * 100) / 100.0);
                         g.writeEndObject();
                     }
                     else

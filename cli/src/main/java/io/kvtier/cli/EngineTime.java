@@ -32,6 +32,12 @@ record EngineTime(List<Entry> requests, List<Entry> tierReads, List<Entry> tierW
      */
     record Entry(String name, long count, long meanNanos)
     {
+        /** @return "NAME WHAT COUNT x MEAN us" */
+        String text(final String what)
+        {
+            return name + what + String.format(Locale.ROOT, " %,d x %,d us", count, Math.round(meanNanos / 1e3));
+        }
+
         private static Entry of(final String name, final LatencyHistogram histogram)
         {
             final long count = histogram.countsOpaque(new long[LatencyHistogram.BUCKETS]);
@@ -76,25 +82,11 @@ record EngineTime(List<Entry> requests, List<Entry> tierReads, List<Entry> tierW
     /** @return one line for the demo's text summary */
     String toText()
     {
-        final StringBuilder line = new StringBuilder("engine time         taken to answered, mean (whole run):");
-        append(line, "", requests);
-        if (!tierReads.isEmpty() || !tierWrites.isEmpty())
-        {
-            line.append("; L3 batches, submitted to done:");
-            append(line, " reads", tierReads);
-            append(line, " writes", tierWrites);
-        }
-        return line.toString();
-    }
-
-    private static void append(final StringBuilder line, final String what, final List<Entry> entries)
-    {
-        for (int i = 0; i < entries.size(); i++)
-        {
-            final Entry entry = entries.get(i);
-            line.append(i == 0 && line.charAt(line.length() - 1) == ':' ? " " : ", ").append(entry.name()).append(what)
-                .append(String.format(Locale.ROOT, " %,d x %,d us", entry.count(), Math.round(entry.meanNanos() / 1e3)));
-        }
+        final String batches = java.util.stream.Stream.concat(tierReads.stream().map(e -> e.text(" reads")),
+            tierWrites.stream().map(e -> e.text(" writes"))).collect(java.util.stream.Collectors.joining(", "));
+        return "engine time         taken to answered, mean (whole run): "
+            + requests.stream().map(e -> e.text("")).collect(java.util.stream.Collectors.joining(", "))
+            + (batches.isEmpty() ? "" : "; L3 batches, submitted to done: " + batches);
     }
 
     /**

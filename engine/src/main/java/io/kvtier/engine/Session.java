@@ -742,15 +742,58 @@ public final class Session implements AutoCloseable, ClientPort
     }
 
     /**
-     * A round trip's three legs, summed over this session's requests so far: from its publish to the engine thread
-     * taking the request, from there to the engine's answer, and from the answer to this thread seeing it. Read on
-     * the session's own thread, between requests.
+     * A round trip's three legs, summed over round trips: from the client's publish to the engine thread taking the
+     * request, from there to the engine's answer, and from the answer to the client's thread seeing it.
      *
-     * @return {requests, to the engine, in the engine, back} in nanoseconds; a new array
+     * @param roundTrips    round trips summed
+     * @param toEngineNanos publish to take, summed
+     * @param inEngineNanos take to answer, summed
+     * @param backNanos     answer to the client running, summed
      */
-    public long[] roundTripLegs()
+    public record RoundTripLegs(long roundTrips, long toEngineNanos, long inEngineNanos, long backNanos)
     {
-        return new long[] {legRequests, legToEngineNanos, legInEngineNanos, legBackNanos};
+        /** No round trip yet. */
+        public static final RoundTripLegs NONE = new RoundTripLegs(0, 0, 0, 0);
+
+        /** @return these and {@code other} summed */
+        public RoundTripLegs plus(final RoundTripLegs other)
+        {
+            return new RoundTripLegs(roundTrips + other.roundTrips, toEngineNanos + other.toEngineNanos, inEngineNanos + other.inEngineNanos,
+                backNanos + other.backNanos);
+        }
+
+        /** @return the mean of the first leg, in microseconds */
+        public double toEngineMicros()
+        {
+            return meanMicros(toEngineNanos);
+        }
+
+        /** @return the mean of the second leg, in microseconds */
+        public double inEngineMicros()
+        {
+            return meanMicros(inEngineNanos);
+        }
+
+        /** @return the mean of the third leg, in microseconds */
+        public double backMicros()
+        {
+            return meanMicros(backNanos);
+        }
+
+        private double meanMicros(final long sumNanos)
+        {
+            return roundTrips == 0 ? 0 : sumNanos / (double)roundTrips / 1e3;
+        }
+    }
+
+    /**
+     * Read on the session's own thread, between requests.
+     *
+     * @return this session's round trips so far, their legs summed
+     */
+    public RoundTripLegs roundTripLegs()
+    {
+        return new RoundTripLegs(legRequests, legToEngineNanos, legInEngineNanos, legBackNanos);
     }
 
     /** Called by the engine thread once results are written. */

@@ -80,7 +80,7 @@ final class SessionWorkloadClient implements WorkloadClient
     }
 
     @Override
-    public long[] roundTripLegs()
+    public io.kvtier.engine.Session.RoundTripLegs roundTripLegs()
     {
         return session.roundTripLegs();
     }

@@ -17,12 +17,10 @@ public interface WorkloadClient extends AutoCloseable
     void serve(ChatWorkload.Request request, RequestTally tally);
 
     /**
-     * A round trip's legs summed over this client's requests, where the client can tell them (a session in the
-     * engine's process): {requests, to the engine, in the engine, back to the client} in nanoseconds; else null.
-     *
-     * @return the legs, or null
+     * @return a round trip's legs summed over this client's requests, where the client can tell them (a session in the
+     *         engine's process, on the engine's clock); else null
      */
-    default long[] roundTripLegs()
+    default io.kvtier.engine.Session.RoundTripLegs roundTripLegs()
     {
         return null;
     }

@@ -135,9 +135,8 @@ public final class WorkloadRunner
     private final AtomicLong corrupt = new AtomicLong();
     private final AtomicLong notCached = new AtomicLong();
     private final AtomicLongArray clientNanos = new AtomicLongArray(ClientStep.values().length);
-    private final AtomicLong legRequests = new AtomicLong();
-    private final AtomicLongArray legNanos = new AtomicLongArray(3);
-    private volatile boolean legsTold;
+    /** The round-trip legs of the clients that can tell them, summed as each client ends; null while none has. */
+    private final AtomicReference<io.kvtier.engine.Session.RoundTripLegs> legs = new AtomicReference<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     /** The client whose failure {@link #failure} holds, written before its thread ends (read after the join). */
     private int failedClient;
@@ -272,12 +271,11 @@ public final class WorkloadRunner
 
     /**
      * @return after {@link #run}, a round trip's legs summed over every client that can tell them ({@link
-     *         WorkloadClient#roundTripLegs}): {requests, to the engine, in the engine, back}, nanoseconds; null when none can
+     *         WorkloadClient#roundTripLegs}); null when none can
      */
-    public long[] roundTripLegs()
+    public io.kvtier.engine.Session.RoundTripLegs roundTripLegs()
     {
-        return legRequests.get() == 0 && !legsTold ? null
-            : new long[] {legRequests.get(), legNanos.get(0), legNanos.get(1), legNanos.get(2)};
+        return legs.get();
     }
 
     private void runClient(final int index, final WorkloadClient client, final Histogram histogram)
@@ -287,15 +285,10 @@ public final class WorkloadRunner
         try (client)
         {
             runRequests(client, tally, request, histogram, index);
-            final long[] legs = client.roundTripLegs();
-            if (legs != null)
+            final io.kvtier.engine.Session.RoundTripLegs told = client.roundTripLegs();
+            if (told != null)
             {
-                legsTold = true;
-                legRequests.addAndGet(legs[0]);
-                for (int i = 0; i < 3; i++)
-                {
-                    legNanos.addAndGet(i, legs[i + 1]);
-                }
+                legs.accumulateAndGet(told, (sum, more) -> sum == null ? more : sum.plus(more));
             }
         }
         catch (final RuntimeException | Error ex)

@@ -130,13 +130,13 @@ abstract class ClientRequestThread implements Runnable
      */
     abstract void serve(RemoteClient client);
 
-    /** Stops the thread; requests still queued are answered CLOSED. */
     /** @return whether its thread is still running (for tests: after {@link #stop()} it is not) */
     boolean alive()
     {
         return thread.isAlive();
     }
 
+    /** Stops the thread; requests still queued are answered CLOSED. */
     void stop()
     {
         running = false;

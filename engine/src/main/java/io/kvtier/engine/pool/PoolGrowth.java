@@ -55,6 +55,8 @@ public final class PoolGrowth implements Runnable
     private final long chunk;
     private final Allocator allocator;
     private final Thread thread;
+    /** What the growth thread does first, before it allocates: take the pool's NUMA placement, say. */
+    private Runnable beforeGrowing = () -> { };
     private final long startedNanos = System.nanoTime();
     /** Bytes from the start of the file whose blocks are allocated. */
     private volatile long allocatedEnd;
@@ -129,9 +131,6 @@ public final class PoolGrowth implements Runnable
     {
         return (int)Math.max(0, Math.min(pageCount, (end - dataOffset) / frameLength));
     }
-
-    /** What the growth thread does first, before it allocates: take the pool's NUMA placement, say. */
-    private Runnable beforeGrowing = () -> { };
 
     /**
      * @param first run on the growth thread before its first allocation; set before {@link #start()}
