@@ -343,6 +343,7 @@ public final class DemoCommand implements Callable<Integer>
             final List<L3Summary> l3Tiers = new ArrayList<>();
             final long pagesMigrated;
             final EngineTime engineTime;
+            final CpuSplit cpu;
             final io.kvtier.engine.Session.RoundTripLegs roundTripLegs;
             final long cleanupStart;
             try (Engine engine = Engine.start(engineConfig))
@@ -407,7 +408,11 @@ public final class DemoCommand implements Callable<Integer>
                     runner = new WorkloadRunner(engine, workload, options,
                         index -> ProcessWorkloadClient.start(socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
                 }
+                final ThreadsCpu cpuBefore = ThreadsCpu.now();
                 report = runner.run(bar, 100);
+                final ThreadsCpu cpuAfter = ThreadsCpu.now();
+                cpu = new CpuSplit(cpuBefore.isKnown() && cpuAfter.isKnown() ? cpuAfter.since(cpuBefore) : java.util.Map.of(),
+                    ipc ? -1 : runner.clientCpuNanos(), report.requests());
                 roundTripLegs = runner.roundTripLegs();
                 if (bar != null)
                 {
@@ -439,7 +444,7 @@ public final class DemoCommand implements Callable<Integer>
                 report.warmup().requests() / (double)Math.max(1, workload.shape().expectedRequests()));
             final Baseline measured = baseline ? runBaseline(report, engineConfig, workload.shape(),
                 new WorkloadRunner.Options(clients, pageTokens, namespaceOf(), baselineWarmup)) : null;
-            print(out, report, engineConfig, l3Tiers, pagesMigrated, engineTime, roundTripLegs, cleanupNanos, measured);
+            print(out, report, engineConfig, l3Tiers, pagesMigrated, engineTime, cpu, roundTripLegs, cleanupNanos, measured);
             return exitCode(report);
         }
         finally
@@ -595,7 +600,8 @@ public final class DemoCommand implements Callable<Integer>
     }
 
     private void print(final PrintWriter out, final WorkloadReport report, final EngineConfig config, final List<L3Summary> l3Tiers,
-                       final long pagesMigrated, final EngineTime engineTime, final io.kvtier.engine.Session.RoundTripLegs roundTripLegs,
+                       final long pagesMigrated, final EngineTime engineTime, final CpuSplit cpu,
+                       final io.kvtier.engine.Session.RoundTripLegs roundTripLegs,
                        final long cleanupNanos,
                        final Baseline measured) throws IOException
     {
@@ -611,6 +617,7 @@ public final class DemoCommand implements Callable<Integer>
                 + ", prefetch " + config.prefetchMode().configName() + ", clients " + clientTransport());
             out.print(report.toText());
             out.println(engineTime.toText());
+            out.println(cpu.toText(measured == null ? null : measured.result()));
             if (roundTripLegs != null && roundTripLegs.roundTrips() > 0)
             {
                 out.println(String.format(java.util.Locale.ROOT, "round trips         mean of %,d: %,.0f us from the client's publish to the engine"
@@ -669,6 +676,7 @@ public final class DemoCommand implements Callable<Integer>
                     g.writeStringField("client_transport", clientTransport());
                     g.writeNumberField("pages_migrated", pagesMigrated);
                     engineTime.writeJson(g);
+                    cpu.writeJson(g, measured == null ? null : measured.result());
                     if (roundTripLegs != null && roundTripLegs.roundTrips() > 0)
                     {
                         g.writeObjectFieldStart("round_trip_legs_us");

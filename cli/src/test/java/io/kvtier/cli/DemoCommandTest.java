@@ -74,6 +74,10 @@ class DemoCommandTest
                 + "\"tier_reads\":\\{\"l3\":\\{\"count\":[1-9]\\d*,\"mean\":[0-9.]+\\}.*\\},\"tier_writes\":\\{\"l3\":\\{\"count\":[1-9]\\d*,");
         assertThat(result.out()).as("in process, the three legs of both round trips of every request")
             .containsPattern("\"round_trip_legs_us\":\\{\"round_trips\":" + 2 * requests + ",\"to_engine\":[0-9.]+,\"in_engine\":[0-9.]+,\"back\":[0-9.]+\\}");
+        assertThat(result.out()).as("the CPU of a request, whole run: the clients', the engine side's and its parts', the JIT's, the baseline clients'")
+            .containsPattern("\"cpu_us_per_request\":\\{\"clients\":[1-9][0-9.]*,\"engine_side\":[1-9][0-9.]*,\"engine_thread\":[1-9][0-9.]*,"
+                + "\"tier_call_threads\":[0-9.]+,\"other_kvtier_threads\":[0-9.]+,\"kernel_io_uring_workers\":[0-9.]+,\"jit_compilers\":[0-9.]+,"
+                + "\"gc_and_vm\":[0-9.]+,\"other\":[0-9.]+,\"baseline_clients\":[1-9][0-9.]*\\},\"cpu_engine_side_vs_clients\":[0-9.]+");
         assertThat(result.out()).as("the demo runs the engine's default eviction policy and says so")
             .contains("\"eviction_policy\":\"" + io.kvtier.engine.eviction.EvictionPolicies.DEFAULT + "\"");
     }
@@ -126,6 +130,8 @@ class DemoCommandTest
         assertThat(result.out()).contains("pages verified").contains("hit in L3").contains("every page read back matched")
             .contains("client time").contains("lookup").contains("commit");
         assertThat(result.out()).containsPattern("\nround trips +mean of [0-9,]+: [0-9,]+ us from the client's publish to the engine taking it, [0-9,]+ us in the engine, [0-9,]+ us from its answer");
+        assertThat(result.out()).containsPattern("\ncpu per request +whole run: clients [0-9,]+ us \\(the baseline's [0-9,]+ us\\), engine side [0-9,]+ us"
+            + " \\(engine thread [0-9,]+, tier calls [0-9,]+, other kvtier threads [0-9,]+, kernel io_uring workers [0-9,]+\\), JIT [0-9,]+ us\n");
         assertThat(result.out()).containsPattern("\nengine time +taken to answered, mean \\(whole run\\): .*lookup_and_lock [0-9,]+ x [0-9,]+ us, commit_and_release [0-9,]+ x [0-9,]+ us(; L3 batches, submitted to done: .*)?\n");
         assertThat(result.out()).as("the banner names the tier, its type and its describe() line")
             .containsPattern("kvtier demo: pool \\d+ pages of 8KiB in \\S+, L3 tier l3 \\(posix: io=\\S+.*, dir=\\S+kvtier-demo-l3-\\d+\\), L3 tier cold"

@@ -50,6 +50,9 @@ class DemoIpcCommandTest
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
         final Map<String, Object> summary = topLevel(result.out());
         assertThat(summary.get("client_transport")).isEqualTo("ipc-java");
+        assertThat(result.out()).as("the engine side's CPU a request; the clients', in processes of their own, is not this process's to tell")
+            .containsPattern("\"cpu_us_per_request\":\\{\"clients\":null,\"engine_side\":[1-9][0-9.]*,")
+            .contains("\"cpu_clients_missing\":\"the clients are processes of their own: their CPU is not this process's\"");
         assertThat((Double)summary.get("pages_corrupt")).isZero();
         assertThat((Double)summary.get("pages_verified")).isPositive();
         assertThat(summary.get("pages_read")).isEqualTo(summary.get("pages_verified"));

@@ -62,8 +62,9 @@ public final class ByteWorkBaseline
      * @param warmup         its warm-up: the same share of the workload's requests as the demo's
      * @param steady         the rest, whose throughput is compared with the demo's
      * @param pagesNotCached pages it computed but had no frame for
+     * @param clientCpuNanos CPU time of its threads over the whole run, warm-up included; -1 where the JVM cannot tell
      */
-    public record Result(int clients, int frames, RunPhase warmup, RunPhase steady, long pagesNotCached)
+    public record Result(int clients, int frames, RunPhase warmup, RunPhase steady, long pagesNotCached, long clientCpuNanos)
     {
         /** @return the stretch the throughput figures come from: the steady state, or the whole run when the warm-up took all of it */
         public RunPhase measured()
@@ -97,6 +98,7 @@ public final class ByteWorkBaseline
     private final AtomicLong pagesRead = new AtomicLong();
     private final AtomicLong pagesWritten = new AtomicLong();
     private final AtomicLong notCached = new AtomicLong();
+    private final AtomicLong clientCpuNanos = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private RunClock clock;
 
@@ -203,7 +205,7 @@ public final class ByteWorkBaseline
             throw new IllegalStateException("the no-engine baseline failed: " + failed.getMessage(), failed);
         }
         final RunPhase warmup = clock.warmup(whole);
-        return new Result(options.clients(), frames, warmup, warmup.until(whole), notCached.get());
+        return new Result(options.clients(), frames, warmup, warmup.until(whole), notCached.get(), clientCpuNanos.get());
     }
 
     private void runClient()
@@ -234,6 +236,11 @@ public final class ByteWorkBaseline
         catch (final RuntimeException | Error ex)
         {
             failure.compareAndSet(null, ex);
+        }
+        finally
+        {
+            final long cpu = ThreadCpu.currentThreadNanos();
+            clientCpuNanos.accumulateAndGet(cpu, (sum, more) -> sum < 0 || more < 0 ? -1 : sum + more);
         }
     }
 

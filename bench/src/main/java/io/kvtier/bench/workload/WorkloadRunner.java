@@ -131,6 +131,8 @@ public final class WorkloadRunner
     private final AtomicLong hitL2 = new AtomicLong();
     private final AtomicLong hitL3 = new AtomicLong();
     private final AtomicLong written = new AtomicLong();
+    /** CPU of the client threads of this process, each added as it ends; -1 once one could not tell. */
+    private final AtomicLong clientCpuNanos = new AtomicLong();
     private final AtomicLong verified = new AtomicLong();
     private final AtomicLong corrupt = new AtomicLong();
     private final AtomicLong notCached = new AtomicLong();
@@ -278,6 +280,16 @@ public final class WorkloadRunner
         return legs.get();
     }
 
+    /**
+     * @return after {@link #run}, the CPU time of the threads that served the requests, over the whole run, warm-up
+     *         included: the clients' own work where they are sessions in this process, only the threads that speak for
+     *         them where they are processes of their own; -1 where the JVM cannot tell
+     */
+    public long clientCpuNanos()
+    {
+        return clientCpuNanos.get();
+    }
+
     private void runClient(final int index, final WorkloadClient client, final Histogram histogram)
     {
         final ChatWorkload.Request request = new ChatWorkload.Request();
@@ -285,6 +297,8 @@ public final class WorkloadRunner
         try (client)
         {
             runRequests(client, tally, request, histogram, index);
+            final long cpu = ThreadCpu.currentThreadNanos();
+            clientCpuNanos.accumulateAndGet(cpu, (sum, more) -> sum < 0 || more < 0 ? -1 : sum + more);
             final io.kvtier.engine.Session.RoundTripLegs told = client.roundTripLegs();
             if (told != null)
             {

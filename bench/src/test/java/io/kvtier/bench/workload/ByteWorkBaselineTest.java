@@ -72,7 +72,7 @@ class ByteWorkBaselineTest
     void shouldGiveTheDemosThroughputOverItsOwn()
     {
         final ByteWorkBaseline.Result baseline = new ByteWorkBaseline.Result(2, 100, new RunPhase(10, 0, 10, 1_000_000, 1_000_000_000L),
-            new RunPhase(30, 100, 100, 1_000_000, 1_000_000_000L), 0);
+            new RunPhase(30, 100, 100, 1_000_000, 1_000_000_000L), 0, 1_000_000L);
         final WorkloadReport demo = new WorkloadReport(40, 2, 500, 100, 0, 100, 100, 0, 0, 1_000_000, 3_000_000_000L, 1, 2, 3, 4,
             java.util.Map.of(), java.util.Map.of(), new RunPhase(10, 0, 10, 1_000_000, 1_000_000_000L), new RunPhase(30, 50, 50, 1_000_000, 2_000_000_000L));
         // 200 MB/s against 50 MB/s: the steady states', not the whole runs'.
