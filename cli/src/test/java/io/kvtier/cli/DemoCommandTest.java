@@ -95,12 +95,14 @@ class DemoCommandTest
             .containsPattern("\"warmup\":\\{\"requests\":[1-9]\\d*,\"pages_read\":\\d+,\"pages_written\":\\d+,\"elapsed_s\":")
             .containsPattern("\"steady_state\":\\{\"requests\":[1-9]\\d*,")
             .containsPattern("\"baseline\":\\{\"what\":\"[^\"]+\",\"clients\":2,\"frames\":\\d+,\"pages_not_cached\":0,"
-                + "\"throughput_page_mb_per_s\":[0-9.]+,\"warmup\":\\{\"requests\":[1-9]\\d*,");
+                + "\"throughput_page_mb_per_s\":[0-9.]+,\"warmup\":\\{\"requests\":[1-9]\\d*,")
+            .containsPattern("\"passes_mb_per_s\":\\[[0-9.]+,[0-9.]+,[0-9.]+\\]\\},\"throughput_vs_baseline\":");
 
         final CliFixture.Result text = CliFixture.run("demo", "--progress", "never", "--conversations", "12", "--pool-size", "2MiB", "--page-size", "8KiB");
         assertThat(text.exitCode()).as("stderr: %s", text.err()).isEqualTo(ExitCode.OK);
         assertThat(text.out()).contains("MB/s of page data in the steady state (").contains("\nwarm-up ")
             .containsPattern("\nbaseline +[0-9,.]+ MB/s of page data with no engine in the steady state \\(the same workload's page work on 2 threads")
+            .containsPattern("; the median of 3 passes: [0-9,]+, [0-9,]+, [0-9,]+ MB/s\\)\n")
             .containsPattern("\nvs baseline +\\d\\.\\d{3} of the no-engine baseline's page throughput")
             .containsPattern("\nclean-up +\\d+\\.\\d\\d s after the clock stopped");
     }

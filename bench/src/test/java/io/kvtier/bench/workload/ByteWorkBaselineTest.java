@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,6 +33,10 @@ class ByteWorkBaselineTest
         assertThat(result.pagesNotCached()).as("4,000 frames hold this workload (at most 90 pages a conversation)").isZero();
         assertThat(result.measured()).isEqualTo(result.steady());
         assertThat(result.measured().pageMegabytesPerSecond()).isPositive();
+        assertThat(result.passes()).as("every pass's steady state").hasSize(ByteWorkBaseline.PASSES);
+        assertThat(result.passes().stream().sorted().toList().get(ByteWorkBaseline.PASSES / 2)).as("the result is the median pass's")
+            .isEqualTo(result.measured().pageMegabytesPerSecond());
+        assertThat(result.clientCpuNanos()).as("its threads' CPU").isPositive();
         try (var left = Files.list(dir))
         {
             assertThat(left).as("the frames' file is unlinked once mapped").isEmpty();
@@ -72,7 +77,7 @@ class ByteWorkBaselineTest
     void shouldGiveTheDemosThroughputOverItsOwn()
     {
         final ByteWorkBaseline.Result baseline = new ByteWorkBaseline.Result(2, 100, new RunPhase(10, 0, 10, 1_000_000, 1_000_000_000L),
-            new RunPhase(30, 100, 100, 1_000_000, 1_000_000_000L), 0, 1_000_000L);
+            new RunPhase(30, 100, 100, 1_000_000, 1_000_000_000L), 0, 1_000_000L, List.of());
         final WorkloadReport demo = new WorkloadReport(40, 2, 500, 100, 0, 100, 100, 0, 0, 1_000_000, 3_000_000_000L, 1, 2, 3, 4,
             java.util.Map.of(), java.util.Map.of(), new RunPhase(10, 0, 10, 1_000_000, 1_000_000_000L), new RunPhase(30, 50, 50, 1_000_000, 2_000_000_000L));
         // 200 MB/s against 50 MB/s: the steady states', not the whole runs'.
