@@ -164,6 +164,14 @@ public final class DemoCommand implements Callable<Integer>
             + " --no-wait-for-jit ends the warm-up at its share. Default: on.")
     boolean waitForJit;
 
+    @Option(names = "--jvm-warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "Before the measured run, whether to run the same workload once with another seed on an engine of its own (its own pool"
+            + " file and temporary L3 directories, removed before the measured engine starts), so that the JIT compilers have compiled the"
+            + " engine's code before the clock starts: on a host of few cores they otherwise compile through most of the run and take a"
+            + " core from its steady state. Only when every L3 tier is a temporary directory of the demo's own (the default); --no-jvm-warmup"
+            + " skips it. Default: on.")
+    boolean jvmWarmup;
+
     @Option(names = "--baseline", negatable = true, defaultValue = "true", fallbackValue = "true",
         description = "After the run, run the no-engine baseline (the same workload's page work with no engine) and report throughput_vs_baseline;"
             + " --no-baseline skips it. Default: on.")
@@ -341,6 +349,10 @@ public final class DemoCommand implements Callable<Integer>
             config.putAll(given);
             final EngineConfig engineConfig = EngineConfig.from(config);
             final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed, conversations));
+            final JvmWarmup warmedUp = !jvmWarmup ? JvmWarmup.skipped("not asked for (--no-jvm-warmup)")
+                : engineKind != null ? JvmWarmup.skipped("the inference engines' processes warm themselves up")
+                : temporaryL3 == null || temporaryCold == null ? JvmWarmup.skipped("the L3 tiers are not all temporary directories of the demo's own")
+                : JvmWarmup.run(config, poolPath, conversations, seed, clients, pageTokens, namespaceOf());
             final WorkloadReport report;
             final List<L3Summary> l3Tiers = new ArrayList<>();
             final long pagesMigrated;
@@ -446,7 +458,7 @@ public final class DemoCommand implements Callable<Integer>
                 report.warmup().requests() / (double)Math.max(1, workload.shape().expectedRequests()));
             final Baseline measured = baseline ? runBaseline(report, engineConfig, workload.shape(),
                 new WorkloadRunner.Options(clients, pageTokens, namespaceOf(), baselineWarmup)) : null;
-            print(out, report, engineConfig, l3Tiers, pagesMigrated, engineTime, cpu, roundTripLegs, cleanupNanos, measured);
+            print(out, report, engineConfig, l3Tiers, pagesMigrated, engineTime, cpu, roundTripLegs, cleanupNanos, measured, warmedUp);
             return exitCode(report);
         }
         finally
@@ -605,7 +617,7 @@ public final class DemoCommand implements Callable<Integer>
                        final long pagesMigrated, final EngineTime engineTime, final CpuSplit cpu,
                        final io.kvtier.engine.Session.RoundTripLegs roundTripLegs,
                        final long cleanupNanos,
-                       final Baseline measured) throws IOException
+                       final Baseline measured, final JvmWarmup warmedUp) throws IOException
     {
         if (!json)
         {
@@ -617,6 +629,7 @@ public final class DemoCommand implements Callable<Integer>
             out.println("kvtier demo: pool " + config.pageCount() + " pages of " + ConfigValues.formatSize(config.pageSize())
                 + " in " + config.poolPath() + tiers + ", write policy " + config.writePolicy().configName() + ", eviction policy " + config.evictionPolicy()
                 + ", prefetch " + config.prefetchMode().configName() + ", clients " + clientTransport());
+            out.println(warmedUp.toText());
             out.print(report.toText());
             out.println(engineTime.toText());
             out.println(cpu.toText(measured == null ? null : measured.result()));
@@ -678,6 +691,7 @@ public final class DemoCommand implements Callable<Integer>
                     g.writeStringField("prefetch", config.prefetchMode().configName());
                     g.writeStringField("client_transport", clientTransport());
                     g.writeNumberField("pages_migrated", pagesMigrated);
+                    warmedUp.writeJson(g);
                     engineTime.writeJson(g);
                     cpu.writeJson(g, measured == null ? null : measured.result());
                     if (roundTripLegs != null && roundTripLegs.roundTrips() > 0)
@@ -824,7 +838,7 @@ public final class DemoCommand implements Callable<Integer>
         return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
     }
 
-    private static void deleteTree(final Path root)
+    static void deleteTree(final Path root)
     {
         try (Stream<Path> paths = Files.walk(root))
         {

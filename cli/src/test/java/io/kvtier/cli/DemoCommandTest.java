@@ -78,6 +78,18 @@ class DemoCommandTest
             .containsPattern("\"cpu_us_per_request\":\\{\"clients\":[1-9][0-9.]*,\"engine_side\":[1-9][0-9.]*,\"engine_thread\":[1-9][0-9.]*,"
                 + "\"tier_call_threads\":[0-9.]+,\"other_kvtier_threads\":[0-9.]+,\"kernel_io_uring_workers\":[0-9.]+,\"jit_compilers\":[0-9.]+,"
                 + "\"gc_and_vm\":[0-9.]+,\"other\":[0-9.]+,\"baseline_clients\":[1-9][0-9.]*\\},\"cpu_engine_side_vs_clients\":[0-9.]+");
+        assertThat(result.out()).as("an untimed pass on an engine of its own compiled the engine's code first")
+            .containsPattern("\"jvm_warmup\":\\{\"requests\":[1-9]\\d*,\"elapsed_s\":[0-9.]+,\"jit_compile_ms\":-?\\d+\\}");
+        try (var left = java.nio.file.Files.list(DemoCommand.defaultPoolDirectory()))
+        {
+            assertThat(left.map(path -> path.getFileName().toString()).filter(name -> name.startsWith("kvtier-demo-" + ProcessHandle.current().pid())))
+                .as("the pool files of the pass and of the measured engine, both removed").isEmpty();
+        }
+        try (var left = java.nio.file.Files.list(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))))
+        {
+            assertThat(left.map(path -> path.getFileName().toString()).filter(name -> name.startsWith("kvtier-demo-warmup-")))
+                .as("the pass's temporary L3 directories, removed").isEmpty();
+        }
         assertThat(result.out()).as("the demo runs the engine's default eviction policy and says so")
             .contains("\"eviction_policy\":\"" + io.kvtier.engine.eviction.EvictionPolicies.DEFAULT + "\"");
     }
@@ -110,9 +122,10 @@ class DemoCommandTest
     @Test
     void shouldSkipTheBaselineWhenToldAndSaySo()
     {
-        final CliFixture.Result result = CliFixture.run("demo", "--json", "--no-baseline", "--progress", "never", "--conversations", "12",
+        final CliFixture.Result result = CliFixture.run("demo", "--json", "--no-baseline", "--no-jvm-warmup", "--progress", "never", "--conversations", "12",
             "--pool-size", "2MiB", "--page-size", "8KiB");
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
+        assertThat(result.out()).contains("\"jvm_warmup\":{\"skipped\":\"not asked for (--no-jvm-warmup)\"}");
         assertThat(result.out()).contains("\"baseline\":{\"error\":\"not run (--no-baseline)\"},\"throughput_vs_baseline\":null");
     }
 
@@ -132,6 +145,7 @@ class DemoCommandTest
         assertThat(result.out()).contains("pages verified").contains("hit in L3").contains("every page read back matched")
             .contains("client time").contains("lookup").contains("commit");
         assertThat(result.out()).containsPattern("\nround trips +mean of [0-9,]+: [0-9,]+ us from the client's publish to the engine taking it, [0-9,]+ us in the engine, [0-9,]+ us from its answer");
+        assertThat(result.out()).containsPattern("\njvm warm-up +[0-9,]+ requests of another seed on an engine of its own \\(pool and L3 removed after\\), [0-9.]+ s");
         assertThat(result.out()).containsPattern("\ncpu per request +whole run: clients [0-9,]+ us \\(the baseline's [0-9,]+ us\\), engine side [0-9,]+ us"
             + " \\(engine thread [0-9,]+, tier calls [0-9,]+, other kvtier threads [0-9,]+, kernel io_uring workers [0-9,]+\\), JIT [0-9,]+ us\n");
         assertThat(result.out()).containsPattern("\nengine time +taken to answered, mean \\(whole run\\): .*lookup_and_lock [0-9,]+ x [0-9,]+ us, commit_and_release [0-9,]+ x [0-9,]+ us(; L3 batches, submitted to done: .*)?\n");

@@ -1,0 +1,148 @@
+package io.kvtier.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.kvtier.bench.workload.ChatWorkload;
+import io.kvtier.bench.workload.RunPhase;
+import io.kvtier.bench.workload.WorkloadRunner;
+import io.kvtier.client.Namespace;
+import io.kvtier.engine.Engine;
+import io.kvtier.engine.config.EngineConfig;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The demo's untimed first pass, which compiles the engine's code before the measured run starts. On a host of two cores the
+ * JIT compilers otherwise compile through most of a demo's run (a second or more of CPU each second, the long tail of an
+ * engine's paths: evictions, migrations, loads) and the steady state the demo measures shares its cores with them, where
+ * the no-engine baseline's few methods are long compiled. The pass replays the same workload with another seed against an
+ * engine of its own, with its own pool file and its own temporary L3 directories, removed before the measured engine
+ * starts: the measured run starts with an empty pool and empty tiers, as it would without the pass, and only the JVM is warm.
+ * Its clients are sessions in this process: over IPC, the client processes warm themselves up in the measured run's warm-up.
+ *
+ * @param skipped   why there was no pass, or null
+ * @param requests  requests the pass made
+ * @param elapsedNanos its wall time, the engine's start and close included
+ * @param compileMillis the JIT compilers' CPU time during it, -1 when unknown
+ */
+record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileMillis)
+{
+    /** Added to the demo's seed for the pass, so its pages are not the measured run's. */
+    static final long SEED_OFFSET = 0x5EED;
+
+    /**
+     * @param reason why there is no pass
+     * @return a pass not run
+     */
+    static JvmWarmup skipped(final String reason)
+    {
+        return new JvmWarmup(reason, 0, 0, -1);
+    }
+
+    /**
+     * Runs the pass.
+     *
+     * @param config        the measured engine's settings; the pass's engine takes them with a pool file and L3 directories of its own, and no IPC
+     * @param poolPath      the measured engine's pool file
+     * @param conversations the demo's conversations
+     * @param seed          the demo's seed
+     * @param clients       the demo's clients
+     * @param pageTokens    tokens per page
+     * @param namespace     the demo's namespace
+     * @return what the pass did
+     * @throws IOException          if its temporary directories cannot be made
+     * @throws InterruptedException if interrupted
+     */
+    static JvmWarmup run(final Map<String, String> config, final Path poolPath, final int conversations, final long seed, final int clients,
+                         final int pageTokens, final Namespace namespace) throws IOException, InterruptedException
+    {
+        final long start = System.nanoTime();
+        final long compiledBefore = RunPhase.compileMillisSoFar();
+        final Map<String, String> warm = new LinkedHashMap<>(config);
+        warm.put(EngineConfig.POOL_PATH, poolPath + "-jvm-warmup");
+        warm.put(IpcSettings.ENABLED, "false");
+        warm.remove(IpcSettings.SOCKET_PATH);
+        final Path l3 = Files.createTempDirectory("kvtier-demo-warmup-l3-");
+        final Path cold = Files.createTempDirectory("kvtier-demo-warmup-cold-");
+        try
+        {
+            warm.put("tier.l3.dir", l3.toString());
+            warm.put("tier." + DemoCommand.COLD_TIER + ".dir", cold.toString());
+            final long requests;
+            try (Engine engine = Engine.start(EngineConfig.from(warm)))
+            {
+                // Ctrl-C ends the JVM without unwinding this method: the hook closes the engine, which removes its pool file.
+                final Thread cleanup = new Thread(() ->
+                {
+                    engine.close();
+                    DemoCommand.deleteTree(l3);
+                    DemoCommand.deleteTree(cold);
+                }, "kvtier-demo-warmup-cleanup");
+                Runtime.getRuntime().addShutdownHook(cleanup);
+                try
+                {
+                    final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed + SEED_OFFSET, conversations));
+                    final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace, 0);
+                    requests = new WorkloadRunner(engine, workload, options).run(null, 100).requests();
+                }
+                finally
+                {
+                    try
+                    {
+                        Runtime.getRuntime().removeShutdownHook(cleanup);
+                    }
+                    catch (final IllegalStateException ex)
+                    {
+                        // the JVM is exiting: the hook does the cleanup
+                    }
+                }
+            }
+            final long compiledAfter = RunPhase.compileMillisSoFar();
+            return new JvmWarmup(null, requests, System.nanoTime() - start,
+                compiledBefore < 0 || compiledAfter < 0 ? -1 : compiledAfter - compiledBefore);
+        }
+        finally
+        {
+            DemoCommand.deleteTree(l3);
+            DemoCommand.deleteTree(cold);
+        }
+    }
+
+    /** @return one line for the text summary */
+    String toText()
+    {
+        if (skipped != null)
+        {
+            return "jvm warm-up         none: " + skipped;
+        }
+        return String.format(Locale.ROOT, "jvm warm-up         %,d requests of another seed on an engine of its own (pool and L3 removed after), %.2f s%s;"
+            + " not in any figure below", requests, elapsedNanos / 1e9,
+            compileMillis < 0 ? "" : String.format(Locale.ROOT, ", JIT compilers %.2f s of CPU", compileMillis / 1e3));
+    }
+
+    /**
+     * Writes {@code jvm_warmup}.
+     *
+     * @param g the report's generator, inside its object
+     * @throws IOException from the generator
+     */
+    void writeJson(final JsonGenerator g) throws IOException
+    {
+        g.writeObjectFieldStart("jvm_warmup");
+        if (skipped != null)
+        {
+            g.writeStringField("skipped", skipped);
+        }
+        else
+        {
+            g.writeNumberField("requests", requests);
+            g.writeNumberField("elapsed_s", Math.round(elapsedNanos / 1e5) / 1e4);
+            g.writeNumberField("jit_compile_ms", compileMillis);
+        }
+        g.writeEndObject();
+    }
+}
