@@ -165,7 +165,7 @@ public final class DemoCommand implements Callable<Integer>
     boolean waitForJit;
 
     @Option(names = "--jvm-warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
-        description = "Before the measured run, whether to run the same workload once with another seed on an engine of its own (its own pool"
+        description = "Before the measured run, whether to run the same workload once (at most 540 conversations of it) with another seed on an engine of its own (its own pool"
             + " file and temporary L3 directories, removed before the measured engine starts), so that the JIT compilers have compiled the"
             + " engine's code before the clock starts: on a host of few cores they otherwise compile through most of the run and take a"
             + " core from its steady state. Only when every L3 tier is a temporary directory of the demo's own (the default); --no-jvm-warmup"
@@ -349,6 +349,40 @@ public final class DemoCommand implements Callable<Integer>
             config.putAll(given);
             final EngineConfig engineConfig = EngineConfig.from(config);
             final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed, conversations));
+            // Ctrl-C ends the JVM (exit code 130) without unwinding this method: close the engine, or remove its pool file if
+            // it was still starting, and remove the temporary L3 on the way out, so nothing is left in /dev/shm or the
+            // temporary directory. Registered before the JVM warm-up and the engine's start, which take time of their own.
+            final java.util.concurrent.atomic.AtomicReference<Engine> measuredEngine = new java.util.concurrent.atomic.AtomicReference<>();
+            final Path removeOnExit = temporaryL3;
+            final Path removeColdOnExit = temporaryCold;
+            final MooncakeMasterProcess stopOnExit = startedMaster;
+            // Only a pool file the demo named is removed that way: one named in the settings may be another engine's.
+            final boolean ownPool = engineConfig.poolPath().toAbsolutePath().equals(poolPath.toAbsolutePath());
+            cleanup = new Thread(() ->
+            {
+                final Engine engine = measuredEngine.get();
+                if (engine != null)
+                {
+                    engine.close();
+                }
+                else if (ownPool)
+                {
+                    deleteQuietly(poolPath);
+                }
+                if (removeOnExit != null)
+                {
+                    deleteTree(removeOnExit);
+                }
+                if (removeColdOnExit != null)
+                {
+                    deleteTree(removeColdOnExit);
+                }
+                if (stopOnExit != null)
+                {
+                    stopOnExit.close();
+                }
+            }, "kvtier-demo-cleanup");
+            Runtime.getRuntime().addShutdownHook(cleanup);
             final JvmWarmup warmedUp = !jvmWarmup ? JvmWarmup.skipped("not asked for (--no-jvm-warmup)")
                 : engineKind != null ? JvmWarmup.skipped("the inference engines' processes warm themselves up")
                 : temporaryL3 == null || temporaryCold == null ? JvmWarmup.skipped("the L3 tiers are not all temporary directories of the demo's own")
@@ -362,28 +396,7 @@ public final class DemoCommand implements Callable<Integer>
             final long cleanupStart;
             try (Engine engine = Engine.start(engineConfig))
             {
-                // Ctrl-C ends the JVM (exit code 130) without unwinding this method: close the engine and
-                // remove the temporary L3 on the way out, so no pool file is left in /dev/shm.
-                final Path removeOnExit = temporaryL3;
-                final Path removeColdOnExit = temporaryCold;
-                final MooncakeMasterProcess stopOnExit = startedMaster;
-                cleanup = new Thread(() ->
-                {
-                    engine.close();
-                    if (removeOnExit != null)
-                    {
-                        deleteTree(removeOnExit);
-                    }
-                    if (removeColdOnExit != null)
-                    {
-                        deleteTree(removeColdOnExit);
-                    }
-                    if (stopOnExit != null)
-                    {
-                        stopOnExit.close();
-                    }
-                }, "kvtier-demo-cleanup");
-                Runtime.getRuntime().addShutdownHook(cleanup);
+                measuredEngine.set(engine);
                 final boolean showProgress = progress == Progress.always
                     || (progress == Progress.auto && System.console() != null && System.console().isTerminal());
                 final ProgressBar bar = showProgress ? new ProgressBar(err) : null;
@@ -836,6 +849,19 @@ public final class DemoCommand implements Callable<Integer>
     {
         final Path shm = Path.of("/dev/shm");
         return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    /** Deletes a file if it is there, saying nothing if it cannot: for the way out after Ctrl-C. */
+    static void deleteQuietly(final Path file)
+    {
+        try
+        {
+            Files.deleteIfExists(file);
+        }
+        catch (final IOException ex)
+        {
+            // the JVM is going away; nothing else to do
+        }
     }
 
     static void deleteTree(final Path root)

@@ -19,7 +19,8 @@ import java.util.Map;
  * The demo's untimed first pass, which compiles the engine's code before the measured run starts. On a host of two cores the
  * JIT compilers otherwise compile through most of a demo's run (a second or more of CPU each second, the long tail of an
  * engine's paths: evictions, migrations, loads) and the steady state the demo measures shares its cores with them, where
- * the no-engine baseline's few methods are long compiled. The pass replays the same workload with another seed against an
+ * the no-engine baseline's few methods are long compiled. The pass replays the same workload (at most {@link #CONVERSATIONS_MAX}
+ * conversations of it) with another seed against an
  * engine of its own, with its own pool file and its own temporary L3 directories, removed before the measured engine
  * starts: the measured run starts with an empty pool and empty tiers, as it would without the pass, and only the JVM is warm.
  * Its clients are sessions in this process: over IPC, the client processes warm themselves up in the measured run's warm-up.
@@ -33,6 +34,8 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
 {
     /** Added to the demo's seed for the pass, so its pages are not the measured run's. */
     static final long SEED_OFFSET = 0x5EED;
+    /** The most conversations the pass replays: the default demo's, enough for the engine's paths; a longer run warms up in its own warm-up. */
+    static final int CONVERSATIONS_MAX = 540;
 
     /**
      * @param reason why there is no pass
@@ -73,32 +76,38 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
             warm.put("tier.l3.dir", l3.toString());
             warm.put("tier." + DemoCommand.COLD_TIER + ".dir", cold.toString());
             final long requests;
-            try (Engine engine = Engine.start(EngineConfig.from(warm)))
+            // Ctrl-C ends the JVM without unwinding this method: the hook closes the engine, which removes its pool file, or
+            // removes the file itself when the engine was still starting; registered before the start for that.
+            final Path warmPool = Path.of(warm.get(EngineConfig.POOL_PATH));
+            final java.util.concurrent.atomic.AtomicReference<Engine> started = new java.util.concurrent.atomic.AtomicReference<>();
+            final Thread cleanup = new Thread(() ->
             {
-                // Ctrl-C ends the JVM without unwinding this method: the hook closes the engine, which removes its pool file.
-                final Thread cleanup = new Thread(() ->
+                final Engine engine = started.get();
+                if (engine != null)
                 {
                     engine.close();
-                    DemoCommand.deleteTree(l3);
-                    DemoCommand.deleteTree(cold);
-                }, "kvtier-demo-warmup-cleanup");
-                Runtime.getRuntime().addShutdownHook(cleanup);
+                }
+                DemoCommand.deleteQuietly(warmPool);
+                DemoCommand.deleteTree(l3);
+                DemoCommand.deleteTree(cold);
+            }, "kvtier-demo-warmup-cleanup");
+            Runtime.getRuntime().addShutdownHook(cleanup);
+            try (Engine engine = Engine.start(EngineConfig.from(warm)))
+            {
+                started.set(engine);
+                final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed + SEED_OFFSET, Math.min(conversations, CONVERSATIONS_MAX)));
+                final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace, 0);
+                requests = new WorkloadRunner(engine, workload, options).run(null, 100).requests();
+            }
+            finally
+            {
                 try
                 {
-                    final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed + SEED_OFFSET, conversations));
-                    final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace, 0);
-                    requests = new WorkloadRunner(engine, workload, options).run(null, 100).requests();
+                    Runtime.getRuntime().removeShutdownHook(cleanup);
                 }
-                finally
+                catch (final IllegalStateException ex)
                 {
-                    try
-                    {
-                        Runtime.getRuntime().removeShutdownHook(cleanup);
-                    }
-                    catch (final IllegalStateException ex)
-                    {
-                        // the JVM is exiting: the hook does the cleanup
-                    }
+                    // the JVM is exiting: the hook does the cleanup
                 }
             }
             final long compiledAfter = RunPhase.compileMillisSoFar();

@@ -121,7 +121,7 @@ class ExitCodesTest
         final Path out = dir.resolve("demo.txt");
         final Process demo = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-            "demo", "--progress", "always", "--conversations", "100000"))
+            "demo", "--progress", "always", "--no-jvm-warmup", "--conversations", "100000"))
             .redirectErrorStream(true).redirectOutput(out.toFile()).start();
         final Path pool = Path.of("/dev/shm/kvtier-demo-" + demo.pid());
         try
@@ -143,6 +143,42 @@ class ExitCodesTest
         {
             demo.destroyForcibly();
             Files.deleteIfExists(pool);
+        }
+    }
+
+    @Test
+    void shouldLeaveNeitherPoolNorTemporaryTierBehindWhenSigintComesDuringTheJvmWarmup(@TempDir final Path dir) throws Exception
+    {
+        final java.util.Set<String> before = DemoCommandTest.warmupDirectories();
+        final Path out = dir.resolve("demo.txt");
+        final Process demo = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+            "demo", "--progress", "never", "--conversations", "100000"))
+            .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        final Path warmupPool = Path.of("/dev/shm/kvtier-demo-" + demo.pid() + "-jvm-warmup");
+        try
+        {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(warmupPool))
+            {
+                assertThat(demo.isAlive()).as("the demo runs; it said: %s", Files.readString(out)).isTrue();
+                assertThat(System.nanoTime()).as("the warm-up's engine starts").isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            final Process kill = new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).start();
+            assertThat(kill.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(demo.waitFor(60, TimeUnit.SECONDS)).as("the demo stops on SIGINT").isTrue();
+            assertThat(demo.exitValue()).as("it said: %s", Files.readString(out)).isEqualTo(ExitCode.INTERRUPTED);
+            assertThat(warmupPool).as("the warm-up's pool file was removed on the way out").doesNotExist();
+            assertThat(Path.of("/dev/shm/kvtier-demo-" + demo.pid())).as("the measured engine never started").doesNotExist();
+            final java.util.Set<String> left = DemoCommandTest.warmupDirectories();
+            left.removeAll(before);
+            assertThat(left).as("the warm-up's temporary L3 directories, removed").isEmpty();
+        }
+        finally
+        {
+            demo.destroyForcibly();
+            Files.deleteIfExists(warmupPool);
         }
     }
 }
