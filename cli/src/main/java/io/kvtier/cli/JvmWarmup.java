@@ -56,12 +56,25 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
      * @param clients       the demo's clients
      * @param pageTokens    tokens per page
      * @param namespace     the demo's namespace
-     * @return what the pass did
-     * @throws IOException          if its temporary directories cannot be made
+     * @return what the pass did, or why there was none: a pass that fails (its engine cannot start, say) is reported, not thrown
      * @throws InterruptedException if interrupted
      */
     static JvmWarmup run(final Map<String, String> config, final Path poolPath, final int conversations, final long seed, final int clients,
-                         final int pageTokens, final Namespace namespace) throws IOException, InterruptedException
+                         final int pageTokens, final Namespace namespace) throws InterruptedException
+    {
+        try
+        {
+            return runOnce(config, poolPath, conversations, seed, clients, pageTokens, namespace);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // The measured run goes on with a cold JVM and says so; should the same cause stop it, it says that itself.
+            return skipped("it failed: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+        }
+    }
+
+    private static JvmWarmup runOnce(final Map<String, String> config, final Path poolPath, final int conversations, final long seed,
+                                     final int clients, final int pageTokens, final Namespace namespace) throws IOException, InterruptedException
     {
         final long start = System.nanoTime();
         final long compiledBefore = RunPhase.compileMillisSoFar();

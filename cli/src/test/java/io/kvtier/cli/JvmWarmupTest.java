@@ -1,0 +1,43 @@
+package io.kvtier.cli;
+
+import io.kvtier.client.Namespace;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class JvmWarmupTest
+{
+    @Test
+    void shouldReportAPassThatCannotStartItsEngineAndLeaveNothingBehind(@TempDir final Path dir) throws Exception
+    {
+        final Set<String> before = DemoCommandTest.warmupDirectories();
+        final JvmWarmup warmup = JvmWarmup.run(Map.of("pool.size", "a lot", "pool.page-size", "8KiB", "tier.l3.type", "posix",
+                "tier.cold.type", "posix"), dir.resolve("pool"), 4, 7, 1, 16, new Namespace("m", "l", 0, ""));
+        assertThat(warmup.skipped()).as("the measured run goes on, told why the JVM is cold").startsWith("it failed: ").contains("pool.size");
+        assertThat(warmup.toText()).startsWith("jvm warm-up         none: it failed: ");
+        final Set<String> after = DemoCommandTest.warmupDirectories();
+        after.removeAll(before);
+        assertThat(after).as("its temporary L3 directories, removed").isEmpty();
+        assertThat(dir.resolve("pool-jvm-warmup")).doesNotExist();
+    }
+
+    @Test
+    void shouldRunAPassOfItsOwnAndSayWhatItDid(@TempDir final Path dir) throws Exception
+    {
+        final Set<String> before = DemoCommandTest.warmupDirectories();
+        final JvmWarmup warmup = JvmWarmup.run(Map.of("pool.size", "2MiB", "pool.page-size", "8KiB", "tier.l3.type", "posix",
+                "tier.cold.type", "posix", "l3.tiers", "l3, cold"), dir.resolve("pool"), 6, 7, 2, 16, new Namespace("m", "l", 0, ""));
+        assertThat(warmup.skipped()).as("%s", warmup).isNull();
+        assertThat(warmup.requests()).as("the workload's requests: 6 conversations of a few turns each").isGreaterThanOrEqualTo(6);
+        assertThat(warmup.toText()).containsPattern("^jvm warm-up +[0-9,]+ requests of another seed on an engine of its own");
+        final Set<String> after = DemoCommandTest.warmupDirectories();
+        after.removeAll(before);
+        assertThat(after).as("its temporary L3 directories, removed").isEmpty();
+        assertThat(dir.resolve("pool-jvm-warmup")).as("its pool file, removed by the engine's close").doesNotExist();
+    }
+}
