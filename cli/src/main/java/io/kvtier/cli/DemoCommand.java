@@ -383,10 +383,24 @@ public final class DemoCommand implements Callable<Integer>
                 }
             }, "kvtier-demo-cleanup");
             Runtime.getRuntime().addShutdownHook(cleanup);
+            // Over IPC, the clients are processes of the kind asked for, attached to the socket they are given: the warm-up's
+            // engine and the measured one each have their own.
+            if (ipc && clientKind == ClientKind.python)
+            {
+                pythonScript = ProcessWorkloadClient.extractPythonClient();
+            }
+            final Path script = pythonScript;
+            final Namespace clientNamespace = namespaceOf();
+            final java.util.function.Function<Path, WorkloadRunner.ClientFactory> processClients = !ipc ? null
+                : clientKind == ClientKind.python ? socket -> index -> ProcessWorkloadClient.startPython(script, pythonBinding, socket, pageTokens,
+                    clientNamespace.modelId(), clientNamespace.kvLayout())
+                : clientKind == ClientKind.c ? socket -> index -> ProcessWorkloadClient.startC(cClient, socket, pageTokens, clientNamespace.modelId(),
+                    clientNamespace.kvLayout())
+                : socket -> index -> ProcessWorkloadClient.start(socket, pageTokens, clientNamespace.modelId(), clientNamespace.kvLayout());
             final JvmWarmup warmedUp = !jvmWarmup ? JvmWarmup.skipped("not asked for (--no-jvm-warmup)")
                 : engineKind != null ? JvmWarmup.skipped("the inference engines' processes warm themselves up")
                 : temporaryL3 == null || temporaryCold == null ? JvmWarmup.skipped("the L3 tiers are not all temporary directories of the demo's own")
-                : JvmWarmup.run(config, poolPath, conversations, seed, clients, pageTokens, namespaceOf());
+                : JvmWarmup.run(config, poolPath, conversations, seed, clients, pageTokens, namespaceOf(), processClients);
             final WorkloadReport report;
             final List<L3Summary> l3Tiers = new ArrayList<>();
             final long pagesMigrated;
@@ -415,26 +429,8 @@ public final class DemoCommand implements Callable<Integer>
                     return played.total("pages_corrupt") > 0 ? ExitCode.CORRUPT : ExitCode.OK;
                 }
                 final WorkloadRunner runner;
-                if (!ipc)
-                {
-                    runner = new WorkloadRunner(engine, workload, options);
-                }
-                else if (clientKind == ClientKind.python)
-                {
-                    final Path script = pythonScript = ProcessWorkloadClient.extractPythonClient();
-                    runner = new WorkloadRunner(engine, workload, options,
-                        index -> ProcessWorkloadClient.startPython(script, pythonBinding, socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
-                }
-                else if (clientKind == ClientKind.c)
-                {
-                    runner = new WorkloadRunner(engine, workload, options,
-                        index -> ProcessWorkloadClient.startC(cClient, socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
-                }
-                else
-                {
-                    runner = new WorkloadRunner(engine, workload, options,
-                        index -> ProcessWorkloadClient.start(socket, pageTokens, namespace.modelId(), namespace.kvLayout()));
-                }
+                runner = processClients == null ? new WorkloadRunner(engine, workload, options)
+                    : new WorkloadRunner(engine, workload, options, processClients.apply(socket));
                 final ThreadsCpu cpuBefore = ThreadsCpu.now();
                 report = runner.run(bar, 100);
                 final ThreadsCpu cpuAfter = ThreadsCpu.now();

@@ -23,7 +23,8 @@ import java.util.Map;
  * conversations of it) with another seed against an
  * engine of its own, with its own pool file and its own temporary L3 directories, removed before the measured engine
  * starts: the measured run starts with an empty pool and empty tiers, as it would without the pass, and only the JVM is warm.
- * Its clients are sessions in this process: over IPC, the client processes warm themselves up in the measured run's warm-up.
+ * Over IPC its clients are processes of the same kind on a socket of its own, so the engine's IPC paths are compiled too;
+ * the measured run's client processes are new ones, and warm themselves up in its own warm-up.
  *
  * @param skipped   why there was no pass, or null
  * @param requests  requests the pass made
@@ -49,22 +50,24 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
     /**
      * Runs the pass.
      *
-     * @param config        the measured engine's settings; the pass's engine takes them with a pool file and L3 directories of its own, and no IPC
+     * @param config        the measured engine's settings; the pass's engine takes them with a pool file, L3 directories and socket of its own
      * @param poolPath      the measured engine's pool file
      * @param conversations the demo's conversations
      * @param seed          the demo's seed
      * @param clients       the demo's clients
      * @param pageTokens    tokens per page
      * @param namespace     the demo's namespace
+     * @param processClients over IPC, the demo's client processes for a given socket; null for sessions in this process
      * @return what the pass did, or why there was none: a pass that fails (its engine cannot start, say) is reported, not thrown
      * @throws InterruptedException if interrupted
      */
     static JvmWarmup run(final Map<String, String> config, final Path poolPath, final int conversations, final long seed, final int clients,
-                         final int pageTokens, final Namespace namespace) throws InterruptedException
+                         final int pageTokens, final Namespace namespace,
+                         final java.util.function.Function<Path, WorkloadRunner.ClientFactory> processClients) throws InterruptedException
     {
         try
         {
-            return runOnce(config, poolPath, conversations, seed, clients, pageTokens, namespace);
+            return runOnce(config, poolPath, conversations, seed, clients, pageTokens, namespace, processClients);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -74,14 +77,21 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
     }
 
     private static JvmWarmup runOnce(final Map<String, String> config, final Path poolPath, final int conversations, final long seed,
-                                     final int clients, final int pageTokens, final Namespace namespace) throws IOException, InterruptedException
+                                     final int clients, final int pageTokens, final Namespace namespace,
+                                     final java.util.function.Function<Path, WorkloadRunner.ClientFactory> processClients)
+        throws IOException, InterruptedException
     {
         final long start = System.nanoTime();
         final long compiledBefore = RunPhase.compileMillisSoFar();
         final Map<String, String> warm = new LinkedHashMap<>(config);
         warm.put(EngineConfig.POOL_PATH, poolPath + "-jvm-warmup");
-        warm.put(IpcSettings.ENABLED, "false");
+        final Path socket = Path.of(poolPath + "-jvm-warmup.sock");
+        warm.put(IpcSettings.ENABLED, Boolean.toString(processClients != null));
         warm.remove(IpcSettings.SOCKET_PATH);
+        if (processClients != null)
+        {
+            warm.put(IpcSettings.SOCKET_PATH, socket.toString());
+        }
         final Path l3 = Files.createTempDirectory("kvtier-demo-warmup-l3-");
         final Path cold = Files.createTempDirectory("kvtier-demo-warmup-cold-");
         try
@@ -101,6 +111,7 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
                     engine.close();
                 }
                 DemoCommand.deleteQuietly(warmPool);
+                DemoCommand.deleteQuietly(socket);
                 DemoCommand.deleteTree(l3);
                 DemoCommand.deleteTree(cold);
             }, "kvtier-demo-warmup-cleanup");
@@ -110,7 +121,9 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
                 started.set(engine);
                 final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed + SEED_OFFSET, Math.min(conversations, CONVERSATIONS_MAX)));
                 final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace, 0);
-                requests = new WorkloadRunner(engine, workload, options).run(null, 100).requests();
+                final WorkloadRunner runner = processClients == null ? new WorkloadRunner(engine, workload, options)
+                    : new WorkloadRunner(engine, workload, options, processClients.apply(socket));
+                requests = runner.run(null, 100).requests();
             }
             finally
             {

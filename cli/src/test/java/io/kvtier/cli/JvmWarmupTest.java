@@ -17,7 +17,7 @@ class JvmWarmupTest
     {
         final Set<String> before = DemoCommandTest.warmupDirectories();
         final JvmWarmup warmup = JvmWarmup.run(Map.of("pool.size", "a lot", "pool.page-size", "8KiB", "tier.l3.type", "posix",
-                "tier.cold.type", "posix"), dir.resolve("pool"), 4, 7, 1, 16, new Namespace("m", "l", 0, ""));
+                "tier.cold.type", "posix"), dir.resolve("pool"), 4, 7, 1, 16, new Namespace("m", "l", 0, ""), null);
         assertThat(warmup.skipped()).as("the measured run goes on, told why the JVM is cold").startsWith("it failed: ").contains("pool.size");
         assertThat(warmup.toText()).startsWith("jvm warm-up         none: it failed: ");
         final Set<String> after = DemoCommandTest.warmupDirectories();
@@ -31,7 +31,7 @@ class JvmWarmupTest
     {
         final Set<String> before = DemoCommandTest.warmupDirectories();
         final JvmWarmup warmup = JvmWarmup.run(Map.of("pool.size", "2MiB", "pool.page-size", "8KiB", "tier.l3.type", "posix",
-                "tier.cold.type", "posix", "l3.tiers", "l3, cold"), dir.resolve("pool"), 6, 7, 2, 16, new Namespace("m", "l", 0, ""));
+                "tier.cold.type", "posix", "l3.tiers", "l3, cold"), dir.resolve("pool"), 6, 7, 2, 16, new Namespace("m", "l", 0, ""), null);
         assertThat(warmup.skipped()).as("%s", warmup).isNull();
         assertThat(warmup.requests()).as("the workload's requests: 6 conversations of a few turns each").isGreaterThanOrEqualTo(6);
         assertThat(warmup.toText()).containsPattern("^jvm warm-up +[0-9,]+ requests of another seed on an engine of its own");
