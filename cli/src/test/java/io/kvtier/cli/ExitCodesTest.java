@@ -119,23 +119,11 @@ class ExitCodesTest
     void shouldExitWithOneHundredThirtyOnSigintAndLeaveNoPoolBehind(@TempDir final Path dir) throws Exception
     {
         final Path out = dir.resolve("demo.txt");
-        final Process demo = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-            "demo", "--progress", "always", "--no-jvm-warmup", "--conversations", "100000"))
-            .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        final Process demo = startDemo(out, "--progress", "always", "--no-jvm-warmup");
         final Path pool = Path.of("/dev/shm/kvtier-demo-" + demo.pid());
         try
         {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!Files.exists(pool) || !Files.readString(out).contains("requests"))
-            {
-                assertThat(demo.isAlive()).as("the demo runs; it said: %s", Files.readString(out)).isTrue();
-                assertThat(System.nanoTime()).as("the demo starts").isLessThan(deadline);
-                Thread.sleep(20);
-            }
-            final Process kill = new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).start();
-            assertThat(kill.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(demo.waitFor(60, TimeUnit.SECONDS)).as("the demo stops on SIGINT").isTrue();
+            interruptOnce(demo, out, "the demo starts", () -> Files.exists(pool) && Files.readString(out).contains("requests"));
             assertThat(demo.exitValue()).isEqualTo(ExitCode.INTERRUPTED);
             assertThat(pool).as("the pool file was removed on the way out").doesNotExist();
         }
@@ -151,23 +139,11 @@ class ExitCodesTest
     {
         final java.util.Set<String> before = DemoCommandTest.warmupDirectories();
         final Path out = dir.resolve("demo.txt");
-        final Process demo = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-            "demo", "--progress", "never", "--conversations", "100000"))
-            .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        final Process demo = startDemo(out, "--progress", "never");
         final Path warmupPool = Path.of("/dev/shm/kvtier-demo-" + demo.pid() + "-jvm-warmup");
         try
         {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!Files.exists(warmupPool))
-            {
-                assertThat(demo.isAlive()).as("the demo runs; it said: %s", Files.readString(out)).isTrue();
-                assertThat(System.nanoTime()).as("the warm-up's engine starts").isLessThan(deadline);
-                Thread.sleep(20);
-            }
-            final Process kill = new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).start();
-            assertThat(kill.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(demo.waitFor(60, TimeUnit.SECONDS)).as("the demo stops on SIGINT").isTrue();
+            interruptOnce(demo, out, "the warm-up's engine starts", () -> Files.exists(warmupPool));
             assertThat(demo.exitValue()).as("it said: %s", Files.readString(out)).isEqualTo(ExitCode.INTERRUPTED);
             assertThat(warmupPool).as("the warm-up's pool file was removed on the way out").doesNotExist();
             assertThat(Path.of("/dev/shm/kvtier-demo-" + demo.pid())).as("the measured engine never started").doesNotExist();
@@ -180,5 +156,36 @@ class ExitCodesTest
             demo.destroyForcibly();
             Files.deleteIfExists(warmupPool);
         }
+    }
+
+    /** A condition read from the running demo's files. */
+    private interface Ready
+    {
+        boolean now() throws java.io.IOException;
+    }
+
+    /** Starts a demo of 100,000 conversations in a JVM of its own, its output in {@code out}. */
+    private static Process startDemo(final Path out, final String... options) throws java.io.IOException
+    {
+        final List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "demo"));
+        command.addAll(List.of(options));
+        command.addAll(List.of("--conversations", "100000"));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    }
+
+    /** Waits up to a minute for the demo to be ready, sends it SIGINT, and waits for it to end. */
+    private static void interruptOnce(final Process demo, final Path out, final String what, final Ready ready) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!ready.now())
+        {
+            assertThat(demo.isAlive()).as("the demo runs; it said: %s", Files.readString(out)).isTrue();
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+        final Process kill = new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).start();
+        assertThat(kill.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(demo.waitFor(60, TimeUnit.SECONDS)).as("the demo stops on SIGINT").isTrue();
     }
 }
