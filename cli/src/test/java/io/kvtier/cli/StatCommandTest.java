@@ -32,9 +32,9 @@ class StatCommandTest
     }
 
     @Test
-    void shouldSayAnEngineWithAStuckOrDeadThreadIsUnhealthyAndFailItsCheck() throws Exception
+    void shouldSayAnEngineWithAStuckOrDeadThreadIsUnhealthyAndFailItsCheck(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path directory)
+        throws Exception
     {
-        final java.nio.file.Path directory = java.nio.file.Files.createTempDirectory("kvtier-stat-health");
         final String pool = directory.resolve("pool").toString();
         try (Engine engine = Engine.start(EngineConfig.from(Map.of("pool.path", pool, "pool.size", "1MiB", "pool.page-size", "64KiB",
             "ipc.enabled", "true", "ipc.socket-path", directory.resolve("s").toString()))))
