@@ -2,6 +2,7 @@ package io.kvtier.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.kvtier.bench.workload.ByteWorkBaseline;
+import io.kvtier.bench.workload.ThreadsCpu;
 
 import java.io.IOException;
 import java.util.Locale;

@@ -7,6 +7,7 @@ import io.kvtier.bench.tier.MooncakeMasterProcess;
 import io.kvtier.bench.workload.ByteWorkBaseline;
 import io.kvtier.bench.workload.ChatWorkload;
 import io.kvtier.bench.workload.ProcessWorkloadClient;
+import io.kvtier.bench.workload.ThreadsCpu;
 import io.kvtier.bench.workload.WorkloadReport;
 import io.kvtier.bench.workload.WorkloadRunner;
 import io.kvtier.engine.Engine;
@@ -369,18 +370,7 @@ public final class DemoCommand implements Callable<Integer>
                 {
                     deleteQuietly(poolPath);
                 }
-                if (removeOnExit != null)
-                {
-                    deleteTree(removeOnExit);
-                }
-                if (removeColdOnExit != null)
-                {
-                    deleteTree(removeColdOnExit);
-                }
-                if (stopOnExit != null)
-                {
-                    stopOnExit.close();
-                }
+                removeTemporaries(removeOnExit, removeColdOnExit, stopOnExit);
             }, "kvtier-demo-cleanup");
             Runtime.getRuntime().addShutdownHook(cleanup);
             // Over IPC, the clients are processes of the kind asked for, attached to the socket they are given: the warm-up's
@@ -414,8 +404,7 @@ public final class DemoCommand implements Callable<Integer>
                 final boolean showProgress = progress == Progress.always
                     || (progress == Progress.auto && System.console() != null && System.console().isTerminal());
                 final ProgressBar bar = showProgress ? new ProgressBar(err) : null;
-                final Namespace namespace = namespaceOf();
-                final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace, warmup, waitForJit);
+                final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, clientNamespace, warmup, waitForJit);
                 final Path socket = Path.of(config.getOrDefault(IpcSettings.SOCKET_PATH, socketPath.toString()));
                 if (engineKind != null)
                 {
@@ -483,18 +472,7 @@ public final class DemoCommand implements Callable<Integer>
                     // the JVM is exiting: the hook does the cleanup
                 }
             }
-            if (temporaryL3 != null)
-            {
-                deleteTree(temporaryL3);
-            }
-            if (temporaryCold != null)
-            {
-                deleteTree(temporaryCold);
-            }
-            if (startedMaster != null)
-            {
-                startedMaster.close();
-            }
+            removeTemporaries(temporaryL3, temporaryCold, startedMaster);
             if (pythonScript != null)
             {
                 Files.deleteIfExists(pythonScript);
@@ -503,6 +481,30 @@ public final class DemoCommand implements Callable<Integer>
             {
                 deleteTree(engineDirectory);
             }
+        }
+    }
+
+    /**
+     * Removes what the demo made for its L3 and stops the Mooncake master it started: on the way out, and from the
+     * Ctrl-C hook.
+     *
+     * @param l3     the temporary l3 directory, or null
+     * @param cold   the temporary cold directory, or null
+     * @param master the master the demo started, or null
+     */
+    private static void removeTemporaries(final Path l3, final Path cold, final MooncakeMasterProcess master)
+    {
+        if (l3 != null)
+        {
+            deleteTree(l3);
+        }
+        if (cold != null)
+        {
+            deleteTree(cold);
+        }
+        if (master != null)
+        {
+            master.close();
         }
     }
 

@@ -257,8 +257,7 @@ public final class ByteWorkBaseline
         }
         finally
         {
-            final long cpu = ThreadCpu.currentThreadNanos();
-            clientCpuNanos.accumulateAndGet(cpu, (sum, more) -> sum < 0 || more < 0 ? -1 : sum + more);
+            ThreadsCpu.addCurrentThread(clientCpuNanos);
         }
     }
 

@@ -5,9 +5,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Locale;
 
 /**
@@ -61,35 +58,9 @@ public record RunPhase(long requests, long pagesRead, long pagesWritten, long pa
     /** @return the summed on-CPU nanoseconds of the compiler threads alive now, -1 when /proc does not say */
     private static long compilerCpuNanos()
     {
-        final Path tasks = Path.of("/proc/self/task");
-        long total = 0;
-        boolean found = false;
-        try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks))
-        {
-            for (final Path thread : threads)
-            {
-                try
-                {
-                    // HotSpot names them "C1 CompilerThread0" and "C2 CompilerThread0"; the kernel keeps 15 characters.
-                    final String name = Files.readString(thread.resolve("comm")).strip();
-                    if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre"))
-                    {
-                        final String schedstat = Files.readString(thread.resolve("schedstat"));
-                        total += Long.parseLong(schedstat.substring(0, schedstat.indexOf(' ')));
-                        found = true;
-                    }
-                }
-                catch (final IOException | RuntimeException gone)
-                {
-                    // A thread that ended between the listing and the read: its time no longer counts anywhere.
-                }
-            }
-        }
-        catch (final IOException | RuntimeException notLinux)
-        {
-            return -1;
-        }
-        return found ? total : -1;
+        final ThreadsCpu threads = ThreadsCpu.now();
+        final long nanos = threads.nanos(ThreadsCpu.JIT);
+        return threads.isKnown() && nanos > 0 ? nanos : -1;
     }
 
     /** @return whether the stretch held any request at all */

@@ -297,8 +297,7 @@ public final class WorkloadRunner
         try (client)
         {
             runRequests(client, tally, request, histogram, index);
-            final long cpu = ThreadCpu.currentThreadNanos();
-            clientCpuNanos.accumulateAndGet(cpu, (sum, more) -> sum < 0 || more < 0 ? -1 : sum + more);
+            ThreadsCpu.addCurrentThread(clientCpuNanos);
             final io.kvtier.engine.Session.RoundTripLegs told = client.roundTripLegs();
             if (told != null)
             {

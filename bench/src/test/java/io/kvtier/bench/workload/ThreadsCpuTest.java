@@ -1,4 +1,4 @@
-package io.kvtier.cli;
+package io.kvtier.bench.workload;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -31,11 +31,10 @@ class ThreadsCpuTest
     }
 
     @Test
-    void shouldReadUserAndSystemTicksAfterANameWithSpacesAndParentheses()
+    void shouldReadTheOnCpuNanosecondsOfASchedstatLine()
     {
-        // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
-        final String stat = "4242 (C2 (weird) x) S 1 1 1 0 -1 4194624 10 0 0 0 123 45 0 0 20 0 30 0 100 0 0";
-        assertThat(ThreadsCpu.ticks(stat)).isEqualTo(168);
+        // on-CPU ns, run-queue wait ns, time slices
+        assertThat(ThreadsCpu.onCpuNanos("123456789 4242 17\n")).isEqualTo(123_456_789L);
     }
 
     @Test
@@ -46,8 +45,8 @@ class ThreadsCpuTest
         assertThat(before.isKnown()).isTrue();
         final AtomicLong burned = new AtomicLong();
         // Burns until the JVM counts 300 ms of its CPU, however long a loaded host makes that take: the snapshot must then
-        // find at least most of it (the kernel's 10 ms ticks), in the engine's group, after the thread has stopped but
-        // before it ends.
+        // find it in the engine's group, after the thread has stopped but before it ends (schedstat and the JVM's clock
+        // differ by scheduler-tick accounting only).
         final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         final java.util.concurrent.CountDownLatch burnt = new java.util.concurrent.CountDownLatch(1);
         final Thread thread = Thread.ofPlatform().name("kvtier-pipeline").start(() ->
@@ -79,7 +78,7 @@ class ThreadsCpuTest
             assertThat(used.keySet()).containsExactly(ThreadsCpu.ENGINE, ThreadsCpu.TIER_CALLS, ThreadsCpu.OTHER_KVTIER, ThreadsCpu.KERNEL_IO,
                 ThreadsCpu.JIT, ThreadsCpu.GC, ThreadsCpu.OTHER);
             assertThat(used.get(ThreadsCpu.ENGINE)).as("the engine group, against the %d ns the thread burned", burned.get())
-                .isBetween(250_000_000L, burned.get() + 20_000_000L);
+                .isBetween(280_000_000L, burned.get() + 20_000_000L);
         }
         finally
         {
