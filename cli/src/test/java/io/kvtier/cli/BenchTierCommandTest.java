@@ -27,7 +27,8 @@ class BenchTierCommandTest
         final Map<String, String> json = FlatJson.flatten(result.out());
         assertThat(json).containsEntry("backend", "posix").containsEntry("tier_settings.io-threads", "1")
             .containsEntry("tier_settings.direct-io", "false").containsEntry("tier_settings.fanout-levels", "1")
-            .containsEntry("fio_version", null).containsKey("fio_missing").containsEntry("baseline", "fio").containsKey("baseline_missing");
+            .containsEntry("fio_version", null).containsKey("fio_missing")
+            .hasEntrySatisfying("caller_wait", wait -> assertThat(wait).contains("polls").contains("yields").contains("parks")).containsEntry("baseline", "fio").containsKey("baseline_missing");
         final String[][] expected = {{"write", "1"}, {"read", "1"}, {"write", "3"}, {"read", "3"}};
         for (int i = 0; i < expected.length; i++)
         {

@@ -54,6 +54,7 @@ final class TierBenchmarkReport
             json.writeNumberField("case_bytes", result.plan().caseBytes());
             json.writeNumberField("runs", result.plan().runs());
             json.writeNumberField("max_batch", result.plan().maxBatch());
+            json.writeStringField("caller_wait", TierDriver.WAIT_DESCRIPTION);
             final boolean fio = isFio(result);
             json.writeStringField("baseline", result.baseline());
             json.writeStringField("baseline_describe", result.baselineDescribe());
@@ -163,6 +164,7 @@ final class TierBenchmarkReport
         out.append(String.format(Locale.ROOT, "tier %s (%s; declares %s), %s per case, %d run(s) each, alternating with %s%n",
             result.plan().backend(), result.settings(), result.capabilities(), ConfigValues.formatSize(result.plan().caseBytes()), result.plan().runs(), result.baseline()));
         out.append("tier: ").append(result.describe()).append(System.lineSeparator());
+        out.append("caller: ").append(TierDriver.WAIT_DESCRIPTION).append(System.lineSeparator());
         out.append(result.baselineMissing() == null
             ? "baseline: " + result.baseline() + " (" + result.baselineVersion() + "): " + result.baselineDescribe() + System.lineSeparator()
             : "baseline: " + result.baseline() + " n/a: " + result.baselineMissing() + System.lineSeparator() + "  (" + result.baselineDescribe() + ")" + System.lineSeparator());

@@ -26,6 +26,13 @@ import java.util.concurrent.TimeUnit;
 final class TierDriver
 {
     private static final long COMPLETION_TIMEOUT_SECONDS = 120;
+    /** Polls before the first yield, as the engine thread's {@code backoff} idle strategy spins. */
+    static final int WAIT_SPINS = 100;
+    /** Yields before the wait parks, as {@code backoff} yields before it sleeps. */
+    static final int WAIT_YIELDS = 100;
+    /** What the JSON's {@code caller_wait} and the text say the caller does between batches. */
+    static final String WAIT_DESCRIPTION = "the caller waits for each batch as the engine thread's backoff does: " + WAIT_SPINS
+        + " polls, " + WAIT_YIELDS + " yields, then it parks until the tier hands the batch back";
 
     private TierDriver()
     {
@@ -156,7 +163,7 @@ final class TierDriver
         }
         while (inflight > 0)
         {
-            final BenchTierBatch batch = done.poll(COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            final BenchTierBatch batch = awaitBatch(done, COMPLETION_TIMEOUT_SECONDS);
             if (batch == null)
             {
                 throw new IllegalStateException("the tier completed no batch of " + op + " in " + COMPLETION_TIMEOUT_SECONDS + " s");
@@ -174,6 +181,37 @@ final class TierDriver
             }
         }
         return System.nanoTime() - start;
+    }
+
+    /**
+     * Waits for the next completed batch as the engine thread waits for its tiers' completions under its
+     * {@code backoff} idle strategy: polls, then yields, and only then parks. A caller that parked at once
+     * would add a thread wake-up to every batch at depth 1, where the engine pays one only once it has
+     * been idle past its yields, and fio, which reaps its own completions on its one thread, pays none.
+     *
+     * @param done     where the tier's completions put the batches
+     * @param timeoutS how long to park at most, in seconds, once the polls and yields found nothing
+     * @return the batch, or null when none completed within the timeout
+     */
+    static <T> T awaitBatch(final LinkedBlockingQueue<T> done, final long timeoutS) throws InterruptedException
+    {
+        for (int i = 0; i < WAIT_SPINS + WAIT_YIELDS; i++)
+        {
+            final T batch = done.poll();
+            if (batch != null)
+            {
+                return batch;
+            }
+            if (i < WAIT_SPINS)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                Thread.yield();
+            }
+        }
+        return done.poll(timeoutS, TimeUnit.SECONDS);
     }
 
     /** Loads the batch with the next keys and hands it to the tier; @return the index of the first key not yet submitted */
