@@ -19,11 +19,15 @@ import java.util.zip.CRC32C;
  * makes the slot the key's frame and clears the one it replaces; {@link #discardTemp} clears and frees
  * an abandoned slot; {@link #unlink} (a remove or an eviction) retires the key's slot.
  *
- * <p>With a ring, a claim's pages go together, as with {@link UringFileStore}: every header and payload
- * write of up to {@link #RING_PAGES} pages in one {@link Uring#execute} (and with
- * {@code fsync} their {@code fdatasync}s in a second), every payload read of a read claim in one; the
- * payloads move straight between the pool slices and the extents, as READ_FIXED/WRITE_FIXED when the
- * engine's transfer memory is registered with the ring (the tier does that, as for the files layout).
+ * <p>With a ring, a claim's pages go together, as with {@link UringFileStore}: the frame writes of up to
+ * {@link #RING_PAGES} pages in one {@link Uring#execute} (and with {@code fsync} their {@code fdatasync}s
+ * in a second), every payload read of a read claim in one. A frame's header block and payload go as one
+ * vectored write ({@link UringBatch#WRITE_PAIR}) straight from the header block and the pool slice: one
+ * request a page, not two, which on tmpfs (whose O_DIRECT writes the kernel hands to its workers one
+ * request at a time) and for buffered writes it cannot do inline is half the kernel's work a page. Reads
+ * move the payload straight into the pool slice, as READ_FIXED when the engine's transfer memory is
+ * registered with the ring (the tier does that, as for the files layout). A header and payload of which
+ * only one can go O_DIRECT are written apart, the payload as WRITE_FIXED where registered.
  * Extents stay open, so there is no open or close per page either. A page whose batched transfer does
  * not simply succeed is done again alone with {@code pread}/{@code pwrite}, which gives its exact
  * status, logs it and turns O_DIRECT off when the filesystem refuses it (EINVAL). Without a ring every
@@ -314,8 +318,19 @@ final class SlabFileStore implements FileStore
                 final long frameOffset = slab.frameOffset(slot);
                 final long payloadOffset = slab.payloadOffset(slot);
                 submitted[k] = true;
-                headerOps[k] = batch.addWrite(slab.fd(slot, appliesTo(headerBlocks[k], frameOffset)), headerBlocks[k], frameOffset);
-                payloadOps[k] = batch.addWrite(slab.fd(slot, appliesTo(sources[k], payloadOffset)), sources[k], payloadOffset);
+                final boolean headerDirect = appliesTo(headerBlocks[k], frameOffset);
+                final boolean payloadDirect = appliesTo(sources[k], payloadOffset);
+                if (headerDirect == payloadDirect)
+                {
+                    // The payload follows its header block in the slot: one vectored write, one request for the kernel.
+                    headerOps[k] = -1;
+                    payloadOps[k] = batch.addWritePair(slab.fd(slot, payloadDirect), headerBlocks[k], sources[k], frameOffset);
+                }
+                else
+                {
+                    headerOps[k] = batch.addWrite(slab.fd(slot, headerDirect), headerBlocks[k], frameOffset);
+                    payloadOps[k] = batch.addWrite(slab.fd(slot, payloadDirect), sources[k], payloadOffset);
+                }
             }
         }
         if (batch.size() == 0)
@@ -328,7 +343,9 @@ final class SlabFileStore implements FileStore
         {
             if (statuses[k] == null)
             {
-                final boolean whole = batch.result(headerOps[k]) == SlabDescriptor.HEADER_BLOCK && batch.result(payloadOps[k]) == lengths[k];
+                final boolean whole = headerOps[k] < 0
+                    ? batch.result(payloadOps[k]) == SlabDescriptor.HEADER_BLOCK + lengths[k]
+                    : batch.result(headerOps[k]) == SlabDescriptor.HEADER_BLOCK && batch.result(payloadOps[k]) == lengths[k];
                 statuses[k] = whole ? TierStatus.OK : TierStatus.IO_ERROR;
                 anyWritten |= whole;
             }
