@@ -171,6 +171,7 @@ public final class PosixTier implements StorageTier
                 + "=uring or libc), and this tier runs io=channel (" + why + ")", null);
         }
 
+        final boolean directWritesCopied = slabLayout && direct && isTmpfs(settings.dir);
         arena = Arena.ofShared();
         final Uring[] rings = new Uring[settings.ioThreads];
         Slab madeSlab = null;
@@ -227,8 +228,8 @@ public final class PosixTier implements StorageTier
             for (int i = 0; i < workers.length; i++)
             {
                 workers[i] = new PosixWorker(pages, slabLayout
-                    ? new SlabFileStore(name, slab, libc.get(), path == IoPath.URING ? rings[i] : null, directIo, settings.fsync, arena,
-                        context.transferMemory(), errors)
+                    ? new SlabFileStore(name, slab, libc.get(), path == IoPath.URING ? rings[i] : null, directIo, directWritesCopied, settings.fsync,
+                        arena, context.transferMemory(), errors)
                     : switch (path)
                     {
                         case URING -> new UringFileStore(libc.get(), rings[i], layout, arena, settings.fsync, directIo, errors);
@@ -437,6 +438,19 @@ public final class PosixTier implements StorageTier
      * @param uringAvailability whether io_uring can be used (a test hook makes it fail)
      * @return the running tier
      */
+    /** @return whether {@code dir} is on tmpfs, whose O_DIRECT is a copy like a buffered write's (false when that cannot be told) */
+    private static boolean isTmpfs(final java.nio.file.Path dir)
+    {
+        try
+        {
+            return "tmpfs".equals(java.nio.file.Files.getFileStore(dir).type());
+        }
+        catch (final java.io.IOException ex)
+        {
+            return false;
+        }
+    }
+
     static PosixTier open(final TierConfig config, final PosixSettings settings, final TierContext context, final Optional<LibC> libc,
                           final String fallbackReason, final Supplier<UringAvailability> uringAvailability)
     {
@@ -715,6 +729,20 @@ public final class PosixTier implements StorageTier
             }
         }
         return operations;
+    }
+
+    /** @return slab frames written as one vectored write of header block and payload, over every worker; for tests */
+    long vectoredFrameWrites()
+    {
+        long writes = 0;
+        for (final PosixWorker worker : workers)
+        {
+            if (worker.store instanceof SlabFileStore slabStore)
+            {
+                writes += slabStore.vectoredFrameWrites();
+            }
+        }
+        return writes;
     }
 
     /** @return the I/O path first (with the reason of any fallback), then O_DIRECT and the directory: what {@code kvtier stat} shows */

@@ -21,13 +21,16 @@ import java.util.zip.CRC32C;
  *
  * <p>With a ring, a claim's pages go together, as with {@link UringFileStore}: the frame writes of up to
  * {@link #RING_PAGES} pages in one {@link Uring#execute} (and with {@code fsync} their {@code fdatasync}s
- * in a second), every payload read of a read claim in one. A frame's header block and payload go as one
- * vectored write ({@link UringBatch#WRITE_PAIR}) straight from the header block and the pool slice: one
- * request a page, not two, which on tmpfs (whose O_DIRECT writes the kernel hands to its workers one
- * request at a time) and for buffered writes it cannot do inline is half the kernel's work a page. Reads
- * move the payload straight into the pool slice, as READ_FIXED when the engine's transfer memory is
- * registered with the ring (the tier does that, as for the files layout). A header and payload of which
- * only one can go O_DIRECT are written apart, the payload as WRITE_FIXED where registered.
+ * in a second), every payload read of a read claim in one; payloads move straight between the pool
+ * slices and the extents, as READ_FIXED/WRITE_FIXED when the engine's transfer memory is registered with
+ * the ring (the tier does that, as for the files layout). A buffered frame write, and an O_DIRECT one on
+ * tmpfs, goes as one vectored write of the header block and the payload ({@link UringBatch#WRITE_PAIR}):
+ * the kernel copies those bytes either way, and hands each request it cannot finish inline to a worker
+ * of its own, so one request a page where two were costs it half the hand-offs (64 KiB O_DIRECT writes on
+ * tmpfs went from 0.70 to 0.80 of fio). An O_DIRECT write to a block device's filesystem stays two
+ * writes, the payload WRITE_FIXED: there the kernel submits both inline, and a vectored write, which
+ * cannot use a registered buffer, measured slower on ext4 (docs/PERFORMANCE.md, the slab against fio,
+ * round eight).
  * Extents stay open, so there is no open or close per page either. A page whose batched transfer does
  * not simply succeed is done again alone with {@code pread}/{@code pwrite}, which gives its exact
  * status, logs it and turns O_DIRECT off when the filesystem refuses it (EINVAL). Without a ring every
@@ -60,6 +63,8 @@ final class SlabFileStore implements FileStore
     private final LibC libc;
     private final Uring ring;
     private final DirectIo direct;
+    /** Whether O_DIRECT writes are copies the kernel hands to its workers (tmpfs), so a frame's two go better as one. */
+    private final boolean directWritesCopied;
     private final IoErrorLog errors;
     private final boolean fsync;
     private final int batchSize;
@@ -79,6 +84,7 @@ final class SlabFileStore implements FileStore
     private final int[] headerOps;
     private final int[] payloadOps;
     private final int[] readSlots;
+    private long vectoredFrameWrites;
 
     /**
      * @param name           the tier's name, for messages
@@ -86,14 +92,17 @@ final class SlabFileStore implements FileStore
      * @param libc           the libc front
      * @param ring           this worker's ring, closed with the store, or null to move every page with pread/pwrite
      * @param direct         whether O_DIRECT is in use, shared by the tier's stores
+     * @param directWritesCopied whether the filesystem's O_DIRECT writes are copies its kernel hands to io_uring's
+     *                       workers (tmpfs): then a frame goes as one vectored write with O_DIRECT too
      * @param fsync          whether to fdatasync a frame before it becomes the key's
      * @param arena          where the header blocks come from
      * @param transferMemory the engine's transfer memory, for checksums that allocate nothing
      * @param errors         where failures are logged
      */
-    SlabFileStore(final String name, final Slab slab, final LibC libc, final Uring ring, final DirectIo direct, final boolean fsync,
-                  final Arena arena, final Optional<MemorySegment> transferMemory, final IoErrorLog errors)
+    SlabFileStore(final String name, final Slab slab, final LibC libc, final Uring ring, final DirectIo direct, final boolean directWritesCopied,
+                  final boolean fsync, final Arena arena, final Optional<MemorySegment> transferMemory, final IoErrorLog errors)
     {
+        this.directWritesCopied = directWritesCopied;
         this.name = name;
         this.slab = slab;
         this.libc = libc;
@@ -320,10 +329,11 @@ final class SlabFileStore implements FileStore
                 submitted[k] = true;
                 final boolean headerDirect = appliesTo(headerBlocks[k], frameOffset);
                 final boolean payloadDirect = appliesTo(sources[k], payloadOffset);
-                if (headerDirect == payloadDirect)
+                if (headerDirect == payloadDirect && (!payloadDirect || directWritesCopied))
                 {
                     // The payload follows its header block in the slot: one vectored write, one request for the kernel.
                     headerOps[k] = -1;
+                    vectoredFrameWrites++;
                     payloadOps[k] = batch.addWritePair(slab.fd(slot, payloadDirect), headerBlocks[k], sources[k], frameOffset);
                 }
                 else
@@ -508,6 +518,12 @@ final class SlabFileStore implements FileStore
     public long directoriesMade()
     {
         return 0;
+    }
+
+    /** @return frames submitted as one vectored write of header block and payload */
+    long vectoredFrameWrites()
+    {
+        return vectoredFrameWrites;
     }
 
     /** @return page transfers this ring ran as READ_FIXED/WRITE_FIXED, 0 without a ring */

@@ -185,6 +185,58 @@ class PosixTierSlabTest
         assertThat(restarted.usage().objects()).as("frames found by the scan").isEqualTo(3);
     }
 
+    /**
+     * A frame goes as one vectored write where the kernel copies its bytes anyway (buffered; O_DIRECT on
+     * tmpfs) and as two, the payload's registrable, with O_DIRECT on a block filesystem: every shape
+     * must put the header right before its payload, so the restarted scan finds each key's own bytes.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"buffered", "direct", "direct-tmpfs"})
+    void shouldWriteEachFrameWholeInEveryWriteShapeAndServeItAfterARestart(final String shape) throws IOException
+    {
+        final Path shm = Path.of("/dev/shm");
+        org.junit.jupiter.api.Assumptions.assumeTrue(!shape.equals("direct-tmpfs") || java.nio.file.Files.isDirectory(shm),
+            "no /dev/shm here");
+        final Path dir = shape.equals("direct-tmpfs") ? java.nio.file.Files.createTempDirectory(shm, "kvtier-slab-test-") : tmp.resolve(shape);
+        try
+        {
+            final String direct = shape.equals("buffered") ? "false" : "true";
+            final PosixTier tier = open(dir, "direct-io", direct);
+            final PageArena arena = arena(32);
+            final List<PageKey> keys = keys(16);
+            assertAll(write(tier, keys, 700, arena), TierStatus.OK);
+            final boolean directOn = tier.describe().contains("direct-io on");
+            if (shape.equals("direct") && directOn)
+            {
+                assertThat(tier.vectoredFrameWrites()).as("O_DIRECT on a block filesystem: header and payload apart").isZero();
+            }
+            else
+            {
+                assertThat(tier.vectoredFrameWrites()).as("%s (%s): one vectored write a frame", shape, tier.describe()).isEqualTo(16);
+            }
+            close(tier);
+
+            final PosixTier restarted = open(dir, "direct-io", direct);
+            final RecordingTierBatch readBack = read(restarted, keys, arena);
+            assertAll(readBack, TierStatus.OK);
+            for (int i = 0; i < keys.size(); i++)
+            {
+                PageBytes.assertContent(readBack.slice(i), 700 + i, "key " + i + " after the restart's scan");
+            }
+            close(restarted);
+        }
+        finally
+        {
+            if (shape.equals("direct-tmpfs"))
+            {
+                try (var files = java.nio.file.Files.walk(dir))
+                {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                }
+            }
+        }
+    }
+
     @Test
     void shouldNotFindEvictedFramesAgainAfterARestart()
     {
