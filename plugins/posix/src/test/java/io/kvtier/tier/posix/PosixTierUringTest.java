@@ -80,6 +80,8 @@ class PosixTierUringTest
     {
         final Map<String, String> config = new HashMap<>();
         config.put("dir", tmp.resolve("tier").toString());
+        // The files layout's rings, unless a test names another.
+        config.put("layout", "files");
         for (int i = 0; i < settings.length; i += 2)
         {
             config.put(settings[i], settings[i + 1]);
