@@ -40,7 +40,8 @@ class BenchTierCommandTest
             assertThat(Double.parseDouble(json.get(at + "kvtier_iops"))).as(at + "kvtier_iops").isPositive();
         }
         assertThat(json).doesNotContainKey("results.4.op");
-        assertThat(json).as("no fio, no goal figures").containsEntry("goal.write.geomean_ratio", null).containsEntry("goal.read.cases", "0");
+        assertThat(json).as("no fio, no goal figures").containsEntry("goal.write.geomean_ratio", null).containsEntry("goal.read.cases", "0")
+            .containsEntry("goal_64k.write.geomean_ratio", null).containsEntry("goal_64k.read.cases", "0").containsEntry("goal_64k_ratio", "0.8");
         try (var left = Files.list(dir))
         {
             assertThat(left).as("the run deletes what it made").isEmpty();

@@ -67,6 +67,10 @@ public final class TierBenchmark
     public static final double GOAL_RATIO = 0.9;
     /** ...for pages at least this large. */
     public static final long GOAL_MIN_PAGE_BYTES = 256L << 10;
+    /** The goal for smaller pages: at least this fraction of fio's throughput... */
+    public static final double SMALL_GOAL_RATIO = 0.8;
+    /** ...for pages of exactly this size. */
+    public static final long SMALL_GOAL_PAGE_BYTES = 64L << 10;
     /** The engine's default {@code l3.max-batch}. */
     public static final int DEFAULT_MAX_BATCH = 256;
     /**
@@ -227,17 +231,7 @@ public final class TierBenchmark
          */
         public double goalGeomean(final String op)
         {
-            double logs = 0;
-            int n = 0;
-            for (final Case c : cases)
-            {
-                if (c.op().equals(op) && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && !Double.isNaN(c.ratio()))
-                {
-                    logs += Math.log(c.ratio());
-                    n++;
-                }
-            }
-            return n == 0 ? Double.NaN : Math.exp(logs / n);
+            return geomean(op, GOAL_MIN_PAGE_BYTES, Long.MAX_VALUE);
         }
 
         /**
@@ -246,14 +240,52 @@ public final class TierBenchmark
          */
         public int[] goalCount(final String op)
         {
+            return count(op, GOAL_MIN_PAGE_BYTES, Long.MAX_VALUE, GOAL_RATIO);
+        }
+
+        /**
+         * @param op read or write
+         * @return the geometric mean of the ratios of the op's cases with pages of {@link #SMALL_GOAL_PAGE_BYTES}, or NaN
+         */
+        public double smallGoalGeomean(final String op)
+        {
+            return geomean(op, SMALL_GOAL_PAGE_BYTES, SMALL_GOAL_PAGE_BYTES);
+        }
+
+        /**
+         * @param op read or write
+         * @return {cases at {@link #SMALL_GOAL_RATIO} or more, cases} among the op's cases with pages of {@link #SMALL_GOAL_PAGE_BYTES}
+         */
+        public int[] smallGoalCount(final String op)
+        {
+            return count(op, SMALL_GOAL_PAGE_BYTES, SMALL_GOAL_PAGE_BYTES, SMALL_GOAL_RATIO);
+        }
+
+        private double geomean(final String op, final long minBytes, final long maxBytes)
+        {
+            double logs = 0;
+            int n = 0;
+            for (final Case c : cases)
+            {
+                if (c.op().equals(op) && c.pageBytes() >= minBytes && c.pageBytes() <= maxBytes && !Double.isNaN(c.ratio()))
+                {
+                    logs += Math.log(c.ratio());
+                    n++;
+                }
+            }
+            return n == 0 ? Double.NaN : Math.exp(logs / n);
+        }
+
+        private int[] count(final String op, final long minBytes, final long maxBytes, final double goal)
+        {
             int met = 0;
             int of = 0;
             for (final Case c : cases)
             {
-                if (c.op().equals(op) && c.pageBytes() >= GOAL_MIN_PAGE_BYTES && !Double.isNaN(c.ratio()))
+                if (c.op().equals(op) && c.pageBytes() >= minBytes && c.pageBytes() <= maxBytes && !Double.isNaN(c.ratio()))
                 {
                     of++;
-                    met += c.ratio() >= GOAL_RATIO ? 1 : 0;
+                    met += c.ratio() >= goal ? 1 : 0;
                 }
             }
             return new int[] {met, of};
