@@ -86,17 +86,24 @@ class EngineAllocationTest
     @Test
     void shouldAllocateNothingOnAnyThreadOnceWarmLoadingFromAndBackingUpToThePosixTier() throws Exception
     {
-        loadAndBackUp(false);
+        loadAndBackUp(false, false);
+    }
+
+    /** The same with the tier's default layout for a directory of its own, the slab, and its extent-making thread. */
+    @Test
+    void shouldAllocateNothingOnAnyThreadOnceWarmLoadingFromAndBackingUpToThePosixTiersSlab() throws Exception
+    {
+        loadAndBackUp(false, true);
     }
 
     /** The same with KV events on: the engine thread records every page stored and removed in its event ring; a reader drains it. */
     @Test
     void shouldAllocateNothingOnAnyThreadOnceWarmWithKvEventsOn() throws Exception
     {
-        loadAndBackUp(true);
+        loadAndBackUp(true, false);
     }
 
-    private void loadAndBackUp(final boolean events) throws Exception
+    private void loadAndBackUp(final boolean events, final boolean slab) throws Exception
     {
         final Path shm = Path.of("/dev/shm");
         final Path l3 = Files.createTempDirectory(Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")),
@@ -111,11 +118,15 @@ class EngineAllocationTest
             settings.put("tier.disk.dir", l3.toString());
             settings.put("tier.disk.capacity", "800KiB");
             settings.put("tier.disk.io-threads", "2");
-            // Spare temp files explicitly: on a host of fewer than 3 processors the default is none, and its thread
-            // is one this test means to watch.
-            settings.put("tier.disk.spare-temp-files", "64");
-            // One fan-out level: its 256 directories are made at once, so no start-up thread is still busy making them.
-            settings.put("tier.disk.fanout-levels", "1");
+            if (!slab)
+            {
+                settings.put("tier.disk.layout", "files");
+                // Spare temp files explicitly: on a host of fewer than 3 processors the default is none, and its thread
+                // is one this test means to watch.
+                settings.put("tier.disk.spare-temp-files", "64");
+                // One fan-out level: its 256 directories are made at once, so no start-up thread is still busy making them.
+                settings.put("tier.disk.fanout-levels", "1");
+            }
             settings.put(EngineConfig.POLICY_WRITE, "write-through");
             if (events)
             {
@@ -140,7 +151,7 @@ class EngineAllocationTest
                 });
                 final long[] engineThreads = engineThreads(before,
                     List.of("kvtier-pipeline", "kvtier-tier-disk", "kvtier-reverify", "kvtier-posix-disk-io-0", "kvtier-posix-disk-io-1",
-                        "kvtier-posix-spares-disk"));
+                        slab ? "kvtier-posix-disk-extents" : "kvtier-posix-spares-disk"));
                 final Window clean = firstCleanWindow(engine, engineThreads, 2_000, new Workload(session, 8, 4, false));
                 assertAllocatedNothing(clean);
                 assertDid(clean, EngineCounter.L3_PAGES_LOADED, EngineCounter.BACKUPS_COMPLETED, EngineCounter.L3_REMOVED_BY_TIER,

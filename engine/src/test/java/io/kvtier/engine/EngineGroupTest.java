@@ -46,6 +46,8 @@ class EngineGroupTest
         raw.put("policy.prefetch", "off");
         raw.put("tier.shared.type", "posix");
         raw.put("tier.shared.dir", l3.toString());
+        // The test reads the page files' names: the files layout's.
+        raw.put("tier.shared.layout", "files");
         for (final String name : new String[] {"tenant-a", "tenant-b"})
         {
             raw.put("domain." + name + ".pool.path", directory.resolve(name + ".pool").toString());

@@ -53,11 +53,14 @@ class EngineMigrationTest
         final Map<String, String> settings = EngineFixture.settings(null, 64);
         settings.put("tier.fast.type", "posix");
         settings.put("tier.fast.dir", fast.toString());
+        // The tests count and find page files in each tier's directory: the files layout's.
+        settings.put("tier.fast.layout", "files");
         settings.put("tier.fast.capacity", String.valueOf(fastObjects * OBJECT));
         settings.put("tier.fast.evict-high", "0.95");
         settings.put("tier.fast.evict-low", "0.9");
         settings.put("tier.slow.type", "posix");
         settings.put("tier.slow.dir", slow.toString());
+        settings.put("tier.slow.layout", "files");
         settings.put("l3.tiers", "fast, slow");
         settings.put(EngineConfig.POLICY_PREFETCH, "off");
         return settings;
@@ -492,6 +495,7 @@ class EngineMigrationTest
         scripted.put("tier.keeper.capacity", "1MiB");
         scripted.put("tier.slow.type", "posix");
         scripted.put("tier.slow.dir", slow.toString());
+        scripted.put("tier.slow.layout", "files");
         scripted.put("migration.keeper.target", "slow");
         scripted.put("migration.keeper.retention", "keep-source");
         assertThatThrownBy(() -> EngineFixture.start(scripted)).isInstanceOf(ConfigException.class)

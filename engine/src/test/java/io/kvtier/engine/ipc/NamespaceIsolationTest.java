@@ -143,6 +143,8 @@ class NamespaceIsolationTest
         final Map<String, String> settings = IpcTestSupport.settings(directory, 32);
         settings.put("tier.disk.type", "posix");
         settings.put("tier.disk.dir", l3.toString());
+        // The page files on disk are what these tests look into: the files layout's.
+        settings.put("tier.disk.layout", "files");
         settings.put(EngineConfig.POLICY_PREFETCH, "off");
         try (Engine engine = IpcTestSupport.start(settings);
              IpcConnection a = connect(engine, TENANT_A);
@@ -186,6 +188,8 @@ class NamespaceIsolationTest
         final Map<String, String> settings = IpcTestSupport.settings(directory, 32);
         settings.put("tier.disk.type", "posix");
         settings.put("tier.disk.dir", l3.toString());
+        // The page files on disk are what these tests look into: the files layout's.
+        settings.put("tier.disk.layout", "files");
         settings.put(EngineConfig.POLICY_PREFETCH, "off");
         try (Engine engine = IpcTestSupport.start(settings);
              IpcConnection a = connect(engine, TENANT_A);
