@@ -62,8 +62,8 @@ class MigrationCrashTest
             final Path config = dir.resolve("kvtier-" + run + ".conf");
             Files.write(config, List.of("pool.path = " + pool, "pool.size = 4MiB", "pool.page-size = " + PAGE_SIZE,
                 "tier.fast.type = posix", "tier.fast.dir = " + dir.resolve("fast"), "tier.fast.capacity = " + (400L * 20 * 1024),
-                "tier.fast.fanout-levels = 1",
-                "tier.slow.type = posix", "tier.slow.dir = " + dir.resolve("slow"), "tier.slow.fanout-levels = 1",
+                "tier.fast.fanout-levels = 1", "tier.fast.layout = files",
+                "tier.slow.type = posix", "tier.slow.dir = " + dir.resolve("slow"), "tier.slow.fanout-levels = 1", "tier.slow.layout = files",
                 "l3.tiers = fast, slow",
                 "migration.fast.target = slow", "migration.fast.trigger = 0.05", "migration.fast.min-age = 0s",
                 "migration.fast.rate = 1MiB", "migration.fast.concurrency = 4", "migration.fast.batch = 8"));

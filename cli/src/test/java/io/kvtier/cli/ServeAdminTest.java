@@ -88,7 +88,7 @@ class ServeAdminTest
             && method.getParameterCount() == 0), "Engine.operations() is not in this build yet");
         final Path pool = Path.of("/dev/shm/kvtier-serve-admin-test-" + ProcessHandle.current().pid());
         final Path config = config(dir, pool, "admin.listen = 127.0.0.1:0", "admin.token-file = " + tokenFile(dir, "rw-------"),
-            "tier.cold.type = posix", "tier.cold.dir = " + dir.resolve("cold"), "l3.tiers = disk, cold");
+            "tier.cold.type = posix", "tier.cold.dir = " + dir.resolve("cold"), "tier.cold.layout = files", "l3.tiers = disk, cold");
         final Path out = dir.resolve("out.txt");
         final Process process = new ProcessBuilder(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",

@@ -91,6 +91,8 @@ public class LoadBenchmark
         final Map<String, String> settings = BenchEngines.poolOnly("load", "16MiB", pageSize);
         settings.put("tier.shm.type", "posix");
         settings.put("tier.shm.dir", l3.toString());
+        // The baseline reads the same page files raw, so the tier keeps them as files.
+        settings.put("tier.shm.layout", "files");
         settings.put(EngineConfig.POLICY_WRITE, "write-through");
         settings.put(EngineConfig.POLICY_EVICTION, eviction);
         if (!tierIo.equals("default"))
