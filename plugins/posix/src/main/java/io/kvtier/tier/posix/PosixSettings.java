@@ -244,7 +244,8 @@ final class PosixSettings
     /**
      * Whether {@code dir} holds a store in the files layout and no slab: a fan-out marker, a page file or a
      * fan-out directory at its top, and neither a slab's lock file nor an extent. Reads the top-level
-     * names only, and stops at the first that decides.
+     * names only (with {@code fanout-levels = 0} that is every page file, which the files layout's own
+     * start-up scan reads as well), and stops at the first name of a slab.
      *
      * @param dir the tier's directory, which may not exist yet
      * @return the first files-layout entry found, when there is no slab; empty otherwise
