@@ -89,7 +89,7 @@ class EngineAllocationTest
         loadAndBackUp(false, false);
     }
 
-    /** The same with the tier's default layout for a directory of its own, the slab, and its extent-making thread. */
+    /** The same with the slab layout, whose frame writes here go as one vectored write each, and its extent-making thread. */
     @Test
     void shouldAllocateNothingOnAnyThreadOnceWarmLoadingFromAndBackingUpToThePosixTiersSlab() throws Exception
     {
@@ -118,9 +118,9 @@ class EngineAllocationTest
             settings.put("tier.disk.dir", l3.toString());
             settings.put("tier.disk.capacity", "800KiB");
             settings.put("tier.disk.io-threads", "2");
+            settings.put("tier.disk.layout", slab ? "slab" : "files");
             if (!slab)
             {
-                settings.put("tier.disk.layout", "files");
                 // Spare temp files explicitly: on a host of fewer than 3 processors the default is none, and its thread
                 // is one this test means to watch.
                 settings.put("tier.disk.spare-temp-files", "64");
