@@ -427,17 +427,6 @@ public final class PosixTier implements StorageTier
             + (count == 1 ? "" : "s") + " per ring, READ_FIXED/WRITE_FIXED";
     }
 
-    /**
-     * Creates a tier: validates the directory, scans it, starts the workers.
-     *
-     * @param config   the tier's settings, for error messages
-     * @param settings the validated settings
-     * @param context  the engine's side
-     * @param libc           the libc front, or empty to use FileChannel
-     * @param fallbackReason why libc is empty, for the log
-     * @param uringAvailability whether io_uring can be used (a test hook makes it fail)
-     * @return the running tier
-     */
     /** @return whether {@code dir} is on tmpfs, whose O_DIRECT is a copy like a buffered write's (false when that cannot be told) */
     private static boolean isTmpfs(final java.nio.file.Path dir)
     {
@@ -451,6 +440,17 @@ public final class PosixTier implements StorageTier
         }
     }
 
+    /**
+     * Creates a tier: validates the directory, scans it, starts the workers.
+     *
+     * @param config   the tier's settings, for error messages
+     * @param settings the validated settings
+     * @param context  the engine's side
+     * @param libc           the libc front, or empty to use FileChannel
+     * @param fallbackReason why libc is empty, for the log
+     * @param uringAvailability whether io_uring can be used (a test hook makes it fail)
+     * @return the running tier
+     */
     static PosixTier open(final TierConfig config, final PosixSettings settings, final TierContext context, final Optional<LibC> libc,
                           final String fallbackReason, final Supplier<UringAvailability> uringAvailability)
     {

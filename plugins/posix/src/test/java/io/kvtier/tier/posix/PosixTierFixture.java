@@ -9,14 +9,18 @@ import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
 import io.kvtier.tck.RecordingTierBatch;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.Stream;
 
 /**
  * What {@link PosixTierTest} and {@link PosixTierSlabTest} set up alike: tiers opened on a directory
@@ -72,6 +76,18 @@ final class PosixTierFixture implements AutoCloseable
         for (int i = 0; i < pairs.length; i += 2)
         {
             config.put(pairs[i], pairs[i + 1]);
+        }
+    }
+
+    /** Deletes a directory and everything under it: for directories a test makes outside its {@code @TempDir}. */
+    static void deleteTree(final Path root) throws IOException
+    {
+        try (Stream<Path> files = Files.walk(root))
+        {
+            for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.deleteIfExists(file);
+            }
         }
     }
 

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The slab layout's own promises, beyond what the contract kit checks of every layout: a frame that was
@@ -195,9 +197,9 @@ class PosixTierSlabTest
     void shouldWriteEachFrameWholeInEveryWriteShapeAndServeItAfterARestart(final String shape) throws IOException
     {
         final Path shm = Path.of("/dev/shm");
-        org.junit.jupiter.api.Assumptions.assumeTrue(!shape.equals("direct-tmpfs") || java.nio.file.Files.isDirectory(shm),
+        assumeTrue(!shape.equals("direct-tmpfs") || Files.isDirectory(shm),
             "no /dev/shm here");
-        final Path dir = shape.equals("direct-tmpfs") ? java.nio.file.Files.createTempDirectory(shm, "kvtier-slab-test-") : tmp.resolve(shape);
+        final Path dir = shape.equals("direct-tmpfs") ? Files.createTempDirectory(shm, "kvtier-slab-test-") : tmp.resolve(shape);
         try
         {
             final String direct = shape.equals("buffered") ? "false" : "true";
@@ -229,10 +231,7 @@ class PosixTierSlabTest
         {
             if (shape.equals("direct-tmpfs"))
             {
-                try (var files = java.nio.file.Files.walk(dir))
-                {
-                    files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-                }
+                PosixTierFixture.deleteTree(dir);
             }
         }
     }

@@ -26,7 +26,6 @@ import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.ServiceLoader;
@@ -73,18 +72,7 @@ class PosixTierTest
         fixture.close();
         if (scratchToDelete != null && !scratchToDelete.startsWith(tmp))
         {
-            deleteTree(scratchToDelete);
-        }
-    }
-
-    private static void deleteTree(final Path root) throws IOException
-    {
-        try (Stream<Path> files = Files.walk(root))
-        {
-            for (final Path file : files.sorted(Comparator.reverseOrder()).toList())
-            {
-                Files.deleteIfExists(file);
-            }
+            PosixTierFixture.deleteTree(scratchToDelete);
         }
     }
 
