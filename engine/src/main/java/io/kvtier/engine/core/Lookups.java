@@ -179,8 +179,16 @@ final class Lookups implements Probes, TimedPart
     /** A lookup's probes all answered: count again past what it knew, probe further, or decide. */
     void afterProbe(final ClientRecord r)
     {
-        // Probes only add L3 knowledge past the old total; the pool run found before them still holds.
-        scanPrefix(r, r.lookupTotal, r.from + r.count);
+        // Probes only add L3 knowledge past the old total, so the count goes on from there. While they waited, a
+        // probed key can have been committed to the pool: where the pool run had reached the old total, it goes on
+        // through such pages, or they would be answered as L3 pages that no tier holds (a client that takes that
+        // answer for an L3 copy evicts its only one).
+        final int oldTotal = r.lookupTotal;
+        scanPrefix(r, oldTotal, r.from + r.count);
+        if (r.lookupRun == oldTotal)
+        {
+            r.lookupRun = scanRun;
+        }
         r.lookupTotal = scanTotal;
         if (probeRound(r, scanTotal, r.from + r.count))
         {

@@ -124,6 +124,45 @@ class LookupsTest
         assertThat(parts.tierBits(1, 5)).as("what the tier said is in the index").isEqualTo(1);
     }
 
+    /**
+     * The chaos campaign's finding (seed 349, slab tiers): a client evicted its page and asked where the key
+     * was; the probe waited a second on a stuck tier, another client committed the key meanwhile, and the
+     * answer said L3 where it was the pool. The client took that for an L3 copy, and nothing held one.
+     */
+    @Test
+    void shouldCountAsPoolAPageCommittedWhileItsProbeWaited() throws IOException
+    {
+        parts(s -> { });
+        final TestPort port = parts.open(1, 2);
+
+        final ClientRecord r = lookup(port, 0, 1);
+        assertThat(r.phase).isEqualTo(ClientRecord.PHASE_PROBING);
+        parts.serve(1, 1);
+        answerProbes(0, 0);
+
+        assertThat(port.completions).isEqualTo(1);
+        assertThat(port.l2Pages).as("committed to the pool while the probe waited").isEqualTo(1);
+        assertThat(port.l3Pages).as("no tier holds it").isZero();
+        assertThat(parts.tierBits(1, 1)).isZero();
+    }
+
+    @Test
+    void shouldExtendThePoolRunOnlyWhereItHadReachedTheProbedKeys() throws IOException
+    {
+        parts(s -> { });
+        final TestPort port = parts.open(1, 4);
+        parts.serve(1, 1);
+        parts.inL3(1, 2, 0);
+
+        final ClientRecord r = lookup(port, 0, 4);
+        assertThat(r.phase).isEqualTo(ClientRecord.PHASE_PROBING);
+        parts.serve(1, 3);
+        answerProbes(0, 0);
+
+        assertThat(port.l2Pages).as("the run stops at the L3 page").isEqualTo(1);
+        assertThat(port.l3Pages).as("the L3 page, then the pool page after it").isEqualTo(2);
+    }
+
     @Test
     void shouldRememberAKeyNoTierHasForTheTimeToLiveOnly() throws IOException
     {
