@@ -113,8 +113,9 @@ final class PosixSettings
     static final TierSetting<Long> EXTENT_SIZE_SETTING = TierSetting.size(EXTENT_SIZE).byDefault(1L << 30)
         .range(1L << 20, 1L << 40)
         .documented("With `layout = slab`: the size of one extent file, preallocated whole when the tier first needs it (a tier whose"
-            + " capacity needs less makes a smaller one). Changing it, or the engine's page size, makes the next start delete the"
-            + " extents of the old geometry and their pages.");
+            + " capacity needs less makes a smaller one, and none is larger than 1/8 of its filesystem, so that a small one can still"
+            + " hold several). A directory that already holds extents keeps their size, so that changing this loses no page (the new"
+            + " size applies once it is empty); changing the engine's page size makes the next start delete the extents and their pages.");
 
     static final TierSetting<Long> FIXED_BUFFERS_MAX_SETTING = TierSetting.size(FIXED_BUFFERS_MAX).byDefault(1L << 30)
         .range(0L, 1L << 50)

@@ -182,7 +182,13 @@ public final class PosixTier implements StorageTier
             {
                 // Beyond the index's frames: the writes in flight (a rewrite holds its old slot and its new one) and slots readers still hold.
                 final int maxSlots = settings.indexEntries + 2 * settings.ioThreads * SlabFileStore.RING_PAGES + 64;
-                madeSlab = new Slab(name, libc.get(), settings.dir, objectSize, settings.extentSize, maxSlots, directIo, settings.fsync, arena,
+                final Slab.ExtentSize extentSize = Slab.extentSize(settings.dir, objectSize, settings.extentSize, filesystemBytes(settings.dir));
+                if (!extentSize.why().isEmpty())
+                {
+                    logger.log(System.Logger.Level.INFO, "posix tier " + name + ": slab extents of " + extentSize.bytes() + " bytes, not "
+                        + config.qualified(PosixSettings.EXTENT_SIZE) + " (" + settings.extentSize + "): " + extentSize.why());
+                }
+                madeSlab = new Slab(name, libc.get(), settings.dir, objectSize, extentSize.bytes(), maxSlots, directIo, settings.fsync, arena,
                     logger, errors);
             }
             slab = madeSlab;
@@ -425,6 +431,19 @@ public final class PosixTier implements StorageTier
         fixedBuffers = true;
         return "fixed buffers: the " + (region.byteSize() >> 20) + " MiB of transfer memory in " + count + " registered buffer"
             + (count == 1 ? "" : "s") + " per ring, READ_FIXED/WRITE_FIXED";
+    }
+
+    /** @return the size of the filesystem holding {@code dir}, or 0 when it cannot be had */
+    private static long filesystemBytes(final java.nio.file.Path dir)
+    {
+        try
+        {
+            return java.nio.file.Files.getFileStore(dir).getTotalSpace();
+        }
+        catch (final java.io.IOException ex)
+        {
+            return 0;
+        }
     }
 
     /** @return whether {@code dir} is on tmpfs, whose O_DIRECT is a copy like a buffered write's (false when that cannot be told) */

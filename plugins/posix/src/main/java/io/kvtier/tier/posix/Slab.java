@@ -148,6 +148,97 @@ final class Slab
         extentHeader = arena.allocate(SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
     }
 
+    /** An extent is at most this share of its filesystem: a whole one preallocated must not take all of it. */
+    static final int EXTENTS_PER_FILESYSTEM = 8;
+
+    /**
+     * How large the extents of a slab are, before it opens: those already in {@code dir} keep their size
+     * (found in the lowest-numbered whole extent header of this page size), so that neither a changed
+     * {@code extent-size} nor a resized filesystem deletes the pages they hold; a new slab's extents are
+     * {@code extentBytes}, but no more than an eighth of the filesystem, since an extent is preallocated
+     * whole and one that cannot be made leaves the tier unable to write anything.
+     *
+     * @param dir         the tier's directory
+     * @param objectSize  the engine's page frame size
+     * @param extentBytes the configured {@code extent-size}
+     * @param totalBytes  the size of the filesystem holding {@code dir}, or 0 when unknown
+     * @return the size of one extent file to pass to the constructor, and why when it is not {@code extentBytes}
+     */
+    static ExtentSize extentSize(final Path dir, final long objectSize, final long extentBytes, final long totalBytes)
+    {
+        final long payloadBytes = SlabDescriptor.payloadBytes(objectSize);
+        final long slotBytes = SlabDescriptor.HEADER_BLOCK + payloadBytes;
+        final int existing = existingSlotsPerExtent(dir, slotBytes, payloadBytes);
+        if (existing > 0)
+        {
+            final long bytes = SlabDescriptor.HEADER_BLOCK + existing * slotBytes;
+            return new ExtentSize(bytes, (extentBytes - SlabDescriptor.HEADER_BLOCK) / slotBytes == existing ? ""
+                : "the extents already in " + dir + " hold " + existing + " slots each (" + bytes + " bytes), and new ones are made alike"
+                    + " so that their pages stay; a changed size applies once the directory is empty");
+        }
+        final long share = totalBytes / EXTENTS_PER_FILESYSTEM;
+        if (totalBytes > 0 && extentBytes > share && share >= SlabDescriptor.HEADER_BLOCK + slotBytes)
+        {
+            return new ExtentSize(share, "its filesystem holds " + totalBytes + " bytes, and an extent (preallocated whole) is made no larger"
+                + " than 1/" + EXTENTS_PER_FILESYSTEM + " of it: " + share + " bytes, not " + extentBytes);
+        }
+        return new ExtentSize(extentBytes, "");
+    }
+
+    /** The bytes of one extent file a slab is opened with, and why when they are not the configured ones. */
+    record ExtentSize(long bytes, String why)
+    {
+    }
+
+    /** @return the slots of the lowest-numbered extent in {@code dir} whose header is whole and of this slot size, else -1 */
+    private static int existingSlotsPerExtent(final Path dir, final long slotBytes, final long payloadBytes)
+    {
+        final List<Path> found = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir))
+        {
+            for (final Path file : files)
+            {
+                if (SlabDescriptor.extentNumber(file.getFileName().toString()) >= 0)
+                {
+                    found.add(file);
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            return -1; // the scan that follows lists it again, and says what is wrong
+        }
+        found.sort(Comparator.naturalOrder());
+        final CRC32C crc = new CRC32C();
+        final java.nio.ByteBuffer block = java.nio.ByteBuffer.allocate((int)SlabDescriptor.HEADER_BLOCK);
+        for (final Path file : found)
+        {
+            block.clear();
+            try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ))
+            {
+                while (block.hasRemaining() && channel.read(block, block.position()) > 0)
+                {
+                    // a header block is read whole, or found torn below
+                }
+            }
+            catch (final IOException ex)
+            {
+                continue;
+            }
+            if (block.hasRemaining())
+            {
+                continue;
+            }
+            final int slots = SlabDescriptor.extentSlots(MemorySegment.ofArray(block.array()), crc, slotBytes, payloadBytes,
+                SlabDescriptor.extentNumber(file.getFileName().toString()));
+            if (slots > 0)
+            {
+                return slots;
+            }
+        }
+        return -1;
+    }
+
     /** @return bytes of one extent file */
     long extentFileBytes()
     {

@@ -556,4 +556,79 @@ class PosixTierSlabTest
         assertAll(exists(resized, keys), TierStatus.NOT_FOUND);
         assertThat(resized.usage().objects()).isZero();
     }
+
+    @Test
+    void shouldKeepTheExtentSizeADirectoryHoldsWhenExtentSizeChanges() throws IOException
+    {
+        final Path dir = tmp.resolve("kept-size");
+        final PosixTier tier = open(dir);
+        final int slots = tier.slab().slotsPerExtent;
+        final PageArena arena = arena(4);
+        final List<PageKey> keys = keys(2);
+        assertAll(write(tier, keys, 90, arena), TierStatus.OK);
+        close(tier);
+        final long extentBytes = Files.size(dir.resolve(SlabDescriptor.extentName(0)));
+
+        final PosixTier reopened = open(dir, "extent-size", "8MiB");
+        assertThat(reopened.slab().slotsPerExtent).as("the extents found set the size, not the new extent-size").isEqualTo(slots);
+        final RecordingTierBatch read = read(reopened, keys, arena);
+        assertAll(read, TierStatus.OK);
+        for (int i = 0; i < keys.size(); i++)
+        {
+            PageBytes.assertContent(read.slice(i), 90 + i, "key " + i + " of the old extents");
+        }
+        assertThat(Files.size(dir.resolve(SlabDescriptor.extentName(0)))).isEqualTo(extentBytes);
+        close(reopened);
+
+        final Path fresh = tmp.resolve("fresh");
+        final PosixTier other = open(fresh, "extent-size", "8MiB");
+        assertThat(other.slab().slotsPerExtent).as("an empty directory takes the setting").isGreaterThan(slots);
+    }
+
+    @Test
+    void shouldMakeANewSlabsExtentsNoLargerThanAnEighthOfItsFilesystem() throws IOException
+    {
+        final Path dir = Files.createDirectories(tmp.resolve("small"));
+        final Slab.ExtentSize small = Slab.extentSize(dir, SIZE, 1L << 30, 160L << 20);
+        assertThat(small.bytes()).isEqualTo(20L << 20);
+        assertThat(small.why()).contains("1/8").contains(Long.toString(160L << 20));
+
+        final Slab.ExtentSize large = Slab.extentSize(dir, SIZE, 1L << 30, 64L << 30);
+        assertThat(large.bytes()).isEqualTo(1L << 30);
+        assertThat(large.why()).isEmpty();
+        assertThat(Slab.extentSize(dir, SIZE, 1L << 30, 0).bytes()).as("filesystem size unknown").isEqualTo(1L << 30);
+        assertThat(Slab.extentSize(dir, SIZE, 1L << 30, 64L << 10).bytes()).as("an eighth holds no slot: the setting stays").isEqualTo(1L << 30);
+    }
+
+    /**
+     * The chaos campaign's tier on a 160 MiB tmpfs could write nothing: its one extent of 1 GiB could not
+     * be made. Needs root, to mount a small tmpfs of its own.
+     */
+    @Test
+    void shouldWriteOnAFilesystemSmallerThanTheDefaultExtent() throws IOException, InterruptedException
+    {
+        final Path dir = Files.createDirectories(tmp.resolve("mounted"));
+        final Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", dir.toString()).redirectErrorStream(true).start();
+        final String said = new String(mount.getInputStream().readAllBytes()).trim();
+        assumeTrue(mount.waitFor() == 0, "mounting a 48 MiB tmpfs needs root (mount said: " + said + ")");
+        try
+        {
+            final PosixTier tier = fixture.open(new PosixTierProvider(), new ContractTierContext(NAME, SIZE), dir, List.of("layout", "slab"));
+            final PageArena arena = arena(16);
+            final List<PageKey> keys = keys(8);
+            assertAll(write(tier, keys, 70, arena), TierStatus.OK);
+            final RecordingTierBatch readBack = read(tier, keys, arena);
+            assertAll(readBack, TierStatus.OK);
+            for (int i = 0; i < keys.size(); i++)
+            {
+                PageBytes.assertContent(readBack.slice(i), 70 + i, "key " + i);
+            }
+            assertThat(Files.size(dir.resolve(SlabDescriptor.extentName(0)))).isLessThanOrEqualTo((48L << 20) / Slab.EXTENTS_PER_FILESYSTEM);
+            close(tier);
+        }
+        finally
+        {
+            new ProcessBuilder("umount", "-l", dir.toString()).redirectErrorStream(true).start().waitFor();
+        }
+    }
 }
