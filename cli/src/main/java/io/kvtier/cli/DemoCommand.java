@@ -315,7 +315,7 @@ public final class DemoCommand implements Callable<Integer>
                     // A directory the demo made is its engine's alone, so its pages go in slabs: the files layout
                     // costs an inode a page, and on ext4 allocating them took half the run's CPU (the kernel's scan
                     // past recently deleted inodes), more than the clients' own work. A directory the user names
-                    // keeps the tier's default layout: it may hold another engine's pages.
+                    // gets the tier's own choice: a slab, unless it already holds the files layout.
                     config.put("tier.l3.layout", "slab");
                 }
                 if (!given.keySet().stream().anyMatch(k -> k.startsWith(EngineConfig.TIER_PREFIX + COLD_TIER + ".")))

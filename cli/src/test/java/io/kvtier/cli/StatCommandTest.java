@@ -95,12 +95,12 @@ class StatCommandTest
         {
             final CliFixture.Result text = CliFixture.run("stat", "--pool", pool);
             assertThat(text.exitCode()).as(text.err()).isEqualTo(ExitCode.OK);
-            assertThat(text.out()).containsPattern("tier_disk +posix: io=libc, direct-io off, dir=" + java.util.regex.Pattern.quote(dir.toString()))
+            assertThat(text.out()).containsPattern("tier_disk +posix: io=libc, direct-io off, layout=slab, dir=" + java.util.regex.Pattern.quote(dir.toString()))
                 .doesNotContainPattern("(?m)^tier_disk +0");
 
             final CliFixture.Result json = CliFixture.run("stat", "--pool", pool, "--json");
             assertThat(json.exitCode()).as(json.err()).isEqualTo(ExitCode.OK);
-            assertThat(json.out()).contains("\"info\":{\"tier_disk\":\"posix: io=libc, direct-io off, dir=")
+            assertThat(json.out()).contains("\"info\":{\"tier_disk\":\"posix: io=libc, direct-io off, layout=slab, dir=")
                 .doesNotContain("\"tier_disk\":0")
                 .contains("\"tier_states\":{\"tier_disk\":\"in-service\"}");
         }

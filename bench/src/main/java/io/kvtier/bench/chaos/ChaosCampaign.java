@@ -317,21 +317,32 @@ public final class ChaosCampaign
             "ipc.enabled = true", "ipc.ring-bytes = 64KiB", "ipc.client-timeout = " + CLIENT_TIMEOUT_MS + "ms",
             "lease.session-timeout = " + SESSION_TIMEOUT_MS + "ms", "lease.reservation-timeout = 1s", "lease.quarantine = " + QUARANTINE_MS + "ms",
             "l3.io-timeout = 1s", "admin.listen = 127.0.0.1:0", "l3.tiers = a, b"));
-        tier(lines, "a", l3a, 1);
-        tier(lines, "b", l3b, 2);
+        // Both layouts under the same faults: tier a, whose filesystem the l3-full fault fills, in files (a slab writes into
+        // the extents it made before the filesystem filled, and would meet that fault only when it grows); tier b takes the
+        // POSIX tier's default for a directory of its own, the slab.
+        tier(lines, "a", l3a, 1, "files");
+        tier(lines, "b", l3b, 2, null);
         final Path config = work.resolve("kvtier.conf");
         Files.write(config, lines);
         return config;
     }
 
-    /** Adds a tier's lines: faults wrapping posix where that type is installed, posix otherwise. */
-    private void tier(final List<String> lines, final String name, final Path dir, final long salt) throws IOException
+    /** Adds a tier's lines: faults wrapping posix where that type is installed, posix otherwise; the layout named, or the default. */
+    private void tier(final List<String> lines, final String name, final Path dir, final long salt, final String layout) throws IOException
     {
         final String p = "tier." + name + ".";
         if (!faultTier)
         {
             lines.addAll(List.of(p + "type = posix", p + "dir = " + dir, p + "fanout-levels = 1"));
+            if (layout != null)
+            {
+                lines.add(p + "layout = " + layout);
+            }
             return;
+        }
+        if (layout != null)
+        {
+            lines.add(p + "wrap.layout = " + layout);
         }
         final Path control = work.resolve("faults-" + name + ".ctl");
         if (!Files.exists(control))

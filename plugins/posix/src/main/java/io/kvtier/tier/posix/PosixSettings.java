@@ -11,12 +11,15 @@ import io.kvtier.tier.support.PathLayout;
 import io.kvtier.tier.support.TierSetting;
 
 import java.io.IOException;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -105,11 +108,14 @@ final class PosixSettings
         .range(INDEX_ENTRIES_MIN, INDEX_ENTRIES_MAX)
         .documented("How many files the in-memory index tracks (4M take 192 MiB of native key table).");
 
-    static final TierSetting<PageLayout> LAYOUT_SETTING = TierSetting.choice(LAYOUT, PageLayout.class).byDefault(PageLayout.FILES)
-        .documented("How pages are kept in `dir`. `files`: one file per page, published by an atomic rename (see Layout); the only"
-            + " layout for `shared = true`. `slab`: pages as frames in the slots of large preallocated extent files, written and read"
-            + " in batches with no file created, opened or renamed per page (see Slab layout); one engine's alone, so `shared = true`"
-            + " with it is refused at start. Needs LibC (`io = uring` or `libc`).");
+    static final TierSetting<PageLayout> LAYOUT_SETTING = TierSetting.choice(LAYOUT, PageLayout.class)
+        .derivedDefault("`slab`; `files` when `shared = true`, when `dir` already holds pages in the files layout (and no slab), or when"
+            + " the tier runs `io = channel` or LibC is unavailable")
+        .documented("How pages are kept in `dir`. `slab`: pages as frames in the slots of large preallocated extent files, written and"
+            + " read in batches with no file created, opened or renamed per page (see Slab layout); one engine's alone, so `shared = true`"
+            + " with it is refused at start. Needs LibC (`io = uring` or `libc`). `files`: one file per page, published by an atomic"
+            + " rename (see Layout); the only layout for `shared = true`. Unset, a directory another engine filled in the files layout"
+            + " keeps it (logged), so an upgrade does not strand its pages; set `slab` to start a slab there instead.");
     static final TierSetting<Long> EXTENT_SIZE_SETTING = TierSetting.size(EXTENT_SIZE).byDefault(1L << 30)
         .range(1L << 20, 1L << 40)
         .documented("With `layout = slab`: the size of one extent file, preallocated whole when the tier first needs it (a tier whose"
@@ -150,9 +156,11 @@ final class PosixSettings
     final IoPath io;
     final int spareTempFiles;
     final PageLayout layout;
+    /** Why the layout is what it is, when it was not set: for the start-up log and {@code describe}. */
+    final String layoutReason;
     final long extentSize;
 
-    private PosixSettings(final TierConfig config, final long objectSize)
+    private PosixSettings(final TierConfig config, final long objectSize, final boolean libcAvailable)
     {
         config.rejectUnknown(KNOWN);
         tierName = config.tierName();
@@ -174,10 +182,24 @@ final class PosixSettings
         directIo = DIRECT_IO_SETTING.get(config);
         shared = SHARED_SETTING.get(config);
         tmpMaxAge = TMP_MAX_AGE_SETTING.get(config);
-        // Before the index's size, whose default depends on how many writes a worker of the layout has in flight.
-        layout = LAYOUT_SETTING.get(config);
-        indexEntries = INDEX_ENTRIES_SETTING.get(config, this::defaultIndexEntries);
         io = IO_SETTING.get(config);
+        // Before the index's size, whose default depends on how many writes a worker of the layout has in flight.
+        final Optional<PageLayout> setLayout = LAYOUT_SETTING.find(config);
+        if (setLayout.isPresent())
+        {
+            layout = setLayout.get();
+            layoutReason = null;
+        }
+        else
+        {
+            final String filesReason = shared ? config.qualified(SHARED) + "=true"
+                : io == IoPath.CHANNEL ? config.qualified(IO) + "=channel (the slab needs LibC)"
+                : !libcAvailable ? "LibC is unavailable here, and the slab needs it"
+                : filesLayoutIn(dir).map(found -> "the directory already holds the files layout (" + found + ")").orElse(null);
+            layout = filesReason == null ? PageLayout.SLAB : PageLayout.FILES;
+            layoutReason = filesReason == null ? "the default for a directory that is this engine's alone" : filesReason;
+        }
+        indexEntries = INDEX_ENTRIES_SETTING.get(config, this::defaultIndexEntries);
         // As many as the workers write at once, so a burst finds them ready.
         spareTempFiles = SPARE_TEMP_FILES_SETTING.get(config, () -> defaultSpareTempFiles(processors, ioThreads));
         extentSize = EXTENT_SIZE_SETTING.get(config);
@@ -205,7 +227,65 @@ final class PosixSettings
      */
     static PosixSettings parse(final TierConfig config, final long objectSize)
     {
-        return new PosixSettings(config, objectSize);
+        return parse(config, objectSize, true);
+    }
+
+    /**
+     * @param config         the tier's settings
+     * @param objectSize     the engine's page frame size
+     * @param libcAvailable  whether LibC can be used, without which an unset layout is {@code files}
+     * @return the validated settings, with the directory ready
+     * @throws TierConfigException naming the key at fault
+     */
+    static PosixSettings parse(final TierConfig config, final long objectSize, final boolean libcAvailable)
+    {
+        return new PosixSettings(config, objectSize, libcAvailable);
+    }
+
+    /**
+     * Whether {@code dir} holds a store in the files layout and no slab: a fan-out marker, a page file or a
+     * fan-out directory at its top, and neither a slab's lock file nor an extent. Reads the top-level
+     * names only (with {@code fanout-levels = 0} that is every page file, which the files layout's own
+     * start-up scan reads as well), and stops at the first name of a slab.
+     *
+     * @param dir the tier's directory, which may not exist yet
+     * @return the first files-layout entry found, when there is no slab; empty otherwise
+     */
+    static Optional<String> filesLayoutIn(final Path dir)
+    {
+        if (!Files.isDirectory(dir))
+        {
+            return Optional.empty();
+        }
+        String found = null;
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir))
+        {
+            for (final Path entry : entries)
+            {
+                final String name = entry.getFileName().toString();
+                if (name.equals(SlabDescriptor.LOCK_FILE) || SlabDescriptor.extentNumber(name) >= 0)
+                {
+                    return Optional.empty();
+                }
+                if (found == null && (PathLayout.isFanoutMarker(name) || name.endsWith(PathLayout.PAGE_SUFFIX) || isFanoutDirectoryName(name)))
+                {
+                    found = name;
+                }
+            }
+        }
+        catch (final IOException | DirectoryIteratorException ex)
+        {
+            // Unreadable here, it fails the directory's own checks below with its reason.
+            return Optional.empty();
+        }
+        return Optional.ofNullable(found);
+    }
+
+    /** @return whether {@code name} is a first-level fan-out directory's: two lowercase hex digits */
+    private static boolean isFanoutDirectoryName(final String name)
+    {
+        return name.length() == 2 && Character.digit(name.charAt(0), 16) >= 0 && Character.digit(name.charAt(1), 16) >= 0
+            && name.equals(name.toLowerCase(java.util.Locale.ROOT));
     }
 
     /**

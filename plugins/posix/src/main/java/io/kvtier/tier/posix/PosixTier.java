@@ -165,6 +165,11 @@ public final class PosixTier implements StorageTier
             ? new DirectIo(true, Math.max(alignment.memory(), 1), Math.max(alignment.offset(), 1), logger)
             : new DirectIo(false, logger);
         final boolean slabLayout = settings.layout == PageLayout.SLAB;
+        if (settings.layoutReason != null)
+        {
+            logger.log(System.Logger.Level.INFO, "posix tier " + name + ": layout=" + (slabLayout ? "slab" : "files") + ", as "
+                + config.qualified(PosixSettings.LAYOUT) + " is not set: " + settings.layoutReason);
+        }
         if (slabLayout && path == IoPath.CHANNEL)
         {
             throw config.invalid(PosixSettings.LAYOUT, "slab", "files here: the slab layout needs LibC (" + config.qualified(PosixSettings.IO)
@@ -771,7 +776,7 @@ public final class PosixTier implements StorageTier
         // Short, with the fallback's reason before the rest: the pool keeps only the first 188 bytes.
         return "io=" + ioPath.settingValue + (ioFallback.isEmpty() ? "" : " (" + ioFallback + ")")
             + (ioPath == IoPath.URING ? (fixedBuffers ? " fixed buffers" : " unregistered buffers") : "")
-            + ", direct-io " + (directIo.active() ? "on" : "off") + (slab == null ? "" : ", layout=slab") + ", dir=" + settings.dir;
+            + ", direct-io " + (directIo.active() ? "on" : "off") + (slab == null ? ", layout=files" : ", layout=slab") + ", dir=" + settings.dir;
     }
 
     @Override

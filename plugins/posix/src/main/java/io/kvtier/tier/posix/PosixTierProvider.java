@@ -70,8 +70,8 @@ public final class PosixTierProvider implements StorageTierProvider
     @Override
     public StorageTier create(final TierConfig config, final TierContext context)
     {
-        final PosixSettings settings = PosixSettings.parse(config, context.objectSize());
         final Optional<LibC> libc = useLibc ? LibC.instance() : Optional.empty();
+        final PosixSettings settings = PosixSettings.parse(config, context.objectSize(), libc.isPresent());
         final String fallbackReason = useLibc ? "LibC unavailable, see the LibC log line for why" : "LibC turned off for this provider";
         return PosixTier.open(config, settings, context, libc, fallbackReason, uringAvailability);
     }

@@ -1,9 +1,11 @@
 package io.kvtier.tier.posix;
 
 import io.kvtier.spi.TierConfig;
+import io.kvtier.tier.support.PathLayout;
 import io.kvtier.tier.support.SettingsTable;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -62,5 +64,68 @@ class PosixSettingsTest
             PosixSettings.SPARE_TEMP_FILES, "5")), 20480);
         assertThat(set.ioThreads).as("an explicit io-threads wins over the host's default").isEqualTo(3);
         assertThat(set.spareTempFiles).as("an explicit spare-temp-files wins too").isEqualTo(5);
+    }
+
+    @Test
+    void shouldLayANewUnsharedDirectoryOutInSlabsUnlessALayoutIsSet(@TempDir final Path dir)
+    {
+        final PosixSettings unset = parse(dir, true);
+        assertThat(unset.layout).isEqualTo(PageLayout.SLAB);
+        assertThat(unset.layoutReason).contains("this engine's alone");
+        final PosixSettings set = parse(dir, true, PosixSettings.LAYOUT, "files");
+        assertThat(set.layout).as("an explicit layout wins").isEqualTo(PageLayout.FILES);
+        assertThat(set.layoutReason).as("nothing to explain when it was set").isNull();
+        assertThat(parse(dir.resolve("not-yet-made"), true).layout).as("a directory made at start").isEqualTo(PageLayout.SLAB);
+    }
+
+    @Test
+    void shouldKeepTheFilesLayoutWhereTheSlabCannotGo(@TempDir final Path dir)
+    {
+        final PosixSettings shared = parse(dir, true, PosixSettings.SHARED, "true");
+        assertThat(shared.layout).isEqualTo(PageLayout.FILES);
+        assertThat(shared.layoutReason).contains("tier.t.shared=true");
+        final PosixSettings channel = parse(dir, true, PosixSettings.IO, "channel");
+        assertThat(channel.layout).isEqualTo(PageLayout.FILES);
+        assertThat(channel.layoutReason).contains("tier.t.io=channel");
+        final PosixSettings noLibc = parse(dir, false);
+        assertThat(noLibc.layout).isEqualTo(PageLayout.FILES);
+        assertThat(noLibc.layoutReason).contains("LibC is unavailable");
+    }
+
+    @Test
+    void shouldKeepTheFilesLayoutADirectoryAlreadyHoldsUnlessItAlsoHoldsASlab(@TempDir final Path root) throws IOException
+    {
+        final Path marked = Files.createDirectories(root.resolve("marked"));
+        Files.createFile(marked.resolve(PathLayout.FANOUT_MARKER_PREFIX + "2"));
+        assertThat(parse(marked, true).layout).as("a fan-out marker").isEqualTo(PageLayout.FILES);
+        assertThat(parse(marked, true).layoutReason).contains("already holds the files layout").contains(PathLayout.FANOUT_MARKER_PREFIX + "2");
+
+        final Path flat = Files.createDirectories(root.resolve("flat"));
+        Files.createFile(flat.resolve("0123456789abcdef0123456789abcdef" + PathLayout.PAGE_SUFFIX));
+        assertThat(parse(flat, true).layout).as("a page file at the top (fanout-levels = 0)").isEqualTo(PageLayout.FILES);
+
+        final Path fanned = Files.createDirectories(root.resolve("fanned").resolve("a7"));
+        assertThat(parse(fanned.getParent(), true).layout).as("a fan-out directory whose marker is not written yet").isEqualTo(PageLayout.FILES);
+
+        final Path both = Files.createDirectories(root.resolve("both"));
+        Files.createFile(both.resolve(PathLayout.FANOUT_MARKER_PREFIX + "1"));
+        Files.createFile(both.resolve(SlabDescriptor.extentName(0)));
+        assertThat(parse(both, true).layout).as("a slab beside old files: the slab goes on").isEqualTo(PageLayout.SLAB);
+
+        final Path other = Files.createDirectories(root.resolve("other"));
+        Files.createFile(other.resolve("notes.txt"));
+        Files.createDirectories(other.resolve("A7"));
+        assertThat(parse(other, true).layout).as("files of no layout of ours").isEqualTo(PageLayout.SLAB);
+    }
+
+    private static PosixSettings parse(final Path dir, final boolean libc, final String... pairs)
+    {
+        final Map<String, String> config = new java.util.HashMap<>();
+        config.put(PosixSettings.DIR, dir.toString());
+        for (int i = 0; i < pairs.length; i += 2)
+        {
+            config.put(pairs[i], pairs[i + 1]);
+        }
+        return PosixSettings.parse(new TierConfig("t", config), 20480, libc);
     }
 }

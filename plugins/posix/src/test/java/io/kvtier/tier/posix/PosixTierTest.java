@@ -83,7 +83,7 @@ class PosixTierTest
 
     private PosixTier open(final Io io, final ContractTierContext context, final Path dir, final String... settings)
     {
-        return fixture.open(provider(io), context, dir, List.of("io", io.name().toLowerCase(java.util.Locale.ROOT)), settings);
+        return fixture.open(provider(io), context, dir, List.of("io", io.name().toLowerCase(java.util.Locale.ROOT), "layout", "files"), settings);
     }
 
     private PosixTier open(final Io io, final Path dir, final String... settings)

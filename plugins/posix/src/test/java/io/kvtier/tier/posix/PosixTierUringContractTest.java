@@ -9,7 +9,8 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The kit against the io_uring path, the default ({@code io} left out), bounded and with O_DIRECT
+ * The kit against the io_uring path, the default ({@code io} left out), in the files layout (the
+ * slab, the default layout of an unshared directory, has its own kit runs), bounded and with O_DIRECT
  * where the filesystem allows it. Skipped where io_uring is unavailable: the reason says what to
  * enable (the tier itself would fall back to libc there, which the other configurations cover).
  */
@@ -24,6 +25,6 @@ class PosixTierUringContractTest extends PosixContract
     @Override
     protected Map<String, String> validConfig(final Path scratchDir)
     {
-        return config(scratchDir, null, null, "capacity", "256MiB", "direct-io", "true", "io-threads", "2");
+        return config(scratchDir, PageLayout.FILES, null, "capacity", "256MiB", "direct-io", "true", "io-threads", "2");
     }
 }

@@ -80,6 +80,8 @@ class PosixTierUringTest
     {
         final Map<String, String> config = new HashMap<>();
         config.put("dir", tmp.resolve("tier").toString());
+        // The files layout's rings, unless a test names another.
+        config.put("layout", "files");
         for (int i = 0; i < settings.length; i += 2)
         {
             config.put(settings[i], settings[i + 1]);
@@ -130,7 +132,7 @@ class PosixTierUringTest
         assertThat(tier.ioPath()).isEqualTo(IoPath.URING);
         assertThat(tier.describeIo()).startsWith("uring (one ring").doesNotContain("fell back");
         assertThat(tier.toString()).contains("io=uring");
-        assertThat(tier.describe()).startsWith("io=uring unregistered buffers, direct-io off, dir=");
+        assertThat(tier.describe()).startsWith("io=uring unregistered buffers, direct-io off, layout=files, dir=");
         assertThat(logger.messages(System.Logger.Level.INFO)).anySatisfy(line -> assertThat(line).contains("ready").contains("io path: uring"));
         roundTrip(tier, 3);
     }
