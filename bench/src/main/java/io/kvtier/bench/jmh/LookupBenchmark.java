@@ -42,6 +42,13 @@ public class LookupBenchmark
     @Param({"adaptive", "lru"})
     String eviction;
 
+    /**
+     * The pool. The adaptive policy replays one chain in {@code pages / 2048} into four miniature caches: a pool of
+     * 16 MiB (2,048 pages) has every hit replayed in all four, a production pool of a GiB or more one in 64 or fewer.
+     */
+    @Param({"16MiB", "1GiB"})
+    String poolSize;
+
     private Engine engine;
     private Session session;
     private final Map<PageKey, Integer> baseline = new HashMap<>();
@@ -51,7 +58,7 @@ public class LookupBenchmark
     @Setup
     public void setUp() throws Exception
     {
-        final Map<String, String> settings = BenchEngines.poolOnly("lookup", "16MiB", 4096);
+        final Map<String, String> settings = BenchEngines.poolOnly("lookup", poolSize, 4096);
         settings.put(EngineConfig.POLICY_EVICTION, eviction);
         engine = BenchEngines.start(settings);
         session = engine.openSession();
