@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds and tests the C client (c/) and its Python binding (python/) for the Maven build (clients/pom.xml):
-#   build.sh build   make the library, the C test program, the demo client and the chaos client in c/build
+#   build.sh build   make the library, the C test program, the demo, chaos and bench clients in c/build
 #   build.sh test    run the C test (no engine needed) and the Python binding's unit tests
 # A missing tool skips its part with a message naming what to install; it never fails the build.
 # Set KVTIER_SKIP_NATIVE_CLIENT=1 to skip everything.
@@ -20,7 +20,7 @@ fi
 case "$1" in
 build)
     make -s -C c all
-    echo "[kvtier-client] built $(pwd)/c/build/libkvtier_client.so, c/build/kvtier_demo_client and c/build/kvtier_chaos_client"
+    echo "[kvtier-client] built $(pwd)/c/build/libkvtier_client.so, c/build/kvtier_demo_client, c/build/kvtier_chaos_client and c/build/kvtier_bench_client"
     ;;
 test)
     make -s -C c all
