@@ -1,5 +1,6 @@
 package io.kvtier.cli;
 
+import io.kvtier.bench.ipc.CRoundTrips;
 import io.kvtier.bench.ipc.IpcBenchmark;
 import io.kvtier.bench.ipc.IpcComparison;
 import io.kvtier.bench.ipc.PythonRoundTrips;
@@ -34,7 +35,9 @@ import java.util.concurrent.Callable;
             + " and another JVM, each side spinning then yielding, with nothing of the protocol. It prints both side by side and"
             + " the ratio of the two medians.",
         "For reference it also times the same lookup through an in-process Session of the same engine and, when the checkout has"
-            + " it built, through the Python binding of the C client in another process (clients/python), waiting with its default back-off and then with wait=awake.",
+            + " it built, through the Python binding of the C client in another process (clients/python), waiting with its default back-off and then with wait=awake,"
+            + " and from the C client in another process timed in C (clients/c/build/kvtier_bench_client), with the same two waits, and its"
+            + " batched LOOKUPs of the Java client's --batch-keys pages.",
         "Then the loaded case (unless --no-load): it starts a background load of one busy core's worth (a child JVM whose one"
             + " thread spins on integer arithmetic, never sleeping) and measures the baseline and the client again beside it"
             + " (rtt_p50_ratio_loaded). For each timed part it reports how both sides waited: the engine thread's sleeps and"
@@ -71,6 +74,11 @@ public final class BenchIpcCommand implements Callable<Integer>
             + " checkout kvtier runs from, if any; without it the Python figure is reported missing.")
     Path pythonBinding;
 
+    @Option(names = "--c-client", paramLabel = "DIR",
+        description = "Directory of the C client (clients/c) whose build/kvtier_bench_client times the C client beside the Java client. Default:"
+            + " clients/c of the checkout kvtier runs from, if any; without it, or with the program not built, the C figure is reported missing.")
+    Path cClient;
+
     @Option(names = "--jit-wait", defaultValue = "10s", paramLabel = "DURATION",
         description = "The longest each warm-up goes on, past its --warmup round trips, while the JIT compilers of the client's JVM or the"
             + " engine's are still busy (on few cores they would take a core from the timed part); 0s: not at all. Default: ${DEFAULT-VALUE}.")
@@ -87,7 +95,7 @@ public final class BenchIpcCommand implements Callable<Integer>
     @Option(names = "--compare", split = ",", paramLabel = "ENGINE/CLIENT",
         description = "Pairs of idle strategies to measure against each other, interleaved (as backoff/backoff,adaptive/adaptive): the engine's"
             + " engine.idle-strategy (adaptive, backoff, spin, yield, sleep) and the client's (adaptive, timed, awake, backoff, spin, sleep);"
-            + " --client-idle-strategy and the in-process and Python figures are then left out.")
+            + " --client-idle-strategy and the in-process, Python and C figures are then left out.")
     List<String> compare;
 
     @Option(names = "--rounds", defaultValue = "3", paramLabel = "N",
@@ -95,7 +103,7 @@ public final class BenchIpcCommand implements Callable<Integer>
     int rounds;
 
     @Option(names = "--json", description = "Print one JSON object: rtt_p50_ns, rtt_p99_ns, rtt_p999_ns, baseline_rtt_p50_ns, rtt_p50_ratio, batched_keys_per_s,"
-        + " the same with _loaded, engine_sleeps, client_sleeps ...")
+        + " the same with _loaded, engine_sleeps, client_sleeps, python_rtt_p50_ns, c_rtt_p50_ns ...")
     boolean json;
 
     @Mixin
@@ -134,7 +142,8 @@ public final class BenchIpcCommand implements Callable<Integer>
         try (Engine engine = Engine.start(engineConfig))
         {
             result = IpcBenchmark.measure(engine, Path.of(config.get(IpcSettings.SOCKET_PATH)), directory, plan,
-                pythonBinding != null ? pythonBinding : PythonRoundTrips.findBinding().orElse(null));
+                pythonBinding != null ? pythonBinding : PythonRoundTrips.findBinding().orElse(null),
+                cClient != null ? cClient : CRoundTrips.findClient().orElse(null));
         }
         finally
         {

@@ -1,5 +1,6 @@
 package io.kvtier.cli;
 
+import io.kvtier.bench.ipc.CRoundTrips;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -56,6 +57,27 @@ class BenchIpcCommandTest
             assertThat(Long.parseLong(python)).as("the Python binding's round trip").isPositive();
             assertThat(number(result.out(), "python_awake_rtt_p50_ns")).as("the same with the binding waiting awake").isPositive();
             assertThat(number(result.out(), "python_awake_rtt_p50_ratio")).isPositive();
+        }
+        // The checkout's build makes the C bench client wherever gcc and make are (cli's tests build clients with -am): where it
+        // is built its figures must be there, and where it is not, the reason.
+        final String cMissing = CRoundTrips.missing(CRoundTrips.findClient().orElse(null));
+        if (cMissing == null)
+        {
+            for (final String prefix : List.of("c_", "c_awake_"))
+            {
+                final double p50 = number(result.out(), prefix + "rtt_p50_ns");
+                assertThat(p50).as(prefix + "rtt_p50_ns").isPositive();
+                assertThat(number(result.out(), prefix + "rtt_p99_ns")).as(prefix + "rtt_p99_ns").isGreaterThanOrEqualTo(p50);
+                assertThat(number(result.out(), prefix + "rtt_p999_ns")).as(prefix + "rtt_p999_ns")
+                    .isGreaterThanOrEqualTo(number(result.out(), prefix + "rtt_p99_ns"));
+                assertThat(number(result.out(), prefix + "rtt_p50_ratio")).as(prefix + "rtt_p50_ratio").isPositive();
+            }
+            assertThat(number(result.out(), "c_batched_keys_per_s")).as("the C client's batched lookups").isPositive();
+            assertThat(result.out()).doesNotContain("c_missing");
+        }
+        else
+        {
+            assertThat(result.out()).contains("\"c_missing\":\"" + cMissing + "\"").doesNotContain("c_rtt_p50_ns");
         }
         assertThat(result.out()).contains("\"round_trips\":300").contains("\"baseline_round_trips\":300").contains("\"batch_keys\":64");
         for (final String suffix : List.of("", "_loaded"))
@@ -140,15 +162,20 @@ class BenchIpcCommandTest
         assertThat(result.out()).contains("one-key LOOKUP round trip").contains("baseline: raw shared-memory ping-pong")
             .contains("p50 ratio").contains("keys/s").contains("quiet host").contains("loaded host: one child JVM")
             .contains("waits per one-key round trip: engine sleeps");
+        final String cMissing = CRoundTrips.missing(CRoundTrips.findClient().orElse(null));
+        assertThat(result.out()).contains(cMissing == null ? "one-key LOOKUP round trip, C client in another process, timed in C (50 round trips)"
+            : "C client: not measured: " + cMissing);
     }
 
     @Test
-    void shouldNameWhatIsMissingForThePythonFigure(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path empty)
+    void shouldNameWhatIsMissingForThePythonAndTheCFigures(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path empty)
     {
         final CliFixture.Result result = CliFixture.run("bench", "ipc", "--json", "--warmup", "10", "--iterations", "20", "--batch-keys", "4",
-            "--batches", "2", "--jit-wait", "0s", "--python-binding", empty.toString());
+            "--batches", "2", "--jit-wait", "0s", "--python-binding", empty.toString(), "--c-client", empty.toString());
         assertThat(result.exitCode()).as("stderr: %s", result.err()).isEqualTo(ExitCode.OK);
-        assertThat(result.out()).contains("\"python_missing\":\"" + empty.resolve("kvtier_client.py") + " does not exist\"");
+        assertThat(result.out()).contains("\"python_missing\":\"" + empty.resolve("kvtier_client.py") + " does not exist\"")
+            .contains("\"c_missing\":\"the C bench client " + empty.resolve("build").resolve("kvtier_bench_client") + " is not built")
+            .doesNotContain("c_rtt_p50_ns");
     }
 
     @Test

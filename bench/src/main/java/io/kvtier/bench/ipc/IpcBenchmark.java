@@ -25,7 +25,9 @@ import java.util.concurrent.TimeUnit;
  * {@code kvtier bench ipc}'s measurement, against an engine already serving IPC clients: the raw
  * ping-pong baseline ({@link PingPongBaseline}), the same lookup through an in-process session for
  * reference ({@link InProcessLookupTiming}), and then the Java client in its own process
- * ({@link IpcBenchClient}), one after the other in the same run, with the same number of round trips.
+ * ({@link IpcBenchClient}), one after the other in the same run, with the same number of round trips; then, when the
+ * checkout has them built, the C client through its Python binding ({@link PythonRoundTrips}) and timed in C
+ * ({@link CRoundTrips}).
  * Then the loaded case: the same baseline and the same client again while {@link BackgroundLoad} keeps
  * one core's worth of work runnable beside them. Around each timed part it reads how both sides
  * waited: the engine thread's sleeps and yields from the engine's counters, the client's from the
@@ -147,9 +149,14 @@ public final class IpcBenchmark
      * @param python        the same lookup through the Python binding, or null
      * @param pythonAwake   the same, the binding's client waiting {@code awake} (the C client's option), or null
      * @param pythonMissing why there is no Python figure, or null
+     * @param c             the same lookup from the C client, timed in C, waiting with its default back-off, and the Java client's
+     *                      batched lookups; or null
+     * @param cAwake        the same one-key lookup, the C client waiting {@code KVT_WAIT_AWAKE}, or null
+     * @param cMissing      why there is no C figure, or null
      */
     public record Result(Plan plan, String engineIdle, Phase quiet, Phase loaded, Histogram inProcess, PythonRoundTrips.Figures python,
-                         PythonRoundTrips.Figures pythonAwake, String pythonMissing)
+                         PythonRoundTrips.Figures pythonAwake, String pythonMissing, CRoundTrips.Figures c, CRoundTrips.Figures cAwake,
+                         String cMissing)
     {
         /** @return the client's median round trip over the baseline's, quiet */
         public double rttP50Ratio()
@@ -185,6 +192,16 @@ public final class IpcBenchmark
                 {
                     json.writeStringField("python_missing", pythonMissing);
                 }
+                if (c != null)
+                {
+                    cJson(json, "c_", c, baseline);
+                    cJson(json, "c_awake_", cAwake, baseline);
+                    json.writeNumberField("c_batched_keys_per_s", Math.round(c.batchedKeysPerSecond()));
+                }
+                else
+                {
+                    json.writeStringField("c_missing", cMissing);
+                }
                 if (loaded != null)
                 {
                     phaseJson(json, loaded, "_loaded");
@@ -207,6 +224,15 @@ public final class IpcBenchmark
                 throw new UncheckedIOException("a StringWriter does not fail", ex);
             }
             return text.toString();
+        }
+
+        private static void cJson(final JsonGenerator json, final String prefix, final CRoundTrips.Figures figures, final Histogram baseline)
+            throws IOException
+        {
+            json.writeNumberField(prefix + "rtt_p50_ns", figures.p50Nanos());
+            json.writeNumberField(prefix + "rtt_p99_ns", figures.p99Nanos());
+            json.writeNumberField(prefix + "rtt_p999_ns", figures.p999Nanos());
+            json.writeNumberField(prefix + "rtt_p50_ratio", Math.round(figures.p50Nanos() * 1000.0 / Math.max(1, baseline.getValueAtPercentile(50))) / 1000.0);
         }
 
         private static void phaseJson(final JsonGenerator json, final Phase phase, final String suffix) throws IOException
@@ -276,6 +302,18 @@ public final class IpcBenchmark
                 pythonAwake.p50Nanos(), pythonAwake.p99Nanos(), pythonAwake.p999Nanos(), pythonAwake.maxNanos(),
                 pythonAwake.p50Nanos() / (double)Math.max(1, baseline.getValueAtPercentile(50)))
                 : "Python binding: not measured: " + pythonMissing + System.lineSeparator())
+                + (c != null
+                ? String.format(Locale.ROOT, """
+                one-key LOOKUP round trip, C client in another process, timed in C (%,d round trips)
+                  p50 %,d ns   p99 %,d ns   p99.9 %,d ns   max %,d ns   (p50 ratio to the baseline %.2f)
+                  the same with KVT_WAIT_AWAKE: p50 %,d ns   p99 %,d ns   p99.9 %,d ns   max %,d ns   (p50 ratio %.2f)
+                  batched LOOKUPs of %,d keys      %,.0f keys/s (%,d lookups)
+                """, c.roundTrips(), c.p50Nanos(), c.p99Nanos(), c.p999Nanos(), c.maxNanos(),
+                c.p50Nanos() / (double)Math.max(1, baseline.getValueAtPercentile(50)),
+                cAwake.p50Nanos(), cAwake.p99Nanos(), cAwake.p999Nanos(), cAwake.maxNanos(),
+                cAwake.p50Nanos() / (double)Math.max(1, baseline.getValueAtPercentile(50)), plan.batchKeys(), c.batchedKeysPerSecond(),
+                plan.batches())
+                : "C client: not measured: " + cMissing + System.lineSeparator())
                 + (loaded != null ? phaseText("loaded host: " + BackgroundLoad.DESCRIPTION, loaded) : "loaded host: not measured (--no-load)"
                 + System.lineSeparator());
         }
@@ -324,12 +362,13 @@ public final class IpcBenchmark
      * @param baselineDir   where the baseline's shared file goes (/dev/shm, as the engine's pool)
      * @param plan          how much to measure
      * @param pythonBinding the Python binding's directory (clients/python), or null when there is none
+     * @param cClient       the C client's directory (clients/c), or null when there is none
      * @return the figures
      * @throws IOException          if a process cannot be started or fails
      * @throws InterruptedException if interrupted while waiting for one
      */
-    public static Result measure(final Engine engine, final Path socketPath, final Path baselineDir, final Plan plan, final Path pythonBinding)
-        throws IOException, InterruptedException
+    public static Result measure(final Engine engine, final Path socketPath, final Path baselineDir, final Plan plan, final Path pythonBinding,
+                                 final Path cClient) throws IOException, InterruptedException
     {
         final Phase quiet = phase(engine, socketPath, baselineDir, plan);
         final Histogram inProcess = InProcessLookupTiming.measure(engine, plan.warmups(), plan.iterations());
@@ -339,6 +378,14 @@ public final class IpcBenchmark
             ? PythonRoundTrips.measure(pythonBinding, socketPath, plan.warmups(), plan.iterations(), "backoff") : null;
         final PythonRoundTrips.Figures pythonAwake = pythonMissing == null
             ? PythonRoundTrips.measure(pythonBinding, socketPath, plan.warmups(), plan.iterations(), "awake") : null;
+        final String cMissing = CRoundTrips.missing(cClient);
+        // The same two waits timed in C. The batched lookups go with the default wait, as an application gets it; a lookup of
+        // 64 keys or more waits as the back-off whichever wait is set, so at the default --batch-keys a second batched figure
+        // would measure the same thing again.
+        final CRoundTrips.Figures c = cMissing == null
+            ? CRoundTrips.measure(cClient, socketPath, plan.warmups(), plan.iterations(), CRoundTrips.BACKOFF, plan.batchKeys(), plan.batches()) : null;
+        final CRoundTrips.Figures cAwake = cMissing == null
+            ? CRoundTrips.measure(cClient, socketPath, plan.warmups(), plan.iterations(), CRoundTrips.AWAKE) : null;
         Phase loaded = null;
         if (plan.loaded())
         {
@@ -353,7 +400,7 @@ public final class IpcBenchmark
             }
         }
         return new Result(plan, engine.config().get(io.kvtier.engine.config.EngineSettings.ENGINE_IDLE_STRATEGY).configName(), quiet, loaded,
-            inProcess, python, pythonAwake, pythonMissing);
+            inProcess, python, pythonAwake, pythonMissing, c, cAwake, cMissing);
     }
 
     /** The baseline, then the client process, under whatever else runs now. */
