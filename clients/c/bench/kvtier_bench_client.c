@@ -4,17 +4,17 @@
  *     kvtier_bench_client socket_path warmups iterations backoff|awake [batch_keys batches]
  *
  * The one-key part is python_round_trips.py's (bench's resources) call for call, so that its figures
- * and the Python binding's are of the same operation and differ only by what Python adds: the same
- * namespace ("kvtier-bench/ipc-python", "bench/ipc", rank 0, no salt) and the same key (token 7, one
- * token a page), the page reserved and, when this run reserved it, written and committed with 8 bytes,
- * then `warmups` lookups untimed and `iterations` timed, each on the monotonic clock (Python's
- * perf_counter_ns reads the same), each checked to have found its page in the pool.
+ * and the Python binding's are of the same operation and differ only by what Python adds: a client of
+ * 4 slots with the same namespace ("kvtier-bench/ipc-python", "bench/ipc", rank 0, no salt), the same
+ * key (token 7, one token a page), the page reserved and, when this run reserved it, written and
+ * committed with 8 bytes, then `warmups` lookups untimed and `iterations` timed, each on the monotonic
+ * clock (Python's perf_counter_ns reads the same), each checked to have found its page in the pool.
  *
- * With batch_keys and batches, the batched part is bench's Java client's (IpcBenchClient): the chain of
- * batch_keys one-token pages of tokens 0, 1, ... in its namespace ("kvtier-bench/ipc"), reserved and
- * committed unless already there (the Java client of the same run has written them), a tenth of the
- * batches (at least one) untimed, then `batches` LOOKUPs of the whole chain timed together, every key
- * found in the pool.
+ * With batch_keys and batches, the batched part is bench's Java client's (IpcBenchClient), on a second
+ * client of batch_keys slots: the chain of batch_keys one-token pages of tokens 0, 1, ... in that
+ * client's namespace ("kvtier-bench/ipc"), reserved and committed unless already there (the Java client
+ * of the same run has written them), a tenth of the batches (at least one) untimed, then `batches`
+ * LOOKUPs of the whole chain timed together, every key found in the pool.
  *
  * `backoff` is the client's default wait (KVT_WAIT_BACKOFF), `awake` KVT_WAIT_AWAKE; a lookup of 64
  * keys or more waits as the back-off whatever was chosen (kvtier_client.h).
@@ -75,11 +75,11 @@ static long parse_count(const char *text, const char *name, long min, long max)
     return value;
 }
 
-/* Reserves keys[0..count) in slots [0, count) of namespace ns, and writes and commits the pages this
- * call reserved; keys already in the pool (EXISTS) are left as they are. */
-static void put_pages(uint16_t ns, const kvt_key *keys, int32_t count, int32_t *lengths)
+/* Reserves keys[0..count) in slots [0, count), and writes and commits the pages this call reserved; keys
+ * already in the pool (EXISTS) are left as they are. */
+static void put_pages(const kvt_key *keys, int32_t count, int32_t *lengths)
 {
-    int reserved = kvt_reserve(client, ns, 0, keys, count, NULL);
+    int reserved = kvt_reserve(client, 0, 0, keys, count, NULL);
     if (reserved < 0) {
         fail_call("kvt_reserve");
     }
@@ -96,6 +96,31 @@ static void put_pages(uint16_t ns, const kvt_key *keys, int32_t count, int32_t *
     /* Slots not reserved (EXISTS, ...) answer NONE to the commit and keep nothing. */
     if (kvt_commit(client, 0, count, lengths, NULL) < 0) {
         fail_call("kvt_commit");
+    }
+}
+
+/* Connects with the one namespace `root` and `max_keys` slots, waiting as `wait` says. */
+static void attach(const char *socket_path, const kvt_key *root, uint32_t max_keys, int wait)
+{
+    int error = KVT_OK;
+    char message[512] = "";
+    client = kvt_connect(socket_path, root, 1, max_keys, &error, message, sizeof message);
+    if (client == NULL) {
+        fprintf(stderr, "kvtier_bench_client: kvt_connect failed: %s (%s)\n", kvt_error_name(error), message);
+        exit(1);
+    }
+    if (kvt_set_wait(client, wait) != 0) {
+        fail_call("kvt_set_wait");
+    }
+}
+
+static void detach(void)
+{
+    const int rc = kvt_close(client);
+    client = NULL;
+    if (rc != 0) {
+        /* The client is freed whatever kvt_close returns: there is no last error left to name. */
+        fail("kvt_close failed: its CLOSE could not be exchanged with the engine");
     }
 }
 
@@ -146,22 +171,9 @@ int main(int argc, char **argv)
     const long batch_keys = argc == 7 ? parse_count(argv[5], "batch_keys", 1, MAX_BATCH_KEYS) : 0;
     const long batches = argc == 7 ? parse_count(argv[6], "batches", 1, 1000000000L) : 0;
 
-    kvt_key roots[2];
-    kvt_namespace_root(ONE_KEY_MODEL, LAYOUT, 0, "", &roots[0]);
-    kvt_namespace_root(BATCH_MODEL, LAYOUT, 0, "", &roots[1]);
-    const uint32_t ns_count = batch_keys > 0 ? 2 : 1;
-    const uint32_t max_keys = batch_keys > (long)ONE_KEY_SLOTS ? (uint32_t)batch_keys : ONE_KEY_SLOTS;
-    int error = KVT_OK;
-    char message[512] = "";
-    client = kvt_connect(socket_path, roots, ns_count, max_keys, &error, message, sizeof message);
-    if (client == NULL) {
-        fprintf(stderr, "kvtier_bench_client: kvt_connect failed: %s (%s)\n", kvt_error_name(error), message);
-        return 1;
-    }
-    if (kvt_set_wait(client, wait) != 0) {
-        fail_call("kvt_set_wait");
-    }
-
+    kvt_key one_key_root, batch_root;
+    kvt_namespace_root(ONE_KEY_MODEL, LAYOUT, 0, "", &one_key_root);
+    kvt_namespace_root(BATCH_MODEL, LAYOUT, 0, "", &batch_root);
     const size_t page_keys_room = (size_t)(batch_keys > 1 ? batch_keys : 1);
     kvt_key *keys = malloc(sizeof(kvt_key) * page_keys_room);
     int32_t *lengths = malloc(sizeof(int32_t) * page_keys_room);
@@ -171,22 +183,14 @@ int main(int argc, char **argv)
         fail("out of memory");
     }
 
+    /* The one-key part on a client of its own, with the Python script's namespace and slot count. */
+    attach(socket_path, &one_key_root, ONE_KEY_SLOTS, wait);
     kvt_key one_key;
     const uint32_t one_token = ONE_KEY_TOKEN;
-    if (kvt_page_keys(&roots[0], &one_token, 1, 1, 0, &one_key, 1) != 1) {
+    if (kvt_page_keys(&one_key_root, &one_token, 1, 1, 0, &one_key, 1) != 1) {
         fail("kvt_page_keys gave no key for the one-token page");
     }
-    put_pages(0, &one_key, 1, lengths);
-    if (batch_keys > 0) {
-        for (long i = 0; i < batch_keys; i++) {
-            tokens[i] = (uint32_t)i;
-        }
-        if (kvt_page_keys(&roots[1], tokens, (size_t)batch_keys, 1, 0, keys, (size_t)batch_keys) != batch_keys) {
-            fail("kvt_page_keys gave fewer keys than the chain has pages");
-        }
-        put_pages(1, keys, (int32_t)batch_keys, lengths);
-    }
-
+    put_pages(&one_key, 1, lengths);
     kvt_result result;
     for (long i = 0; i < warmups + iterations; i++) {
         const int64_t start = now_ns();
@@ -204,25 +208,36 @@ int main(int argc, char **argv)
             samples[i - warmups] = elapsed;
         }
     }
+    detach();
     qsort(samples, (size_t)iterations, sizeof(int64_t), compare_samples);
 
+    /* The batched part on another, with the Java client's namespace and slot count. */
     long long batched_keys = 0;
     int64_t batched_nanos = 0;
     if (batch_keys > 0) {
+        attach(socket_path, &batch_root, (uint32_t)batch_keys, wait);
+        for (long i = 0; i < batch_keys; i++) {
+            tokens[i] = (uint32_t)i;
+        }
+        if (kvt_page_keys(&batch_root, tokens, (size_t)batch_keys, 1, 0, keys, (size_t)batch_keys) != batch_keys) {
+            fail("kvt_page_keys gave fewer keys than the chain has pages");
+        }
+        put_pages(keys, (int32_t)batch_keys, lengths);
         const long batch_warmups = batches / 10 > 1 ? batches / 10 : 1;
         for (long i = 0; i < batch_warmups; i++) {
-            if (kvt_lookup(client, 1, 0, keys, (int32_t)batch_keys, &result) < 0) {
+            if (kvt_lookup(client, 0, 0, keys, (int32_t)batch_keys, &result) < 0) {
                 fail_call("kvt_lookup");
             }
         }
         const int64_t start = now_ns();
         for (long i = 0; i < batches; i++) {
-            if (kvt_lookup(client, 1, 0, keys, (int32_t)batch_keys, &result) < 0) {
+            if (kvt_lookup(client, 0, 0, keys, (int32_t)batch_keys, &result) < 0) {
                 fail_call("kvt_lookup");
             }
             batched_keys += result.pool_pages;
         }
         batched_nanos = now_ns() - start;
+        detach();
         if (batched_keys != (long long)batches * batch_keys) {
             char text[160];
             snprintf(text, sizeof text, "the batched lookups found %lld of %lld keys in the pool", batched_keys,
@@ -231,10 +246,6 @@ int main(int argc, char **argv)
         }
     }
 
-    if (kvt_close(client) != 0) {
-        /* The client is freed whatever kvt_close returns: there is no last error left to name. */
-        fail("kvt_close failed: its CLOSE could not be exchanged with the engine");
-    }
     printf("kvtier-c-bench %ld %lld %lld %lld %lld %lld %lld\n", iterations, (long long)percentile(samples, (size_t)iterations, 50),
            (long long)percentile(samples, (size_t)iterations, 99), (long long)percentile(samples, (size_t)iterations, 99.9),
            (long long)samples[iterations - 1], batched_keys, (long long)batched_nanos);
