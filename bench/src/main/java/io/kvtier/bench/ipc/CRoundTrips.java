@@ -1,7 +1,6 @@
 package io.kvtier.bench.ipc;
 
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,33 +67,7 @@ public final class CRoundTrips
      */
     public static Optional<Path> findClient()
     {
-        try
-        {
-            final Optional<Path> besideCode = findAbove(Path.of(CRoundTrips.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
-            if (besideCode.isPresent())
-            {
-                return besideCode;
-            }
-        }
-        catch (final URISyntaxException | SecurityException | UnsupportedOperationException ex)
-        {
-            // no code source to start from: the working directory is the other place to look
-        }
-        // This code may come from the local Maven repository (a build of one module): then the checkout is where we run.
-        return findAbove(Path.of(""));
-    }
-
-    private static Optional<Path> findAbove(final Path start)
-    {
-        for (Path at = start.toAbsolutePath(); at != null; at = at.getParent())
-        {
-            final Path client = at.resolve("clients").resolve("c");
-            if (Files.isRegularFile(client.resolve(SOURCE)))
-            {
-                return Optional.of(client);
-            }
-        }
-        return Optional.empty();
+        return CheckoutDirectories.find(CRoundTrips.class, Path.of("clients", "c"), SOURCE);
     }
 
     /**

@@ -2,7 +2,6 @@ package io.kvtier.bench.ipc;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,33 +44,7 @@ public final class PythonRoundTrips
      */
     public static Optional<Path> findBinding()
     {
-        try
-        {
-            final Optional<Path> besideCode = findAbove(Path.of(PythonRoundTrips.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
-            if (besideCode.isPresent())
-            {
-                return besideCode;
-            }
-        }
-        catch (final URISyntaxException | SecurityException | UnsupportedOperationException ex)
-        {
-            // no code source to start from: the working directory is the other place to look
-        }
-        // This code may come from the local Maven repository (a build of one module): then the checkout is where we run.
-        return findAbove(Path.of(""));
-    }
-
-    private static Optional<Path> findAbove(final Path start)
-    {
-        for (Path at = start.toAbsolutePath(); at != null; at = at.getParent())
-        {
-            final Path binding = at.resolve("clients").resolve("python");
-            if (Files.isRegularFile(binding.resolve(MODULE)))
-            {
-                return Optional.of(binding);
-            }
-        }
-        return Optional.empty();
+        return CheckoutDirectories.find(PythonRoundTrips.class, Path.of("clients", "python"), Path.of(MODULE));
     }
 
     /**
