@@ -53,6 +53,14 @@ public final class IpcConnection implements AutoCloseable
      * it takes tens of microseconds and more (about 40 ns a key for a lookup here), where spinning would hold a core.
      */
     public static final int LARGE_REQUEST_KEYS = 64;
+    /**
+     * How often a wait for a large request yields before it sleeps. A lookup of 1,024 keys takes the engine 40 to 60
+     * µs, longer than the back-off's 100 spins and 50 yields last here: with 50, the client slept on nearly every such
+     * request and each answer then paid a futex wake-up (4,900 sleeps in 5,000 batched lookups). With 200, as the C
+     * client yields, it slept on 6-13% of them and moved 15-44% more keys a second, in three alternated pairs of
+     * {@code kvtier bench ipc} (docs/PERFORMANCE.md, IPC round trips, round nine).
+     */
+    static final int LARGE_REQUEST_YIELDS = 200;
 
     /** The socket: a channel (a session that passes no descriptors), or a descriptor of the UnixSockets front, else -1. */
     private final SocketChannel socket;
@@ -110,7 +118,8 @@ public final class IpcConnection implements AutoCloseable
                   final MemorySegment pool, final MemorySegment control, final MemorySegment ring, final IdleStrategy.Kind idleKind)
     {
         this.idle = new IdleStrategy(idleKind, IdleStrategy.MAX_SLEEP_NANOS, new EngineSeen());
-        this.largeIdle = idleKind == IdleStrategy.Kind.AWAKE ? new IdleStrategy(IdleStrategy.Kind.BACKOFF, IdleStrategy.MAX_SLEEP_NANOS) : idle;
+        this.largeIdle = idleKind == IdleStrategy.Kind.AWAKE
+            ? IdleStrategy.backoffYielding(IdleStrategy.MAX_SLEEP_NANOS, LARGE_REQUEST_YIELDS) : idle;
         // Room in the request ring comes as the engine catches up, which a wait for an answer does not tell apart: the fixed back-off.
         this.roomIdle = new IdleStrategy(IdleStrategy.timesWaits(idleKind) ? IdleStrategy.Kind.BACKOFF : idleKind, IdleStrategy.MAX_SLEEP_NANOS);
         this.socket = socket;

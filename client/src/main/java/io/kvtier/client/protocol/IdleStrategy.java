@@ -156,6 +156,7 @@ public final class IdleStrategy
 
     private final Kind kind;
     private final long sleepNanos;
+    private final int backoffYields;
     private final Peer peer;
     private final java.util.function.LongSupplier clock;
     private int idleCount;
@@ -195,10 +196,31 @@ public final class IdleStrategy
      */
     IdleStrategy(final Kind kind, final long sleepNanos, final Peer peer, final java.util.function.LongSupplier clock)
     {
+        this(kind, sleepNanos, peer, clock, YIELDS);
+    }
+
+    /**
+     * {@link Kind#BACKOFF} that yields {@code yields} times after its spins, not {@value #YIELDS}, before it sleeps:
+     * for answers that take the engine longer than the usual spins and yields last, so that the wait ends without a
+     * futex wake-up on either side.
+     *
+     * @param sleepNanos the longest sleep
+     * @param yields     the yields after the spins
+     * @return the strategy
+     */
+    public static IdleStrategy backoffYielding(final long sleepNanos, final int yields)
+    {
+        return new IdleStrategy(Kind.BACKOFF, sleepNanos, ALWAYS_AWAKE, System::nanoTime, yields);
+    }
+
+    private IdleStrategy(final Kind kind, final long sleepNanos, final Peer peer, final java.util.function.LongSupplier clock,
+                         final int backoffYields)
+    {
         this.kind = kind;
         this.sleepNanos = sleepNanos;
         this.peer = peer;
         this.clock = clock;
+        this.backoffYields = backoffYields;
     }
 
     /** @return the strategy */
@@ -286,7 +308,7 @@ public final class IdleStrategy
                 {
                     Thread.onSpinWait();
                 }
-                else if (count < SPINS + YIELDS)
+                else if (count < SPINS + backoffYields)
                 {
                     yieldCounted();
                 }

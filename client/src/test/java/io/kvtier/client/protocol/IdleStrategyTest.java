@@ -309,4 +309,26 @@ class IdleStrategyTest
             assertThat(idle.counts().wakesSent()).isEqualTo(1);
         }
     }
+
+    @Test
+    void backoffShouldYieldAsOftenAsItWasToldBeforeItSleeps()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final FutexWord word = new FutexWord(arena.allocate(8, 8), 0);
+            final IdleStrategy usual = new IdleStrategy(IdleStrategy.Kind.BACKOFF, SLEEP_NANOS);
+            final IdleStrategy patient = IdleStrategy.backoffYielding(SLEEP_NANOS, 200);
+            for (final IdleStrategy idle : new IdleStrategy[] {usual, patient})
+            {
+                idle.reset();
+                while (idle.counts().sleeps() == 0)
+                {
+                    idle.idle(word, () -> false);
+                }
+            }
+            assertThat(usual.counts().yields()).as("the back-off's own").isEqualTo(50);
+            assertThat(patient.counts().yields()).as("a large request's wait").isEqualTo(200);
+            assertThat(patient.kind()).isEqualTo(IdleStrategy.Kind.BACKOFF);
+        }
+    }
 }
