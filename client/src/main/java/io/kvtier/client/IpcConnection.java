@@ -57,7 +57,7 @@ public final class IpcConnection implements AutoCloseable
      * How often a wait for a large request yields before it sleeps. A lookup of 1,024 keys takes the engine 40 to 60
      * µs, longer than the back-off's 100 spins and 50 yields last here: with 50, the client slept on nearly every such
      * request and each answer then paid a futex wake-up (4,900 sleeps in 5,000 batched lookups). With 200, as the C
-     * client yields, it slept on 6-13% of them and moved 15-44% more keys a second, in three alternated pairs of
+     * client yields, it slept on 6-13% of them and moved 18-44% more keys a second, in three alternated pairs of
      * {@code kvtier bench ipc} (docs/PERFORMANCE.md, IPC round trips, round nine).
      */
     static final int LARGE_REQUEST_YIELDS = 200;
