@@ -193,22 +193,15 @@ final class Slab
     /** @return the slots of the lowest-numbered extent in {@code dir} whose header is whole and of this slot size, else -1 */
     private static int existingSlotsPerExtent(final Path dir, final long slotBytes, final long payloadBytes)
     {
-        final List<Path> found = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir))
+        final List<Path> found;
+        try
         {
-            for (final Path file : files)
-            {
-                if (SlabDescriptor.extentNumber(file.getFileName().toString()) >= 0)
-                {
-                    found.add(file);
-                }
-            }
+            found = extentFiles(dir);
         }
         catch (final IOException ex)
         {
             return -1; // the scan that follows lists it again, and says what is wrong
         }
-        found.sort(Comparator.naturalOrder());
         final CRC32C crc = new CRC32C();
         final java.nio.ByteBuffer block = java.nio.ByteBuffer.allocate((int)SlabDescriptor.HEADER_BLOCK);
         for (final Path file : found)
@@ -237,6 +230,24 @@ final class Slab
             }
         }
         return -1;
+    }
+
+    /** @return the extent files in {@code dir}, in the order of their numbers */
+    private static List<Path> extentFiles(final Path dir) throws IOException
+    {
+        final List<Path> found = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir))
+        {
+            for (final Path file : files)
+            {
+                if (SlabDescriptor.extentNumber(file.getFileName().toString()) >= 0)
+                {
+                    found.add(file);
+                }
+            }
+        }
+        found.sort(Comparator.naturalOrder());
+        return found;
     }
 
     /** @return bytes of one extent file */
@@ -269,18 +280,7 @@ final class Slab
         lock();
         final CRC32C crc = new CRC32C();
         final MemorySegment header = arena.allocate(SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
-        final List<Path> found = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir))
-        {
-            for (final Path file : files)
-            {
-                if (SlabDescriptor.extentNumber(file.getFileName().toString()) >= 0)
-                {
-                    found.add(file);
-                }
-            }
-        }
-        found.sort(Comparator.naturalOrder());
+        final List<Path> found = extentFiles(dir);
         int deleted = 0;
         final List<long[]> candidates = new ArrayList<>();
         for (final Path file : found)

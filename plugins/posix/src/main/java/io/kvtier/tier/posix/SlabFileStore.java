@@ -102,12 +102,12 @@ final class SlabFileStore implements FileStore
     SlabFileStore(final String name, final Slab slab, final LibC libc, final Uring ring, final DirectIo direct, final boolean directWritesCopied,
                   final boolean fsync, final Arena arena, final Optional<MemorySegment> transferMemory, final IoErrorLog errors)
     {
-        this.directWritesCopied = directWritesCopied;
         this.name = name;
         this.slab = slab;
         this.libc = libc;
         this.ring = ring;
         this.direct = direct;
+        this.directWritesCopied = directWritesCopied;
         this.fsync = fsync;
         this.errors = errors;
         batchSize = ring == null ? 1 : RING_PAGES;
