@@ -86,6 +86,8 @@ public final class DemoCommand implements Callable<Integer>
     }
 
     /** The built-in L3 type the demo runs by default, in a temporary directory of its own. */
+    /** How long a shutdown hook waits for an engine start under way before it removes what it can. */
+    static final long EXIT_START_WAIT_MILLIS = 30_000;
     static final String POSIX = "posix";
     /** The second, larger L3 tier the demo adds to a POSIX one, and migrates to. */
     static final String COLD_TIER = "cold";
@@ -353,7 +355,7 @@ public final class DemoCommand implements Callable<Integer>
             // Ctrl-C ends the JVM (exit code 130) without unwinding this method: close the engine, or remove its pool file if
             // it was still starting, and remove the temporary L3 on the way out, so nothing is left in /dev/shm or the
             // temporary directory. Registered before the JVM warm-up and the engine's start, which take time of their own.
-            final java.util.concurrent.atomic.AtomicReference<Engine> measuredEngine = new java.util.concurrent.atomic.AtomicReference<>();
+            final HookClosableEngine measuredEngine = new HookClosableEngine();
             final Path removeOnExit = temporaryL3;
             final Path removeColdOnExit = temporaryCold;
             final MooncakeMasterProcess stopOnExit = startedMaster;
@@ -361,12 +363,7 @@ public final class DemoCommand implements Callable<Integer>
             final boolean ownPool = engineConfig.poolPath().toAbsolutePath().equals(poolPath.toAbsolutePath());
             cleanup = new Thread(() ->
             {
-                final Engine engine = measuredEngine.get();
-                if (engine != null)
-                {
-                    engine.close();
-                }
-                else if (ownPool)
+                if (!closeOnExit(measuredEngine) && ownPool)
                 {
                     deleteQuietly(poolPath);
                 }
@@ -398,9 +395,8 @@ public final class DemoCommand implements Callable<Integer>
             final CpuSplit cpu;
             final io.kvtier.engine.Session.RoundTripLegs roundTripLegs;
             final long cleanupStart;
-            try (Engine engine = Engine.start(engineConfig))
+            try (Engine engine = measuredEngine.start(engineConfig))
             {
-                measuredEngine.set(engine);
                 final boolean showProgress = progress == Progress.always
                     || (progress == Progress.auto && System.console() != null && System.console().isTerminal());
                 final ProgressBar bar = showProgress ? new ProgressBar(err) : null;
@@ -859,6 +855,25 @@ public final class DemoCommand implements Callable<Integer>
         catch (final IOException ex)
         {
             // the JVM is going away; nothing else to do
+        }
+    }
+
+    /**
+     * From a shutdown hook: closes the engine, waiting up to {@link #EXIT_START_WAIT_MILLIS} for a start under way.
+     *
+     * @param engine the engine
+     * @return whether an engine was closed
+     */
+    static boolean closeOnExit(final HookClosableEngine engine)
+    {
+        try
+        {
+            return engine.closeOnExit(EXIT_START_WAIT_MILLIS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -99,26 +99,21 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
             warm.put("tier.l3.dir", l3.toString());
             warm.put("tier." + DemoCommand.COLD_TIER + ".dir", cold.toString());
             final long requests;
-            // Ctrl-C ends the JVM without unwinding this method: the hook closes the engine, which removes its pool file, or
-            // removes the file itself when the engine was still starting; registered before the start for that.
+            // Ctrl-C ends the JVM without unwinding this method: the hook closes the engine, which removes its pool file, waiting
+            // for a start under way to end first, or removes the file itself when no start was made; registered before the start.
             final Path warmPool = Path.of(warm.get(EngineConfig.POOL_PATH));
-            final java.util.concurrent.atomic.AtomicReference<Engine> started = new java.util.concurrent.atomic.AtomicReference<>();
+            final HookClosableEngine started = new HookClosableEngine();
             final Thread cleanup = new Thread(() ->
             {
-                final Engine engine = started.get();
-                if (engine != null)
-                {
-                    engine.close();
-                }
+                DemoCommand.closeOnExit(started);
                 DemoCommand.deleteQuietly(warmPool);
                 DemoCommand.deleteQuietly(socket);
                 DemoCommand.deleteTree(l3);
                 DemoCommand.deleteTree(cold);
             }, "kvtier-demo-warmup-cleanup");
             Runtime.getRuntime().addShutdownHook(cleanup);
-            try (Engine engine = Engine.start(EngineConfig.from(warm)))
+            try (Engine engine = started.start(EngineConfig.from(warm)))
             {
-                started.set(engine);
                 final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed + SEED_OFFSET, Math.min(conversations, CONVERSATIONS_MAX)));
                 final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace, 0);
                 final WorkloadRunner runner = processClients == null ? new WorkloadRunner(engine, workload, options)
