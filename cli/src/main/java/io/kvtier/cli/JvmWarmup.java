@@ -26,17 +26,38 @@ import java.util.Map;
  * Over IPC its clients are processes of the same kind on a socket of its own, so the engine's IPC paths are compiled too;
  * the measured run's client processes are new ones, and warm themselves up in its own warm-up.
  *
+ * <p>After the pass the demo waits for the compilers to finish what it gave them ({@link #awaitQuietJit}): on 2 vCPUs the C2
+ * compiler was still working through a queue of the pass's methods, a core's worth, well into the measured run's steady
+ * state (150 ms of compiler CPU in its 0.35 s, in one run), and took that core from the run it measures.
+ *
  * @param skipped   why there was no pass, or null
  * @param requests  requests the pass made
- * @param elapsedNanos its wall time, the engine's start and close included
- * @param compileMillis the JIT compilers' CPU time during it, -1 when unknown
+ * @param elapsedNanos its wall time, the engine's start and close included, the wait for the compilers not
+ * @param compileMillis the JIT compilers' CPU time during it and the wait after it, -1 when unknown
+ * @param settleNanos how long the demo then waited for the compilers to go quiet, -1 when their CPU time is unknown
  */
-record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileMillis)
+record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileMillis, long settleNanos)
 {
     /** Added to the demo's seed for the pass, so its pages are not the measured run's. */
     static final long SEED_OFFSET = 0x5EED;
     /** The most conversations the pass replays: the default demo's, enough for the engine's paths; a longer run warms up in its own warm-up. */
     static final int CONVERSATIONS_MAX = 540;
+    /** The compilers count as quiet once a window of this length took them at most {@link #JIT_QUIET_MILLIS} of CPU. */
+    static final long JIT_SETTLE_WINDOW_MILLIS = 250;
+    /** The compilers' CPU in a quiet window: 4% of a core, the odd method the next window may still compile. */
+    static final long JIT_QUIET_MILLIS = 10;
+    /** The longest wait for quiet compilers; past it the measured run starts anyway, as it would have. */
+    static final long JIT_SETTLE_MAX_MILLIS = 20_000;
+
+    /** Sleeps, in tests without the clock moving. */
+    interface Sleeper
+    {
+        /**
+         * @param millis how long
+         * @throws InterruptedException if interrupted
+         */
+        void sleep(long millis) throws InterruptedException;
+    }
 
     /**
      * @param reason why there is no pass
@@ -44,7 +65,7 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
      */
     static JvmWarmup skipped(final String reason)
     {
-        return new JvmWarmup(reason, 0, 0, -1);
+        return new JvmWarmup(reason, 0, 0, -1, -1);
     }
 
     /**
@@ -131,15 +152,62 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
                     // the JVM is exiting: the hook does the cleanup
                 }
             }
+            final long elapsed = System.nanoTime() - start;
+            // Removed before the wait, so that the filesystem's work on them is done before the measured run too.
+            DemoCommand.deleteTree(l3);
+            DemoCommand.deleteTree(cold);
+            final long settleStart = System.nanoTime();
+            final boolean known = awaitQuietJit(RunPhase::compileMillisSoFar, Thread::sleep, JIT_SETTLE_WINDOW_MILLIS, JIT_QUIET_MILLIS,
+                JIT_SETTLE_MAX_MILLIS) >= 0;
+            final long settle = known ? System.nanoTime() - settleStart : -1;
             final long compiledAfter = RunPhase.compileMillisSoFar();
-            return new JvmWarmup(null, requests, System.nanoTime() - start,
-                compiledBefore < 0 || compiledAfter < 0 ? -1 : compiledAfter - compiledBefore);
+            return new JvmWarmup(null, requests, elapsed, compiledBefore < 0 || compiledAfter < 0 ? -1 : compiledAfter - compiledBefore, settle);
         }
         finally
         {
             DemoCommand.deleteTree(l3);
             DemoCommand.deleteTree(cold);
         }
+    }
+
+    /**
+     * Waits until the JIT compilers use at most {@code quietMillis} of CPU in a window of {@code windowMillis}, or until
+     * {@code maxMillis} have passed.
+     *
+     * @param compileMillis the compilers' CPU time so far in milliseconds, negative when unknown
+     * @param sleeper       sleeps a window
+     * @param windowMillis  the window
+     * @param quietMillis   the compilers' CPU in a quiet window
+     * @param maxMillis     the longest wait
+     * @return the windows waited, the quiet one included; -1 when the compilers' CPU time is unknown (no wait then)
+     * @throws InterruptedException if interrupted
+     */
+    static int awaitQuietJit(final java.util.function.LongSupplier compileMillis, final Sleeper sleeper, final long windowMillis,
+                             final long quietMillis, final long maxMillis) throws InterruptedException
+    {
+        long before = compileMillis.getAsLong();
+        if (before < 0)
+        {
+            return -1;
+        }
+        final long windows = Math.max(1, maxMillis / windowMillis);
+        int waited = 0;
+        while (waited < windows)
+        {
+            sleeper.sleep(windowMillis);
+            waited++;
+            final long now = compileMillis.getAsLong();
+            if (now < 0)
+            {
+                return -1;
+            }
+            if (now - before <= quietMillis)
+            {
+                break;
+            }
+            before = now;
+        }
+        return waited;
     }
 
     /** @return one line for the text summary */
@@ -149,8 +217,9 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
         {
             return "jvm warm-up         none: " + skipped;
         }
-        return String.format(Locale.ROOT, "jvm warm-up         %,d requests of another seed on an engine of its own (pool and L3 removed after), %.2f s%s;"
+        return String.format(Locale.ROOT, "jvm warm-up         %,d requests of another seed on an engine of its own (pool and L3 removed after), %.2f s%s%s;"
             + " not in any figure below", requests, elapsedNanos / 1e9,
+            settleNanos < 0 ? "" : String.format(Locale.ROOT, ", then %.2f s for the JIT compilers to go quiet", settleNanos / 1e9),
             compileMillis < 0 ? "" : String.format(Locale.ROOT, ", JIT compilers %.2f s of CPU", compileMillis / 1e3));
     }
 
@@ -172,6 +241,7 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
             g.writeNumberField("requests", requests);
             g.writeNumberField("elapsed_s", Math.round(elapsedNanos / 1e5) / 1e4);
             g.writeNumberField("jit_compile_ms", compileMillis);
+            g.writeNumberField("jit_settle_s", settleNanos < 0 ? -1 : Math.round(settleNanos / 1e5) / 1e4);
         }
         g.writeEndObject();
     }

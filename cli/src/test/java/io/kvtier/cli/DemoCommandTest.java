@@ -80,7 +80,7 @@ class DemoCommandTest
                 + "\"tier_call_threads\":[0-9.]+,\"other_kvtier_threads\":[0-9.]+,\"kernel_io_uring_workers\":[0-9.]+,\"jit_compilers\":[0-9.]+,"
                 + "\"gc_and_vm\":[0-9.]+,\"other\":[0-9.]+,\"baseline_clients\":[1-9][0-9.]*\\},\"cpu_engine_side_vs_clients\":[0-9.]+");
         assertThat(result.out()).as("an untimed pass on an engine of its own compiled the engine's code first")
-            .containsPattern("\"jvm_warmup\":\\{\"requests\":[1-9]\\d*,\"elapsed_s\":[0-9.]+,\"jit_compile_ms\":-?\\d+\\}");
+            .containsPattern("\"jvm_warmup\":\\{\"requests\":[1-9]\\d*,\"elapsed_s\":[0-9.]+,\"jit_compile_ms\":-?\\d+,\"jit_settle_s\":-?[0-9.]+\\}");
         try (var left = java.nio.file.Files.list(DemoCommand.defaultPoolDirectory()))
         {
             assertThat(left.map(path -> path.getFileName().toString()).filter(name -> name.startsWith("kvtier-demo-" + ProcessHandle.current().pid())))

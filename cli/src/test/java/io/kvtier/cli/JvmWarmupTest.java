@@ -40,4 +40,53 @@ class JvmWarmupTest
         assertThat(after).as("its temporary L3 directories, removed").isEmpty();
         assertThat(dir.resolve("pool-jvm-warmup")).as("its pool file, removed by the engine's close").doesNotExist();
     }
+
+    /** Compiler CPU readings, one a window, and the windows slept. */
+    private static final class FakeCompilers
+    {
+        private final long[] readings;
+        private int next;
+        private int slept;
+
+        FakeCompilers(final long... readings)
+        {
+            this.readings = readings;
+        }
+
+        long read()
+        {
+            return readings[Math.min(next++, readings.length - 1)];
+        }
+    }
+
+    @Test
+    void shouldWaitForTheCompilersUntilAWindowIsQuiet() throws Exception
+    {
+        // 100 ms of compiler CPU in each of the first three windows, then 5 ms, then nothing.
+        final FakeCompilers jit = new FakeCompilers(1_000, 1_100, 1_200, 1_300, 1_305, 1_305);
+        final int windows = JvmWarmup.awaitQuietJit(jit::read, millis -> jit.slept++, 250, 10, 20_000);
+        assertThat(windows).as("three busy windows, then the quiet one").isEqualTo(4);
+        assertThat(jit.slept).isEqualTo(4);
+    }
+
+    @Test
+    void shouldStopWaitingAtItsLimitWhenTheCompilersNeverGoQuiet() throws Exception
+    {
+        final long[] busy = new long[200];
+        for (int i = 0; i < busy.length; i++)
+        {
+            busy[i] = 50L * i;
+        }
+        final FakeCompilers jit = new FakeCompilers(busy);
+        assertThat(JvmWarmup.awaitQuietJit(jit::read, millis -> jit.slept++, 250, 10, 2_000)).as("2 s of 250 ms windows").isEqualTo(8);
+        assertThat(jit.slept).isEqualTo(8);
+    }
+
+    @Test
+    void shouldNotWaitWhenTheCompilersTimeIsUnknown() throws Exception
+    {
+        final FakeCompilers jit = new FakeCompilers(-1);
+        assertThat(JvmWarmup.awaitQuietJit(jit::read, millis -> jit.slept++, 250, 10, 20_000)).isEqualTo(-1);
+        assertThat(jit.slept).isZero();
+    }
 }
