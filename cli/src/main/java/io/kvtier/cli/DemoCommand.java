@@ -168,8 +168,9 @@ public final class DemoCommand implements Callable<Integer>
     boolean waitForJit;
 
     @Option(names = "--jvm-warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
-        description = "Before the measured run, whether to run the same workload once (at most 540 conversations of it) with another seed on an engine of its own (its own pool"
-            + " file and temporary L3 directories, removed before the measured engine starts), so that the JIT compilers have compiled the"
+        description = "Before the measured run, whether to run the same workload (at most 540 conversations of it) with other seeds on an engine of its own (its own pool"
+            + " file and temporary L3 directories, removed before the measured engine starts), up to three rounds until one leaves the JIT"
+            + " compilers under a tenth of its time, then to wait (at most 20 s) for the compilers to go quiet, so that the JIT compilers have compiled the"
             + " engine's code before the clock starts: on a host of few cores they otherwise compile through most of the run and take a"
             + " core from its steady state. Only when every L3 tier is a temporary directory of the demo's own (the default); --no-jvm-warmup"
             + " skips it. Default: on.")

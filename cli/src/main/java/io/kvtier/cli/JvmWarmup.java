@@ -20,7 +20,8 @@ import java.util.Map;
  * JIT compilers otherwise compile through most of a demo's run (a second or more of CPU each second, the long tail of an
  * engine's paths: evictions, migrations, loads) and the steady state the demo measures shares its cores with them, where
  * the no-engine baseline's few methods are long compiled. The pass replays the same workload (at most {@link #CONVERSATIONS_MAX}
- * conversations of it) with another seed against an
+ * conversations of it) with another seed, in up to {@link #ROUNDS_MAX} rounds of seeds of their own until a round leaves the
+ * compilers quiet ({@link #compilersQuiet}), against an
  * engine of its own, with its own pool file and its own temporary L3 directories, removed before the measured engine
  * starts: the measured run starts with an empty pool and empty tiers, as it would without the pass, and only the JVM is warm.
  * Over IPC its clients are processes of the same kind on a socket of its own, so the engine's IPC paths are compiled too;
@@ -31,17 +32,23 @@ import java.util.Map;
  * state (150 ms of compiler CPU in its 0.35 s, in one run), and took that core from the run it measures.
  *
  * @param skipped   why there was no pass, or null
+ * @param rounds    rounds of the workload the pass replayed
  * @param requests  requests the pass made
  * @param elapsedNanos its wall time, the engine's start and close included, the wait for the compilers not
  * @param compileMillis the JIT compilers' CPU time during it and the wait after it, -1 when unknown
  * @param settleNanos how long the demo then waited for the compilers to go quiet, -1 when their CPU time is unknown
  */
-record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileMillis, long settleNanos)
+record JvmWarmup(String skipped, int rounds, long requests, long elapsedNanos, long compileMillis, long settleNanos)
 {
     /** Added to the demo's seed for the pass, so its pages are not the measured run's. */
     static final long SEED_OFFSET = 0x5EED;
     /** The most conversations the pass replays: the default demo's, enough for the engine's paths; a longer run warms up in its own warm-up. */
     static final int CONVERSATIONS_MAX = 540;
+    /** The most rounds of the workload the pass replays. */
+    static final int ROUNDS_MAX = 3;
+    /** A round whose compilers used at most this share of its wall time ends the pass. */
+    static final double QUIET_COMPILE_SHARE = 0.1;
+
     /** The compilers count as quiet once a window of this length took them at most {@link #JIT_QUIET_MILLIS} of CPU. */
     static final long JIT_SETTLE_WINDOW_MILLIS = 250;
     /** The compilers' CPU in a quiet window: 4% of a core, the odd method the next window may still compile. */
@@ -65,7 +72,7 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
      */
     static JvmWarmup skipped(final String reason)
     {
-        return new JvmWarmup(reason, 0, 0, -1, -1);
+        return new JvmWarmup(reason, 0, 0, 0, -1, -1);
     }
 
     /**
@@ -120,6 +127,7 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
             warm.put("tier.l3.dir", l3.toString());
             warm.put("tier." + DemoCommand.COLD_TIER + ".dir", cold.toString());
             final long requests;
+            final int rounds;
             // Ctrl-C ends the JVM without unwinding this method: the hook closes the engine, which removes its pool file, waiting
             // for a start under way to end first, or removes the file itself when no start was made; registered before the start.
             final Path warmPool = Path.of(warm.get(EngineConfig.POOL_PATH));
@@ -135,11 +143,27 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
             Runtime.getRuntime().addShutdownHook(cleanup);
             try (Engine engine = started.start(EngineConfig.from(warm)))
             {
-                final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed + SEED_OFFSET, Math.min(conversations, CONVERSATIONS_MAX)));
                 final WorkloadRunner.Options options = new WorkloadRunner.Options(clients, pageTokens, namespace, 0);
-                final WorkloadRunner runner = processClients == null ? new WorkloadRunner(engine, workload, options)
-                    : new WorkloadRunner(engine, workload, options, processClients.apply(socket));
-                requests = runner.run(null, 100).requests();
+                long made = 0;
+                int round = 0;
+                boolean quiet = false;
+                while (round < ROUNDS_MAX && !quiet)
+                {
+                    // Each round's pages are new to the engine (another seed), so its tiers fill and evict as the measured run's do.
+                    final ChatWorkload workload = new ChatWorkload(ChatWorkload.Shape.demo(seed + SEED_OFFSET + round,
+                        Math.min(conversations, CONVERSATIONS_MAX)));
+                    final WorkloadRunner runner = processClients == null ? new WorkloadRunner(engine, workload, options)
+                        : new WorkloadRunner(engine, workload, options, processClients.apply(socket));
+                    final long roundStart = System.nanoTime();
+                    final long compiledAtRoundStart = RunPhase.compileMillisSoFar();
+                    made += runner.run(null, 100).requests();
+                    round++;
+                    final long compiledAtRoundEnd = RunPhase.compileMillisSoFar();
+                    quiet = compiledAtRoundStart < 0 || compiledAtRoundEnd < 0
+                        || compilersQuiet(compiledAtRoundEnd - compiledAtRoundStart, System.nanoTime() - roundStart);
+                }
+                requests = made;
+                rounds = round;
             }
             finally
             {
@@ -161,13 +185,28 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
                 JIT_SETTLE_MAX_MILLIS) >= 0;
             final long settle = known ? System.nanoTime() - settleStart : -1;
             final long compiledAfter = RunPhase.compileMillisSoFar();
-            return new JvmWarmup(null, requests, elapsed, compiledBefore < 0 || compiledAfter < 0 ? -1 : compiledAfter - compiledBefore, settle);
+            return new JvmWarmup(null, rounds, requests, elapsed, compiledBefore < 0 || compiledAfter < 0 ? -1 : compiledAfter - compiledBefore,
+                settle);
         }
         finally
         {
             DemoCommand.deleteTree(l3);
             DemoCommand.deleteTree(cold);
         }
+    }
+
+    /**
+     * Whether a round of the pass left the compilers little to do: the engine's hot paths that run in batches (a tier's
+     * reads and writes, a call a batch) reach the C2 compiler's thresholds only after more requests than one round makes,
+     * and were compiled during the measured run's steady state after a pass of one round.
+     *
+     * @param compileMillis the compilers' CPU time in the round
+     * @param wallNanos     the round's wall time
+     * @return whether the compilers used at most {@link #QUIET_COMPILE_SHARE} of it
+     */
+    static boolean compilersQuiet(final long compileMillis, final long wallNanos)
+    {
+        return compileMillis * 1_000_000.0 <= QUIET_COMPILE_SHARE * wallNanos;
     }
 
     /**
@@ -217,8 +256,8 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
         {
             return "jvm warm-up         none: " + skipped;
         }
-        return String.format(Locale.ROOT, "jvm warm-up         %,d requests of another seed on an engine of its own (pool and L3 removed after), %.2f s%s%s;"
-            + " not in any figure below", requests, elapsedNanos / 1e9,
+        return String.format(Locale.ROOT, "jvm warm-up         %,d requests of other seeds (%d round%s) on an engine of its own (pool and L3 removed after), %.2f s%s%s;"
+            + " not in any figure below", requests, rounds, rounds == 1 ? "" : "s", elapsedNanos / 1e9,
             settleNanos < 0 ? "" : String.format(Locale.ROOT, ", then %.2f s for the JIT compilers to go quiet", settleNanos / 1e9),
             compileMillis < 0 ? "" : String.format(Locale.ROOT, ", JIT compilers %.2f s of CPU", compileMillis / 1e3));
     }
@@ -238,6 +277,7 @@ record JvmWarmup(String skipped, long requests, long elapsedNanos, long compileM
         }
         else
         {
+            g.writeNumberField("rounds", rounds);
             g.writeNumberField("requests", requests);
             g.writeNumberField("elapsed_s", Math.round(elapsedNanos / 1e5) / 1e4);
             g.writeNumberField("jit_compile_ms", compileMillis);

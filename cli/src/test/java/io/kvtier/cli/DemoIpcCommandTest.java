@@ -51,7 +51,7 @@ class DemoIpcCommandTest
         final Map<String, Object> summary = topLevel(result.out());
         assertThat(summary.get("client_transport")).isEqualTo("ipc-java");
         assertThat(result.out()).as("the JVM warm-up ran, with client processes of its own")
-            .containsPattern("\"jvm_warmup\":\\{\"requests\":[1-9]\\d*,");
+            .containsPattern("\"jvm_warmup\":\\{\"rounds\":[1-3],\"requests\":[1-9]\\d*,");
         assertThat(result.out()).as("the engine side's CPU a request; the clients', in processes of their own, is not this process's to tell")
             .containsPattern("\"cpu_us_per_request\":\\{\"clients\":null,\"engine_side\":[1-9][0-9.]*,")
             .contains("\"cpu_clients_missing\":\"the clients are processes of their own: their CPU is not this process's\"");

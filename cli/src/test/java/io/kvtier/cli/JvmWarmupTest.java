@@ -34,7 +34,7 @@ class JvmWarmupTest
                 "tier.cold.type", "posix", "l3.tiers", "l3, cold"), dir.resolve("pool"), 6, 7, 2, 16, new Namespace("m", "l", 0, ""), null);
         assertThat(warmup.skipped()).as("%s", warmup).isNull();
         assertThat(warmup.requests()).as("the workload's requests: 6 conversations of a few turns each").isGreaterThanOrEqualTo(6);
-        assertThat(warmup.toText()).containsPattern("^jvm warm-up +[0-9,]+ requests of another seed on an engine of its own");
+        assertThat(warmup.toText()).containsPattern("^jvm warm-up +[0-9,]+ requests of other seeds \\([1-3] rounds?\\) on an engine of its own");
         final Set<String> after = DemoCommandTest.warmupDirectories();
         after.removeAll(before);
         assertThat(after).as("its temporary L3 directories, removed").isEmpty();
@@ -88,5 +88,14 @@ class JvmWarmupTest
         final FakeCompilers jit = new FakeCompilers(-1);
         assertThat(JvmWarmup.awaitQuietJit(jit::read, millis -> jit.slept++, 250, 10, 20_000)).isEqualTo(-1);
         assertThat(jit.slept).isZero();
+    }
+
+    @Test
+    void shouldEndThePassAfterARoundThatLeftTheCompilersLittleToDo()
+    {
+        assertThat(JvmWarmup.compilersQuiet(2_000, 3_000_000_000L)).as("2 s of compiling in a 3 s round: another round").isFalse();
+        assertThat(JvmWarmup.compilersQuiet(301, 3_000_000_000L)).as("just over a tenth").isFalse();
+        assertThat(JvmWarmup.compilersQuiet(300, 3_000_000_000L)).as("a tenth of the round").isTrue();
+        assertThat(JvmWarmup.compilersQuiet(0, 1)).isTrue();
     }
 }
