@@ -45,6 +45,17 @@ class ChaosCommandTest
         return Files.createDirectories(dir);
     }
 
+    /** @return the pages the campaign's clients saw acknowledged as backed up, every language's */
+    private static long acknowledged(final JsonNode report)
+    {
+        long pages = 0;
+        for (final JsonNode figures : report.get("clients_by_language"))
+        {
+            pages += figures.get("pages_acknowledged").asLong();
+        }
+        return pages;
+    }
+
     @Test
     void shouldServeNoWrongByteLoseNothingAndLeakNothingUnderEveryFault() throws Exception
     {
@@ -60,6 +71,7 @@ class ChaosCommandTest
         assertThat(report.get("pins_leaked").asLong()).as("pins_leaked").isZero();
         assertThat(report.get("reservations_leaked").asLong()).as("reservations_leaked").isZero();
         assertThat(report.get("pages_verified").asLong()).as("pages_verified").isPositive();
+        assertThat(acknowledged(report)).as("pages acknowledged as backed up: the lost-page check had pages to check").isPositive();
         assertThat(report.get("seed").asLong()).isEqualTo(20);
         final List<String> expected = new ArrayList<>(PROCESS_FAULTS);
         expected.addAll(HOSTILE);
@@ -180,6 +192,7 @@ class ChaosCommandTest
             assertThat(figures.get("wrong_bytes_served").asLong()).as("%s wrong bytes: %s", language, figures).isZero();
             verified += figures.get("pages_verified").asLong();
         }
+        assertThat(acknowledged(report)).as("pages acknowledged as backed up: the lost-page check had pages to check").isPositive();
         // The healed phase's reads are the campaign's own (Java), counted in the total alone.
         assertThat(report.get("pages_verified").asLong()).isGreaterThanOrEqualTo(verified);
         assertThat(report.get("client_kills").asLong()).isGreaterThanOrEqualTo(3);

@@ -1311,6 +1311,11 @@ public final class ChaosCampaign
         report.pagesLost = lost;
         report.pagesDestroyedByFaults = gone;
         event("healed verification: " + keys.size() + " acknowledged pages, " + lost + " lost, " + gone + " destroyed by faults");
+        if (keys.isEmpty())
+        {
+            report.notes.add("no client saw a page acknowledged as backed up, so pages_lost = 0 checked nothing this run; a longer"
+                + " --duration, or a less busy host, gives the clients' backups time to land");
+        }
     }
 
     /** Writes replay.json: the seed, the options and the event log. */
