@@ -211,10 +211,10 @@ final class PosixSettings
                 + " slots are reused in place and only its own process knows which frame is current); share a directory with "
                 + config.qualified(LAYOUT) + "=files", null);
         }
-        if (layout == PageLayout.SLAB && extentSize < SlabDescriptor.HEADER_BLOCK + SlabDescriptor.HEADER_BLOCK + SlabDescriptor.payloadBytes(objectSize))
+        if (layout == PageLayout.SLAB && extentSize < SlabDescriptor.extentBytes(1, SlabDescriptor.payloadBytes(objectSize)))
         {
             throw config.invalid(EXTENT_SIZE, ConfigValues.formatSize(extentSize), "at least one slot of the engine's page frame ("
-                + ConfigValues.formatSize(objectSize) + ") with its header block and the extent's", null);
+                + ConfigValues.formatSize(objectSize) + ") with the extent's header block and a block of its header table", null);
         }
         prepareDirectory(config, configured);
     }

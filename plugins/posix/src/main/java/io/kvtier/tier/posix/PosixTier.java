@@ -176,7 +176,6 @@ public final class PosixTier implements StorageTier
                 + "=uring or libc), and this tier runs io=channel (" + why + ")", null);
         }
 
-        final boolean directWritesCopied = slabLayout && direct && isTmpfs(settings.dir);
         arena = Arena.ofShared();
         final Uring[] rings = new Uring[settings.ioThreads];
         Slab madeSlab = null;
@@ -239,7 +238,7 @@ public final class PosixTier implements StorageTier
             for (int i = 0; i < workers.length; i++)
             {
                 workers[i] = new PosixWorker(pages, slabLayout
-                    ? new SlabFileStore(name, slab, libc.get(), path == IoPath.URING ? rings[i] : null, directIo, directWritesCopied, settings.fsync,
+                    ? new SlabFileStore(name, slab, libc.get(), path == IoPath.URING ? rings[i] : null, directIo, settings.fsync,
                         arena, context.transferMemory(), errors)
                     : switch (path)
                     {
@@ -448,19 +447,6 @@ public final class PosixTier implements StorageTier
         catch (final java.io.IOException ex)
         {
             return 0;
-        }
-    }
-
-    /** @return whether {@code dir} is on tmpfs, whose O_DIRECT is a copy like a buffered write's (false when that cannot be told) */
-    private static boolean isTmpfs(final java.nio.file.Path dir)
-    {
-        try
-        {
-            return "tmpfs".equals(java.nio.file.Files.getFileStore(dir).type());
-        }
-        catch (final java.io.IOException ex)
-        {
-            return false;
         }
     }
 
@@ -755,15 +741,15 @@ public final class PosixTier implements StorageTier
         return operations;
     }
 
-    /** @return slab frames written as one vectored write of header block and payload, over every worker; for tests */
-    long vectoredFrameWrites()
+    /** @return slab header writes submitted with a ring (one for each run of consecutive slots in a claim), over every worker; for tests */
+    long slabHeaderWrites()
     {
         long writes = 0;
         for (final PosixWorker worker : workers)
         {
             if (worker.store instanceof SlabFileStore slabStore)
             {
-                writes += slabStore.vectoredFrameWrites();
+                writes += slabStore.headerWrites();
             }
         }
         return writes;

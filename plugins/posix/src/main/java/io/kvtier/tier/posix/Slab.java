@@ -30,7 +30,7 @@ import java.util.zip.CRC32C;
  * (verified: written by this run or checked against its CRC32C; or unverified: found by the start-up
  * scan and not read yet); retired (no longer a key's frame, but readers that pinned it before are still
  * reading it); or quarantined (its tombstone could not be written, so it is never reused this run). A
- * slot goes back to free only after its tombstone (a zero header block) was written, by whoever let go
+ * slot goes back to free only after its tombstone (zeros over its frame header) was written, by whoever let go
  * of it last: the remove, eviction or rewrite that retired it, or its last reader. Because a slot in use
  * by a reader is never reused, a read never sees another key's bytes; because every frame is retired
  * through a tombstone, a deleted or replaced frame is never found again by a later scan.
@@ -126,9 +126,9 @@ final class Slab
         this.logger = logger;
         this.errors = errors;
         payloadBytes = SlabDescriptor.payloadBytes(objectSize);
-        slotBytes = SlabDescriptor.HEADER_BLOCK + payloadBytes;
+        slotBytes = payloadBytes;
         // A small tier's one extent is only as large as its slots need.
-        final long wanted = Math.max(1, Math.min((extentBytes - SlabDescriptor.HEADER_BLOCK) / slotBytes, maxSlots));
+        final long wanted = Math.max(1, Math.min(SlabDescriptor.slotsFitting(extentBytes, slotBytes), maxSlots));
         slotsPerExtent = (int)wanted;
         lowWater = Math.max(1, slotsPerExtent / 4);
         maxExtents = (int)((maxSlots + (long)slotsPerExtent - 1) / slotsPerExtent);
@@ -143,7 +143,7 @@ final class Slab
         payloadCrcs = new int[slots];
         keys = new KeyIds(arena, slots);
         free = new BitSet(slots);
-        zeroBlock = arena.allocate(SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
+        zeroBlock = arena.allocate(SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
         pathBuffer = arena.allocate(4096);
         extentHeader = arena.allocate(SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
     }
@@ -167,17 +167,17 @@ final class Slab
     static ExtentSize extentSize(final Path dir, final long objectSize, final long extentBytes, final long totalBytes)
     {
         final long payloadBytes = SlabDescriptor.payloadBytes(objectSize);
-        final long slotBytes = SlabDescriptor.HEADER_BLOCK + payloadBytes;
+        final long slotBytes = payloadBytes;
         final int existing = existingSlotsPerExtent(dir, slotBytes, payloadBytes);
         if (existing > 0)
         {
-            final long bytes = SlabDescriptor.HEADER_BLOCK + existing * slotBytes;
-            return new ExtentSize(bytes, (extentBytes - SlabDescriptor.HEADER_BLOCK) / slotBytes == existing ? ""
+            final long bytes = SlabDescriptor.extentBytes(existing, slotBytes);
+            return new ExtentSize(bytes, SlabDescriptor.slotsFitting(extentBytes, slotBytes) == existing ? ""
                 : "the extents already in " + dir + " hold " + existing + " slots each (" + bytes + " bytes), and new ones are made alike"
                     + " so that their pages stay; a changed size applies once the directory is empty");
         }
         final long share = totalBytes / EXTENTS_PER_FILESYSTEM;
-        if (totalBytes > 0 && extentBytes > share && share >= SlabDescriptor.HEADER_BLOCK + slotBytes)
+        if (totalBytes > 0 && extentBytes > share && share >= SlabDescriptor.extentBytes(1, slotBytes))
         {
             return new ExtentSize(share, "its filesystem holds " + totalBytes + " bytes, and an extent (preallocated whole) is made no larger"
                 + " than 1/" + EXTENTS_PER_FILESYSTEM + " of it: " + share + " bytes, not " + extentBytes);
@@ -253,7 +253,7 @@ final class Slab
     /** @return bytes of one extent file */
     long extentFileBytes()
     {
-        return SlabDescriptor.HEADER_BLOCK + slotsPerExtent * slotBytes;
+        return SlabDescriptor.extentBytes(slotsPerExtent, slotBytes);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -281,6 +281,7 @@ final class Slab
         final CRC32C crc = new CRC32C();
         final MemorySegment header = arena.allocate(SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
         final List<Path> found = extentFiles(dir);
+        MemorySegment table = null;
         int deleted = 0;
         final List<long[]> candidates = new ArrayList<>();
         for (final Path file : found)
@@ -296,12 +297,17 @@ final class Slab
             }
             extents++;
             final int fd = bufferedFds[number];
-            for (int i = 0; i < slotsPerExtent; i++)
+            // The extent's header table in one read; a table that cannot be read whole leaves its slots free.
+            if (table == null)
+            {
+                table = arena.allocate(SlabDescriptor.tableBytes(slotsPerExtent), SlabDescriptor.HEADER_BLOCK);
+            }
+            final boolean tableRead = libc.preadFully(fd, table, SlabDescriptor.HEADER_BLOCK) == table.byteSize();
+            for (int i = 0; tableRead && i < slotsPerExtent; i++)
             {
                 final int slot = number * slotsPerExtent + i;
-                final MemorySegment head = header.asSlice(0, SlabDescriptor.FRAME_HEADER_BYTES);
-                if (libc.preadFully(fd, head, frameOffset(slot)) == SlabDescriptor.FRAME_HEADER_BYTES
-                    && SlabDescriptor.isFrame(head, crc)
+                final MemorySegment head = table.asSlice((long)i * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.FRAME_HEADER_BYTES);
+                if (SlabDescriptor.isFrame(head, crc)
                     && SlabDescriptor.frameLength(head) > 0 && SlabDescriptor.frameLength(head) <= payloadBytes)
                 {
                     candidates.add(new long[] {SlabDescriptor.frameKeyHigh(head), SlabDescriptor.frameKeyLow(head),
@@ -420,7 +426,10 @@ final class Slab
         {
             libc.close(fd);
             return slots < 0
-                ? "its header is torn or describes another slot size (pages of another size, or another format)"
+                ? SlabDescriptor.isEarlierFormat(head, crc)
+                    ? "it is of slab format " + SlabDescriptor.extentVersion(head) + " (a header block in front of each slot), which format "
+                        + SlabDescriptor.VERSION + " (the slots' headers packed in a table) does not read"
+                    : "its header is torn or describes another slot size (pages of another size, or another format)"
                 : "it holds " + slots + " slots where tier." + name + "." + PosixSettings.EXTENT_SIZE + " now gives " + slotsPerExtent;
         }
         if (libc.size(fd) < extentFileBytes())
@@ -828,19 +837,11 @@ final class Slab
         markFree(slot);
     }
 
-    /** Writes zeros over a slot's header block, so that no scan finds its frame again. */
+    /** Writes zeros over a slot's frame header, so that no scan finds its frame again: through the page cache, as every header is. */
     private boolean tombstone(final int slot)
     {
         final int extent = slot / slotsPerExtent;
-        final long offset = frameOffset(slot);
-        final boolean useDirect = directFds[extent] >= 0 && direct.appliesTo(zeroBlock.address(), zeroBlock.byteSize())
-            && (offset & (direct.lengthAlignment() - 1)) == 0;
-        long written = libc.pwriteFully(useDirect ? directFds[extent] : bufferedFds[extent], zeroBlock, offset);
-        if (useDirect && written == -LibC.EINVAL)
-        {
-            direct.refused("a tombstone write to " + extentOf(slot));
-            written = libc.pwriteFully(bufferedFds[extent], zeroBlock, offset);
-        }
+        long written = libc.pwriteFully(bufferedFds[extent], zeroBlock, frameOffset(slot));
         if (written == zeroBlock.byteSize() && fsync)
         {
             // With fsync on, a power loss must not bring a cleared frame back either.
@@ -871,16 +872,16 @@ final class Slab
         return useDirect && directFds[extent] >= 0 ? directFds[extent] : bufferedFds[extent];
     }
 
-    /** @return where a slot's header block starts in its extent */
+    /** @return where a slot's frame header starts in its extent (in the header table) */
     long frameOffset(final int slot)
     {
-        return SlabDescriptor.HEADER_BLOCK + (slot % slotsPerExtent) * slotBytes;
+        return SlabDescriptor.headerOffset(slot % slotsPerExtent);
     }
 
     /** @return where a slot's payload starts in its extent */
     long payloadOffset(final int slot)
     {
-        return frameOffset(slot) + SlabDescriptor.HEADER_BLOCK;
+        return SlabDescriptor.payloadOffset(slot % slotsPerExtent, slotsPerExtent, slotBytes);
     }
 
     /** @return the extent file holding a slot, for messages */

@@ -7,17 +7,29 @@ import java.util.zip.CRC32C;
 
 /**
  * Where things are in the slab layout's files ({@code layout = slab}): extent files of equal slots,
- * each slot one page frame behind a header block. Every number is little-endian. Nothing is written
- * in place but a slot's header block (a new frame's, or a tombstone's zeros), so a slot is always one
- * of: free (no valid header), a whole frame, or a torn one that its CRC32Cs give away.
+ * each slot one page frame, with the slots' frame headers packed in a table ahead of them. Every number
+ * is little-endian. Nothing is written in place but a slot's frame header (a new frame's, or a
+ * tombstone's zeros), so a slot is always one of: free (no valid header), a whole frame, or a torn one
+ * that its CRC32Cs give away.
  *
  * <p>An extent, {@code <dir>/slab-<6 decimal digits>.kvs}, preallocated whole when it is made:
  * <pre>
  *   offset 0                           extent header block, HEADER_BLOCK bytes
- *   HEADER_BLOCK + i * slotBytes       slot i: frame header block (HEADER_BLOCK bytes), then the payload
- *                                      (payloadBytes: the object size rounded up to HEADER_BLOCK)
+ *   HEADER_BLOCK + i * HEADER_ENTRY    slot i's frame header, HEADER_ENTRY bytes: the header table, rounded
+ *                                      up to whole HEADER_BLOCKs ({@link #tableBytes})
+ *   HEADER_BLOCK + tableBytes(slots)
+ *     + i * slotBytes                  slot i's payload (slotBytes = payloadBytes: the object size rounded up
+ *                                      to HEADER_BLOCK, so every payload stays aligned for O_DIRECT)
  * </pre>
- * The extent header, at offset 0 of the file:
+ * Format 1 gave each slot a whole header block of its own in front of its payload: for the engine's 16 KiB
+ * pages (a 20 KiB frame) a slot took 24 KiB, a fifth more than the frame, and every write and tombstone moved
+ * a 4 KiB block for 48 bytes of header. Format 2 stores 64 bytes a slot: a slot is the frame, rounded to
+ * HEADER_BLOCK. A header is written through the page cache (it is too small for O_DIRECT), the payload as
+ * the tier's I/O path says. Extents of format 1 are not read: the start-up scan deletes them, saying why.
+ * <p>A header entry's last 16 bytes are zeros; a table block holds the headers of 64 slots, so a power loss
+ * that tears one may tear the header being written and, at worst, bring back a neighbour's earlier state
+ * (a frame whose CRC32Cs then decide, or one a tombstone had cleared, as a lost tombstone would).</p>
+ * The extent header, at offset 0 of the file (slot bytes is payload bytes in format 2):
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -41,7 +53,7 @@ import java.util.zip.CRC32C;
  *  |                 zeros to the end of the block                 | 44
  *  +---------------------------------------------------------------+
  * </pre>
- * A frame header, at the start of its slot:
+ * A frame header, at {@code HEADER_BLOCK + i * HEADER_ENTRY} for slot i:
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -62,13 +74,13 @@ import java.util.zip.CRC32C;
  *  +---------------------------------------------------------------+
  *  |                CRC32C of bytes 0 to 43 (u32)                  | 44
  *  +---------------------------------------------------------------+
- *  |                 zeros to the end of the block                 | 48
- *  +---------------------------------------------------------------+
+ *  |                   zeros to the end of the entry               | 48
+ *  +---------------------------------------------------------------+ 64
  * </pre>
  * Why each field: the header's own CRC32C tells a whole header from a torn one or old garbage; the
  * payload's CRC32C tells a whole payload from a torn one; the sequence tells, when a crash left two
  * whole frames of one key (a rewrite whose old slot was not yet cleared), which is newer. A slot is
- * freed by writing a zero header block over it (a tombstone) before it can be reused, so a deleted
+ * freed by writing zeros over its frame header (a tombstone) before it can be reused, so a deleted
  * frame is never found again, and a slot whose tombstone could not be written is not reused.
  */
 final class SlabDescriptor
@@ -80,7 +92,9 @@ final class SlabDescriptor
     /** "KVSLABFR" read as a little-endian u64. */
     static final long FRAME_MAGIC = magic("KVSLABFR");
     /** The format these classes write and read; another is not read. */
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    /** Bytes of a frame header's entry in an extent's header table. */
+    static final int HEADER_ENTRY = 64;
 
     static final long EXTENT_MAGIC_OFFSET = 0;
     static final long EXTENT_VERSION_OFFSET = 8;
@@ -130,6 +144,65 @@ final class SlabDescriptor
     static long payloadBytes(final long objectSize)
     {
         return (objectSize + HEADER_BLOCK - 1) / HEADER_BLOCK * HEADER_BLOCK;
+    }
+
+    /**
+     * @param slots slots in an extent
+     * @return the bytes of its header table: a {@link #HEADER_ENTRY} a slot, rounded up to whole header blocks
+     */
+    static long tableBytes(final int slots)
+    {
+        return ((long)slots * HEADER_ENTRY + HEADER_BLOCK - 1) / HEADER_BLOCK * HEADER_BLOCK;
+    }
+
+    /**
+     * @param slots     slots in an extent
+     * @param slotBytes bytes of a slot
+     * @return the bytes of the extent file: its header block, header table and slots
+     */
+    static long extentBytes(final int slots, final long slotBytes)
+    {
+        return HEADER_BLOCK + tableBytes(slots) + slots * slotBytes;
+    }
+
+    /**
+     * @param extentBytes the most bytes of an extent file
+     * @param slotBytes   bytes of a slot
+     * @return the most slots an extent of at most {@code extentBytes} holds, 0 when not even one
+     */
+    static int slotsFitting(final long extentBytes, final long slotBytes)
+    {
+        long slots = Math.max(0, (extentBytes - HEADER_BLOCK) / (slotBytes + HEADER_ENTRY));
+        slots = Math.min(slots, Integer.MAX_VALUE - 1);
+        while (slots > 0 && extentBytes(Math.toIntExact(slots), slotBytes) > extentBytes)
+        {
+            slots--;
+        }
+        while (extentBytes(Math.toIntExact(slots + 1), slotBytes) <= extentBytes && slots < Integer.MAX_VALUE - 1)
+        {
+            slots++;
+        }
+        return (int)slots;
+    }
+
+    /**
+     * @param slot a slot's index within its extent
+     * @return the offset of its frame header in the extent file
+     */
+    static long headerOffset(final int slot)
+    {
+        return HEADER_BLOCK + (long)slot * HEADER_ENTRY;
+    }
+
+    /**
+     * @param slot      a slot's index within its extent
+     * @param slots     slots in the extent
+     * @param slotBytes bytes of a slot
+     * @return the offset of its payload in the extent file
+     */
+    static long payloadOffset(final int slot, final int slots, final long slotBytes)
+    {
+        return HEADER_BLOCK + tableBytes(slots) + slot * slotBytes;
     }
 
     /**
@@ -214,9 +287,30 @@ final class SlabDescriptor
     }
 
     /**
+     * @param block an extent's first bytes, at least {@code EXTENT_CRC_OFFSET + 4} of them
+     * @param crc   a checksum to reuse
+     * @return whether they are a whole extent header of a format older than {@link #VERSION}
+     */
+    static boolean isEarlierFormat(final MemorySegment block, final CRC32C crc)
+    {
+        return block.get(U64, EXTENT_MAGIC_OFFSET) == EXTENT_MAGIC
+            && block.get(U32, EXTENT_CRC_OFFSET) == crcOf(block, EXTENT_CRC_OFFSET, crc)
+            && extentVersion(block) < VERSION;
+    }
+
+    /**
+     * @param block an extent's first bytes
+     * @return the format version its header names
+     */
+    static int extentVersion(final MemorySegment block)
+    {
+        return block.get(U32, EXTENT_VERSION_OFFSET);
+    }
+
+    /**
      * Writes a frame header into the start of {@code block}, whose other bytes must be zero.
      *
-     * @param block      a header block
+     * @param block      a header entry
      * @param crc        a checksum to reuse
      * @param length     the payload's length
      * @param keyHigh    the key's high half

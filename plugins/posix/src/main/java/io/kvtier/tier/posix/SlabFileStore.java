@@ -15,7 +15,7 @@ import java.util.zip.CRC32C;
  * One worker's page I/O in the slab layout ({@code layout = slab}, {@link Slab}): a page is a frame in a
  * slot of a preallocated extent file, not a file of its own, so a write opens, creates and renames
  * nothing. The {@link FileStore} steps map onto slots: {@link #writeTemp} takes a free slot and writes
- * the frame there (its header block and its payload); {@link #publishTemp}, under the key's stripe lock,
+ * the frame there (its payload in the slot, its header in the extent's header table); {@link #publishTemp}, under the key's stripe lock,
  * makes the slot the key's frame and clears the one it replaces; {@link #discardTemp} clears and frees
  * an abandoned slot; {@link #unlink} (a remove or an eviction) retires the key's slot.
  *
@@ -23,14 +23,10 @@ import java.util.zip.CRC32C;
  * {@link #RING_PAGES} pages in one {@link Uring#execute} (and with {@code fsync} their {@code fdatasync}s
  * in a second), every payload read of a read claim in one; payloads move straight between the pool
  * slices and the extents, as READ_FIXED/WRITE_FIXED when the engine's transfer memory is registered with
- * the ring (the tier does that, as for the files layout). A buffered frame write, and an O_DIRECT one on
- * tmpfs, goes as one vectored write of the header block and the payload ({@link UringBatch#WRITE_PAIR}):
- * the kernel copies those bytes either way, and hands each request it cannot finish inline to a worker
- * of its own, so one request a page where two were costs it half the hand-offs (64 KiB O_DIRECT writes on
- * tmpfs went from 0.70 to 0.80 of fio). An O_DIRECT write to a block device's filesystem stays two
- * writes, the payload WRITE_FIXED: there the kernel submits both inline, and a vectored write, which
- * cannot use a registered buffer, measured slower on ext4 (docs/PERFORMANCE.md, the slab against fio,
- * round eight).
+ * the ring (the tier does that, as for the files layout). The frame headers of a claim's pages in
+ * consecutive slots go as one write into the header table, through the page cache ({@link #addHeaderRuns}):
+ * one request a page and one a run, where format 1's one vectored write of header block and payload a
+ * page moved 4 KiB more each time.
  * Extents stay open, so there is no open or close per page either. A page whose batched transfer does
  * not simply succeed is done again alone with {@code pread}/{@code pwrite}, which gives its exact
  * status, logs it and turns O_DIRECT off when the filesystem refuses it (EINVAL). Without a ring every
@@ -63,13 +59,12 @@ final class SlabFileStore implements FileStore
     private final LibC libc;
     private final Uring ring;
     private final DirectIo direct;
-    /** Whether O_DIRECT writes are copies the kernel hands to its workers (tmpfs), so a frame's two go better as one. */
-    private final boolean directWritesCopied;
     private final IoErrorLog errors;
     private final boolean fsync;
     private final int batchSize;
     private final UringBatch batch;
-    private final MemorySegment[] headerBlocks;
+    /** A frame header for each page of a claim, {@link SlabDescriptor#HEADER_ENTRY} bytes, written through the page cache. */
+    private final MemorySegment[] headerEntries;
     private final CRC32C headerCrc = new CRC32C();
     private final FrameCrc frameCrc;
     private final int[] slots;
@@ -82,9 +77,11 @@ final class SlabFileStore implements FileStore
     private final int[] knownCrcs;
     private final MemorySegment[] sources;
     private final int[] headerOps;
+    /** The bytes of the header write each page's header went in: its run's. */
+    private final long[] headerRunBytes;
+    private long headerWrites;
     private final int[] payloadOps;
     private final int[] readSlots;
-    private long vectoredFrameWrites;
 
     /**
      * @param name           the tier's name, for messages
@@ -92,32 +89,28 @@ final class SlabFileStore implements FileStore
      * @param libc           the libc front
      * @param ring           this worker's ring, closed with the store, or null to move every page with pread/pwrite
      * @param direct         whether O_DIRECT is in use, shared by the tier's stores
-     * @param directWritesCopied whether the filesystem's O_DIRECT writes are copies its kernel hands to io_uring's
-     *                       workers (tmpfs): then a frame goes as one vectored write with O_DIRECT too
      * @param fsync          whether to fdatasync a frame before it becomes the key's
-     * @param arena          where the header blocks come from
+     * @param arena          where the frame headers come from
      * @param transferMemory the engine's transfer memory, for checksums that allocate nothing
      * @param errors         where failures are logged
      */
-    SlabFileStore(final String name, final Slab slab, final LibC libc, final Uring ring, final DirectIo direct, final boolean directWritesCopied,
-                  final boolean fsync, final Arena arena, final Optional<MemorySegment> transferMemory, final IoErrorLog errors)
+    SlabFileStore(final String name, final Slab slab, final LibC libc, final Uring ring, final DirectIo direct, final boolean fsync, final Arena arena, final Optional<MemorySegment> transferMemory, final IoErrorLog errors)
     {
         this.name = name;
         this.slab = slab;
         this.libc = libc;
         this.ring = ring;
         this.direct = direct;
-        this.directWritesCopied = directWritesCopied;
         this.fsync = fsync;
         this.errors = errors;
         batchSize = ring == null ? 1 : RING_PAGES;
         // A page's header and payload writes, then in a second round its fdatasync.
         batch = ring == null ? null : new UringBatch(2 * batchSize);
-        final MemorySegment blocks = arena.allocate((long)batchSize * SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
-        headerBlocks = new MemorySegment[batchSize];
+        final MemorySegment entries = arena.allocate((long)batchSize * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
+        headerEntries = new MemorySegment[batchSize];
         for (int k = 0; k < batchSize; k++)
         {
-            headerBlocks[k] = blocks.asSlice((long)k * SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
+            headerEntries[k] = entries.asSlice((long)k * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
         }
         frameCrc = new FrameCrc(transferMemory, slab.payloadBytes);
         slots = new int[batchSize];
@@ -131,6 +124,7 @@ final class SlabFileStore implements FileStore
         knownCrcs = new int[batchSize];
         sources = new MemorySegment[batchSize];
         headerOps = new int[batchSize];
+        headerRunBytes = new long[batchSize];
         payloadOps = new int[batchSize];
         readSlots = new int[batchSize];
     }
@@ -324,38 +318,23 @@ final class SlabFileStore implements FileStore
             if (statuses[k] == null)
             {
                 final int slot = slots[k];
-                final long frameOffset = slab.frameOffset(slot);
                 final long payloadOffset = slab.payloadOffset(slot);
                 submitted[k] = true;
-                final boolean headerDirect = appliesTo(headerBlocks[k], frameOffset);
-                final boolean payloadDirect = appliesTo(sources[k], payloadOffset);
-                if (headerDirect == payloadDirect && (!payloadDirect || directWritesCopied))
-                {
-                    // The payload follows its header block in the slot: one vectored write, one request for the kernel.
-                    headerOps[k] = -1;
-                    vectoredFrameWrites++;
-                    payloadOps[k] = batch.addWritePair(slab.fd(slot, payloadDirect), headerBlocks[k], sources[k], frameOffset);
-                }
-                else
-                {
-                    headerOps[k] = batch.addWrite(slab.fd(slot, headerDirect), headerBlocks[k], frameOffset);
-                    payloadOps[k] = batch.addWrite(slab.fd(slot, payloadDirect), sources[k], payloadOffset);
-                }
+                payloadOps[k] = batch.addWrite(slab.fd(slot, appliesTo(sources[k], payloadOffset)), sources[k], payloadOffset);
             }
         }
         if (batch.size() == 0)
         {
             return;
         }
+        addHeaderRuns(count, statuses);
         ring.execute(batch);
         boolean anyWritten = false;
         for (int k = 0; k < count; k++)
         {
             if (statuses[k] == null)
             {
-                final boolean whole = headerOps[k] < 0
-                    ? batch.result(payloadOps[k]) == SlabDescriptor.HEADER_BLOCK + lengths[k]
-                    : batch.result(headerOps[k]) == SlabDescriptor.HEADER_BLOCK && batch.result(payloadOps[k]) == lengths[k];
+                final boolean whole = batch.result(headerOps[k]) == headerRunBytes[k] && batch.result(payloadOps[k]) == lengths[k];
                 statuses[k] = whole ? TierStatus.OK : TierStatus.IO_ERROR;
                 anyWritten |= whole;
             }
@@ -390,7 +369,41 @@ final class SlabFileStore implements FileStore
     }
 
     /**
-     * Takes a slot for a page and prepares its header block.
+     * Adds the claim's frame headers to the batch: pages in consecutive slots of one extent (the lowest free slots go
+     * first, so a claim's usually are) have their headers side by side in the extent's table, as they are in
+     * {@link #headerEntries}, and go as one write; a claim of 64 pages is then one header write and 64 payload writes,
+     * where format 1 wrote a 4 KiB header block with each payload.
+     */
+    private void addHeaderRuns(final int count, final TierStatus[] statuses)
+    {
+        int k = 0;
+        while (k < count)
+        {
+            if (statuses[k] != null)
+            {
+                k++;
+                continue;
+            }
+            final int extent = slots[k] / slab.slotsPerExtent;
+            int end = k + 1;
+            while (end < count && statuses[end] == null && slots[end] == slots[end - 1] + 1 && slots[end] / slab.slotsPerExtent == extent)
+            {
+                end++;
+            }
+            final long bytes = (long)(end - k) * SlabDescriptor.HEADER_ENTRY;
+            final int op = batch.add(UringBatch.WRITE, slab.fd(slots[k], false), false, headerEntries[k].address(), bytes, slab.frameOffset(slots[k]));
+            for (int j = k; j < end; j++)
+            {
+                headerOps[j] = op;
+                headerRunBytes[j] = bytes;
+            }
+            headerWrites++;
+            k = end;
+        }
+    }
+
+    /**
+     * Takes a slot for a page and prepares its frame header.
      *
      * @return null when the frame is ready to write, else the page's status (nothing was taken)
      */
@@ -421,7 +434,7 @@ final class SlabFileStore implements FileStore
         lengths[k] = (int)length;
         sources[k] = source;
         crcs[k] = frameCrc.of(source, length, known, knownCrcs[k]);
-        SlabDescriptor.putFrameHeader(headerBlocks[k], headerCrc, (int)length, keyHigh, keyLow, slab.nextSequence(), crcs[k]);
+        SlabDescriptor.putFrameHeader(headerEntries[k], headerCrc, (int)length, keyHigh, keyLow, slab.nextSequence(), crcs[k]);
         return null;
     }
 
@@ -430,8 +443,8 @@ final class SlabFileStore implements FileStore
     {
         final int slot = slots[k];
         submitted[k] = true;
-        long result = write(slot, headerBlocks[k], slab.frameOffset(slot));
-        long expected = SlabDescriptor.HEADER_BLOCK;
+        long result = libc.pwriteFully(slab.fd(slot, false), headerEntries[k], slab.frameOffset(slot));
+        long expected = SlabDescriptor.HEADER_ENTRY;
         if (result == expected)
         {
             result = write(slot, sources[k], slab.payloadOffset(slot));
@@ -520,10 +533,10 @@ final class SlabFileStore implements FileStore
         return 0;
     }
 
-    /** @return frames submitted as one vectored write of header block and payload */
-    long vectoredFrameWrites()
+    /** @return header writes submitted with a ring: one for each run of consecutive slots in a claim */
+    long headerWrites()
     {
-        return vectoredFrameWrites;
+        return headerWrites;
     }
 
     /** @return page transfers this ring ran as READ_FIXED/WRITE_FIXED, 0 without a ring */

@@ -188,9 +188,10 @@ class PosixTierSlabTest
     }
 
     /**
-     * A frame goes as one vectored write where the kernel copies its bytes anyway (buffered; O_DIRECT on
-     * tmpfs) and as two, the payload's registrable, with O_DIRECT on a block filesystem: every shape
-     * must put the header right before its payload, so the restarted scan finds each key's own bytes.
+     * A frame's payload goes into its slot (buffered, or with O_DIRECT) and its header into the extent's
+     * header table through the page cache, the headers of a claim's consecutive slots in one write: every
+     * shape must put each header beside its own payload's slot, so the restarted scan finds each key's own
+     * bytes.
      */
     @ParameterizedTest
     @ValueSource(strings = {"buffered", "direct", "direct-tmpfs"})
@@ -203,19 +204,12 @@ class PosixTierSlabTest
         try
         {
             final String direct = shape.equals("buffered") ? "false" : "true";
-            final PosixTier tier = open(dir, "direct-io", direct);
+            final PosixTier tier = open(dir, "direct-io", direct, "io-threads", "1");
             final PageArena arena = arena(32);
             final List<PageKey> keys = keys(16);
             assertAll(write(tier, keys, 700, arena), TierStatus.OK);
-            final boolean directOn = tier.describe().contains("direct-io on");
-            if (shape.equals("direct") && directOn)
-            {
-                assertThat(tier.vectoredFrameWrites()).as("O_DIRECT on a block filesystem: header and payload apart").isZero();
-            }
-            else
-            {
-                assertThat(tier.vectoredFrameWrites()).as("%s (%s): one vectored write a frame", shape, tier.describe()).isEqualTo(16);
-            }
+            assertThat(tier.slabHeaderWrites()).as("%s (%s): 16 pages in slots 0 to 15 of one claim, their headers in one write", shape,
+                tier.describe()).isEqualTo(1);
             close(tier);
 
             final PosixTier restarted = open(dir, "direct-io", direct);
@@ -373,7 +367,7 @@ class PosixTierSlabTest
         {
             final MemorySegment intended = scratch.allocate(SIZE);
             PageBytes.fill(intended, 70);
-            final MemorySegment header = scratch.allocate(SlabDescriptor.HEADER_BLOCK);
+            final MemorySegment header = scratch.allocate(SlabDescriptor.HEADER_ENTRY);
             SlabDescriptor.putFrameHeader(header, new CRC32C(), (int)SIZE, keys.get(0).high(), keys.get(0).low(), 1_000_000, crc(intended));
             channel.write(header.asByteBuffer(), tornHeader);
             final MemorySegment newer = scratch.allocate(SIZE);
@@ -555,6 +549,68 @@ class PosixTierSlabTest
         final PosixTier resized = open(dir, 2 * SIZE);
         assertAll(exists(resized, keys), TierStatus.NOT_FOUND);
         assertThat(resized.usage().objects()).isZero();
+    }
+
+    @Test
+    void shouldDeleteExtentsOfSlabFormatOneAtStartAndWriteFormatTwo() throws IOException
+    {
+        final Path dir = tmp.resolve("format-one");
+        final PosixTier tier = open(dir);
+        final PageArena arena = arena(8);
+        final List<PageKey> keys = keys(2);
+        assertAll(write(tier, keys, 90, arena), TierStatus.OK);
+        final Path extent = tier.slab().extentOf(0);
+        close(tier);
+        // As format 1 named itself: the same header with version 1 and its CRC32C over bytes 0 to 39.
+        try (Arena scratch = Arena.ofConfined(); FileChannel channel = FileChannel.open(extent, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final MemorySegment head = scratch.allocate(SlabDescriptor.EXTENT_CRC_OFFSET + 4);
+            channel.read(head.asByteBuffer(), 0);
+            assertThat(SlabDescriptor.extentVersion(head)).isEqualTo(SlabDescriptor.VERSION).isEqualTo(2);
+            head.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), SlabDescriptor.EXTENT_VERSION_OFFSET, 1);
+            final CRC32C crc = new CRC32C();
+            crc.update(head.asSlice(0, SlabDescriptor.EXTENT_CRC_OFFSET).asByteBuffer());
+            head.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), SlabDescriptor.EXTENT_CRC_OFFSET,
+                (int)crc.getValue());
+            assertThat(SlabDescriptor.isEarlierFormat(head, new CRC32C())).isTrue();
+            channel.write(head.asByteBuffer(), 0);
+        }
+
+        final PosixTier reopened = open(dir);
+        assertAll(exists(reopened, keys), TierStatus.NOT_FOUND);
+        assertThat(reopened.usage().objects()).as("format 1's frames are not read").isZero();
+        assertAll(write(reopened, keys, 91, arena), TierStatus.OK);
+        close(reopened);
+        final PosixTier again = open(dir);
+        final RecordingTierBatch readBack = read(again, keys, arena);
+        assertAll(readBack, TierStatus.OK);
+        PageBytes.assertContent(readBack.slice(0), 91, "a frame of format 2, written after format 1's extent was deleted");
+    }
+
+    @Test
+    void shouldPackEachExtentsHeadersInATableAheadOfItsPayloads()
+    {
+        // 16 KiB frames: 64 slots' headers fill one table block; a slot is the frame, not a header block more.
+        assertThat(SlabDescriptor.tableBytes(1)).isEqualTo(4096);
+        assertThat(SlabDescriptor.tableBytes(64)).isEqualTo(4096);
+        assertThat(SlabDescriptor.tableBytes(65)).isEqualTo(8192);
+        assertThat(SlabDescriptor.extentBytes(64, SIZE)).isEqualTo(4096 + 4096 + 64 * SIZE);
+        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + 64 * SIZE, SIZE)).isEqualTo(64);
+        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + 64 * SIZE - 1, SIZE)).isEqualTo(63);
+        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + 65 * SIZE, SIZE)).as("a 65th slot needs a second table block").isEqualTo(64);
+        assertThat(SlabDescriptor.slotsFitting(4096 + 8192 + 65 * SIZE, SIZE)).isEqualTo(65);
+        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + SIZE - 1, SIZE)).isZero();
+        for (int slot = 0; slot < 65; slot++)
+        {
+            assertThat(SlabDescriptor.headerOffset(slot)).isEqualTo(4096 + 64L * slot);
+            assertThat(SlabDescriptor.payloadOffset(slot, 65, SIZE) % 4096).as("payloads stay aligned for O_DIRECT").isZero();
+            assertThat(SlabDescriptor.payloadOffset(slot, 65, SIZE)).isGreaterThanOrEqualTo(SlabDescriptor.HEADER_BLOCK + SlabDescriptor.tableBytes(65));
+        }
+        final Path dir = tmp.resolve("packed");
+        final PosixTier tier = open(dir);
+        assertThat(tier.slab().slotBytes).as("a slot is the frame rounded to 4 KiB").isEqualTo(SIZE);
+        assertThat(tier.slab().extentFileBytes()).isEqualTo(SlabDescriptor.extentBytes(tier.slab().slotsPerExtent, SIZE)).isLessThanOrEqualTo(4L << 20);
+        close(tier);
     }
 
     @Test
