@@ -86,8 +86,6 @@ public final class DemoCommand implements Callable<Integer>
     }
 
     /** The built-in L3 type the demo runs by default, in a temporary directory of its own. */
-    /** How long a shutdown hook waits for an engine start under way before it removes what it can. */
-    static final long EXIT_START_WAIT_MILLIS = 30_000;
     static final String POSIX = "posix";
     /** The second, larger L3 tier the demo adds to a POSIX one, and migrates to. */
     static final String COLD_TIER = "cold";
@@ -364,7 +362,7 @@ public final class DemoCommand implements Callable<Integer>
             final boolean ownPool = engineConfig.poolPath().toAbsolutePath().equals(poolPath.toAbsolutePath());
             cleanup = new Thread(() ->
             {
-                if (!closeOnExit(measuredEngine) && ownPool)
+                if (!measuredEngine.closeFromHook() && ownPool)
                 {
                     deleteQuietly(poolPath);
                 }
@@ -856,25 +854,6 @@ public final class DemoCommand implements Callable<Integer>
         catch (final IOException ex)
         {
             // the JVM is going away; nothing else to do
-        }
-    }
-
-    /**
-     * From a shutdown hook: closes the engine, waiting up to {@link #EXIT_START_WAIT_MILLIS} for a start under way.
-     *
-     * @param engine the engine
-     * @return whether an engine was closed
-     */
-    static boolean closeOnExit(final HookClosableEngine engine)
-    {
-        try
-        {
-            return engine.closeOnExit(EXIT_START_WAIT_MILLIS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return false;
         }
     }
 

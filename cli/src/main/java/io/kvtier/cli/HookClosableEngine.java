@@ -32,6 +32,9 @@ final class HookClosableEngine
         Engine start() throws IOException;
     }
 
+    /** How long {@link #closeFromHook} waits for a start under way before the hook removes what it can. */
+    static final long EXIT_START_WAIT_MILLIS = 30_000;
+
     private final AtomicInteger state = new AtomicInteger(IDLE);
     private final CountDownLatch startEnded = new CountDownLatch(1);
     private volatile Engine engine;
@@ -99,5 +102,24 @@ final class HookClosableEngine
         }
         started.close();
         return true;
+    }
+
+    /**
+     * {@link #closeOnExit} as a shutdown hook calls it: waiting up to {@link #EXIT_START_WAIT_MILLIS}, and keeping an
+     * interrupt for the hook's thread.
+     *
+     * @return whether an engine was closed
+     */
+    boolean closeFromHook()
+    {
+        try
+        {
+            return closeOnExit(EXIT_START_WAIT_MILLIS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }

@@ -27,9 +27,10 @@ import java.util.Map;
  * Over IPC its clients are processes of the same kind on a socket of its own, so the engine's IPC paths are compiled too;
  * the measured run's client processes are new ones, and warm themselves up in its own warm-up.
  *
- * <p>After the pass the demo waits for the compilers to finish what it gave them ({@link #awaitQuietJit}): on 2 vCPUs the C2
- * compiler was still working through a queue of the pass's methods, a core's worth, well into the measured run's steady
- * state (150 ms of compiler CPU in its 0.35 s, in one run), and took that core from the run it measures.
+ * <p>After the pass the demo waits, briefly, for the compilers to finish what it gave them ({@link #awaitQuietJit}), so
+ * that a compile the pass queued last does not run in the measured run. Measured, that wait is a quarter to half a second:
+ * what the measured run still compiled after a one-round pass was code the pass had not run often enough for C2, which
+ * the rounds are for (docs/PERFORMANCE.md, the demo, round ten).
  *
  * @param skipped   why there was no pass, or null
  * @param rounds    rounds of the workload the pass replayed
@@ -134,7 +135,7 @@ record JvmWarmup(String skipped, int rounds, long requests, long elapsedNanos, l
             final HookClosableEngine started = new HookClosableEngine();
             final Thread cleanup = new Thread(() ->
             {
-                DemoCommand.closeOnExit(started);
+                started.closeFromHook();
                 DemoCommand.deleteQuietly(warmPool);
                 DemoCommand.deleteQuietly(socket);
                 DemoCommand.deleteTree(l3);

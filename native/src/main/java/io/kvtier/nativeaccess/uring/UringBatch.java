@@ -1,8 +1,5 @@
 package io.kvtier.nativeaccess.uring;
 
-import io.kvtier.nativeaccess.uring.bindings.iovec;
-
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
@@ -27,15 +24,6 @@ public final class UringBatch
     public static final byte FSYNC = 2;
     /** {@code fdatasync}. */
     public static final byte FDATASYNC = 3;
-    /**
-     * A write of two buffers whose bytes go one after the other in the file, as one vectored SQE
-     * ({@code IORING_OP_WRITEV}): one request where two writes would be two, which matters where the
-     * kernel hands each request to a worker of its own (O_DIRECT on tmpfs, buffered writes it cannot
-     * do inline). Never {@code WRITE_FIXED}: a registered buffer serves one contiguous range.
-     */
-    public static final byte WRITE_PAIR = 4;
-    /** Bytes of one {@code struct iovec}. */
-    static final long IOVEC_BYTES = iovec.layout().byteSize();
 
     final byte[] operation;
     final int[] fd;
@@ -46,11 +34,6 @@ public final class UringBatch
     final long[] done;
     final long[] result;
     final boolean[] finished;
-    /** A {@link #WRITE_PAIR}'s second buffer, by address and length; its {@code length} counts both. */
-    final long[] secondAddress;
-    final long[] secondLength;
-    /** Two iovecs per operation, where a {@link #WRITE_PAIR}'s SQE points while it is in flight. */
-    final MemorySegment iovecs;
     int size;
     int finishedCount;
     long resubmissions;
@@ -69,10 +52,6 @@ public final class UringBatch
         done = new long[capacity];
         result = new long[capacity];
         finished = new boolean[capacity];
-        secondAddress = new long[capacity];
-        secondLength = new long[capacity];
-        // Freed with the batch: a batch lives as long as the worker that fills it, and making one is not on a hot path.
-        iovecs = Arena.ofAuto().allocate(capacity * 2L * IOVEC_BYTES, Long.BYTES);
     }
 
     /** @return the most operations the batch holds */
@@ -117,23 +96,6 @@ public final class UringBatch
     }
 
     /**
-     * A {@link #WRITE_PAIR}: {@code first}'s bytes at {@code fileOffset}, then {@code second}'s right after them.
-     *
-     * @param fd         an open file descriptor
-     * @param first      the bytes to write first
-     * @param second     the bytes that follow them in the file
-     * @param fileOffset where in the file the first byte goes
-     * @return the operation's index; its {@link #result} counts the bytes of both
-     */
-    public int addWritePair(final int fd, final MemorySegment first, final MemorySegment second, final long fileOffset)
-    {
-        final int i = add(WRITE_PAIR, fd, false, first.address(), first.byteSize() + second.byteSize(), fileOffset);
-        secondAddress[i] = second.address();
-        secondLength[i] = second.byteSize();
-        return i;
-    }
-
-    /**
      * @param fd       an open file descriptor
      * @param dataOnly true for {@code fdatasync}
      * @return the operation's index
@@ -147,7 +109,7 @@ public final class UringBatch
      * Any operation, with {@code fd} as an index into the files registered with
      * {@link Uring#registerFiles} when {@code fixedFile} is set.
      *
-     * @param operation  {@link #READ}, {@link #WRITE}, {@link #FSYNC} or {@link #FDATASYNC} ({@link #addWritePair} for a {@link #WRITE_PAIR})
+     * @param operation  {@link #READ}, {@link #WRITE}, {@link #FSYNC} or {@link #FDATASYNC}
      * @param fd         a file descriptor, or a registered file's index
      * @param fixedFile  whether {@code fd} is a registered file's index
      * @param address    the buffer's address (0 for an fsync)
@@ -176,8 +138,6 @@ public final class UringBatch
         done[i] = 0;
         result[i] = 0;
         finished[i] = false;
-        secondAddress[i] = 0;
-        secondLength[i] = 0;
         return i;
     }
 

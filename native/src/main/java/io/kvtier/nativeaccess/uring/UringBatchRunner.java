@@ -9,14 +9,8 @@ import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.IORING_OP_FSYNC;
 import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.IORING_OP_READ;
 import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.IORING_OP_READ_FIXED;
 import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.IORING_OP_WRITE;
-import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.IORING_OP_WRITEV;
 import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.IORING_OP_WRITE_FIXED;
 import static io.kvtier.nativeaccess.uring.bindings.io_uring_h.IOSQE_FIXED_FILE;
-
-import io.kvtier.nativeaccess.uring.bindings.iovec;
-
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * Runs a {@link UringBatch} to completion on one ring: what {@link Uring#execute} does. The ring
@@ -112,11 +106,6 @@ final class UringBatchRunner
                 operation == UringBatch.FDATASYNC ? IORING_FSYNC_DATASYNC() : 0, 0, i);
             return;
         }
-        if (operation == UringBatch.WRITE_PAIR)
-        {
-            preparePair(batch, i, sqeFlags);
-            return;
-        }
         final long done = batch.done[i];
         final long address = batch.address[i] + done;
         final int length = (int)Math.min(batch.length[i] - done, maxSqeBytes);
@@ -130,41 +119,6 @@ final class UringBatchRunner
             ? (read ? IORING_OP_READ_FIXED() : IORING_OP_WRITE_FIXED())
             : (read ? IORING_OP_READ() : IORING_OP_WRITE());
         ring.prepare(opcode, sqeFlags, batch.fd[i], address, length, batch.fileOffset[i] + done, 0, Math.max(buffer, 0), i);
-    }
-
-    /**
-     * Writes a {@link UringBatch#WRITE_PAIR}'s SQE: iovecs for what is left of its two buffers (both, or
-     * the rest of the second after a short write), at most {@code maxSqeBytes} in all.
-     */
-    private void preparePair(final UringBatch batch, final int i, final int sqeFlags)
-    {
-        final long done = batch.done[i];
-        final long firstLength = batch.length[i] - batch.secondLength[i];
-        final MemorySegment iovecs = batch.iovecs;
-        final long at = 2L * i * UringBatch.IOVEC_BYTES;
-        long budget = maxSqeBytes;
-        int count = 0;
-        if (done < firstLength)
-        {
-            final long length = Math.min(firstLength - done, budget);
-            putIovec(iovecs, at, batch.address[i] + done, length);
-            budget -= length;
-            count++;
-        }
-        final long intoSecond = Math.max(0, done - firstLength);
-        if (budget > 0)
-        {
-            putIovec(iovecs, at + count * UringBatch.IOVEC_BYTES, batch.secondAddress[i] + intoSecond,
-                Math.min(batch.secondLength[i] - intoSecond, budget));
-            count++;
-        }
-        ring.prepare(IORING_OP_WRITEV(), sqeFlags, batch.fd[i], iovecs.address() + at, count, batch.fileOffset[i] + done, 0, 0, i);
-    }
-
-    private static void putIovec(final MemorySegment iovecs, final long at, final long address, final long length)
-    {
-        iovecs.set(ValueLayout.JAVA_LONG, at + iovec.iov_base$offset(), address);
-        iovecs.set(ValueLayout.JAVA_LONG, at + iovec.iov_len$offset(), length);
     }
 
     /** io_uring_enter failed outright: every operation not yet finished fails with its errno, and the ring is drained. */

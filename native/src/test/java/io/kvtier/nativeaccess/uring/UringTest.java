@@ -232,85 +232,6 @@ class UringTest
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("filesystems")
-    void shouldWriteAPairOfBuffersOneAfterTheOtherAsOneRequest(final String filesystem) throws IOException
-    {
-        final Path dir = directory(filesystem);
-        try (Arena arena = Arena.ofConfined(); Uring ring = Uring.open(8))
-        {
-            final MemorySegment header = pattern(arena, 4096, 3);
-            final MemorySegment payload = pattern(arena, 64 * 1024, 5);
-            final MemorySegment copy = arena.allocate(header.byteSize() + payload.byteSize(), 4096);
-            final int fd = open(arena, dir.resolve("frame"), LibC.O_RDWR | LibC.O_CREAT);
-            try
-            {
-                final UringBatch batch = new UringBatch(2);
-                final int pair = batch.addWritePair(fd, header, payload, 8192);
-                final long entersBefore = ring.enterCalls();
-                ring.execute(batch);
-                assertThat(batch.result(pair)).as("both buffers' bytes").isEqualTo(header.byteSize() + payload.byteSize());
-                assertThat(batch.resubmissions()).isZero();
-                assertThat(ring.enterCalls() - entersBefore).as("one SQE, one enter").isEqualTo(1);
-                assertThat(ring.fixedBufferOperations()).isZero();
-                batch.clear();
-                final int read = batch.addRead(fd, copy, 8192);
-                ring.execute(batch);
-                assertThat(batch.result(read)).isEqualTo(copy.byteSize());
-                assertThat(copy.asSlice(0, header.byteSize()).mismatch(header)).as("the first buffer at the offset").isEqualTo(-1);
-                assertThat(copy.asSlice(header.byteSize()).mismatch(payload)).as("the second right after it").isEqualTo(-1);
-            }
-            finally
-            {
-                libc.close(fd);
-            }
-            assertThat(Files.size(dir.resolve("frame"))).isEqualTo(8192 + 4096 + 64 * 1024);
-        }
-    }
-
-    @Test
-    void shouldCarryOnAPairWriteThatCompletesInPartsAcrossItsTwoBuffers() throws IOException
-    {
-        // 3 KiB an SQE: the first SQE ends inside the first buffer, one spans both, the rest are the second's.
-        try (Arena arena = Arena.ofConfined(); Uring ring = Uring.open(4, 3072))
-        {
-            final MemorySegment first = pattern(arena, 4096, 13);
-            final MemorySegment second = pattern(arena, 8192, 17);
-            final MemorySegment copy = arena.allocate(first.byteSize() + second.byteSize());
-            final int fd = open(arena, tmp.resolve("pair-parts"), LibC.O_RDWR | LibC.O_CREAT);
-            try
-            {
-                final UringBatch batch = new UringBatch(1);
-                batch.addWritePair(fd, first, second, 0);
-                ring.execute(batch);
-                assertThat(batch.result(0)).isEqualTo(12 * 1024);
-                assertThat(batch.resubmissions()).as("12 KiB in SQEs of 3 KiB").isEqualTo(3);
-                batch.clear();
-                batch.addRead(fd, copy, 0);
-                ring.execute(batch);
-                assertThat(copy.asSlice(0, 4096).mismatch(first)).isEqualTo(-1);
-                assertThat(copy.asSlice(4096).mismatch(second)).isEqualTo(-1);
-            }
-            finally
-            {
-                libc.close(fd);
-            }
-        }
-    }
-
-    @Test
-    void shouldReportAPairWriteToABadDescriptorAsItsErrno()
-    {
-        try (Arena arena = Arena.ofConfined(); Uring ring = Uring.open(4))
-        {
-            final UringBatch batch = new UringBatch(2);
-            final int pair = batch.addWritePair(1_000_000, pattern(arena, 4096, 1), pattern(arena, 4096, 2), 0);
-            ring.execute(batch);
-            // EBADF is 9 on Linux.
-            assertThat(batch.result(pair)).isEqualTo(-9);
-        }
-    }
-
     @Test
     void shouldCarryOnTransfersThatCompleteInPartsUntilEveryByteIsMoved() throws IOException
     {
@@ -518,7 +439,6 @@ class UringTest
                         batch.clear();
                         batch.addWrite(fd, buffer, 0);
                         batch.addRead(fd, buffer, 0);
-                        batch.addWritePair(fd, buffer, buffer, 4096);
                         ring.execute(batch);
                     }
                     clean = threads.getThreadAllocatedBytes(self) == before;

@@ -67,7 +67,6 @@ final class Slab
     private final System.Logger logger;
     private final IoErrorLog errors;
     final long payloadBytes;
-    final long slotBytes;
     final int slotsPerExtent;
     final int maxExtents;
     private final int[] bufferedFds;
@@ -126,9 +125,8 @@ final class Slab
         this.logger = logger;
         this.errors = errors;
         payloadBytes = SlabDescriptor.payloadBytes(objectSize);
-        slotBytes = payloadBytes;
-        // A small tier's one extent is only as large as its slots need.
-        final long wanted = Math.max(1, Math.min(SlabDescriptor.slotsFitting(extentBytes, slotBytes), maxSlots));
+        // A small tier's one extent is only as large as its slots need; a slot is its payload (format 2).
+        final long wanted = Math.max(1, Math.min(SlabDescriptor.slotsFitting(extentBytes, payloadBytes), maxSlots));
         slotsPerExtent = (int)wanted;
         lowWater = Math.max(1, slotsPerExtent / 4);
         maxExtents = (int)((maxSlots + (long)slotsPerExtent - 1) / slotsPerExtent);
@@ -167,17 +165,16 @@ final class Slab
     static ExtentSize extentSize(final Path dir, final long objectSize, final long extentBytes, final long totalBytes)
     {
         final long payloadBytes = SlabDescriptor.payloadBytes(objectSize);
-        final long slotBytes = payloadBytes;
-        final int existing = existingSlotsPerExtent(dir, slotBytes, payloadBytes);
+        final int existing = existingSlotsPerExtent(dir, payloadBytes);
         if (existing > 0)
         {
-            final long bytes = SlabDescriptor.extentBytes(existing, slotBytes);
-            return new ExtentSize(bytes, SlabDescriptor.slotsFitting(extentBytes, slotBytes) == existing ? ""
+            final long bytes = SlabDescriptor.extentBytes(existing, payloadBytes);
+            return new ExtentSize(bytes, SlabDescriptor.slotsFitting(extentBytes, payloadBytes) == existing ? ""
                 : "the extents already in " + dir + " hold " + existing + " slots each (" + bytes + " bytes), and new ones are made alike"
                     + " so that their pages stay; a changed size applies once the directory is empty");
         }
         final long share = totalBytes / EXTENTS_PER_FILESYSTEM;
-        if (totalBytes > 0 && extentBytes > share && share >= SlabDescriptor.extentBytes(1, slotBytes))
+        if (totalBytes > 0 && extentBytes > share && share >= SlabDescriptor.extentBytes(1, payloadBytes))
         {
             return new ExtentSize(share, "its filesystem holds " + totalBytes + " bytes, and an extent (preallocated whole) is made no larger"
                 + " than 1/" + EXTENTS_PER_FILESYSTEM + " of it: " + share + " bytes, not " + extentBytes);
@@ -191,7 +188,7 @@ final class Slab
     }
 
     /** @return the slots of the lowest-numbered extent in {@code dir} whose header is whole and of this slot size, else -1 */
-    private static int existingSlotsPerExtent(final Path dir, final long slotBytes, final long payloadBytes)
+    private static int existingSlotsPerExtent(final Path dir, final long payloadBytes)
     {
         final List<Path> found;
         try
@@ -222,7 +219,7 @@ final class Slab
             {
                 continue;
             }
-            final int slots = SlabDescriptor.extentSlots(MemorySegment.ofArray(block.array()), crc, slotBytes, payloadBytes,
+            final int slots = SlabDescriptor.extentSlots(MemorySegment.ofArray(block.array()), crc, payloadBytes,
                 SlabDescriptor.extentNumber(file.getFileName().toString()));
             if (slots > 0)
             {
@@ -253,7 +250,7 @@ final class Slab
     /** @return bytes of one extent file */
     long extentFileBytes()
     {
-        return SlabDescriptor.extentBytes(slotsPerExtent, slotBytes);
+        return SlabDescriptor.extentBytes(slotsPerExtent, payloadBytes);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -421,7 +418,7 @@ final class Slab
         }
         final MemorySegment head = header.asSlice(0, SlabDescriptor.EXTENT_CRC_OFFSET + 4);
         final int slots = libc.preadFully(fd, head, 0) == head.byteSize()
-            ? SlabDescriptor.extentSlots(head, crc, slotBytes, payloadBytes, number) : -1;
+            ? SlabDescriptor.extentSlots(head, crc, payloadBytes, number) : -1;
         if (slots != slotsPerExtent)
         {
             libc.close(fd);
@@ -654,7 +651,7 @@ final class Slab
         if (rc == 0)
         {
             extentHeader.fill((byte)0);
-            SlabDescriptor.putExtentHeader(extentHeader, new CRC32C(), slotBytes, payloadBytes, slotsPerExtent, number);
+            SlabDescriptor.putExtentHeader(extentHeader, new CRC32C(), payloadBytes, slotsPerExtent, number);
             final long written = libc.pwriteFully(fd, extentHeader, 0);
             rc = written == extentHeader.byteSize() ? (fsync ? libc.fdatasync(fd) : 0) : (int)Math.min(written, -LibC.EIO);
         }
@@ -881,7 +878,7 @@ final class Slab
     /** @return where a slot's payload starts in its extent */
     long payloadOffset(final int slot)
     {
-        return SlabDescriptor.payloadOffset(slot % slotsPerExtent, slotsPerExtent, slotBytes);
+        return SlabDescriptor.payloadOffset(slot % slotsPerExtent, slotsPerExtent, payloadBytes);
     }
 
     /** @return the extent file holding a slot, for messages */

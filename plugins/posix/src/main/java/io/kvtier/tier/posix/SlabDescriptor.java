@@ -243,18 +243,16 @@ final class SlabDescriptor
      *
      * @param block        a header block
      * @param crc          a checksum to reuse
-     * @param slotBytes    bytes of a slot
-     * @param payloadBytes payload bytes of a slot
+     * @param payloadBytes payload bytes of a slot, which in format 2 are its slot bytes too
      * @param slots        slots in the extent
      * @param number       the extent's number
      */
-    static void putExtentHeader(final MemorySegment block, final CRC32C crc, final long slotBytes, final long payloadBytes,
-                                final int slots, final int number)
+    static void putExtentHeader(final MemorySegment block, final CRC32C crc, final long payloadBytes, final int slots, final int number)
     {
         block.set(U64, EXTENT_MAGIC_OFFSET, EXTENT_MAGIC);
         block.set(U32, EXTENT_VERSION_OFFSET, VERSION);
         block.set(U32, EXTENT_HEADER_BLOCK_OFFSET, HEADER_BLOCK);
-        block.set(U64, EXTENT_SLOT_BYTES_OFFSET, slotBytes);
+        block.set(U64, EXTENT_SLOT_BYTES_OFFSET, payloadBytes);
         block.set(U64, EXTENT_PAYLOAD_BYTES_OFFSET, payloadBytes);
         block.set(U32, EXTENT_SLOTS_OFFSET, slots);
         block.set(U32, EXTENT_NUMBER_OFFSET, number);
@@ -264,19 +262,18 @@ final class SlabDescriptor
     /**
      * @param block        an extent's first bytes, at least {@code EXTENT_CRC_OFFSET + 4} of them
      * @param crc          a checksum to reuse
-     * @param slotBytes    the slot bytes the tier expects
-     * @param payloadBytes the payload bytes it expects
+     * @param payloadBytes the payload bytes (and so slot bytes) the tier expects
      * @param number       the number the file's name gives
      * @return how many slots the extent holds, or -1 with why in nothing: when the header is not whole, or
      *         describes another geometry or another extent
      */
-    static int extentSlots(final MemorySegment block, final CRC32C crc, final long slotBytes, final long payloadBytes, final int number)
+    static int extentSlots(final MemorySegment block, final CRC32C crc, final long payloadBytes, final int number)
     {
         if (block.get(U64, EXTENT_MAGIC_OFFSET) != EXTENT_MAGIC
             || block.get(U32, EXTENT_CRC_OFFSET) != crcOf(block, EXTENT_CRC_OFFSET, crc)
             || block.get(U32, EXTENT_VERSION_OFFSET) != VERSION
             || block.get(U32, EXTENT_HEADER_BLOCK_OFFSET) != HEADER_BLOCK
-            || block.get(U64, EXTENT_SLOT_BYTES_OFFSET) != slotBytes
+            || block.get(U64, EXTENT_SLOT_BYTES_OFFSET) != payloadBytes
             || block.get(U64, EXTENT_PAYLOAD_BYTES_OFFSET) != payloadBytes
             || block.get(U32, EXTENT_NUMBER_OFFSET) != number)
         {

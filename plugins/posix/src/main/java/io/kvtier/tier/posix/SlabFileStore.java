@@ -94,7 +94,8 @@ final class SlabFileStore implements FileStore
      * @param transferMemory the engine's transfer memory, for checksums that allocate nothing
      * @param errors         where failures are logged
      */
-    SlabFileStore(final String name, final Slab slab, final LibC libc, final Uring ring, final DirectIo direct, final boolean fsync, final Arena arena, final Optional<MemorySegment> transferMemory, final IoErrorLog errors)
+    SlabFileStore(final String name, final Slab slab, final LibC libc, final Uring ring, final DirectIo direct, final boolean fsync,
+                  final Arena arena, final Optional<MemorySegment> transferMemory, final IoErrorLog errors)
     {
         this.name = name;
         this.slab = slab;

@@ -608,7 +608,7 @@ class PosixTierSlabTest
         }
         final Path dir = tmp.resolve("packed");
         final PosixTier tier = open(dir);
-        assertThat(tier.slab().slotBytes).as("a slot is the frame rounded to 4 KiB").isEqualTo(SIZE);
+        assertThat(tier.slab().payloadBytes).as("a slot is the frame rounded to 4 KiB").isEqualTo(SIZE);
         assertThat(tier.slab().extentFileBytes()).isEqualTo(SlabDescriptor.extentBytes(tier.slab().slotsPerExtent, SIZE)).isLessThanOrEqualTo(4L << 20);
         close(tier);
     }
