@@ -125,6 +125,9 @@ public final class LibC
     private final MethodHandle close$mh;
     private final MethodHandle pread$mh;
     private final MethodHandle pwrite$mh;
+    /** pread and pwrite taking the buffer as a plain address, for a part of a segment without a slice object per call. */
+    private final MethodHandle preadAt$mh;
+    private final MethodHandle pwriteAt$mh;
     private final MethodHandle fsync$mh;
     private final MethodHandle fdatasync$mh;
     private final MethodHandle lseek$mh;
@@ -149,6 +152,9 @@ public final class LibC
         close$mh = NativeAccess.downcall(libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
         pread$mh = NativeAccess.downcall(libc, "pread", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
         pwrite$mh = NativeAccess.downcall(libc, "pwrite", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
+        // The same functions: on x86-64 and AArch64 a pointer argument is passed as a 64-bit integer is.
+        preadAt$mh = NativeAccess.downcall(libc, "pread", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
+        pwriteAt$mh = NativeAccess.downcall(libc, "pwrite", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
         fsync$mh = NativeAccess.downcall(libc, "fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
         fdatasync$mh = NativeAccess.downcall(libc, "fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
         lseek$mh = NativeAccess.downcall(libc, "lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), CAPTURE_ERRNO);
@@ -284,6 +290,84 @@ public final class LibC
         catch (final Throwable t)
         {
             throw rethrow(t);
+        }
+    }
+
+    /**
+     * Reads until {@code length} bytes from {@code from} in {@code buffer} are filled or end of file, as
+     * {@link #preadFully(int, MemorySegment, long)} does for a slice, without making one.
+     *
+     * @param fd     a file descriptor
+     * @param buffer a native segment holding the bytes' place
+     * @param from   where in it they go
+     * @param length how many
+     * @param offset file position of the first byte
+     * @return bytes read (less than {@code length} only at end of file), or {@code -errno}
+     */
+    public long preadFully(final int fd, final MemorySegment buffer, final long from, final long length, final long offset)
+    {
+        return transferAt(preadAt$mh, fd, buffer, from, length, offset, false);
+    }
+
+    /**
+     * Writes {@code length} bytes from {@code from} in {@code buffer}, as {@link #pwriteFully(int, MemorySegment, long)}
+     * does for a slice, without making one.
+     *
+     * @param fd     a file descriptor
+     * @param buffer a native segment holding the bytes
+     * @param from   where in it they start
+     * @param length how many
+     * @param offset file position of the first byte
+     * @return bytes written ({@code length} on success), or {@code -errno}
+     */
+    public long pwriteFully(final int fd, final MemorySegment buffer, final long from, final long length, final long offset)
+    {
+        return transferAt(pwriteAt$mh, fd, buffer, from, length, offset, true);
+    }
+
+    private long transferAt(final MethodHandle call, final int fd, final MemorySegment buffer, final long from, final long length,
+                            final long offset, final boolean write)
+    {
+        java.util.Objects.checkFromIndexSize(from, length, buffer.byteSize());
+        if (!buffer.isNative())
+        {
+            throw new IllegalArgumentException("a heap segment has no address to pass: " + buffer);
+        }
+        final MemorySegment state = captureState.get();
+        final long address = buffer.address() + from;
+        long done = 0;
+        try
+        {
+            while (done < length)
+            {
+                final long n = (long)call.invokeExact(state, fd, address + done, length - done, offset + done);
+                if (n > 0)
+                {
+                    done += n;
+                }
+                else if (n == 0 && !write)
+                {
+                    break;
+                }
+                else
+                {
+                    final int errno = n == 0 ? EIO : errno(state);
+                    if (errno != EINTR)
+                    {
+                        return -errno;
+                    }
+                }
+            }
+            return done;
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+        finally
+        {
+            // The call reaches the bytes by a plain address: an automatic arena must not free them before it returns.
+            java.lang.ref.Reference.reachabilityFence(buffer);
         }
     }
 

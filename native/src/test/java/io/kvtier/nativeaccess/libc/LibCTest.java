@@ -63,6 +63,36 @@ class LibCTest
     }
 
     @Test
+    void shouldWriteAndReadAPartOfASegmentAndRefuseOneBeyondIt(@TempDir final Path dir)
+    {
+        final LibC libc = LibC.instance().orElseThrow();
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment data = arena.allocate(8_192);
+            for (int i = 0; i < 8_192; i++)
+            {
+                data.set(ValueLayout.JAVA_BYTE, i, (byte)(i * 13 + 1));
+            }
+            final int fd = libc.open(path(arena, dir.resolve("part")), LibC.O_RDWR | LibC.O_CREAT | LibC.O_CLOEXEC, 0644);
+            assertThat(fd).isNotNegative();
+            // Bytes 1,000 to 4,999 of the segment at file offset 100.
+            assertThat(libc.pwriteFully(fd, data, 1_000, 4_000, 100)).isEqualTo(4_000);
+            assertThat(libc.size(fd)).isEqualTo(4_100);
+            final MemorySegment back = arena.allocate(8_192);
+            assertThat(libc.preadFully(fd, back, 2_000, 4_000, 100)).isEqualTo(4_000);
+            assertThat(back.asSlice(2_000, 4_000).mismatch(data.asSlice(1_000, 4_000))).isEqualTo(-1);
+            assertThat(back.asSlice(0, 2_000).mismatch(MemorySegment.ofArray(new byte[2_000]))).as("nothing before the part").isEqualTo(-1);
+            assertThat(back.asSlice(6_000).mismatch(MemorySegment.ofArray(new byte[2_192]))).as("nothing after it").isEqualTo(-1);
+            assertThat(libc.preadFully(fd, back, 0, 8_192, 4_000)).as("short only at the end of the file").isEqualTo(100);
+            assertThatThrownBy(() -> libc.pwriteFully(fd, data, 4_096, 4_097, 0)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> libc.preadFully(fd, back, -1, 10, 0)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> libc.preadFully(fd, MemorySegment.ofArray(new byte[16]), 0, 16, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heap segment");
+            libc.close(fd);
+        }
+    }
+
+    @Test
     void shouldCopyBytesWithMemcpyAndRefuseLengthsBeyondEitherSegment()
     {
         final LibC libc = LibC.instance().orElseThrow();

@@ -211,9 +211,9 @@ final class PosixSettings
                 + " slots are reused in place and only its own process knows which frame is current); share a directory with "
                 + config.qualified(LAYOUT) + "=files", null);
         }
-        if (layout == PageLayout.SLAB && extentSize < SlabDescriptor.extentBytes(1, SlabDescriptor.payloadBytes(objectSize)))
+        if (layout == PageLayout.SLAB && extentSize < SlabDescriptor.extentBytes(1, SlabDescriptor.slotBytes(objectSize)))
         {
-            throw config.invalid(EXTENT_SIZE, ConfigValues.formatSize(extentSize), "at least one slot of the engine's page frame ("
+            throw config.invalid(EXTENT_SIZE, ConfigValues.formatSize(extentSize), "at least one slot for the engine's page frame ("
                 + ConfigValues.formatSize(objectSize) + ") with the extent's header block and a block of its header table", null);
         }
         prepareDirectory(config, configured);

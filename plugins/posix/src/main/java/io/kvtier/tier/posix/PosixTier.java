@@ -323,7 +323,7 @@ public final class PosixTier implements StorageTier
             // One consumer index per worker, so each parks in a slot of its own.
             threads = new TierWorkers("posix tier " + name, "kvtier-posix-" + name + "-io", List.of(workers), QUEUE_CAPACITY, true, logger);
             final String found = slabLayout
-                ? "slab of " + slab.slotsPerExtent + " slots of " + ConfigValues.formatSize(slab.payloadBytes) + " per extent, at most "
+                ? "slab of " + slab.slotsPerExtent + " slots of " + ConfigValues.formatSize(slab.slotBytes) + " per extent, at most "
                     + slab.maxExtents + " extents; found " + slabScan.extents() + " extents holding " + slabScan.pages().size() + " frames ("
                     + ConfigValues.formatSize(index.usedBytes()) + " kept, " + evictedAtStart + " evicted to fit the capacity), cleared "
                     + slabScan.staleFrames() + " older frames of rewritten keys and " + slabScan.tornFrames() + " torn ones, deleted "

@@ -66,7 +66,10 @@ final class Slab
     private final boolean fsync;
     private final System.Logger logger;
     private final IoErrorLog errors;
-    final long payloadBytes;
+    /** Bytes of a slot: the objects' less their last block when they are two blocks or more ({@link SlabDescriptor#slotBytes}). */
+    final long slotBytes;
+    /** Bytes an object takes at most: the object size rounded to a block. */
+    final long objectBytes;
     final int slotsPerExtent;
     final int maxExtents;
     private final int[] bufferedFds;
@@ -74,7 +77,9 @@ final class Slab
     private final byte[] state;
     private final int[] readers;
     private final int[] lengths;
-    private final int[] payloadCrcs;
+    private final int[] storedCrcs;
+    /** Each frame's {@link SlabDescriptor} form: whole, trimmed or spilled. */
+    private final byte[] forms;
     private final KeyIds keys;
     /**
      * The free slots, a bit each. A write takes the lowest, so that writes fill the slab from its start
@@ -124,9 +129,10 @@ final class Slab
         this.fsync = fsync;
         this.logger = logger;
         this.errors = errors;
-        payloadBytes = SlabDescriptor.payloadBytes(objectSize);
-        // A small tier's one extent is only as large as its slots need; a slot is its payload (format 2).
-        final long wanted = Math.max(1, Math.min(SlabDescriptor.slotsFitting(extentBytes, payloadBytes), maxSlots));
+        objectBytes = SlabDescriptor.objectBytes(objectSize);
+        slotBytes = SlabDescriptor.slotBytes(objectSize);
+        // A small tier's one extent is only as large as its slots need.
+        final long wanted = Math.max(1, Math.min(SlabDescriptor.slotsFitting(extentBytes, slotBytes), maxSlots));
         slotsPerExtent = (int)wanted;
         lowWater = Math.max(1, slotsPerExtent / 4);
         maxExtents = (int)((maxSlots + (long)slotsPerExtent - 1) / slotsPerExtent);
@@ -138,7 +144,8 @@ final class Slab
         state = new byte[slots];
         readers = new int[slots];
         lengths = new int[slots];
-        payloadCrcs = new int[slots];
+        storedCrcs = new int[slots];
+        forms = new byte[slots];
         keys = new KeyIds(arena, slots);
         free = new BitSet(slots);
         zeroBlock = arena.allocate(SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
@@ -164,17 +171,17 @@ final class Slab
      */
     static ExtentSize extentSize(final Path dir, final long objectSize, final long extentBytes, final long totalBytes)
     {
-        final long payloadBytes = SlabDescriptor.payloadBytes(objectSize);
-        final int existing = existingSlotsPerExtent(dir, payloadBytes);
+        final long slotBytes = SlabDescriptor.slotBytes(objectSize);
+        final int existing = existingSlotsPerExtent(dir, slotBytes, SlabDescriptor.objectBytes(objectSize));
         if (existing > 0)
         {
-            final long bytes = SlabDescriptor.extentBytes(existing, payloadBytes);
-            return new ExtentSize(bytes, SlabDescriptor.slotsFitting(extentBytes, payloadBytes) == existing ? ""
+            final long bytes = SlabDescriptor.extentBytes(existing, slotBytes);
+            return new ExtentSize(bytes, SlabDescriptor.slotsFitting(extentBytes, slotBytes) == existing ? ""
                 : "the extents already in " + dir + " hold " + existing + " slots each (" + bytes + " bytes), and new ones are made alike"
                     + " so that their pages stay; a changed size applies once the directory is empty");
         }
         final long share = totalBytes / EXTENTS_PER_FILESYSTEM;
-        if (totalBytes > 0 && extentBytes > share && share >= SlabDescriptor.extentBytes(1, payloadBytes))
+        if (totalBytes > 0 && extentBytes > share && share >= SlabDescriptor.extentBytes(1, slotBytes))
         {
             return new ExtentSize(share, "its filesystem holds " + totalBytes + " bytes, and an extent (preallocated whole) is made no larger"
                 + " than 1/" + EXTENTS_PER_FILESYSTEM + " of it: " + share + " bytes, not " + extentBytes);
@@ -188,7 +195,7 @@ final class Slab
     }
 
     /** @return the slots of the lowest-numbered extent in {@code dir} whose header is whole and of this slot size, else -1 */
-    private static int existingSlotsPerExtent(final Path dir, final long payloadBytes)
+    private static int existingSlotsPerExtent(final Path dir, final long slotBytes, final long objectBytes)
     {
         final List<Path> found;
         try
@@ -219,7 +226,7 @@ final class Slab
             {
                 continue;
             }
-            final int slots = SlabDescriptor.extentSlots(MemorySegment.ofArray(block.array()), crc, payloadBytes,
+            final int slots = SlabDescriptor.extentSlots(MemorySegment.ofArray(block.array()), crc, slotBytes, objectBytes,
                 SlabDescriptor.extentNumber(file.getFileName().toString()));
             if (slots > 0)
             {
@@ -247,10 +254,10 @@ final class Slab
         return found;
     }
 
-    /** @return bytes of one extent file */
+    /** @return bytes of one extent file up to its tail area: what is preallocated */
     long extentFileBytes()
     {
-        return SlabDescriptor.extentBytes(slotsPerExtent, payloadBytes);
+        return SlabDescriptor.extentBytes(slotsPerExtent, slotBytes);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -303,13 +310,12 @@ final class Slab
             for (int i = 0; tableRead && i < slotsPerExtent; i++)
             {
                 final int slot = number * slotsPerExtent + i;
-                final MemorySegment head = table.asSlice((long)i * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.FRAME_HEADER_BYTES);
-                if (SlabDescriptor.isFrame(head, crc)
-                    && SlabDescriptor.frameLength(head) > 0 && SlabDescriptor.frameLength(head) <= payloadBytes)
+                final MemorySegment head = table.asSlice((long)i * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
+                if (SlabDescriptor.isFrame(head, crc) && fits(SlabDescriptor.frameForm(head), SlabDescriptor.frameLength(head)))
                 {
                     candidates.add(new long[] {SlabDescriptor.frameKeyHigh(head), SlabDescriptor.frameKeyLow(head),
                         SlabDescriptor.frameSequence(head), slot, SlabDescriptor.frameLength(head),
-                        SlabDescriptor.framePayloadCrc(head) & 0xFFFFFFFFL});
+                        SlabDescriptor.frameStoredCrc(head) & 0xFFFFFFFFL, SlabDescriptor.frameForm(head)});
                     state[slot] = UNVERIFIED;
                 }
             }
@@ -347,11 +353,10 @@ final class Slab
                 // Several whole headers: a crash came between a rewrite and the clearing of the old slot.
                 if (scratch == null)
                 {
-                    scratch = arena.allocate(payloadBytes, SlabDescriptor.HEADER_BLOCK);
+                    scratch = arena.allocate(objectBytes, SlabDescriptor.HEADER_BLOCK);
                 }
-                final MemorySegment payload = scratch.asSlice(0, candidate[4]);
-                if (libc.preadFully(bufferedFds[slot / slotsPerExtent], payload, payloadOffset(slot)) == candidate[4]
-                    && (crcOf(payload, crc) & 0xFFFFFFFFL) == candidate[5])
+                if (readStored(slot, (int)candidate[6], scratch.asSlice(0, candidate[4]))
+                    && (crcOf(scratch.asSlice(0, SlabDescriptor.storedBytes((int)candidate[6], candidate[4], slotBytes)), crc) & 0xFFFFFFFFL) == candidate[5])
                 {
                     winner = candidate;
                     state[slot] = VERIFIED;
@@ -375,7 +380,8 @@ final class Slab
             final int slot = (int)frame[3];
             keys.putIfAbsent(frame[0], frame[1], slot);
             lengths[slot] = (int)frame[4];
-            payloadCrcs[slot] = (int)frame[5];
+            storedCrcs[slot] = (int)frame[5];
+            forms[slot] = (byte)frame[6];
             // The slot's sequence stands in for the files layout's modification time: older frames are evicted first.
             pages.add(new StartupScan.Page(new PageKey(frame[0], frame[1]), frame[4], frame[2]));
         }
@@ -388,6 +394,30 @@ final class Slab
             }
         }
         return new ScanReport(pages, extents, deleted, stale, torn);
+    }
+
+    /** @return whether a frame header's form and length describe an object this slab's slots hold */
+    private boolean fits(final int form, final long length)
+    {
+        return switch (form)
+        {
+            case SlabDescriptor.FORM_WHOLE -> length > 0 && length <= slotBytes;
+            case SlabDescriptor.FORM_TRIMMED, SlabDescriptor.FORM_SPILLED -> length > slotBytes && length <= objectBytes;
+            default -> false;
+        };
+    }
+
+    /** Reads a frame's stored bytes at start (its slot's, and a spilled frame's tail block): whether all of them came. */
+    private boolean readStored(final int slot, final int form, final MemorySegment object)
+    {
+        final int fd = bufferedFds[slot / slotsPerExtent];
+        final long inSlot = Math.min(object.byteSize(), slotBytes);
+        if (libc.preadFully(fd, object.asSlice(0, inSlot), payloadOffset(slot)) != inSlot)
+        {
+            return false;
+        }
+        final long rest = object.byteSize() - inSlot;
+        return form != SlabDescriptor.FORM_SPILLED || libc.preadFully(fd, object.asSlice(inSlot, rest), tailOffset(slot)) == rest;
     }
 
     private static int crcOf(final MemorySegment payload, final CRC32C crc)
@@ -418,14 +448,14 @@ final class Slab
         }
         final MemorySegment head = header.asSlice(0, SlabDescriptor.EXTENT_CRC_OFFSET + 4);
         final int slots = libc.preadFully(fd, head, 0) == head.byteSize()
-            ? SlabDescriptor.extentSlots(head, crc, payloadBytes, number) : -1;
+            ? SlabDescriptor.extentSlots(head, crc, slotBytes, objectBytes, number) : -1;
         if (slots != slotsPerExtent)
         {
             libc.close(fd);
             return slots < 0
                 ? SlabDescriptor.isEarlierFormat(head, crc)
-                    ? "it is of slab format " + SlabDescriptor.extentVersion(head) + " (a header block in front of each slot), which format "
-                        + SlabDescriptor.VERSION + " (the slots' headers packed in a table) does not read"
+                    ? "it is of slab format " + SlabDescriptor.extentVersion(head) + ", which format " + SlabDescriptor.VERSION
+                        + " (an engine frame's last block kept in its 128-byte header) does not read"
                     : "its header is torn or describes another slot size (pages of another size, or another format)"
                 : "it holds " + slots + " slots where tier." + name + "." + PosixSettings.EXTENT_SIZE + " now gives " + slotsPerExtent;
         }
@@ -651,7 +681,7 @@ final class Slab
         if (rc == 0)
         {
             extentHeader.fill((byte)0);
-            SlabDescriptor.putExtentHeader(extentHeader, new CRC32C(), payloadBytes, slotsPerExtent, number);
+            SlabDescriptor.putExtentHeader(extentHeader, new CRC32C(), slotBytes, objectBytes, slotsPerExtent, number);
             final long written = libc.pwriteFully(fd, extentHeader, 0);
             rc = written == extentHeader.byteSize() ? (fsync ? libc.fdatasync(fd) : 0) : (int)Math.min(written, -LibC.EIO);
         }
@@ -683,17 +713,19 @@ final class Slab
      * @param keyHigh    the key's high half
      * @param keyLow     the key's low half
      * @param slot       a slot from {@link #allocate}, its frame written
-     * @param length     the payload's length
-     * @param payloadCrc the payload's CRC32C
+     * @param length     the object's length
+     * @param storedCrc  the CRC32C of its stored bytes ({@link SlabDescriptor#storedBytes})
+     * @param form       its form ({@link SlabDescriptor#FORM_WHOLE}, ...)
      * @return the key's previous slot for the caller to clear ({@link #clear}), or {@link #PENDING} when
      *         there was none or its readers will
      */
-    synchronized int publish(final long keyHigh, final long keyLow, final int slot, final int length, final int payloadCrc)
+    synchronized int publish(final long keyHigh, final long keyLow, final int slot, final int length, final int storedCrc, final int form)
     {
         final int previous = unmapLocked(keyHigh, keyLow);
         keys.putIfAbsent(keyHigh, keyLow, slot);
         lengths[slot] = length;
-        payloadCrcs[slot] = payloadCrc;
+        storedCrcs[slot] = storedCrc;
+        forms[slot] = (byte)form;
         state[slot] = VERIFIED;
         return previous == NOT_MAPPED ? PENDING : previous;
     }
@@ -778,10 +810,16 @@ final class Slab
         return lengths[slot];
     }
 
-    /** @return a slot's payload CRC32C; stable while the slot is pinned */
-    synchronized int payloadCrc(final int slot)
+    /** @return the CRC32C of a slot's stored bytes; stable while the slot is pinned */
+    synchronized int storedCrc(final int slot)
     {
-        return payloadCrcs[slot];
+        return storedCrcs[slot];
+    }
+
+    /** @return a slot's form ({@link SlabDescriptor#FORM_WHOLE}, ...); stable while the slot is pinned */
+    synchronized int form(final int slot)
+    {
+        return forms[slot];
     }
 
     /**
@@ -875,10 +913,16 @@ final class Slab
         return SlabDescriptor.headerOffset(slot % slotsPerExtent);
     }
 
-    /** @return where a slot's payload starts in its extent */
+    /** @return where a slot's bytes start in its extent */
     long payloadOffset(final int slot)
     {
-        return SlabDescriptor.payloadOffset(slot % slotsPerExtent, slotsPerExtent, payloadBytes);
+        return SlabDescriptor.payloadOffset(slot % slotsPerExtent, slotsPerExtent, slotBytes);
+    }
+
+    /** @return where a slot's tail block is in its extent: a spilled frame's last block */
+    long tailOffset(final int slot)
+    {
+        return SlabDescriptor.tailOffset(slot % slotsPerExtent, slotsPerExtent, slotBytes);
     }
 
     /** @return the extent file holding a slot, for messages */

@@ -7,29 +7,40 @@ import java.util.zip.CRC32C;
 
 /**
  * Where things are in the slab layout's files ({@code layout = slab}): extent files of equal slots,
- * each slot one page frame, with the slots' frame headers packed in a table ahead of them. Every number
- * is little-endian. Nothing is written in place but a slot's frame header (a new frame's, or a
+ * each slot one object's bytes, with the slots' frame headers packed in a table ahead of them. Every
+ * number is little-endian. Nothing is written in place but a slot's frame header (a new frame's, or a
  * tombstone's zeros), so a slot is always one of: free (no valid header), a whole frame, or a torn one
  * that its CRC32Cs give away.
  *
- * <p>An extent, {@code <dir>/slab-<6 decimal digits>.kvs}, preallocated whole when it is made:
+ * <p>An extent, {@code <dir>/slab-<6 decimal digits>.kvs}, preallocated whole up to its tail area when
+ * it is made:
  * <pre>
  *   offset 0                           extent header block, HEADER_BLOCK bytes
  *   HEADER_BLOCK + i * HEADER_ENTRY    slot i's frame header, HEADER_ENTRY bytes: the header table, rounded
  *                                      up to whole HEADER_BLOCKs ({@link #tableBytes})
  *   HEADER_BLOCK + tableBytes(slots)
- *     + i * slotBytes                  slot i's payload (slotBytes = payloadBytes: the object size rounded up
- *                                      to HEADER_BLOCK, so every payload stays aligned for O_DIRECT)
+ *     + i * slotBytes                  slot i's bytes ({@link #slotBytes}): the object, less its last
+ *                                      HEADER_BLOCK when objects are at least two blocks long; every slot
+ *                                      stays aligned for O_DIRECT
+ *   extentBytes(slots, slotBytes)
+ *     + i * HEADER_BLOCK               slot i's tail block: the tail area, not preallocated (a hole until an
+ *                                      object's last block is spilled there, see below)
  * </pre>
- * Format 1 gave each slot a whole header block of its own in front of its payload: for the engine's 16 KiB
- * pages (a 20 KiB frame) a slot took 24 KiB, a fifth more than the frame, and every write and tombstone moved
- * a 4 KiB block for 48 bytes of header. Format 2 stores 64 bytes a slot: a slot is the frame, rounded to
- * HEADER_BLOCK. A header is written through the page cache (it is too small for O_DIRECT), the payload as
- * the tier's I/O path says. Extents of format 1 are not read: the start-up scan deletes them, saying why.
- * <p>A header entry's last 16 bytes are zeros; a table block holds the headers of 64 slots, so a power loss
- * that tears one may tear the header being written and, at worst, bring back a neighbour's earlier state
- * (a frame whose CRC32Cs then decide, or one a tombstone had cleared, as a lost tombstone would).</p>
- * The extent header, at offset 0 of the file (slot bytes is payload bytes in format 2):
+ * <b>Why the last block is apart.</b> An engine page frame ends in a 4 KiB block that holds its 72-byte
+ * trailer and zeros ({@code PageFrameDescriptor}). Format 3 keeps the first {@link #TAIL_BYTES} bytes of
+ * that block in the frame header ({@link #FORM_TRIMMED}) and stores the rest of the object in the slot, so
+ * a 16 KiB page costs 16 KiB and 128 header bytes on disk (0.8%), not 20 KiB (25%). An object whose last
+ * block holds anything past its first {@code TAIL_BYTES} bytes, which the engine's frames never do but a
+ * tier must store any bytes, is stored whole: its last block goes to the slot's tail block
+ * ({@link #FORM_SPILLED}). Objects shorter than the slot are stored in it as they are ({@link #FORM_WHOLE}).
+ * Format 2 stored the whole frame in a slot and a 64-byte header; format 1 gave each slot a whole header
+ * block of its own in front of its payload. Extents of an earlier format are not read: the start-up scan
+ * deletes them, saying why.
+ * <p>A header is written through the page cache (it is too small for O_DIRECT), the slot's bytes as the
+ * tier's I/O path says. A table block holds the headers of 32 slots, so a power loss that tears one may
+ * tear the header being written and, at worst, bring back a neighbour's earlier state (a frame whose
+ * CRC32Cs then decide, or one a tombstone had cleared, as a lost tombstone would).</p>
+ * The extent header, at offset 0 of the file:
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -42,7 +53,7 @@ import java.util.zip.CRC32C;
  *  +---------------------------------------------------------------+
  *  |                     slot bytes (u64)                          | 16
  *  +---------------------------------------------------------------+
- *  |                 payload bytes per slot (u64)                  | 24
+ *  |    object bytes (u64): the objects' size rounded to a block   | 24
  *  +---------------------------------------------------------------+
  *  |                   slots in this extent (u32)                  | 32
  *  +---------------------------------------------------------------+
@@ -62,7 +73,7 @@ import java.util.zip.CRC32C;
  *  +---------------------------------------------------------------+
  *  |                    format version (u32)                       |  8
  *  +---------------------------------------------------------------+
- *  |                 payload length in bytes (u32)                 | 12
+ *  |                 object length in bytes (u32)                  | 12
  *  +---------------------------------------------------------------+
  *  |                        key high (u64)                         | 16
  *  +---------------------------------------------------------------+
@@ -70,18 +81,25 @@ import java.util.zip.CRC32C;
  *  +---------------------------------------------------------------+
  *  |   sequence (u64): the tier's write counter, higher is newer   | 32
  *  +---------------------------------------------------------------+
- *  |              CRC32C of the payload's length bytes (u32)       | 40
+ *  |  CRC32C of the stored bytes (u32): the object's first         | 40
+ *  |  storedBytes(form, length), those outside this header         |
  *  +---------------------------------------------------------------+
- *  |                CRC32C of bytes 0 to 43 (u32)                  | 44
+ *  |  form (u32): 0 whole in the slot, 1 trimmed, 2 spilled        | 44
  *  +---------------------------------------------------------------+
- *  |                   zeros to the end of the entry               | 48
- *  +---------------------------------------------------------------+ 64
+ *  |  tail (TAIL_BYTES = 72 bytes): when trimmed, the first bytes  | 48
+ *  |  of the object's last block, whose other bytes are zeros;     |
+ *  |  zeros otherwise                                              |
+ *  +---------------------------------------------------------------+
+ *  |                       zeros (u32)                             | 120
+ *  +---------------------------------------------------------------+
+ *  |                CRC32C of bytes 0 to 123 (u32)                 | 124
+ *  +---------------------------------------------------------------+ 128
  * </pre>
- * Why each field: the header's own CRC32C tells a whole header from a torn one or old garbage; the
- * payload's CRC32C tells a whole payload from a torn one; the sequence tells, when a crash left two
- * whole frames of one key (a rewrite whose old slot was not yet cleared), which is newer. A slot is
- * freed by writing zeros over its frame header (a tombstone) before it can be reused, so a deleted
- * frame is never found again, and a slot whose tombstone could not be written is not reused.
+ * Why each field: the header's own CRC32C tells a whole header from a torn one or old garbage, and covers
+ * a trimmed object's tail; the stored bytes' CRC32C tells a whole slot from a torn one; the sequence tells,
+ * when a crash left two whole frames of one key (a rewrite whose old slot was not yet cleared), which is
+ * newer. A slot is freed by writing zeros over its frame header (a tombstone) before it can be reused, so
+ * a deleted frame is never found again, and a slot whose tombstone could not be written is not reused.
  */
 final class SlabDescriptor
 {
@@ -92,15 +110,23 @@ final class SlabDescriptor
     /** "KVSLABFR" read as a little-endian u64. */
     static final long FRAME_MAGIC = magic("KVSLABFR");
     /** The format these classes write and read; another is not read. */
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     /** Bytes of a frame header's entry in an extent's header table. */
-    static final int HEADER_ENTRY = 64;
+    static final int HEADER_ENTRY = 128;
+    /** Bytes of an object's last block a trimmed frame's header keeps: an engine frame's whole trailer. */
+    static final int TAIL_BYTES = 72;
+    /** The object is in its slot as it is: it is no longer than the slot. */
+    static final int FORM_WHOLE = 0;
+    /** The object's last block is its header's tail and zeros; the slot holds the rest. */
+    static final int FORM_TRIMMED = 1;
+    /** The slot holds the object but its last block, which is in the slot's tail block. */
+    static final int FORM_SPILLED = 2;
 
     static final long EXTENT_MAGIC_OFFSET = 0;
     static final long EXTENT_VERSION_OFFSET = 8;
     static final long EXTENT_HEADER_BLOCK_OFFSET = 12;
     static final long EXTENT_SLOT_BYTES_OFFSET = 16;
-    static final long EXTENT_PAYLOAD_BYTES_OFFSET = 24;
+    static final long EXTENT_OBJECT_BYTES_OFFSET = 24;
     static final long EXTENT_SLOTS_OFFSET = 32;
     static final long EXTENT_NUMBER_OFFSET = 36;
     static final long EXTENT_CRC_OFFSET = 40;
@@ -111,10 +137,10 @@ final class SlabDescriptor
     static final long FRAME_KEY_HIGH_OFFSET = 16;
     static final long FRAME_KEY_LOW_OFFSET = 24;
     static final long FRAME_SEQUENCE_OFFSET = 32;
-    static final long FRAME_PAYLOAD_CRC_OFFSET = 40;
-    static final long FRAME_CRC_OFFSET = 44;
-    /** Bytes of a frame header that carry anything; the scan reads only these. */
-    static final int FRAME_HEADER_BYTES = 48;
+    static final long FRAME_STORED_CRC_OFFSET = 40;
+    static final long FRAME_FORM_OFFSET = 44;
+    static final long FRAME_TAIL_OFFSET = 48;
+    static final long FRAME_CRC_OFFSET = 124;
 
     static final String EXTENT_PREFIX = "slab-";
     static final String EXTENT_SUFFIX = ".kvs";
@@ -122,6 +148,8 @@ final class SlabDescriptor
 
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** Zeros to compare a last block with: never written, so shared by every thread. */
+    private static final MemorySegment ZEROS = java.lang.foreign.Arena.global().allocate(HEADER_BLOCK);
 
     private SlabDescriptor()
     {
@@ -139,11 +167,34 @@ final class SlabDescriptor
 
     /**
      * @param objectSize the engine's page frame size
-     * @return the payload bytes of a slot: the object size rounded up to a header block
+     * @return the bytes an object takes at most: the object size rounded up to a header block
      */
-    static long payloadBytes(final long objectSize)
+    static long objectBytes(final long objectSize)
     {
         return (objectSize + HEADER_BLOCK - 1) / HEADER_BLOCK * HEADER_BLOCK;
+    }
+
+    /**
+     * @param objectSize the engine's page frame size
+     * @return the bytes of a slot: {@link #objectBytes} less the last block, which a trimmed frame keeps in its header,
+     *         when objects take two blocks or more; else all of them
+     */
+    static long slotBytes(final long objectSize)
+    {
+        final long object = objectBytes(objectSize);
+        return object >= 2L * HEADER_BLOCK ? object - HEADER_BLOCK : object;
+    }
+
+    /**
+     * @param form      a frame's form
+     * @param length    its object's length
+     * @param slotBytes the slab's slot bytes
+     * @return the object's bytes stored outside its header, which the header's stored CRC32C covers: all but a trimmed
+     *         object's last block
+     */
+    static long storedBytes(final int form, final long length, final long slotBytes)
+    {
+        return form == FORM_TRIMMED ? slotBytes : length;
     }
 
     /**
@@ -158,7 +209,8 @@ final class SlabDescriptor
     /**
      * @param slots     slots in an extent
      * @param slotBytes bytes of a slot
-     * @return the bytes of the extent file: its header block, header table and slots
+     * @return the bytes of the extent file up to its tail area: its header block, header table and slots, all
+     *         preallocated
      */
     static long extentBytes(final int slots, final long slotBytes)
     {
@@ -206,6 +258,17 @@ final class SlabDescriptor
     }
 
     /**
+     * @param slot      a slot's index within its extent
+     * @param slots     slots in the extent
+     * @param slotBytes bytes of a slot
+     * @return the offset of its tail block in the extent file, past the preallocated part
+     */
+    static long tailOffset(final int slot, final int slots, final long slotBytes)
+    {
+        return extentBytes(slots, slotBytes) + (long)slot * HEADER_BLOCK;
+    }
+
+    /**
      * @param number the extent's number
      * @return its file name
      */
@@ -241,40 +304,43 @@ final class SlabDescriptor
     /**
      * Writes an extent header into the start of {@code block}, whose other bytes must be zero.
      *
-     * @param block        a header block
-     * @param crc          a checksum to reuse
-     * @param payloadBytes payload bytes of a slot, which in format 2 are its slot bytes too
-     * @param slots        slots in the extent
-     * @param number       the extent's number
+     * @param block       a header block
+     * @param crc         a checksum to reuse
+     * @param slotBytes   bytes of a slot
+     * @param objectBytes bytes an object takes at most
+     * @param slots       slots in the extent
+     * @param number      the extent's number
      */
-    static void putExtentHeader(final MemorySegment block, final CRC32C crc, final long payloadBytes, final int slots, final int number)
+    static void putExtentHeader(final MemorySegment block, final CRC32C crc, final long slotBytes, final long objectBytes, final int slots,
+                                final int number)
     {
         block.set(U64, EXTENT_MAGIC_OFFSET, EXTENT_MAGIC);
         block.set(U32, EXTENT_VERSION_OFFSET, VERSION);
         block.set(U32, EXTENT_HEADER_BLOCK_OFFSET, HEADER_BLOCK);
-        block.set(U64, EXTENT_SLOT_BYTES_OFFSET, payloadBytes);
-        block.set(U64, EXTENT_PAYLOAD_BYTES_OFFSET, payloadBytes);
+        block.set(U64, EXTENT_SLOT_BYTES_OFFSET, slotBytes);
+        block.set(U64, EXTENT_OBJECT_BYTES_OFFSET, objectBytes);
         block.set(U32, EXTENT_SLOTS_OFFSET, slots);
         block.set(U32, EXTENT_NUMBER_OFFSET, number);
         block.set(U32, EXTENT_CRC_OFFSET, crcOf(block, EXTENT_CRC_OFFSET, crc));
     }
 
     /**
-     * @param block        an extent's first bytes, at least {@code EXTENT_CRC_OFFSET + 4} of them
-     * @param crc          a checksum to reuse
-     * @param payloadBytes the payload bytes (and so slot bytes) the tier expects
-     * @param number       the number the file's name gives
+     * @param block       an extent's first bytes, at least {@code EXTENT_CRC_OFFSET + 4} of them
+     * @param crc         a checksum to reuse
+     * @param slotBytes   the slot bytes the tier expects
+     * @param objectBytes the object bytes the tier expects
+     * @param number      the number the file's name gives
      * @return how many slots the extent holds, or -1 with why in nothing: when the header is not whole, or
      *         describes another geometry or another extent
      */
-    static int extentSlots(final MemorySegment block, final CRC32C crc, final long payloadBytes, final int number)
+    static int extentSlots(final MemorySegment block, final CRC32C crc, final long slotBytes, final long objectBytes, final int number)
     {
         if (block.get(U64, EXTENT_MAGIC_OFFSET) != EXTENT_MAGIC
             || block.get(U32, EXTENT_CRC_OFFSET) != crcOf(block, EXTENT_CRC_OFFSET, crc)
             || block.get(U32, EXTENT_VERSION_OFFSET) != VERSION
             || block.get(U32, EXTENT_HEADER_BLOCK_OFFSET) != HEADER_BLOCK
-            || block.get(U64, EXTENT_SLOT_BYTES_OFFSET) != payloadBytes
-            || block.get(U64, EXTENT_PAYLOAD_BYTES_OFFSET) != payloadBytes
+            || block.get(U64, EXTENT_SLOT_BYTES_OFFSET) != slotBytes
+            || block.get(U64, EXTENT_OBJECT_BYTES_OFFSET) != objectBytes
             || block.get(U32, EXTENT_NUMBER_OFFSET) != number)
         {
             return -1;
@@ -305,31 +371,68 @@ final class SlabDescriptor
     }
 
     /**
-     * Writes a frame header into the start of {@code block}, whose other bytes must be zero.
+     * Writes a frame header into {@code entry}, every one of its {@link #HEADER_ENTRY} bytes.
      *
-     * @param block      a header entry
-     * @param crc        a checksum to reuse
-     * @param length     the payload's length
-     * @param keyHigh    the key's high half
-     * @param keyLow     the key's low half
-     * @param sequence   the write's sequence number
-     * @param payloadCrc the CRC32C of the payload
+     * @param entry     a header entry
+     * @param crc       a checksum to reuse
+     * @param length    the object's length
+     * @param keyHigh   the key's high half
+     * @param keyLow    the key's low half
+     * @param sequence  the write's sequence number
+     * @param storedCrc the CRC32C of the object's {@link #storedBytes}
+     * @param form      {@link #FORM_WHOLE}, {@link #FORM_TRIMMED} or {@link #FORM_SPILLED}
+     * @param object    the object, whose last block's first bytes a trimmed frame keeps
+     * @param tailStart where that block starts in {@code object}
      */
-    static void putFrameHeader(final MemorySegment block, final CRC32C crc, final int length, final long keyHigh, final long keyLow,
-                               final long sequence, final int payloadCrc)
+    static void putFrameHeader(final MemorySegment entry, final CRC32C crc, final int length, final long keyHigh, final long keyLow,
+                               final long sequence, final int storedCrc, final int form, final MemorySegment object, final long tailStart)
     {
-        block.set(U64, FRAME_MAGIC_OFFSET, FRAME_MAGIC);
-        block.set(U32, FRAME_VERSION_OFFSET, VERSION);
-        block.set(U32, FRAME_LENGTH_OFFSET, length);
-        block.set(U64, FRAME_KEY_HIGH_OFFSET, keyHigh);
-        block.set(U64, FRAME_KEY_LOW_OFFSET, keyLow);
-        block.set(U64, FRAME_SEQUENCE_OFFSET, sequence);
-        block.set(U32, FRAME_PAYLOAD_CRC_OFFSET, payloadCrc);
-        block.set(U32, FRAME_CRC_OFFSET, crcOf(block, FRAME_CRC_OFFSET, crc));
+        entry.set(U64, FRAME_MAGIC_OFFSET, FRAME_MAGIC);
+        entry.set(U32, FRAME_VERSION_OFFSET, VERSION);
+        entry.set(U32, FRAME_LENGTH_OFFSET, length);
+        entry.set(U64, FRAME_KEY_HIGH_OFFSET, keyHigh);
+        entry.set(U64, FRAME_KEY_LOW_OFFSET, keyLow);
+        entry.set(U64, FRAME_SEQUENCE_OFFSET, sequence);
+        entry.set(U32, FRAME_STORED_CRC_OFFSET, storedCrc);
+        entry.set(U32, FRAME_FORM_OFFSET, form);
+        final long kept = form == FORM_TRIMMED ? Math.min(TAIL_BYTES, length - tailStart) : 0;
+        if (kept > 0)
+        {
+            MemorySegment.copy(object, tailStart, entry, FRAME_TAIL_OFFSET, kept);
+        }
+        MemorySegment.copy(ZEROS, 0, entry, FRAME_TAIL_OFFSET + kept, FRAME_CRC_OFFSET - FRAME_TAIL_OFFSET - kept);
+        entry.set(U32, FRAME_CRC_OFFSET, crcOf(entry, FRAME_CRC_OFFSET, crc));
     }
 
     /**
-     * @param header a frame header's {@link #FRAME_HEADER_BYTES} bytes
+     * @param object    a trimmed object's bytes
+     * @param tailStart where its last block starts in them
+     * @return whether that block is nothing but its first {@link #TAIL_BYTES} bytes and zeros, so that the frame header
+     *         can keep it
+     */
+    static boolean trimmable(final MemorySegment object, final long tailStart)
+    {
+        final long zerosFrom = tailStart + TAIL_BYTES;
+        final long length = object.byteSize();
+        return zerosFrom >= length || MemorySegment.mismatch(object, zerosFrom, length, ZEROS, 0, length - zerosFrom) == -1;
+    }
+
+    /**
+     * Puts a trimmed frame's last block back: the header's tail, then zeros.
+     *
+     * @param entry     the frame's header, checked whole
+     * @param object    the object read, its slot's bytes in place
+     * @param tailStart where its last block starts in it
+     */
+    static void restoreTail(final MemorySegment entry, final MemorySegment object, final long tailStart)
+    {
+        final long kept = Math.min(TAIL_BYTES, object.byteSize() - tailStart);
+        MemorySegment.copy(entry, FRAME_TAIL_OFFSET, object, tailStart, kept);
+        MemorySegment.copy(ZEROS, 0, object, tailStart + kept, object.byteSize() - tailStart - kept);
+    }
+
+    /**
+     * @param header a frame header's {@link #HEADER_ENTRY} bytes
      * @param crc    a checksum to reuse
      * @return whether it is a whole frame header of this format (its magic, version and CRC32C agree)
      */
@@ -360,9 +463,14 @@ final class SlabDescriptor
         return header.get(U64, FRAME_SEQUENCE_OFFSET);
     }
 
-    static int framePayloadCrc(final MemorySegment header)
+    static int frameStoredCrc(final MemorySegment header)
     {
-        return header.get(U32, FRAME_PAYLOAD_CRC_OFFSET);
+        return header.get(U32, FRAME_STORED_CRC_OFFSET);
+    }
+
+    static int frameForm(final MemorySegment header)
+    {
+        return header.get(U32, FRAME_FORM_OFFSET);
     }
 
     /** CRC32C of a header's first {@code length} bytes, through a heap copy so that nothing allocates. */

@@ -32,10 +32,16 @@ import java.util.zip.CRC32C;
  * status, logs it and turns O_DIRECT off when the filesystem refuses it (EINVAL). Without a ring every
  * page goes that way.
  *
- * <p>A frame header carries the CRC32C of the whole payload. When the writer knows the CRC32C of the
- * payload's first bytes ({@link #knownCrc32c}: the engine's, recorded at commit), only the rest is read
- * for it and the two are combined ({@link FrameCrc#combine}); a wrong value given makes the frame fail
- * its check on the first read after a restart, a miss, as a torn frame does.
+ * <p>An engine frame's last block (its trailer and zeros) goes in the frame header
+ * ({@link SlabDescriptor#FORM_TRIMMED}), so a page's write moves the page and no trailer block, and its
+ * read takes the header too, checks it and puts the block back. An object whose last block holds more
+ * is stored whole, that block in the slot's tail block ({@link SlabDescriptor#FORM_SPILLED}).
+ *
+ * <p>A frame header carries the CRC32C of the object's bytes outside it. When the writer knows the CRC32C
+ * of the object's first bytes ({@link #knownCrc32c}: the engine's, recorded at commit), only the rest is read
+ * for it and the two are combined ({@link FrameCrc#combine}); for a trimmed engine frame that is nothing
+ * more. A wrong value given makes the frame fail its check on the first read after a restart, a miss, as a
+ * torn frame does.
  *
  * <p>A read pins its slot ({@link Slab#pin}), so the slot is not reused before the read ends; the
  * payload of a frame found by the start-up scan is checked against its CRC32C on its first read, and a
@@ -51,8 +57,10 @@ final class SlabFileStore implements FileStore
      * workers a batch smaller than their claims is split among them.
      */
     static final int RING_PAGES = 64;
-    /** SQ entries of a slab worker's ring: every header and payload write of a claim in one round. */
+    /** SQ entries of a slab worker's ring: every slot and header read of a claim in one round. */
     static final int RING_ENTRIES = 2 * RING_PAGES;
+    /** Operations of a claim at most: each page's slot transfer, its header or tail block, and a header write. */
+    private static final int OPERATIONS_PER_PAGE = 3;
 
     private final String name;
     private final Slab slab;
@@ -81,7 +89,12 @@ final class SlabFileStore implements FileStore
     private final long[] headerRunBytes;
     private long headerWrites;
     private final int[] payloadOps;
+    /** Each page's second transfer, or -1: a trimmed frame's header read, or a spilled one's tail block. */
+    private final int[] tailOps;
+    private final int[] forms;
     private final int[] readSlots;
+    /** Where a trimmed frame's header is read to, {@link SlabDescriptor#HEADER_ENTRY} bytes a page. */
+    private final MemorySegment[] readEntries;
 
     /**
      * @param name           the tier's name, for messages
@@ -105,15 +118,18 @@ final class SlabFileStore implements FileStore
         this.fsync = fsync;
         this.errors = errors;
         batchSize = ring == null ? 1 : RING_PAGES;
-        // A page's header and payload writes, then in a second round its fdatasync.
-        batch = ring == null ? null : new UringBatch(2 * batchSize);
+        // A page's slot, tail and header transfers, then in a second round its fdatasync.
+        batch = ring == null ? null : new UringBatch(OPERATIONS_PER_PAGE * batchSize);
         final MemorySegment entries = arena.allocate((long)batchSize * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
+        final MemorySegment read = arena.allocate((long)batchSize * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
         headerEntries = new MemorySegment[batchSize];
+        readEntries = new MemorySegment[batchSize];
         for (int k = 0; k < batchSize; k++)
         {
             headerEntries[k] = entries.asSlice((long)k * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
+            readEntries[k] = read.asSlice((long)k * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
         }
-        frameCrc = new FrameCrc(transferMemory, slab.payloadBytes);
+        frameCrc = new FrameCrc(transferMemory, slab.objectBytes);
         slots = new int[batchSize];
         java.util.Arrays.fill(slots, -1);
         submitted = new boolean[batchSize];
@@ -127,6 +143,8 @@ final class SlabFileStore implements FileStore
         headerOps = new int[batchSize];
         headerRunBytes = new long[batchSize];
         payloadOps = new int[batchSize];
+        tailOps = new int[batchSize];
+        forms = new int[batchSize];
         readSlots = new int[batchSize];
     }
 
@@ -155,19 +173,26 @@ final class SlabFileStore implements FileStore
             {
                 return TierStatus.CORRUPT;
             }
-            final long offset = slab.payloadOffset(slot);
-            final boolean useDirect = appliesTo(destination, offset);
-            long read = libc.preadFully(slab.fd(slot, useDirect), destination, offset);
-            if (useDirect && read == -LibC.EINVAL)
+            final int form = slab.form(slot);
+            final long inSlot = Math.min(length, slab.slotBytes);
+            long read = pread(slot, destination, 0, inSlot, slab.payloadOffset(slot));
+            long expected = inSlot;
+            if (read == expected && form != SlabDescriptor.FORM_WHOLE)
             {
-                direct.refused("a read of " + slab.extentOf(slot));
-                read = libc.preadFully(slab.fd(slot, false), destination, offset);
+                final boolean trimmed = form == SlabDescriptor.FORM_TRIMMED;
+                read = trimmed ? libc.preadFully(slab.fd(slot, false), readEntries[0], slab.frameOffset(slot))
+                    : pread(slot, destination, inSlot, length - inSlot, slab.tailOffset(slot));
+                expected = trimmed ? SlabDescriptor.HEADER_ENTRY : length - inSlot;
             }
-            if (read != length)
+            if (read != expected)
             {
                 logFailure("reading slot " + slot + " of " + slab.extentOf(slot), read < 0 ? (int)-read : LibC.EIO,
-                    read >= 0 ? " (" + read + " of " + length + " bytes)" : "");
+                    read >= 0 ? " (" + read + " of " + expected + " bytes)" : "");
                 return TierStatus.IO_ERROR;
+            }
+            if (form == SlabDescriptor.FORM_TRIMMED && !restoreTail(keyHigh, keyLow, slot, readEntries[0], destination))
+            {
+                return TierStatus.NOT_FOUND;
             }
             return checked(keyHigh, keyLow, slot, destination);
         }
@@ -175,6 +200,44 @@ final class SlabFileStore implements FileStore
         {
             done(slot);
         }
+    }
+
+    /** A pread of {@code length} bytes into {@code buffer} from {@code from}, with O_DIRECT where it applies, buffered again when the filesystem refuses it. */
+    private long pread(final int slot, final MemorySegment buffer, final long from, final long length, final long offset)
+    {
+        final boolean useDirect = appliesTo(buffer.address() + from, length, offset);
+        long read = libc.preadFully(slab.fd(slot, useDirect), buffer, from, length, offset);
+        if (useDirect && read == -LibC.EINVAL)
+        {
+            direct.refused("a read of " + slab.extentOf(slot));
+            read = libc.preadFully(slab.fd(slot, false), buffer, from, length, offset);
+        }
+        return read;
+    }
+
+    /**
+     * Puts a trimmed frame's last block back into {@code object} from its header, read just now: a header that is not
+     * the slot's frame's whole one (torn or overwritten on disk since) makes the read a miss and clears the slot.
+     *
+     * @return whether the object is whole
+     */
+    private boolean restoreTail(final long keyHigh, final long keyLow, final int slot, final MemorySegment entry, final MemorySegment object)
+    {
+        if (SlabDescriptor.isFrame(entry, headerCrc) && SlabDescriptor.frameKeyHigh(entry) == keyHigh && SlabDescriptor.frameKeyLow(entry) == keyLow
+            && SlabDescriptor.frameLength(entry) == object.byteSize() && SlabDescriptor.frameForm(entry) == SlabDescriptor.FORM_TRIMMED
+            && SlabDescriptor.frameStoredCrc(entry) == slab.storedCrc(slot))
+        {
+            SlabDescriptor.restoreTail(entry, object, slab.slotBytes);
+            return true;
+        }
+        slab.retireIf(keyHigh, keyLow, slot);
+        if (errors.shouldLog())
+        {
+            errors.log(System.Logger.Level.WARNING, "posix tier " + name + ": the frame header of key " + Long.toHexString(keyHigh) + ":"
+                + Long.toHexString(keyLow) + " in slot " + slot + " of " + slab.extentOf(slot)
+                + " is not the one written (its CRC32C, key, length or form differ on disk): a miss, and the slot is cleared");
+        }
+        return false;
     }
 
     @Override
@@ -210,8 +273,7 @@ final class SlabFileStore implements FileStore
                     statuses[k] = TierStatus.CORRUPT;
                     continue;
                 }
-                final long offset = slab.payloadOffset(readSlots[k]);
-                payloadOps[k] = batch.addRead(slab.fd(readSlots[k], appliesTo(destination, offset)), destination, offset);
+                addReads(k, readSlots[k], destination);
             }
             if (batch.size() > 0)
             {
@@ -219,9 +281,11 @@ final class SlabFileStore implements FileStore
             }
             for (int k = 0; k < count; k++)
             {
-                if (statuses[k] == null && batch.result(payloadOps[k]) == destinations[k].byteSize())
+                if (statuses[k] == null && readWhole(k, destinations[k].byteSize()))
                 {
-                    statuses[k] = checked(keyHigh[k], keyLow[k], readSlots[k], destinations[k]);
+                    statuses[k] = forms[k] == SlabDescriptor.FORM_TRIMMED
+                        && !restoreTail(keyHigh[k], keyLow[k], readSlots[k], readEntries[k], destinations[k])
+                        ? TierStatus.NOT_FOUND : checked(keyHigh[k], keyLow[k], readSlots[k], destinations[k]);
                 }
             }
         }
@@ -246,14 +310,53 @@ final class SlabFileStore implements FileStore
         }
     }
 
-    /** A payload read whole: OK, unless it is a frame from before the start whose CRC32C does not match (then NOT_FOUND). */
+    /** Adds a pinned slot's reads to the batch: its slot's bytes, and a trimmed frame's header or a spilled one's tail block. */
+    private void addReads(final int k, final int slot, final MemorySegment destination)
+    {
+        final long length = destination.byteSize();
+        final long inSlot = Math.min(length, slab.slotBytes);
+        final long offset = slab.payloadOffset(slot);
+        final long address = destination.address();
+        forms[k] = slab.form(slot);
+        payloadOps[k] = batch.add(UringBatch.READ, slab.fd(slot, appliesTo(address, inSlot, offset)), false, address, inSlot, offset);
+        tailOps[k] = -1;
+        if (forms[k] == SlabDescriptor.FORM_TRIMMED)
+        {
+            tailOps[k] = batch.add(UringBatch.READ, slab.fd(slot, false), false, readEntries[k].address(), SlabDescriptor.HEADER_ENTRY,
+                slab.frameOffset(slot));
+        }
+        else if (forms[k] == SlabDescriptor.FORM_SPILLED)
+        {
+            final long tail = slab.tailOffset(slot);
+            tailOps[k] = batch.add(UringBatch.READ, slab.fd(slot, appliesTo(address + inSlot, length - inSlot, tail)), false,
+                address + inSlot, length - inSlot, tail);
+        }
+    }
+
+    /** @return whether page {@code k}'s transfers of the batch just run all came whole */
+    private boolean readWhole(final int k, final long length)
+    {
+        final long inSlot = Math.min(length, slab.slotBytes);
+        if (batch.result(payloadOps[k]) != inSlot)
+        {
+            return false;
+        }
+        return switch (forms[k])
+        {
+            case SlabDescriptor.FORM_TRIMMED -> batch.result(tailOps[k]) == SlabDescriptor.HEADER_ENTRY;
+            case SlabDescriptor.FORM_SPILLED -> batch.result(tailOps[k]) == length - inSlot;
+            default -> true;
+        };
+    }
+
+    /** An object read whole: OK, unless it is a frame from before the start whose CRC32C does not match (then NOT_FOUND). */
     private TierStatus checked(final long keyHigh, final long keyLow, final int slot, final MemorySegment payload)
     {
         if (!slab.unverified(slot))
         {
             return TierStatus.OK;
         }
-        if (frameCrc.of(payload, payload.byteSize()) == slab.payloadCrc(slot))
+        if (frameCrc.of(payload, SlabDescriptor.storedBytes(slab.form(slot), payload.byteSize(), slab.slotBytes)) == slab.storedCrc(slot))
         {
             slab.verified(slot);
             return TierStatus.OK;
@@ -318,10 +421,7 @@ final class SlabFileStore implements FileStore
             statuses[k] = stage(k, keyHigh[k], keyLow[k], sources[k]);
             if (statuses[k] == null)
             {
-                final int slot = slots[k];
-                final long payloadOffset = slab.payloadOffset(slot);
-                submitted[k] = true;
-                payloadOps[k] = batch.addWrite(slab.fd(slot, appliesTo(sources[k], payloadOffset)), sources[k], payloadOffset);
+                addWrites(k);
             }
         }
         if (batch.size() == 0)
@@ -335,7 +435,9 @@ final class SlabFileStore implements FileStore
         {
             if (statuses[k] == null)
             {
-                final boolean whole = batch.result(headerOps[k]) == headerRunBytes[k] && batch.result(payloadOps[k]) == lengths[k];
+                final long inSlot = Math.min(lengths[k], slab.slotBytes);
+                final boolean whole = batch.result(headerOps[k]) == headerRunBytes[k] && batch.result(payloadOps[k]) == inSlot
+                    && (tailOps[k] < 0 || batch.result(tailOps[k]) == lengths[k] - inSlot);
                 statuses[k] = whole ? TierStatus.OK : TierStatus.IO_ERROR;
                 anyWritten |= whole;
             }
@@ -366,6 +468,24 @@ final class SlabFileStore implements FileStore
                 // Again alone, in the slot it has, for its exact status and log line.
                 statuses[k] = writeAlone(k);
             }
+        }
+    }
+
+    /** Adds a staged page's writes to the batch: its slot's bytes, and a spilled frame's tail block. */
+    private void addWrites(final int k)
+    {
+        final int slot = slots[k];
+        final long offset = slab.payloadOffset(slot);
+        final long address = sources[k].address();
+        final long inSlot = Math.min(lengths[k], slab.slotBytes);
+        submitted[k] = true;
+        payloadOps[k] = batch.add(UringBatch.WRITE, slab.fd(slot, appliesTo(address, inSlot, offset)), false, address, inSlot, offset);
+        tailOps[k] = -1;
+        if (forms[k] == SlabDescriptor.FORM_SPILLED)
+        {
+            final long tail = slab.tailOffset(slot);
+            tailOps[k] = batch.add(UringBatch.WRITE, slab.fd(slot, appliesTo(address + inSlot, lengths[k] - inSlot, tail)), false,
+                address + inSlot, lengths[k] - inSlot, tail);
         }
     }
 
@@ -415,12 +535,12 @@ final class SlabFileStore implements FileStore
         final long known = knownBytes[k];
         knownBytes[k] = 0;
         final long length = source.byteSize();
-        if (length <= 0 || length > slab.payloadBytes)
+        if (length <= 0 || length > slab.objectBytes)
         {
             if (errors.shouldLog())
             {
-                errors.log(System.Logger.Level.ERROR, "posix tier " + name + ": a page of " + length + " bytes does not fit a slab slot's "
-                    + slab.payloadBytes + " payload bytes (the object size the tier was started with)");
+                errors.log(System.Logger.Level.ERROR, "posix tier " + name + ": a page of " + length + " bytes does not fit the slab's "
+                    + slab.objectBytes + "-byte objects (the object size the tier was started with)");
             }
             return TierStatus.IO_ERROR;
         }
@@ -434,8 +554,12 @@ final class SlabFileStore implements FileStore
         keyLows[k] = keyLow;
         lengths[k] = (int)length;
         sources[k] = source;
-        crcs[k] = frameCrc.of(source, length, known, knownCrcs[k]);
-        SlabDescriptor.putFrameHeader(headerEntries[k], headerCrc, (int)length, keyHigh, keyLow, slab.nextSequence(), crcs[k]);
+        final int form = length <= slab.slotBytes ? SlabDescriptor.FORM_WHOLE
+            : SlabDescriptor.trimmable(source, slab.slotBytes) ? SlabDescriptor.FORM_TRIMMED : SlabDescriptor.FORM_SPILLED;
+        forms[k] = form;
+        crcs[k] = frameCrc.of(source, SlabDescriptor.storedBytes(form, length, slab.slotBytes), known, knownCrcs[k]);
+        SlabDescriptor.putFrameHeader(headerEntries[k], headerCrc, (int)length, keyHigh, keyLow, slab.nextSequence(), crcs[k], form, source,
+            slab.slotBytes);
         return null;
     }
 
@@ -446,10 +570,16 @@ final class SlabFileStore implements FileStore
         submitted[k] = true;
         long result = libc.pwriteFully(slab.fd(slot, false), headerEntries[k], slab.frameOffset(slot));
         long expected = SlabDescriptor.HEADER_ENTRY;
+        final long inSlot = Math.min(lengths[k], slab.slotBytes);
         if (result == expected)
         {
-            result = write(slot, sources[k], slab.payloadOffset(slot));
-            expected = lengths[k];
+            result = write(slot, sources[k], 0, inSlot, slab.payloadOffset(slot));
+            expected = inSlot;
+        }
+        if (result == expected && forms[k] == SlabDescriptor.FORM_SPILLED)
+        {
+            result = write(slot, sources[k], inSlot, lengths[k] - inSlot, slab.tailOffset(slot));
+            expected = lengths[k] - inSlot;
         }
         if (result == expected && fsync)
         {
@@ -466,14 +596,14 @@ final class SlabFileStore implements FileStore
         return errno == LibC.ENOSPC || errno == LibC.EDQUOT ? TierStatus.NO_SPACE : TierStatus.IO_ERROR;
     }
 
-    private long write(final int slot, final MemorySegment source, final long offset)
+    private long write(final int slot, final MemorySegment source, final long from, final long length, final long offset)
     {
-        final boolean useDirect = appliesTo(source, offset);
-        long written = libc.pwriteFully(slab.fd(slot, useDirect), source, offset);
+        final boolean useDirect = appliesTo(source.address() + from, length, offset);
+        long written = libc.pwriteFully(slab.fd(slot, useDirect), source, from, length, offset);
         if (useDirect && written == -LibC.EINVAL)
         {
             direct.refused("a write to " + slab.extentOf(slot));
-            written = libc.pwriteFully(slab.fd(slot, false), source, offset);
+            written = libc.pwriteFully(slab.fd(slot, false), source, from, length, offset);
         }
         return written;
     }
@@ -484,7 +614,7 @@ final class SlabFileStore implements FileStore
         final int taken = slots[slot];
         slots[slot] = -1;
         sources[slot] = null;
-        final int previous = slab.publish(keyHighs[slot], keyLows[slot], taken, lengths[slot], crcs[slot]);
+        final int previous = slab.publish(keyHighs[slot], keyLows[slot], taken, lengths[slot], crcs[slot], forms[slot]);
         if (previous >= 0)
         {
             slab.clear(previous);
@@ -546,9 +676,9 @@ final class SlabFileStore implements FileStore
         return ring == null ? 0 : ring.fixedBufferOperations();
     }
 
-    private boolean appliesTo(final MemorySegment buffer, final long fileOffset)
+    private boolean appliesTo(final long address, final long length, final long fileOffset)
     {
-        return direct.appliesTo(buffer.address(), buffer.byteSize()) && (fileOffset & (direct.lengthAlignment() - 1)) == 0;
+        return direct.appliesTo(address, length) && (fileOffset & (direct.lengthAlignment() - 1)) == 0;
     }
 
     private void logFailure(final String what, final int errno, final String detail)

@@ -361,6 +361,7 @@ class PosixTierSlabTest
         final long tornHeader = slab.frameOffset(tornSlot);
         final long newerHeader = slab.frameOffset(newerSlot);
         final long newerPayload = slab.payloadOffset(newerSlot);
+        final long newerTail = slab.tailOffset(newerSlot);
         close(tier);
         // As a crash between a rewrite and the clearing of the old slot leaves them: a newer frame of each key, one of them torn.
         try (Arena scratch = Arena.ofConfined(); FileChannel channel = FileChannel.open(extent, StandardOpenOption.WRITE))
@@ -368,14 +369,17 @@ class PosixTierSlabTest
             final MemorySegment intended = scratch.allocate(SIZE);
             PageBytes.fill(intended, 70);
             final MemorySegment header = scratch.allocate(SlabDescriptor.HEADER_ENTRY);
-            SlabDescriptor.putFrameHeader(header, new CRC32C(), (int)SIZE, keys.get(0).high(), keys.get(0).low(), 1_000_000, crc(intended));
+            // Noise to the last byte: spilled frames, the slot's bytes in the slot and the last block in its tail block.
+            SlabDescriptor.putFrameHeader(header, new CRC32C(), (int)SIZE, keys.get(0).high(), keys.get(0).low(), 1_000_000, crc(intended),
+                SlabDescriptor.FORM_SPILLED, intended, slab.slotBytes);
             channel.write(header.asByteBuffer(), tornHeader);
             final MemorySegment newer = scratch.allocate(SIZE);
             PageBytes.fill(newer, 71);
-            header.fill((byte)0);
-            SlabDescriptor.putFrameHeader(header, new CRC32C(), (int)SIZE, keys.get(1).high(), keys.get(1).low(), 1_000_001, crc(newer));
+            SlabDescriptor.putFrameHeader(header, new CRC32C(), (int)SIZE, keys.get(1).high(), keys.get(1).low(), 1_000_001, crc(newer),
+                SlabDescriptor.FORM_SPILLED, newer, slab.slotBytes);
             channel.write(header.asByteBuffer(), newerHeader);
-            channel.write(newer.asByteBuffer(), newerPayload);
+            channel.write(newer.asSlice(0, slab.slotBytes).asByteBuffer(), newerPayload);
+            channel.write(newer.asSlice(slab.slotBytes).asByteBuffer(), newerTail);
         }
 
         final PosixTier restarted = open(dir);
@@ -394,6 +398,178 @@ class PosixTierSlabTest
         assertAll(exists(last, keys), TierStatus.NOT_FOUND);
         assertThat(last.usage().objects()).isZero();
         assertThat(newerKeySlot).isNotEqualTo(newerSlot);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Trimmed frames: an engine frame's last block kept in its header (format 3)
+    // ------------------------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"buffered", "direct", "direct-tmpfs", "libc"})
+    void shouldKeepAnEngineFramesLastBlockInItsHeaderAndPutItBackOnEveryRead(final String shape) throws IOException
+    {
+        final Path shm = Path.of("/dev/shm");
+        assumeTrue(!shape.equals("direct-tmpfs") || Files.isDirectory(shm), "no /dev/shm here");
+        final Path dir = shape.equals("direct-tmpfs") ? Files.createTempDirectory(shm, "kvtier-slab-test-") : tmp.resolve(shape);
+        try
+        {
+            final String[] settings = shape.equals("libc") ? new String[] {"io", "libc"}
+                : new String[] {"direct-io", shape.equals("buffered") ? "false" : "true", "io-threads", "1"};
+            final PosixTier tier = open(dir, settings);
+            final PageArena arena = arena(64);
+            final List<PageKey> frames = keys(16);
+            assertAll(writeFrames(tier, frames, 800, arena), TierStatus.OK);
+            final Slab slab = tier.slab();
+            final Path extent = slab.extentOf(0);
+            for (final PageKey key : frames)
+            {
+                assertThat(slab.form(slab.slotOf(key.high(), key.low()))).as("%s: an engine frame is trimmed", shape).isEqualTo(SlabDescriptor.FORM_TRIMMED);
+            }
+            assertThat(Files.size(extent)).as("%s: no trimmed frame writes past the slots (the tail area stays a hole)", shape)
+                .isEqualTo(slab.extentFileBytes());
+            RecordingTierBatch readBack = readIntoNoise(tier, frames, arena);
+            assertAll(readBack, TierStatus.OK);
+            for (int i = 0; i < frames.size(); i++)
+            {
+                assertFrame(readBack.slice(i), 800 + i, shape + ": frame " + i + ", its trailer and zeros from the header");
+            }
+            // Noise to the last byte does not fit a header: stored whole, its last block in the slot's tail block.
+            final List<PageKey> noise = keys(2);
+            assertAll(write(tier, noise, 900, arena), TierStatus.OK);
+            for (final PageKey key : noise)
+            {
+                assertThat(slab.form(slab.slotOf(key.high(), key.low()))).isEqualTo(SlabDescriptor.FORM_SPILLED);
+            }
+            assertThat(Files.size(extent)).as("a spilled block lies past the slots").isGreaterThan(slab.extentFileBytes());
+            close(tier);
+
+            final PosixTier restarted = open(dir, settings);
+            readBack = readIntoNoise(restarted, frames, arena);
+            assertAll(readBack, TierStatus.OK);
+            for (int i = 0; i < frames.size(); i++)
+            {
+                assertFrame(readBack.slice(i), 800 + i, shape + ": frame " + i + " after the restart's scan");
+            }
+            final RecordingTierBatch noiseBack = readIntoNoise(restarted, noise, arena);
+            assertAll(noiseBack, TierStatus.OK);
+            for (int i = 0; i < noise.size(); i++)
+            {
+                PageBytes.assertContent(noiseBack.slice(i), 900 + i, shape + ": spilled object " + i + " after the restart's scan");
+            }
+            close(restarted);
+        }
+        finally
+        {
+            if (shape.equals("direct-tmpfs"))
+            {
+                PosixTierFixture.deleteTree(dir);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"uring", "libc"})
+    void shouldMissAndClearATrimmedFrameWhoseHeaderChangedOnDiskSinceItWasWritten(final String io) throws IOException
+    {
+        final Path dir = tmp.resolve("header-" + io);
+        final PosixTier tier = open(dir, "io", io);
+        final PageArena arena = arena(8);
+        final List<PageKey> keys = keys(2);
+        assertAll(writeFrames(tier, keys, 300, arena), TierStatus.OK);
+        final Slab slab = tier.slab();
+        final int slot = slab.slotOf(keys.get(0).high(), keys.get(0).low());
+        // One bit of the kept trailer flipped on disk, through the page cache the tier reads headers from.
+        try (FileChannel channel = FileChannel.open(slab.extentOf(slot), StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+            final long at = slab.frameOffset(slot) + SlabDescriptor.FRAME_TAIL_OFFSET + 20;
+            channel.read(one, at);
+            one.put(0, (byte)(one.get(0) ^ 0x10)).rewind();
+            channel.write(one, at);
+        }
+        final RecordingTierBatch readBack = readIntoNoise(tier, keys, arena);
+        assertThat(readBack.statuses()).as("the frame whose header no longer checks is a miss, never its bytes")
+            .containsExactly(TierStatus.NOT_FOUND, TierStatus.OK);
+        assertFrame(readBack.slice(1), 301, "the untouched frame");
+        assertThat(exists(tier, keys).statuses()).as("and forgotten").containsExactly(TierStatus.NOT_FOUND, TierStatus.OK);
+        close(tier);
+        final PosixTier restarted = open(dir, "io", io);
+        assertThat(exists(restarted, keys).statuses()).as("nor found by the next start").containsExactly(TierStatus.NOT_FOUND, TierStatus.OK);
+    }
+
+    @Test
+    void shouldTakeATrimmedFramesStoredCrc32cFromTheEngineWithoutReadingAndMissWhenItWasWrong()
+    {
+        final Path dir = tmp.resolve("known-frames");
+        final PosixTier tier = open(dir);
+        final PageArena arena = arena(8);
+        final List<PageKey> keys = keys(2);
+        final List<MemorySegment> sources = arena.slices(keys.size(), SIZE);
+        final long slot = SIZE - 4096;
+        final int[] crcs = new int[keys.size()];
+        for (int i = 0; i < keys.size(); i++)
+        {
+            fillFrame(sources.get(i), 400 + i);
+            crcs[i] = crc(sources.get(i).asSlice(0, slot)) ^ (i == 0 ? 1 : 0);
+        }
+        final RecordingTierBatch recorded = new RecordingTierBatch("write", keys, sources);
+        tier.write(new KnowingBatch(recorded, new long[] {slot, slot}, crcs));
+        assertAll(recorded.awaitCompletion(PosixTierFixture.DEADLINE), TierStatus.OK);
+        for (int i = 0; i < keys.size(); i++)
+        {
+            assertThat(tier.slab().storedCrc(tier.slab().slotOf(keys.get(i).high(), keys.get(i).low())))
+                .as("the engine's CRC32C of the slot's bytes is the stored one, as given: nothing was left to read").isEqualTo(crcs[i]);
+        }
+        close(tier);
+
+        final PosixTier restarted = open(dir);
+        final RecordingTierBatch readBack = readIntoNoise(restarted, keys, arena);
+        assertThat(readBack.statuses()).as("the frame whose given CRC32C was wrong is a miss after a restart")
+            .containsExactly(TierStatus.NOT_FOUND, TierStatus.OK);
+        assertFrame(readBack.slice(1), 401, "the frame with a right CRC32C");
+    }
+
+    /** Fills an engine-shaped frame: noise up to its last block, then a trailer's {@link SlabDescriptor#TAIL_BYTES} of noise, then zeros. */
+    private static void fillFrame(final MemorySegment frame, final long seed)
+    {
+        final long last = frame.byteSize() - 4096;
+        PageBytes.fill(frame.asSlice(0, last), seed);
+        PageBytes.fill(frame.asSlice(last, SlabDescriptor.TAIL_BYTES), ~seed);
+        frame.asSlice(last + SlabDescriptor.TAIL_BYTES).fill((byte)0);
+    }
+
+    private static void assertFrame(final MemorySegment frame, final long seed, final String what)
+    {
+        final long last = frame.byteSize() - 4096;
+        PageBytes.assertContent(frame.asSlice(0, last), seed, what + " (its payload)");
+        PageBytes.assertContent(frame.asSlice(last, SlabDescriptor.TAIL_BYTES), ~seed, what + " (its trailer)");
+        assertThat(frame.asSlice(last + SlabDescriptor.TAIL_BYTES).mismatch(MemorySegment.ofArray(new byte[4096 - SlabDescriptor.TAIL_BYTES])))
+            .as(what + ": zeros after the trailer").isEqualTo(-1);
+    }
+
+    private static RecordingTierBatch writeFrames(final StorageTier tier, final List<PageKey> keys, final long seed, final PageArena arena)
+    {
+        final List<MemorySegment> sources = arena.slices(keys.size(), SIZE);
+        for (int i = 0; i < keys.size(); i++)
+        {
+            fillFrame(sources.get(i), seed + i);
+        }
+        final RecordingTierBatch batch = new RecordingTierBatch("write frames", keys, sources);
+        tier.write(batch);
+        return batch.awaitCompletion(PosixTierFixture.DEADLINE);
+    }
+
+    /** Reads into slices filled with noise first, so that bytes the tier does not put back show. */
+    private static RecordingTierBatch readIntoNoise(final StorageTier tier, final List<PageKey> keys, final PageArena arena)
+    {
+        final List<MemorySegment> destinations = arena.slices(keys.size(), SIZE);
+        for (int i = 0; i < destinations.size(); i++)
+        {
+            PageBytes.fill(destinations.get(i), -1 - i);
+        }
+        final RecordingTierBatch batch = new RecordingTierBatch("read", keys, destinations);
+        tier.read(batch);
+        return batch.awaitCompletion(PosixTierFixture.DEADLINE);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -416,7 +592,7 @@ class PosixTierSlabTest
         for (int i = 0; i < keys.size(); i++)
         {
             final int slot = tier.slab().slotOf(keys.get(i).high(), keys.get(i).low());
-            assertThat(tier.slab().payloadCrc(slot)).as("the frame's CRC32C with %d bytes known", known[i]).isEqualTo(crc(written.slice(i)));
+            assertThat(tier.slab().storedCrc(slot)).as("the frame's CRC32C with %d bytes known", known[i]).isEqualTo(crc(written.slice(i)));
         }
         close(tier);
 
@@ -438,7 +614,7 @@ class PosixTierSlabTest
         final RecordingTierBatch written = writeKnowing(tier, keys, 550, arena, new long[] {SIZE + 4096}, 0x1234);
         assertAll(written, TierStatus.OK);
         final int slot = tier.slab().slotOf(keys.get(0).high(), keys.get(0).low());
-        assertThat(tier.slab().payloadCrc(slot)).as("a known count beyond the page is not used").isEqualTo(crc(written.slice(0)));
+        assertThat(tier.slab().storedCrc(slot)).as("a known count beyond the page is not used").isEqualTo(crc(written.slice(0)));
     }
 
     @Test
@@ -552,7 +728,7 @@ class PosixTierSlabTest
     }
 
     @Test
-    void shouldDeleteExtentsOfSlabFormatOneAtStartAndWriteFormatTwo() throws IOException
+    void shouldDeleteExtentsOfAnEarlierSlabFormatAtStartAndWriteFormatThree() throws IOException
     {
         final Path dir = tmp.resolve("format-one");
         final PosixTier tier = open(dir);
@@ -561,13 +737,13 @@ class PosixTierSlabTest
         assertAll(write(tier, keys, 90, arena), TierStatus.OK);
         final Path extent = tier.slab().extentOf(0);
         close(tier);
-        // As format 1 named itself: the same header with version 1 and its CRC32C over bytes 0 to 39.
+        // As format 2 named itself: the same header with version 2 and its CRC32C over bytes 0 to 39.
         try (Arena scratch = Arena.ofConfined(); FileChannel channel = FileChannel.open(extent, StandardOpenOption.READ, StandardOpenOption.WRITE))
         {
             final MemorySegment head = scratch.allocate(SlabDescriptor.EXTENT_CRC_OFFSET + 4);
             channel.read(head.asByteBuffer(), 0);
-            assertThat(SlabDescriptor.extentVersion(head)).isEqualTo(SlabDescriptor.VERSION).isEqualTo(2);
-            head.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), SlabDescriptor.EXTENT_VERSION_OFFSET, 1);
+            assertThat(SlabDescriptor.extentVersion(head)).isEqualTo(SlabDescriptor.VERSION).isEqualTo(3);
+            head.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), SlabDescriptor.EXTENT_VERSION_OFFSET, 2);
             final CRC32C crc = new CRC32C();
             crc.update(head.asSlice(0, SlabDescriptor.EXTENT_CRC_OFFSET).asByteBuffer());
             head.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), SlabDescriptor.EXTENT_CRC_OFFSET,
@@ -578,38 +754,44 @@ class PosixTierSlabTest
 
         final PosixTier reopened = open(dir);
         assertAll(exists(reopened, keys), TierStatus.NOT_FOUND);
-        assertThat(reopened.usage().objects()).as("format 1's frames are not read").isZero();
+        assertThat(reopened.usage().objects()).as("format 2's frames are not read").isZero();
         assertAll(write(reopened, keys, 91, arena), TierStatus.OK);
         close(reopened);
         final PosixTier again = open(dir);
         final RecordingTierBatch readBack = read(again, keys, arena);
         assertAll(readBack, TierStatus.OK);
-        PageBytes.assertContent(readBack.slice(0), 91, "a frame of format 2, written after format 1's extent was deleted");
+        PageBytes.assertContent(readBack.slice(0), 91, "a frame of format 3, written after format 2's extent was deleted");
     }
 
     @Test
-    void shouldPackEachExtentsHeadersInATableAheadOfItsPayloads()
+    void shouldPackEachExtentsHeadersInATableAheadOfSlotsOneBlockShorterThanTheFrame()
     {
-        // 16 KiB frames: 64 slots' headers fill one table block; a slot is the frame, not a header block more.
+        // 16 KiB frames: 32 slots' headers fill one table block; a slot is the frame less its last block (the trailer's).
+        final long slot = SIZE - 4096;
+        assertThat(SlabDescriptor.slotBytes(SIZE)).isEqualTo(slot);
+        assertThat(SlabDescriptor.slotBytes(SIZE - 100)).as("an object size is rounded to a block first").isEqualTo(slot);
+        assertThat(SlabDescriptor.slotBytes(4096)).as("a one-block object keeps its block").isEqualTo(4096);
         assertThat(SlabDescriptor.tableBytes(1)).isEqualTo(4096);
-        assertThat(SlabDescriptor.tableBytes(64)).isEqualTo(4096);
-        assertThat(SlabDescriptor.tableBytes(65)).isEqualTo(8192);
-        assertThat(SlabDescriptor.extentBytes(64, SIZE)).isEqualTo(4096 + 4096 + 64 * SIZE);
-        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + 64 * SIZE, SIZE)).isEqualTo(64);
-        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + 64 * SIZE - 1, SIZE)).isEqualTo(63);
-        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + 65 * SIZE, SIZE)).as("a 65th slot needs a second table block").isEqualTo(64);
-        assertThat(SlabDescriptor.slotsFitting(4096 + 8192 + 65 * SIZE, SIZE)).isEqualTo(65);
-        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + SIZE - 1, SIZE)).isZero();
-        for (int slot = 0; slot < 65; slot++)
+        assertThat(SlabDescriptor.tableBytes(32)).isEqualTo(4096);
+        assertThat(SlabDescriptor.tableBytes(33)).isEqualTo(8192);
+        assertThat(SlabDescriptor.extentBytes(32, slot)).isEqualTo(4096 + 4096 + 32 * slot);
+        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + 32 * slot, slot)).isEqualTo(32);
+        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + 32 * slot - 1, slot)).isEqualTo(31);
+        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + 33 * slot, slot)).as("a 33rd slot needs a second table block").isEqualTo(32);
+        assertThat(SlabDescriptor.slotsFitting(4096 + 8192 + 33 * slot, slot)).isEqualTo(33);
+        assertThat(SlabDescriptor.slotsFitting(4096 + 4096 + slot - 1, slot)).isZero();
+        for (int i = 0; i < 33; i++)
         {
-            assertThat(SlabDescriptor.headerOffset(slot)).isEqualTo(4096 + 64L * slot);
-            assertThat(SlabDescriptor.payloadOffset(slot, 65, SIZE) % 4096).as("payloads stay aligned for O_DIRECT").isZero();
-            assertThat(SlabDescriptor.payloadOffset(slot, 65, SIZE)).isGreaterThanOrEqualTo(SlabDescriptor.HEADER_BLOCK + SlabDescriptor.tableBytes(65));
+            assertThat(SlabDescriptor.headerOffset(i)).isEqualTo(4096 + 128L * i);
+            assertThat(SlabDescriptor.payloadOffset(i, 33, slot) % 4096).as("slots stay aligned for O_DIRECT").isZero();
+            assertThat(SlabDescriptor.payloadOffset(i, 33, slot)).isGreaterThanOrEqualTo(SlabDescriptor.HEADER_BLOCK + SlabDescriptor.tableBytes(33));
+            assertThat(SlabDescriptor.tailOffset(i, 33, slot)).as("tail blocks lie past the slots").isEqualTo(SlabDescriptor.extentBytes(33, slot) + 4096L * i);
         }
         final Path dir = tmp.resolve("packed");
         final PosixTier tier = open(dir);
-        assertThat(tier.slab().payloadBytes).as("a slot is the frame rounded to 4 KiB").isEqualTo(SIZE);
-        assertThat(tier.slab().extentFileBytes()).isEqualTo(SlabDescriptor.extentBytes(tier.slab().slotsPerExtent, SIZE)).isLessThanOrEqualTo(4L << 20);
+        assertThat(tier.slab().slotBytes).isEqualTo(slot);
+        assertThat(tier.slab().objectBytes).isEqualTo(SIZE);
+        assertThat(tier.slab().extentFileBytes()).isEqualTo(SlabDescriptor.extentBytes(tier.slab().slotsPerExtent, slot)).isLessThanOrEqualTo(4L << 20);
         close(tier);
     }
 
@@ -672,12 +854,12 @@ class PosixTierSlabTest
             final PosixTier tier = fixture.open(new PosixTierProvider(), new ContractTierContext(NAME, SIZE), dir, List.of("layout", "slab"));
             final PageArena arena = arena(16);
             final List<PageKey> keys = keys(8);
-            assertAll(write(tier, keys, 70, arena), TierStatus.OK);
-            final RecordingTierBatch readBack = read(tier, keys, arena);
+            assertAll(writeFrames(tier, keys, 70, arena), TierStatus.OK);
+            final RecordingTierBatch readBack = readIntoNoise(tier, keys, arena);
             assertAll(readBack, TierStatus.OK);
             for (int i = 0; i < keys.size(); i++)
             {
-                PageBytes.assertContent(readBack.slice(i), 70 + i, "key " + i);
+                assertFrame(readBack.slice(i), 70 + i, "key " + i);
             }
             assertThat(Files.size(dir.resolve(SlabDescriptor.extentName(0)))).isLessThanOrEqualTo((48L << 20) / Slab.EXTENTS_PER_FILESYSTEM);
             close(tier);

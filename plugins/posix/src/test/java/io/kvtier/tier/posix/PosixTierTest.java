@@ -848,7 +848,7 @@ class PosixTierTest
     }
 
     @ParameterizedTest
-    @CsvSource({"LIBC, files", "URING, files", "LIBC, slab", "URING, slab"})
+    @CsvSource({"LIBC, files", "URING, files", "LIBC, slab", "URING, slab", "LIBC, slab-frames", "URING, slab-frames"})
     void shouldNotAllocatePerKeyOnTheLibcOrIoUringPath(final Io io, final String layout) throws IOException
     {
         assumeTrue(LibC.instance().isPresent(), "LibC is unavailable in this JVM");
@@ -857,7 +857,9 @@ class PosixTierTest
         assumeTrue(threads.isThreadAllocatedMemorySupported(), "no per-thread allocation counter");
         threads.setThreadAllocatedMemoryEnabled(true);
 
-        final long size = 4096;
+        // slab-frames: engine-shaped frames of a 4 KiB page, each trimmed, its trailer kept in its header and put back on each read.
+        final boolean frames = layout.equals("slab-frames");
+        final long size = frames ? 8192 : 4096;
         final int count = 256;
         // tmpfs when there is one: the JIT needs tens of thousands of keys before its escape analysis
         // removes the FFM linker's transient allocations, and metadata operations are cheap there.
@@ -867,10 +869,14 @@ class PosixTierTest
         // With io_uring, writes and reads go in batches of 8 keys, each through its own write slot.
         final PageArena arena = arena(2 * count, size);
         // The slab checksums each page: allocation-free for slices of the transfer memory, which the engine always offers.
-        final PosixTier tier = open(io, new ContractTierContext(NAME, size, layout.equals("slab") ? arena.region() : null), dir,
-            "io-threads", "1", "capacity", "64MiB", "layout", layout);
+        final PosixTier tier = open(io, new ContractTierContext(NAME, size, layout.startsWith("slab") ? arena.region() : null), dir,
+            "io-threads", "1", "capacity", "64MiB", "layout", frames ? "slab" : layout);
         final List<PageKey> keys = keys(count);
         final List<MemorySegment> sources = arena.slices(count, size);
+        for (int i = 0; frames && i < count; i++)
+        {
+            sources.get(i).set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 4096, 0x314547415054564BL + i);
+        }
         final List<MemorySegment> destinations = arena.slices(count, size);
         final Runnable round = () ->
         {
