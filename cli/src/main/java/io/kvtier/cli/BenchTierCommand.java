@@ -24,8 +24,9 @@ import java.util.concurrent.Callable;
     description = {
         "Writes new pages, then reads them back, through a storage tier's SPI (StorageTier.write and read), batched as the engine"
             + " batches tier I/O: batches of at most --max-batch keys (the engine's l3.max-batch), as many in flight as make up the"
-            + " queue depth, each refilled and resubmitted as soon as its last key completes. Prints MB/s and IOPS per op, page size"
-            + " and queue depth.",
+            + " queue depth, each refilled and resubmitted as soon as its last key completes. Each page goes as the engine hands a"
+            + " tier its pages: a frame of the page and a 4 KiB trailer block (a trailer and zeros). Prints MB/s (of page bytes, as fio"
+            + " counts its blocks) and IOPS per op, page size and queue depth.",
         "Beside each case, in the same run and alternating which goes first, fio does the same: one file of the case's bytes in"
             + " --dir, block size = page size, iodepth = queue depth, ioengine=io_uring, direct=1, sequential write then read. Both sides"
             + " write into space they wrote before: fio over its file of the page size, laid out by an untimed write job, the tier into"
@@ -65,7 +66,7 @@ public final class BenchTierCommand implements Callable<Integer>
         description = "Where fio's file and (posix) the tier's files go, in a directory of the run's own. Default: the temporary directory (${sys:java.io.tmpdir}).")
     Path directory;
 
-    @Option(names = "--page-sizes", split = ",", paramLabel = "SIZE", description = "Page (object) sizes, multiples of 4KiB. Default: 64KiB,256KiB,1MiB,4MiB.")
+    @Option(names = "--page-sizes", split = ",", paramLabel = "SIZE", description = "Page sizes, multiples of 4KiB; each tier object is a page's frame, 4KiB more. Default: 64KiB,256KiB,1MiB,4MiB.")
     List<ByteSize> pageSizes;
 
     @Option(names = "--queue-depths", split = ",", paramLabel = "N", description = "Keys in flight. Default: 1,4,16,64.")

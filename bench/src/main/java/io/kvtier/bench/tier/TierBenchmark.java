@@ -2,6 +2,7 @@ package io.kvtier.bench.tier;
 
 import io.kvtier.bench.workload.JitSettling;
 import io.kvtier.bench.workload.RunPhase;
+import io.kvtier.client.pool.PageFrameDescriptor;
 import io.kvtier.engine.tier.TierRegistry;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.StorageTier;
@@ -30,7 +31,9 @@ import java.util.stream.Stream;
 /**
  * {@code kvtier bench tier}'s measurement: pages written, then read back, through a tier's SPI
  * ({@link StorageTier#write}, {@link StorageTier#read}) the way the engine's {@code TierIo} drives
- * it: reusable batches of at most {@link Plan#maxBatch} keys (the engine's {@code l3.max-batch}), as
+ * it: each page as the engine hands it to a tier, a frame of the page and its 4 KiB trailer block
+ * (a trailer and zeros), with throughput counted in page bytes, the bytes fio moves a block;
+ * reusable batches of at most {@link Plan#maxBatch} keys (the engine's {@code l3.max-batch}), as
  * many in flight as make up the queue depth, and a batch handed back as soon as its last key
  * completes is refilled and submitted again. Every key is a new random one, so each write makes a
  * new object, and the reads read those objects back. Each run's objects are removed after it,
@@ -357,7 +360,8 @@ public final class TierBenchmark
                 final int maxDepth = plan.queueDepths().stream().mapToInt(Integer::intValue).max().orElseThrow();
                 try (Arena arena = Arena.ofShared();
                      TierDriver.SlotRegion region = new TierDriver.SlotRegion(arena, pageSize, maxDepth, random);
-                     StorageTier tier = provider.create(new TierConfig("bench", settings), TierDriver.context(pageSize, region.memory)))
+                     StorageTier tier = provider.create(new TierConfig("bench", settings),
+                         TierDriver.context(PageFrameDescriptor.frameLength(pageSize), region.memory)))
                 {
                     if (capabilities == null)
                     {
@@ -365,7 +369,7 @@ public final class TierBenchmark
                         describe = tier.describe();
                     }
                     final MemorySegment[] slots = region.slots;
-                    final MemorySegment pattern = arena.allocate(pageSize, 4096).copyFrom(slots[0]);
+                    final MemorySegment pattern = arena.allocate(slots[0].byteSize(), 4096).copyFrom(slots[0]);
                     // Warm-up, untimed: the code paths compiled before the first timed case, and as much space written and
                     // freed as a case writes, as fio lays out its file before its first timed write.
                     final int warmPages = (int)Math.max(16, Math.min(Integer.MAX_VALUE, plan.caseBytes() / pageSize));

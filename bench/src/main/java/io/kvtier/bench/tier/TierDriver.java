@@ -1,5 +1,6 @@
 package io.kvtier.bench.tier;
 
+import io.kvtier.client.pool.PageFrameDescriptor;
 import io.kvtier.spi.ConfigValues;
 import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.TierContext;
@@ -25,6 +26,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class TierDriver
 {
+    /** Bytes of a version 2 trailer: what an engine frame's last block holds before its zeros. */
+    static final int TRAILER_BYTES = PageFrameDescriptor.TRAILER_CRC_OFFSET + 8;
+
     private static final long COMPLETION_TIMEOUT_SECONDS = 120;
     /** Polls before the first yield, as the engine thread's {@code backoff} idle strategy spins. */
     static final int WAIT_SPINS = 100;
@@ -39,11 +43,11 @@ final class TierDriver
     }
 
     /**
-     * @param pageSize       the tier's object size
+     * @param objectSize     the tier's object size: a page's frame
      * @param transferMemory the slots' memory
      * @return what the engine offers a tier, including its page memory as transfer memory (the slots stand for the pool)
      */
-    static TierContext context(final long pageSize, final MemorySegment transferMemory)
+    static TierContext context(final long objectSize, final MemorySegment transferMemory)
     {
         return new TierContext()
         {
@@ -56,7 +60,7 @@ final class TierDriver
             @Override
             public long objectSize()
             {
-                return pageSize;
+                return objectSize;
             }
 
             @Override
@@ -81,7 +85,8 @@ final class TierDriver
          */
         SlotRegion(final Arena arena, final long pageSize, final int count, final SplittableRandom random)
         {
-            this.memory = arena.allocate(pageSize * count, 4096);
+            final long frame = PageFrameDescriptor.frameLength(pageSize);
+            this.memory = arena.allocate(frame * count, 4096);
             this.slots = slots(memory, pageSize, count, random);
         }
 
@@ -93,15 +98,20 @@ final class TierDriver
         }
     }
 
-    /** One 4 KiB-aligned buffer per key in flight, each holding the same random bytes. */
+    /**
+     * One 4 KiB-aligned buffer per key in flight, each holding the same engine-shaped page frame: a page of random
+     * bytes, then its 4 KiB trailer block, a trailer's worth of random bytes and zeros, as every object the engine
+     * hands a tier is ({@code PageFrameDescriptor}).
+     */
     private static MemorySegment[] slots(final MemorySegment region, final long pageSize, final int count, final SplittableRandom random)
     {
+        final long frame = PageFrameDescriptor.frameLength(pageSize);
         final MemorySegment[] slots = new MemorySegment[count];
         for (int i = 0; i < count; i++)
         {
-            slots[i] = region.asSlice(i * pageSize, pageSize);
+            slots[i] = region.asSlice(i * frame, frame);
         }
-        for (long at = 0; at < pageSize; at += Long.BYTES)
+        for (long at = 0; at < pageSize + TRAILER_BYTES; at += Long.BYTES)
         {
             slots[0].set(ValueLayout.JAVA_LONG_UNALIGNED, at, random.nextLong());
         }
