@@ -19,7 +19,7 @@ import java.util.Map;
  * directory without end, rewriting the same keys with new contents, until the test kills it with
  * {@code kill -9}. Each object's bytes follow from its key and round, so a reader can tell an intact
  * object of any round from a torn one, and from one of an older round. Arguments: the directory, then
- * optionally the layout ({@code files} by default).
+ * optionally the layout ({@code files} by default, {@code slab}, or {@code slab-frames}: the slab written engine-shaped frames).
  */
 public final class PosixWriterProbe
 {
@@ -37,7 +37,36 @@ public final class PosixWriterProbe
      */
     static Map<String, String> settings(final String dir, final String layout)
     {
-        return Map.of("dir", dir, "io-threads", "2", "layout", layout, "extent-size", "64MiB");
+        return Map.of("dir", dir, "io-threads", "2", "layout", layout.equals("slab-frames") ? "slab" : layout, "extent-size", "64MiB");
+    }
+
+    /**
+     * Fills a key's object for a round: noise throughout, or with {@code slab-frames} an engine-shaped frame, whose
+     * last block is a trailer's 72 bytes of noise and zeros, so that the slab keeps it in the frame's header.
+     */
+    static void fill(final MemorySegment object, final long seed, final String layout)
+    {
+        if (!layout.equals("slab-frames"))
+        {
+            PageBytes.fill(object, seed);
+            return;
+        }
+        final long last = object.byteSize() - 4096;
+        PageBytes.fill(object.asSlice(0, last), seed);
+        PageBytes.fill(object.asSlice(last, 72), ~seed);
+        object.asSlice(last + 72).fill((byte)0);
+    }
+
+    /** @return whether {@code object} holds exactly what {@link #fill} puts there for the seed */
+    static boolean holds(final MemorySegment object, final long seed, final String layout)
+    {
+        if (!layout.equals("slab-frames"))
+        {
+            return PageBytes.mismatch(object, seed) < 0;
+        }
+        final long last = object.byteSize() - 4096;
+        return PageBytes.mismatch(object.asSlice(0, last), seed) < 0 && PageBytes.mismatch(object.asSlice(last, 72), ~seed) < 0
+            && object.asSlice(last + 72).mismatch(MemorySegment.ofArray(new byte[4096 - 72])) < 0;
     }
 
     static PageKey key(final int i)
@@ -53,8 +82,8 @@ public final class PosixWriterProbe
     public static void main(final String[] args)
     {
         final ContractTierContext context = new ContractTierContext("killed", OBJECT_SIZE);
-        final PosixTier tier = (PosixTier)new PosixTierProvider(true).create(new TierConfig("killed", settings(args[0],
-            args.length > 1 ? args[1] : "files")), context);
+        final String layout = args.length > 1 ? args[1] : "files";
+        final PosixTier tier = (PosixTier)new PosixTierProvider(true).create(new TierConfig("killed", settings(args[0], layout)), context);
         final PageArena arena = new PageArena(PageArena.bytesFor(KEYS, OBJECT_SIZE));
         final List<MemorySegment> slices = arena.slices(KEYS, OBJECT_SIZE);
         final List<PageKey> keys = new ArrayList<>();
@@ -66,7 +95,7 @@ public final class PosixWriterProbe
         {
             for (int i = 0; i < KEYS; i++)
             {
-                PageBytes.fill(slices.get(i), seed(i, round));
+                fill(slices.get(i), seed(i, round), layout);
             }
             final RecordingTierBatch batch = new RecordingTierBatch("round " + round, keys, slices);
             tier.write(batch);
