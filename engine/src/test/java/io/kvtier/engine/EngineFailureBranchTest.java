@@ -159,6 +159,8 @@ class EngineFailureBranchTest
         final String otherName = name + "o";
         final Map<String, String> settings = EngineFixture.settings(name, 16);
         settings.put(EngineConfig.POLICY_PREFETCH, "off");
+        // It stands in for a directory other engines write: shared, so that lookups probe it.
+        settings.put("tier." + name + ".shared", "true");
         // Room for the pool's own pages only: nothing known from L3 alone can be remembered.
         settings.put(EngineConfig.INDEX_ENTRIES, "16");
         try (Engine other = EngineFixture.start(EngineFixture.settings(otherName, 16));

@@ -172,6 +172,8 @@ class EngineHardeningTest
         final String writerName = name + "w";
         final Map<String, String> settings = EngineFixture.settings(name, 512);
         settings.put(EngineConfig.POLICY_PREFETCH, "off");
+        // It stands in for a directory other engines write: shared, so that lookups probe it.
+        settings.put("tier." + name + ".shared", "true");
         final int chain = 300;
         try (Engine writer = EngineFixture.start(EngineFixture.settings(writerName, 512));
              Session written = writer.openSession();

@@ -120,4 +120,46 @@ class EnginePosixIntegrationTest
             assertThat(engine.snapshot().get(EngineCounter.L3_HIT_PAGES)).isEqualTo(6);
         }
     }
+
+    /**
+     * A tier no other engine writes (not shared) that was empty at start holds only what this engine wrote, which its
+     * index knows: lookups do not probe it. One that held pages at start (a restart), or a shared one, is probed.
+     */
+    @Test
+    void shouldProbeOnlyTiersThatCanHoldWhatTheIndexDoesNotKnow(@TempDir final Path dir) throws Exception
+    {
+        final Path l3 = dir.resolve("l3");
+        try (Engine engine = EngineFixture.start(settings(l3));
+             Session session = engine.openSession())
+        {
+            keys(session, 70, 4);
+            assertThat(session.lookup(0, 4)).isZero();
+            assertThat(engine.snapshot().get(EngineCounter.PROBE_KEYS)).as("empty and not shared at start: nothing to ask it").isZero();
+            write(session, 0, 4);
+            session.flush();
+            session.evict(0, 4);
+            assertThat(session.acquire(0, 4)).as("what it wrote, the index knows").isEqualTo(4);
+            assertThat(intact(session, 3)).isTrue();
+            session.release();
+            assertThat(engine.snapshot().get(EngineCounter.PROBE_KEYS)).isZero();
+        }
+        try (Engine restarted = EngineFixture.start(settings(l3));
+             Session session = restarted.openSession())
+        {
+            keys(session, 70, 4);
+            assertThat(session.acquire(0, 4)).as("a restart: the tier holds pages its index does not know, found by probing").isEqualTo(4);
+            assertThat(intact(session, 3)).isTrue();
+            session.release();
+            assertThat(restarted.snapshot().get(EngineCounter.PROBE_KEYS)).isPositive();
+        }
+        final Map<String, String> shared = settings(dir.resolve("shared"));
+        shared.put("tier.disk.shared", "true");
+        try (Engine engine = EngineFixture.start(shared);
+             Session session = engine.openSession())
+        {
+            keys(session, 71, 2);
+            assertThat(session.lookup(0, 2)).isZero();
+            assertThat(engine.snapshot().get(EngineCounter.PROBE_KEYS)).as("shared: other engines write it").isPositive();
+        }
+    }
 }

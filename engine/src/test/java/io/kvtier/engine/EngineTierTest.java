@@ -181,6 +181,8 @@ class EngineTierTest
         final String name = tierName(info);
         final String otherName = name + "x";
         final Map<String, String> settings = settings(name, 32);
+        // It stands in for a directory other engines write: shared, so that lookups probe it.
+        settings.put("tier." + name + ".shared", "true");
         final Map<String, String> otherSettings = settings(otherName, 32);
         try (Engine other = EngineFixture.start(otherSettings);
              Session otherSession = other.openSession();
@@ -276,6 +278,9 @@ class EngineTierTest
         final String source = first + "s";
         final Map<String, String> settings = settings(first, 32);
         settings.put("tier." + second + ".type", "scripted");
+        // It stands in for a directory other engines write: shared, so that lookups probe it.
+        settings.put("tier." + first + ".shared", "true");
+        settings.put("tier." + second + ".shared", "true");
         try (Engine writer = EngineFixture.start(settings(source, 32));
              Session writing = writer.openSession();
              Engine engine = EngineFixture.start(settings);
@@ -307,6 +312,8 @@ class EngineTierTest
     {
         final String name = tierName(info);
         final Map<String, String> settings = settings(name, 32);
+        // It stands in for a directory other engines write: shared, so that lookups probe it.
+        settings.put("tier." + name + ".shared", "true");
         settings.put(EngineConfig.L3_NEGATIVE_PROBE_TTL, "1h");
         try (Engine engine = EngineFixture.start(settings);
              Session session = engine.openSession())
@@ -335,6 +342,8 @@ class EngineTierTest
         final String name = tierName(info);
         final String otherName = name + "x";
         final Map<String, String> settings = settings(name, 32);
+        // It stands in for a directory other engines write: shared, so that lookups probe it.
+        settings.put("tier." + name + ".shared", "true");
         settings.put(EngineConfig.L3_NEGATIVE_PROBE_TTL, "50ms");
         final ManualClock clock = new ManualClock();
         try (Engine other = EngineFixture.start(settings(otherName, 32));

@@ -518,11 +518,16 @@ final class Backups implements BackupRequests, TimedPart
             if (!index.addTier(high, low, tier, tag))
             {
                 counters.increment(EngineCounter.INDEX_FULL);
+                lookups.indexMayMiss(tier, "the index was full and could not record a backup");
             }
         }
         else
         {
             counters.increment(EngineCounter.BACKUPS_FAILED);
+            if (Probes.mayHaveLanded(status))
+            {
+                lookups.indexMayMiss(tier, "a backup ended with its outcome unknown (a timeout or an error)");
+            }
             if (attempts[page] < Byte.MAX_VALUE)
             {
                 attempts[page]++;

@@ -174,6 +174,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         this.liveness = new PoolLiveness(pool, index, counters, config.sessionTimeout().toMillis());
         liveness.connect(space::resumeSpaceWaiters);
         this.levels = TierStart.levels(config, counters, tierHandles, clock.nanoTime());
+        lookups.trustIndex(TierStart.writtenOnlyByThisEngine(tierHandles), tierNames);
         this.admission = new Admission(counters, clock, config.admissionMode());
         this.marks = new Marks(counters, clock, tierNames);
         backups.route(levels, admission, marks);

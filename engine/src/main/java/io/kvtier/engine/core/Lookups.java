@@ -14,10 +14,18 @@ import io.kvtier.spi.TierStatus;
  * Lookups, probes and prefetch: how much of a prefix is in the pool and how much more in L3, asking
  * the tiers about keys the index does not know, and loading the L3 part ahead of an acquire. Owns the
  * memory of recent negative probes and the deadlines of lookups that wait for their prefetch.
+ *
+ * <p>A tier that no other engine writes (not {@link io.kvtier.spi.TierCapability#SHARED}) and that held no
+ * object when this engine started holds only what this engine wrote, and the index knows all of that: such a
+ * tier is not probed ({@link #trustIndex}). The trust ends for a tier when a write to it ends without its
+ * outcome known (a timeout, an error: the object may be there) or without the index recording it, and for
+ * every tier once the index forgets an entry; probing then goes on as for any tier. A probe spared can only
+ * cost a hit the index lost, never serve a byte: loads still read and verify every frame.
  */
 final class Lookups implements Probes, TimedPart
 {
     private static final int NONE = -1;
+    private static final System.Logger LOG = System.getLogger(Lookups.class.getName());
 
     private final PageIndex index;
     private final Residency residency;
@@ -36,6 +44,11 @@ final class Lookups implements Probes, TimedPart
     private final TierQueue io;
     private final SessionRecords sessions;
     private final EngineSteps steps;
+    /** Per tier: whether the index knows every object the tier holds, so that probing it would find nothing more. */
+    private final boolean[] indexKnowsAll;
+    /** The index's count of forgotten entries when the trust was given: once it moves, no tier is trusted. */
+    private long forgottenWhenTrusted;
+    private String[] tierNames = new String[0];
 
     Lookups(final Residency residency, final EngineCounters counters, final EngineClock clock, final int tierCount, final int probePages,
             final PrefetchMode prefetchMode, final int prefetchThreshold, final long prefetchTimeoutNanos, final long negativeProbeTtlNanos,
@@ -56,6 +69,52 @@ final class Lookups implements Probes, TimedPart
         this.prefetchTimeoutNanos = prefetchTimeoutNanos;
         this.negativeProbes = new NegativeProbeCache(Math.max(4096, 4 * probePages * Math.max(1, Math.min(maxClients, 256))), negativeProbeTtlNanos);
         this.deadlines = new LongRing(2 * (maxClients + 1), 3);
+        this.indexKnowsAll = new boolean[tierCount];
+    }
+
+    /**
+     * Stops probing the tiers whose every object this engine will have written: called at start, before the engine
+     * thread runs, for the tiers that are not shared and held nothing then.
+     *
+     * @param trusted per tier, whether it qualifies
+     * @param names   the tiers' names, for the log
+     */
+    void trustIndex(final boolean[] trusted, final java.util.List<String> names)
+    {
+        tierNames = names.toArray(new String[0]);
+        forgottenWhenTrusted = index.forgotten();
+        for (int t = 0; t < tierCount; t++)
+        {
+            indexKnowsAll[t] = trusted[t];
+            if (trusted[t])
+            {
+                LOG.log(System.Logger.Level.INFO, "tier {0} is not shared and held nothing at start: lookups do not probe it, since"
+                    + " the index knows every object this engine writes to it (until a write''s outcome is unknown)", tierNames[t]);
+            }
+        }
+    }
+
+    @Override
+    public void indexMayMiss(final int tier, final String why)
+    {
+        if (indexKnowsAll[tier])
+        {
+            indexKnowsAll[tier] = false;
+            LOG.log(System.Logger.Level.INFO, "tier {0}: lookups probe it again: {1}", tierNames[tier], why);
+        }
+    }
+
+    /** @return whether lookups must probe the tier for keys the index does not know */
+    boolean probes(final int tier)
+    {
+        if (indexKnowsAll[tier] && index.forgotten() != forgottenWhenTrusted)
+        {
+            for (int t = 0; t < tierCount; t++)
+            {
+                indexMayMiss(t, "the index forgot an entry (it was full)");
+            }
+        }
+        return !indexKnowsAll[tier];
     }
 
     /**
@@ -136,7 +195,7 @@ final class Lookups implements Probes, TimedPart
     @Override
     public boolean probeRound(final ClientRecord r, final int start, final int end)
     {
-        if (start >= end || start < r.probedUntil || probePages == 0 || tierCount == 0)
+        if (start >= end || start < r.probedUntil || probePages == 0 || tierCount == 0 || !anyProbed())
         {
             return false;
         }
@@ -158,9 +217,9 @@ final class Lookups implements Probes, TimedPart
         int queued = 0;
         for (int t = 0; t < tierCount; t++)
         {
-            if (!io.inService(t))
+            if (!io.inService(t) || !probes(t))
             {
-                continue; // its answers would be refused anyway: the probe asks the others
+                continue; // out of service, its answers would be refused anyway; or the index knows all it holds
             }
             for (int i = start; i < stop; i++)
             {
@@ -174,6 +233,19 @@ final class Lookups implements Probes, TimedPart
         counters.add(EngineCounter.PROBE_KEYS, queued);
         r.probePending = queued;
         return queued > 0;
+    }
+
+    /** @return whether some tier must be probed */
+    private boolean anyProbed()
+    {
+        for (int t = 0; t < tierCount; t++)
+        {
+            if (probes(t))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A lookup's probes all answered: count again past what it knew, probe further, or decide. */

@@ -743,6 +743,10 @@ final class Migrations implements TimedPart
         final long tag = batch.tag[i];
         if (batch.refused || batch.status[i] != TierStatus.OK)
         {
+            if (!batch.refused && Probes.mayHaveLanded(batch.status[i]))
+            {
+                lookups.indexMayMiss(job.target, "a migration's write ended with its outcome unknown (a timeout or an error)");
+            }
             fail(page, job, high, low, !batch.refused, "the target's write answered " + (batch.refused ? "REJECTED" : batch.status[i]));
             return;
         }
@@ -752,6 +756,7 @@ final class Migrations implements TimedPart
         if (!recorded)
         {
             counters.increment(EngineCounter.INDEX_FULL);
+            lookups.indexMayMiss(job.target, "the index was full and could not record a migrated page");
         }
         job.copied++;
         job.bytes += frameLength;
@@ -776,6 +781,7 @@ final class Migrations implements TimedPart
         final Job job = jobOfPage[page];
         if (job != null)
         {
+            lookups.indexMayMiss(job.target, "a migration's write timed out");
             fail(page, job, batch.keyHigh[i], batch.keyLow[i], true, "the target's write timed out");
         }
     }

@@ -22,4 +22,24 @@ interface Probes
      * @param nameLow  its low half
      */
     void copiedToL3(long nameHigh, long nameLow);
+
+    /**
+     * A tier may now hold an object the index does not know of (a write whose outcome is unknown, or one the index
+     * could not record): lookups probe it again from now on.
+     *
+     * @param tier the tier's index
+     * @param why  what happened, for the log
+     */
+    void indexMayMiss(int tier, String why);
+
+    /**
+     * @param status how a write to a tier ended, not OK
+     * @return whether the object may be in the tier all the same: anything but a refusal before the tier took it
+     *         (REJECTED, CLOSED) or a tier out of space (NO_SPACE)
+     */
+    static boolean mayHaveLanded(final io.kvtier.spi.TierStatus status)
+    {
+        return status != io.kvtier.spi.TierStatus.NO_SPACE && status != io.kvtier.spi.TierStatus.REJECTED
+            && status != io.kvtier.spi.TierStatus.CLOSED;
+    }
 }

@@ -75,6 +75,32 @@ final class TierStart
         return result;
     }
 
+    /**
+     * The tiers whose every object this engine will have written: not shared with other engines, and holding no object
+     * now, before this engine writes any. Their index entries are then all there is, so lookups need not probe them.
+     *
+     * @param tiers the started tiers, in order
+     * @return per tier, whether it qualifies; a tier that cannot tell its objects (-1) or whose usage() throws does not
+     */
+    static boolean[] writtenOnlyByThisEngine(final List<TierHandle> tiers)
+    {
+        final boolean[] qualifies = new boolean[tiers.size()];
+        for (int t = 0; t < tiers.size(); t++)
+        {
+            final TierHandle handle = tiers.get(t);
+            if (handle.capabilities().contains(TierCapability.SHARED))
+            {
+                continue;
+            }
+            final long[] objects = {-1};
+            if (TierUsageReader.record(handle, (used, capacity, count) -> objects[0] = count))
+            {
+                qualifies[t] = objects[0] == 0;
+            }
+        }
+        return qualifies;
+    }
+
     private static Optional<TierWaterLevels> waterLevels(final TierHandle handle)
     {
         try

@@ -130,6 +130,52 @@ class LookupsTest
      * answer said L3 where it was the pool. The client took that for an L3 copy, and nothing held one.
      */
     @Test
+    void shouldNotProbeATierTheIndexKnowsWholeUntilAWritesOutcomeIsUnknown() throws IOException
+    {
+        parts(s -> { });
+        parts.lookups.trustIndex(new boolean[] {true}, java.util.List.of("local"));
+        final TestPort port = parts.open(1, 3);
+        // Against the premise, so that a probe would show: the tier holds a key its index does not know.
+        unknownInL3(1, 1);
+
+        final ClientRecord r = lookup(port, 0, 3);
+        parts.flush();
+        assertThat(r.phase).as("answered at once").isNotEqualTo(ClientRecord.PHASE_PROBING);
+        assertThat(port.completions).isEqualTo(1);
+        assertThat(parts.tier(0).exists).as("the tier is not asked").isEmpty();
+        assertThat(parts.counter(EngineCounter.PROBE_KEYS)).isZero();
+
+        parts.lookups.indexMayMiss(0, "a backup timed out");
+        assertThat(lookup(port, 0, 3).phase).isEqualTo(ClientRecord.PHASE_PROBING);
+        answerProbes(0, 0);
+        assertThat(port.completions).isEqualTo(2);
+        assertThat(port.l3Pages).as("found by the probe").isEqualTo(1);
+        assertThat(parts.counter(EngineCounter.PROBE_KEYS)).isEqualTo(3);
+    }
+
+    @Test
+    void shouldProbeEveryTierAgainOnceTheIndexForgetsAnEntry() throws IOException
+    {
+        parts(s -> { });
+        parts.lookups.trustIndex(new boolean[] {true}, java.util.List.of("local"));
+        final TestPort port = parts.open(1, 2);
+        unknownInL3(1, 1);
+        lookup(port, 0, 2);
+        parts.flush();
+        assertThat(parts.tier(0).exists).isEmpty();
+
+        // L3-only entries until the index, full, forgets one.
+        for (long k = 0; parts.index.forgotten() == 0; k++)
+        {
+            assertThat(k).as("the index forgets within a few of its sizes").isLessThan(1L << 22);
+            parts.index.addTier(7, k, 0, 0);
+        }
+        assertThat(lookup(port, 0, 2).phase).isEqualTo(ClientRecord.PHASE_PROBING);
+        answerProbes(0, 0);
+        assertThat(port.l3Pages).isEqualTo(1);
+    }
+
+    @Test
     void shouldCountAsPoolAPageCommittedWhileItsProbeWaited() throws IOException
     {
         parts(s -> { });
