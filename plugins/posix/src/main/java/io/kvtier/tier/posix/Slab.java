@@ -273,7 +273,7 @@ final class Slab
      * Takes the directory's lock, opens the extents found in it (deleting those of another geometry, a
      * torn header, or a number beyond the capacity), reads every slot's header and keeps, per key, the
      * newest whole frame; older frames of the same key are cleared, and where a crash left several, the
-     * payloads are checked newest first so that a torn newer one never hides a whole older one.
+     * stored bytes are checked newest first so that a torn newer one never hides a whole older one.
      *
      * @return the frames kept, oldest first (the order {@code FileIndex.adopt} wants), and what was dropped
      * @throws IOException when the directory cannot be listed
@@ -789,13 +789,13 @@ final class Slab
         return --readers[slot] == 0 && state[slot] == RETIRED ? slot : PENDING;
     }
 
-    /** @return whether a pinned slot's payload still has to be checked against its CRC32C (found at start, not read since) */
+    /** @return whether a pinned slot's stored bytes still have to be checked against its CRC32C (found at start, not read since) */
     synchronized boolean unverified(final int slot)
     {
         return state[slot] == UNVERIFIED;
     }
 
-    /** Records that a pinned slot's payload matched its CRC32C. */
+    /** Records that a pinned slot's stored bytes matched their CRC32C. */
     synchronized void verified(final int slot)
     {
         if (state[slot] == UNVERIFIED)
@@ -804,7 +804,7 @@ final class Slab
         }
     }
 
-    /** @return a slot's payload length; stable while the slot is pinned or being written */
+    /** @return a slot's object length; stable while the slot is pinned or being written */
     synchronized int length(final int slot)
     {
         return lengths[slot];

@@ -15,13 +15,13 @@ import java.util.zip.CRC32C;
  * One worker's page I/O in the slab layout ({@code layout = slab}, {@link Slab}): a page is a frame in a
  * slot of a preallocated extent file, not a file of its own, so a write opens, creates and renames
  * nothing. The {@link FileStore} steps map onto slots: {@link #writeTemp} takes a free slot and writes
- * the frame there (its payload in the slot, its header in the extent's header table); {@link #publishTemp}, under the key's stripe lock,
- * makes the slot the key's frame and clears the one it replaces; {@link #discardTemp} clears and frees
- * an abandoned slot; {@link #unlink} (a remove or an eviction) retires the key's slot.
+ * the frame there (its page in the slot, its header and trailer in the extent's header table);
+ * {@link #publishTemp}, under the key's stripe lock, makes the slot the key's frame and clears the one it
+ * replaces; {@link #discardTemp} clears and frees an abandoned slot; {@link #unlink} (a remove or an eviction) retires the key's slot.
  *
  * <p>With a ring, a claim's pages go together, as with {@link UringFileStore}: the frame writes of up to
  * {@link #RING_PAGES} pages in one {@link Uring#execute} (and with {@code fsync} their {@code fdatasync}s
- * in a second), every payload read of a read claim in one; payloads move straight between the pool
+ * in a second), every slot and header read of a read claim in one; slots' bytes move straight between the pool
  * slices and the extents, as READ_FIXED/WRITE_FIXED when the engine's transfer memory is registered with
  * the ring (the tier does that, as for the files layout). The frame headers of a claim's pages in
  * consecutive slots go as one write into the header table, through the page cache ({@link #addHeaderRuns}):
@@ -44,7 +44,7 @@ import java.util.zip.CRC32C;
  * torn frame does.
  *
  * <p>A read pins its slot ({@link Slab#pin}), so the slot is not reused before the read ends; the
- * payload of a frame found by the start-up scan is checked against its CRC32C on its first read, and a
+ * stored bytes of a frame found by the start-up scan are checked against their CRC32C on its first read, and a
  * torn one is a miss (NOT_FOUND), its slot cleared.
  */
 final class SlabFileStore implements FileStore
