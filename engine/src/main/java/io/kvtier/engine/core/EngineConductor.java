@@ -652,6 +652,12 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
         reservations.reserveAfterPrefix(r);
     }
 
+    @Override
+    public void indexMayMiss(final int tier, final String why)
+    {
+        lookups.indexMayMiss(tier, why);
+    }
+
     // Each key's answer from a tier, on the engine thread, to the part that owns what it concerns (TierIo.Completions).
 
     @Override

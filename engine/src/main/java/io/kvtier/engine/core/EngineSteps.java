@@ -48,4 +48,13 @@ interface EngineSteps
      * @param r the request, its acquire's counts recorded
      */
     void reserveAfterPrefix(ClientRecord r);
+
+    /**
+     * The index dropped a tier's copy of a key that the tier may still hold (a read whose outcome is unknown):
+     * lookups probe that tier again ({@link Probes#indexMayMiss}).
+     *
+     * @param tier the tier's index
+     * @param why  what happened, for the log
+     */
+    void indexMayMiss(int tier, String why);
 }

@@ -298,6 +298,11 @@ final class Loads implements LoadTracker
         }
         index.removeTier(high, low, tier);
         final boolean uncertain = status != TierStatus.OK && status != TierStatus.CORRUPT && status != TierStatus.NOT_FOUND;
+        if (uncertain)
+        {
+            // The tier may still hold the object the index just let go of: it is found again by probing.
+            steps.indexMayMiss(tier, "a read ended with its outcome unknown (an error or a timeout), and the index let go of its copy");
+        }
         if (abandoned || uncertain)
         {
             // The tier did not say it is done with the segment (error, timeout, plugin failure), or was

@@ -429,6 +429,12 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     }
 
     @Override
+    public void indexMayMiss(final int tier, final String why)
+    {
+        lookups.indexMayMiss(tier, why);
+    }
+
+    @Override
     public void readDone(final TierIoBatch batch, final int i)
     {
         loads.onReadDone(batch, i);
