@@ -205,6 +205,25 @@ class LoadsTest
     }
 
     @Test
+    void shouldProbeATrustedTierAgainOnceAReadOfItEndsWithItsOutcomeUnknown() throws IOException
+    {
+        parts(s -> s.tiers = 2);
+        parts.lookups.trustIndex(new boolean[] {true, true}, java.util.List.of("failing", "other"));
+        parts.inL3(1, 1, 0);
+        final TestPort port = parts.open(1, 1);
+        final int page = load(1, 1);
+        waiter(port, page);
+        assertThat(parts.lookups.probes(0)).as("trusted: empty and unshared at start").isFalse();
+
+        RecordingTier.complete(submittedRead(0), TierStatus.IO_ERROR);
+        parts.deliver();
+
+        assertThat(parts.tierBits(1, 1)).as("the index let go of the copy").isZero();
+        assertThat(parts.lookups.probes(0)).as("the tier may still hold it: probed again").isTrue();
+        assertThat(parts.lookups.probes(1)).as("the other tier is still known whole").isFalse();
+    }
+
+    @Test
     void shouldAnswerTheWaitersOfAnAbandonedLoadAndNeverServeItsLateFrame() throws IOException
     {
         parts(s -> { });
