@@ -18,8 +18,9 @@ import io.kvtier.spi.TierStatus;
  * <p>A tier that no other engine writes (not {@link io.kvtier.spi.TierCapability#SHARED}) and that held no
  * object when this engine started holds only what this engine wrote, and the index knows all of that: such a
  * tier is not probed ({@link #trustIndex}). The trust ends for a tier when a write to it ends without its
- * outcome known (a timeout, an error: the object may be there) or without the index recording it, and for
- * every tier once the index forgets an entry; probing then goes on as for any tier. A probe spared can only
+ * outcome known (a timeout, an error: the object may be there) or without the index recording it, when a
+ * read of it ends without its outcome known (the index then lets go of a copy the tier may still hold), and
+ * for every tier once the index forgets an entry; probing then goes on as for any tier. A probe spared can only
  * cost a hit the index lost, never serve a byte: loads still read and verify every frame.
  */
 final class Lookups implements Probes, TimedPart
