@@ -267,22 +267,14 @@ public final class LibC
             {
                 // A conditional expression would reach invokeExact typed as Object: give it its own local.
                 final MemorySegment rest = done == 0 ? buffer : buffer.asSlice(done);
-                final long n = (long)pread$mh.invokeExact(state, fd, rest, size - done, offset + done);
-                if (n > 0)
+                final long moved = outcome((long)pread$mh.invokeExact(state, fd, rest, size - done, offset + done), false, state);
+                if (moved > 0)
                 {
-                    done += n;
+                    done += moved;
                 }
-                else if (n == 0)
+                else if (moved != RETRY)
                 {
-                    break;
-                }
-                else
-                {
-                    final int errno = errno(state);
-                    if (errno != EINTR)
-                    {
-                        return -errno;
-                    }
+                    return moved == END ? done : moved;
                 }
             }
             return done;
@@ -340,22 +332,14 @@ public final class LibC
         {
             while (done < length)
             {
-                final long n = (long)call.invokeExact(state, fd, address + done, length - done, offset + done);
-                if (n > 0)
+                final long moved = outcome((long)call.invokeExact(state, fd, address + done, length - done, offset + done), write, state);
+                if (moved > 0)
                 {
-                    done += n;
+                    done += moved;
                 }
-                else if (n == 0 && !write)
+                else if (moved != RETRY)
                 {
-                    break;
-                }
-                else
-                {
-                    final int errno = n == 0 ? EIO : errno(state);
-                    if (errno != EINTR)
-                    {
-                        return -errno;
-                    }
+                    return moved == END ? done : moved;
                 }
             }
             return done;
@@ -369,6 +353,31 @@ public final class LibC
             // The call reaches the bytes by a plain address: an automatic arena must not free them before it returns.
             java.lang.ref.Reference.reachabilityFence(buffer);
         }
+    }
+
+    /** {@link #outcome}: end of file, the bytes so far are all there are. */
+    private static final long END = 0;
+    /** {@link #outcome}: interrupted by a signal, call again. */
+    private static final long RETRY = Long.MIN_VALUE;
+
+    /**
+     * @param n     what one pread or pwrite returned
+     * @param write whether it was a write, for which 0 bytes moved is an error (EIO), not the end of a file
+     * @param state the captured errno
+     * @return the bytes it moved (more than 0), {@link #END}, {@link #RETRY}, or {@code -errno}
+     */
+    private long outcome(final long n, final boolean write, final MemorySegment state)
+    {
+        if (n > 0)
+        {
+            return n;
+        }
+        if (n == 0 && !write)
+        {
+            return END;
+        }
+        final int errno = n == 0 ? EIO : errno(state);
+        return errno == EINTR ? RETRY : -errno;
     }
 
     /**
@@ -390,18 +399,14 @@ public final class LibC
             {
                 // A conditional expression would reach invokeExact typed as Object: give it its own local.
                 final MemorySegment rest = done == 0 ? buffer : buffer.asSlice(done);
-                final long n = (long)pwrite$mh.invokeExact(state, fd, rest, size - done, offset + done);
-                if (n > 0)
+                final long moved = outcome((long)pwrite$mh.invokeExact(state, fd, rest, size - done, offset + done), true, state);
+                if (moved > 0)
                 {
-                    done += n;
+                    done += moved;
                 }
-                else
+                else if (moved != RETRY)
                 {
-                    final int errno = n == 0 ? EIO : errno(state);
-                    if (errno != EINTR)
-                    {
-                        return -errno;
-                    }
+                    return moved;
                 }
             }
             return done;
