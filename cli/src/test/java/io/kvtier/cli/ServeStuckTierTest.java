@@ -48,6 +48,8 @@ class ServeStuckTierTest
                 return new StorageTier()
                 {
                     public String name() { return config.tierName(); }
+                    // Shared, as a store other engines write: lookups ask it about keys the index does not know.
+                    public java.util.Set<TierCapability> capabilities() { return java.util.EnumSet.of(TierCapability.SHARED); }
                     public void exists(final TierBatch b) { forever(marker); }
                     public void read(final TierBatch b) { forever(marker); }
                     public void write(final TierBatch b) { forever(marker); }
