@@ -202,17 +202,32 @@ final class SlabFileStore implements FileStore
         }
     }
 
-    /** A pread of {@code length} bytes into {@code buffer} from {@code from}, with O_DIRECT where it applies, buffered again when the filesystem refuses it. */
     private long pread(final int slot, final MemorySegment buffer, final long from, final long length, final long offset)
     {
+        return transfer(false, slot, buffer, from, length, offset);
+    }
+
+    /**
+     * A pread or pwrite of {@code length} bytes from {@code from} in {@code buffer}, with O_DIRECT where it applies,
+     * buffered again when the filesystem refuses it.
+     *
+     * @return bytes moved, or {@code -errno}
+     */
+    private long transfer(final boolean write, final int slot, final MemorySegment buffer, final long from, final long length, final long offset)
+    {
         final boolean useDirect = appliesTo(buffer.address() + from, length, offset);
-        long read = libc.preadFully(slab.fd(slot, useDirect), buffer, from, length, offset);
-        if (useDirect && read == -LibC.EINVAL)
+        long moved = move(write, slab.fd(slot, useDirect), buffer, from, length, offset);
+        if (useDirect && moved == -LibC.EINVAL)
         {
-            direct.refused("a read of " + slab.extentOf(slot));
-            read = libc.preadFully(slab.fd(slot, false), buffer, from, length, offset);
+            direct.refused((write ? "a write to " : "a read of ") + slab.extentOf(slot));
+            moved = move(write, slab.fd(slot, false), buffer, from, length, offset);
         }
-        return read;
+        return moved;
+    }
+
+    private long move(final boolean write, final int fd, final MemorySegment buffer, final long from, final long length, final long offset)
+    {
+        return write ? libc.pwriteFully(fd, buffer, from, length, offset) : libc.preadFully(fd, buffer, from, length, offset);
     }
 
     /**
@@ -598,14 +613,7 @@ final class SlabFileStore implements FileStore
 
     private long write(final int slot, final MemorySegment source, final long from, final long length, final long offset)
     {
-        final boolean useDirect = appliesTo(source.address() + from, length, offset);
-        long written = libc.pwriteFully(slab.fd(slot, useDirect), source, from, length, offset);
-        if (useDirect && written == -LibC.EINVAL)
-        {
-            direct.refused("a write to " + slab.extentOf(slot));
-            written = libc.pwriteFully(slab.fd(slot, false), source, from, length, offset);
-        }
-        return written;
+        return transfer(true, slot, source, from, length, offset);
     }
 
     @Override
