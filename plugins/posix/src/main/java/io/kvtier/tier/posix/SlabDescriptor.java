@@ -473,7 +473,10 @@ final class SlabDescriptor
         return header.get(U32, FRAME_FORM_OFFSET);
     }
 
-    /** CRC32C of a header's first {@code length} bytes, through a heap copy so that nothing allocates. */
+    /**
+     * CRC32C of a header's first {@code length} bytes (a multiple of 4), fed a byte at a time: {@link CRC32C} takes
+     * only arrays and buffers, and a buffer view of native memory allocates.
+     */
     private static int crcOf(final MemorySegment block, final long length, final CRC32C crc)
     {
         crc.reset();

@@ -807,7 +807,7 @@ class PosixTierSlabTest
     @Test
     void shouldDeleteExtentsOfAnEarlierSlabFormatAtStartAndWriteFormatThree() throws IOException
     {
-        final Path dir = tmp.resolve("format-one");
+        final Path dir = tmp.resolve("earlier-format");
         final PosixTier tier = open(dir);
         final PageArena arena = arena(8);
         final List<PageKey> keys = keys(2);

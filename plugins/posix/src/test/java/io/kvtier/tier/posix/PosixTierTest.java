@@ -875,6 +875,8 @@ class PosixTierTest
         final List<MemorySegment> sources = arena.slices(count, size);
         for (int i = 0; frames && i < count; i++)
         {
+            // An arena's slices start as noise: a trailer's first bytes, then zeros, as an engine frame's last block is.
+            sources.get(i).asSlice(4096).fill((byte)0);
             sources.get(i).set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 4096, 0x314547415054564BL + i);
         }
         final List<MemorySegment> destinations = arena.slices(count, size);
@@ -914,6 +916,12 @@ class PosixTierTest
         assertThat(best)
             .as("bytes the I/O thread allocated per key in its best window (%d bytes over %d keys)", bestBytes, keysPerWindow)
             .isLessThan(1.0);
+        if (frames)
+        {
+            // The case is about the trimmed path: its frames must have taken it, not the spilled one.
+            final Slab slab = tier.slab();
+            assertThat(slab.form(slab.slotOf(keys.get(0).high(), keys.get(0).low()))).isEqualTo(SlabDescriptor.FORM_TRIMMED);
+        }
     }
 
     @Test
