@@ -121,6 +121,9 @@ public final class UnixSockets
     private final MethodHandle poll$mh;
     private final MethodHandle close$mh;
 
+    /** Polls made at start so that the JIT compiles the call (see {@link #warmUpPoll}). */
+    private static final int WARM_UP_CALLS = 20_000;
+
     /** Per thread: the captured errno, a message header, one iovec, the control buffer, a sockaddr or a ucred. */
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
 
@@ -181,6 +184,7 @@ public final class UnixSockets
         {
             final UnixSockets sockets = new UnixSockets(Linker.nativeLinker().defaultLookup(), abi.get().soPeercred());
             NativeAccess.logChoice("UnixSockets", "FFM downcalls into the process's libc");
+            sockets.warmUpPoll();
             return Optional.of(sockets);
         }
         catch (final UnsupportedOperationException | IllegalCallerException | IllegalArgumentException ex)
@@ -188,6 +192,26 @@ public final class UnixSockets
             NativeAccess.logFallback("UnixSockets", String.valueOf(ex.getMessage()));
             return Optional.empty();
         }
+    }
+
+    /**
+     * Polls that return at once (one entry whose descriptor is negative, which poll(2) skips), made on a daemon thread
+     * at start. A downcall that captures errno allocates a slice of the capture segment each call until the JIT has
+     * compiled it, and an engine polls its listening socket only once a millisecond, too seldom for the JIT to compile
+     * the call soon on its own: warmed up, the engine thread's steady state allocates nothing (IpcAllocationTest), as
+     * {@code Futex} does for its waits.
+     */
+    private void warmUpPoll()
+    {
+        Thread.ofPlatform().daemon(true).name("kvtier-poll-warmup").start(() ->
+        {
+            final MemorySegment pollfd = Arena.ofAuto().allocate(POLLFD_LAYOUT);
+            pollfd.set(JAVA_INT, POLLFD_FD_OFFSET, -1);
+            for (int i = 0; i < WARM_UP_CALLS; i++)
+            {
+                poll(pollfd, 1, 0);
+            }
+        });
     }
 
     /** @return the front, or empty (reason logged) when it cannot be reached */
