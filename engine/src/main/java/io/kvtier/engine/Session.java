@@ -735,6 +735,12 @@ public final class Session implements AutoCloseable, ClientPort
     }
 
     @Override
+    public boolean wantsEngineTimes()
+    {
+        return true;
+    }
+
+    @Override
     public void engineTimes(final long takenNanos, final long answeredNanos)
     {
         engineAnsweredNanos = answeredNanos;

@@ -4,6 +4,7 @@ import io.kvtier.client.pool.PageStateWord;
 import io.kvtier.client.protocol.ErrorCode;
 import io.kvtier.client.protocol.PageEntryStatus;
 import io.kvtier.engine.config.EngineConfig;
+import io.kvtier.engine.config.EngineSettings;
 import io.kvtier.engine.status.EngineCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -351,6 +352,27 @@ class EnginePolicyTest
             assertThat(engine.snapshot().get(EngineCounter.PAGES_QUARANTINED)).isEqualTo(1);
             clock.advance(java.time.Duration.ofMillis(1));
             awaitTrue(() -> engine.snapshot().get(EngineCounter.PAGES_QUARANTINED) == 0, "quarantine ends");
+        }
+    }
+
+    @Test
+    void shouldStillTickWhenTheEngineThreadOnlySpinsAndSoReadsTheClockOnlyNowAndThen() throws Exception
+    {
+        // The engine thread reads the clock after an idle spin only every few cycles: a reservation must still expire.
+        final Map<String, String> settings = EngineFixture.settings(null, 16);
+        settings.put(EngineConfig.LEASE_RESERVATION_TIMEOUT, "100ms");
+        settings.put(EngineSettings.ENGINE_IDLE_STRATEGY.key(), "spin");
+        settings.put(EngineSettings.PIPELINE_TICK.key(), "1ms");
+        final ManualClock clock = new ManualClock();
+        try (Engine engine = EngineFixture.start(settings, clock);
+             Session slow = engine.openSession())
+        {
+            keys(slow, 50, 1);
+            assertThat(slow.reserve(0, 1)).isEqualTo(1);
+            EngineFixture.fill(slow, 0);
+            clock.advance(java.time.Duration.ofMillis(100));
+            awaitTrue(() -> engine.snapshot().get(EngineCounter.RESERVATIONS_EXPIRED) == 1, "reservation expiry on a spinning engine");
+            assertThat(slow.commit(0, 1)).isZero();
         }
     }
 

@@ -73,6 +73,7 @@ final class Acquires
     {
         final PageKeyChain keys = r.keys;
         final int end = r.from + r.count;
+        final long now = clock.nanoTime(); // once a walk: its pins are microseconds apart, and a read costs tens of nanoseconds
         for (; r.cursor < end; r.cursor++)
         {
             final int i = r.cursor;
@@ -87,7 +88,7 @@ final class Acquires
             final int serving = residency.servingPage(slot, high, low);
             if (serving != NONE)
             {
-                if (!pin(r, i, serving, PageEntryStatus.PINNED))
+                if (!pin(r, i, serving, PageEntryStatus.PINNED, now))
                 {
                     break;
                 }
@@ -136,6 +137,11 @@ final class Acquires
      */
     boolean pin(final ClientRecord r, final int key, final int page, final int as)
     {
+        return pin(r, key, page, as, clock.nanoTime());
+    }
+
+    private boolean pin(final ClientRecord r, final int key, final int page, final int as, final long now)
+    {
         if (!residency.visibleTo(r, page))
         {
             counters.increment(EngineCounter.NAMESPACE_MISSES);
@@ -162,7 +168,7 @@ final class Acquires
         r.hold(key);
         // The chain parent is the page pinned for the key before, when this request pinned it.
         space.touch(page, key > r.from && PageEntryStatus.isPinned(r.status[key - 1]) ? r.pageIds[key - 1] : residency.chainParent(r.keys, key));
-        pool.metadata().lastAccessPlain(page, clock.nanoTime());
+        pool.metadata().lastAccessPlain(page, now);
         final int hits = pool.metadata().hitCountPlain(page) + 1;
         pool.metadata().hitCountPlain(page, hits);
         if (writePolicy == WritePolicy.WRITE_THROUGH_SELECTIVE && hits >= writeHitThreshold)

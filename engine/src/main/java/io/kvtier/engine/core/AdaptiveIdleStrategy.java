@@ -44,6 +44,8 @@ final class AdaptiveIdleStrategy implements IdleStrategy
     private int idleCount;
     private long idleStartNanos;
     private boolean slept;
+    /** Whether the last idle step was a spin. */
+    private boolean spun;
     private long budgetNanos = INITIAL_BUDGET_NANOS;
 
     /**
@@ -72,6 +74,7 @@ final class AdaptiveIdleStrategy implements IdleStrategy
         {
             idleCount = count + 1;
         }
+        spun = true;
         if (count == 0)
         {
             idleStartNanos = clock.getAsLong();
@@ -87,6 +90,7 @@ final class AdaptiveIdleStrategy implements IdleStrategy
         final long idleNanos = clock.getAsLong() - idleStartNanos;
         if (idleNanos >= budgetNanos)
         {
+            spun = false;
             slept = true;
             final long start = clock.getAsLong();
             sleeper.sleep(maxSleepNanos, workAfterAnnouncing);
@@ -94,6 +98,7 @@ final class AdaptiveIdleStrategy implements IdleStrategy
         }
         else if (idleNanos >= YIELD_PATIENCE_NANOS && sleeper.answerUnread())
         {
+            spun = false;
             counts.yielded();
             Thread.yield();
         }
@@ -119,6 +124,12 @@ final class AdaptiveIdleStrategy implements IdleStrategy
             }
         }
         idleCount = 0;
+    }
+
+    @Override
+    public boolean lastStepSpun()
+    {
+        return spun;
     }
 
     /** @return how long it spins now before it sleeps */

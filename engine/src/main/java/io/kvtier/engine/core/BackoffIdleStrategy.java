@@ -11,6 +11,7 @@ import java.util.function.BooleanSupplier;
 final class BackoffIdleStrategy implements IdleStrategy
 {
     private final int maxSpins;
+    private boolean spun;
     private final int maxYields;
     private final long maxSleepNanos;
     private final Sleeper sleeper;
@@ -54,6 +55,7 @@ final class BackoffIdleStrategy implements IdleStrategy
     public void idle()
     {
         final int count = idleCount;
+        spun = count < maxSpins;
         if (count < maxSpins)
         {
             idleCount = count + 1;
@@ -77,6 +79,12 @@ final class BackoffIdleStrategy implements IdleStrategy
     public void reset()
     {
         idleCount = 0;
+    }
+
+    @Override
+    public boolean lastStepSpun()
+    {
+        return spun;
     }
 
     @Override

@@ -15,6 +15,12 @@ final class BusySpinIdleStrategy implements IdleStrategy
     }
 
     @Override
+    public boolean lastStepSpun()
+    {
+        return true;
+    }
+
+    @Override
     public String alias()
     {
         return "spin";

@@ -61,6 +61,15 @@ public interface ClientPort
     void complete(ErrorCode status, int resultCount, int l2Pages, int l3Pages, int fromPool, int fromL3);
 
     /**
+     * @return whether this port reads {@link #engineTimes} once its answer is complete, so that they must be given
+     *         before it; a port that does not is answered first and its latency timed after
+     */
+    default boolean wantsEngineTimes()
+    {
+        return false;
+    }
+
+    /**
      * When the engine thread took the request in flight and when it answered it ({@link System#nanoTime()}), told just
      * before {@link #complete}: a port in the engine's process (a {@code Session}) sets them beside its own publish and
      * wake-up, to split a round trip into its legs; one over IPC has nothing to do with them.

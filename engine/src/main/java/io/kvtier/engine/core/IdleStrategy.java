@@ -30,6 +30,15 @@ public interface IdleStrategy
     /** Work was found: the next idle starts from the first step. */
     void reset();
 
+    /**
+     * @return whether the last idle step was a spin, a few nanoseconds: the agent may then leave the clock alone for a
+     *         few cycles, where after a yield or a sleep, which may have lasted a time slice or a bounded sleep, it may not
+     */
+    default boolean lastStepSpun()
+    {
+        return false;
+    }
+
     /** @return the name in settings */
     String alias();
 }

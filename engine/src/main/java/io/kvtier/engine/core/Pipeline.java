@@ -61,8 +61,10 @@ public final class Pipeline
         this.ring = RingBuffer.createMultiProducer(EngineEvent::new, config.ringSize(), new RingSignal(bell));
         this.conductor = new EngineConductor(config, clock, pool, counters, tiers, maxClients, threads, ring);
         conductor.startThreads();
-        this.runner = new AgentRunner(conductor, idleStrategy(config.get(EngineSettings.ENGINE_IDLE_STRATEGY), bell, conductor::hasWork,
-            IdleCounts.of(counters)), bell, "kvtier-pipeline");
+        final IdleStrategy idling = idleStrategy(config.get(EngineSettings.ENGINE_IDLE_STRATEGY), bell, conductor::hasWork,
+            IdleCounts.of(counters));
+        conductor.idling(idling);
+        this.runner = new AgentRunner(conductor, idling, bell, "kvtier-pipeline");
         runner.start();
     }
 

@@ -174,6 +174,7 @@ final class Reservations implements TimedPart
     {
         final int end = r.from + r.count;
         int committed = 0;
+        final long now = clock.nanoTime(); // once a commit, not once a page: a read costs tens of nanoseconds
         for (int i = r.from; i < end; i++)
         {
             if (r.status[i] != PageEntryStatus.RESERVED)
@@ -206,7 +207,7 @@ final class Reservations implements TimedPart
                 throw new IllegalStateException("page " + page + " changed while its writer held it");
             }
             space.touch(page, residency.chainParent(r.keys, i));
-            pool.metadata().lastAccessPlain(page, clock.nanoTime());
+            pool.metadata().lastAccessPlain(page, now);
             residency.index().events().stored(pool.metadata().keyHighPlain(page), pool.metadata().keyLowPlain(page),
                 pool.metadata().namespaceTagPlain(page), PageEvents.POOL);
             r.status[i] = (byte)PageEntryStatus.COMMITTED;

@@ -187,4 +187,27 @@ class AdaptiveIdleStrategyTest
         assertThat(tally.yields).as("an answer unread past the patience").isPositive();
         assertThat(tally.sleeps).isZero();
     }
+    @Test
+    void shouldSayWhetherItsLastIdleStepWasASpinSoThatTheEngineMayLeaveTheClockAlone()
+    {
+        final FakeClock clock = new FakeClock();
+        final ClockSleeper sleeper = new ClockSleeper(clock, 1_000_000);
+        final Tally tally = new Tally();
+        final AdaptiveIdleStrategy idle = new AdaptiveIdleStrategy(1_000_000, sleeper, () -> false, tally, clock::read);
+        assertThat(idle.lastStepSpun()).as("before any idle step").isFalse();
+        idle.idle(0);
+        assertThat(idle.lastStepSpun()).as("the first idle after work spins").isTrue();
+        idleFor(idle, clock, tally, 10 * idle.budgetNanos());
+        assertThat(tally.sleeps).isEqualTo(1);
+        assertThat(idle.lastStepSpun()).as("a sleep, which may have lasted the longest sleep").isFalse();
+        idle.idle(1);
+        idle.idle(0);
+        assertThat(idle.lastStepSpun()).as("work came: it spins again").isTrue();
+        sleeper.unread = true;
+        while (tally.yields == 0)
+        {
+            idle.idle(0);
+        }
+        assertThat(idle.lastStepSpun()).as("a yield, which may have given away a time slice").isFalse();
+    }
 }

@@ -77,6 +77,29 @@ class IdleStrategiesTest
     }
 
     @Test
+    void shouldSayWhetherItsLastIdleStepWasASpin()
+    {
+        final CountingSleeper sleeper = new CountingSleeper();
+        final IdleStrategy idle = new BackoffIdleStrategy(2, 1, 1_000_000, sleeper, () -> false);
+        final java.util.List<Boolean> spun = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++)
+        {
+            idle.idle(0);
+            spun.add(idle.lastStepSpun());
+        }
+        assertThat(spun).as("two spins, a yield, a sleep").containsExactly(true, true, false, false);
+        idle.idle(3);
+        idle.idle(0);
+        assertThat(idle.lastStepSpun()).as("work starts it over from spinning").isTrue();
+        final CountingSleeper other = new CountingSleeper();
+        assertThat(Pipeline.idleStrategy(IdleStrategyKind.SPIN, other, () -> false).lastStepSpun()).as("spin").isTrue();
+        assertThat(Pipeline.idleStrategy(IdleStrategyKind.YIELD, other, () -> false).lastStepSpun()).as("yield").isFalse();
+        final IdleStrategy sleep = Pipeline.idleStrategy(IdleStrategyKind.SLEEP, other, () -> false);
+        sleep.idle(0);
+        assertThat(sleep.lastStepSpun()).as("sleep").isFalse();
+    }
+
+    @Test
     void shouldSkipTheSleepWhenWorkCameInAfterItWasAnnounced()
     {
         final CountingSleeper sleeper = new CountingSleeper();
