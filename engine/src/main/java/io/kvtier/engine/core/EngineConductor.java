@@ -93,6 +93,10 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     private IdleStrategy idling;
     /** Cycles since the clock was last read, each after an idle spin. */
     private int spinsSinceClock;
+    /** {@link System#nanoTime()} as this cycle read it, or an earlier one at most {@link #CLOCK_EVERY_SPINS} idle spins ago. */
+    private long cycleNanos = System.nanoTime();
+    /** What the last cycle did: after work the clock is read again. */
+    private int lastWork;
     private int handled;
     private volatile Agent duty;
     private volatile Thread engineThread;
@@ -326,6 +330,15 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     @Override
     public int doWork()
     {
+        // Reading the clock costs as much as the rest of an empty cycle (50 ns in a VM). After an idle spin it is read
+        // only every CLOCK_EVERY_SPINS cycles, so the cycle's time is then at most that many spins old, a few
+        // microseconds; after work, a yield or a sleep, which may have lasted a time slice or a bounded sleep, always.
+        final boolean clockRead = lastWork != 0 || idling == null || !idling.lastStepSpun() || ++spinsSinceClock >= CLOCK_EVERY_SPINS;
+        if (clockRead)
+        {
+            spinsSinceClock = 0;
+            cycleNanos = System.nanoTime();
+        }
         handled = 0;
         try
         {
@@ -350,18 +363,11 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
             }
         }
         // The period runs on real time, the deadlines on the engine clock: a test that holds the engine clock
-        // still and moves it by hand still has every part look at the time it set, every tick. Reading the clock
-        // costs as much as the rest of an empty cycle (50 ns in a VM), so after an idle spin it is read only every
-        // CLOCK_EVERY_SPINS cycles: a tick is then late by at most that many spins, a few microseconds.
-        if (work != 0 || idling == null || !idling.lastStepSpun() || ++spinsSinceClock >= CLOCK_EVERY_SPINS)
+        // still and moves it by hand still has every part look at the time it set, every tick.
+        if (clockRead && cycleNanos - nextTimerNanos >= 0)
         {
-            spinsSinceClock = 0;
-            final long real = System.nanoTime();
-            if (real - nextTimerNanos >= 0)
-            {
-                nextTimerNanos = real + tickNanos;
-                onTick(clock.nanoTime());
-            }
+            nextTimerNanos = cycleNanos + tickNanos;
+            onTick(clock.nanoTime());
         }
         io.flush();
         if (work == 0)
@@ -374,7 +380,20 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
                 work = space.cleanAhead(CLEAN_AHEAD_IDLE_BUDGET);
             }
         }
+        lastWork = work;
         return work;
+    }
+
+    /**
+     * The engine thread's time for its duty's periods, read for it: {@link System#nanoTime()} as this cycle or an
+     * earlier one read it, at most {@link #CLOCK_EVERY_SPINS} idle spins ago, so never more than a few microseconds old
+     * when the duty runs. The engine thread only.
+     *
+     * @return nanoseconds
+     */
+    long cycleNanos()
+    {
+        return cycleNanos;
     }
 
     /** @return whether the ring holds events not yet polled: looked at once the engine thread announced its sleep */

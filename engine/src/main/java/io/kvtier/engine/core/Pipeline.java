@@ -154,6 +154,17 @@ public final class Pipeline
     }
 
     /**
+     * For a duty on the engine thread: the system clock's time as the thread's cycle read it, a few microseconds old at
+     * most, so that a duty's periods cost no clock read of their own on every cycle.
+     *
+     * @return nanoseconds, comparable with {@link System#nanoTime()}
+     */
+    public long cycleNanos()
+    {
+        return conductor.cycleNanos();
+    }
+
+    /**
      * Handles a client's request at once, on the engine thread, as if it had come through the ring: the
      * way a duty {@linkplain #attach attached} to the engine thread hands over the requests it reads.
      *

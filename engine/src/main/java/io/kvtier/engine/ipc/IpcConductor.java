@@ -167,7 +167,7 @@ final class IpcConductor implements Agent, IpcSocketPoller.Drops
     @Override
     public int doWork()
     {
-        now = System.nanoTime();
+        now = pipeline.cycleNanos();
         if (!running)
         {
             return stopping();
