@@ -9,10 +9,12 @@ import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TierUsage;
+import io.kvtier.spi.TrailerBlock;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -739,6 +741,55 @@ public abstract class AbstractStorageTierContractTest
         assertAll(await(submit(sized, TierOperation.READ, wrongSize)), TierStatus.CORRUPT);
         arena.assertGuardsIntact();
         assertAll(remove(sized, "remove frames of " + size + " bytes", keys), TierStatus.OK);
+    }
+
+    /**
+     * The engine's own objects come back byte for byte, zeros included: a page frame whose last 4 KiB block holds a
+     * trailer's {@value TrailerBlock#TRAILER_BYTES} bytes and zeros, which a tier may store compactly
+     * ({@link TrailerBlock}), read into slices full of noise; beside them objects of the same shape but for one
+     * byte, which must be stored whole (a byte past the trailer, the block's last byte, the payload's last byte
+     * zeroed in a block of zeros). A tier that keeps the trailer alone and forgets to give the zeros back fails here.
+     */
+    @Test
+    public void shouldRoundTripEngineFramesTheirTrailerBlocksZerosIncluded()
+    {
+        final long size = objectSize();
+        Assumptions.assumeTrue(size >= 2L * TrailerBlock.BYTES, "objects of " + size + " bytes have no payload before a trailer block");
+        final int count = 4;
+        final PageArena arena = newArena(2 * count, size);
+        final List<PageKey> keys = newKeys(count);
+        final List<MemorySegment> sources = arena.slices(count, size);
+        final byte[][] expected = new byte[count][];
+        final long blockStart = size - TrailerBlock.BYTES;
+        for (int i = 0; i < count; i++)
+        {
+            final MemorySegment source = sources.get(i);
+            PageBytes.fill(source, newSeed());
+            source.asSlice(blockStart + TrailerBlock.TRAILER_BYTES).fill((byte)0);
+            switch (i)
+            {
+                case 1 -> source.set(ValueLayout.JAVA_BYTE, blockStart + TrailerBlock.TRAILER_BYTES, (byte)1); // one byte past the trailer
+                case 2 -> source.set(ValueLayout.JAVA_BYTE, size - 1, (byte)0x80);                              // the block's last byte
+                case 3 -> source.asSlice(blockStart - TrailerBlock.BYTES, TrailerBlock.BYTES).fill((byte)0);    // a payload block of zeros
+                default -> { }                                                                                    // an engine frame
+            }
+            expected[i] = source.toArray(ValueLayout.JAVA_BYTE);
+        }
+        assertAll(await(submit(tier, TierOperation.WRITE, batch("write engine-shaped frames", keys, sources))), TierStatus.OK);
+        for (int i = 0; i < count; i++)
+        {
+            PageBytes.fill(sources.get(i), newSeed()); // the engine reuses a source page once its write completed
+        }
+        final RecordingTierBatch readBack = read(tier, "read engine-shaped frames into noise", keys, arena);
+        assertAll(readBack, TierStatus.OK);
+        final String[] shapes = {"an engine frame (trailer, then zeros)", "a byte past the trailer", "the last byte of the trailer block",
+            "an engine frame with a payload block of zeros"};
+        for (int i = 0; i < count; i++)
+        {
+            final long differs = MemorySegment.mismatch(readBack.slice(i), 0, size, MemorySegment.ofArray(expected[i]), 0, size);
+            assertThat(differs).as("%s read back: first byte that differs (-1: none)", shapes[i]).isEqualTo(-1L);
+        }
+        arena.assertGuardsIntact();
     }
 
     /**

@@ -5,6 +5,7 @@ import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tck.ContractTierContext;
 import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
@@ -13,6 +14,7 @@ import io.kvtier.tier.mooncake.bindings.store_c_h;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -112,6 +114,66 @@ class MooncakeTierBehaviourTest
         PageBytes.assertContent(back.slice(0), second, "the key after the tier rewrote it");
         assertThat(tier.stats().replacedBeforeWrite).hasValue(1);
         assertThat(tier.usage().objects()).as("objects after a replacement").isEqualTo(1);
+    }
+
+    @Test
+    void shouldStoreAnEngineFrameWithoutTheZerosOfItsTrailerBlockAndGiveThemBack()
+    {
+        final MooncakeTier tier = open(Map.of());
+        final MooncakeStore raw = rawClient();
+        final long blockStart = OBJECT_SIZE - TrailerBlock.BYTES;
+        final long compact = OBJECT_SIZE - TrailerBlock.BYTES + TrailerBlock.TRAILER_BYTES;
+
+        // An engine frame: its payload, then a trailer and zeros. The store holds the payload and the trailer alone.
+        final PageKey frameKey = newKey();
+        final MemorySegment frame = arena.slice(OBJECT_SIZE);
+        PageBytes.fill(frame, random.nextLong());
+        frame.asSlice(blockStart + TrailerBlock.TRAILER_BYTES).fill((byte)0);
+        final byte[] frameBytes = frame.toArray(ValueLayout.JAVA_BYTE);
+        final RecordingTierBatch written = new RecordingTierBatch("write", List.of(frameKey), List.of(frame));
+        tier.write(written);
+        assertThat(written.awaitCompletion(DEADLINE).status(0)).isEqualTo(TierStatus.OK);
+        try (Arena scratch = Arena.ofConfined())
+        {
+            assertThat(store_c_h.mooncake_store_get_size(raw.handle(), scratch.allocateFrom(frameKey.toHex())))
+                .as("bytes the store holds for a frame of %d bytes (its payload is %d)", OBJECT_SIZE, blockStart).isEqualTo(compact);
+        }
+        final RecordingTierBatch back = readIntoNoise(tier, frameKey);
+        assertThat(back.status(0)).isEqualTo(TierStatus.OK);
+        assertThat(MemorySegment.mismatch(back.slice(0), 0, OBJECT_SIZE, MemorySegment.ofArray(frameBytes), 0, OBJECT_SIZE))
+            .as("the frame read into noise, zeros given back (first byte that differs)").isEqualTo(-1L);
+
+        // A frame stored whole, as an engine before compact objects wrote it, still reads.
+        final PageKey oldKey = newKey();
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment old = arena.slice(OBJECT_SIZE);
+            MemorySegment.copy(MemorySegment.ofArray(frameBytes), 0, old, 0, OBJECT_SIZE);
+            assertThat(store_c_h.mooncake_store_put(raw.handle(), scratch.allocateFrom(oldKey.toHex()), old, OBJECT_SIZE, MemorySegment.NULL))
+                .isZero();
+        }
+        final RecordingTierBatch oldBack = readIntoNoise(tier, oldKey);
+        assertThat(oldBack.status(0)).isEqualTo(TierStatus.OK);
+        assertThat(MemorySegment.mismatch(oldBack.slice(0), 0, OBJECT_SIZE, MemorySegment.ofArray(frameBytes), 0, OBJECT_SIZE))
+            .as("a frame stored whole, read back").isEqualTo(-1L);
+
+        // An object of any other size is never served: one byte more than a compact frame is CORRUPT.
+        final PageKey oddKey = newKey();
+        try (Arena scratch = Arena.ofConfined())
+        {
+            assertThat(store_c_h.mooncake_store_put(raw.handle(), scratch.allocateFrom(oddKey.toHex()), arena.slice(OBJECT_SIZE), compact + 1,
+                MemorySegment.NULL)).isZero();
+        }
+        assertThat(read(tier, oddKey).status(0)).as("an object one byte longer than a compact frame").isEqualTo(TierStatus.CORRUPT);
+
+        // Noise in the trailer block past the trailer: stored whole.
+        final PageKey noiseKey = newKey();
+        assertThat(write(tier, noiseKey, random.nextLong())).isEqualTo(TierStatus.OK);
+        try (Arena scratch = Arena.ofConfined())
+        {
+            assertThat(store_c_h.mooncake_store_get_size(raw.handle(), scratch.allocateFrom(noiseKey.toHex())))
+                .as("an object whose last block is not a trailer and zeros").isEqualTo(OBJECT_SIZE);
+        }
     }
 
     @Test
@@ -394,6 +456,15 @@ class MooncakeTierBehaviourTest
     private RecordingTierBatch read(final StorageTier tier, final PageKey key)
     {
         final RecordingTierBatch batch = new RecordingTierBatch("read", List.of(key), List.of(arena.slice(OBJECT_SIZE)));
+        tier.read(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private RecordingTierBatch readIntoNoise(final StorageTier tier, final PageKey key)
+    {
+        final MemorySegment destination = arena.slice(OBJECT_SIZE);
+        PageBytes.fill(destination, random.nextLong());
+        final RecordingTierBatch batch = new RecordingTierBatch("read", List.of(key), List.of(destination));
         tier.read(batch);
         return batch.awaitCompletion(DEADLINE);
     }

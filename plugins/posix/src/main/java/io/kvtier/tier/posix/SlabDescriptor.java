@@ -114,7 +114,7 @@ final class SlabDescriptor
     /** Bytes of a frame header's entry in an extent's header table. */
     static final int HEADER_ENTRY = 128;
     /** Bytes of an object's last block a trimmed frame's header keeps: an engine frame's whole trailer. */
-    static final int TAIL_BYTES = 72;
+    static final int TAIL_BYTES = io.kvtier.spi.TrailerBlock.TRAILER_BYTES;
     /** The object is in its slot as it is: it is no longer than the slot. */
     static final int FORM_WHOLE = 0;
     /** The object's last block is its header's tail and zeros; the slot holds the rest. */
@@ -412,9 +412,7 @@ final class SlabDescriptor
      */
     static boolean trimmable(final MemorySegment object, final long tailStart)
     {
-        final long zerosFrom = tailStart + TAIL_BYTES;
-        final long length = object.byteSize();
-        return zerosFrom >= length || MemorySegment.mismatch(object, zerosFrom, length, ZEROS, 0, length - zerosFrom) == -1;
+        return io.kvtier.spi.TrailerBlock.holdsOnlyATrailer(object, tailStart);
     }
 
     /**
@@ -428,7 +426,7 @@ final class SlabDescriptor
     {
         final long kept = Math.min(TAIL_BYTES, object.byteSize() - tailStart);
         MemorySegment.copy(entry, FRAME_TAIL_OFFSET, object, tailStart, kept);
-        MemorySegment.copy(ZEROS, 0, object, tailStart + kept, object.byteSize() - tailStart - kept);
+        io.kvtier.spi.TrailerBlock.restore(object, tailStart + kept);
     }
 
     /**
