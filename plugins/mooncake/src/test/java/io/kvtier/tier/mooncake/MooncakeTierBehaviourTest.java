@@ -133,15 +133,9 @@ class MooncakeTierBehaviourTest
         final RecordingTierBatch written = new RecordingTierBatch("write", List.of(frameKey), List.of(frame));
         tier.write(written);
         assertThat(written.awaitCompletion(DEADLINE).status(0)).isEqualTo(TierStatus.OK);
-        try (Arena scratch = Arena.ofConfined())
-        {
-            assertThat(store_c_h.mooncake_store_get_size(raw.handle(), scratch.allocateFrom(frameKey.toHex())))
-                .as("bytes the store holds for a frame of %d bytes (its payload is %d)", OBJECT_SIZE, blockStart).isEqualTo(compact);
-        }
-        final RecordingTierBatch back = readIntoNoise(tier, frameKey);
-        assertThat(back.status(0)).isEqualTo(TierStatus.OK);
-        assertThat(MemorySegment.mismatch(back.slice(0), 0, OBJECT_SIZE, MemorySegment.ofArray(frameBytes), 0, OBJECT_SIZE))
-            .as("the frame read into noise, zeros given back (first byte that differs)").isEqualTo(-1L);
+        assertThat(storedBytes(raw, frameKey)).as("bytes the store holds for a frame of %d bytes (its payload is %d)", OBJECT_SIZE, blockStart)
+            .isEqualTo(compact);
+        assertReadsBack(tier, frameKey, frameBytes, "the frame read into noise, zeros given back");
 
         // A frame stored whole, as an engine before compact objects wrote it, still reads.
         final PageKey oldKey = newKey();
@@ -152,10 +146,7 @@ class MooncakeTierBehaviourTest
             assertThat(store_c_h.mooncake_store_put(raw.handle(), scratch.allocateFrom(oldKey.toHex()), old, OBJECT_SIZE, MemorySegment.NULL))
                 .isZero();
         }
-        final RecordingTierBatch oldBack = readIntoNoise(tier, oldKey);
-        assertThat(oldBack.status(0)).isEqualTo(TierStatus.OK);
-        assertThat(MemorySegment.mismatch(oldBack.slice(0), 0, OBJECT_SIZE, MemorySegment.ofArray(frameBytes), 0, OBJECT_SIZE))
-            .as("a frame stored whole, read back").isEqualTo(-1L);
+        assertReadsBack(tier, oldKey, frameBytes, "a frame stored whole, read back");
 
         // An object of any other size is never served: one byte more than a compact frame is CORRUPT.
         final PageKey oddKey = newKey();
@@ -169,11 +160,7 @@ class MooncakeTierBehaviourTest
         // Noise in the trailer block past the trailer: stored whole.
         final PageKey noiseKey = newKey();
         assertThat(write(tier, noiseKey, random.nextLong())).isEqualTo(TierStatus.OK);
-        try (Arena scratch = Arena.ofConfined())
-        {
-            assertThat(store_c_h.mooncake_store_get_size(raw.handle(), scratch.allocateFrom(noiseKey.toHex())))
-                .as("an object whose last block is not a trailer and zeros").isEqualTo(OBJECT_SIZE);
-        }
+        assertThat(storedBytes(raw, noiseKey)).as("an object whose last block is not a trailer and zeros").isEqualTo(OBJECT_SIZE);
     }
 
     @Test
@@ -460,13 +447,25 @@ class MooncakeTierBehaviourTest
         return batch.awaitCompletion(DEADLINE);
     }
 
-    private RecordingTierBatch readIntoNoise(final StorageTier tier, final PageKey key)
+    /** Reads the key into a slice of noise and checks every byte of it. */
+    private void assertReadsBack(final StorageTier tier, final PageKey key, final byte[] expected, final String what)
     {
         final MemorySegment destination = arena.slice(OBJECT_SIZE);
         PageBytes.fill(destination, random.nextLong());
         final RecordingTierBatch batch = new RecordingTierBatch("read", List.of(key), List.of(destination));
         tier.read(batch);
-        return batch.awaitCompletion(DEADLINE);
+        assertThat(batch.awaitCompletion(DEADLINE).status(0)).as(what).isEqualTo(TierStatus.OK);
+        assertThat(MemorySegment.mismatch(destination, 0, OBJECT_SIZE, MemorySegment.ofArray(expected), 0, OBJECT_SIZE))
+            .as("%s: first byte that differs", what).isEqualTo(-1L);
+    }
+
+    /** @return the bytes the store holds for the key, as its own client reports them */
+    private static long storedBytes(final MooncakeStore raw, final PageKey key)
+    {
+        try (Arena scratch = Arena.ofConfined())
+        {
+            return store_c_h.mooncake_store_get_size(raw.handle(), scratch.allocateFrom(key.toHex()));
+        }
     }
 
     private static TierStatus exists(final StorageTier tier, final PageKey key)
