@@ -232,6 +232,16 @@ final class BrokenTierContracts
         }
     }
 
+    /** Engine frames read back without the zeros of their trailer block, as a compact tier that forgot them would. */
+    static final class ForgetsTrailerBlockZeros extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.FORGET_TRAILER_BLOCK_ZEROS};
+        }
+    }
+
     /** Objects in a plain HashMap that worker threads and callers change without a lock. */
     static final class UnsynchronisedMap extends BrokenContract
     {

@@ -84,7 +84,10 @@ class ContractKitSelfTest
             Arguments.of(BrokenTierContracts.CopiesWriteSourceLater.class, Set.of("shouldRoundTripRandomBytes"), "its write source was overwritten"),
             Arguments.of(BrokenTierContracts.NamesByUnpaddedHex.class, Set.of("shouldTellApartKeysWhoseWeakHashesCollide"), "whose hashes collide"),
             Arguments.of(BrokenTierContracts.LeaksADescriptorPerWrite.class, Set.of("shouldNotHoldAFileDescriptorPerObject"), "file descriptors"),
-            Arguments.of(BrokenTierContracts.WritesInPlaceUnderALock.class, Set.of("shouldKeepWholeObjectsWhenTheirWriterIsKilled"), "killed mid-write"));
+            Arguments.of(BrokenTierContracts.WritesInPlaceUnderALock.class, Set.of("shouldKeepWholeObjectsWhenTheirWriterIsKilled"), "killed mid-write"),
+            // A tier that stores engine frames compactly (TrailerBlock) must give their zeros back.
+            Arguments.of(BrokenTierContracts.ForgetsTrailerBlockZeros.class, Set.of("shouldRoundTripEngineFramesTheirTrailerBlocksZerosIncluded"),
+                "an engine frame (trailer, then zeros) read back: first byte that differs"));
     }
 
     @ParameterizedTest(name = "{0}")

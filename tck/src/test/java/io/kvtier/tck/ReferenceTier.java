@@ -124,7 +124,12 @@ final class ReferenceTier implements StorageTier
          * Writes truncate and rewrite the object's file in place, under a lock of the key's that its reads take
          * too: no reader in this process sees a partial object, but a writer killed mid-write leaves one behind.
          */
-        WRITE_IN_PLACE_UNDER_LOCK
+        WRITE_IN_PLACE_UNDER_LOCK,
+        /**
+         * An object whose last block is a trailer and zeros is read as a tier that stores such objects compactly would
+         * read it if it forgot to give the zeros back: the payload and the trailer, the rest of the slice left as it was.
+         */
+        FORGET_TRAILER_BLOCK_ZEROS
     }
 
     private static final int COPY_BUFFER = 128 * 1024;
@@ -469,6 +474,10 @@ final class ReferenceTier implements StorageTier
         if (faults.contains(Fault.COPY_AT_MOST_128_KIB))
         {
             length = Math.min(length, COPY_BUFFER);
+        }
+        if (faults.contains(Fault.FORGET_TRAILER_BLOCK_ZEROS))
+        {
+            length = (int)Math.min(length, io.kvtier.spi.TrailerBlock.storedLength(MemorySegment.ofArray(object)));
         }
         MemorySegment.copy(object, 0, destination, JAVA_BYTE, 0, length);
         if (faults.contains(Fault.WRITE_PAST_SLICE))
