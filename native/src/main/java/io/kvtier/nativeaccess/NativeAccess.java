@@ -39,6 +39,29 @@ public final class NativeAccess
         return Optional.empty();
     }
 
+    /** Calls a warm-up makes: enough for the JIT's last tier (measured on the futex call: allocation stops after about 6,000). */
+    public static final int WARM_UP_CALLS = 20_000;
+
+    /**
+     * Makes a harmless call {@link #WARM_UP_CALLS} times on a daemon thread. A downcall that captures errno allocates a
+     * slice of its capture segment each call until the JIT has compiled it, and a call a process makes only now and
+     * then (a futex wait between bursts, the engine's poll of its listening socket once a millisecond) is compiled late
+     * if ever: warmed up, the steady state's calls allocate nothing, whenever they come.
+     *
+     * @param name the thread's name
+     * @param call one call that neither waits nor changes anything
+     */
+    public static void warmUp(final String name, final Runnable call)
+    {
+        Thread.ofPlatform().daemon(true).name(name).start(() ->
+        {
+            for (int i = 0; i < WARM_UP_CALLS; i++)
+            {
+                call.run();
+            }
+        });
+    }
+
     /**
      * Creates a downcall handle, or throws if the symbol is missing.
      *

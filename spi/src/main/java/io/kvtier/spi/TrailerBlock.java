@@ -51,7 +51,24 @@ public final class TrailerBlock
     public static long storedLength(final MemorySegment object)
     {
         final long length = object.byteSize();
-        return length >= 2L * BYTES && holdsOnlyATrailer(object, length - BYTES) ? compactLength(length) : length;
+        return hasTrailerBlock(length) && holdsOnlyATrailer(object, length - BYTES) ? compactLength(length) : length;
+    }
+
+    /**
+     * @param stored       bytes a tier holds for an object
+     * @param objectLength the object's length
+     * @return whether those bytes are its compact form ({@link #storedLength} less than its length): the object less
+     *         the zeros of its trailer block, which a read gives back with {@link #restore}
+     */
+    public static boolean isCompact(final long stored, final long objectLength)
+    {
+        return hasTrailerBlock(objectLength) && stored == compactLength(objectLength);
+    }
+
+    /** @return whether an object of this length has a payload before a trailer block, so a compact form */
+    private static boolean hasTrailerBlock(final long objectLength)
+    {
+        return objectLength >= 2L * BYTES;
     }
 
     /**

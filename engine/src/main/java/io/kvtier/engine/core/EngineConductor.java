@@ -330,7 +330,7 @@ final class EngineConductor implements Agent, EventPoller.Handler<EngineEvent>, 
     @Override
     public int doWork()
     {
-        // Reading the clock costs as much as the rest of an empty cycle (50 ns in a VM). After an idle spin it is read
+        // Reading the clock costs as much as the rest of an empty cycle (30-40 ns here: ClockReadBenchmark). After an idle spin it is read
         // only every CLOCK_EVERY_SPINS cycles, so the cycle's time is then at most that many spins old, a few
         // microseconds; after work, a yield or a sleep, which may have lasted a time slice or a bounded sleep, always.
         final boolean clockRead = lastWork != 0 || idling == null || !idling.lastStepSpun() || ++spinsSinceClock >= CLOCK_EVERY_SPINS;

@@ -41,14 +41,14 @@ class ClientRecordTest
     {
         final TestPort port = new TestPort(4).keys(1, 4);
         final ClientRecord r = bound(port);
-        r.begin(MessageType.LOOKUP, 1, 2, 200);
+        r.begin(MessageType.LOOKUP, 1, 2, 200, System.nanoTime());
         final int first = r.opSeq;
         r.pending = 2;
         r.resultCount = 5;
         r.phase = ClientRecord.PHASE_PROBING;
         assertThat(r.awaits(first)).isTrue();
 
-        r.begin(MessageType.ACQUIRE, 0, 3, 300);
+        r.begin(MessageType.ACQUIRE, 0, 3, 300, System.nanoTime());
 
         assertThat(r.opSeq).isNotEqualTo(first);
         assertThat(r.awaits(first)).as("a waiter of the last request").isFalse();
@@ -63,7 +63,7 @@ class ClientRecordTest
 
         r.finish(0);
         assertThat(r.awaits(r.opSeq)).as("answered").isFalse();
-        r.begin(MessageType.ACQUIRE, 0, 3, 400);
+        r.begin(MessageType.ACQUIRE, 0, 3, 400, System.nanoTime());
         r.unbind();
         assertThat(r.awaits(r.opSeq)).as("closed").isFalse();
     }
@@ -78,7 +78,7 @@ class ClientRecordTest
         {
             port.statuses()[i] = (byte)before[i];
         }
-        r.begin(MessageType.RESERVE, 0, 5, 0);
+        r.begin(MessageType.RESERVE, 0, 5, 0, System.nanoTime());
 
         r.resetStatuses();
 
@@ -98,7 +98,7 @@ class ClientRecordTest
         final ClientRecord r = bound(port);
         port.statuses()[0] = (byte)PageEntryStatus.MISS;
         port.statuses()[2] = (byte)PageEntryStatus.MISS;
-        r.begin(MessageType.LOOKUP, 1, 1, 0);
+        r.begin(MessageType.LOOKUP, 1, 1, 0, System.nanoTime());
 
         r.resetStatuses();
 
@@ -122,7 +122,7 @@ class ClientRecordTest
     {
         final TestPort port = new TestPort(2);
         final ClientRecord r = bound(port);
-        r.begin(MessageType.ACQUIRE, 0, 2, 0);
+        r.begin(MessageType.ACQUIRE, 0, 2, 0, System.nanoTime());
         r.phase = ClientRecord.PHASE_SPACE_WAIT;
         r.l2Pages = 1;
         r.l3Pages = 2;
@@ -141,7 +141,7 @@ class ClientRecordTest
         assertThat(port.fromPool).isEqualTo(3);
         assertThat(port.fromL3).isEqualTo(4);
 
-        r.begin(MessageType.COMMIT, 0, 1, 0);
+        r.begin(MessageType.COMMIT, 0, 1, 0, System.nanoTime());
         r.complete(ErrorCode.INTERNAL_ERROR);
         assertThat(port.status).isEqualTo(ErrorCode.INTERNAL_ERROR);
         assertThat(port.resultCount).as("a new request's count starts at 0").isZero();

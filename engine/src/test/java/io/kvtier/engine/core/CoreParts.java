@@ -204,7 +204,7 @@ final class CoreParts implements PoolSpace.EvictionGate, PoolSpace.SpaceWaiterRe
     ClientRecord begin(final TestPort port, final int op, final int from, final int count)
     {
         final ClientRecord r = sessions.recordOf(port);
-        r.begin(op, from, count, now());
+        r.begin(op, from, count, now(), System.nanoTime());
         if (op == MessageType.RESERVE)
         {
             r.resetStatuses();

@@ -265,7 +265,7 @@ class LoadsTest
         final int page = load(1, 1);
         final ClientRecord r = waiter(port, page);
         r.finish(0);
-        r.begin(MessageType.LOOKUP, 0, 1, parts.now());
+        r.begin(MessageType.LOOKUP, 0, 1, parts.now(), System.nanoTime());
         r.status[0] = (byte)PageEntryStatus.WAITING;
         r.pending = 1;
 

@@ -132,7 +132,7 @@ class PoolSpaceTest
     private ClientRecord request()
     {
         final ClientRecord r = new ClientRecord(1);
-        r.begin(MessageType.RESERVE, 0, 1, clock.nanoTime());
+        r.begin(MessageType.RESERVE, 0, 1, clock.nanoTime(), System.nanoTime());
         return r;
     }
 
@@ -459,7 +459,7 @@ class PoolSpaceTest
         final int b = space.allocate();
         final ClientRecord left = request();
         final ClientRecord ended = new ClientRecord(2);
-        ended.begin(MessageType.ACQUIRE, 0, 1, clock.nanoTime());
+        ended.begin(MessageType.ACQUIRE, 0, 1, clock.nanoTime(), System.nanoTime());
         gate.pending = 1;
         assertThat(space.waitForSpace(left)).isTrue();
         assertThat(space.waitForSpace(ended)).isTrue();

@@ -45,8 +45,6 @@ public final class Futex
     private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
     private static final java.lang.invoke.VarHandle ERRNO$vh = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final StructLayout TIMESPEC = MemoryLayout.structLayout(JAVA_LONG.withName("tv_sec"), JAVA_LONG.withName("tv_nsec"));
-    /** Enough calls for the JIT's last tier (measured: allocation stops after about 6,000). */
-    private static final int WARM_UP_CALLS = 20_000;
     private static final Optional<Futex> INSTANCE = load();
 
     private final long sysFutex;
@@ -107,22 +105,17 @@ public final class Futex
     }
 
     /**
-     * Calls that never sleep and never wake anyone, made on a daemon thread at start. The downcall
-     * allocates about 40 bytes a call while the JVM interprets it and nothing once it is compiled, and
-     * a process's threads may sleep on a futex only now and then (a client between bursts, an engine
-     * whose clients are busy), too rarely for the JIT to compile the call on its own: warmed up, the
-     * waits and wakes of a steady state allocate nothing, whenever they come.
+     * Waits and wakes that never sleep and never wake anyone ({@link NativeAccess#warmUp}): a process's threads may
+     * sleep on a futex only now and then (a client between bursts, an engine whose clients are busy), too rarely for
+     * the JIT to compile the call on its own, and until then each call allocates about 40 bytes.
      */
     private void warmUp()
     {
-        Thread.ofPlatform().daemon(true).name("kvtier-futex-warmup").start(() ->
+        final MemorySegment word = Arena.ofAuto().allocate(JAVA_LONG);
+        NativeAccess.warmUp("kvtier-futex-warmup", () ->
         {
-            final MemorySegment word = Arena.ofAuto().allocate(JAVA_LONG);
-            for (int i = 0; i < WARM_UP_CALLS; i++)
-            {
-                waitShared(word, 1, 1);    // the word holds 0: EAGAIN at once
-                wakeShared(word, 1);       // nobody sleeps on it: 0 at once
-            }
+            waitShared(word, 1, 1);    // the word holds 0: EAGAIN at once
+            wakeShared(word, 1);       // nobody sleeps on it: 0 at once
         });
     }
 

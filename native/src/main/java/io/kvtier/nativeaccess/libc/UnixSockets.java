@@ -121,9 +121,6 @@ public final class UnixSockets
     private final MethodHandle poll$mh;
     private final MethodHandle close$mh;
 
-    /** Polls made at start so that the JIT compiles the call (see {@link #warmUpPoll}). */
-    private static final int WARM_UP_CALLS = 20_000;
-
     /** Per thread: the captured errno, a message header, one iovec, the control buffer, a sockaddr or a ucred. */
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
 
@@ -195,23 +192,15 @@ public final class UnixSockets
     }
 
     /**
-     * Polls that return at once (one entry whose descriptor is negative, which poll(2) skips), made on a daemon thread
-     * at start. A downcall that captures errno allocates a slice of the capture segment each call until the JIT has
-     * compiled it, and an engine polls its listening socket only once a millisecond, too seldom for the JIT to compile
-     * the call soon on its own: warmed up, the engine thread's steady state allocates nothing (IpcAllocationTest), as
-     * {@code Futex} does for its waits.
+     * Polls that return at once, one entry whose descriptor is negative, which poll(2) skips ({@link NativeAccess#warmUp}):
+     * an engine polls its listening socket only once a millisecond, too seldom for the JIT to compile the call soon,
+     * and until then each call allocated a slice of its errno capture (IpcAllocationTest).
      */
     private void warmUpPoll()
     {
-        Thread.ofPlatform().daemon(true).name("kvtier-poll-warmup").start(() ->
-        {
-            final MemorySegment pollfd = Arena.ofAuto().allocate(POLLFD_LAYOUT);
-            pollfd.set(JAVA_INT, POLLFD_FD_OFFSET, -1);
-            for (int i = 0; i < WARM_UP_CALLS; i++)
-            {
-                poll(pollfd, 1, 0);
-            }
-        });
+        final MemorySegment pollfd = Arena.ofAuto().allocate(POLLFD_LAYOUT);
+        pollfd.set(JAVA_INT, POLLFD_FD_OFFSET, -1);
+        NativeAccess.warmUp("kvtier-poll-warmup", () -> poll(pollfd, 1, 0));
     }
 
     /** @return the front, or empty (reason logged) when it cannot be reached */

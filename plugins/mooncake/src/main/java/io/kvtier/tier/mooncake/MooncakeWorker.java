@@ -269,11 +269,11 @@ final class MooncakeWorker implements TierWorkers.Handler
             }
             final long got = results.getAtIndex(ValueLayout.JAVA_LONG, slot);
             final long expected = sizes.getAtIndex(ValueLayout.JAVA_LONG, slot);
-            if (got != expected && isCompact(got, expected))
+            if (got != expected && TrailerBlock.isCompact(got, expected))
             {
                 TrailerBlock.restore(batch.segment(index), got); // the trailer block's zeros, which the put left out
             }
-            if (got == expected || isCompact(got, expected))
+            if (got == expected || TrailerBlock.isCompact(got, expected))
             {
                 if (outlivedLease)
                 {
@@ -328,20 +328,10 @@ final class MooncakeWorker implements TierWorkers.Handler
         return false;
     }
 
-    /**
-     * @param stored       bytes an object holds in the store
-     * @param objectLength the object's length
-     * @return whether it was stored compact: the object less the zeros of its trailer block
-     */
-    static boolean isCompact(final long stored, final long objectLength)
-    {
-        return objectLength >= 2L * TrailerBlock.BYTES && stored == TrailerBlock.compactLength(objectLength);
-    }
-
     /** @return the status a key of that stored size gets for a segment of {@code expected} bytes, or {@code same} when it fits it whole or compact */
     private TierStatus sizeStatus(final long size, final long expected, final TierStatus same)
     {
-        if (size == expected || isCompact(size, expected))
+        if (size == expected || TrailerBlock.isCompact(size, expected))
         {
             return same;
         }
