@@ -206,7 +206,7 @@ final class Slab
         {
             return -1; // the scan that follows lists it again, and says what is wrong
         }
-        final CRC32C crc = new CRC32C();
+        final HeaderCrc crc = new HeaderCrc();
         final java.nio.ByteBuffer block = java.nio.ByteBuffer.allocate((int)SlabDescriptor.HEADER_BLOCK);
         for (final Path file : found)
         {
@@ -283,6 +283,7 @@ final class Slab
     {
         lock();
         final CRC32C crc = new CRC32C();
+        final HeaderCrc headerCrc = new HeaderCrc();
         final MemorySegment header = arena.allocate(SlabDescriptor.HEADER_BLOCK, SlabDescriptor.HEADER_BLOCK);
         final List<Path> found = extentFiles(dir);
         MemorySegment table = null;
@@ -291,7 +292,7 @@ final class Slab
         for (final Path file : found)
         {
             final int number = SlabDescriptor.extentNumber(file.getFileName().toString());
-            final String why = openExisting(file, number, header, crc);
+            final String why = openExisting(file, number, header, headerCrc);
             if (why != null)
             {
                 logger.log(System.Logger.Level.WARNING, "posix tier " + name + ": deleting slab extent " + file + ": " + why);
@@ -311,7 +312,7 @@ final class Slab
             {
                 final int slot = number * slotsPerExtent + i;
                 final MemorySegment head = table.asSlice((long)i * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
-                if (SlabDescriptor.isFrame(head, crc) && fits(SlabDescriptor.frameForm(head), SlabDescriptor.frameLength(head)))
+                if (SlabDescriptor.isFrame(head, headerCrc) && fits(SlabDescriptor.frameForm(head), SlabDescriptor.frameLength(head)))
                 {
                     candidates.add(new long[] {SlabDescriptor.frameKeyHigh(head), SlabDescriptor.frameKeyLow(head),
                         SlabDescriptor.frameSequence(head), slot, SlabDescriptor.frameLength(head),
@@ -434,7 +435,7 @@ final class Slab
     }
 
     /** @return null when the extent was opened, else why it is deleted instead */
-    private String openExisting(final Path file, final int number, final MemorySegment header, final CRC32C crc)
+    private String openExisting(final Path file, final int number, final MemorySegment header, final HeaderCrc crc)
     {
         if (number >= maxExtents)
         {
@@ -681,7 +682,7 @@ final class Slab
         if (rc == 0)
         {
             extentHeader.fill((byte)0);
-            SlabDescriptor.putExtentHeader(extentHeader, new CRC32C(), slotBytes, objectBytes, slotsPerExtent, number);
+            SlabDescriptor.putExtentHeader(extentHeader, new HeaderCrc(), slotBytes, objectBytes, slotsPerExtent, number);
             final long written = libc.pwriteFully(fd, extentHeader, 0);
             rc = written == extentHeader.byteSize() ? (fsync ? libc.fdatasync(fd) : 0) : (int)Math.min(written, -LibC.EIO);
         }

@@ -3,7 +3,6 @@ package io.kvtier.tier.posix;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.util.zip.CRC32C;
 
 /**
  * Where things are in the slab layout's files ({@code layout = slab}): extent files of equal slots,
@@ -311,7 +310,7 @@ final class SlabDescriptor
      * @param slots       slots in the extent
      * @param number      the extent's number
      */
-    static void putExtentHeader(final MemorySegment block, final CRC32C crc, final long slotBytes, final long objectBytes, final int slots,
+    static void putExtentHeader(final MemorySegment block, final HeaderCrc crc, final long slotBytes, final long objectBytes, final int slots,
                                 final int number)
     {
         block.set(U64, EXTENT_MAGIC_OFFSET, EXTENT_MAGIC);
@@ -321,7 +320,7 @@ final class SlabDescriptor
         block.set(U64, EXTENT_OBJECT_BYTES_OFFSET, objectBytes);
         block.set(U32, EXTENT_SLOTS_OFFSET, slots);
         block.set(U32, EXTENT_NUMBER_OFFSET, number);
-        block.set(U32, EXTENT_CRC_OFFSET, crcOf(block, EXTENT_CRC_OFFSET, crc));
+        block.set(U32, EXTENT_CRC_OFFSET, crc.of(block, EXTENT_CRC_OFFSET));
     }
 
     /**
@@ -333,10 +332,10 @@ final class SlabDescriptor
      * @return how many slots the extent holds, or -1 with why in nothing: when the header is not whole, or
      *         describes another geometry or another extent
      */
-    static int extentSlots(final MemorySegment block, final CRC32C crc, final long slotBytes, final long objectBytes, final int number)
+    static int extentSlots(final MemorySegment block, final HeaderCrc crc, final long slotBytes, final long objectBytes, final int number)
     {
         if (block.get(U64, EXTENT_MAGIC_OFFSET) != EXTENT_MAGIC
-            || block.get(U32, EXTENT_CRC_OFFSET) != crcOf(block, EXTENT_CRC_OFFSET, crc)
+            || block.get(U32, EXTENT_CRC_OFFSET) != crc.of(block, EXTENT_CRC_OFFSET)
             || block.get(U32, EXTENT_VERSION_OFFSET) != VERSION
             || block.get(U32, EXTENT_HEADER_BLOCK_OFFSET) != HEADER_BLOCK
             || block.get(U64, EXTENT_SLOT_BYTES_OFFSET) != slotBytes
@@ -354,10 +353,10 @@ final class SlabDescriptor
      * @param crc   a checksum to reuse
      * @return whether they are a whole extent header of a format older than {@link #VERSION}
      */
-    static boolean isEarlierFormat(final MemorySegment block, final CRC32C crc)
+    static boolean isEarlierFormat(final MemorySegment block, final HeaderCrc crc)
     {
         return block.get(U64, EXTENT_MAGIC_OFFSET) == EXTENT_MAGIC
-            && block.get(U32, EXTENT_CRC_OFFSET) == crcOf(block, EXTENT_CRC_OFFSET, crc)
+            && block.get(U32, EXTENT_CRC_OFFSET) == crc.of(block, EXTENT_CRC_OFFSET)
             && extentVersion(block) < VERSION;
     }
 
@@ -384,7 +383,7 @@ final class SlabDescriptor
      * @param object    the object, whose last block's first bytes a trimmed frame keeps
      * @param tailStart where that block starts in {@code object}
      */
-    static void putFrameHeader(final MemorySegment entry, final CRC32C crc, final int length, final long keyHigh, final long keyLow,
+    static void putFrameHeader(final MemorySegment entry, final HeaderCrc crc, final int length, final long keyHigh, final long keyLow,
                                final long sequence, final int storedCrc, final int form, final MemorySegment object, final long tailStart)
     {
         entry.set(U64, FRAME_MAGIC_OFFSET, FRAME_MAGIC);
@@ -401,7 +400,7 @@ final class SlabDescriptor
             MemorySegment.copy(object, tailStart, entry, FRAME_TAIL_OFFSET, kept);
         }
         MemorySegment.copy(ZEROS, 0, entry, FRAME_TAIL_OFFSET + kept, FRAME_CRC_OFFSET - FRAME_TAIL_OFFSET - kept);
-        entry.set(U32, FRAME_CRC_OFFSET, crcOf(entry, FRAME_CRC_OFFSET, crc));
+        entry.set(U32, FRAME_CRC_OFFSET, crc.of(entry, FRAME_CRC_OFFSET));
     }
 
     /**
@@ -434,11 +433,11 @@ final class SlabDescriptor
      * @param crc    a checksum to reuse
      * @return whether it is a whole frame header of this format (its magic, version and CRC32C agree)
      */
-    static boolean isFrame(final MemorySegment header, final CRC32C crc)
+    static boolean isFrame(final MemorySegment header, final HeaderCrc crc)
     {
         return header.get(U64, FRAME_MAGIC_OFFSET) == FRAME_MAGIC
             && header.get(U32, FRAME_VERSION_OFFSET) == VERSION
-            && header.get(U32, FRAME_CRC_OFFSET) == crcOf(header, FRAME_CRC_OFFSET, crc);
+            && header.get(U32, FRAME_CRC_OFFSET) == crc.of(header, FRAME_CRC_OFFSET);
     }
 
     static int frameLength(final MemorySegment header)
@@ -469,23 +468,5 @@ final class SlabDescriptor
     static int frameForm(final MemorySegment header)
     {
         return header.get(U32, FRAME_FORM_OFFSET);
-    }
-
-    /**
-     * CRC32C of a header's first {@code length} bytes (a multiple of 4), fed a byte at a time: {@link CRC32C} takes
-     * only arrays and buffers, and a buffer view of native memory allocates.
-     */
-    private static int crcOf(final MemorySegment block, final long length, final CRC32C crc)
-    {
-        crc.reset();
-        for (long i = 0; i < length; i += 4)
-        {
-            final int word = block.get(U32, i);
-            crc.update(word & 0xFF);
-            crc.update((word >>> 8) & 0xFF);
-            crc.update((word >>> 16) & 0xFF);
-            crc.update(word >>> 24);
-        }
-        return (int)crc.getValue();
     }
 }

@@ -73,7 +73,7 @@ final class SlabFileStore implements FileStore
     private final UringBatch batch;
     /** A frame header for each page of a claim, {@link SlabDescriptor#HEADER_ENTRY} bytes, written through the page cache. */
     private final MemorySegment[] headerEntries;
-    private final CRC32C headerCrc = new CRC32C();
+    private final HeaderCrc headerCrc = new HeaderCrc();
     private final FrameCrc frameCrc;
     private final int[] slots;
     private final boolean[] submitted;

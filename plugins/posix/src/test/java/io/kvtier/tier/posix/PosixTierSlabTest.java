@@ -370,12 +370,12 @@ class PosixTierSlabTest
             PageBytes.fill(intended, 70);
             final MemorySegment header = scratch.allocate(SlabDescriptor.HEADER_ENTRY);
             // Noise to the last byte: spilled frames, the slot's bytes in the slot and the last block in its tail block.
-            SlabDescriptor.putFrameHeader(header, new CRC32C(), (int)SIZE, keys.get(0).high(), keys.get(0).low(), 1_000_000, crc(intended),
+            SlabDescriptor.putFrameHeader(header, new HeaderCrc(), (int)SIZE, keys.get(0).high(), keys.get(0).low(), 1_000_000, crc(intended),
                 SlabDescriptor.FORM_SPILLED, intended, slab.slotBytes);
             channel.write(header.asByteBuffer(), tornHeader);
             final MemorySegment newer = scratch.allocate(SIZE);
             PageBytes.fill(newer, 71);
-            SlabDescriptor.putFrameHeader(header, new CRC32C(), (int)SIZE, keys.get(1).high(), keys.get(1).low(), 1_000_001, crc(newer),
+            SlabDescriptor.putFrameHeader(header, new HeaderCrc(), (int)SIZE, keys.get(1).high(), keys.get(1).low(), 1_000_001, crc(newer),
                 SlabDescriptor.FORM_SPILLED, newer, slab.slotBytes);
             channel.write(header.asByteBuffer(), newerHeader);
             channel.write(newer.asSlice(0, slab.slotBytes).asByteBuffer(), newerPayload);
@@ -825,7 +825,7 @@ class PosixTierSlabTest
             crc.update(head.asSlice(0, SlabDescriptor.EXTENT_CRC_OFFSET).asByteBuffer());
             head.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), SlabDescriptor.EXTENT_CRC_OFFSET,
                 (int)crc.getValue());
-            assertThat(SlabDescriptor.isEarlierFormat(head, new CRC32C())).isTrue();
+            assertThat(SlabDescriptor.isEarlierFormat(head, new HeaderCrc())).isTrue();
             channel.write(head.asByteBuffer(), 0);
         }
 
