@@ -33,7 +33,7 @@ public record SpiVersion(int major, int minor) implements Comparable<SpiVersion>
     public static final int MAJOR = 1;
 
     /** The minor version of this SPI. A compile-time constant, as {@link #MAJOR}. */
-    public static final int MINOR = 2;
+    public static final int MINOR = 3;
 
     /** The jar manifest attribute in which a plugin may record the SPI version it was built for, e.g. {@code 1.0}. */
     public static final String MANIFEST_ATTRIBUTE = "Kvtier-Spi-Version";

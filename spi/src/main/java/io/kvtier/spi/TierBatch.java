@@ -87,6 +87,26 @@ public interface TierBatch
     }
 
     /**
+     * For a {@code write}: whether the bytes of the segment's last {@link TrailerBlock#BYTES} after its first
+     * {@link TrailerBlock#TRAILER_BYTES} are padding, which the engine declares zeros and never reads: it seals an
+     * engine frame's trailer into that block's first bytes and checks only the trailer and the payload when it reads
+     * the frame back. A tier that keeps engine frames compactly ({@link TrailerBlock}) may then keep the compact form
+     * without reading the padding to see that it is zeros ({@link TrailerBlock#storedLength(MemorySegment, boolean)}),
+     * and a read gives zeros back for it ({@link TrailerBlock#restore}), whatever it held when written. The check
+     * costs a tier a read of 4 KiB of memory the engine has not touched since the frame was last used, about as long
+     * as writing the page out on a host whose memory is busy. False, the default and always for other operations
+     * and for segments shorter than two blocks: every byte of the segment is the object's and a read gives it back
+     * as written. Added in SPI 1.3.
+     *
+     * @param index a key's position in the batch
+     * @return whether the segment's trailer block past its trailer is padding
+     */
+    default boolean trailerBlockIsPadding(final int index)
+    {
+        return false;
+    }
+
+    /**
      * Reports the outcome of one key.
      *
      * @param index  a key's position in the batch

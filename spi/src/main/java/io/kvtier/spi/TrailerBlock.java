@@ -15,6 +15,10 @@ import java.lang.foreign.MemorySegment;
  * <p>The engine checks every frame it reads (the trailer's key and checksums against the payload), so a tier that
  * gets this wrong serves a miss, never wrong bytes; the conformance kit checks that every object, of either
  * shape, is read back exactly. Added in SPI 1.2.
+ *
+ * <p>Since SPI 1.3 the engine also says, write by write, that the block past the trailer is padding
+ * ({@link TierBatch#trailerBlockIsPadding}): a tier may then keep the compact form without reading those bytes, and
+ * gives zeros back for them. Objects of a batch that does not say so are checked as above.
  */
 public final class TrailerBlock
 {
@@ -52,6 +56,21 @@ public final class TrailerBlock
     {
         final long length = object.byteSize();
         return hasTrailerBlock(length) && holdsOnlyATrailer(object, length - BYTES) ? compactLength(length) : length;
+    }
+
+    /**
+     * As {@link #storedLength(MemorySegment)}, for a write whose batch says whether the trailer block past the
+     * trailer is padding ({@link TierBatch#trailerBlockIsPadding}): when it is, the compact length without reading
+     * those bytes. Added in SPI 1.3.
+     *
+     * @param object  an object of the tier's object size
+     * @param padding what the batch said of it
+     * @return the bytes a tier that stores objects as a prefix needs to keep of it
+     */
+    public static long storedLength(final MemorySegment object, final boolean padding)
+    {
+        final long length = object.byteSize();
+        return padding && hasTrailerBlock(length) ? compactLength(length) : storedLength(object);
     }
 
     /**

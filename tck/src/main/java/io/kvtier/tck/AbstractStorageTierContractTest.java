@@ -793,6 +793,57 @@ public abstract class AbstractStorageTierContractTest
     }
 
     /**
+     * SPI 1.3: a write whose batch says that each segment's trailer block past its trailer is padding
+     * ({@link io.kvtier.spi.TierBatch#trailerBlockIsPadding}), as the engine's do, reads back its payload and its
+     * trailer exactly, and its padding either as written or as zeros: a tier may keep the compact form without
+     * reading the padding, which here holds noise in one frame (a client scribbled on it). The trailer is not
+     * padding, nor is any byte before it.
+     */
+    @Test
+    public void shouldKeepPayloadAndTrailerExactlyWhereTheEngineDeclaresTheRestOfTheBlockPadding()
+    {
+        final long size = objectSize();
+        Assumptions.assumeTrue(size >= 2L * TrailerBlock.BYTES, "objects of " + size + " bytes have no payload before a trailer block");
+        final int count = 3;
+        final PageArena arena = newArena(2 * count, size);
+        final List<PageKey> keys = newKeys(count);
+        final List<MemorySegment> sources = arena.slices(count, size);
+        final byte[][] expected = new byte[count][];
+        final long paddingStart = size - TrailerBlock.BYTES + TrailerBlock.TRAILER_BYTES;
+        for (int i = 0; i < count; i++)
+        {
+            final MemorySegment source = sources.get(i);
+            PageBytes.fill(source, newSeed());
+            if (i != 1)
+            {
+                source.asSlice(paddingStart).fill((byte)0);
+            }
+            expected[i] = source.toArray(ValueLayout.JAVA_BYTE);
+        }
+        assertAll(await(submit(tier, TierOperation.WRITE, batch("write engine frames, padding declared", keys, sources).withTrailerBlockPadding())),
+            TierStatus.OK);
+        for (int i = 0; i < count; i++)
+        {
+            PageBytes.fill(sources.get(i), newSeed());
+        }
+        final RecordingTierBatch readBack = read(tier, "read frames written with declared padding into noise", keys, arena);
+        assertAll(readBack, TierStatus.OK);
+        final String[] shapes = {"an engine frame", "an engine frame whose padding holds noise", "another engine frame"};
+        for (int i = 0; i < count; i++)
+        {
+            final MemorySegment got = readBack.slice(i);
+            final MemorySegment want = MemorySegment.ofArray(expected[i]);
+            assertThat(MemorySegment.mismatch(got, 0, paddingStart, want, 0, paddingStart))
+                .as("%s read back: first byte of its payload or trailer that differs (-1: none)", shapes[i]).isEqualTo(-1L);
+            final MemorySegment padding = got.asSlice(paddingStart);
+            final boolean asWritten = padding.mismatch(want.asSlice(paddingStart)) == -1;
+            final boolean zeros = padding.mismatch(MemorySegment.ofArray(new byte[(int)padding.byteSize()])) == -1;
+            assertThat(asWritten || zeros).as("%s read back: its padding is as written or zeros", shapes[i]).isTrue();
+        }
+        arena.assertGuardsIntact();
+    }
+
+    /**
      * A tier offered transfer memory, as the engine offers its page frames, moves bytes through slices
      * of it (a tier may register it with its I/O layer at start), and still takes slices outside it.
      */

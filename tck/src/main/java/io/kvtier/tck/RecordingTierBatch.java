@@ -50,6 +50,7 @@ public final class RecordingTierBatch implements TierBatch
     private final CountDownLatch pending;
     private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
     private final AtomicInteger recorded = new AtomicInteger();
+    private volatile boolean trailerBlockPadding;
 
     /**
      * @param label    names the batch in failure messages
@@ -122,6 +123,25 @@ public final class RecordingTierBatch implements TierBatch
     {
         checkOwnedByTier("segment", index);
         return segments[index];
+    }
+
+    /**
+     * Makes the batch say, as the engine's writes do since SPI 1.3, that each segment's trailer block past its
+     * trailer is padding ({@link TierBatch#trailerBlockIsPadding}).
+     *
+     * @return this batch
+     */
+    public RecordingTierBatch withTrailerBlockPadding()
+    {
+        trailerBlockPadding = true;
+        return this;
+    }
+
+    @Override
+    public boolean trailerBlockIsPadding(final int index)
+    {
+        checkOwnedByTier("trailerBlockIsPadding", index);
+        return trailerBlockPadding;
     }
 
     @Override

@@ -242,6 +242,16 @@ final class BrokenTierContracts
         }
     }
 
+    /** Where a write declares its trailer block padding past the trailer, the trailer is lost with the padding. */
+    static final class PaddingTakesTheTrailer extends BrokenContract
+    {
+        @Override
+        ReferenceTier.Fault[] faults()
+        {
+            return new ReferenceTier.Fault[] {ReferenceTier.Fault.PADDING_TAKES_THE_TRAILER};
+        }
+    }
+
     /** Objects in a plain HashMap that worker threads and callers change without a lock. */
     static final class UnsynchronisedMap extends BrokenContract
     {

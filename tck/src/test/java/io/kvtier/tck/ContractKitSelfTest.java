@@ -87,7 +87,10 @@ class ContractKitSelfTest
             Arguments.of(BrokenTierContracts.WritesInPlaceUnderALock.class, Set.of("shouldKeepWholeObjectsWhenTheirWriterIsKilled"), "killed mid-write"),
             // A tier that stores engine frames compactly (TrailerBlock) must give their zeros back.
             Arguments.of(BrokenTierContracts.ForgetsTrailerBlockZeros.class, Set.of("shouldRoundTripEngineFramesTheirTrailerBlocksZerosIncluded"),
-                "an engine frame (trailer, then zeros) read back: first byte that differs"));
+                "an engine frame (trailer, then zeros) read back: first byte that differs"),
+            // SPI 1.3: the padding the engine declares starts after the trailer, not at its block.
+            Arguments.of(BrokenTierContracts.PaddingTakesTheTrailer.class, Set.of("shouldKeepPayloadAndTrailerExactlyWhereTheEngineDeclaresTheRestOfTheBlockPadding"),
+                "an engine frame read back: first byte of its payload or trailer that differs"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -25,6 +25,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -129,7 +130,12 @@ final class ReferenceTier implements StorageTier
          * An object whose last block is a trailer and zeros is read as a tier that stores such objects compactly would
          * read it if it forgot to give the zeros back: the payload and the trailer, the rest of the slice left as it was.
          */
-        FORGET_TRAILER_BLOCK_ZEROS
+        FORGET_TRAILER_BLOCK_ZEROS,
+        /**
+         * Writes whose batch declares the trailer block padding past the trailer (SPI 1.3) store the whole block as
+         * zeros, as a tier that took the padding to start at the block rather than after the trailer would.
+         */
+        PADDING_TAKES_THE_TRAILER
     }
 
     private static final int COPY_BUFFER = 128 * 1024;
@@ -512,7 +518,12 @@ final class ReferenceTier implements StorageTier
             }
             else
             {
-                batch.complete(i, writeOne(batch.key(i), batch.segment(i).toArray(JAVA_BYTE)));
+                final byte[] object = batch.segment(i).toArray(JAVA_BYTE);
+                if (faults.contains(Fault.PADDING_TAKES_THE_TRAILER) && batch.trailerBlockIsPadding(i) && object.length >= 2 * io.kvtier.spi.TrailerBlock.BYTES)
+                {
+                    Arrays.fill(object, object.length - io.kvtier.spi.TrailerBlock.BYTES, object.length, (byte)0);
+                }
+                batch.complete(i, writeOne(batch.key(i), object));
             }
         }
     }

@@ -37,6 +37,7 @@ final class BenchTierBatch implements TierBatch
     private final int[] knownCrcs;
     private final Consumer<BenchTierBatch> done;
     private long knownBytes;
+    private boolean padding;
     private int size;
     private volatile int remaining;
 
@@ -63,13 +64,15 @@ final class BenchTierBatch implements TierBatch
      * Makes the next writes tell the tier what the engine's tell it ({@link TierBatch#knownCrc32cBytes}):
      * the CRC32C of each segment's first bytes as they are now, computed here, off the clock, as the engine
      * has its pages' CRC32C from their commit. The engine's frames end in a 4 KiB trailer block that its
-     * payload CRC32C does not cover, so the last 4 KiB of a segment are left for the tier to read.
+     * payload CRC32C does not cover, so the last 4 KiB of a segment are left for the tier to read; past its trailer
+     * that block is padding, as the engine's writes say ({@link TierBatch#trailerBlockIsPadding}).
      *
      * @param write whether the next submissions are writes; otherwise nothing is known
      */
     void knowCrc32c(final boolean write)
     {
         knownBytes = write ? Math.max(0, segments[0].byteSize() - 4096) : 0;
+        padding = write;
         final CRC32C crc = new CRC32C();
         for (int i = 0; i < segments.length && knownBytes > 0; i++)
         {
@@ -144,6 +147,12 @@ final class BenchTierBatch implements TierBatch
     public int knownCrc32c(final int index)
     {
         return knownCrcs[index];
+    }
+
+    @Override
+    public boolean trailerBlockIsPadding(final int index)
+    {
+        return padding;
     }
 
     @Override

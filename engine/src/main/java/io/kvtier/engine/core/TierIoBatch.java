@@ -282,6 +282,17 @@ final class TierIoBatch implements TierBatch
         return op == WRITE ? pool.metadata().payloadCrcPlain(page[index]) : 0;
     }
 
+    /**
+     * A write's segment is a pool frame, whose trailer block the engine sealed and past the trailer never reads
+     * (the frame layout's zero padding; a client that scribbles there changes nothing a load checks or serves).
+     */
+    @Override
+    public boolean trailerBlockIsPadding(final int index)
+    {
+        checkIndex(index);
+        return op == WRITE;
+    }
+
     @Override
     public void complete(final int index, final TierStatus outcome)
     {

@@ -117,6 +117,14 @@ class TierIoBatchTest
     }
 
     @Test
+    void shouldDeclareAWritesTrailerBlockPastItsTrailerPaddingAndNothingElse()
+    {
+        assertThat(batch(TierIoBatch.WRITE, 1).trailerBlockIsPadding(0)).as("a write hands the tier a sealed pool frame").isTrue();
+        assertThat(batch(TierIoBatch.READ, 1).trailerBlockIsPadding(0)).as("a read's destination").isFalse();
+        assertThat(batch(TierIoBatch.EXISTS, 1).trailerBlockIsPadding(0)).as("no segment").isFalse();
+    }
+
+    @Test
     void shouldGiveFramesOnlyToReadsAndWrites()
     {
         assertThat(batch(TierIoBatch.READ, 1).segment(0).byteSize()).isEqualTo(pool.frameLength());

@@ -406,14 +406,15 @@ final class MooncakeWorker implements TierWorkers.Handler
                     continue;
                 }
             }
-            compact(slot, pending++, batch.segment(index), true);
+            compact(slot, pending++, batch, index, true);
         }
         putWithRetries(batch, pending);
     }
 
     /** Moves the key in {@code slot} to {@code to} (to <= slot), with its buffer, registered unless it already is. */
-    private void compact(final int slot, final int to, final MemorySegment segment, final boolean register)
+    private void compact(final int slot, final int to, final TierBatch batch, final int index, final boolean register)
     {
+        final MemorySegment segment = batch.segment(index);
         if (slot != to)
         {
             MemorySegment.copy(keyText, (long)slot * keyStride, keyText, (long)to * keyStride, keyStride);
@@ -423,8 +424,9 @@ final class MooncakeWorker implements TierWorkers.Handler
         }
         bufferPointers.setAtIndex(ValueLayout.ADDRESS, to, segment);
         // An engine frame is stored without the zeros of its trailer block (TrailerBlock): a prefix of the
-        // frame, so the put stays zero-copy, and a 16 KiB page takes 0.4% more than its payload, not 25%.
-        sizes.setAtIndex(ValueLayout.JAVA_LONG, to, TrailerBlock.storedLength(segment));
+        // frame, so the put stays zero-copy, and a 16 KiB page takes 0.4% more than its payload, not 25%. The
+        // engine says its frames' blocks are padding past the trailer (SPI 1.3), which then goes unread.
+        sizes.setAtIndex(ValueLayout.JAVA_LONG, to, TrailerBlock.storedLength(segment, batch.trailerBlockIsPadding(index)));
         if (register)
         {
             ensureRegistered(segment);
@@ -508,7 +510,7 @@ final class MooncakeWorker implements TierWorkers.Handler
                         }
                     }
                     attempts[slot]++;
-                    compact(slot, retry++, batch.segment(index), false);
+                    compact(slot, retry++, batch, index, false);
                     continue;
                 }
                 if (full)

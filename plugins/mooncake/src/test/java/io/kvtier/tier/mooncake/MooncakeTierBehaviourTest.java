@@ -164,6 +164,27 @@ class MooncakeTierBehaviourTest
     }
 
     @Test
+    void shouldStoreAFrameCompactlyWhereItsBatchDeclaresThePaddingWhateverThePaddingHolds()
+    {
+        final MooncakeTier tier = open(Map.of());
+        final MooncakeStore raw = rawClient();
+        final long paddingStart = OBJECT_SIZE - TrailerBlock.BYTES + TrailerBlock.TRAILER_BYTES;
+
+        // Noise to the last byte, written by a batch that says the block past the trailer is padding (SPI 1.3),
+        // as the engine's writes do: the store holds the payload and the trailer, and a read gives zeros for the rest.
+        final PageKey key = newKey();
+        final MemorySegment frame = arena.slice(OBJECT_SIZE);
+        PageBytes.fill(frame, random.nextLong());
+        final byte[] expected = frame.toArray(ValueLayout.JAVA_BYTE);
+        java.util.Arrays.fill(expected, (int)paddingStart, (int)OBJECT_SIZE, (byte)0);
+        final RecordingTierBatch written = new RecordingTierBatch("write, padding declared", List.of(key), List.of(frame)).withTrailerBlockPadding();
+        tier.write(written);
+        assertThat(written.awaitCompletion(DEADLINE).status(0)).isEqualTo(TierStatus.OK);
+        assertThat(storedBytes(raw, key)).as("bytes the store holds for a frame whose padding was declared").isEqualTo(paddingStart);
+        assertReadsBack(tier, key, expected, "the frame read into noise, its padding given back as zeros");
+    }
+
+    @Test
     void shouldLeaveAStoredKeyAloneWhenToldNotToReplace()
     {
         final MooncakeTier tier = open(Map.of("replace-existing", "false"));

@@ -83,6 +83,19 @@ interface FileStore
     }
 
     /**
+     * Hands the store whether the next page written in a slot is an engine frame whose trailer block past its
+     * trailer is padding ({@link io.kvtier.spi.TierBatch#trailerBlockIsPadding}). A store that keeps such frames
+     * compactly (the slab) then does so without reading the padding; the others ignore it, the default. Holds for
+     * the slot's next {@link #writeTemp} or {@link #writeTemps} only.
+     *
+     * @param slot    the write slot the page goes in
+     * @param padding what the batch said of the page
+     */
+    default void trailerBlockIsPadding(final int slot, final boolean padding)
+    {
+    }
+
+    /**
      * Writes the segment to a new temp file next to the page's final name, flushed when configured.
      * The temp file is the slot's until {@link #publishTemp} or {@link #discardTemp} of the same slot.
      *

@@ -161,7 +161,8 @@ final class PosixWorker implements TierWorkers.Handler
             {
                 case TierWorkers.EXISTS -> probe(batch.keyHigh(i), batch.keyLow(i));
                 case TierWorkers.READ -> read(batch.keyHigh(i), batch.keyLow(i), batch.segment(i));
-                case TierWorkers.WRITE -> write(batch.keyHigh(i), batch.keyLow(i), batch.segment(i), batch.knownCrc32cBytes(i), batch.knownCrc32c(i));
+                case TierWorkers.WRITE -> write(batch.keyHigh(i), batch.keyLow(i), batch.segment(i), batch.knownCrc32cBytes(i), batch.knownCrc32c(i),
+                    batch.trailerBlockIsPadding(i));
                 default -> remove(batch.keyHigh(i), batch.keyLow(i));
             };
         }
@@ -306,7 +307,8 @@ final class PosixWorker implements TierWorkers.Handler
         }
     }
 
-    private TierStatus write(final long keyHigh, final long keyLow, final MemorySegment source, final long knownBytes, final int knownCrc)
+    private TierStatus write(final long keyHigh, final long keyLow, final MemorySegment source, final long knownBytes, final int knownCrc,
+                             final boolean padding)
     {
         final long bytes = source.byteSize();
         final int ticket = reserveWrite(keyHigh, keyLow, bytes);
@@ -318,6 +320,7 @@ final class PosixWorker implements TierWorkers.Handler
         try
         {
             store.knownCrc32c(0, knownBytes, knownCrc);
+            store.trailerBlockIsPadding(0, padding);
             status = store.writeTemp(0, keyHigh, keyLow, source);
         }
         finally
@@ -433,6 +436,7 @@ final class PosixWorker implements TierWorkers.Handler
                 continue;
             }
             store.knownCrc32c(staged, batch.knownCrc32cBytes(i), batch.knownCrc32c(i));
+            store.trailerBlockIsPadding(staged, batch.trailerBlockIsPadding(i));
             writeHigh[staged] = keyHigh;
             writeLow[staged] = keyLow;
             writeSources[staged] = source;

@@ -4,6 +4,7 @@ import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.nativeaccess.uring.Uring;
 import io.kvtier.nativeaccess.uring.UringBatch;
 import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tier.support.IoErrorLog;
 
 import java.lang.foreign.Arena;
@@ -83,6 +84,7 @@ final class SlabFileStore implements FileStore
     private final int[] crcs;
     private final long[] knownBytes;
     private final int[] knownCrcs;
+    private final boolean[] paddings;
     private final MemorySegment[] sources;
     private final int[] headerOps;
     /** The bytes of the header write each page's header went in: its run's. */
@@ -139,6 +141,7 @@ final class SlabFileStore implements FileStore
         crcs = new int[batchSize];
         knownBytes = new long[batchSize];
         knownCrcs = new int[batchSize];
+        paddings = new boolean[batchSize];
         sources = new MemorySegment[batchSize];
         headerOps = new int[batchSize];
         headerRunBytes = new long[batchSize];
@@ -414,6 +417,13 @@ final class SlabFileStore implements FileStore
         knownCrcs[slot] = crc;
     }
 
+    /** Kept for the slot's next frame: a padded trailer block is trimmed without reading it (SPI 1.3). */
+    @Override
+    public void trailerBlockIsPadding(final int slot, final boolean padding)
+    {
+        paddings[slot] = padding;
+    }
+
     @Override
     public TierStatus writeTemp(final int slot, final long keyHigh, final long keyLow, final MemorySegment source)
     {
@@ -549,6 +559,8 @@ final class SlabFileStore implements FileStore
         submitted[k] = false;
         final long known = knownBytes[k];
         knownBytes[k] = 0;
+        final boolean padding = paddings[k];
+        paddings[k] = false;
         final long length = source.byteSize();
         if (length <= 0 || length > slab.objectBytes)
         {
@@ -570,7 +582,8 @@ final class SlabFileStore implements FileStore
         lengths[k] = (int)length;
         sources[k] = source;
         final int form = length <= slab.slotBytes ? SlabDescriptor.FORM_WHOLE
-            : SlabDescriptor.trimmable(source, slab.slotBytes) ? SlabDescriptor.FORM_TRIMMED : SlabDescriptor.FORM_SPILLED;
+            : padding && length - TrailerBlock.BYTES == slab.slotBytes || SlabDescriptor.trimmable(source, slab.slotBytes)
+                ? SlabDescriptor.FORM_TRIMMED : SlabDescriptor.FORM_SPILLED;
         forms[k] = form;
         crcs[k] = frameCrc.of(source, SlabDescriptor.storedBytes(form, length, slab.slotBytes), known, knownCrcs[k]);
         SlabDescriptor.putFrameHeader(headerEntries[k], headerCrc, (int)length, keyHigh, keyLow, slab.nextSequence(), crcs[k], form, source,

@@ -5,6 +5,7 @@ import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tck.ContractTierContext;
 import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
@@ -652,6 +653,63 @@ class PosixTierSlabTest
     // ------------------------------------------------------------------------------------------------
     // The CRC32C the engine knows of a page (TierBatch.knownCrc32cBytes)
     // ------------------------------------------------------------------------------------------------
+
+    // ------------------------------------------------------------------------------------------------
+    // Padding the engine declares (TierBatch.trailerBlockIsPadding, SPI 1.3)
+    // ------------------------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"uring", "libc"})
+    void shouldTrimFramesWhosePaddingTheBatchDeclaresUnreadAndKeepTheSameBytesWholeWhereNoBatchDoes(final String io)
+    {
+        final Path dir = tmp.resolve("padding-" + io);
+        final PosixTier tier = open(dir, "io", io);
+        final PageArena arena = arena(12);
+        final List<PageKey> keys = keys(4);
+        // Noise to the last byte in all four: past the trailer it is padding only where the batch says so.
+        final List<MemorySegment> sources = arena.slices(4, SIZE);
+        for (int i = 0; i < 4; i++)
+        {
+            PageBytes.fill(sources.get(i), 700 + i);
+        }
+        final RecordingTierBatch declared = new RecordingTierBatch("write, padding declared", keys.subList(0, 2), sources.subList(0, 2))
+            .withTrailerBlockPadding();
+        tier.write(declared);
+        assertAll(declared.awaitCompletion(PosixTierFixture.DEADLINE), TierStatus.OK);
+        final RecordingTierBatch plain = new RecordingTierBatch("write", keys.subList(2, 4), sources.subList(2, 4));
+        tier.write(plain);
+        assertAll(plain.awaitCompletion(PosixTierFixture.DEADLINE), TierStatus.OK);
+        final Slab slab = tier.slab();
+        for (int i = 0; i < 4; i++)
+        {
+            assertThat(slab.form(slab.slotOf(keys.get(i).high(), keys.get(i).low())))
+                .as("object %d: trimmed where the padding was declared, else whole", i)
+                .isEqualTo(i < 2 ? SlabDescriptor.FORM_TRIMMED : SlabDescriptor.FORM_SPILLED);
+        }
+        assertPaddingDeclaredOrNot(readIntoNoise(tier, keys, arena), "");
+        close(tier);
+
+        final PosixTier restarted = open(dir, "io", io);
+        assertPaddingDeclaredOrNot(readIntoNoise(restarted, keys, arena), " after the restart's scan");
+        close(restarted);
+    }
+
+    /** The first two objects: their noise up to the padding, then zeros; the other two: their noise whole. */
+    private static void assertPaddingDeclaredOrNot(final RecordingTierBatch readBack, final String when)
+    {
+        assertAll(readBack, TierStatus.OK);
+        final long paddingStart = SIZE - TrailerBlock.BYTES + TrailerBlock.TRAILER_BYTES;
+        for (int i = 0; i < 4; i++)
+        {
+            final MemorySegment expected = Arena.ofAuto().allocate(SIZE);
+            PageBytes.fill(expected, 700 + i);
+            if (i < 2)
+            {
+                expected.asSlice(paddingStart).fill((byte)0);
+            }
+            assertThat(readBack.slice(i).mismatch(expected)).as("object %d%s: first byte that differs (-1: none)", i, when).isEqualTo(-1L);
+        }
+    }
 
     @ParameterizedTest
     @ValueSource(strings = {"uring", "libc"})
