@@ -97,7 +97,12 @@ class ContractKitSelfTest
     @MethodSource("brokenTiers")
     void shouldFailTheContractTestAimedAtEachFault(final Class<?> kit, final Set<String> expectedFailures, final String expectedText)
     {
-        final KitRun run = ISOLATED.contains(kit) ? KitRun.inAnotherJvm(kit, expectedFailures) : KitRun.of(kit, expectedFailures);
+        KitRun run = ISOLATED.contains(kit) ? KitRun.inAnotherJvm(kit, expectedFailures) : KitRun.of(kit, expectedFailures);
+        for (int attempt = 1; attempt < RUNS_OF_A_CHANCE_CATCH && PROBABILISTIC.contains(kit) && !run.failures.keySet().containsAll(expectedFailures);
+             attempt++)
+        {
+            run = KitRun.of(kit, expectedFailures);
+        }
         assertThat(run.found).as("tests the launcher found in %s", kit.getSimpleName())
             .isGreaterThanOrEqualTo(expectedFailures.size());
         assertThat(run.failures.keySet())
@@ -111,6 +116,16 @@ class ContractKitSelfTest
      * good, and a thread that cannot be stopped would take a core from every test after it in this JVM.
      */
     private static final Set<Class<?>> ISOLATED = Set.of(BrokenTierContracts.UnsynchronisedMap.class);
+
+    /**
+     * Broken tiers the kit catches by chance: a writer killed at a moment the kit does not choose is caught only when
+     * the kill lands inside a write in place, which every run of 40 did on a quiet host but one run did not in CI with
+     * the host's two cores busy with another build (round thirteen). Each gets {@link #RUNS_OF_A_CHANCE_CATCH} runs, and
+     * is caught when any of them fails for its reason.
+     */
+    private static final Set<Class<?>> PROBABILISTIC = Set.of(BrokenTierContracts.WritesInPlaceUnderALock.class);
+
+    private static final int RUNS_OF_A_CHANCE_CATCH = 3;
 
     @Test
     void shouldTagEveryBrokenTierSoThatNoTestFilterRunsIt()

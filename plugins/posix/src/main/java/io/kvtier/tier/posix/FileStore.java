@@ -148,6 +148,25 @@ interface FileStore
      */
     TierStatus unlink(long keyHigh, long keyLow);
 
+    /**
+     * Unlinks a page the index chose to evict. A store may put off what frees its space until
+     * {@link #flushEvictions}, which the worker calls at the end of every eviction round, on the same thread; the
+     * page is gone for every reader at once either way. The default unlinks at once.
+     *
+     * @param keyHigh the key's high half
+     * @param keyLow  the key's low half
+     * @return as {@link #unlink}
+     */
+    default TierStatus unlinkEvicted(final long keyHigh, final long keyLow)
+    {
+        return unlink(keyHigh, keyLow);
+    }
+
+    /** Ends what {@link #unlinkEvicted} put off. The default has nothing to do. */
+    default void flushEvictions()
+    {
+    }
+
     /** @return how many times a write found its directory missing and made it; read by tests once writes are complete */
     long directoriesMade();
 

@@ -755,6 +755,20 @@ public final class PosixTier implements StorageTier
         return writes;
     }
 
+    /** @return tombstone writes for evicted slots submitted with a ring (one for each run of consecutive slots in a round), over every worker; for tests */
+    long slabTombstoneWrites()
+    {
+        long writes = 0;
+        for (final PosixWorker worker : workers)
+        {
+            if (worker.store instanceof SlabFileStore slabStore)
+            {
+                writes += slabStore.tombstoneWrites();
+            }
+        }
+        return writes;
+    }
+
     /** @return the I/O path first (with the reason of any fallback), then O_DIRECT and the directory: what {@code kvtier stat} shows */
     @Override
     public String describe()

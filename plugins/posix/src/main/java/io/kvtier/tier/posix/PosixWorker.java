@@ -511,7 +511,14 @@ final class PosixWorker implements TierWorkers.Handler
      */
     int evictChosen()
     {
-        return FileIndex.evictChosen(index, indexLock, victims, eviction);
+        try
+        {
+            return FileIndex.evictChosen(index, indexLock, victims, eviction);
+        }
+        finally
+        {
+            store.flushEvictions();
+        }
     }
 
     private boolean evict(final int id, final long keyHigh, final long keyLow)
@@ -526,7 +533,7 @@ final class PosixWorker implements TierWorkers.Handler
                 }
             }
             // NOT_FOUND is fine (another node removed it); other errors are logged by the store.
-            store.unlink(keyHigh, keyLow);
+            store.unlinkEvicted(keyHigh, keyLow);
             synchronized (indexLock)
             {
                 index.endEviction(id);

@@ -862,6 +862,19 @@ final class Slab
     }
 
     /**
+     * Frees a retired, unpinned slot whose tombstone the caller wrote ({@link SlabFileStore#flushEvictions}, a round's
+     * tombstones in one ring submission): what {@link #clear} does after its own write.
+     *
+     * @param slot the slot
+     */
+    synchronized void freeTombstoned(final int slot)
+    {
+        tombstonesWritten++;
+        state[slot] = FREE;
+        markFree(slot);
+    }
+
+    /**
      * Frees a slot taken by {@link #allocate} and never written: it still holds what it held when it was
      * free, which no scan takes for a frame.
      *

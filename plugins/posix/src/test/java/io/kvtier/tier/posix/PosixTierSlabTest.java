@@ -249,11 +249,49 @@ class PosixTierSlabTest
         final long kept = before.stream().filter(status -> status == TierStatus.OK).count();
         assertThat(kept).as("pages kept within the capacity").isPositive().isLessThanOrEqualTo(16);
         assertThat(tier.slab().extents()).as("extents: freed slots were reused, not added to").isEqualTo(1);
+        assertThat(tier.slab().tombstonesWritten()).as("a tombstone for each page evicted").isEqualTo(keys.size() - kept);
+        assertThat(tier.slabTombstoneWrites()).as("ring writes of the evictions' tombstones: here every round evicts one page (a full index)")
+            .isEqualTo(tier.slab().tombstonesWritten());
         close(tier);
 
         final PosixTier restarted = open(dir, "capacity", Long.toString(16 * SIZE), "evict-high", "1", "evict-low", "0.5", "extent-size", "1MiB");
         assertThat(exists(restarted, keys).statuses()).as("after the restart, exactly the pages kept before it").isEqualTo(before);
         assertThat(restarted.usage().objects()).isEqualTo(kept);
+    }
+
+    @Test
+    void shouldWriteAnEvictionRoundsTombstonesInFewerRingWritesThanSlotsAndNeverFindThoseFramesAgain()
+    {
+        final Path dir = tmp.resolve("evicted-rounds");
+        // Room for 16 pages; past 12 a round evicts down to 4, the oldest first: slots written side by side, so their
+        // tombstones are runs of neighbouring headers. One worker, so that each write batch takes its slots in order.
+        final String[] settings = {"capacity", Long.toString(16 * SIZE), "evict-high", "0.75", "evict-low", "0.25", "io-threads", "1"};
+        final PosixTier tier = open(dir, settings);
+        final PageArena arena = arena(96);
+        final List<PageKey> keys = keys(48);
+        for (int i = 0; i < keys.size(); i += 8)
+        {
+            assertAll(write(tier, keys.subList(i, i + 8), 3000 + i, arena), TierStatus.OK);
+        }
+        final List<TierStatus> before = exists(tier, keys).statuses();
+        final long kept = before.stream().filter(status -> status == TierStatus.OK).count();
+        assertThat(kept).as("pages kept within the capacity").isPositive().isLessThanOrEqualTo(12);
+        final long tombstones = tier.slab().tombstonesWritten();
+        assertThat(tombstones).as("a tombstone for each page evicted").isEqualTo(keys.size() - kept);
+        assertThat(tier.slabTombstoneWrites()).as("ring writes of %d tombstones", tombstones).isPositive().isLessThan(tombstones);
+        final RecordingTierBatch readBack = read(tier, keys, arena);
+        for (int i = 0; i < keys.size(); i++)
+        {
+            if (before.get(i) == TierStatus.OK)
+            {
+                PageBytes.assertContent(readBack.slice(i), 3000 + i, "a page kept, read back");
+            }
+        }
+        close(tier);
+
+        final PosixTier restarted = open(dir, settings);
+        assertThat(exists(restarted, keys).statuses()).as("after the restart, exactly the pages kept before it").isEqualTo(before);
+        assertThat(restarted.slab().tombstonesWritten()).as("the scan found no evicted frame to clear").isZero();
     }
 
     @Test
