@@ -755,7 +755,7 @@ public final class PosixTier implements StorageTier
         return writes;
     }
 
-    /** @return tombstone writes for evicted slots submitted with a ring (one for each run of consecutive slots in a round), over every worker; for tests */
+    /** @return tombstone writes for evicted slots (one for each run of neighbouring slots in a round), over every worker; for tests */
     long slabTombstoneWrites()
     {
         long writes = 0;

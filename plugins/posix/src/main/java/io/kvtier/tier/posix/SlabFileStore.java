@@ -89,15 +89,11 @@ final class SlabFileStore implements FileStore
     private final int[] knownCrcs;
     private final boolean[] paddings;
     /**
-     * The slots an eviction round retired, whose tombstones go in one ring submission at its end ({@link #flushEvictions}),
-     * consecutive slots of an extent in one write: a pwrite each had taken a sixth of the slab I/O thread's time in the
-     * demo. Null without a ring.
+     * The slots an eviction round retired, whose tombstones are written at its end ({@link #flushEvictions}), neighbouring
+     * slots of an extent in one write: a pwrite each had taken a sixth of the slab I/O thread's time in the demo.
      */
-    private final UringBatch tombstoneBatch;
     private final MemorySegment zeroRun;
     private final int[] evictedSlots = new int[EVICTED_PER_FLUSH];
-    private final int[] runOps = new int[EVICTED_PER_FLUSH];
-    private final int[] runEnds = new int[EVICTED_PER_FLUSH];
     private int evictedCount;
     private long tombstoneWrites;
     private final MemorySegment[] sources;
@@ -147,8 +143,7 @@ final class SlabFileStore implements FileStore
             readEntries[k] = read.asSlice((long)k * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
         }
         frameCrc = new FrameCrc(transferMemory, slab.objectBytes);
-        tombstoneBatch = ring == null ? null : new UringBatch(EVICTED_PER_FLUSH);
-        zeroRun = ring == null ? null : arena.allocate((long)EVICTED_PER_FLUSH * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
+        zeroRun = arena.allocate((long)EVICTED_PER_FLUSH * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
         slots = new int[batchSize];
         java.util.Arrays.fill(slots, -1);
         submitted = new boolean[batchSize];
@@ -700,7 +695,7 @@ final class SlabFileStore implements FileStore
     @Override
     public TierStatus unlinkEvicted(final long keyHigh, final long keyLow)
     {
-        if (tombstoneBatch == null || fsync)
+        if (fsync)
         {
             return unlink(keyHigh, keyLow);
         }
@@ -721,9 +716,11 @@ final class SlabFileStore implements FileStore
     }
 
     /**
-     * Writes the tombstones of the slots {@link #unlinkEvicted} retired, in one submission, and frees each slot whose
-     * tombstone was written; a slot whose run failed is cleared again alone, which logs why and quarantines it when that
-     * fails too. Until then a retired slot is neither found nor reused, as a slot with a reader is not.
+     * Writes the tombstones of the slots {@link #unlinkEvicted} retired, a run of neighbouring slots of an extent in one
+     * pwrite of zeros, and frees each slot whose tombstone was written; a slot whose run failed is cleared again alone,
+     * which logs why and quarantines it when that fails too. Until then a retired slot is neither found nor reused, as a
+     * slot with a reader is not. Plain pwrites on this thread, not the ring: a buffered write of 128 bytes is a short
+     * copy into the page cache, which a ring would hand to a kernel worker.
      */
     @Override
     public void flushEvictions()
@@ -735,8 +732,8 @@ final class SlabFileStore implements FileStore
         }
         evictedCount = 0;
         sortSlots(count);
-        tombstoneBatch.clear();
-        for (int k = 0; k < count; )
+        int k = 0;
+        while (k < count)
         {
             final int extent = evictedSlots[k] / slab.slotsPerExtent;
             int end = k + 1;
@@ -744,35 +741,21 @@ final class SlabFileStore implements FileStore
             {
                 end++;
             }
-            runOps[k] = tombstoneBatch.add(UringBatch.WRITE, slab.fd(evictedSlots[k], false), false, zeroRun.address(),
-                (long)(end - k) * SlabDescriptor.HEADER_ENTRY, slab.frameOffset(evictedSlots[k]));
-            runEnds[k] = end;
+            final long bytes = (long)(end - k) * SlabDescriptor.HEADER_ENTRY;
             tombstoneWrites++;
-            k = end;
-        }
-        boolean executed = false;
-        try
-        {
-            ring.execute(tombstoneBatch);
-            executed = true;
-        }
-        finally
-        {
-            for (int k = 0; k < count; k = runEnds[k])
+            final boolean written = libc.pwriteFully(slab.fd(evictedSlots[k], false), zeroRun, 0, bytes, slab.frameOffset(evictedSlots[k])) == bytes;
+            for (int j = k; j < end; j++)
             {
-                final boolean written = executed && tombstoneBatch.result(runOps[k]) == (long)(runEnds[k] - k) * SlabDescriptor.HEADER_ENTRY;
-                for (int j = k; j < runEnds[k]; j++)
+                if (written)
                 {
-                    if (written)
-                    {
-                        slab.freeTombstoned(evictedSlots[j]);
-                    }
-                    else
-                    {
-                        slab.clear(evictedSlots[j]);
-                    }
+                    slab.freeTombstoned(evictedSlots[j]);
+                }
+                else
+                {
+                    slab.clear(evictedSlots[j]);
                 }
             }
+            k = end;
         }
     }
 
@@ -792,7 +775,7 @@ final class SlabFileStore implements FileStore
         }
     }
 
-    /** @return tombstone writes submitted with a ring for evicted slots: one for each run of consecutive slots in a round */
+    /** @return tombstone writes for evicted slots: one for each run of neighbouring slots in a round */
     long tombstoneWrites()
     {
         return tombstoneWrites;

@@ -250,7 +250,7 @@ class PosixTierSlabTest
         assertThat(kept).as("pages kept within the capacity").isPositive().isLessThanOrEqualTo(16);
         assertThat(tier.slab().extents()).as("extents: freed slots were reused, not added to").isEqualTo(1);
         assertThat(tier.slab().tombstonesWritten()).as("a tombstone for each page evicted").isEqualTo(keys.size() - kept);
-        assertThat(tier.slabTombstoneWrites()).as("ring writes of the evictions' tombstones: here every round evicts one page (a full index)")
+        assertThat(tier.slabTombstoneWrites()).as("writes of the evictions' tombstones: here every round evicts one page (a full index)")
             .isEqualTo(tier.slab().tombstonesWritten());
         close(tier);
 
@@ -278,7 +278,7 @@ class PosixTierSlabTest
         assertThat(kept).as("pages kept within the capacity").isPositive().isLessThanOrEqualTo(12);
         final long tombstones = tier.slab().tombstonesWritten();
         assertThat(tombstones).as("a tombstone for each page evicted").isEqualTo(keys.size() - kept);
-        assertThat(tier.slabTombstoneWrites()).as("ring writes of %d tombstones", tombstones).isPositive().isLessThan(tombstones);
+        assertThat(tier.slabTombstoneWrites()).as("writes of %d tombstones", tombstones).isPositive().isLessThan(tombstones);
         final RecordingTierBatch readBack = read(tier, keys, arena);
         for (int i = 0; i < keys.size(); i++)
         {
