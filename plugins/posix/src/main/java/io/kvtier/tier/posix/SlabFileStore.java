@@ -63,7 +63,7 @@ final class SlabFileStore implements FileStore
     /** Operations of a claim at most: each page's slot transfer, its header or tail block, and a header write. */
     private static final int OPERATIONS_PER_PAGE = 3;
 
-    /** Evicted slots whose tombstones one submission writes at most; a round that retires more flushes as it goes. */
+    /** Evicted slots whose tombstones one flush writes at most; a round that retires more flushes as it goes. */
     static final int EVICTED_PER_FLUSH = 64;
 
     private final String name;
