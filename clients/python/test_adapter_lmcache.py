@@ -194,8 +194,12 @@ class RoundTripTest(unittest.TestCase):
                     if not c.bridge.set(ks, views).ok:
                         failures.append("set %d/%d" % (t, round_index))
                     out = [memoryview(bytearray(150)) for _ in range(3)]
-                    if not c.bridge.get(ks, out).ok or [bytes(o) for o in out] != [bytes(v) for v in views]:
-                        failures.append("get %d/%d" % (t, round_index))
+                    got = c.bridge.get(ks, out)
+                    if not got.ok or [bytes(o) for o in out] != [bytes(v) for v in views]:
+                        # what a failure was: a miss (which keys, and whether they exist now) or other bytes
+                        failures.append("get %d/%d: ok %s, results %s, error %r, exists now %s, keys whose bytes differ %s" % (
+                            t, round_index, got.ok, got.results, got.error, c.bridge.exists(ks).results,
+                            [i for i in range(3) if bytes(out[i]) != bytes(views[i])]))
             except Exception as e:  # a thread's failure is the test's
                 failures.append(repr(e))
 

@@ -753,8 +753,7 @@ public abstract class AbstractStorageTierContractTest
     @Test
     public void shouldRoundTripEngineFramesTheirTrailerBlocksZerosIncluded()
     {
-        final long size = objectSize();
-        Assumptions.assumeTrue(size >= 2L * TrailerBlock.BYTES, "objects of " + size + " bytes have no payload before a trailer block");
+        final long size = objectSizeWithATrailerBlock();
         final int count = 4;
         final PageArena arena = newArena(2 * count, size);
         final List<PageKey> keys = newKeys(count);
@@ -802,8 +801,7 @@ public abstract class AbstractStorageTierContractTest
     @Test
     public void shouldKeepPayloadAndTrailerExactlyWhereTheEngineDeclaresTheRestOfTheBlockPadding()
     {
-        final long size = objectSize();
-        Assumptions.assumeTrue(size >= 2L * TrailerBlock.BYTES, "objects of " + size + " bytes have no payload before a trailer block");
+        final long size = objectSizeWithATrailerBlock();
         final int count = 3;
         final PageArena arena = newArena(2 * count, size);
         final List<PageKey> keys = newKeys(count);
@@ -841,6 +839,14 @@ public abstract class AbstractStorageTierContractTest
             assertThat(asWritten || zeros).as("%s read back: its padding is as written or zeros", shapes[i]).isTrue();
         }
         arena.assertGuardsIntact();
+    }
+
+    /** @return the object size, when objects have a payload before a trailer block (two blocks and more); else the test is skipped */
+    private long objectSizeWithATrailerBlock()
+    {
+        final long size = objectSize();
+        Assumptions.assumeTrue(size >= 2L * TrailerBlock.BYTES, "objects of " + size + " bytes have no payload before a trailer block");
+        return size;
     }
 
     /**

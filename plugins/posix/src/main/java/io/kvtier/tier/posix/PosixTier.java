@@ -744,29 +744,26 @@ public final class PosixTier implements StorageTier
     /** @return slab header writes submitted with a ring (one for each run of consecutive slots in a claim), over every worker; for tests */
     long slabHeaderWrites()
     {
-        long writes = 0;
-        for (final PosixWorker worker : workers)
-        {
-            if (worker.store instanceof SlabFileStore slabStore)
-            {
-                writes += slabStore.headerWrites();
-            }
-        }
-        return writes;
+        return sumOverSlabStores(SlabFileStore::headerWrites);
     }
 
     /** @return tombstone writes for evicted slots (one for each run of neighbouring slots in a round), over every worker; for tests */
     long slabTombstoneWrites()
     {
-        long writes = 0;
+        return sumOverSlabStores(SlabFileStore::tombstoneWrites);
+    }
+
+    private long sumOverSlabStores(final java.util.function.ToLongFunction<SlabFileStore> count)
+    {
+        long sum = 0;
         for (final PosixWorker worker : workers)
         {
             if (worker.store instanceof SlabFileStore slabStore)
             {
-                writes += slabStore.tombstoneWrites();
+                sum += count.applyAsLong(slabStore);
             }
         }
-        return writes;
+        return sum;
     }
 
     /** @return the I/O path first (with the reason of any fallback), then O_DIRECT and the directory: what {@code kvtier stat} shows */

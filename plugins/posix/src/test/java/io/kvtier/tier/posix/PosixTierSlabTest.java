@@ -241,11 +241,7 @@ class PosixTierSlabTest
         assertThat(tier.slab().maxExtents).as("extents the capacity allows").isGreaterThan(1);
         final PageArena arena = arena(48);
         final List<PageKey> keys = keys(48);
-        for (int i = 0; i < keys.size(); i += 8)
-        {
-            assertAll(write(tier, keys.subList(i, i + 8), 1000 + i, arena), TierStatus.OK);
-        }
-        final List<TierStatus> before = exists(tier, keys).statuses();
+        final List<TierStatus> before = writeInEightsAndAskWhichRemain(tier, keys, 1000, arena);
         final long kept = before.stream().filter(status -> status == TierStatus.OK).count();
         assertThat(kept).as("pages kept within the capacity").isPositive().isLessThanOrEqualTo(16);
         assertThat(tier.slab().extents()).as("extents: freed slots were reused, not added to").isEqualTo(1);
@@ -260,7 +256,7 @@ class PosixTierSlabTest
     }
 
     @Test
-    void shouldWriteAnEvictionRoundsTombstonesInFewerRingWritesThanSlotsAndNeverFindThoseFramesAgain()
+    void shouldWriteAnEvictionRoundsTombstonesInFewerWritesThanSlotsAndNeverFindThoseFramesAgain()
     {
         final Path dir = tmp.resolve("evicted-rounds");
         // Room for 16 pages; past 12 a round evicts down to 4, the oldest first: slots written side by side, so their
@@ -269,11 +265,7 @@ class PosixTierSlabTest
         final PosixTier tier = open(dir, settings);
         final PageArena arena = arena(96);
         final List<PageKey> keys = keys(48);
-        for (int i = 0; i < keys.size(); i += 8)
-        {
-            assertAll(write(tier, keys.subList(i, i + 8), 3000 + i, arena), TierStatus.OK);
-        }
-        final List<TierStatus> before = exists(tier, keys).statuses();
+        final List<TierStatus> before = writeInEightsAndAskWhichRemain(tier, keys, 3000, arena);
         final long kept = before.stream().filter(status -> status == TierStatus.OK).count();
         assertThat(kept).as("pages kept within the capacity").isPositive().isLessThanOrEqualTo(12);
         final long tombstones = tier.slab().tombstonesWritten();
@@ -292,6 +284,16 @@ class PosixTierSlabTest
         final PosixTier restarted = open(dir, settings);
         assertThat(exists(restarted, keys).statuses()).as("after the restart, exactly the pages kept before it").isEqualTo(before);
         assertThat(restarted.slab().tombstonesWritten()).as("the scan found no evicted frame to clear").isZero();
+    }
+
+    /** Writes the keys eight at a time, key i from seed {@code seed + i}, then asks which exist: those the capacity kept. */
+    private static List<TierStatus> writeInEightsAndAskWhichRemain(final PosixTier tier, final List<PageKey> keys, final long seed, final PageArena arena)
+    {
+        for (int i = 0; i < keys.size(); i += 8)
+        {
+            assertAll(write(tier, keys.subList(i, i + 8), seed + i, arena), TierStatus.OK);
+        }
+        return exists(tier, keys).statuses();
     }
 
     @Test
@@ -689,10 +691,6 @@ class PosixTierSlabTest
     }
 
     // ------------------------------------------------------------------------------------------------
-    // The CRC32C the engine knows of a page (TierBatch.knownCrc32cBytes)
-    // ------------------------------------------------------------------------------------------------
-
-    // ------------------------------------------------------------------------------------------------
     // Padding the engine declares (TierBatch.trailerBlockIsPadding, SPI 1.3)
     // ------------------------------------------------------------------------------------------------
 
@@ -748,6 +746,10 @@ class PosixTierSlabTest
             assertThat(readBack.slice(i).mismatch(expected)).as("object %d%s: first byte that differs (-1: none)", i, when).isEqualTo(-1L);
         }
     }
+
+    // ------------------------------------------------------------------------------------------------
+    // The CRC32C the engine knows of a page (TierBatch.knownCrc32cBytes)
+    // ------------------------------------------------------------------------------------------------
 
     @ParameterizedTest
     @ValueSource(strings = {"uring", "libc"})
