@@ -69,7 +69,7 @@ final class BenchTierBatch implements TierBatch
      *
      * @param write whether the next submissions are writes; otherwise nothing is known
      */
-    void knowCrc32c(final boolean write)
+    void describeAsTheEnginesWrites(final boolean write)
     {
         knownBytes = write ? Math.max(0, segments[0].byteSize() - 4096) : 0;
         padding = write;

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * Drives one tier through its SPI the way the engine's {@code TierIo} does, for {@link TierBenchmark}:
  * the buffers of the keys in flight (offered to the tier as transfer memory, as the engine offers its
  * pool), new random keys, reusable batches refilled as soon as their last key completes, writes that
- * tell the tier the CRC32C of each page's payload as the engine's do ({@link BenchTierBatch#knowCrc32c},
+ * tell the tier the CRC32C of each page's payload as the engine's do ({@link BenchTierBatch#describeAsTheEnginesWrites},
  * computed before the clock starts, as the engine has it from the page's commit), and the check that
  * what was read back is what was written. Kept apart from {@link TierBenchmark}, which decides what
  * to measure, in which order against the baseline, and what the figures are.
@@ -156,7 +156,7 @@ final class TierDriver
         for (int from = 0; from < depth; from += batchSize)
         {
             final BenchTierBatch batch = new BenchTierBatch(Arrays.copyOfRange(slots, from, Math.min(depth, from + batchSize)), done::add);
-            batch.knowCrc32c(op.equals("write"));
+            batch.describeAsTheEnginesWrites(op.equals("write"));
             batches.add(batch);
         }
         int next = 0;

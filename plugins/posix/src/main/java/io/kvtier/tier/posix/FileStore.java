@@ -69,29 +69,19 @@ interface FileStore
     }
 
     /**
-     * Hands the store what the engine knows of the next page written in a slot: the CRC32C of its first
-     * bytes ({@link io.kvtier.spi.TierBatch#knownCrc32cBytes}). A store that checksums what it writes
-     * (the slab) then reads only the rest of the page for its checksum; the others ignore it, the default.
-     * Holds for the slot's next {@link #writeTemp} or {@link #writeTemps} only.
+     * Hands the store what the engine says of the next page written in a slot: the CRC32C of its first bytes
+     * ({@link io.kvtier.spi.TierBatch#knownCrc32cBytes}), and whether its trailer block past the trailer is padding
+     * ({@link io.kvtier.spi.TierBatch#trailerBlockIsPadding}). A store that checksums what it writes and keeps engine
+     * frames compactly (the slab) then reads only the rest of the page for its checksum, and trims a padded frame
+     * without reading the padding; the others ignore it, the default. Holds for the slot's next {@link #writeTemp} or
+     * {@link #writeTemps} only.
      *
      * @param slot       the write slot the page goes in
      * @param knownBytes how many of the page's first bytes {@code knownCrc} covers; 0 when none
      * @param knownCrc   their CRC32C
+     * @param padding    whether the page's trailer block past its trailer is padding
      */
-    default void knownCrc32c(final int slot, final long knownBytes, final int knownCrc)
-    {
-    }
-
-    /**
-     * Hands the store whether the next page written in a slot is an engine frame whose trailer block past its
-     * trailer is padding ({@link io.kvtier.spi.TierBatch#trailerBlockIsPadding}). A store that keeps such frames
-     * compactly (the slab) then does so without reading the padding; the others ignore it, the default. Holds for
-     * the slot's next {@link #writeTemp} or {@link #writeTemps} only.
-     *
-     * @param slot    the write slot the page goes in
-     * @param padding what the batch said of the page
-     */
-    default void trailerBlockIsPadding(final int slot, final boolean padding)
+    default void nextWrite(final int slot, final long knownBytes, final int knownCrc, final boolean padding)
     {
     }
 

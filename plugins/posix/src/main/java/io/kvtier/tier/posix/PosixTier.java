@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * An L3 tier storing each page as a file under a directory: local NVMe, or a shared filesystem
@@ -753,7 +754,7 @@ public final class PosixTier implements StorageTier
         return sumOverSlabStores(SlabFileStore::tombstoneWrites);
     }
 
-    private long sumOverSlabStores(final java.util.function.ToLongFunction<SlabFileStore> count)
+    private long sumOverSlabStores(final ToLongFunction<SlabFileStore> count)
     {
         long sum = 0;
         for (final PosixWorker worker : workers)

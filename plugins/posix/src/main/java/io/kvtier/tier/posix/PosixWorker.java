@@ -319,8 +319,7 @@ final class PosixWorker implements TierWorkers.Handler
         TierStatus status = TierStatus.IO_ERROR;
         try
         {
-            store.knownCrc32c(0, knownBytes, knownCrc);
-            store.trailerBlockIsPadding(0, padding);
+            store.nextWrite(0, knownBytes, knownCrc, padding);
             status = store.writeTemp(0, keyHigh, keyLow, source);
         }
         finally
@@ -435,8 +434,7 @@ final class PosixWorker implements TierWorkers.Handler
                 writeDeferred[deferred++] = i;
                 continue;
             }
-            store.knownCrc32c(staged, batch.knownCrc32cBytes(i), batch.knownCrc32c(i));
-            store.trailerBlockIsPadding(staged, batch.trailerBlockIsPadding(i));
+            store.nextWrite(staged, batch.knownCrc32cBytes(i), batch.knownCrc32c(i), batch.trailerBlockIsPadding(i));
             writeHigh[staged] = keyHigh;
             writeLow[staged] = keyLow;
             writeSources[staged] = source;

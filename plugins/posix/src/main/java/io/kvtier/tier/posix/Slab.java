@@ -846,15 +846,13 @@ final class Slab
      */
     void clear(final int slot)
     {
-        final boolean cleared = tombstone(slot);
-        synchronized (this)
+        if (tombstone(slot))
         {
-            if (cleared)
-            {
-                state[slot] = FREE;
-                markFree(slot);
-            }
-            else
+            release(slot);
+        }
+        else
+        {
+            synchronized (this)
             {
                 state[slot] = QUARANTINED;
             }
@@ -862,21 +860,20 @@ final class Slab
     }
 
     /**
-     * Frees a retired, unpinned slot whose tombstone the caller wrote ({@link SlabFileStore#flushEvictions}, a round's
-     * tombstones in one ring submission): what {@link #clear} does after its own write.
+     * Frees a retired, unpinned slot whose tombstone the caller wrote ({@link SlabFileStore#flushEvictions}: a run of
+     * neighbouring slots in one write): what {@link #clear} does after its own write.
      *
      * @param slot the slot
      */
     synchronized void freeTombstoned(final int slot)
     {
         tombstonesWritten++;
-        state[slot] = FREE;
-        markFree(slot);
+        release(slot);
     }
 
     /**
-     * Frees a slot taken by {@link #allocate} and never written: it still holds what it held when it was
-     * free, which no scan takes for a frame.
+     * Frees a slot no scan takes for a frame: one taken by {@link #allocate} and never written (it still holds what
+     * it held when it was free), or one whose tombstone was written ({@link #clear}, {@link #freeTombstoned}).
      *
      * @param slot the slot
      */

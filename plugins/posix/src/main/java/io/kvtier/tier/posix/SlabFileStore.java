@@ -421,18 +421,15 @@ final class SlabFileStore implements FileStore
         return batchSize;
     }
 
-    /** Kept for the slot's next frame: its CRC32C is then extended from the engine's over the rest of the page, not computed whole. */
+    /**
+     * Kept for the slot's next frame: its CRC32C is then extended from the engine's over the rest of the page, not
+     * computed whole, and a padded trailer block is trimmed without reading it (SPI 1.3).
+     */
     @Override
-    public void knownCrc32c(final int slot, final long bytes, final int crc)
+    public void nextWrite(final int slot, final long bytes, final int crc, final boolean padding)
     {
         knownBytes[slot] = bytes;
         knownCrcs[slot] = crc;
-    }
-
-    /** Kept for the slot's next frame: a padded trailer block is trimmed without reading it (SPI 1.3). */
-    @Override
-    public void trailerBlockIsPadding(final int slot, final boolean padding)
-    {
         paddings[slot] = padding;
     }
 
