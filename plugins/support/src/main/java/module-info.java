@@ -7,6 +7,8 @@ module io.kvtier.tier.support
 {
     // Handlers complete TierBatch keys and settings read TierConfig: every user needs the SPI too.
     requires transitive io.kvtier.spi;
+    // SlabTransport runs a UringBatch, whatever moves its bytes.
+    requires transitive io.kvtier.nativeaccess;
 
     exports io.kvtier.tier.support to io.kvtier.tier.posix, io.kvtier.tier.mooncake, io.kvtier.tier.threefs;
 }

@@ -150,6 +150,77 @@ public final class UringBatch
         return result[index];
     }
 
+    /**
+     * @param index an operation's index
+     * @return its kind: {@link #READ}, {@link #WRITE}, {@link #FSYNC} or {@link #FDATASYNC}
+     */
+    public byte operation(final int index)
+    {
+        return operation[index];
+    }
+
+    /**
+     * @param index an operation's index
+     * @return its file descriptor, or registered file's index when {@link #fixedFile} says so
+     */
+    public int fd(final int index)
+    {
+        return fd[index];
+    }
+
+    /**
+     * @param index an operation's index
+     * @return whether its {@link #fd} is a registered file's index
+     */
+    public boolean fixedFile(final int index)
+    {
+        return fixedFile[index];
+    }
+
+    /**
+     * @param index an operation's index
+     * @return its buffer's address (0 for an fsync)
+     */
+    public long address(final int index)
+    {
+        return address[index];
+    }
+
+    /**
+     * @param index an operation's index
+     * @return its buffer's length (0 for an fsync)
+     */
+    public long length(final int index)
+    {
+        return length[index];
+    }
+
+    /**
+     * @param index an operation's index
+     * @return where in the file it starts
+     */
+    public long fileOffset(final int index)
+    {
+        return fileOffset[index];
+    }
+
+    /**
+     * Sets an operation's result, for a batch run by something other than {@link Uring#execute} (plain calls, another
+     * kernel or user-space ring), so that whoever filled it reads the outcome the same way.
+     *
+     * @param index  an operation's index
+     * @param result bytes transferred, 0 for an fsync, or {@code -errno}
+     */
+    public void complete(final int index, final long result)
+    {
+        this.result[index] = result;
+        if (!finished[index])
+        {
+            finished[index] = true;
+            finishedCount++;
+        }
+    }
+
     /** @return how many SQEs were submitted again to carry on a short transfer or retry EAGAIN/EINTR, since the batch was made */
     public long resubmissions()
     {

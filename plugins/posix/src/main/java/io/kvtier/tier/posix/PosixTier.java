@@ -17,6 +17,7 @@ import io.kvtier.spi.TierWaterLevels;
 import io.kvtier.tier.support.FileIndex;
 import io.kvtier.tier.support.IoErrorLog;
 import io.kvtier.tier.support.PathLayout;
+import io.kvtier.tier.support.SlabTransport;
 import io.kvtier.tier.support.StartupScan;
 import io.kvtier.tier.support.TierWorkers;
 
@@ -103,6 +104,8 @@ public final class PosixTier implements StorageTier
     private final Set<TierCapability> capabilities;
     /** The extents and slots of {@code layout = slab}, or null for the files layout. */
     private final Slab slab;
+    /** Another tier's transports for the slab's bytes, or null. */
+    private final SlabTransport.Factory transports;
     private final PosixWorker[] workers;
     private final TierWorkers threads;
     private final FanoutDirectories fanout;
@@ -111,7 +114,7 @@ public final class PosixTier implements StorageTier
     private boolean released;
 
     private PosixTier(final TierConfig config, final PosixSettings settings, final TierContext context, final Optional<LibC> libc,
-                      final String fallbackReason, final Supplier<UringAvailability> uringAvailability)
+                      final String fallbackReason, final Supplier<UringAvailability> uringAvailability, final SlabTransport.Factory transports)
     {
         this.name = config.tierName();
         this.context = context;
@@ -119,6 +122,7 @@ public final class PosixTier implements StorageTier
         this.objectSize = context.objectSize();
         this.logger = context.logger();
         this.errors = new IoErrorLog(logger, 1, TimeUnit.SECONDS);
+        this.transports = transports;
         this.layout = new PathLayout(settings.dir, settings.fanoutLevels);
         // The I/O path as configured, or the next one down, with the reason, when it cannot run here.
         IoPath path = settings.io;
@@ -127,6 +131,12 @@ public final class PosixTier implements StorageTier
         {
             why = settings.io.settingValue + " needs LibC, which is unavailable: " + fallbackReason;
             path = IoPath.CHANNEL;
+        }
+        if (transports != null)
+        {
+            // Another tier's transport moves the slab's bytes (the 3FS tier's USRBIO): no ring here.
+            why = "the slab's bytes move through " + transports.describe();
+            path = IoPath.LIBC;
         }
         if (path == IoPath.URING)
         {
@@ -180,6 +190,7 @@ public final class PosixTier implements StorageTier
         arena = Arena.ofShared();
         final Uring[] rings = new Uring[settings.ioThreads];
         Slab madeSlab = null;
+        PosixWorker[] madeWorkers = null;
         try
         {
             index = new FileIndex(arena, settings.indexEntries, settings.capacity, settings.highWaterBytes(), settings.lowWaterBytes());
@@ -221,7 +232,7 @@ public final class PosixTier implements StorageTier
             {
                 fixedBuffers = registerTransferMemory(rings, context, config.qualified(PosixSettings.FIXED_BUFFERS_MAX));
             }
-            if (path != settings.io)
+            if (path != settings.io && transports == null)
             {
                 logger.log(System.Logger.Level.WARNING, "posix tier " + name + ": " + config.qualified(PosixSettings.IO) + "="
                     + settings.io.settingValue + " cannot be used (" + why + "); falling back to io=" + path.settingValue);
@@ -229,17 +240,19 @@ public final class PosixTier implements StorageTier
             this.ioPath = path;
             this.ioFallback = path == settings.io ? "" : "fell back from " + settings.io.settingValue + ": " + why;
             this.usesLibc = path != IoPath.CHANNEL;
-            this.ioDescription = switch (path)
+            this.ioDescription = transports != null ? transports.describe() : switch (path)
             {
                 case URING -> "uring (one ring of " + ringEntries + " entries per I/O thread, " + fixedBuffers + ")";
                 case LIBC -> "libc (pread/pwrite from the pool slice, zero-copy)";
                 case CHANNEL -> "channel (FileChannel)";
             } + (ioFallback.isEmpty() ? "" : "; " + ioFallback);
             workers = new PosixWorker[settings.ioThreads];
+            madeWorkers = workers;
             for (int i = 0; i < workers.length; i++)
             {
                 workers[i] = new PosixWorker(pages, slabLayout
-                    ? new SlabFileStore(name, slab, libc.get(), path == IoPath.URING ? rings[i] : null, directIo, settings.fsync,
+                    ? new SlabFileStore(name, slab, libc.get(), transports != null ? transports.open(i)
+                        : path == IoPath.URING ? new UringSlabTransport(rings[i], libc.get()) : null, directIo, settings.fsync,
                         arena, context.transferMemory(), errors)
                     : switch (path)
                     {
@@ -357,6 +370,17 @@ public final class PosixTier implements StorageTier
         catch (final RuntimeException | Error ex)
         {
             closeAll(rings);
+            if (transports != null)
+            {
+                for (final PosixWorker worker : madeWorkers == null ? new PosixWorker[0] : madeWorkers)
+                {
+                    if (worker != null)
+                    {
+                        worker.store.close();
+                    }
+                }
+                transports.close();
+            }
             if (madeSlab != null)
             {
                 madeSlab.close();
@@ -465,7 +489,25 @@ public final class PosixTier implements StorageTier
     static PosixTier open(final TierConfig config, final PosixSettings settings, final TierContext context, final Optional<LibC> libc,
                           final String fallbackReason, final Supplier<UringAvailability> uringAvailability)
     {
-        return new PosixTier(config, settings, context, libc, fallbackReason, uringAvailability);
+        return new PosixTier(config, settings, context, libc, fallbackReason, uringAvailability, null);
+    }
+
+    /**
+     * Creates a tier with the slab layout whose I/O threads move bytes through another tier's transports (the 3FS tier's
+     * USRBIO); {@code fsync} and everything else are as configured. The transports are closed with the tier, or here when
+     * it fails to start.
+     *
+     * @param config     the tier's settings, for error messages
+     * @param settings   the validated settings, {@code layout = slab}
+     * @param context    the engine's side
+     * @param libc       the libc front: extents, headers and tombstones still go through it
+     * @param transports each I/O thread's transport
+     * @return the running tier
+     */
+    static PosixTier openSlab(final TierConfig config, final PosixSettings settings, final TierContext context, final LibC libc,
+                              final SlabTransport.Factory transports)
+    {
+        return new PosixTier(config, settings, context, Optional.of(libc), "", Uring::availability, transports);
     }
 
     private int adopt(final List<StartupScan.Page> found)
@@ -680,6 +722,10 @@ public final class PosixTier implements StorageTier
                 for (final PosixWorker worker : workers)
                 {
                     worker.store.close();
+                }
+                if (transports != null)
+                {
+                    transports.close();
                 }
                 if (slab != null)
                 {

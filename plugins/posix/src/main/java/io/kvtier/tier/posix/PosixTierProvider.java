@@ -8,6 +8,8 @@ import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierContext;
+import io.kvtier.tier.support.SlabTierProvider;
+import io.kvtier.tier.support.SlabTransport;
 
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -17,9 +19,10 @@ import java.util.function.Supplier;
  * filesystem. Settings ({@code tier.<name>.*}): {@code dir} (required), {@code capacity},
  * {@code evict-high}, {@code evict-low}, {@code fanout-levels}, {@code io-threads}, {@code fsync},
  * {@code direct-io}, {@code shared}, {@code tmp-max-age}, {@code index-entries} and {@code io}; the module's
- * README gives their defaults and meaning.
+ * README gives their defaults and meaning. Its slab layout also runs over another tier's transport
+ * ({@link SlabTierProvider}): the 3FS tier's USRBIO on a 3FS mount.
  */
-public final class PosixTierProvider implements StorageTierProvider
+public final class PosixTierProvider implements StorageTierProvider, SlabTierProvider
 {
     private final boolean useLibc;
     private final Supplier<UringAvailability> uringAvailability;
@@ -74,5 +77,36 @@ public final class PosixTierProvider implements StorageTierProvider
         final PosixSettings settings = PosixSettings.parse(config, context.objectSize(), libc.isPresent());
         final String fallbackReason = useLibc ? "LibC unavailable, see the LibC log line for why" : "LibC turned off for this provider";
         return PosixTier.open(config, settings, context, libc, fallbackReason, uringAvailability);
+    }
+
+    /**
+     * @throws io.kvtier.spi.TierConfigException naming {@code layout} when it is not {@code slab}, or any setting as
+     *         {@link #create} does; native access is required
+     */
+    @Override
+    public StorageTier createSlab(final TierConfig config, final TierContext context, final SlabTransport.Factory transports)
+    {
+        final Optional<LibC> libc = LibC.instance();
+        final PosixSettings settings;
+        try
+        {
+            if (libc.isEmpty())
+            {
+                throw config.invalid(PosixSettings.LAYOUT, config.has(PosixSettings.LAYOUT) ? config.string(PosixSettings.LAYOUT) : "slab",
+                    "a layout this process can run, but a slab over another tier's transport needs LibC, which is unavailable", null);
+            }
+            settings = PosixSettings.parse(config, context.objectSize(), true);
+            if (settings.layout != PageLayout.SLAB)
+            {
+                throw config.invalid(PosixSettings.LAYOUT, settings.layout.name().toLowerCase(java.util.Locale.ROOT),
+                    "slab: a transport moves a slab's bytes only", null);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            transports.close();
+            throw ex;
+        }
+        return PosixTier.openSlab(config, settings, context, libc.get(), transports);
     }
 }

@@ -1,11 +1,11 @@
 package io.kvtier.tier.posix;
 
 import io.kvtier.nativeaccess.libc.LibC;
-import io.kvtier.nativeaccess.uring.Uring;
 import io.kvtier.nativeaccess.uring.UringBatch;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tier.support.IoErrorLog;
+import io.kvtier.tier.support.SlabTransport;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -20,8 +20,9 @@ import java.util.zip.CRC32C;
  * {@link #publishTemp}, under the key's stripe lock, makes the slot the key's frame and clears the one it
  * replaces; {@link #discardTemp} clears and frees an abandoned slot; {@link #unlink} (a remove or an eviction) retires the key's slot.
  *
- * <p>With a ring, a claim's pages go together, as with {@link UringFileStore}: the frame writes of up to
- * {@link #RING_PAGES} pages in one {@link Uring#execute} (and with {@code fsync} their {@code fdatasync}s
+ * <p>With a transport ({@link SlabTransport}: an io_uring ring, or the 3FS tier's USRBIO rings), a claim's pages go
+ * together, as with {@link UringFileStore}: the frame writes of up to
+ * {@link #RING_PAGES} pages in one {@link SlabTransport#execute} (and with {@code fsync} their {@code fdatasync}s
  * in a second), every slot and header read of a read claim in one; slots' bytes move straight between the pool
  * slices and the extents, as READ_FIXED/WRITE_FIXED when the engine's transfer memory is registered with
  * the ring (the tier does that, as for the files layout). The frame headers of a claim's pages in
@@ -29,8 +30,8 @@ import java.util.zip.CRC32C;
  * one request a page and one a run, where format 1's one vectored write of header block and payload a
  * page moved 4 KiB more each time.
  * Extents stay open, so there is no open or close per page either. A page whose batched transfer does
- * not simply succeed is done again alone with {@code pread}/{@code pwrite}, which gives its exact
- * status, logs it and turns O_DIRECT off when the filesystem refuses it (EINVAL). Without a ring every
+ * not simply succeed is done again alone ({@link SlabTransport#transfer}: {@code pread}/{@code pwrite} beside a ring), which gives its exact
+ * status, logs it and turns O_DIRECT off when the filesystem refuses it (EINVAL). Without a transport every
  * page goes that way.
  *
  * <p>An engine frame's last block (its trailer and zeros) goes in the frame header
@@ -69,7 +70,8 @@ final class SlabFileStore implements FileStore
     private final String name;
     private final Slab slab;
     private final LibC libc;
-    private final Uring ring;
+    /** Moves a claim's bytes (a ring, or the 3FS tier's USRBIO), or null to move each page alone with pread/pwrite. */
+    private final SlabTransport transport;
     private final DirectIo direct;
     private final IoErrorLog errors;
     private final boolean fsync;
@@ -113,26 +115,26 @@ final class SlabFileStore implements FileStore
      * @param name           the tier's name, for messages
      * @param slab           the tier's slab
      * @param libc           the libc front
-     * @param ring           this worker's ring, closed with the store, or null to move every page with pread/pwrite
+     * @param transport      this worker's batches (a ring, USRBIO), closed with the store, or null to move every page with pread/pwrite
      * @param direct         whether O_DIRECT is in use, shared by the tier's stores
      * @param fsync          whether to fdatasync a frame before it becomes the key's
      * @param arena          where the frame headers come from
      * @param transferMemory the engine's transfer memory, for checksums that allocate nothing
      * @param errors         where failures are logged
      */
-    SlabFileStore(final String name, final Slab slab, final LibC libc, final Uring ring, final DirectIo direct, final boolean fsync,
+    SlabFileStore(final String name, final Slab slab, final LibC libc, final SlabTransport transport, final DirectIo direct, final boolean fsync,
                   final Arena arena, final Optional<MemorySegment> transferMemory, final IoErrorLog errors)
     {
         this.name = name;
         this.slab = slab;
         this.libc = libc;
-        this.ring = ring;
+        this.transport = transport;
         this.direct = direct;
         this.fsync = fsync;
         this.errors = errors;
-        batchSize = ring == null ? 1 : RING_PAGES;
+        batchSize = transport == null ? 1 : RING_PAGES;
         // A page's slot, tail and header transfers, then in a second round its fdatasync.
-        batch = ring == null ? null : new UringBatch(OPERATIONS_PER_PAGE * batchSize);
+        batch = transport == null ? null : new UringBatch(OPERATIONS_PER_PAGE * batchSize);
         final MemorySegment entries = arena.allocate((long)batchSize * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
         final MemorySegment read = arena.allocate((long)batchSize * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
         headerEntries = new MemorySegment[batchSize];
@@ -242,6 +244,10 @@ final class SlabFileStore implements FileStore
 
     private long move(final boolean write, final int fd, final MemorySegment buffer, final long from, final long length, final long offset)
     {
+        if (transport != null)
+        {
+            return transport.transfer(write, fd, buffer, from, length, offset);
+        }
         return write ? libc.pwriteFully(fd, buffer, from, length, offset) : libc.preadFully(fd, buffer, from, length, offset);
     }
 
@@ -280,7 +286,7 @@ final class SlabFileStore implements FileStore
     public void readPages(final long[] keyHigh, final long[] keyLow, final MemorySegment[] destinations, final int count,
                           final TierStatus[] statuses)
     {
-        if (ring == null)
+        if (transport == null)
         {
             FileStore.super.readPages(keyHigh, keyLow, destinations, count, statuses);
             return;
@@ -307,7 +313,7 @@ final class SlabFileStore implements FileStore
             }
             if (batch.size() > 0)
             {
-                ring.execute(batch);
+                transport.execute(batch);
             }
             for (int k = 0; k < count; k++)
             {
@@ -444,7 +450,7 @@ final class SlabFileStore implements FileStore
     public void writeTemps(final long[] keyHigh, final long[] keyLow, final MemorySegment[] sources, final int count,
                            final TierStatus[] statuses)
     {
-        if (ring == null)
+        if (transport == null)
         {
             FileStore.super.writeTemps(keyHigh, keyLow, sources, count, statuses);
             return;
@@ -463,7 +469,7 @@ final class SlabFileStore implements FileStore
             return;
         }
         addHeaderRuns(count, statuses);
-        ring.execute(batch);
+        transport.execute(batch);
         boolean anyWritten = false;
         for (int k = 0; k < count; k++)
         {
@@ -486,7 +492,7 @@ final class SlabFileStore implements FileStore
                     payloadOps[k] = batch.addFsync(slab.fd(slots[k], false), true);
                 }
             }
-            ring.execute(batch);
+            transport.execute(batch);
             for (int k = 0; k < count; k++)
             {
                 if (statuses[k] == TierStatus.OK && batch.result(payloadOps[k]) != 0)
@@ -793,7 +799,7 @@ final class SlabFileStore implements FileStore
     /** @return page transfers this ring ran as READ_FIXED/WRITE_FIXED, 0 without a ring */
     long fixedBufferOperations()
     {
-        return ring == null ? 0 : ring.fixedBufferOperations();
+        return transport == null ? 0 : transport.fixedBufferOperations();
     }
 
     private boolean appliesTo(final long address, final long length, final long fileOffset)
@@ -813,9 +819,9 @@ final class SlabFileStore implements FileStore
     public void close()
     {
         flushEvictions();
-        if (ring != null)
+        if (transport != null)
         {
-            ring.close();
+            transport.close();
         }
     }
 }
