@@ -41,6 +41,8 @@ final class ThreeFsSettings
     static final String IO_DEPTH = "io-depth";
     static final String TIMEOUT = "timeout";
     static final String DRAIN_TIMEOUT = "drain-timeout";
+    static final String LAYOUT = "layout";
+    static final String EXTENT_SIZE = "extent-size";
 
     static final double EVICT_HIGH_DEFAULT = Capacity.EVICT_HIGH_DEFAULT;
     static final double EVICT_LOW_DEFAULT = Capacity.EVICT_LOW_DEFAULT;
@@ -85,7 +87,15 @@ final class ThreeFsSettings
     static final TierSetting<Duration> TMP_MAX_AGE_SETTING = TierSetting.duration(TMP_MAX_AGE).byDefault(TMP_MAX_AGE_DEFAULT)
         .documented("At start, temp files older than this are deleted (their writer died), as in the POSIX tier.");
     static final TierSetting<Integer> IO_THREADS_SETTING = TierSetting.integer(IO_THREADS).byDefault(IO_THREADS_DEFAULT).range(1, 64)
-        .documented("Used by the POSIX fallback only.");
+        .documented("I/O threads of the POSIX fallback. With `layout = slab`, set: the slab's I/O threads, each with a read and a write"
+            + " ring of `entries`; unset: the POSIX tier's default there (half the host's processors, at least 1).");
+    static final TierSetting<Layout> LAYOUT_SETTING = TierSetting.choice(LAYOUT, Layout.class).byDefault(Layout.FILES)
+        .documented("`files`: one file per page, which every node mounting the 3FS sees (see Layout, shared between nodes). `slab`: pages"
+            + " as frames in the slots of large extent files in `dir`, the POSIX tier's slab layout (see Slab layout): no file is created,"
+            + " opened or renamed per page, and USRBIO moves page bytes between the pool and extents registered once. A slab is one"
+            + " engine's alone, not shared: give each engine a directory of its own.");
+    static final TierSetting<Long> EXTENT_SIZE_SETTING = TierSetting.size(EXTENT_SIZE).byDefault(1L << 30).range(1L << 20, 1L << 40)
+        .documented("With `layout = slab`: the size of one extent file, as in [the POSIX tier](../../plugins/posix/README.md).");
 
     /**
      * Every setting, in the order the docs' table lists them; capacity and the water levels are the POSIX
@@ -93,9 +103,18 @@ final class ThreeFsSettings
      */
     static final List<TierSetting<?>> ALL = List.of(DIR_SETTING, LIB_SETTING, USRBIO_SETTING, ENTRIES_SETTING, IO_DEPTH_SETTING,
         TIMEOUT_SETTING, DRAIN_TIMEOUT_SETTING, Capacity.CAPACITY_SETTING, Capacity.EVICT_HIGH_SETTING, Capacity.EVICT_LOW_SETTING,
-        FANOUT_LEVELS_SETTING, TMP_MAX_AGE_SETTING, IO_THREADS_SETTING);
+        FANOUT_LEVELS_SETTING, TMP_MAX_AGE_SETTING, IO_THREADS_SETTING, LAYOUT_SETTING, EXTENT_SIZE_SETTING);
 
     static final Set<String> KNOWN = TierSetting.keys(ALL);
+
+    /** How pages are kept in {@code dir}. */
+    enum Layout
+    {
+        /** One file per page, shared by every node. */
+        FILES,
+        /** Frames in extent files, this engine's alone. */
+        SLAB
+    }
 
     /** Whether the tier uses USRBIO. */
     enum Usrbio
@@ -124,6 +143,8 @@ final class ThreeFsSettings
     final int ioDepth;
     final Duration timeout;
     final Duration drainTimeout;
+    final Layout layout;
+    final long extentSize;
     private final TierConfig config;
 
     private ThreeFsSettings(final TierConfig config, final long objectSize, final Map<String, String> environment)
@@ -169,6 +190,13 @@ final class ThreeFsSettings
         ioDepth = IO_DEPTH_SETTING.get(config);
         timeout = TIMEOUT_SETTING.get(config);
         drainTimeout = DRAIN_TIMEOUT_SETTING.get(config);
+        layout = LAYOUT_SETTING.get(config);
+        extentSize = EXTENT_SIZE_SETTING.get(config);
+        if (layout == Layout.FILES && config.has(EXTENT_SIZE))
+        {
+            throw config.invalid(EXTENT_SIZE, config.string(EXTENT_SIZE), "unset with " + config.qualified(LAYOUT) + "=files: only a slab"
+                + " has extents", null);
+        }
     }
 
     /**
@@ -211,10 +239,42 @@ final class ThreeFsSettings
      */
     TierConfig posixFallbackConfig()
     {
+        if (layout == Layout.SLAB)
+        {
+            return posixSlabConfig(false);
+        }
         final Map<String, String> values = new HashMap<>();
         values.put("dir", dir.toString());
         values.put("shared", "true");
         for (final String key : new String[] {CAPACITY, EVICT_HIGH, EVICT_LOW, FANOUT_LEVELS, TMP_MAX_AGE, IO_THREADS})
+        {
+            if (config.has(key))
+            {
+                values.put(key, config.string(key));
+            }
+        }
+        return new TierConfig(tierName, values);
+    }
+
+    /**
+     * The settings of the POSIX tier's slab on the directory: not shared, and with USRBIO moving the bytes no O_DIRECT
+     * (the client does the I/O) and no ring of the POSIX tier's own.
+     *
+     * @param usrbio whether USRBIO moves the page bytes, else the POSIX tier does its own I/O on the mount
+     * @return the POSIX tier's configuration
+     */
+    TierConfig posixSlabConfig(final boolean usrbio)
+    {
+        final Map<String, String> values = new HashMap<>();
+        values.put("dir", dir.toString());
+        values.put("shared", "false");
+        values.put("layout", "slab");
+        if (usrbio)
+        {
+            values.put("io", "libc");
+            values.put("direct-io", "false");
+        }
+        for (final String key : new String[] {CAPACITY, EVICT_HIGH, EVICT_LOW, IO_THREADS, EXTENT_SIZE})
         {
             if (config.has(key))
             {
@@ -258,6 +318,8 @@ final class ThreeFsSettings
             + ", entries=" + entries
             + ", io-depth=" + ioDepth
             + ", timeout=" + timeout
-            + ", drain-timeout=" + drainTimeout;
+            + ", drain-timeout=" + drainTimeout
+            + ", layout=" + layout.name().toLowerCase(Locale.ROOT)
+            + (layout == Layout.SLAB ? ", extent-size=" + ConfigValues.formatSize(extentSize) : "");
     }
 }

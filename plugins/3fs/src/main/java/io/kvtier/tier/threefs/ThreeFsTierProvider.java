@@ -8,6 +8,7 @@ import io.kvtier.spi.StorageTierProvider;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierContext;
+import io.kvtier.tier.support.SlabTierProvider;
 import io.kvtier.tier.threefs.hf3fs.Hf3fsLibrary;
 
 import java.lang.foreign.Arena;
@@ -124,6 +125,10 @@ public final class ThreeFsTierProvider implements StorageTierProvider
             throw settings.invalid(ThreeFsSettings.LIB, library, "the library the other 3FS tiers of this process use: " + ex.getMessage());
         }
         final String mount = mountPoint(settings);
+        if (settings.layout == ThreeFsSettings.Layout.SLAB)
+        {
+            return slab(settings, context, libc.get(), mount, library);
+        }
         return ThreeFsTier.open(settings, context, libc.get(), mount, library);
     }
 
@@ -146,6 +151,26 @@ public final class ThreeFsTierProvider implements StorageTierProvider
             }
             return out.getString(0);
         }
+    }
+
+    /**
+     * The POSIX tier's slab on the directory, its page bytes moved by USRBIO: extents registered once, a read and a write
+     * ring per I/O thread. The engine's page frames are wrapped with the first rings rather than on the first page.
+     */
+    private static StorageTier slab(final ThreeFsSettings settings, final TierContext context, final LibC libc, final String mount,
+                                    final String library)
+    {
+        final StorageTierProvider posix = posixProvider(settings);
+        if (!(posix instanceof SlabTierProvider slabs))
+        {
+            throw settings.invalid(ThreeFsSettings.LAYOUT, "slab", "files: the '" + POSIX_TYPE + "' provider found ("
+                + posix.getClass().getName() + ") cannot run a slab over USRBIO");
+        }
+        final UsrbioSlabTransports transports = new UsrbioSlabTransports(settings, libc, context.logger(), mount, library,
+            context.transferMemory());
+        context.logger().log(System.Logger.Level.INFO, "3fs tier " + settings.tierName + ": " + settings + "; the POSIX tier's slab on "
+            + settings.dir + ", page bytes through USRBIO");
+        return slabs.createSlab(settings.posixSlabConfig(true), context, transports);
     }
 
     private static StorageTier posix(final ThreeFsSettings settings, final TierContext context, final String why)

@@ -131,6 +131,20 @@ final class UsrbioRing
         return hf3fs_prep_io(ior, iov, forRead, ptr, fd, 0L, len, MemorySegment.ofAddress(slot));
     }
 
+    /**
+     * @param iov      the iov holding {@code ptr}
+     * @param ptr      the memory to read into or write from
+     * @param fd       a registered file descriptor
+     * @param offset   where in the file
+     * @param len      bytes
+     * @param userdata returned in the completion's userdata
+     * @return hf3fs_prep_io's answer: the ring index, or -errno
+     */
+    int prepareAt(final MemorySegment iov, final MemorySegment ptr, final int fd, final long offset, final long len, final int userdata)
+    {
+        return hf3fs_prep_io(ior, iov, forRead, ptr, fd, offset, len, MemorySegment.ofAddress(userdata));
+    }
+
     /** @return 0, or -errno */
     int submit()
     {

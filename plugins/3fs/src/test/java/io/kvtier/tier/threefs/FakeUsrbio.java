@@ -24,6 +24,7 @@ final class FakeUsrbio
     static final int PREP_EAGAIN = 4;
     static final int READ = 1;
     static final int WRITE = 2;
+    static final int STAT_COMPLETED = 0;
     static final int STAT_REGISTERED = 1;
     static final int STAT_RINGS = 2;
     static final int STAT_WRAPPED = 4;

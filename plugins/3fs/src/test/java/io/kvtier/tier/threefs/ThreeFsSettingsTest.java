@@ -31,6 +31,6 @@ class ThreeFsSettingsTest
         assertThat(ThreeFsSettings.KNOWN).containsExactlyInAnyOrder(ThreeFsSettings.DIR, ThreeFsSettings.LIB, ThreeFsSettings.USRBIO,
             ThreeFsSettings.CAPACITY, ThreeFsSettings.EVICT_HIGH, ThreeFsSettings.EVICT_LOW, ThreeFsSettings.FANOUT_LEVELS,
             ThreeFsSettings.TMP_MAX_AGE, ThreeFsSettings.IO_THREADS, ThreeFsSettings.ENTRIES, ThreeFsSettings.IO_DEPTH,
-            ThreeFsSettings.TIMEOUT, ThreeFsSettings.DRAIN_TIMEOUT);
+            ThreeFsSettings.TIMEOUT, ThreeFsSettings.DRAIN_TIMEOUT, ThreeFsSettings.LAYOUT, ThreeFsSettings.EXTENT_SIZE);
     }
 }

@@ -77,6 +77,8 @@ final class SlabFileStore implements FileStore
     private final boolean fsync;
     private final int batchSize;
     private final UringBatch batch;
+    /** For each operation of {@link #batch}, whether it moves a page's bytes, not a frame header or tombstone. */
+    private final boolean[] pageBytes;
     /** A frame header for each page of a claim, {@link SlabDescriptor#HEADER_ENTRY} bytes, written through the page cache. */
     private final MemorySegment[] headerEntries;
     private final HeaderCrc headerCrc = new HeaderCrc();
@@ -135,6 +137,7 @@ final class SlabFileStore implements FileStore
         batchSize = transport == null ? 1 : RING_PAGES;
         // A page's slot, tail and header transfers, then in a second round its fdatasync.
         batch = transport == null ? null : new UringBatch(OPERATIONS_PER_PAGE * batchSize);
+        pageBytes = new boolean[OPERATIONS_PER_PAGE * batchSize];
         final MemorySegment entries = arena.allocate((long)batchSize * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
         final MemorySegment read = arena.allocate((long)batchSize * SlabDescriptor.HEADER_ENTRY, SlabDescriptor.HEADER_ENTRY);
         headerEntries = new MemorySegment[batchSize];
@@ -313,7 +316,7 @@ final class SlabFileStore implements FileStore
             }
             if (batch.size() > 0)
             {
-                transport.execute(batch);
+                transport.execute(batch, pageBytes);
             }
             for (int k = 0; k < count; k++)
             {
@@ -346,6 +349,13 @@ final class SlabFileStore implements FileStore
         }
     }
 
+    /** Marks operation {@code op} as a page's bytes or not, for the transport ({@link SlabTransport#execute}). */
+    private int page(final int op, final boolean bytes)
+    {
+        pageBytes[op] = bytes;
+        return op;
+    }
+
     /** Adds a pinned slot's reads to the batch: its slot's bytes, and a trimmed frame's header or a spilled one's tail block. */
     private void addReads(final int k, final int slot, final MemorySegment destination)
     {
@@ -354,18 +364,18 @@ final class SlabFileStore implements FileStore
         final long offset = slab.payloadOffset(slot);
         final long address = destination.address();
         forms[k] = slab.form(slot);
-        payloadOps[k] = batch.add(UringBatch.READ, slab.fd(slot, appliesTo(address, inSlot, offset)), false, address, inSlot, offset);
+        payloadOps[k] = page(batch.add(UringBatch.READ, slab.fd(slot, appliesTo(address, inSlot, offset)), false, address, inSlot, offset), true);
         tailOps[k] = -1;
         if (forms[k] == SlabDescriptor.FORM_TRIMMED)
         {
-            tailOps[k] = batch.add(UringBatch.READ, slab.fd(slot, false), false, readEntries[k].address(), SlabDescriptor.HEADER_ENTRY,
-                slab.frameOffset(slot));
+            tailOps[k] = page(batch.add(UringBatch.READ, slab.fd(slot, false), false, readEntries[k].address(), SlabDescriptor.HEADER_ENTRY,
+                slab.frameOffset(slot)), false);
         }
         else if (forms[k] == SlabDescriptor.FORM_SPILLED)
         {
             final long tail = slab.tailOffset(slot);
-            tailOps[k] = batch.add(UringBatch.READ, slab.fd(slot, appliesTo(address + inSlot, length - inSlot, tail)), false,
-                address + inSlot, length - inSlot, tail);
+            tailOps[k] = page(batch.add(UringBatch.READ, slab.fd(slot, appliesTo(address + inSlot, length - inSlot, tail)), false,
+                address + inSlot, length - inSlot, tail), true);
         }
     }
 
@@ -469,7 +479,7 @@ final class SlabFileStore implements FileStore
             return;
         }
         addHeaderRuns(count, statuses);
-        transport.execute(batch);
+        transport.execute(batch, pageBytes);
         boolean anyWritten = false;
         for (int k = 0; k < count; k++)
         {
@@ -489,10 +499,10 @@ final class SlabFileStore implements FileStore
             {
                 if (statuses[k] == TierStatus.OK)
                 {
-                    payloadOps[k] = batch.addFsync(slab.fd(slots[k], false), true);
+                    payloadOps[k] = page(batch.addFsync(slab.fd(slots[k], false), true), false);
                 }
             }
-            transport.execute(batch);
+            transport.execute(batch, pageBytes);
             for (int k = 0; k < count; k++)
             {
                 if (statuses[k] == TierStatus.OK && batch.result(payloadOps[k]) != 0)
@@ -519,13 +529,13 @@ final class SlabFileStore implements FileStore
         final long address = sources[k].address();
         final long inSlot = Math.min(lengths[k], slab.slotBytes);
         submitted[k] = true;
-        payloadOps[k] = batch.add(UringBatch.WRITE, slab.fd(slot, appliesTo(address, inSlot, offset)), false, address, inSlot, offset);
+        payloadOps[k] = page(batch.add(UringBatch.WRITE, slab.fd(slot, appliesTo(address, inSlot, offset)), false, address, inSlot, offset), true);
         tailOps[k] = -1;
         if (forms[k] == SlabDescriptor.FORM_SPILLED)
         {
             final long tail = slab.tailOffset(slot);
-            tailOps[k] = batch.add(UringBatch.WRITE, slab.fd(slot, appliesTo(address + inSlot, lengths[k] - inSlot, tail)), false,
-                address + inSlot, lengths[k] - inSlot, tail);
+            tailOps[k] = page(batch.add(UringBatch.WRITE, slab.fd(slot, appliesTo(address + inSlot, lengths[k] - inSlot, tail)), false,
+                address + inSlot, lengths[k] - inSlot, tail), true);
         }
     }
 
@@ -552,7 +562,7 @@ final class SlabFileStore implements FileStore
                 end++;
             }
             final long bytes = (long)(end - k) * SlabDescriptor.HEADER_ENTRY;
-            final int op = batch.add(UringBatch.WRITE, slab.fd(slots[k], false), false, headerEntries[k].address(), bytes, slab.frameOffset(slots[k]));
+            final int op = page(batch.add(UringBatch.WRITE, slab.fd(slots[k], false), false, headerEntries[k].address(), bytes, slab.frameOffset(slots[k])), false);
             for (int j = k; j < end; j++)
             {
                 headerOps[j] = op;

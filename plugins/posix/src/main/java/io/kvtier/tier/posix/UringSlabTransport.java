@@ -24,7 +24,7 @@ final class UringSlabTransport implements SlabTransport
     }
 
     @Override
-    public void execute(final UringBatch batch)
+    public void execute(final UringBatch batch, final boolean[] pageBytes)
     {
         ring.execute(batch);
     }

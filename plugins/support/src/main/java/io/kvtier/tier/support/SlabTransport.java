@@ -20,12 +20,15 @@ public interface SlabTransport extends AutoCloseable
      * of a file or on a short transfer the transport gave up on, 0 for an fsync, or {@code -errno}. Operations of one
      * batch run in any order and at once.
      *
-     * @param batch the operations, filled by the caller
+     * @param batch     the operations, filled by the caller
+     * @param pageBytes for each operation, whether it moves a page's bytes (between a slice of the engine's and a slot);
+     *                  the others are the slab's own records (frame headers, tombstones) and fsyncs, which a transport
+     *                  may move another way, and a slab reads its records at start with plain calls
      */
-    void execute(UringBatch batch);
+    void execute(UringBatch batch, boolean[] pageBytes);
 
     /**
-     * One transfer to its end, for a page done alone (after its batched transfer failed, or without batches).
+     * One transfer of a page's bytes to its end, for a page done alone (after its batched transfer failed, or without batches).
      *
      * @param write  a write from {@code buffer}, else a read into it
      * @param fd     the extent's descriptor

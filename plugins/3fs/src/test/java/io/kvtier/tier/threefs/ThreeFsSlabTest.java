@@ -1,0 +1,330 @@
+package io.kvtier.tier.threefs;
+
+import io.kvtier.spi.PageKey;
+import io.kvtier.spi.StorageTier;
+import io.kvtier.spi.TierBatch;
+import io.kvtier.spi.TierCapability;
+import io.kvtier.spi.TierConfig;
+import io.kvtier.spi.TierConfigException;
+import io.kvtier.spi.TierStatus;
+import io.kvtier.tck.ContractTierContext;
+import io.kvtier.tck.PageArena;
+import io.kvtier.tck.PageBytes;
+import io.kvtier.tck.RecordingTierBatch;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@code layout = slab} on the USRBIO path, through the real FFM binding and the fake library: pages kept in extent
+ * files whose slots USRBIO reads and writes (each extent registered once, not a file a page), kept across a restart and
+ * shared with the POSIX tier's slab on the same directory, and the fake's faults (EIO, short transfers, I/Os that outlive
+ * the timeout or never come back) never serving wrong bytes and leaving the tier usable.
+ */
+class ThreeFsSlabTest
+{
+    private static final long SIZE = 64 * 1024;
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    @TempDir
+    Path root;
+    private Path dir;
+    private ContractTierContext context;
+    private PageArena arena;
+    private final List<StorageTier> opened = new ArrayList<>();
+
+    @BeforeEach
+    void setUp()
+    {
+        FakeUsrbio.assumeBuilt();
+        FakeUsrbio.reset();
+        dir = FakeUsrbio.mount(root);
+        context = new ContractTierContext("t", SIZE);
+        arena = new PageArena(PageArena.bytesFor(64, SIZE));
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        FakeUsrbio.reset();
+        opened.forEach(StorageTier::close);
+        if (arena != null)
+        {
+            arena.close();
+        }
+    }
+
+    private Map<String, String> slab(final String... extra)
+    {
+        final Map<String, String> config = new HashMap<>(Map.of("dir", dir.toString(), "lib", FakeUsrbio.library().toString(), "usrbio", "on",
+            "layout", "slab", "extent-size", "4MiB", "entries", "8", "io-threads", "1"));
+        for (int i = 0; i < extra.length; i += 2)
+        {
+            config.put(extra[i], extra[i + 1]);
+        }
+        return config;
+    }
+
+    private StorageTier open(final Map<String, String> config)
+    {
+        final StorageTier tier = new ThreeFsTierProvider(Map.of()).create(new TierConfig("t", config), context);
+        opened.add(tier);
+        return tier;
+    }
+
+    private static RecordingTierBatch run(final Consumer<TierBatch> operation, final String label, final List<PageKey> keys,
+                                          final List<MemorySegment> segments)
+    {
+        final RecordingTierBatch batch = new RecordingTierBatch(label, keys, segments);
+        operation.accept(batch);
+        return batch.awaitCompletion(DEADLINE);
+    }
+
+    private static List<PageKey> keys(final int count)
+    {
+        final List<PageKey> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++)
+        {
+            keys.add(new PageKey(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()));
+        }
+        return keys;
+    }
+
+    private List<MemorySegment> filled(final int count, final long firstSeed)
+    {
+        final List<MemorySegment> segments = new ArrayList<>();
+        for (int i = 0; i < count; i++)
+        {
+            final MemorySegment segment = arena.slice(SIZE);
+            PageBytes.fill(segment, firstSeed + i);
+            segments.add(segment);
+        }
+        return segments;
+    }
+
+    private static void assertPages(final RecordingTierBatch read, final long firstSeed, final String what)
+    {
+        assertThat(read.statuses()).as(what).containsOnly(TierStatus.OK);
+        for (int i = 0; i < read.statuses().size(); i++)
+        {
+            PageBytes.assertContent(read.slice(i), firstSeed + i, what + ", page " + i);
+        }
+    }
+
+    private List<Path> files() throws IOException
+    {
+        try (Stream<Path> walk = Files.walk(dir))
+        {
+            return walk.filter(Files::isRegularFile).toList();
+        }
+    }
+
+    @Test
+    void shouldKeepPagesInExtentsWhoseSlotsUsrbioMovesRegisteringEachExtentOnce() throws IOException
+    {
+        final long registeredBefore = FakeUsrbio.stat(FakeUsrbio.STAT_REGISTERED);
+        final long ringsBefore = FakeUsrbio.stat(FakeUsrbio.STAT_RINGS);
+        final StorageTier tier = open(slab());
+        assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_RINGS)).as("a read ring and a write ring for the one I/O thread").isEqualTo(ringsBefore + 2);
+        assertThat(tier.capabilities()).as("one engine's directory").doesNotContain(TierCapability.SHARED);
+        final List<PageKey> keys = keys(20);
+        final long completedBefore = FakeUsrbio.stat(FakeUsrbio.STAT_COMPLETED);
+
+        assertThat(run(tier::write, "write", keys, filled(20, 100)).statuses()).containsOnly(TierStatus.OK);
+        assertPages(run(tier::read, "read", keys, filled(20, 0)), 100, "read back");
+
+        // Pages of noise are stored whole: 60 KiB in the slot and their last 4 KiB block in the slot's tail area, two
+        // transfers a page each way (an engine frame's last block is its trailer, kept in the frame header instead).
+        assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_COMPLETED) - completedBefore).as("USRBIO I/Os: two a page written and two a page read")
+            .isEqualTo(80);
+        assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_REGISTERED) - registeredBefore).as("descriptors registered: the one extent, not a page each")
+            .isEqualTo(1);
+        assertThat(files()).as("no file a page: the extent and the slab's lock").allSatisfy(file ->
+            assertThat(file.getFileName().toString()).doesNotEndWith(".kvp").doesNotEndWith(".tmp"));
+
+        tier.close();
+        assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_REGISTERED)).as("registrations after close").isEqualTo(registeredBefore);
+        assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_RINGS)).as("rings after close").isEqualTo(ringsBefore);
+    }
+
+    @Test
+    void shouldServeItsPagesAfterARestart()
+    {
+        final List<PageKey> keys = keys(12);
+        final StorageTier first = open(slab());
+        assertThat(run(first::write, "write", keys, filled(12, 40)).statuses()).containsOnly(TierStatus.OK);
+        first.close();
+
+        final StorageTier second = open(slab());
+
+        assertThat(second.usage().objects()).isEqualTo(12);
+        assertPages(run(second::read, "read after a restart", keys, filled(12, 0)), 40, "read after a restart");
+    }
+
+    @Test
+    void shouldShareItsExtentsWithThePosixTiersSlabOnTheSameDirectory()
+    {
+        final List<PageKey> keys = keys(6);
+        final StorageTier posix = open(slab("usrbio", "off"));
+        assertThat(run(posix::write, "write through the mount", keys, filled(6, 7)).statuses()).containsOnly(TierStatus.OK);
+        posix.close();
+
+        final StorageTier usrbio = open(slab());
+        assertPages(run(usrbio::read, "read through USRBIO", keys, filled(6, 0)), 7, "written by the POSIX slab, read through USRBIO");
+        final List<PageKey> more = keys(3);
+        assertThat(run(usrbio::write, "write through USRBIO", more, filled(3, 70)).statuses()).containsOnly(TierStatus.OK);
+        usrbio.close();
+
+        final StorageTier again = open(slab("usrbio", "off"));
+        assertPages(run(again::read, "read through the mount", more, filled(3, 0)), 70, "written through USRBIO, read by the POSIX slab");
+    }
+
+    @Test
+    void shouldRetryAPageAloneAfterAnEioAndFailItWhenTheRetryFailsToo()
+    {
+        final StorageTier tier = open(slab());
+        final List<PageKey> keys = keys(3);
+        assertThat(run(tier::write, "write", keys, filled(3, 1)).statuses()).containsOnly(TierStatus.OK);
+
+        FakeUsrbio.inject(FakeUsrbio.EIO, FakeUsrbio.READ, 1, 0);
+        assertPages(run(tier::read, "read with one EIO", keys, filled(3, 0)), 1, "a page whose batched read failed once, read again alone");
+
+        // A page's two batched transfers and its first one alone all fail.
+        FakeUsrbio.inject(FakeUsrbio.EIO, FakeUsrbio.READ, 3, 0);
+        final RecordingTierBatch failed = run(tier::read, "read with EIO three times", keys.subList(0, 1), filled(1, 50));
+        assertThat(failed.statuses()).containsExactly(TierStatus.IO_ERROR);
+        PageBytes.assertContent(failed.slice(0), 50, "the destination of the failed read, as it was");
+
+        assertPages(run(tier::read, "read again", keys, filled(3, 0)), 1, "read again");
+    }
+
+    @Test
+    void shouldNeverServeAShortRead()
+    {
+        final StorageTier tier = open(slab());
+        final List<PageKey> keys = keys(1);
+        assertThat(run(tier::write, "write", keys, filled(1, 1)).statuses()).containsOnly(TierStatus.OK);
+
+        FakeUsrbio.inject(FakeUsrbio.SHORT, FakeUsrbio.READ, 3, 0);
+        final RecordingTierBatch shortRead = run(tier::read, "short read", keys, filled(1, 9));
+
+        assertThat(shortRead.statuses()).containsExactly(TierStatus.IO_ERROR);
+        PageBytes.assertContent(shortRead.slice(0), 9, "the destination of a short read, as it was");
+        assertPages(run(tier::read, "read again", keys, filled(1, 0)), 1, "read again");
+    }
+
+    @Test
+    void shouldKeepThePreviousFrameWhenARewriteFails()
+    {
+        final StorageTier tier = open(slab());
+        final List<PageKey> keys = keys(1);
+        assertThat(run(tier::write, "first version", keys, filled(1, 1)).statuses()).containsOnly(TierStatus.OK);
+
+        FakeUsrbio.inject(FakeUsrbio.SHORT, FakeUsrbio.WRITE, 3, 0);
+        assertThat(run(tier::write, "short write", keys, filled(1, 2)).statuses()).containsExactly(TierStatus.IO_ERROR);
+        FakeUsrbio.inject(FakeUsrbio.EIO, FakeUsrbio.WRITE, 3, 0);
+        assertThat(run(tier::write, "write with EIO", keys, filled(1, 3)).statuses()).containsExactly(TierStatus.IO_ERROR);
+        final List<PageKey> fresh = keys(1);
+        FakeUsrbio.inject(FakeUsrbio.EIO, FakeUsrbio.WRITE, 3, 0);
+        assertThat(run(tier::write, "failed write of a new key", fresh, filled(1, 4)).statuses()).containsExactly(TierStatus.IO_ERROR);
+
+        assertPages(run(tier::read, "read", keys, filled(1, 0)), 1, "the first version, after failed rewrites");
+        assertThat(run(tier::read, "read the new key", fresh, filled(1, 0)).statuses()).containsExactly(TierStatus.NOT_FOUND);
+        assertThat(tier.usage().objects()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldGiveUpOnAReadPastTheTimeoutAndServeItOnceItIsBack()
+    {
+        final StorageTier tier = open(slab("timeout", "100ms"));
+        final List<PageKey> keys = keys(2);
+        assertThat(run(tier::write, "write", keys, filled(2, 1)).statuses()).containsOnly(TierStatus.OK);
+
+        // The batched read outlives the timeout and is drained; the page is then read again alone.
+        FakeUsrbio.inject(FakeUsrbio.DELAY, FakeUsrbio.READ, 1, 600);
+        assertPages(run(tier::read, "read with a slow page", keys, filled(2, 0)), 1, "a slow page, read again alone");
+    }
+
+    @Test
+    void shouldReplaceARingWhoseIoNeverComesBackAndStayUsable()
+    {
+        final StorageTier tier = open(slab("timeout", "50ms", "drain-timeout", "50ms"));
+        final List<PageKey> keys = keys(1);
+        assertThat(run(tier::write, "write", keys, filled(1, 1)).statuses()).containsOnly(TierStatus.OK);
+        final long ringsBefore = FakeUsrbio.stat(FakeUsrbio.STAT_RINGS);
+
+        FakeUsrbio.inject(FakeUsrbio.DELAY, FakeUsrbio.READ, 1, 3_600_000);
+        final RecordingTierBatch read = run(tier::read, "read that hangs, then again alone on a new ring", keys, filled(1, 5));
+
+        assertPages(read, 1, "read again alone on a new ring");
+        assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_RINGS)).as("the abandoned ring is kept, never reused, beside its replacement")
+            .isEqualTo(ringsBefore + 1);
+        final List<PageKey> more = keys(2);
+        assertThat(run(tier::write, "write after", more, filled(2, 20)).statuses()).containsOnly(TierStatus.OK);
+        assertPages(run(tier::read, "read after", more, filled(2, 0)), 20, "pages written and read after the ring was replaced");
+    }
+
+    @Test
+    void shouldMovePagesInAWrappedShmPoolWithNoCopy() throws IOException
+    {
+        final Path shm = Path.of("/dev/shm");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(shm), "skipped: no /dev/shm here");
+        final Path poolFile = shm.resolve("kvtier-3fs-slab-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        final long wrappedBefore = FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED);
+        try (Arena mapping = Arena.ofShared();
+             FileChannel channel = FileChannel.open(poolFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final MemorySegment pool = channel.map(FileChannel.MapMode.READ_WRITE, 0, 16 * SIZE, mapping);
+            context = new ContractTierContext("t", SIZE, pool);
+            final StorageTier tier = open(slab());
+            assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED)).as("the engine's frames wrapped at start").isEqualTo(wrappedBefore + 1);
+            final List<PageKey> keys = keys(8);
+            final List<MemorySegment> sources = new ArrayList<>();
+            final List<MemorySegment> destinations = new ArrayList<>();
+            for (int i = 0; i < 8; i++)
+            {
+                sources.add(pool.asSlice(i * SIZE, SIZE));
+                PageBytes.fill(sources.get(i), 30 + i);
+                destinations.add(pool.asSlice((8 + i) * SIZE, SIZE));
+            }
+
+            assertThat(run(tier::write, "write from the pool", keys, sources).statuses()).containsOnly(TierStatus.OK);
+            assertPages(run(tier::read, "read into the pool", keys, destinations), 30, "read into the pool");
+            assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED)).as("wrapped once").isEqualTo(wrappedBefore + 1);
+            tier.close();
+        }
+        finally
+        {
+            Files.deleteIfExists(poolFile);
+        }
+    }
+
+    @Test
+    void shouldRefuseAnExtentSizeWithTheFilesLayoutNamingBothSettings()
+    {
+        assertThatThrownBy(() -> open(slab("layout", "files")))
+            .isInstanceOf(TierConfigException.class)
+            .hasMessageContaining("tier.t.extent-size")
+            .hasMessageContaining("tier.t.layout=files");
+    }
+}
