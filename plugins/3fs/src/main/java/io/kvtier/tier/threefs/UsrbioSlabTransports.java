@@ -84,6 +84,12 @@ final class UsrbioSlabTransports implements SlabTransport.Factory
     }
 
     @Override
+    public String ioName()
+    {
+        return "usrbio";
+    }
+
+    @Override
     public void close()
     {
         extents.close();

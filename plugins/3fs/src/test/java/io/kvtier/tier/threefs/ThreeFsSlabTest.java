@@ -147,6 +147,7 @@ class ThreeFsSlabTest
         final StorageTier tier = open(slab());
         assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_RINGS)).as("a read ring and a write ring for the one I/O thread").isEqualTo(ringsBefore + 2);
         assertThat(tier.capabilities()).as("one engine's directory").doesNotContain(TierCapability.SHARED);
+        assertThat(tier.describe()).startsWith("io=usrbio").contains("layout=slab");
         final List<PageKey> keys = keys(20);
         final long completedBefore = FakeUsrbio.stat(FakeUsrbio.STAT_COMPLETED);
 

@@ -818,7 +818,7 @@ public final class PosixTier implements StorageTier
     public String describe()
     {
         // Short, with the fallback's reason before the rest: the pool keeps only the first 188 bytes.
-        return "io=" + ioPath.settingValue + (ioFallback.isEmpty() ? "" : " (" + ioFallback + ")")
+        return "io=" + (transports != null ? transports.ioName() : ioPath.settingValue + (ioFallback.isEmpty() ? "" : " (" + ioFallback + ")"))
             + (ioPath == IoPath.URING ? (fixedBuffers ? " fixed buffers" : " unregistered buffers") : "")
             + ", direct-io " + (directIo.active() ? "on" : "off") + (slab == null ? ", layout=files" : ", layout=slab") + ", dir=" + settings.dir;
     }

@@ -62,6 +62,9 @@ public interface SlabTransport extends AutoCloseable
         /** @return how page bytes move, for the tier's start-up line */
         String describe();
 
+        /** @return a word for it, for the tier's short description ({@code io=<word>}), such as {@code usrbio} */
+        String ioName();
+
         /** Called after every transport is closed and before the extents' descriptors are. */
         @Override
         default void close()
