@@ -1,6 +1,7 @@
 package io.kvtier.engine.pool;
 
 import io.kvtier.client.pool.PagePoolDescriptor;
+import io.kvtier.nativeaccess.NativeAccess;
 import io.kvtier.nativeaccess.libc.LibC;
 
 import java.io.IOException;
@@ -138,7 +139,16 @@ final class PoolFile
     static PoolFile prepare(final Path path, final long fileLength, final PagePoolDescriptor.Layout adoptInto, final long allocateFirst)
         throws IOException
     {
-        final Optional<LibC> libc = LibC.instance();
+        return prepare(path, fileLength, adoptInto, allocateFirst, LibC.instance());
+    }
+
+    /**
+     * As {@link #prepare(Path, long, PagePoolDescriptor.Layout, long)}, with the libc front given: empty acts as a JVM without
+     * native access, for tests.
+     */
+    static PoolFile prepare(final Path path, final long fileLength, final PagePoolDescriptor.Layout adoptInto, final long allocateFirst,
+                            final Optional<LibC> libc) throws IOException
+    {
         ExistingPoolFiles.removeStaleTemps(path);
         for (int attempt = 0; ; attempt++)
         {
@@ -286,6 +296,15 @@ final class PoolFile
     private static PoolFile create(final Path path, final long fileLength, final Optional<LibC> libc, final long epoch, final Previous previous,
                                    final int previousState, final PagePoolDescriptor.Layout adoptInto, final long allocateFirst) throws IOException
     {
+        if (libc.isEmpty() && PoolFilesystem.isHugetlbfs(path.toAbsolutePath().getParent()))
+        {
+            // Without LibC the file would be zero-filled with write(2), which hugetlbfs refuses (EINVAL): say why, not "no space".
+            throw new PoolPathException("pool.path = \"" + path + "\" is on hugetlbfs, whose files can be allocated and mapped but not"
+                + " written with write(2); allocating one needs native access (posix_fallocate through LibC), which this JVM lacks: "
+                + NativeAccess.unavailableReason().orElse("LibC could not be bound, see its log line") + ". Start the JVM with"
+                + " --enable-native-access=io.kvtier.nativeaccess (ALL-UNNAMED on the class path), as the kvtier launcher does, or put"
+                + " pool.path on tmpfs (/dev/shm)");
+        }
         // Refuse a file that cannot fit before allocating any of it: on tmpfs the blocks are memory, and
         // allocating up to the filesystem's limit first would push the whole machine into its OOM killer.
         final long usable = PoolFilesystem.usableBytes(path.toAbsolutePath().getParent());

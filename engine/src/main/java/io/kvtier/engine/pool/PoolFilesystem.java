@@ -47,6 +47,16 @@ public final class PoolFilesystem
         return isHugetlbfs(Files.getFileStore(directory)) ? "free in huge pages" : "free";
     }
 
+    /**
+     * @param directory a directory
+     * @return whether it is on hugetlbfs
+     * @throws IOException if the filesystem cannot be inspected
+     */
+    public static boolean isHugetlbfs(final Path directory) throws IOException
+    {
+        return isHugetlbfs(Files.getFileStore(directory));
+    }
+
     private static boolean isHugetlbfs(final FileStore store)
     {
         return "hugetlbfs".equals(store.type());
