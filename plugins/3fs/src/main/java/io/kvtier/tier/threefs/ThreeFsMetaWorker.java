@@ -2,6 +2,7 @@ package io.kvtier.tier.threefs;
 
 import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tier.support.FileIndex;
 import io.kvtier.tier.support.PathLayout;
 import io.kvtier.tier.support.TierWorkers;
@@ -65,7 +66,7 @@ final class ThreeFsMetaWorker implements TierWorkers.Handler
         try
         {
             final long size = Files.readAttributes(page, BasicFileAttributes.class).size();
-            return size == objectSize ? TierStatus.OK : TierStatus.CORRUPT;
+            return size == objectSize || TrailerBlock.isCompact(size, objectSize) ? TierStatus.OK : TierStatus.CORRUPT;
         }
         catch (final NoSuchFileException ex)
         {

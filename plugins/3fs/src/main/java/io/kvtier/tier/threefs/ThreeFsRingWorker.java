@@ -3,6 +3,7 @@ package io.kvtier.tier.threefs;
 import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tier.support.Errno;
 import io.kvtier.tier.support.FileIndex;
 import io.kvtier.tier.support.PathLayout;
@@ -40,6 +41,8 @@ final class ThreeFsRingWorker implements TierWorkers.Handler
     private final long[] keyHigh;
     private final long[] keyLow;
     private final MemorySegment[] segment;
+    /** Bytes each page moves: its whole segment, or an engine frame without its last block's zeros. */
+    private final long[] stored;
     private final MemorySegment[] staged;
     private final int[] fd;
     private final boolean[] registered;
@@ -77,6 +80,7 @@ final class ThreeFsRingWorker implements TierWorkers.Handler
         keyHigh = new long[entries];
         keyLow = new long[entries];
         segment = new MemorySegment[entries];
+        stored = new long[entries];
         staged = new MemorySegment[entries];
         fd = new int[entries];
         registered = new boolean[entries];
@@ -129,6 +133,7 @@ final class ThreeFsRingWorker implements TierWorkers.Handler
             keyHigh[k] = batch.keyHigh(i);
             keyLow[k] = batch.keyLow(i);
             segment[k] = batch.segment(i);
+            stored[k] = segment[k].byteSize();
             staged[k] = null;
             fd[k] = -1;
             registered[k] = false;
@@ -145,6 +150,8 @@ final class ThreeFsRingWorker implements TierWorkers.Handler
                 }
                 else
                 {
+                    // An engine frame's last block is its trailer and padding (SPI 1.3): the file keeps the trailer alone.
+                    stored[k] = TrailerBlock.storedLength(segment[k], batch.trailerBlockIsPadding(i));
                     openForWrite(k, arena);
                 }
                 if (status[k] == null)
@@ -192,9 +199,14 @@ final class ThreeFsRingWorker implements TierWorkers.Handler
         {
             status[k] = files.errnoStatus((int)-size, "size of " + page[k]);
         }
-        else if (size != segment[k].byteSize())
+        else if (size != segment[k].byteSize() && !TrailerBlock.isCompact(size, segment[k].byteSize()))
         {
             status[k] = TierStatus.CORRUPT;
+        }
+        else
+        {
+            // A compact frame is read alone and its zeros put back once it is whole.
+            stored[k] = size;
         }
     }
 
@@ -211,7 +223,7 @@ final class ThreeFsRingWorker implements TierWorkers.Handler
         {
             synchronized (index)
             {
-                ticket = index.reserveWrite(keyHigh[k], keyLow[k], len, victims);
+                ticket = index.reserveWrite(keyHigh[k], keyLow[k], stored[k], victims);
             }
             files.evictChosen(victims);
         }
@@ -263,7 +275,7 @@ final class ThreeFsRingWorker implements TierWorkers.Handler
             return;
         }
         registered[k] = true;
-        final long len = segment[k].byteSize();
+        final long len = stored[k];
         MemorySegment iov = regions.iovOf(segment[k]);
         MemorySegment ptr = segment[k];
         if (iov == null)
@@ -376,7 +388,7 @@ final class ThreeFsRingWorker implements TierWorkers.Handler
                 continue;
             }
             final long result = hf3fs_cqe.result(cqe);
-            final long len = segment[k].byteSize();
+            final long len = stored[k];
             if (result == len)
             {
                 status[k] = TierStatus.OK;
@@ -415,7 +427,11 @@ final class ThreeFsRingWorker implements TierWorkers.Handler
             {
                 if (staged[k] != null)
                 {
-                    MemorySegment.copy(staged[k], 0, segment[k], 0, segment[k].byteSize());
+                    MemorySegment.copy(staged[k], 0, segment[k], 0, stored[k]);
+                }
+                if (stored[k] != segment[k].byteSize())
+                {
+                    TrailerBlock.restore(segment[k], stored[k]);
                 }
                 synchronized (index)
                 {
@@ -441,7 +457,7 @@ final class ThreeFsRingWorker implements TierWorkers.Handler
             // Network filesystems report write errors at close.
             outcome = files.errnoStatus(-closeRc, "close " + temp[k]);
         }
-        final long len = segment[k].byteSize();
+        final long len = stored[k];
         boolean committed = false;
         if (outcome == TierStatus.OK)
         {

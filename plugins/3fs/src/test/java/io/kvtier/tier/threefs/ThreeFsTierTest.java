@@ -7,6 +7,7 @@ import io.kvtier.spi.TierCapability;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tck.ContractTierContext;
 import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
@@ -233,6 +234,91 @@ class ThreeFsTierTest
         final List<PageKey> keys = keys(3);
 
         assertThat(run(tier::write, "write", keys, filled(1, 2, 3)).statuses()).containsExactly(TierStatus.IO_ERROR, TierStatus.OK, TierStatus.OK);
+    }
+
+    /** An engine frame: payload of {@code seed}, a trailer of {@code ~seed}, zeros. */
+    private List<MemorySegment> frames(final long... seeds)
+    {
+        final List<MemorySegment> segments = new ArrayList<>();
+        for (final long seed : seeds)
+        {
+            final MemorySegment segment = arena.slice(SIZE);
+            final long last = SIZE - TrailerBlock.BYTES;
+            PageBytes.fill(segment.asSlice(0, last), seed);
+            PageBytes.fill(segment.asSlice(last, TrailerBlock.TRAILER_BYTES), ~seed);
+            segment.asSlice(last + TrailerBlock.TRAILER_BYTES).fill((byte)0);
+            segments.add(segment);
+        }
+        return segments;
+    }
+
+    private static void assertFrame(final MemorySegment frame, final long seed, final String what)
+    {
+        final long last = SIZE - TrailerBlock.BYTES;
+        PageBytes.assertContent(frame.asSlice(0, last), seed, what + " (its payload)");
+        PageBytes.assertContent(frame.asSlice(last, TrailerBlock.TRAILER_BYTES), ~seed, what + " (its trailer)");
+        assertThat(frame.asSlice(last + TrailerBlock.TRAILER_BYTES).mismatch(MemorySegment.ofArray(new byte[TrailerBlock.BYTES - TrailerBlock.TRAILER_BYTES])))
+            .as(what + ": zeros after the trailer").isEqualTo(-1L);
+    }
+
+    private List<Long> pageFileSizes() throws IOException
+    {
+        try (Stream<Path> files = Files.walk(dir))
+        {
+            return files.filter(f -> f.getFileName().toString().endsWith(".kvp")).map(f ->
+            {
+                try
+                {
+                    return Files.size(f);
+                }
+                catch (final IOException ex)
+                {
+                    throw new java.io.UncheckedIOException(ex);
+                }
+            }).sorted().toList();
+        }
+    }
+
+    @Test
+    void shouldStoreAnEngineFrameAsItsPayloadAndTrailerAndServeItWholeHereAndToThePosixTier() throws IOException
+    {
+        final long compact = TrailerBlock.compactLength(SIZE);
+        final StorageTier tier = open(usrbio());
+        final List<PageKey> keys = keys(3);
+        // An engine frame; one with noise past its trailer, which the batch declares padding; one of noise, undeclared.
+        final List<MemorySegment> sources = new ArrayList<>(frames(21));
+        sources.addAll(filled(22, 23));
+        final RecordingTierBatch declared = new RecordingTierBatch("write, padding declared", keys.subList(0, 2), sources.subList(0, 2))
+            .withTrailerBlockPadding();
+        tier.write(declared);
+        assertThat(declared.awaitCompletion(DEADLINE).statuses()).containsOnly(TierStatus.OK);
+        assertThat(run(tier::write, "write noise", keys.subList(2, 3), sources.subList(2, 3)).statuses()).containsOnly(TierStatus.OK);
+
+        assertThat(pageFileSizes()).as("page files: two frames kept as payload and trailer, the noise whole").containsExactly(compact, compact, SIZE);
+        assertThat(tier.usage().usedBytes()).isEqualTo(2 * compact + SIZE);
+        assertThat(run(tier::exists, "exists", keys, List.of(MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL)).statuses())
+            .containsOnly(TierStatus.OK);
+        assertCompactFramesReadBack(tier, keys, "through USRBIO");
+        tier.close();
+
+        final StorageTier restarted = open(usrbio());
+        assertThat(restarted.usage().usedBytes()).as("after the restart's scan").isEqualTo(2 * compact + SIZE);
+        assertCompactFramesReadBack(restarted, keys, "through USRBIO after a restart");
+        restarted.close();
+
+        assertCompactFramesReadBack(open(usrbio("usrbio", "off")), keys, "by the POSIX tier on the mount");
+    }
+
+    private void assertCompactFramesReadBack(final StorageTier tier, final List<PageKey> keys, final String how)
+    {
+        final RecordingTierBatch read = run(tier::read, "read " + how, keys, filled(90, 91, 92));
+        assertThat(read.statuses()).as(how).containsOnly(TierStatus.OK);
+        assertFrame(read.slice(0), 21, "the engine frame read " + how);
+        final MemorySegment expected = Arena.ofAuto().allocate(SIZE);
+        PageBytes.fill(expected, 22);
+        expected.asSlice(SIZE - TrailerBlock.BYTES + TrailerBlock.TRAILER_BYTES).fill((byte)0);
+        assertThat(read.slice(1).mismatch(expected)).as("declared padding read " + how + ": zeros past the trailer").isEqualTo(-1L);
+        PageBytes.assertContent(read.slice(2), 23, "the noise read " + how);
     }
 
     @Test

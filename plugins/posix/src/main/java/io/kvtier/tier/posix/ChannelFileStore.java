@@ -1,6 +1,7 @@
 package io.kvtier.tier.posix;
 
 import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tier.support.IoErrorLog;
 import io.kvtier.tier.support.PathLayout;
 
@@ -55,7 +56,7 @@ final class ChannelFileStore implements FileStore
         try
         {
             final long size = Files.size(page);
-            return size == expectedSize ? TierStatus.OK : corrupt(page, size, expectedSize);
+            return size == expectedSize || TrailerBlock.isCompact(size, expectedSize) ? TierStatus.OK : corrupt(page, size, expectedSize);
         }
         catch (final NoSuchFileException ex)
         {
@@ -74,11 +75,12 @@ final class ChannelFileStore implements FileStore
         try (FileChannel channel = FileChannel.open(page, StandardOpenOption.READ))
         {
             final long size = channel.size();
-            if (size != destination.byteSize())
+            if (size != destination.byteSize() && !TrailerBlock.isCompact(size, destination.byteSize()))
             {
                 return corrupt(page, size, destination.byteSize());
             }
-            final ByteBuffer buffer = destination.asByteBuffer();
+            // A compact frame (another node's 3FS tier writes them) is its first bytes; the rest are zeros, put back.
+            final ByteBuffer buffer = destination.asSlice(0, size).asByteBuffer();
             while (buffer.hasRemaining())
             {
                 if (channel.read(buffer, buffer.position()) < 0)
@@ -86,6 +88,10 @@ final class ChannelFileStore implements FileStore
                     // Shorter than the size just seen: truncated in place by someone else; never a partial OK.
                     return corrupt(page, buffer.position(), size);
                 }
+            }
+            if (size != destination.byteSize())
+            {
+                TrailerBlock.restore(destination, size);
             }
             return TierStatus.OK;
         }

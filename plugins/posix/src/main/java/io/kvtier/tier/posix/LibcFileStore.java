@@ -4,6 +4,7 @@ import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.nativeaccess.uring.DirectIoAlignment;
 import io.kvtier.nativeaccess.uring.Uring;
 import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tier.support.IoErrorLog;
 import io.kvtier.tier.support.PathLayout;
 
@@ -252,7 +253,7 @@ class LibcFileStore implements FileStore
         try
         {
             final long size = Files.readAttributes(page, BasicFileAttributes.class).size();
-            if (size == expectedSize)
+            if (size == expectedSize || TrailerBlock.isCompact(size, expectedSize))
             {
                 return TierStatus.OK;
             }
@@ -302,10 +303,12 @@ class LibcFileStore implements FileStore
             {
                 return failure("lseek", pagePath, (int)size);
             }
-            if (size != destination.byteSize())
+            if (size != destination.byteSize() && !TrailerBlock.isCompact(size, destination.byteSize()))
             {
                 return corrupt(size, destination.byteSize());
             }
+            // A compact file (a frame without its last block's zeros, as another node's 3FS tier writes) is read into
+            // the whole destination: the read stops at its end, aligned for O_DIRECT, and the zeros are put back.
             final long read = readFully(fd, destination);
             if (read == -EINVAL && useDirect)
             {
@@ -317,7 +320,15 @@ class LibcFileStore implements FileStore
                 return failure("read", pagePath, (int)read);
             }
             // Fewer bytes than the size just seen: truncated in place by someone else; never a partial OK.
-            return read == size ? TierStatus.OK : corrupt(read, size);
+            if (read != size)
+            {
+                return corrupt(read, size);
+            }
+            if (size != destination.byteSize())
+            {
+                TrailerBlock.restore(destination, size);
+            }
+            return TierStatus.OK;
         }
         finally
         {

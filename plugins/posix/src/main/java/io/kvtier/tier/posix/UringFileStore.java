@@ -4,6 +4,7 @@ import io.kvtier.nativeaccess.libc.LibC;
 import io.kvtier.nativeaccess.uring.Uring;
 import io.kvtier.nativeaccess.uring.UringBatch;
 import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tier.support.IoErrorLog;
 import io.kvtier.tier.support.PathLayout;
 
@@ -49,6 +50,8 @@ final class UringFileStore extends LibcFileStore
     private final int[] fds = new int[RING_ENTRIES];
     private final int[] operations = new int[RING_ENTRIES];
     private final long[] writeResults = new long[RING_ENTRIES];
+    /** Each read page's file size: the destination's, or a compact frame's ({@link TrailerBlock#isCompact}). */
+    private final long[] readSizes = new long[RING_ENTRIES];
 
     /**
      * @param libc   the libc front, for the namespace calls
@@ -94,12 +97,15 @@ final class UringFileStore extends LibcFileStore
             {
                 continue;
             }
-            if (libc.size(fd) != destination.byteSize())
+            final long size = libc.size(fd);
+            if (size != destination.byteSize() && !TrailerBlock.isCompact(size, destination.byteSize()))
             {
                 libc.close(fd);
                 continue;
             }
             fds[k] = fd;
+            readSizes[k] = size;
+            // The whole destination, so that O_DIRECT stays aligned: a compact file's read stops at its end.
             operations[k] = batch.addRead(fd, destination, 0);
         }
         if (batch.size() > 0)
@@ -110,11 +116,15 @@ final class UringFileStore extends LibcFileStore
         {
             if (fds[k] >= 0)
             {
-                final boolean whole = batch.result(operations[k]) == destinations[k].byteSize();
+                final boolean whole = batch.result(operations[k]) == readSizes[k];
                 libc.close(fds[k]);
                 fds[k] = -1;
                 if (whole)
                 {
+                    if (readSizes[k] != destinations[k].byteSize())
+                    {
+                        TrailerBlock.restore(destinations[k], readSizes[k]);
+                    }
                     statuses[k] = TierStatus.OK;
                 }
             }

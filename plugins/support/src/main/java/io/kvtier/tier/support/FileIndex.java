@@ -1,6 +1,7 @@
 package io.kvtier.tier.support;
 
 import io.kvtier.spi.TierStatus;
+import io.kvtier.spi.TrailerBlock;
 import io.kvtier.spi.TierUsage;
 
 import java.lang.foreign.Arena;
@@ -264,8 +265,9 @@ public final class FileIndex
      * @param keyHigh       the key's high half
      * @param keyLow        the key's low half
      * @param expectedBytes the object size
-     * @return OK for a file of that size, CORRUPT for one of another size, NOT_FOUND, or {@code null}
-     *         when the index overflowed and does not hold the key (only the filesystem can tell)
+     * @return OK for a file of that size or of its compact form ({@link TrailerBlock#isCompact}), CORRUPT for one of
+     *         another size, NOT_FOUND, or {@code null} when the index overflowed and does not hold the key (only the
+     *         filesystem can tell)
      */
     public TierStatus exists(final long keyHigh, final long keyLow, final long expectedBytes)
     {
@@ -274,7 +276,8 @@ public final class FileIndex
         {
             return id == KeyIds.NONE && overflowed ? null : TierStatus.NOT_FOUND;
         }
-        return entryBytes[id] == expectedBytes ? TierStatus.OK : TierStatus.CORRUPT;
+        final long bytes = entryBytes[id];
+        return bytes == expectedBytes || TrailerBlock.isCompact(bytes, expectedBytes) ? TierStatus.OK : TierStatus.CORRUPT;
     }
 
     /**
