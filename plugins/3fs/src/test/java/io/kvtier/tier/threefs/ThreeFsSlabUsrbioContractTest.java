@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * The kit against {@code layout = slab} on the USRBIO path: the POSIX tier's slab on the mount, its page bytes moved by
  * the real FFM binding through the fake library (plugins/3fs/hf3fs-fake), with rings smaller than a batch so that a
- * batch goes in several rounds. Pointed at a real client library and mount with -Dkvtier.3fs.fake-lib and
+ * batch goes in several rounds, and two I/O threads. Pointed at a real client library and mount with -Dkvtier.3fs.fake-lib and
  * -Dkvtier.3fs.kit-mount, it runs against real 3FS (docs/plugins/3fs.md).
  */
 class ThreeFsSlabUsrbioContractTest extends ThreeFsContract
@@ -48,6 +48,8 @@ class ThreeFsSlabUsrbioContractTest extends ThreeFsContract
         config.put("extent-size", "8MiB");
         config.put("capacity", "256MiB");
         config.put("entries", "16");
+        // Two I/O threads, each with its rings, sharing the extents' registrations and the pool's iovs.
+        config.put("io-threads", "2");
         return config;
     }
 
