@@ -2,19 +2,13 @@ package io.kvtier.tier.threefs;
 
 import io.kvtier.spi.PageKey;
 import io.kvtier.spi.StorageTier;
-import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierCapability;
-import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.tck.ContractTierContext;
-import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
 import io.kvtier.tck.RecordingTierBatch;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -23,13 +17,10 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,85 +32,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * shared with the POSIX tier's slab on the same directory, and the fake's faults (EIO, short transfers, I/Os that outlive
  * the timeout or never come back) never serving wrong bytes and leaving the tier usable.
  */
-class ThreeFsSlabTest
+class ThreeFsSlabTest extends UsrbioTierTestBase
 {
-    private static final long SIZE = 64 * 1024;
-    private static final Duration DEADLINE = Duration.ofSeconds(30);
-
-    @TempDir
-    Path root;
-    private Path dir;
-    private ContractTierContext context;
-    private PageArena arena;
-    private final List<StorageTier> opened = new ArrayList<>();
-
-    @BeforeEach
-    void setUp()
-    {
-        FakeUsrbio.assumeBuilt();
-        FakeUsrbio.reset();
-        dir = FakeUsrbio.mount(root);
-        context = new ContractTierContext("t", SIZE);
-        arena = new PageArena(PageArena.bytesFor(64, SIZE));
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        FakeUsrbio.reset();
-        opened.forEach(StorageTier::close);
-        if (arena != null)
-        {
-            arena.close();
-        }
-    }
-
     private Map<String, String> slab(final String... extra)
     {
-        final Map<String, String> config = new HashMap<>(Map.of("dir", dir.toString(), "lib", FakeUsrbio.library().toString(), "usrbio", "on",
-            "layout", "slab", "extent-size", "4MiB", "entries", "8", "io-threads", "1"));
-        for (int i = 0; i < extra.length; i += 2)
-        {
-            config.put(extra[i], extra[i + 1]);
-        }
-        return config;
-    }
-
-    private StorageTier open(final Map<String, String> config)
-    {
-        final StorageTier tier = new ThreeFsTierProvider(Map.of()).create(new TierConfig("t", config), context);
-        opened.add(tier);
-        return tier;
-    }
-
-    private static RecordingTierBatch run(final Consumer<TierBatch> operation, final String label, final List<PageKey> keys,
-                                          final List<MemorySegment> segments)
-    {
-        final RecordingTierBatch batch = new RecordingTierBatch(label, keys, segments);
-        operation.accept(batch);
-        return batch.awaitCompletion(DEADLINE);
-    }
-
-    private static List<PageKey> keys(final int count)
-    {
-        final List<PageKey> keys = new ArrayList<>();
-        for (int i = 0; i < count; i++)
-        {
-            keys.add(new PageKey(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()));
-        }
-        return keys;
-    }
-
-    private List<MemorySegment> filled(final int count, final long firstSeed)
-    {
-        final List<MemorySegment> segments = new ArrayList<>();
-        for (int i = 0; i < count; i++)
-        {
-            final MemorySegment segment = arena.slice(SIZE);
-            PageBytes.fill(segment, firstSeed + i);
-            segments.add(segment);
-        }
-        return segments;
+        return settings(Map.of("dir", dir.toString(), "lib", FakeUsrbio.library().toString(), "usrbio", "on", "layout", "slab",
+            "extent-size", "4MiB", "entries", "8", "io-threads", "1"), extra);
     }
 
     private static void assertPages(final RecordingTierBatch read, final long firstSeed, final String what)
@@ -151,8 +69,8 @@ class ThreeFsSlabTest
         final List<PageKey> keys = keys(20);
         final long completedBefore = FakeUsrbio.stat(FakeUsrbio.STAT_COMPLETED);
 
-        assertThat(run(tier::write, "write", keys, filled(20, 100)).statuses()).containsOnly(TierStatus.OK);
-        assertPages(run(tier::read, "read", keys, filled(20, 0)), 100, "read back");
+        assertThat(run(tier::write, "write", keys, filledFrom(20, 100)).statuses()).containsOnly(TierStatus.OK);
+        assertPages(run(tier::read, "read", keys, filledFrom(20, 0)), 100, "read back");
 
         // Pages of noise are stored whole: 60 KiB in the slot and their last 4 KiB block in the slot's tail area, two
         // transfers a page each way (an engine frame's last block is its trailer, kept in the frame header instead).
@@ -173,13 +91,13 @@ class ThreeFsSlabTest
     {
         final List<PageKey> keys = keys(12);
         final StorageTier first = open(slab());
-        assertThat(run(first::write, "write", keys, filled(12, 40)).statuses()).containsOnly(TierStatus.OK);
+        assertThat(run(first::write, "write", keys, filledFrom(12, 40)).statuses()).containsOnly(TierStatus.OK);
         first.close();
 
         final StorageTier second = open(slab());
 
         assertThat(second.usage().objects()).isEqualTo(12);
-        assertPages(run(second::read, "read after a restart", keys, filled(12, 0)), 40, "read after a restart");
+        assertPages(run(second::read, "read after a restart", keys, filledFrom(12, 0)), 40, "read after a restart");
     }
 
     @Test
@@ -187,17 +105,17 @@ class ThreeFsSlabTest
     {
         final List<PageKey> keys = keys(6);
         final StorageTier posix = open(slab("usrbio", "off"));
-        assertThat(run(posix::write, "write through the mount", keys, filled(6, 7)).statuses()).containsOnly(TierStatus.OK);
+        assertThat(run(posix::write, "write through the mount", keys, filledFrom(6, 7)).statuses()).containsOnly(TierStatus.OK);
         posix.close();
 
         final StorageTier usrbio = open(slab());
-        assertPages(run(usrbio::read, "read through USRBIO", keys, filled(6, 0)), 7, "written by the POSIX slab, read through USRBIO");
+        assertPages(run(usrbio::read, "read through USRBIO", keys, filledFrom(6, 0)), 7, "written by the POSIX slab, read through USRBIO");
         final List<PageKey> more = keys(3);
-        assertThat(run(usrbio::write, "write through USRBIO", more, filled(3, 70)).statuses()).containsOnly(TierStatus.OK);
+        assertThat(run(usrbio::write, "write through USRBIO", more, filledFrom(3, 70)).statuses()).containsOnly(TierStatus.OK);
         usrbio.close();
 
         final StorageTier again = open(slab("usrbio", "off"));
-        assertPages(run(again::read, "read through the mount", more, filled(3, 0)), 70, "written through USRBIO, read by the POSIX slab");
+        assertPages(run(again::read, "read through the mount", more, filledFrom(3, 0)), 70, "written through USRBIO, read by the POSIX slab");
     }
 
     @Test
@@ -205,18 +123,18 @@ class ThreeFsSlabTest
     {
         final StorageTier tier = open(slab());
         final List<PageKey> keys = keys(3);
-        assertThat(run(tier::write, "write", keys, filled(3, 1)).statuses()).containsOnly(TierStatus.OK);
+        assertThat(run(tier::write, "write", keys, filledFrom(3, 1)).statuses()).containsOnly(TierStatus.OK);
 
         FakeUsrbio.inject(FakeUsrbio.EIO, FakeUsrbio.READ, 1, 0);
-        assertPages(run(tier::read, "read with one EIO", keys, filled(3, 0)), 1, "a page whose batched read failed once, read again alone");
+        assertPages(run(tier::read, "read with one EIO", keys, filledFrom(3, 0)), 1, "a page whose batched read failed once, read again alone");
 
         // A page's two batched transfers and its first one alone all fail.
         FakeUsrbio.inject(FakeUsrbio.EIO, FakeUsrbio.READ, 3, 0);
-        final RecordingTierBatch failed = run(tier::read, "read with EIO three times", keys.subList(0, 1), filled(1, 50));
+        final RecordingTierBatch failed = run(tier::read, "read with EIO three times", keys.subList(0, 1), filledFrom(1, 50));
         assertThat(failed.statuses()).containsExactly(TierStatus.IO_ERROR);
         PageBytes.assertContent(failed.slice(0), 50, "the destination of the failed read, as it was");
 
-        assertPages(run(tier::read, "read again", keys, filled(3, 0)), 1, "read again");
+        assertPages(run(tier::read, "read again", keys, filledFrom(3, 0)), 1, "read again");
     }
 
     @Test
@@ -224,14 +142,14 @@ class ThreeFsSlabTest
     {
         final StorageTier tier = open(slab());
         final List<PageKey> keys = keys(1);
-        assertThat(run(tier::write, "write", keys, filled(1, 1)).statuses()).containsOnly(TierStatus.OK);
+        assertThat(run(tier::write, "write", keys, filledFrom(1, 1)).statuses()).containsOnly(TierStatus.OK);
 
         FakeUsrbio.inject(FakeUsrbio.SHORT, FakeUsrbio.READ, 3, 0);
-        final RecordingTierBatch shortRead = run(tier::read, "short read", keys, filled(1, 9));
+        final RecordingTierBatch shortRead = run(tier::read, "short read", keys, filledFrom(1, 9));
 
         assertThat(shortRead.statuses()).containsExactly(TierStatus.IO_ERROR);
         PageBytes.assertContent(shortRead.slice(0), 9, "the destination of a short read, as it was");
-        assertPages(run(tier::read, "read again", keys, filled(1, 0)), 1, "read again");
+        assertPages(run(tier::read, "read again", keys, filledFrom(1, 0)), 1, "read again");
     }
 
     @Test
@@ -239,18 +157,18 @@ class ThreeFsSlabTest
     {
         final StorageTier tier = open(slab());
         final List<PageKey> keys = keys(1);
-        assertThat(run(tier::write, "first version", keys, filled(1, 1)).statuses()).containsOnly(TierStatus.OK);
+        assertThat(run(tier::write, "first version", keys, filledFrom(1, 1)).statuses()).containsOnly(TierStatus.OK);
 
         FakeUsrbio.inject(FakeUsrbio.SHORT, FakeUsrbio.WRITE, 3, 0);
-        assertThat(run(tier::write, "short write", keys, filled(1, 2)).statuses()).containsExactly(TierStatus.IO_ERROR);
+        assertThat(run(tier::write, "short write", keys, filledFrom(1, 2)).statuses()).containsExactly(TierStatus.IO_ERROR);
         FakeUsrbio.inject(FakeUsrbio.EIO, FakeUsrbio.WRITE, 3, 0);
-        assertThat(run(tier::write, "write with EIO", keys, filled(1, 3)).statuses()).containsExactly(TierStatus.IO_ERROR);
+        assertThat(run(tier::write, "write with EIO", keys, filledFrom(1, 3)).statuses()).containsExactly(TierStatus.IO_ERROR);
         final List<PageKey> fresh = keys(1);
         FakeUsrbio.inject(FakeUsrbio.EIO, FakeUsrbio.WRITE, 3, 0);
-        assertThat(run(tier::write, "failed write of a new key", fresh, filled(1, 4)).statuses()).containsExactly(TierStatus.IO_ERROR);
+        assertThat(run(tier::write, "failed write of a new key", fresh, filledFrom(1, 4)).statuses()).containsExactly(TierStatus.IO_ERROR);
 
-        assertPages(run(tier::read, "read", keys, filled(1, 0)), 1, "the first version, after failed rewrites");
-        assertThat(run(tier::read, "read the new key", fresh, filled(1, 0)).statuses()).containsExactly(TierStatus.NOT_FOUND);
+        assertPages(run(tier::read, "read", keys, filledFrom(1, 0)), 1, "the first version, after failed rewrites");
+        assertThat(run(tier::read, "read the new key", fresh, filledFrom(1, 0)).statuses()).containsExactly(TierStatus.NOT_FOUND);
         assertThat(tier.usage().objects()).isEqualTo(1);
     }
 
@@ -259,11 +177,11 @@ class ThreeFsSlabTest
     {
         final StorageTier tier = open(slab("timeout", "100ms"));
         final List<PageKey> keys = keys(2);
-        assertThat(run(tier::write, "write", keys, filled(2, 1)).statuses()).containsOnly(TierStatus.OK);
+        assertThat(run(tier::write, "write", keys, filledFrom(2, 1)).statuses()).containsOnly(TierStatus.OK);
 
         // The batched read outlives the timeout and is drained; the page is then read again alone.
         FakeUsrbio.inject(FakeUsrbio.DELAY, FakeUsrbio.READ, 1, 600);
-        assertPages(run(tier::read, "read with a slow page", keys, filled(2, 0)), 1, "a slow page, read again alone");
+        assertPages(run(tier::read, "read with a slow page", keys, filledFrom(2, 0)), 1, "a slow page, read again alone");
     }
 
     @Test
@@ -271,18 +189,18 @@ class ThreeFsSlabTest
     {
         final StorageTier tier = open(slab("timeout", "50ms", "drain-timeout", "50ms"));
         final List<PageKey> keys = keys(1);
-        assertThat(run(tier::write, "write", keys, filled(1, 1)).statuses()).containsOnly(TierStatus.OK);
+        assertThat(run(tier::write, "write", keys, filledFrom(1, 1)).statuses()).containsOnly(TierStatus.OK);
         final long ringsBefore = FakeUsrbio.stat(FakeUsrbio.STAT_RINGS);
 
         FakeUsrbio.inject(FakeUsrbio.DELAY, FakeUsrbio.READ, 1, 3_600_000);
-        final RecordingTierBatch read = run(tier::read, "read that hangs, then again alone on a new ring", keys, filled(1, 5));
+        final RecordingTierBatch read = run(tier::read, "read that hangs, then again alone on a new ring", keys, filledFrom(1, 5));
 
         assertPages(read, 1, "read again alone on a new ring");
         assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_RINGS)).as("the abandoned ring is kept, never reused, beside its replacement")
             .isEqualTo(ringsBefore + 1);
         final List<PageKey> more = keys(2);
-        assertThat(run(tier::write, "write after", more, filled(2, 20)).statuses()).containsOnly(TierStatus.OK);
-        assertPages(run(tier::read, "read after", more, filled(2, 0)), 20, "pages written and read after the ring was replaced");
+        assertThat(run(tier::write, "write after", more, filledFrom(2, 20)).statuses()).containsOnly(TierStatus.OK);
+        assertPages(run(tier::read, "read after", more, filledFrom(2, 0)), 20, "pages written and read after the ring was replaced");
     }
 
     @Test

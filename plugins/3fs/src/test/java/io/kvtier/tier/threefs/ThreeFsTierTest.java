@@ -2,21 +2,16 @@ package io.kvtier.tier.threefs;
 
 import io.kvtier.spi.PageKey;
 import io.kvtier.spi.StorageTier;
-import io.kvtier.spi.TierBatch;
 import io.kvtier.spi.TierCapability;
 import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TrailerBlock;
 import io.kvtier.tck.ContractTierContext;
-import io.kvtier.tck.PageArena;
 import io.kvtier.tck.PageBytes;
 import io.kvtier.tck.RecordingTierBatch;
 import io.kvtier.tier.threefs.hf3fs.Hf3fsLibrary;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -27,11 +22,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,90 +35,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * timeout, short transfers, a refused prep), its start errors, zero-copy wrapping of a /dev/shm pool, and
  * that its files are the POSIX tier's.
  */
-class ThreeFsTierTest
+class ThreeFsTierTest extends UsrbioTierTestBase
 {
-    private static final long SIZE = 64 * 1024;
-    private static final Duration DEADLINE = Duration.ofSeconds(30);
-
-    @TempDir
-    Path root;
-    private Path dir;
-    private ContractTierContext context;
-    private PageArena arena;
-    private final List<StorageTier> opened = new ArrayList<>();
-
-    @BeforeEach
-    void setUp()
-    {
-        FakeUsrbio.assumeBuilt();
-        FakeUsrbio.reset();
-        dir = FakeUsrbio.mount(root);
-        context = new ContractTierContext("t", SIZE);
-        arena = new PageArena(PageArena.bytesFor(16, SIZE));
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        FakeUsrbio.reset();
-        opened.forEach(StorageTier::close);
-        if (arena != null)
-        {
-            arena.close();
-        }
-    }
-
     private Map<String, String> usrbio(final String... extra)
     {
-        final Map<String, String> config = new HashMap<>(Map.of("dir", dir.toString(), "lib", FakeUsrbio.library().toString(), "usrbio", "on",
-            "entries", "8", "fanout-levels", "1"));
-        for (int i = 0; i < extra.length; i += 2)
-        {
-            config.put(extra[i], extra[i + 1]);
-        }
-        return config;
-    }
-
-    private StorageTier open(final Map<String, String> config)
-    {
-        return open(config, Map.of());
-    }
-
-    private StorageTier open(final Map<String, String> config, final Map<String, String> environment)
-    {
-        final StorageTier tier = new ThreeFsTierProvider(environment).create(new TierConfig("t", config), context);
-        opened.add(tier);
-        return tier;
-    }
-
-    private static RecordingTierBatch run(final Consumer<TierBatch> operation, final String label, final List<PageKey> keys,
-                                          final List<MemorySegment> segments)
-    {
-        final RecordingTierBatch batch = new RecordingTierBatch(label, keys, segments);
-        operation.accept(batch);
-        return batch.awaitCompletion(DEADLINE);
-    }
-
-    private static List<PageKey> keys(final int count)
-    {
-        final List<PageKey> keys = new ArrayList<>();
-        for (int i = 0; i < count; i++)
-        {
-            keys.add(new PageKey(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()));
-        }
-        return keys;
-    }
-
-    private List<MemorySegment> filled(final long... seeds)
-    {
-        final List<MemorySegment> segments = new ArrayList<>();
-        for (final long seed : seeds)
-        {
-            final MemorySegment segment = arena.slice(SIZE);
-            PageBytes.fill(segment, seed);
-            segments.add(segment);
-        }
-        return segments;
+        return settings(Map.of("dir", dir.toString(), "lib", FakeUsrbio.library().toString(), "usrbio", "on", "entries", "8",
+            "fanout-levels", "1"), extra);
     }
 
     private static List<Path> tempFiles(final Path under) throws IOException
