@@ -269,6 +269,8 @@ final class ThreeFsSettings
         values.put("dir", dir.toString());
         values.put("shared", "false");
         values.put("layout", "slab");
+        // 3FS's FUSE client implements no fallocate: glibc's posix_fallocate would write into every 4 KiB block of an extent.
+        values.put("extent-preallocate", "false");
         if (usrbio)
         {
             values.put("io", "libc");

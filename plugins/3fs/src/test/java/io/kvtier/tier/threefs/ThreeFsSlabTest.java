@@ -80,10 +80,30 @@ class ThreeFsSlabTest extends UsrbioTierTestBase
             .isEqualTo(1);
         assertThat(files()).as("no file a page: the extent and the slab's lock").allSatisfy(file ->
             assertThat(file.getFileName().toString()).doesNotEndWith(".kvp").doesNotEndWith(".tmp"));
+        final Path extent = files().stream().filter(file -> file.getFileName().toString().endsWith(".kvs")).findFirst().orElseThrow();
+        assertThat(allocatedBytes(extent)).as("an extent sized, not preallocated (3FS's FUSE client has no fallocate)")
+            .isLessThan(Files.size(extent) / 2);
 
         tier.close();
         assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_REGISTERED)).as("registrations after close").isEqualTo(registeredBefore);
         assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_RINGS)).as("rings after close").isEqualTo(ringsBefore);
+    }
+
+    /** @return the bytes of {@code file}'s allocated blocks, as {@code stat} reports them */
+    private static long allocatedBytes(final Path file) throws IOException
+    {
+        final Process stat = new ProcessBuilder("stat", "-c", "%b %B", file.toString()).redirectErrorStream(true).start();
+        final String[] said = new String(stat.getInputStream().readAllBytes()).trim().split(" ");
+        try
+        {
+            assertThat(stat.waitFor()).as("stat of %s said %s", file, String.join(" ", said)).isZero();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException(ex);
+        }
+        return Long.parseLong(said[0]) * Long.parseLong(said[1]);
     }
 
     @Test

@@ -46,6 +46,7 @@ final class PosixSettings
     static final String SPARE_TEMP_FILES = "spare-temp-files";
     static final String LAYOUT = "layout";
     static final String EXTENT_SIZE = "extent-size";
+    static final String EXTENT_PREALLOCATE = "extent-preallocate";
     static final String FIXED_BUFFERS_MAX = "fixed-buffers-max";
 
     static final double EVICT_HIGH_DEFAULT = Capacity.EVICT_HIGH_DEFAULT;
@@ -123,6 +124,11 @@ final class PosixSettings
             + " hold several). A directory that already holds extents keeps their size, so that changing this loses no page (the new"
             + " size applies once it is empty); changing the engine's page size makes the next start delete the extents and their pages.");
 
+    static final TierSetting<Boolean> EXTENT_PREALLOCATE_SETTING = TierSetting.bool(EXTENT_PREALLOCATE).byDefault(true)
+        .documented("With `layout = slab`: whether a new extent's blocks are allocated when it is made (`posix_fallocate`), so that a"
+            + " full filesystem refuses the extent rather than a page's write later (and tmpfs commits its memory then). `false` only"
+            + " sizes it (`ftruncate`), for a filesystem without `fallocate`, where glibc's `posix_fallocate` would write into every"
+            + " 4 KiB block of it instead: the 3FS tier's slab on a 3FS FUSE mount, which implements no `fallocate`, sets it.");
     static final TierSetting<Long> FIXED_BUFFERS_MAX_SETTING = TierSetting.size(FIXED_BUFFERS_MAX).byDefault(1L << 30)
         .range(0L, 1L << 50)
         .documented("With `io = uring`: the largest engine pool whose frames the tier registers with its rings as fixed buffers at"
@@ -134,7 +140,7 @@ final class PosixSettings
     static final List<TierSetting<?>> ALL = List.of(DIR_SETTING, Capacity.CAPACITY_SETTING, Capacity.EVICT_HIGH_SETTING,
         Capacity.EVICT_LOW_SETTING, FANOUT_LEVELS_SETTING, IO_THREADS_SETTING, FSYNC_SETTING, DIRECT_IO_SETTING, IO_SETTING,
         SHARED_SETTING, SPARE_TEMP_FILES_SETTING, TMP_MAX_AGE_SETTING, INDEX_ENTRIES_SETTING, LAYOUT_SETTING, EXTENT_SIZE_SETTING,
-        FIXED_BUFFERS_MAX_SETTING);
+        EXTENT_PREALLOCATE_SETTING, FIXED_BUFFERS_MAX_SETTING);
 
     static final Set<String> KNOWN = TierSetting.keys(ALL);
 
@@ -159,6 +165,7 @@ final class PosixSettings
     /** Why the layout is what it is, when it was not set: for the start-up log and {@code describe}. */
     final String layoutReason;
     final long extentSize;
+    final boolean extentPreallocate;
 
     private PosixSettings(final TierConfig config, final long objectSize, final boolean libcAvailable)
     {
@@ -203,6 +210,7 @@ final class PosixSettings
         // As many as the workers write at once, so a burst finds them ready.
         spareTempFiles = SPARE_TEMP_FILES_SETTING.get(config, () -> defaultSpareTempFiles(processors, ioThreads));
         extentSize = EXTENT_SIZE_SETTING.get(config);
+        extentPreallocate = EXTENT_PREALLOCATE_SETTING.get(config);
         fixedBuffersMax = FIXED_BUFFERS_MAX_SETTING.get(config);
         if (layout == PageLayout.SLAB && shared)
         {
@@ -407,6 +415,6 @@ final class PosixSettings
             + ", io=" + io.settingValue
             + ", spare-temp-files=" + spareTempFiles
             + ", layout=" + TierSetting.settingName(layout)
-            + (layout == PageLayout.SLAB ? ", extent-size=" + ConfigValues.formatSize(extentSize) : "");
+            + (layout == PageLayout.SLAB ? ", extent-size=" + ConfigValues.formatSize(extentSize) + ", extent-preallocate=" + extentPreallocate : "");
     }
 }

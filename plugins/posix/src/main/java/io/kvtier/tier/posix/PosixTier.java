@@ -204,8 +204,8 @@ public final class PosixTier implements StorageTier
                     logger.log(System.Logger.Level.INFO, "posix tier " + name + ": slab extents of " + extentSize.bytes() + " bytes, not "
                         + config.qualified(PosixSettings.EXTENT_SIZE) + " (" + settings.extentSize + "): " + extentSize.why());
                 }
-                madeSlab = new Slab(name, libc.get(), settings.dir, objectSize, extentSize.bytes(), maxSlots, directIo, settings.fsync, arena,
-                    logger, errors);
+                madeSlab = new Slab(name, libc.get(), settings.dir, objectSize, extentSize.bytes(), maxSlots, directIo, settings.fsync,
+                    settings.extentPreallocate, arena, logger, errors);
             }
             slab = madeSlab;
             pages = new PosixPages(name, settings, layout, context, errors, index);

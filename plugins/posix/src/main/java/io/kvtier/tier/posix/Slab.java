@@ -59,6 +59,8 @@ final class Slab
     static final int PENDING = -1;
 
     private final String name;
+    /** Whether extents are allocated when made, or only sized. */
+    private final boolean preallocate;
     private final LibC libc;
     private final Path dir;
     private final Arena arena;
@@ -121,6 +123,19 @@ final class Slab
     Slab(final String name, final LibC libc, final Path dir, final long objectSize, final long extentBytes, final int maxSlots,
          final DirectIo direct, final boolean fsync, final Arena arena, final System.Logger logger, final IoErrorLog errors)
     {
+        this(name, libc, dir, objectSize, extentBytes, maxSlots, direct, fsync, true, arena, logger, errors);
+    }
+
+    /**
+     * @param preallocate whether a new extent's blocks are allocated when it is made ({@code posix_fallocate}), else it is
+     *                    only sized ({@code ftruncate}): for a filesystem without {@code fallocate}, where glibc would write
+     *                    into every 4 KiB block instead
+     */
+    Slab(final String name, final LibC libc, final Path dir, final long objectSize, final long extentBytes, final int maxSlots,
+         final DirectIo direct, final boolean fsync, final boolean preallocate, final Arena arena, final System.Logger logger,
+         final IoErrorLog errors)
+    {
+        this.preallocate = preallocate;
         this.name = name;
         this.libc = libc;
         this.dir = dir;
@@ -462,7 +477,7 @@ final class Slab
         }
         if (libc.size(fd) < extentFileBytes())
         {
-            final int rc = libc.posixFallocate(fd, 0, extentFileBytes());
+            final int rc = size(fd);
             if (rc < 0)
             {
                 libc.close(fd);
@@ -657,6 +672,12 @@ final class Slab
         lowestFree = Math.min(lowestFree, slot);
     }
 
+    /** Gives an extent file its whole length: allocated, or only sized ({@link #preallocate}). @return 0 or -errno */
+    private int size(final int fd)
+    {
+        return preallocate ? libc.posixFallocate(fd, 0, extentFileBytes()) : libc.ftruncate(fd, extentFileBytes());
+    }
+
     private int nextExtentNumber()
     {
         for (int e = 0; e < maxExtents; e++)
@@ -678,7 +699,7 @@ final class Slab
             logFailure("creating slab extent " + file, -fd);
             return false;
         }
-        int rc = libc.posixFallocate(fd, 0, extentFileBytes());
+        int rc = size(fd);
         if (rc == 0)
         {
             extentHeader.fill((byte)0);

@@ -36,7 +36,7 @@ class PosixSettingsTest
         assertThat(PosixSettings.KNOWN).containsExactlyInAnyOrder(PosixSettings.DIR, PosixSettings.CAPACITY, PosixSettings.EVICT_HIGH,
             PosixSettings.EVICT_LOW, PosixSettings.FANOUT_LEVELS, PosixSettings.IO_THREADS, PosixSettings.FSYNC, PosixSettings.DIRECT_IO,
             PosixSettings.SHARED, PosixSettings.TMP_MAX_AGE, PosixSettings.INDEX_ENTRIES, PosixSettings.IO, PosixSettings.SPARE_TEMP_FILES,
-            PosixSettings.LAYOUT, PosixSettings.EXTENT_SIZE, PosixSettings.FIXED_BUFFERS_MAX);
+            PosixSettings.LAYOUT, PosixSettings.EXTENT_SIZE, PosixSettings.EXTENT_PREALLOCATE, PosixSettings.FIXED_BUFFERS_MAX);
     }
 
     @Test

@@ -1013,6 +1013,42 @@ class PosixTierSlabTest
         assertThat(Slab.extentSize(dir, SIZE, 1L << 30, 64L << 10).bytes()).as("an eighth holds no slot: the setting stays").isEqualTo(1L << 30);
     }
 
+    /** @return the bytes of {@code file}'s allocated blocks, as {@code stat} reports them */
+    private static long allocatedBytes(final Path file) throws IOException, InterruptedException
+    {
+        final Process stat = new ProcessBuilder("stat", "-c", "%b %B", file.toString()).redirectErrorStream(true).start();
+        final String[] said = new String(stat.getInputStream().readAllBytes()).trim().split(" ");
+        assertThat(stat.waitFor()).as("stat -c '%%b %%B' %s said %s", file, String.join(" ", said)).isZero();
+        return Long.parseLong(said[0]) * Long.parseLong(said[1]);
+    }
+
+    @Test
+    void shouldSizeExtentsWithoutAllocatingThemWhenPreallocationIsOff() throws IOException, InterruptedException
+    {
+        final Path sparse = tmp.resolve("sparse");
+        final Path allocated = tmp.resolve("allocated");
+        final PosixTier sized = open(sparse, "extent-preallocate", "false");
+        final PosixTier preallocated = open(allocated);
+        final PageArena arena = arena(16);
+        final List<PageKey> keys = keys(4);
+        assertAll(writeFrames(sized, keys, 90, arena), TierStatus.OK);
+        assertAll(writeFrames(preallocated, keys, 90, arena), TierStatus.OK);
+        final Path sparseExtent = sparse.resolve(SlabDescriptor.extentName(0));
+        final Path allocatedExtent = allocated.resolve(SlabDescriptor.extentName(0));
+
+        assertThat(Files.size(sparseExtent)).as("the same length either way").isEqualTo(Files.size(allocatedExtent));
+        assertThat(allocatedBytes(allocatedExtent)).as("blocks of a preallocated extent").isGreaterThanOrEqualTo(Files.size(allocatedExtent));
+        assertThat(allocatedBytes(sparseExtent)).as("blocks of an extent only sized, after four pages").isLessThan(Files.size(sparseExtent) / 4);
+        close(sized);
+        final PosixTier restarted = open(sparse, "extent-preallocate", "false");
+        final RecordingTierBatch readBack = readIntoNoise(restarted, keys, arena);
+        assertAll(readBack, TierStatus.OK);
+        for (int i = 0; i < keys.size(); i++)
+        {
+            assertFrame(readBack.slice(i), 90 + i, "key " + i + " in a sparse extent, after a restart");
+        }
+    }
+
     /**
      * The chaos campaign's tier on a 160 MiB tmpfs could write nothing: its one extent of 1 GiB could not
      * be made. Needs root, to mount a small tmpfs of its own.
