@@ -39,7 +39,8 @@ import java.util.concurrent.Callable;
             + " and batch bound. Unless --tier-setting master=HOST:PORT names a master, the run starts mooncake_master on loopback and a C"
             + " process holding the only segment; the tier and the C client hold none (global-segment-size=0), so on both sides every page"
             + " crosses TCP. Each run's pages are removed after it (untimed). The JSON's baseline, baseline_describe and baseline_mb_s"
-            + " name the baseline and the topology for every backend.",
+            + " name the baseline and the topology for every backend. For --backend 3fs fio runs in --dir through the kernel while the"
+            + " tier goes through USRBIO (its dir a --tier-setting), and baseline_describe says what that ratio compares.",
         "Reads bypass the page cache on both sides: the posix backend gets direct-io=true (and fanout-levels=1) unless"
             + " --tier-setting says otherwise, as fio gets direct=1. For the posix backend, --dir also holds the tier's files. Goal:"
             + " at least " + TierBenchmark.GOAL_RATIO + " of fio's throughput for pages of 256KiB and more. Every key must complete OK"

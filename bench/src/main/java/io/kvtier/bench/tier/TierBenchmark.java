@@ -472,7 +472,27 @@ public final class TierBenchmark
         {
             deleteTree(workspace);
         }
-        return new Result(plan, firstSettings, capabilities, describe, baseline.name(), baseline.describe(), baseline.version(), baselineMissing, cases);
+        return new Result(plan, firstSettings, capabilities, describe, baseline.name(), baselineDescription(plan.backend(), baseline.describe()),
+            baseline.version(), baselineMissing, cases);
+    }
+
+    /**
+     * What the baseline does, with what a reader must know to compare it with the backend: the 3fs backend moves pages
+     * through USRBIO, never through the mount that fio uses.
+     *
+     * @param backend  the tier's type
+     * @param baseline the baseline's own description
+     * @return the description the report carries
+     */
+    static String baselineDescription(final String backend, final String baseline)
+    {
+        if (!"3fs".equals(backend) || !baseline.startsWith("ioengine="))
+        {
+            return baseline;
+        }
+        return baseline + "; fio runs in --dir through the kernel, the 3fs tier through USRBIO: with --dir on the 3FS mount the ratio"
+            + " compares USRBIO with the FUSE path, and with kvtier's fake USRBIO library (plugins/3fs/hf3fs-fake, buffered pread/pwrite on"
+            + " local files) it compares page-cache I/O with fio's direct I/O and says nothing of 3FS";
     }
 
     /** One untimed round of a page size's warm-up. */
