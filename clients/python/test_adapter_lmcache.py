@@ -5,6 +5,7 @@ killed mid-store leaving nothing visible and nothing held, and the failure paths
 
 Run against an engine (EngineAdaptersTest sets KVTIER_SOCKET; see adapter_testing)."""
 import ctypes
+import hashlib
 import json
 import os
 import select
@@ -38,8 +39,16 @@ def entry(socket, salt="", **extra):
     return driver.connector_entry(socket, MODEL, salt, layout="test/lmcache", **extra)
 
 
+def chunk_tokens(label, i):
+    """Two 32-bit tokens from a digest of (label, i): the same in every process, and distinct for every label and index
+    the tests use. (One token of Python's per-process hash cut to 16 bits let two labels' first chunks share a key now
+    and then, and a set of the second found the first's bytes stored under it, as a content-addressed cache should.)"""
+    digest = hashlib.sha256(("%s/%d" % (label, i)).encode()).digest()
+    return [int.from_bytes(digest[0:4], "little"), int.from_bytes(digest[4:8], "little")]
+
+
 def chunk_keys(label, n, rank=0):
-    return [keys.lmcache_chunk_key(MODEL, rank, h) for h in driver.chunk_hashes([[hash((label, i)) & 0xFFFF] for i in range(n)])]
+    return [keys.lmcache_chunk_key(MODEL, rank, h) for h in driver.chunk_hashes([chunk_tokens(label, i) for i in range(n)])]
 
 
 def tensor_views(torch, tensors):
