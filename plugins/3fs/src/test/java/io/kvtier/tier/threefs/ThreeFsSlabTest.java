@@ -5,22 +5,16 @@ import io.kvtier.spi.StorageTier;
 import io.kvtier.spi.TierCapability;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
-import io.kvtier.tck.ContractTierContext;
 import io.kvtier.tck.PageBytes;
 import io.kvtier.tck.RecordingTierBatch;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -226,36 +220,23 @@ class ThreeFsSlabTest extends UsrbioTierTestBase
     @Test
     void shouldMovePagesInAWrappedShmPoolWithNoCopy() throws IOException
     {
-        final Path shm = Path.of("/dev/shm");
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(shm), "skipped: no /dev/shm here");
-        final Path poolFile = shm.resolve("kvtier-3fs-slab-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         final long wrappedBefore = FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED);
-        try (Arena mapping = Arena.ofShared();
-             FileChannel channel = FileChannel.open(poolFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        withShmPool(16, (poolFile, pool) ->
         {
-            final MemorySegment pool = channel.map(FileChannel.MapMode.READ_WRITE, 0, 16 * SIZE, mapping);
-            context = new ContractTierContext("t", SIZE, pool);
             final StorageTier tier = open(slab());
             assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED)).as("the engine's frames wrapped at start").isEqualTo(wrappedBefore + 1);
             final List<PageKey> keys = keys(8);
-            final List<MemorySegment> sources = new ArrayList<>();
-            final List<MemorySegment> destinations = new ArrayList<>();
+            final List<MemorySegment> sources = poolPages(pool, 0, 8);
             for (int i = 0; i < 8; i++)
             {
-                sources.add(pool.asSlice(i * SIZE, SIZE));
                 PageBytes.fill(sources.get(i), 30 + i);
-                destinations.add(pool.asSlice((8 + i) * SIZE, SIZE));
             }
 
             assertThat(run(tier::write, "write from the pool", keys, sources).statuses()).containsOnly(TierStatus.OK);
-            assertPages(run(tier::read, "read into the pool", keys, destinations), 30, "read into the pool");
+            assertPages(run(tier::read, "read into the pool", keys, poolPages(pool, 8, 8)), 30, "read into the pool");
             assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED)).as("wrapped once").isEqualTo(wrappedBefore + 1);
             tier.close();
-        }
-        finally
-        {
-            Files.deleteIfExists(poolFile);
-        }
+        });
     }
 
     @Test

@@ -7,7 +7,6 @@ import io.kvtier.spi.TierConfig;
 import io.kvtier.spi.TierConfigException;
 import io.kvtier.spi.TierStatus;
 import io.kvtier.spi.TrailerBlock;
-import io.kvtier.tck.ContractTierContext;
 import io.kvtier.tck.PageBytes;
 import io.kvtier.tck.RecordingTierBatch;
 import io.kvtier.tier.threefs.hf3fs.Hf3fsLibrary;
@@ -16,15 +15,12 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -239,27 +235,19 @@ class ThreeFsTierTest extends UsrbioTierTestBase
     @Test
     void shouldMovePagesInAWrappedShmPoolWithNoCopy() throws IOException
     {
-        final Path shm = Path.of("/dev/shm");
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(shm), "skipped: no /dev/shm here");
-        final Path poolFile = shm.resolve("kvtier-3fs-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         final long wrappedBefore = FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED);
-        try (Arena mapping = Arena.ofShared();
-             FileChannel channel = FileChannel.open(poolFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        withShmPool(8, (poolFile, pool) ->
         {
-            final MemorySegment pool = channel.map(FileChannel.MapMode.READ_WRITE, 0, 8 * SIZE, mapping);
             // Offered as the engine offers its page frames: wrapped at start, before any page moves.
-            context = new ContractTierContext("t", SIZE, pool);
             final StorageTier tier = open(usrbio());
             assertThat(FakeUsrbio.stat(FakeUsrbio.STAT_WRAPPED)).as("iovs wrapped at start").isEqualTo(wrappedBefore + 1);
             assertThat(tier.capabilities()).contains(TierCapability.ZERO_COPY);
             final List<PageKey> keys = keys(4);
-            final List<MemorySegment> sources = new ArrayList<>();
-            final List<MemorySegment> destinations = new ArrayList<>();
+            final List<MemorySegment> sources = poolPages(pool, 0, 4);
+            final List<MemorySegment> destinations = poolPages(pool, 4, 4);
             for (int i = 0; i < 4; i++)
             {
-                sources.add(pool.asSlice(i * SIZE, SIZE));
                 PageBytes.fill(sources.get(i), 10 + i);
-                destinations.add(pool.asSlice((4 + i) * SIZE, SIZE));
             }
 
             assertThat(run(tier::write, "write from the pool", keys, sources).statuses()).containsOnly(TierStatus.OK);
@@ -280,11 +268,7 @@ class ThreeFsTierTest extends UsrbioTierTestBase
             {
                 assertThat(links.filter(l -> Files.isSymbolicLink(l) && readLink(l).equals(poolFile))).as("registration after close").isEmpty();
             }
-        }
-        finally
-        {
-            Files.deleteIfExists(poolFile);
-        }
+        });
     }
 
     private static Path readLink(final Path link)

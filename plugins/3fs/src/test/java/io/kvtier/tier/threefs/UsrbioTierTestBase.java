@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -119,6 +120,51 @@ abstract class UsrbioTierTestBase
             segments.add(segment);
         }
         return segments;
+    }
+
+    /** What a test does with a pool mapped as the engine maps its own. */
+    interface PoolUse
+    {
+        /**
+         * @param file the pool's file in {@code /dev/shm}
+         * @param pool its mapping
+         * @throws IOException as the test's file operations throw
+         */
+        void accept(Path file, MemorySegment pool) throws IOException;
+    }
+
+    /**
+     * Maps a file of {@code pages} pages in {@code /dev/shm} from offset 0, as the engine's pool is, offers it as the transfer
+     * memory of the tiers opened next ({@link #context}), runs {@code use}, and deletes the file. Skips without /dev/shm.
+     */
+    void withShmPool(final int pages, final PoolUse use) throws IOException
+    {
+        final Path shm = Path.of("/dev/shm");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isDirectory(shm), "skipped: no /dev/shm here");
+        final Path file = shm.resolve("kvtier-3fs-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        try (java.lang.foreign.Arena mapping = java.lang.foreign.Arena.ofShared();
+             java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.CREATE_NEW,
+                 java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE))
+        {
+            final MemorySegment pool = channel.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, pages * SIZE, mapping);
+            context = new ContractTierContext("t", SIZE, pool);
+            use.accept(file, pool);
+        }
+        finally
+        {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    /** @return pages {@code first} to {@code first + count - 1} of {@code pool} */
+    static List<MemorySegment> poolPages(final MemorySegment pool, final int first, final int count)
+    {
+        final List<MemorySegment> pages = new ArrayList<>();
+        for (int i = first; i < first + count; i++)
+        {
+            pages.add(pool.asSlice(i * SIZE, SIZE));
+        }
+        return pages;
     }
 
     /** @return {@code count} pages of the arena filled with seeds {@code firstSeed}, {@code firstSeed + 1}, ... */
