@@ -47,6 +47,8 @@ final class PoolRegions
     private final TreeMap<Long, Region> regions = new TreeMap<>();
     private final List<Path> links = new ArrayList<>();
     private boolean copyReported;
+    /** The region {@link #iovOf} found last. */
+    private Region lastFound;
     private boolean closed;
 
     /** A mapping, wrapped ({@code iov} set) or not ({@code iov} null). */
@@ -75,17 +77,33 @@ final class PoolRegions
      * @param slice a page's memory, or the whole transfer memory
      * @return the iov wrapping it, or null when it must be staged
      */
-    synchronized MemorySegment iovOf(final MemorySegment slice)
+    MemorySegment iovOf(final MemorySegment slice)
+    {
+        return iovOf(slice.address(), slice.byteSize());
+    }
+
+    /**
+     * @param start  a page's address
+     * @param length its bytes
+     * @return the iov wrapping it, or null when it must be staged; the region found last is tried first, with no
+     *         allocation, since a tier's pages are nearly always in the engine's one pool
+     */
+    synchronized MemorySegment iovOf(final long start, final long length)
     {
         if (closed)
         {
             return null;
         }
-        final long start = slice.address();
-        final long end = start + slice.byteSize();
+        final long end = start + length;
+        final Region last = lastFound;
+        if (last != null && start >= last.start && end <= last.end)
+        {
+            return last.iov;
+        }
         final Map.Entry<Long, Region> known = regions.floorEntry(start);
         if (known != null && end <= known.getValue().end)
         {
+            lastFound = known.getValue();
             return known.getValue().iov;
         }
         final Mapping mapping = mappingOf(start);
@@ -96,6 +114,7 @@ final class PoolRegions
         }
         final Region region = wrap(mapping);
         regions.put(region.start, region);
+        lastFound = region;
         return region.iov;
     }
 
@@ -220,6 +239,7 @@ final class PoolRegions
             }
         }
         regions.clear();
+        lastFound = null;
         for (final Path link : links)
         {
             try

@@ -166,6 +166,38 @@ final class UsrbioRing
     }
 
     /**
+     * As {@link #waitFor(int, Instant)}, with the deadline in milliseconds since the epoch, allocating nothing.
+     *
+     * @param minResults     completions to wait for
+     * @param deadlineMillis the deadline, CLOCK_REALTIME in milliseconds
+     * @return the number of completions, or -errno
+     */
+    int waitFor(final int minResults, final long deadlineMillis)
+    {
+        timespec.tv_sec(deadline, Math.floorDiv(deadlineMillis, 1000L));
+        timespec.tv_nsec(deadline, Math.floorMod(deadlineMillis, 1000L) * 1_000_000L);
+        return hf3fs_wait_for_ios(ior, cqes, entries, minResults, deadline);
+    }
+
+    /**
+     * @param i a completion, below the last {@link #waitFor} count
+     * @return its result: bytes moved, or -errno
+     */
+    long cqeResult(final int i)
+    {
+        return cqes.get(java.lang.foreign.ValueLayout.JAVA_LONG, i * hf3fs_cqe.layout().byteSize() + 8);
+    }
+
+    /**
+     * @param i a completion, below the last {@link #waitFor} count
+     * @return its userdata, as the address it carries
+     */
+    long cqeUserdata(final int i)
+    {
+        return cqes.get(java.lang.foreign.ValueLayout.JAVA_LONG, i * hf3fs_cqe.layout().byteSize() + 16);
+    }
+
+    /**
      * @param i a completion, below the last {@link #waitFor} count
      * @return it
      */

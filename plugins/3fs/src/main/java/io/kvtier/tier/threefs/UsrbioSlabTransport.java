@@ -5,11 +5,9 @@ import io.kvtier.nativeaccess.uring.UringBatch;
 import io.kvtier.tier.support.Errno;
 import io.kvtier.tier.support.IoErrorLog;
 import io.kvtier.tier.support.SlabTransport;
-import io.kvtier.tier.threefs.hf3fs.bindings.hf3fs_cqe;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.time.Instant;
 
 /**
  * One slab I/O thread's USRBIO: a read ring and a write ring (3FS rings go one way), through which every page's bytes
@@ -33,6 +31,7 @@ final class UsrbioSlabTransport implements SlabTransport
     private final IoErrorLog errors;
     private final Duration timeout;
     private final Duration drainTimeout;
+    private final long timeoutMillis;
     private final int entries;
     private UsrbioRing reads;
     private UsrbioRing writes;
@@ -60,6 +59,7 @@ final class UsrbioSlabTransport implements SlabTransport
         this.errors = shared.errors;
         this.timeout = shared.settings.timeout;
         this.drainTimeout = shared.settings.drainTimeout;
+        this.timeoutMillis = timeout.toMillis();
         this.reads = reads;
         this.writes = writes;
         this.entries = Math.min(reads.entries(), writes.entries());
@@ -103,9 +103,9 @@ final class UsrbioSlabTransport implements SlabTransport
         }
         final boolean read = kind == UringBatch.READ;
         final long length = batch.length(op);
-        final MemorySegment memory = MemorySegment.ofAddress(batch.address(op)).reinterpret(length);
         if (!page || length == 0 || length > shared.settings.objectSize)
         {
+            final MemorySegment memory = MemorySegment.ofAddress(batch.address(op)).reinterpret(length);
             plainTransfers++;
             batch.complete(op, read ? libc.preadFully(batch.fd(op), memory, 0, length, batch.fileOffset(op))
                 : libc.pwriteFully(batch.fd(op), memory, 0, length, batch.fileOffset(op)));
@@ -121,17 +121,21 @@ final class UsrbioSlabTransport implements SlabTransport
         final UsrbioRing ring = read ? reads : writes;
         final int index = read ? readPending : writePending;
         (read ? readDone : writeDone)[index] = false;
-        MemorySegment iov = shared.regions.iovOf(memory);
-        MemorySegment target = memory;
+        MemorySegment iov = shared.regions.iovOf(batch.address(op), length);
+        MemorySegment target;
         MemorySegment staged = null;
-        if (iov == null)
+        if (iov != null)
+        {
+            target = MemorySegment.ofAddress(batch.address(op));
+        }
+        else
         {
             staged = ring.stagingSlot(index, length);
             iov = ring.stagingIov();
             target = staged;
             if (!read)
             {
-                MemorySegment.copy(memory, 0, staged, 0, length);
+                MemorySegment.copy(MemorySegment.ofAddress(batch.address(op)).reinterpret(length), 0, staged, 0, length);
             }
         }
         (read ? readStaged : writeStaged)[index] = staged;
@@ -167,7 +171,7 @@ final class UsrbioSlabTransport implements SlabTransport
         {
             submit(writes);
         }
-        final Instant deadline = Instant.now().plus(timeout);
+        final long deadline = System.currentTimeMillis() + timeoutMillis;
         if (readCount > 0 && !reap(batch, reads, readOps, readDone, readStaged, readCount, deadline))
         {
             reads = replaced(batch, reads, readOps, readDone, readCount, true);
@@ -196,7 +200,7 @@ final class UsrbioSlabTransport implements SlabTransport
      * @return whether every operation of the round came back
      */
     private boolean reap(final UringBatch batch, final UsrbioRing ring, final int[] ops, final boolean[] done, final MemorySegment[] staged,
-                         final int count, final Instant deadline)
+                         final int count, final long deadline)
     {
         int left = count;
         while (left > 0)
@@ -209,14 +213,13 @@ final class UsrbioSlabTransport implements SlabTransport
             }
             for (int j = 0; j < got; j++)
             {
-                final MemorySegment cqe = ring.cqe(j);
-                final int index = (int)hf3fs_cqe.userdata(cqe).address();
+                final int index = (int)ring.cqeUserdata(j);
                 if (index < 0 || index >= count || done[index])
                 {
                     continue;
                 }
                 done[index] = true;
-                final long result = hf3fs_cqe.result(cqe);
+                final long result = ring.cqeResult(j);
                 if (staged != null && staged[index] != null && result == batch.length(ops[index]))
                 {
                     // Whole reads only: a failed or short one leaves the destination as it was.
@@ -225,7 +228,7 @@ final class UsrbioSlabTransport implements SlabTransport
                 batch.complete(ops[index], result);
                 left--;
             }
-            if (left > 0 && !Instant.now().isBefore(deadline))
+            if (left > 0 && System.currentTimeMillis() >= deadline)
             {
                 return false;
             }
@@ -258,8 +261,8 @@ final class UsrbioSlabTransport implements SlabTransport
         }
         log(late + " " + (read ? "read" : "write") + "s not back within " + shared.settings.qualified(ThreeFsSettings.TIMEOUT) + "=" + timeout,
             Errno.ETIMEDOUT);
-        final Instant until = Instant.now().plus(drainTimeout);
-        while (late > 0 && Instant.now().isBefore(until))
+        final long until = System.currentTimeMillis() + drainTimeout.toMillis();
+        while (late > 0 && System.currentTimeMillis() < until)
         {
             final int got = ring.waitFor(late, until);
             if (got < 0)
