@@ -7,8 +7,6 @@ module io.kvtier.tck
     requires transitive io.kvtier.spi;
     requires transitive org.junit.jupiter.api;
     requires transitive org.assertj.core;
-    // AllocationWindows reads a thread's allocated bytes.
-    requires jdk.management;
 
     // AbstractStorageTierContractTest and its helpers: every plugin's contract test (ours and third parties').
     exports io.kvtier.tck;
