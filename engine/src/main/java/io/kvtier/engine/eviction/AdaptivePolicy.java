@@ -33,10 +33,11 @@ import java.util.List;
  * that reads the order or changes residency ({@link #first}, {@link #next}, {@link #onRemove}). Applied in the order
  * they came, with every removal after the events before it, they leave the pool's policy exactly as applying each at
  * once would. A sampled event is then replayed in four small caches, O(1) each, also put off: it is recorded (the
- * key, its parent's key and state, the estimate) and replayed in idle time, in batches, one miniature after the
- * other; at most {@link #PENDING} wait, and all of them are replayed before a choice, so the choices, and so the
- * pool's order, are those of replaying each event at once. Memory is the pool's policy plus four miniatures of at
- * most 4,095 pages (about 62 bytes a page) and the records (27 KiB).
+ * key, its parent's key and state, the estimate) and replayed in idle time, in batches; at most {@link #PENDING}
+ * wait, and all of them are replayed before a choice, so the choices, and so the pool's order, are those of replaying
+ * each event at once. The miniatures keep their keys in one table ({@link MiniatureKeys}), so a replayed event finds
+ * its key once, not once a miniature. Memory is the pool's policy plus four miniatures of at most 4,095 pages (about
+ * 100 bytes a page, their shared keys included) and the records (22 KiB).
  */
 final class AdaptivePolicy implements EvictionPolicy
 {
@@ -81,6 +82,8 @@ final class AdaptivePolicy implements EvictionPolicy
     private final FrequencySketch sketch;
     private final SegmentedPolicy pool;
     private final MiniatureCache[] miniatures;
+    /** The miniatures' keys: a replayed event finds its key once for all of them. */
+    private final MiniatureKeys miniatureKeys;
     private final boolean[] sampled;
     private final int sampleRate;
     private final long window;
@@ -89,7 +92,6 @@ final class AdaptivePolicy implements EvictionPolicy
     private final long[] pendingParentKey = new long[PENDING];
     private final byte[] pendingState = new byte[PENDING];
     private final byte[] pendingSeen = new byte[PENDING];
-    private final int[] pendingHome = new int[PENDING];
     private int pendingHead;
     private int pendingCount;
     /**
@@ -118,10 +120,11 @@ final class AdaptivePolicy implements EvictionPolicy
         pool = new SegmentedPolicy(capacity, CANDIDATES.get(REFERENCE), sketch, false); // this policy counts the keys
         sampleRate = Math.max(1, capacity / MINIATURE_PAGES);
         final int miniaturePages = Math.max(1, capacity / sampleRate);
+        miniatureKeys = new MiniatureKeys(CANDIDATES.size(), miniaturePages);
         miniatures = new MiniatureCache[CANDIDATES.size()];
         for (int i = 0; i < miniatures.length; i++)
         {
-            miniatures[i] = new MiniatureCache(miniaturePages, CANDIDATES.get(i), sketch);
+            miniatures[i] = new MiniatureCache(miniaturePages, CANDIDATES.get(i), sketch, miniatureKeys, i);
         }
         sampled = new boolean[capacity];
         window = Math.max(capacity, MIN_WINDOW);
@@ -244,8 +247,9 @@ final class AdaptivePolicy implements EvictionPolicy
     }
 
     /**
-     * Replays the oldest put-off events in every miniature, one miniature after the other (each keeps to its own
-     * arrays while it runs; they share nothing but what the records hold, so the order between them changes no count).
+     * Replays the oldest put-off events in every miniature, each event in all of them before the next: its key is
+     * found once, in the keys they share. The miniatures share nothing else (the records hold what they read of the
+     * pool), so the order between them changes no count.
      *
      * @param records the most events to replay
      * @return how many were replayed
@@ -253,20 +257,17 @@ final class AdaptivePolicy implements EvictionPolicy
     private int replay(final int records)
     {
         final int n = Math.min(records, pendingCount);
-        if (n == 0)
-        {
-            return 0;
-        }
-        // The miniatures have one capacity, so one table size: a key's home slot is the same in each.
         for (int i = 0, record = pendingHead; i < n; i++, record = (record + 1) & (PENDING - 1))
         {
-            pendingHome[record] = miniatures[0].home(pendingKey[record]);
-        }
-        for (final MiniatureCache miniature : miniatures)
-        {
-            for (int i = 0, record = pendingHead; i < n; i++, record = (record + 1) & (PENDING - 1))
+            final long key = pendingKey[record];
+            final long parentKey = pendingParentKey[record];
+            final int parentState = pendingState[record];
+            final int seen = pendingSeen[record];
+            final int home = miniatureKeys.home(key);
+            int entry = miniatureKeys.find(key, home);
+            for (final MiniatureCache miniature : miniatures)
             {
-                miniature.touch(pendingKey[record], pendingHome[record], pendingParentKey[record], pendingState[record], pendingSeen[record]);
+                entry = miniature.touch(key, home, entry, parentKey, parentState, seen);
             }
         }
         pendingHead = (pendingHead + n) & (PENDING - 1);

@@ -22,21 +22,27 @@ final class MiniatureCache
 
     private final int capacity;
     private final SegmentedPolicy policy;
-    private final KeyHashTable pages;
-    private final long[] keyOf;
+    /** The keys of this miniature and of the others replaying the same events; this one is {@link #number}. */
+    private final MiniatureKeys keys;
+    private final int number;
+    /** A page's entry in {@link #keys}. */
+    private final int[] entryOf;
     private final boolean[] leading;
     private int size;
     private double hits;
-    /** The key touched last and its slot ({@link KeyHashTable#ABSENT} before the first touch). */
+    /** The key touched last and its slot ({@link MiniatureKeys#ABSENT} before the first touch). */
     private long lastKey;
-    private int lastSlot = KeyHashTable.ABSENT;
+    private int lastSlot = MiniatureKeys.ABSENT;
 
     /**
      * @param capacity the miniature's pages, at least 1
      * @param setting  the setting it simulates
      * @param sketch   the pool's frequency sketch, which the pool's policy keeps counting
+     * @param keys     the keys this miniature shares with the others replaying the same events, sized for this capacity
+     * @param number   this miniature's number in {@code keys}
      */
-    MiniatureCache(final int capacity, final SegmentedPolicy.Setting setting, final FrequencySketch sketch)
+    MiniatureCache(final int capacity, final SegmentedPolicy.Setting setting, final FrequencySketch sketch, final MiniatureKeys keys,
+        final int number)
     {
         if (capacity < 1)
         {
@@ -44,8 +50,9 @@ final class MiniatureCache
         }
         this.capacity = capacity;
         this.policy = new SegmentedPolicy(capacity, setting, sketch, false);
-        this.pages = new KeyHashTable(capacity);
-        this.keyOf = new long[capacity];
+        this.keys = keys;
+        this.number = number;
+        this.entryOf = new int[capacity];
         this.leading = new boolean[capacity];
     }
 
@@ -53,19 +60,21 @@ final class MiniatureCache
      * Touches a sampled key as the pool did: a hit if resident, else an insertion that evicts per the setting.
      *
      * @param key         the key's hash
-     * @param home        {@link #home(long)} of the key
+     * @param home        {@link MiniatureKeys#home} of the key
+     * @param entry       the key's entry in the shared keys, or {@link MiniatureKeys#ABSENT} when no miniature holds it
      * @param parentKey   the parent's key hash, when {@code parentState} is {@link #PARENT_SAMPLED}
      * @param parentState {@link #NO_PARENT}, {@link #PARENT_SAMPLED} or {@link #PARENT_OUTSIDE}
      * @param seen        the shared sketch's estimate for the key, after the pool counted this sight
+     * @return the key's entry afterwards, for the next miniature to touch it
      */
-    void touch(final long key, final int home, final long parentKey, final int parentState, final int seen)
+    int touch(final long key, final int home, final int entry, final long parentKey, final int parentState, final int seen)
     {
         // A parent is nearly always the key touched just before, in the same request: its slot is known then.
         int parent = parentState != PARENT_SAMPLED ? EvictionPolicy.NONE :
-            lastSlot != KeyHashTable.ABSENT && parentKey == lastKey ? lastSlot : pages.get(parentKey);
-        final int page = pages.get(key, home);
+            lastSlot != MiniatureKeys.ABSENT && parentKey == lastKey ? lastSlot : keys.page(keys.find(parentKey), number);
+        final int page = keys.page(entry, number);
         lastKey = key;
-        if (page != KeyHashTable.ABSENT)
+        if (page != MiniatureKeys.ABSENT)
         {
             final boolean hit = parentState != PARENT_SAMPLED || (parent != EvictionPolicy.NONE && leading[parent]);
             if (hit)
@@ -75,7 +84,7 @@ final class MiniatureCache
             leading[page] = hit;
             lastSlot = page;
             policy.access(page, parent, seen);
-            return;
+            return entry;
         }
         final int slot;
         if (size < capacity)
@@ -86,26 +95,19 @@ final class MiniatureCache
         {
             slot = policy.first();
             policy.onRemove(slot);
-            pages.remove(keyOf[slot]);
+            // Not the key's own entry, which this miniature does not hold: that entry outlives the release.
+            keys.release(entryOf[slot], number);
             if (slot == parent)
             {
                 parent = EvictionPolicy.NONE;
             }
         }
-        pages.put(key, slot, home);
-        keyOf[slot] = key;
+        final int held = keys.hold(entry, key, home, number, slot);
+        entryOf[slot] = held;
         leading[slot] = false;
         lastSlot = slot;
         policy.insert(slot, parent, key, seen);
-    }
-
-    /**
-     * @param key a key's hash
-     * @return where its probe starts in this miniature's table, the same in every miniature of this capacity
-     */
-    int home(final long key)
-    {
-        return pages.home(key);
+        return held;
     }
 
     /** @return hits counted, as decayed by {@link #decay} */
