@@ -82,9 +82,12 @@ final class PosixSettings
         .documented("O_DIRECT reads and writes (needs LibC). The alignment comes from `statx` (`STATX_DIOALIGN`, Linux 6.1+) on a probe"
             + " file, else 4 KiB; then an aligned write and read are probed. If the filesystem refuses (EINVAL, at start or later) the"
             + " tier logs why and goes buffered. Buffers not aligned in address and length go buffered.");
-    static final TierSetting<IoPath> IO_SETTING = TierSetting.choice(IO, IoPath.class).byDefault(IoPath.URING)
+    static final TierSetting<IoPath> IO_SETTING = TierSetting.choice(IO, IoPath.class)
+        .derivedDefault("`uring`; `libc` when `dir` is on tmpfs")
         .documented("How page bytes move: `uring` (an io_uring per I/O thread), `libc` (`pread`/`pwrite` through FFM) or `channel`"
-            + " (`FileChannel`). Each falls back to the next, with the reason logged, when it cannot run here; see I/O paths.");
+            + " (`FileChannel`). Each falls back to the next, with the reason logged, when it cannot run here; see I/O paths. On tmpfs"
+            + " the kernel hands each io_uring read and write to a worker thread of its own, where `libc` copies on the tier's thread:"
+            + " there `libc` moved more bytes in 35 of 36 of the project's measured cases (median 1.4 times) (docs/PERFORMANCE.md, round fifteen).");
     static final TierSetting<Boolean> SHARED_SETTING = TierSetting.bool(SHARED).byDefault(false)
         .documented("Whether anything other than this tier instance changes the files in `dir` while it runs. `false`: nothing does;"
             + " the tier answers `exists` from its in-memory index with no filesystem call (see Probes). `true`: other engines, usually"
@@ -160,6 +163,8 @@ final class PosixSettings
     final Duration tmpMaxAge;
     final int indexEntries;
     final IoPath io;
+    /** Why the I/O path is not the usual default, when it was not set: for the start-up log. */
+    final String ioReason;
     final int spareTempFiles;
     final PageLayout layout;
     /** Why the layout is what it is, when it was not set: for the start-up log and {@code describe}. */
@@ -189,7 +194,18 @@ final class PosixSettings
         directIo = DIRECT_IO_SETTING.get(config);
         shared = SHARED_SETTING.get(config);
         tmpMaxAge = TMP_MAX_AGE_SETTING.get(config);
-        io = IO_SETTING.get(config);
+        final Optional<IoPath> setIo = IO_SETTING.find(config);
+        if (setIo.isPresent())
+        {
+            io = setIo.get();
+            ioReason = null;
+        }
+        else
+        {
+            final boolean tmpfs = onTmpfs(dir);
+            io = tmpfs ? IoPath.LIBC : IoPath.URING;
+            ioReason = tmpfs ? "the directory is on tmpfs, where io_uring hands every read and write to a kernel worker thread" : null;
+        }
         // Before the index's size, whose default depends on how many writes a worker of the layout has in flight.
         final Optional<PageLayout> setLayout = LAYOUT_SETTING.find(config);
         if (setLayout.isPresent())
@@ -287,6 +303,27 @@ final class PosixSettings
             return Optional.empty();
         }
         return Optional.ofNullable(found);
+    }
+
+    /**
+     * @param dir a directory, which may not exist yet (its nearest existing ancestor is looked at)
+     * @return whether it is on tmpfs; false when that cannot be told
+     */
+    static boolean onTmpfs(final Path dir)
+    {
+        Path existing = dir;
+        while (existing != null && !Files.exists(existing))
+        {
+            existing = existing.getParent();
+        }
+        try
+        {
+            return existing != null && "tmpfs".equals(Files.getFileStore(existing).type());
+        }
+        catch (final IOException ex)
+        {
+            return false; // the directory's own checks below say what is wrong with it
+        }
     }
 
     /** @return whether {@code name} is a first-level fan-out directory's: two lowercase hex digits */

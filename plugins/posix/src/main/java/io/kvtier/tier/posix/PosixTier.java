@@ -126,7 +126,8 @@ public final class PosixTier implements StorageTier
         this.layout = new PathLayout(settings.dir, settings.fanoutLevels);
         // The I/O path as configured, or the next one down, with the reason, when it cannot run here.
         IoPath path = settings.io;
-        String why = "configured: " + config.qualified(PosixSettings.IO) + "=" + settings.io.settingValue;
+        String why = settings.ioReason == null ? "configured: " + config.qualified(PosixSettings.IO) + "=" + settings.io.settingValue
+            : config.qualified(PosixSettings.IO) + " is not set and " + settings.ioReason;
         if (path != IoPath.CHANNEL && libc.isEmpty())
         {
             why = settings.io.settingValue + " needs LibC, which is unavailable: " + fallbackReason;
@@ -180,6 +181,11 @@ public final class PosixTier implements StorageTier
         {
             logger.log(System.Logger.Level.INFO, "posix tier " + name + ": layout=" + (slabLayout ? "slab" : "files") + ", as "
                 + config.qualified(PosixSettings.LAYOUT) + " is not set: " + settings.layoutReason);
+        }
+        if (settings.ioReason != null)
+        {
+            logger.log(System.Logger.Level.INFO, "posix tier " + name + ": io=" + settings.io.settingValue + ", as "
+                + config.qualified(PosixSettings.IO) + " is not set: " + settings.ioReason);
         }
         if (slabLayout && path == IoPath.CHANNEL)
         {

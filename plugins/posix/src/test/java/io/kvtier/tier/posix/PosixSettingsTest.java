@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The settings table of the POSIX tier's README is rendered from {@link PosixSettings#ALL}: this test
@@ -116,6 +118,41 @@ class PosixSettingsTest
         Files.createFile(other.resolve("notes.txt"));
         Files.createDirectories(other.resolve("A7"));
         assertThat(parse(other, true).layout).as("files of no layout of ours").isEqualTo(PageLayout.SLAB);
+    }
+
+    @Test
+    void shouldMoveBytesWithLibcOnTmpfsUnlessAnIoPathIsSet() throws IOException
+    {
+        final Path shm = Path.of("/dev/shm");
+        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm) && "tmpfs".equals(Files.getFileStore(shm).type()),
+            "no writable tmpfs at /dev/shm here");
+        final Path dir = Files.createTempDirectory(shm, "kvtier-posix-settings-");
+        try
+        {
+            final PosixSettings unset = parse(dir, true);
+            assertThat(unset.io).isEqualTo(IoPath.LIBC);
+            assertThat(unset.ioReason).contains("tmpfs").contains("kernel worker thread");
+            assertThat(parse(dir.resolve("made-at-start"), true).io).as("a directory made at start, on tmpfs").isEqualTo(IoPath.LIBC);
+            final PosixSettings set = parse(dir, true, PosixSettings.IO, "uring");
+            assertThat(set.io).as("an explicit io wins").isEqualTo(IoPath.URING);
+            assertThat(set.ioReason).as("nothing to explain when it was set").isNull();
+        }
+        finally
+        {
+            Files.deleteIfExists(dir.resolve("made-at-start"));
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    @Test
+    void shouldMoveBytesWithIoUringElsewhereUnlessAnIoPathIsSet(@TempDir final Path dir) throws IOException
+    {
+        assumeFalse("tmpfs".equals(Files.getFileStore(dir).type()), "the temporary directory is on tmpfs here, where libc is the default");
+        final PosixSettings unset = parse(dir, true);
+        assertThat(unset.io).isEqualTo(IoPath.URING);
+        assertThat(unset.ioReason).isNull();
+        assertThat(parse(dir, true, PosixSettings.IO, "libc").io).isEqualTo(IoPath.LIBC);
+        assertThat(PosixSettings.onTmpfs(dir.resolve("a").resolve("b"))).as("judged by the nearest existing ancestor").isFalse();
     }
 
     private static PosixSettings parse(final Path dir, final boolean libc, final String... pairs)

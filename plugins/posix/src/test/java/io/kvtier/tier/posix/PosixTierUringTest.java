@@ -34,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -128,6 +129,8 @@ class PosixTierUringTest
     void shouldRunIoUringByDefaultAndSaySo()
     {
         assumeTrue(Uring.availability().available(), () -> "io_uring is unavailable here: " + Uring.availability().describe());
+        assumeFalse(PosixSettings.onTmpfs(tmp), "the temporary directory is on tmpfs here, where the default is io=libc"
+            + " (PosixSettingsTest covers that default)");
         final PosixTier tier = open(Uring::availability);
         assertThat(tier.ioPath()).isEqualTo(IoPath.URING);
         assertThat(tier.describeIo()).startsWith("uring (one ring").doesNotContain("fell back");
