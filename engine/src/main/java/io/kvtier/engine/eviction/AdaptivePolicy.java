@@ -37,7 +37,7 @@ import java.util.List;
  * wait, and all of them are replayed before a choice, so the choices, and so the pool's order, are those of replaying
  * each event at once. The miniatures keep their keys in one table ({@link MiniatureKeys}), so a replayed event finds
  * its key once, not once a miniature. Memory is the pool's policy plus four miniatures of at most 4,095 pages (about
- * 100 bytes a page, their shared keys included) and the records (22 KiB).
+ * 90 bytes a page, their shared keys included) and the records (22 KiB).
  */
 final class AdaptivePolicy implements EvictionPolicy
 {

@@ -94,9 +94,10 @@ final class MiniatureCache
         else
         {
             slot = policy.first();
+            final long evicted = policy.keyHash(slot);
             policy.onRemove(slot);
             // Not the key's own entry, which this miniature does not hold: that entry outlives the release.
-            keys.release(entryOf[slot], number);
+            keys.release(entryOf[slot], evicted, number);
             if (slot == parent)
             {
                 parent = EvictionPolicy.NONE;

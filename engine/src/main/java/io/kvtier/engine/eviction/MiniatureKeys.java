@@ -20,7 +20,6 @@ final class MiniatureKeys
     private final KeyHashTable table;
     /** Entry {@code e}'s page in miniature {@code m} at {@code e * miniatures + m}, or {@link #ABSENT}. */
     private final int[] pages;
-    private final long[] keyOf;
     private final byte[] holders;
     /** Entry numbers not in use, a stack of {@link #freeCount}. */
     private final int[] free;
@@ -41,7 +40,6 @@ final class MiniatureKeys
         this.table = new KeyHashTable(entries);
         this.pages = new int[Math.multiplyExact(entries, miniatures)];
         Arrays.fill(pages, ABSENT);
-        this.keyOf = new long[entries];
         this.holders = new byte[entries];
         this.free = new int[entries];
         for (int entry = 0; entry < entries; entry++)
@@ -105,7 +103,6 @@ final class MiniatureKeys
         if (held == ABSENT)
         {
             held = free[--freeCount];
-            keyOf[held] = key;
             table.put(key, held, home);
         }
         pages[held * miniatures + miniature] = page;
@@ -117,14 +114,15 @@ final class MiniatureKeys
      * Records that a miniature dropped a key; the entry goes when no miniature holds the key.
      *
      * @param entry     the key's entry
+     * @param key       the key's hash, which the miniature keeps for its page
      * @param miniature the miniature's number; it holds the key
      */
-    void release(final int entry, final int miniature)
+    void release(final int entry, final long key, final int miniature)
     {
         pages[entry * miniatures + miniature] = ABSENT;
         if (--holders[entry] == 0)
         {
-            table.remove(keyOf[entry]);
+            table.remove(key);
             free[freeCount++] = entry;
         }
     }

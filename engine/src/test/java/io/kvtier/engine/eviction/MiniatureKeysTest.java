@@ -36,7 +36,7 @@ class MiniatureKeysTest
                 assertThat(keys.page(entry, m)).isEqualTo(model[m].get(key));
                 if (random.nextBoolean())
                 {
-                    keys.release(entry, m);
+                    keys.release(entry, key, m);
                     model[m].remove(key);
                 }
             }

@@ -185,7 +185,7 @@ final class UsrbioRing
      */
     long cqeResult(final int i)
     {
-        return cqes.get(java.lang.foreign.ValueLayout.JAVA_LONG, i * hf3fs_cqe.layout().byteSize() + 8);
+        return cqes.get(hf3fs_cqe.result$layout(), i * hf3fs_cqe.layout().byteSize() + hf3fs_cqe.result$offset());
     }
 
     /**
@@ -194,7 +194,7 @@ final class UsrbioRing
      */
     long cqeUserdata(final int i)
     {
-        return cqes.get(java.lang.foreign.ValueLayout.JAVA_LONG, i * hf3fs_cqe.layout().byteSize() + 16);
+        return cqes.get(hf3fs_cqe.userdata$layout(), i * hf3fs_cqe.layout().byteSize() + hf3fs_cqe.userdata$offset()).address();
     }
 
     /**

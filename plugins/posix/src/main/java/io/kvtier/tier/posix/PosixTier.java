@@ -126,8 +126,7 @@ public final class PosixTier implements StorageTier
         this.layout = new PathLayout(settings.dir, settings.fanoutLevels);
         // The I/O path as configured, or the next one down, with the reason, when it cannot run here.
         IoPath path = settings.io;
-        String why = settings.ioReason == null ? "configured: " + config.qualified(PosixSettings.IO) + "=" + settings.io.settingValue
-            : config.qualified(PosixSettings.IO) + " is not set and " + settings.ioReason;
+        String why = "configured: " + config.qualified(PosixSettings.IO) + "=" + settings.io.settingValue;
         if (path != IoPath.CHANNEL && libc.isEmpty())
         {
             why = settings.io.settingValue + " needs LibC, which is unavailable: " + fallbackReason;
